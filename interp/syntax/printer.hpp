@@ -1,0 +1,18 @@
+// Turning an AST back into bash source, and into JSON for `bashkit --dump-ast`.
+#pragma once
+
+#include <string>
+
+#include "interp/syntax/ast.hpp"
+
+namespace bashkit::syntax {
+
+// Equivalent bash source: parse(print(s)) yields the same tree as s (positions aside).
+std::string print(const Script& script);
+std::string print(const Word& word);
+
+// The tree as JSON, one object per node with "kind" and, when with_positions, "line" and "col".
+// Two trees are equal (positions aside) exactly when to_json(a, false) == to_json(b, false).
+std::string to_json(const Script& script, bool with_positions = true);
+
+}  // namespace bashkit::syntax
