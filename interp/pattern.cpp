@@ -205,7 +205,9 @@ struct Node {
 class Parser {
 public:
     Parser(std::string_view p, const PatternOptions& o, std::vector<CharSet>& sets)
-        : p_(p), opt_(o), sets_(sets), group_failed_(p.size(), false) {}
+        : p_(p), opt_(o), sets_(sets), group_failed_(p.size(), false), closes_after_(p.size() + 1, false) {
+        for (size_t i = p.size(); i-- > 0;) closes_after_[i] = closes_after_[i + 1] || p[i] == ')';
+    }
 
     Seq parse_all() {
         size_t pos = 0;
@@ -249,7 +251,8 @@ private:
             }
             const bool ext_op = c == '?' || c == '*' || c == '+' || c == '@' || c == '!';
             if (opt_.extglob && ext_op && pos + 1 < p_.size() && p_[pos + 1] == '(' && depth < Pattern::kMaxDepth &&
-                !group_failed_[pos]) {
+                !group_failed_[pos] && closes_after_[pos] && failed_work_ < kMaxFailedWork) {
+                const size_t attempt_start = pos;
                 size_t q = pos + 2;
                 Node g;
                 g.kind = Node::Group;
@@ -273,6 +276,7 @@ private:
                     continue;
                 }
                 group_failed_[pos] = true;  // a retry from here would fail the same way
+                failed_work_ += p_.size() - attempt_start;
             }
             if (opt_.extglob && ext_op && pos + 1 < p_.size() && p_[pos + 1] == '(') {
                 push_lit(out, static_cast<unsigned char>(c));  // an unclosed group is literal text
@@ -405,6 +409,11 @@ private:
     const PatternOptions& opt_;
     std::vector<CharSet>& sets_;
     std::vector<bool> group_failed_;
+    std::vector<bool> closes_after_;  // some ')' follows: a group opened before it may close
+    // Unclosed groups are reparsed as literal text; on hostile input (thousands of unclosed groups before
+    // a final ')') that is quadratic, so past this much wasted scanning no more groups are tried.
+    static constexpr size_t kMaxFailedWork = 1'000'000;
+    size_t failed_work_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -476,6 +476,7 @@ TEST(PatternTest, HostilePatternsArePolynomial) {
     std::string open;
     for (int i = 0; i < 5000; ++i) open += "@(a|";
     EXPECT_TRUE(pattern_match(open, open, o));
+    EXPECT_TRUE(pattern_match(open + ")", open + ")", o));
 }
 
 TEST(PatternTest, NegationOnLongText) {
