@@ -13,8 +13,10 @@
 //  - \< and \> are both translated to \b (a word boundary without direction).
 //  - Intervals above RE2's limit of 1000 repetitions fail with "Regular expression too big" (glibc
 //    accepts up to 32767).
-//  - Submatch positions follow RE2's leftmost-longest rules, which agree with glibc except in rare
-//    ambiguous cases (e.g. (a|ab)(c|bcd)(d*) on "abcd": glibc gives "a","bcd",""; POSIX and RE2 "ab","cd","").
+//  - Submatch positions come from RE2's leftmost-longest mode; they agree with glibc on every case in the
+//    tests (including ambiguous ones like (a|ab)(c|bcd)), but that is not guaranteed for all patterns.
+//  - Character classes are RE2's (ASCII) plus \p{L}/\p{Lu}/\p{Ll} for alpha/alnum/upper/lower, so
+//    [[:alpha:]] matches é as in a UTF-8 locale; other classes are ASCII only.
 #pragma once
 
 #include <cstddef>
