@@ -322,6 +322,8 @@ const std::vector<SubstCase> kSubst = {
     {"//", "a*(b)", "abcaab", "YcYY"},
     {"//", "*(z)", "ab", "XaXb"},
     {"/", "*(z)", "ab", "Xab"},
+    {"//", "*(z)", "", "X"},
+    {"/", "*", "", "X"},
     {"//", "[\xc3\xa9]", "h\xc3\xa9ll\xc3\xa9", "hXllX"},
     {"/", "l*", "hello", "heX"},
     {"//", "l", "hello", "heXXo"},
