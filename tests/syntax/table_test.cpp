@@ -1,13 +1,15 @@
 // Parser table tests: every case of tests/syntax/cases/*.txt (format in case_file.hpp).
 //
 // For each case, two ctest tests:
-//   Cases/SyntaxTable.Parse/<file>_<case>
+//   SyntaxParse_<file>.<case>
 //     - the parser accepts an "ok" case, or rejects an "error" case with exactly the stored
 //       "line N: MESSAGE";
 //     - an "ok" case survives a round trip through the printer: parse(print(tree)) gives the same tree.
-//   Cases/SyntaxTable.AgreesWithBash/<file>_<case>   (skipped when /bin/bash is absent)
+//   SyntaxBash_<file>.<case>   (skipped when /bin/bash is absent)
 //     - `/bin/bash -n` on the script gives the stored expectation (so the tables cannot drift from bash)
 //       and agrees with our parser.
+// The tests are registered with ::testing::RegisterTest rather than TEST_P so that the ctest names are
+// plain "<suite>.<case>" (value-parameterised tests get "# GetParam() = ..." appended by CMake).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -17,7 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <ostream>
+#include <utility>
 #include <set>
 #include <string>
 #include <string_view>
@@ -26,15 +28,6 @@
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
 #include "tests/syntax/case_file.hpp"
-
-namespace bashkit::testing {
-
-// GoogleTest prints the parameter of a failing test with this.
-inline void PrintTo(const SyntaxCase& c, std::ostream* os) {
-    *os << c.file << ".txt:" << c.source_line << " " << c.name;
-}
-
-}  // namespace bashkit::testing
 
 namespace {
 
@@ -140,16 +133,21 @@ BashResult run_bash_n(const std::string& script) {
     return out;
 }
 
-class SyntaxTable : public ::testing::TestWithParam<SyntaxCase> {};
+std::optional<std::string> expected_verdict(const SyntaxCase& c) {
+    if (c.ok) return std::nullopt;
+    return c.error;
+}
 
-TEST_P(SyntaxTable, Parse) {
-    const SyntaxCase& c = GetParam();
-    SCOPED_TRACE("script:\n" + c.script);
+std::string where(const SyntaxCase& c) {
+    return "case " + c.name + " (tests/syntax/cases/" + c.file + ".txt:" + std::to_string(c.source_line) +
+           "), script:\n" + c.script;
+}
+
+void check_parse(const SyntaxCase& c) {
+    SCOPED_TRACE(where(c));
     syn::ParseResult r = syn::parse(c.script);
-    std::optional<std::string> ours = our_verdict(r);
-    std::optional<std::string> expected;
-    if (!c.ok) expected = c.error;
-    ASSERT_EQ(describe(ours), describe(expected)) << "parser result differs from the stored expectation";
+    ASSERT_EQ(describe(our_verdict(r)), describe(expected_verdict(c)))
+        << "parser result differs from the stored expectation";
     if (!r.ok()) return;
 
     ASSERT_NE(r.script, nullptr);
@@ -162,24 +160,40 @@ TEST_P(SyntaxTable, Parse) {
         << "the printer's output parses to a different tree";
 }
 
-TEST_P(SyntaxTable, AgreesWithBash) {
-    const SyntaxCase& c = GetParam();
+void check_bash(const SyntaxCase& c) {
     if (access(kBash, X_OK) != 0) GTEST_SKIP() << kBash << " is absent";
-    SCOPED_TRACE("script:\n" + c.script);
+    SCOPED_TRACE(where(c));
     BashResult bash = run_bash_n(c.script);
     ASSERT_EQ(bash.failure, "");
-    std::optional<std::string> expected;
-    if (!c.ok) expected = c.error;
-    EXPECT_EQ(describe(bash.verdict), describe(expected))
+    EXPECT_EQ(describe(bash.verdict), describe(expected_verdict(c)))
         << "bash -n disagrees with the stored expectation (fix the case file; see tools/check_cases)";
     syn::ParseResult r = syn::parse(c.script);
     EXPECT_EQ(describe(our_verdict(r)), describe(bash.verdict)) << "our parser disagrees with bash -n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, SyntaxTable, ::testing::ValuesIn(all_cases().cases),
-                         [](const ::testing::TestParamInfo<SyntaxCase>& info) {
-                             return bashkit::testing::syntax_case_id(info.param);
-                         });
+class CaseTest : public ::testing::Test {
+public:
+    CaseTest(SyntaxCase c, void (*check)(const SyntaxCase&)) : case_(std::move(c)), check_(check) {}
+    void TestBody() override { check_(case_); }
+
+private:
+    SyntaxCase case_;
+    void (*check_)(const SyntaxCase&);
+};
+
+bool register_cases() {
+    for (const SyntaxCase& c : all_cases().cases) {
+        std::string file = std::filesystem::path(BASHKIT_SOURCE_DIR "/tests/syntax/cases").append(c.file + ".txt").string();
+        ::testing::RegisterTest(("SyntaxParse_" + c.file).c_str(), c.name.c_str(), nullptr, nullptr, file.c_str(),
+                                c.source_line, [c]() -> ::testing::Test* { return new CaseTest(c, check_parse); });
+        ::testing::RegisterTest(("SyntaxBash_" + c.file).c_str(), c.name.c_str(), nullptr, nullptr, file.c_str(),
+                                c.source_line, [c]() -> ::testing::Test* { return new CaseTest(c, check_bash); });
+    }
+    return true;
+}
+
+// Registration at static-initialisation time, as the TEST macros do (gtest_main's main() runs afterwards).
+[[maybe_unused]] const bool kRegistered = register_cases();
 
 TEST(SyntaxTableFiles, WellFormedAndLargeEnough) {
     const SyntaxCaseSet& set = all_cases();
@@ -188,8 +202,7 @@ TEST(SyntaxTableFiles, WellFormedAndLargeEnough) {
     std::set<std::string> ids;
     for (const SyntaxCase& c : set.cases) {
         if (!c.ok) ++errors;
-        EXPECT_TRUE(ids.insert(bashkit::testing::syntax_case_id(c)).second)
-            << "duplicate test name " << bashkit::testing::syntax_case_id(c);
+        EXPECT_TRUE(ids.insert(c.file + "." + c.name).second) << "duplicate case " << c.file << "." << c.name;
         EXPECT_FALSE(c.script.empty());
         EXPECT_EQ(c.script.back(), '\n');
     }
