@@ -234,8 +234,6 @@ Command* Parser::parse_pipeline() {
                 (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi || t.kind == Tok::Amp ||
                  t.kind == Tok::AndAnd || t.kind == Tok::OrOr || t.kind == Tok::RParen);
     if (!bare) {
-        Depth d(*this, p);
-        if (!d.ok) return nullptr;
         for (;;) {
             Command* c = parse_command();
             if (!c || failed()) return nullptr;
