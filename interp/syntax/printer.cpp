@@ -115,6 +115,7 @@ public:
         for (uint32_t i = 0; i < s.body.size; ++i) {
             if (i > 0) newline();
             stmt(*s.body[i]);
+            if (s.body[i]->background) write(" &");
         }
         if (!s.body.empty() || !pending_.empty()) newline();
     }
