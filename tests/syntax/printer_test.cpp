@@ -257,6 +257,13 @@ const RoundTripCase kRoundTrips[] = {
     {"echo ${x:-$(cmd)} ${x:-`cmd`} ${x:-'q'}"},
     {"echo \"${a[@]}\" \"${x#\"$p\"}\""},
     {"echo ${x//\\//_}"},
+    {"echo \"${x#\\$\\$}\" \"${x#\\*}\" \"${x:-'a'}\" \"${x:-\\\"q\\\"}\" \"${x:-a\\\\b}\""},
+    {"echo \"${x:-\\}}\" \"${x:-a}b}\" \"${x:-${y:-\\}}}\" \"${a[\\$i]}\" \"${a[\"k\"]}\""},
+    {"echo \"${x:-$(echo \"a\")}\" \"${x:-`echo a`}\" ${x:-$'a'}"},
+    {"echo \"${x/a/b\\/c}\" \"${x:1:\\$n}\""},
+    {"declare -a a=( 1   2 ) b=x"},
+    {"declare -A m=(\n  [a]=1\n  [b]=2\n)"},
+    {"cat <<EOF\n${x:-\\}} ${x:-\"q\"} ${x:-\\\"q\\\"} ${x:-\\$} $x\\$\nEOF\n"},
     {"echo ${x}y $x\"y\" ${x}_1"},
     {": ${x:=default}"},
     // substitutions
