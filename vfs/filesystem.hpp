@@ -102,10 +102,11 @@ public:
 
     T& value() & { assert(ok()); return *std::get_if<0>(&v_); }
     const T& value() const& { assert(ok()); return *std::get_if<0>(&v_); }
-    T&& value() && { assert(ok()); return std::move(*std::get_if<0>(&v_)); }
+    // On a temporary the value is moved out, so `for (auto& e : fs.readdir(p).value())` is safe.
+    T value() && { assert(ok()); return std::move(*std::get_if<0>(&v_)); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
-    T&& operator*() && { return std::move(*this).value(); }
+    T operator*() && { return std::move(*this).value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
