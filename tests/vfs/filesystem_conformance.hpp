@@ -1406,7 +1406,8 @@ TYPED_TEST_P(FileSystemConformance, ConcurrentReadersAndWriterOnOneFile) {
                 }
                 total += *n;
             }
-            if (total % 10 != 0) failures++;  // each write is atomic
+            // Linux does not promise a reader never sees part of a concurrent write (a write that straddles a
+            // page can be half visible), so only the bytes are checked, not that total is a multiple of 10.
         }
     };
     std::thread r1(reader), r2(reader);

@@ -323,7 +323,33 @@ TEST(MemoryFs, ReaddirIsSorted) {
     EXPECT_EQ(names, (std::vector<std::string>{"C", "_", "a", "a.b", "b", "\xc3\xa9"}));
 }
 
-TEST(MemoryFs, ManyThreadsOnSeparateFilesystemsAndOneShared) {
+TEST(MemoryFs, EveryWriteIsAtomicForReaders) {
+    // Stronger than Linux promises: a reader sees a write entirely or not at all.
+    MemoryFs fs;
+    BK_ASSERT_OK(fs.write_file("/f", ""));
+    constexpr std::size_t kRecord = 4099;  // straddles 4 KiB boundaries
+    std::atomic<bool> done{false};
+    std::atomic<int> failures{0};
+    std::thread writer([&] {
+        auto h = fs.open("/f", OpenFlags::append);
+        for (int i = 0; i < 300 && h; ++i) {
+            if (!(*h)->write(std::string(kRecord, static_cast<char>('a' + i % 26)))) failures++;
+        }
+        done = true;
+    });
+    while (!done.load()) {
+        std::string content = fs.read_file("/f").value_or("?");
+        if (content.size() % kRecord != 0) failures++;
+        for (std::size_t r = 0; r + kRecord <= content.size(); r += kRecord) {
+            if (content.find_first_not_of(content[r], r) < r + kRecord) failures++;
+        }
+    }
+    writer.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(fs.stat("/f").value().size, 300 * kRecord);
+}
+
+TEST(MemoryFs, RenamesRaceWithPathResolution) {
     // Each thread renames directories back and forth under a common parent while others resolve paths
     // through them; under ASan/UBSan this catches use-after-free of inodes during resolution.
     MemoryFs fs;
