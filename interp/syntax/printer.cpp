@@ -31,6 +31,10 @@ enum class Ctx : uint8_t {
     Plain,    // unquoted word text
     Dbl,      // inside "..."
     HereDoc,  // the body of a here-document with an unquoted delimiter
+    // The word of ${x-word} and friends inside "..." or a here-document: the parser resolved \ $ ` " and }
+    // there. DblPattern is the pattern of ${x/pattern/...}, where / is resolved too.
+    DblArg,
+    DblPattern,
 };
 
 std::string_view redir_op(const Redirect& r) {
@@ -115,13 +119,16 @@ public:
         for (uint32_t i = 0; i < s.body.size; ++i) {
             if (i > 0) newline();
             stmt(*s.body[i]);
+            if (s.body[i]->background) write(" &");
         }
         if (!s.body.empty() || !pending_.empty()) newline();
     }
 
     void word(const Word* w, Ctx ctx = Ctx::Plain) {
         if (w == nullptr) return;
-        if (w->decl_assign != nullptr && w->decl_assign->is_array && ctx == Ctx::Plain) {
+        // An argument like `a=(1 2)` of declare keeps its source text in parts; print that. A tree built
+        // by hand may leave parts empty and only set the assignment.
+        if (w->decl_assign != nullptr && w->parts.empty()) {
             assign(*w->decl_assign);
             return;
         }
@@ -464,7 +471,7 @@ private:
         word(f.cond.raw);
         write(';');
         word(f.step.raw);
-        write("))");
+        write("));");
         if (f.brace_body) {
             write(" {");
             body_then(f.body, "}");
@@ -648,6 +655,7 @@ private:
     // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
     // double quotes). A backslash before an ordinary byte of the same Lit stays as it is (`"\n"`).
     void escaped_lit(std::string_view text, Ctx ctx) {
+        bool arg = ctx == Ctx::DblArg || ctx == Ctx::DblPattern;
         std::string s;
         s.reserve(text.size());
         for (size_t i = 0; i < text.size(); ++i) {
@@ -657,7 +665,8 @@ private:
             switch (c) {
                 case '\\': {
                     bool special_next = !has_next || next == '\\' || next == '$' || next == '`' ||
-                                        next == '\n' || (next == '"' && ctx == Ctx::Dbl);
+                                        next == '\n' || (next == '"' && ctx != Ctx::HereDoc) ||
+                                        (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern);
                     s += special_next ? "\\\\" : "\\";
                     break;
                 }
@@ -666,7 +675,9 @@ private:
                     else s += "\\$";
                     break;
                 case '`': s += "\\`"; break;
-                case '"': s += ctx == Ctx::Dbl ? "\\\"" : "\""; break;
+                case '"': s += ctx == Ctx::HereDoc ? "\"" : "\\\""; break;
+                case '}': s += arg ? "\\}" : "}"; break;
+                case '/': s += ctx == Ctx::DblPattern ? "\\/" : "/"; break;
                 default: s += c;
             }
         }
@@ -701,7 +712,7 @@ private:
                 write(n->as<AnsiCQuoted>()->raw);
                 write('\'');
                 return;
-            case NodeKind::ParamExp: param_exp(*n->as<ParamExp>()); return;
+            case NodeKind::ParamExp: param_exp(*n->as<ParamExp>(), ctx); return;
             case NodeKind::CmdSubst: {
                 const CmdSubst& c = *n->as<CmdSubst>();
                 if (c.backquote) backquote(c.body, ctx);
@@ -778,7 +789,8 @@ private:
         write(s);
     }
 
-    void param_exp(const ParamExp& p) {
+    void param_exp(const ParamExp& p, Ctx ctx) {
+        Ctx arg_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblArg;
         if (!p.braced) {
             write('$');
             write(p.name);
@@ -809,7 +821,7 @@ private:
         }
         auto arg_after = [&](std::string_view op) {
             write(op);
-            word(p.arg);
+            word(p.arg, arg_ctx);
         };
         switch (p.op) {
             case ParamOp::None:
@@ -833,22 +845,23 @@ private:
                                       : p.op == ParamOp::ReplaceAll ? "//"
                                       : p.op == ParamOp::ReplacePrefix ? "/#"
                                                                        : "/%";
-                arg_after(op);
+                write(op);
+                word(p.arg, arg_ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPattern);
                 if (p.arg2 != nullptr) {
                     write('/');
-                    word(p.arg2);
+                    word(p.arg2, arg_ctx);
                 }
                 break;
             }
             case ParamOp::Substring: {
                 write(':');
-                std::string off = capture([&] { word(p.arg); });
+                std::string off = capture([&] { word(p.arg, arg_ctx); });
                 // `${x:-1}` would be a default value.
                 if (!off.empty() && off[0] == '-') write(' ');
                 write(off);
                 if (p.arg2 != nullptr) {
                     write(':');
-                    word(p.arg2);
+                    word(p.arg2, arg_ctx);
                 }
                 break;
             }
