@@ -424,7 +424,9 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
                 st.redact.push_back(*secret);
             }
         }
-        for (const auto& [k, v] : script_headers) {
+        for (const auto& kv : script_headers) {
+            const std::string& k = kv.first;
+            const std::string& v = kv.second;
             bool replaced = std::any_of(bound.begin(), bound.end(), [&](const auto& b) { return iequals(b.first, k); });
             if (replaced) continue;
             std::string line = v.empty() ? k + ";" : k + ": " + v;

@@ -417,6 +417,15 @@ TEST(ParserErrors, BashMessagesAndLines) {
         {"[[ a =~ (b ]]", "ERR line 1: unexpected EOF while looking for matching `)'"},
         {"for ((a;b)); do :; done", "ERR line 1: syntax error: arithmetic expression required"},
         {"for ((a;b;c;d)); do :; done", "ERR line 1: syntax error: `;' unexpected"},
+        {"for", "ERR line 1: syntax error near unexpected token `newline'"},
+        {"case", "ERR line 1: syntax error near unexpected token `newline'"},
+        {"in", "ERR line 1: syntax error near unexpected token `in'"},
+        {"echo $(echo 'a)", "ERR line 1: unexpected EOF while looking for matching `''"},
+        {"for x in a; do", "ERR line 2: syntax error: unexpected end of file"},
+        {"case x in a) b", "ERR line 2: syntax error: unexpected end of file"},
+        {"a | &", "ERR line 1: syntax error near unexpected token `&'"},
+        {"(a) (b)", "ERR line 1: syntax error near unexpected token `('"},
+        {"cat <<E\na\nE)", "(cmd cat (r<< E u:E a\nE)\n))"},
     });
 }
 
