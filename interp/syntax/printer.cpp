@@ -121,7 +121,10 @@ public:
             stmt(*s.body[i]);
             if (s.body[i]->background) write(" &");
         }
-        if (!s.body.empty() || !pending_.empty()) newline();
+        // A lone backslash at the very end of the input is a literal one; a newline after it would make it
+        // a line continuation.
+        bool ends_in_backslash = !out_.empty() && out_.back() == '\\' && pending_.empty();
+        if ((!s.body.empty() && !ends_in_backslash) || !pending_.empty()) newline();
     }
 
     void word(const Word* w, Ctx ctx = Ctx::Plain) {
@@ -643,7 +646,10 @@ private:
             write(std::to_string(r.fd));
         }
         write(redir_op(r));
-        if (r.target != nullptr) {
+        if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
+            // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
+            write(r.delim);
+        } else if (r.target != nullptr) {
             std::string target = capture([&] { word(r.target); });
             // `< <(cmd)`: without the space the two operators would fuse.
             if (!target.empty() && (target[0] == '<' || target[0] == '>' || target[0] == '(')) write(' ');
