@@ -1165,6 +1165,13 @@ private:
     }
 
     int64_t incdec(const syntax::ArithExpr& e, const syntax::ArithExpr& operand, bool increment, bool prefix) {
+        if (const auto* pf = operand.try_as<syntax::ArithPostfix>(); prefix && pf != nullptr && pf->operand) {
+            // --x++: bash increments x, then rejects the second operator.
+            incdec(operand, *pf->operand, increment, true);
+            if (err_) return 0;
+            return fail(pf->op == ArithOp::PostInc ? "++: assignment requires lvalue" : "--: assignment requires lvalue",
+                        *pf->operand, Where::After);
+        }
         ArithRef ref;
         std::string storage;
         const char* msg = prefix ? "identifier expected after pre-increment or pre-decrement"
@@ -1281,6 +1288,11 @@ private:
 
     int64_t assignment(const syntax::ArithAssign& a) {
         if (a.target == nullptr || a.value == nullptr) return 0;
+        if (!a.target->is<syntax::ArithVar>() && !a.target->is<syntax::ArithWord>()) {
+            // `(x=5) = 1`: bash evaluates the left side before it finds that it is not a variable.
+            ev(*a.target);
+            if (err_) return 0;
+        }
         ArithRef ref;
         std::string storage;
         if (!reference(*a.target, ref, storage, "attempted assignment to non-variable", *a.target)) return 0;

@@ -4,6 +4,7 @@
 // taken from bash 5.2 and ArithTable.MatchesBash re-checks it against /bin/bash when it exists, so an
 // expectation cannot drift from real bash. Messages are bash's without the "bash: line N: " prefix.
 #include "interp/arith.hpp"
+#include "interp/syntax/parser.hpp"
 
 #include <gtest/gtest.h>
 
@@ -461,6 +462,14 @@ const std::vector<Case>& cases() {
     {R"~(1 ? 3 : y++)~", {}, R"~(3)~", {R"~(y=<unset>)~"}},
     {R"~(y++ ? y : -1)~", {{R"~(y)~", R"~(0)~"}}, R"~(-1)~", {R"~(y=1)~"}},
     {R"~(y++ || y)~", {{R"~(y)~", R"~(0)~"}}, R"~(1)~", {R"~(y=1)~"}},
+    {R"~(++x++)~", {{R"~(x)~", R"~(1)~"}}, R"~(!++x++: ++: assignment requires lvalue (error token is "++"))~", {R"~(x=2)~"}},
+    {R"~(--x++)~", {{R"~(x)~", R"~(1)~"}}, R"~(!--x++: ++: assignment requires lvalue (error token is "++"))~", {R"~(x=0)~"}},
+    {R"~(x++ = 1)~", {{R"~(x)~", R"~(1)~"}}, R"~(!x++ = 1: attempted assignment to non-variable (error token is "= 1"))~", {R"~(x=2)~"}},
+    {R"~((x=5) = 1)~", {}, R"~(!(x=5) = 1: attempted assignment to non-variable (error token is "= 1"))~", {R"~(x=5)~"}},
+    {R"~(x = 2, (y=3) + 1 = 4)~", {}, R"~(!x = 2, (y=3) + 1 = 4: attempted assignment to non-variable (error token is "= 4"))~", {R"~(x=2)~", R"~(y=3)~"}},
+    {R"~(x=3, x**-x)~", {}, R"~(!x=3, x**-x: exponent less than 0 (error token is "x"))~", {R"~(x=3)~"}},
+    {R"~(y=2, 09)~", {}, R"~(!y=2, 09: value too great for base (error token is "09"))~", {R"~(y=2)~"}},
+    {R"~(z=1, z/0)~", {}, R"~(!z=1, z/0: division by 0 (error token is "0"))~", {R"~(z=1)~"}},
     };
     return table;
 }
@@ -563,6 +572,35 @@ TEST(ArithTable, MatchesBash) {
         }
         EXPECT_EQ(after, c.after) << "bash disagrees with the table on: " << c.expr;
     }
+}
+
+// The same table through parse_arith() and eval(): where the text parses, the tree gives bash's value, side
+// effects and message (trees only exist for text without syntax errors).
+TEST(ArithTable, TreesAgree) {
+    int parsed = 0;
+    for (const Case& c : cases()) {
+        syntax::Arena arena;
+        const syntax::ArithExpr* e = syntax::parse_arith(c.expr, arena, syntax::Pos{1, 1});
+        if (e == nullptr) {
+            bool blank = c.expr.find_first_not_of(" \t\n") == std::string::npos;
+            bool bash_failed = c.expect.rfind("!", 0) == 0;
+            EXPECT_TRUE(blank || bash_failed) << "does not parse, but bash evaluates it: " << c.expr;
+            continue;
+        }
+        ++parsed;
+        MapHost h;
+        for (const auto& [k, v] : c.vars) h.vars[k] = v;
+        ArithOptions o;
+        o.source = c.expr;
+        EXPECT_FALSE(has_expansions(*e)) << c.expr;
+        auto r = eval(*e, h, o);
+        EXPECT_EQ(show(r), c.expect) << "tree of: " << c.expr;
+        for (const std::string& a : c.after) {
+            std::string name = a.substr(0, a.find('='));
+            EXPECT_EQ(after_state(h, name), a) << "tree of: " << c.expr;
+        }
+    }
+    EXPECT_GE(parsed, 200);
 }
 
 // ---------------------------------------------------------------- messages with odd whitespace
