@@ -603,6 +603,83 @@ TEST(ArithTable, TreesAgree) {
     EXPECT_GE(parsed, 200);
 }
 
+// ---------------------------------------------------------------- trees
+
+const syntax::ArithExpr* parse(syntax::Arena& arena, std::string_view text, syntax::Pos origin = {1, 1}) {
+    const syntax::ArithExpr* e = syntax::parse_arith(text, arena, origin);
+    EXPECT_NE(e, nullptr) << text;
+    return e;
+}
+
+TEST(ArithTree, MessagesUseTheSourceAtItsOrigin) {
+    // The text of $(( )) starting at line 3, column 10 of a script: messages are the same as from the text.
+    for (std::string text : {"1/0 + 5", "1 +\n  1/0, 2", "x /= 0, 5", "2**-1 + 3", "1 ? 2 : 3**-1", "x = 2, 1 +\n09",
+                             "(x) = 1", "--x++", "a[1] + 1 % 0"}) {
+        syntax::Arena arena;
+        const syntax::ArithExpr* e = parse(arena, text, syntax::Pos{3, 10});
+        if (e == nullptr) continue;
+        MapHost h1, h2;
+        ArithOptions o;
+        o.source = text;
+        o.origin = syntax::Pos{3, 10};
+        EXPECT_EQ(show(eval(*e, h1, o)), show(eval_text(text, h2))) << text;
+        EXPECT_EQ(h1.vars, h2.vars) << text;
+    }
+}
+
+TEST(ArithTree, MessagesWithoutSourcePrintTheTree) {
+    syntax::Arena arena;
+    MapHost h;
+    EXPECT_EQ(show(eval(*parse(arena, "1/0+5"), h)), "!1 / 0 + 5: division by 0 (error token is \"0 + 5\")");
+    EXPECT_EQ(show(eval(*parse(arena, "x=(2**-1)"), h)), "!x = (2 ** -1): exponent less than 0 (error token is \")\")");
+    EXPECT_EQ(show(eval(*parse(arena, "3+019"), h)), "!3 + 019: value too great for base (error token is \"019\")");
+}
+
+TEST(ArithTree, ExpansionsAreSubExpressions) {
+    syntax::Arena arena;
+    MapHost h;
+    h.vars = {{"a", "1+2"}, {"n", "y"}};
+    const syntax::ArithExpr* e = parse(arena, "$a * 3");
+    ASSERT_NE(e, nullptr);
+    EXPECT_TRUE(has_expansions(*e));
+    // The tree treats $a as (1+2); bash substitutes the text first, which eval_text on "1+2 * 3" reproduces.
+    EXPECT_EQ(show(eval(*e, h)), "9");
+    EXPECT_EQ(show(eval_text("1+2 * 3", h)), "7");
+    // An expansion naming a variable can be assigned to and incremented.
+    EXPECT_EQ(show(eval(*parse(arena, "$n = 5"), h)), "5");
+    EXPECT_EQ(h.vars["y"], "5");
+    EXPECT_EQ(show(eval(*parse(arena, "$n++"), h)), "5");
+    EXPECT_EQ(h.vars["y"], "6");
+    EXPECT_EQ(show(eval(*parse(arena, "$a = 5"), h)), "!$a = 5: attempted assignment to non-variable (error token is \"= 5\")");
+}
+
+TEST(ArithTree, SubscriptsAndShortCircuit) {
+    syntax::Arena arena;
+    MapHost h;
+    h.vars = {{"a[0]", "1"}, {"a[1]", "2"}, {"i", "0"}};
+    EXPECT_EQ(show(eval(*parse(arena, "a[i++] += 5"), h)), "6");
+    EXPECT_EQ(h.vars["i"], "1");
+    EXPECT_EQ(h.vars["a[0]"], "6");
+    EXPECT_EQ(h.subscripts, 1);
+    h.gets = h.sets = 0;
+    EXPECT_EQ(show(eval(*parse(arena, "0 && (x = a[1/0] + y++)"), h)), "0");
+    EXPECT_EQ(show(eval(*parse(arena, "1 ? 7 : x++"), h)), "7");
+    EXPECT_EQ(h.gets + h.sets, 0);
+    // The untaken side is still checked: bash reports a negative exponent or a bad constant there.
+    EXPECT_EQ(show(eval(*parse(arena, "0 && 08"), h)), "!0 && 08: value too great for base (error token is \"08\")");
+}
+
+TEST(ArithTree, DepthBudgetIsShared) {
+    syntax::Arena arena;
+    MapHost h;
+    h.vars = {{"x", "x"}};
+    EXPECT_EQ(show(eval(*parse(arena, "1 + x"), h)), "!x: expression recursion level exceeded (error token is \"x\")");
+    ArithOptions o;
+    o.depth = o.max_depth;
+    EXPECT_FALSE(eval(*parse(arena, "1"), h, o));
+    EXPECT_FALSE(eval_text("1", h, o));
+}
+
 // ---------------------------------------------------------------- messages with odd whitespace
 
 TEST(ArithText, Whitespace) {
