@@ -758,6 +758,18 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) 
         return Status::Ok;
     }
     if (c.depth >= c.max_depth) return Status::TooDeep;
+    // Fast path for the common value, a plain decimal number (what the full evaluation would give).
+    size_t end = text.size();
+    while (end > p && is_space(text[end - 1])) --end;
+    if (text[p] != '0' || end - p == 1) {
+        uint64_t v = 0;
+        size_t i = p;
+        for (; i < end && is_digit(text[i]); ++i) v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+        if (i == end) {
+            out = wrap(v);
+            return Status::Ok;
+        }
+    }
     ++c.depth;
     TextEval te(c, text);
     bool ok = te.run(out, err);

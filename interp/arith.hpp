@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -49,6 +50,11 @@ template <class T>
 class [[nodiscard]] ArithResult {
 public:
     ArithResult(T value) : v_(std::in_place_index<0>, std::move(value)) {}
+    // Anything T can be made from: `return std::nullopt;` or `return "text";`.
+    template <class U>
+        requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
+                 !std::is_same_v<std::decay_t<U>, ArithError> && !std::is_same_v<std::decay_t<U>, ArithResult>)
+    ArithResult(U&& value) : v_(std::in_place_index<0>, std::forward<U>(value)) {}
     ArithResult(ArithError error) : v_(std::in_place_index<1>, std::move(error)) {}
     bool ok() const { return v_.index() == 0; }
     explicit operator bool() const { return ok(); }

@@ -707,7 +707,7 @@ TEST(ArithTree, DepthBudgetIsShared) {
     EXPECT_FALSE(eval_text("1", h, o));
     o.depth = ArithDepth{0, o.max_depth};
     EXPECT_FALSE(eval(*parse(arena, "1"), h, o));
-    EXPECT_FALSE(eval_text("1", h, o));
+    EXPECT_FALSE(eval_text("-1", h, o));  // (a plain number needs no nesting)
     // Subscripts evaluated by the host continue the count: 10 levels of 300 parentheses exceed it.
     std::string text = repeat("a[" + repeat("(", 300), 10) + "1" + repeat(repeat(")", 300) + "]", 10);
     auto r = eval_text(text, h);
