@@ -19,6 +19,14 @@
 // The interpreter must therefore evaluate a tree only when it has no ArithWord leaves (has_expansions() is
 // false), and otherwise expand the raw text (parameter, command and arithmetic substitution, quote removal)
 // and call eval_text() on the result.
+//
+// Left to the interpreter (the ArithHost): array subscripts (expand index_word, or take index_text, then for
+// an indexed array evaluate it with eval_text() passing ArithRef::depth; negative indices; `a[]` prints
+// "bad array subscript" and reads 0; an error inside a subscript aborts the command in bash even under let),
+// the message prefix ("((: ", "let: "), and what an error does to the command ($(( )) aborts it).
+//
+// Deviation from bash: nesting beyond max_depth (e.g. 1100 parentheses) is an error here; bash has no bound
+// and eventually overflows its stack.
 #pragma once
 
 #include <cstdint>
