@@ -146,11 +146,14 @@ void Parser::consume_newline() {
     if (!heredocs_.empty()) read_heredocs();
 }
 
-void Parser::skip_newlines() {
+uint32_t Parser::skip_newlines() {
+    uint32_t n = 0;
     for (;;) {
         Token t = lx_.next();
-        if (t.kind != Tok::Newline || failed()) return;
+        if (t.kind != Tok::Newline || failed()) return n;
         consume_newline();
+        no_time_ = false;
+        ++n;
     }
 }
 
@@ -210,29 +213,44 @@ Command* Parser::parse_and_or() {
 }
 
 Command* Parser::parse_pipeline() {
+    // `time` is a reserved word only where bash's time_command_acceptable() allows it: not as the first
+    // word of a $( ) body (bash has just read the word holding the substitution there).
+    bool time_ok = !no_time_;
+    no_time_ = false;
     Token t = lx_.next();
     Pos p = t.pos;
-    bool timed = false, posix = false, negated = false;
-    if (t.kind == Tok::Word && lx_.at_word("time")) {
-        lx_.advance(4);
-        timed = true;
-        lx_.skip_blanks();
-        if (lx_.at_word("-p")) {
-            lx_.advance(2);
-            posix = true;
+    bool timed = false, posix = false, negated = false, prefixed = false;
+    // Any sequence of `!` and `time [-p] [--]` (bash: pipeline_command: BANG pipeline_command |
+    // timespec pipeline_command). Repeats collapse: `! !` cancels, `time time` times once.
+    while (t.kind == Tok::Word) {
+        if (time_ok && lx_.at_word("time")) {
+            lx_.advance(4);
+            timed = true;
+            t = lx_.next();
+            if (t.kind == Tok::Word && lx_.at_word("-p")) {
+                lx_.advance(2);
+                posix = true;
+                t = lx_.next();
+            }
+            if (t.kind == Tok::Word && lx_.at_word("--")) {
+                lx_.advance(2);
+                t = lx_.next();
+            }
+        } else if (lx_.at_word("!")) {
+            lx_.advance(1);
+            negated = !negated;
+            t = lx_.next();
+        } else {
+            break;
         }
-        t = lx_.next();
-    }
-    while (t.kind == Tok::Word && lx_.at_word("!")) {
-        lx_.advance(1);
-        negated = !negated;
-        t = lx_.next();
+        time_ok = true;
+        prefixed = true;
     }
     std::vector<Command*> stages;
     std::vector<uint8_t> err_too;
-    bool bare = (timed || negated) &&
-                (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi || t.kind == Tok::Amp ||
-                 t.kind == Tok::AndAnd || t.kind == Tok::OrOr || t.kind == Tok::RParen);
+    // A bare `time` or `!` must end the list (bash: `timespec list_terminator`); anything else that cannot
+    // start a command is reported by parse_command.
+    bool bare = prefixed && (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi);
     if (!bare) {
         for (;;) {
             Command* c = parse_command();
@@ -242,7 +260,15 @@ Command* Parser::parse_pipeline() {
             if (t.kind != Tok::Pipe && t.kind != Tok::PipeAmp) break;
             lx_.consume(t);
             err_too.push_back(t.kind == Tok::PipeAmp ? 1 : 0);
-            skip_newlines();
+            uint32_t newlines = skip_newlines();
+            if (failed()) return nullptr;
+            // After `|`, `!` is a reserved word that cannot start a pipeline stage; so is `time` once two
+            // newlines separate it from the `|` (bash's time_command_acceptable looks back two tokens).
+            Token s = lx_.next();
+            if (s.kind == Tok::Word && (lx_.at_word("!") || (newlines >= 2 && lx_.at_word("time")))) {
+                error_near(s);
+                return nullptr;
+            }
         }
     }
     if (stages.size() == 1 && !timed && !negated) return stages[0];
@@ -1163,6 +1189,8 @@ Command* Parser::parse_cond() {
     }
     if (t.kind == Tok::Eof) {
         error(p, "unexpected EOF while looking for `]]'");
+    } else if (t.kind == Tok::RParen) {
+        error(t.pos, "syntax error in conditional expression: unexpected token `)'");
     } else if (t.kind == Tok::Word) {
         error(t.pos, "syntax error in conditional expression");
     } else {
@@ -1896,7 +1924,9 @@ Node* Parser::read_brace_param(bool in_dq) {
 std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     (void)start;
     ok = false;
+    no_time_ = true;
     std::vector<Stmt*> body = parse_stmts(false);
+    no_time_ = false;
     if (failed()) return body;
     Token t = lx_.next();
     if (t.kind == Tok::RParen) {

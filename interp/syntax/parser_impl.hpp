@@ -90,7 +90,7 @@ private:
     // commands
     std::vector<Stmt*> parse_stmts(bool nonempty);
     bool is_stop(const Token& t) const;
-    void skip_newlines();
+    uint32_t skip_newlines();  // returns how many newlines it consumed
     void consume_newline();
     void read_heredocs();
     void read_heredoc(Redirect* r);
@@ -156,6 +156,7 @@ private:
 
     std::vector<Redirect*> heredocs_;
     uint32_t eof_line_ = 1;
+    bool no_time_ = false;  // the next pipeline starts a $( ) body: `time` is an ordinary word
 };
 
 }  // namespace bashkit::syntax::detail

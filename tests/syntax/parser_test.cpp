@@ -429,6 +429,17 @@ TEST(ParserErrors, BashMessagesAndLines) {
     });
 }
 
+// Some [[ ]] errors make bash stop reading the script without any message (and `bash -n` exits 0), so
+// the tables cannot hold them. We report them as ordinary syntax errors.
+TEST(ParserErrors, SilentBashCondErrorsAreErrors) {
+    run_table({
+        {"[[ ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ a && ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ ! ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+    });
+}
+
 TEST(ParserErrors, Format) {
     ParseResult r = parse("echo ok\nfi");
     ASSERT_FALSE(r.ok());
