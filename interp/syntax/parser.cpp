@@ -1982,12 +1982,81 @@ Node* Parser::read_dollar_dparen() {
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lx_.restore(st);
-        return read_cmdsubst();
+        return read_cmdsubst_fallback();
     }
     ArithSubst* a = a_.node<ArithSubst>(p);
     a->raw = raw;
     a->expr = arith_from_word(raw);
     return failed() ? nullptr : a;
+}
+
+// After `$((` that is not arithmetic, bash reads the text up to the matching `)` and parses it as a
+// command substitution only when it runs. We parse it now when we can and otherwise keep the text with
+// the error for run time; only an unterminated text is a syntax error.
+Node* Parser::read_cmdsubst_fallback() {
+    Pos p = lx_.pos();
+    LexState st = lx_.save();
+    uint32_t end = lx_.end();
+    std::vector<Redirect*> pending = heredocs_;
+    ++speculating_;
+    Node* n = read_cmdsubst();
+    --speculating_;
+    if (n && !failed()) return n;
+    if (!err) return nullptr;
+    ParseError e = std::move(*err);
+    err.reset();
+    lx_.set_end(end);
+    lx_.restore(st);
+    heredocs_ = std::move(pending);
+    lx_.advance(2);  // $(
+    uint32_t from = lx_.off();
+    if (!scan_matched_paren(p)) return nullptr;
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->raw = src_.substr(from, lx_.off() - from);
+    c->deferred_error = a_.str(e.message);
+    c->deferred_pos = e.pos;
+    lx_.advance();  // )
+    return c;
+}
+
+// Moves to the `)` that closes a substitution opened before the cursor, skipping quotes, escapes,
+// backquotes and nested parentheses as bash's parse_matched_pair does; at the end of input reports the
+// innermost open construct.
+bool Parser::scan_matched_paren(Pos open) {
+    uint32_t depth = 0;
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(open, "unexpected EOF while looking for matching `)'");
+            return false;
+        }
+        if (c == ')') {
+            if (depth == 0) return true;
+            --depth;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == '$' && lx_.peek(1) == '(') {
+            if (memo_get(lx_.off(), false)) continue;  // a substitution already read: jump over it
+            lx_.advance();
+            continue;
+        } else if (c == '\\') {
+            if (lx_.peek(1) >= 0) lx_.advance();
+        } else if (c == '\'' || c == '"' || c == '`') {
+            Pos q = lx_.pos();
+            lx_.advance();
+            for (;;) {
+                int d = lx_.peek();
+                if (d < 0) {
+                    error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) + "'");
+                    return false;
+                }
+                if (d == c) break;
+                if (d == '\\' && c != '\'' && lx_.peek(1) >= 0) lx_.advance();
+                lx_.advance();
+            }
+        }
+        lx_.advance();
+    }
 }
 
 Node* Parser::read_arith_bracket() {
@@ -2113,6 +2182,7 @@ Node* Parser::read_backtick(bool in_dq) {
     lx_.advance();
     std::string text;
     Pos inner = lx_.pos();
+    uint32_t raw_from = lx_.off();
     for (;;) {
         int c = lx_.peek();
         if (c < 0) {
@@ -2140,12 +2210,15 @@ Node* Parser::read_backtick(bool in_dq) {
         Token t = sub.lx_.next();
         if (t.kind != Tok::Eof) sub.error_near(t);
     }
-    if (sub.failed()) {
-        error(sub.err->pos, sub.err->message);
-        return nullptr;
-    }
     CmdSubst* c = a_.node<CmdSubst>(p);
     c->backquote = true;
+    if (sub.failed()) {
+        // bash parses backquoted text only when it runs: the error belongs to run time
+        c->deferred_error = a_.str(sub.err->message);
+        c->deferred_pos = sub.err->pos;
+        c->raw = src_.substr(raw_from, lx_.off() - 1 - raw_from);
+        return c;
+    }
     c->body = a_.list<Stmt*>(body);
     return c;
 }

@@ -134,6 +134,8 @@ private:
     Node* read_brace_param(bool in_dq);
     Node* read_cmdsubst();
     Node* read_dollar_dparen();
+    Node* read_cmdsubst_fallback();
+    bool scan_matched_paren(Pos open);
     Node* read_arith_bracket();
     Node* read_backtick(bool in_dq);
     Node* read_procsubst();
