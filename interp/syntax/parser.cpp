@@ -41,6 +41,41 @@ void Parser::error(Pos p, std::string msg) {
 
 void Parser::error_eof() { error({eof_line_, 1}, "syntax error: unexpected end of file"); }
 
+// bash shows a token holding control bytes (a newline inside quotes) in $'...' form.
+static std::string quote_token(std::string_view text) {
+    bool plain = true;
+    for (char ch : text) {
+        auto u = static_cast<unsigned char>(ch);
+        if (u < 0x20 || u == 0x7f) plain = false;
+    }
+    if (plain) return std::string(text);
+    std::string out = "$'";
+    for (char ch : text) {
+        auto u = static_cast<unsigned char>(ch);
+        switch (ch) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case '\a': out += "\\a"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\v': out += "\\v"; break;
+        case '\x1b': out += "\\E"; break;
+        case '\'': out += "\\'"; break;
+        case '\\': out += "\\\\"; break;
+        default:
+            if (u < 0x20 || u == 0x7f) {
+                char buf[5] = {'\\', static_cast<char>('0' + (u >> 6)), static_cast<char>('0' + ((u >> 3) & 7)),
+                               static_cast<char>('0' + (u & 7)), 0};
+                out += buf;
+            } else {
+                out += ch;
+            }
+        }
+    }
+    return out + "'";
+}
+
 void Parser::error_near(const Token& t) {
     if (failed()) return;
     std::string text;
@@ -48,14 +83,20 @@ void Parser::error_near(const Token& t) {
         uint32_t from = lx_.off();
         read_word(WordMode::Normal);
         if (failed()) return;
-        text = std::string(src_.substr(from, lx_.off() - from));
+        text = quote_token(joined(from, lx_.off()));
         if (text.empty() && !lx_.eof()) text = std::string(1, src_[from]);
     } else if (t.kind == Tok::IoNumber || t.kind == Tok::IoVar) {
-        text = std::string(src_.substr(t.off, t.len));
+        text = std::string(joined(t.off, t.off + t.len));
+        lx_.consume(t);
     } else {
         text = std::string(token_text(t.kind));
+        if (t.kind != Tok::Newline) lx_.consume(t);
     }
-    error(t.pos, "syntax error near unexpected token `" + text + "'");
+    // bash blames the line where the token ends (it can span lines: quotes, line continuations)
+    Pos p = t.pos;
+    Pos end = lx_.pos();
+    if (end.line != p.line && lx_.off() > t.off) p = {end.line, end.col > 1 ? end.col - 1 : 1};
+    error(p, "syntax error near unexpected token `" + text + "'");
 }
 
 // ---------------------------------------------------------------- literals
@@ -106,6 +147,20 @@ Word* Parser::make_word(Pos p, std::vector<Node*>& parts) {
     Word* w = a_.node<Word>(p);
     w->parts = a_.list<Node*>(parts);
     return w;
+}
+
+std::string_view Parser::joined(uint32_t from, uint32_t to) {
+    std::string_view raw = src_.substr(from, to - from);
+    if (raw.find("\\\n") == std::string_view::npos) return raw;
+    std::string out;
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '\n') {
+            ++i;
+            continue;
+        }
+        out += raw[i];
+    }
+    return a_.str(out);
 }
 
 std::string_view Parser::plain_text(const Word* w) const {
@@ -224,20 +279,20 @@ Command* Parser::parse_pipeline() {
     // timespec pipeline_command). Repeats collapse: `! !` cancels, `time time` times once.
     while (t.kind == Tok::Word) {
         if (time_ok && lx_.at_word("time")) {
-            lx_.advance(4);
+            lx_.advancej(4);
             timed = true;
             t = lx_.next();
             if (t.kind == Tok::Word && lx_.at_word("-p")) {
-                lx_.advance(2);
+                lx_.advancej(2);
                 posix = true;
                 t = lx_.next();
             }
             if (t.kind == Tok::Word && lx_.at_word("--")) {
-                lx_.advance(2);
+                lx_.advancej(2);
                 t = lx_.next();
             }
         } else if (lx_.at_word("!")) {
-            lx_.advance(1);
+            lx_.advancej(1);
             negated = !negated;
             t = lx_.next();
         } else {
@@ -284,7 +339,7 @@ Command* Parser::parse_pipeline() {
 bool Parser::expect_word(std::string_view kw) {
     Token t = lx_.next();
     if (t.kind == Tok::Word && lx_.at_word(kw)) {
-        lx_.advance(static_cast<uint32_t>(kw.size()));
+        lx_.advancej(static_cast<uint32_t>(kw.size()));
         return true;
     }
     if (t.kind == Tok::Eof)
@@ -374,15 +429,16 @@ Redirect* Parser::parse_redirect(Token t) {
     Redirect* r = a_.node<Redirect>(t.pos);
     if (t.kind == Tok::IoNumber) {
         long v = 0;
-        for (uint32_t i = 0; i < t.len; ++i) {
-            v = v * 10 + (src_[t.off + i] - '0');
+        for (char d : joined(t.off, t.off + t.len)) {
+            v = v * 10 + (d - '0');
             if (v > 0x7fffffff) v = 0x7fffffff;
         }
         r->fd = static_cast<int>(v);
         lx_.consume(t);
         t = lx_.next();
     } else if (t.kind == Tok::IoVar) {
-        r->fd_var = src_.substr(t.off + 1, t.len - 2);
+        std::string_view text = joined(t.off, t.off + t.len);  // {name}
+        r->fd_var = text.substr(1, text.size() - 2);
         lx_.consume(t);
         t = lx_.next();
     }
@@ -419,7 +475,9 @@ Redirect* Parser::parse_redirect(Token t) {
         bool quoted = false;
         for (size_t i = 0; i < raw.size(); ++i) {
             char c = raw[i];
-            if (c == '\\' && i + 1 < raw.size()) {
+            if (c == '\\' && i + 1 < raw.size() && raw[i + 1] == '\n') {
+                ++i;  // a line continuation
+            } else if (c == '\\' && i + 1 < raw.size()) {
                 quoted = true;
                 delim += raw[++i];
             } else if (c == '\'') {
@@ -599,14 +657,12 @@ Command* Parser::parse_simple() {
                 std::vector<Node*> parts;
                 if (as->is_array || !as->value) {
                     Lit* l = a_.node<Lit>(p);
-                    l->text = word_text(from);
+                    l->text = joined(from, lx_.off());
                     parts.push_back(l);
                 } else {
+                    // the prefix up to and including '='
                     Lit* l = a_.node<Lit>(p);
-                    l->text = src_.substr(from, as->value->pos.line == p.line && as->value->pos.col > p.col
-                                                    ? as->value->pos.col - p.col
-                                                    : 0);
-                    // the prefix up to and including '=' (value->pos is right after it)
+                    l->text = joined(from, assign_value_off_);
                     if (!l->text.empty()) parts.push_back(l);
                     for (Node* n : as->value->parts) parts.push_back(n);
                 }
@@ -674,35 +730,38 @@ Assign* Parser::try_assignment() {
     uint32_t off = lx_.off();
     uint32_t end = lx_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return nullptr;
-    uint32_t i = off + 1;
-    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
+    // line continuations may split the name and the operator
+    uint32_t i = lx_.skip_cont(off + 1);
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
     uint32_t name_end = i;
     uint32_t close = 0;
     bool has_index = false;
     if (i < end && src_[i] == '[') {
         if (!scan_subscript(i, close)) return nullptr;
         has_index = true;
-        i = close + 1;
+        i = lx_.skip_cont(close + 1);
     }
     bool append = false;
     if (i < end && src_[i] == '+') {
         append = true;
-        ++i;
+        i = lx_.skip_cont(i + 1);
     }
     if (i >= end || src_[i] != '=') return nullptr;
     Assign* as = a_.node<Assign>(lx_.pos());
-    as->name = src_.substr(off, name_end - off);
+    as->name = joined(off, name_end);
     as->append = append;
     if (has_index) {
         as->index = read_range_word(name_end + 1, close);
         if (failed()) return nullptr;
     }
     lx_.advance_to(i + 1);
-    if (lx_.peek() == '(') {
+    if (lx_.peekj() == '(') {
+        lx_.splice();
         as->is_array = true;
         if (!read_array(as)) return nullptr;
         return as;
     }
+    assign_value_off_ = lx_.off();
     as->value = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     return as;
@@ -791,7 +850,7 @@ Command* Parser::parse_funcdef_body(FuncDef* f) {
 
 Command* Parser::parse_function_kw() {
     Pos p = lx_.pos();
-    lx_.advance(8);
+    lx_.advancej(8);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
@@ -819,7 +878,7 @@ Command* Parser::parse_function_kw() {
 
 Command* Parser::parse_coproc() {
     Pos p = lx_.pos();
-    lx_.advance(6);
+    lx_.advancej(6);
     Coproc* c = a_.node<Coproc>(p);
     Token t = lx_.next();
     if (t.kind == Tok::Newline || t.kind == Tok::Eof) {
@@ -848,7 +907,7 @@ Command* Parser::parse_brace() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(1);
+    lx_.advancej(1);
     Brace* b = a_.node<Brace>(p);
     std::vector<Stmt*> body = parse_stmts(true);
     if (failed() || !expect_word("}")) return nullptr;
@@ -860,7 +919,7 @@ Command* Parser::parse_subshell() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(1);
+    lx_.advancej(1);
     Subshell* s = a_.node<Subshell>(p);
     std::vector<Stmt*> body = parse_stmts(true);
     if (failed()) return nullptr;
@@ -878,12 +937,12 @@ Command* Parser::parse_subshell() {
 }
 
 Command* Parser::parse_paren_command() {
-    if (lx_.peek(1) != '(') return parse_subshell();
+    if (lx_.peekj(1) != '(') return parse_subshell();
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     LexState st = lx_.save();
-    lx_.advance(2);
+    lx_.advancej(2);
     Word* raw = nullptr;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
@@ -903,7 +962,7 @@ Command* Parser::parse_if() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     If* n = a_.node<If>(p);
     std::vector<IfClause> clauses;
     Pos cp = p;
@@ -920,11 +979,11 @@ Command* Parser::parse_if() {
         Token t = lx_.next();
         if (t.kind == Tok::Word && lx_.at_word("elif")) {
             cp = t.pos;
-            lx_.advance(4);
+            lx_.advancej(4);
             continue;
         }
         if (t.kind == Tok::Word && lx_.at_word("else")) {
-            lx_.advance(4);
+            lx_.advancej(4);
             std::vector<Stmt*> eb = parse_stmts(true);
             if (failed()) return nullptr;
             n->has_else = true;
@@ -941,7 +1000,7 @@ Command* Parser::parse_while(bool until) {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(until ? 5 : 5);
+    lx_.advancej(until ? 5 : 5);
     While* w = a_.node<While>(p);
     w->until = until;
     std::vector<Stmt*> cond = parse_stmts(true);
@@ -957,9 +1016,9 @@ Command* Parser::parse_for(bool select) {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(select ? 6 : 3);
+    lx_.advancej(select ? 6 : 3);
     lx_.skip_blanks();
-    if (!select && lx_.peek() == '(' && lx_.peek(1) == '(') return parse_arith_for(p);
+    if (!select && lx_.peekj() == '(' && lx_.peekj(1) == '(') return parse_arith_for(p);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
@@ -969,13 +1028,13 @@ Command* Parser::parse_for(bool select) {
     uint32_t from = lx_.off();
     read_word(WordMode::Normal);
     if (failed()) return nullptr;
-    std::string_view var = word_text(from);
+    std::string_view var = joined(from, lx_.off());
     bool has_in = false;
     std::vector<Word*> items;
     skip_newlines();
     t = lx_.next();
     if (t.kind == Tok::Word && lx_.at_word("in")) {
-        lx_.advance(2);
+        lx_.advancej(2);
         has_in = true;
         for (;;) {
             t = lx_.next();
@@ -1001,9 +1060,9 @@ Command* Parser::parse_for(bool select) {
     t = lx_.next();
     bool brace = false;
     if (t.kind == Tok::Word && lx_.at_word("do")) {
-        lx_.advance(2);
+        lx_.advancej(2);
     } else if (t.kind == Tok::Word && lx_.at_word("{")) {
-        lx_.advance(1);
+        lx_.advancej(1);
         brace = true;
     } else {
         if (t.kind == Tok::Eof)
@@ -1035,7 +1094,7 @@ Command* Parser::parse_for(bool select) {
 
 Command* Parser::parse_arith_for(Pos p) {
     Pos start = lx_.pos();
-    lx_.advance(2);
+    lx_.advancej(2);
     ArithFor* f = a_.node<ArithFor>(p);
     ArithPart* parts[3] = {&f->init, &f->cond, &f->step};
     bool closed = false;
@@ -1068,9 +1127,9 @@ Command* Parser::parse_arith_for(Pos p) {
     t = lx_.next();
     bool brace = false;
     if (t.kind == Tok::Word && lx_.at_word("do")) {
-        lx_.advance(2);
+        lx_.advancej(2);
     } else if (t.kind == Tok::Word && lx_.at_word("{")) {
-        lx_.advance(1);
+        lx_.advancej(1);
         brace = true;
     } else {
         if (t.kind == Tok::Eof)
@@ -1090,7 +1149,7 @@ Command* Parser::parse_case() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(4);
+    lx_.advancej(4);
     Case* c = a_.node<Case>(p);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
@@ -1107,7 +1166,7 @@ Command* Parser::parse_case() {
         if (failed()) return nullptr;
         t = lx_.next();
         if (t.kind == Tok::Word && lx_.at_word("esac")) {
-            lx_.advance(4);
+            lx_.advancej(4);
             break;
         }
         if (t.kind == Tok::Eof) {
@@ -1155,7 +1214,7 @@ Command* Parser::parse_case() {
             if (lx_.at_word("esac")) {
                 it.term = CaseTerm::None;
                 items.push_back(it);
-                lx_.advance(4);
+                lx_.advancej(4);
                 c->items = a_.list<CaseItem>(items);
                 return c;
             }
@@ -1177,14 +1236,14 @@ Command* Parser::parse_cond() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     CondCmd* c = a_.node<CondCmd>(p);
     c->expr = cond_or();
     if (failed()) return nullptr;
     cond_skip_newlines();
     Token t = lx_.next(LexMode::Cond);
     if (t.kind == Tok::Word && lx_.at_word("]]")) {
-        lx_.advance(2);
+        lx_.advancej(2);
         return c;
     }
     if (t.kind == Tok::Eof) {
@@ -1283,7 +1342,7 @@ CondExpr* Parser::cond_term() {
         return nullptr;
     }
     if (lx_.at_word("!")) {
-        lx_.advance(1);
+        lx_.advancej(1);
         CondExpr* e = cond_term();
         if (!e) return nullptr;
         CondNot* n = a_.node<CondNot>(t.pos);
@@ -1292,7 +1351,7 @@ CondExpr* Parser::cond_term() {
     }
     for (auto op : kUnaryTests) {
         if (!lx_.at_word(op)) continue;
-        lx_.advance(2);
+        lx_.advancej(2);
         Token a = lx_.next(LexMode::Cond);
         if (a.kind != Tok::Word || lx_.at_word("]]")) {
             error(a.pos, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
@@ -1328,7 +1387,7 @@ CondExpr* Parser::cond_term() {
         error(o.pos, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
         return nullptr;
     }
-    lx_.advance(static_cast<uint32_t>(op.size()));
+    lx_.advancej(static_cast<uint32_t>(op.size()));
     Token r = lx_.next(LexMode::Cond);
     if (r.kind != Tok::Word || lx_.at_word("]]")) {
         // < and ( can begin a regex on the right of =~
@@ -1361,7 +1420,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         if (failed()) break;
         int c = lx_.peek();
         if (c < 0) break;
-        int n = lx_.peek(1);
+        // the next byte: raw after a backslash (the escaped byte), else across line continuations
+        int n = c == '\\' ? lx_.peek(1) : lx_.peekj(1);
         // terminators
         if (cmdlike) {
             if (Lexer::is_meta(c) && !((c == '<' || c == '>') && n == '(')) break;
@@ -1491,8 +1551,7 @@ Node* Parser::read_squote() {
 
 Node* Parser::read_dquote(bool locale) {
     Pos p = lx_.pos();
-    if (locale) lx_.advance();  // $
-    lx_.advance();              // "
+    lx_.advancej(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     std::vector<Node*> parts;
@@ -1576,7 +1635,7 @@ static int hexval(int c) {
 
 Node* Parser::read_ansic() {
     Pos p = lx_.pos();
-    lx_.advance(2);  // $'
+    lx_.advancej(2);  // $'
     uint32_t from = lx_.off();
     std::string out;
     bool truncated = false;
@@ -1701,14 +1760,14 @@ void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
 
 Node* Parser::read_dollar(bool in_dq) {
     Pos p = lx_.pos();
-    int n = lx_.peek(1);
+    int n = lx_.peekj(1);
     uint32_t off = lx_.off();
     if (n == '{' || n == '(' || n == '[') {
         if (Node* m = memo_get(off, in_dq)) return m;
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
         else if (n == '[') r = read_arith_bracket();
-        else if (lx_.peek(2) == '(') r = read_dollar_dparen();
+        else if (lx_.peekj(2) == '(') r = read_dollar_dparen();
         else r = read_cmdsubst();
         memo_put(off, in_dq, r);
         return r;
@@ -1716,16 +1775,17 @@ Node* Parser::read_dollar(bool in_dq) {
     if (!in_dq && n == '\'') return read_ansic();
     if (!in_dq && n == '"') return read_dquote(true);
     ParamExp* pe = a_.node<ParamExp>(p);
+    uint32_t first = lx_.skip_cont(off + 1);
     if (is_name_start(n)) {
-        uint32_t i = 2;
-        while (is_name_char(lx_.peek(i))) ++i;
-        pe->name = src_.substr(off + 1, i - 1);
-        lx_.advance(i);
+        uint32_t i = lx_.skip_cont(first + 1);
+        while (i < lx_.end() && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+        pe->name = joined(first, i);
+        lx_.advance_to(i);
         return pe;
     }
     if (is_digit(n) || is_special_param(n)) {
-        pe->name = src_.substr(off + 1, 1);
-        lx_.advance(2);
+        pe->name = src_.substr(first, 1);
+        lx_.advance_to(first + 1);
         return pe;
     }
     return nullptr;
@@ -1736,7 +1796,8 @@ Node* Parser::read_brace_param(bool in_dq) {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     uint32_t start = lx_.off();
-    lx_.advance(2);
+    lx_.advancej(2);
+    lx_.splice();
     ParamExp* pe = a_.node<ParamExp>(p);
     pe->braced = true;
     auto eof_err = [&]() {
@@ -1761,31 +1822,34 @@ Node* Parser::read_brace_param(bool in_dq) {
         lx_.advance();
         return b;
     };
+    // Names and digits may be split by line continuations; the cursor ends past any that follow.
     auto read_name = [&]() -> bool {
+        lx_.splice();
         int c = lx_.peek();
         uint32_t off = lx_.off();
+        auto scan = [&](bool (*ok)(int)) {
+            uint32_t i = lx_.skip_cont(off + 1);
+            while (i < lx_.end() && ok(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+            pe->name = joined(off, i);
+            lx_.advance_to(i);
+        };
         if (is_name_start(c)) {
-            uint32_t i = 1;
-            while (is_name_char(lx_.peek(i))) ++i;
-            pe->name = src_.substr(off, i);
-            lx_.advance(i);
+            scan(is_name_char);
             return true;
         }
         if (is_digit(c)) {
-            uint32_t i = 1;
-            while (is_digit(lx_.peek(i))) ++i;
-            pe->name = src_.substr(off, i);
-            lx_.advance(i);
+            scan(is_digit);
             return true;
         }
         if (is_special_param(c)) {
             pe->name = src_.substr(off, 1);
-            lx_.advance(1);
+            lx_.advance_to(lx_.skip_cont(off + 1));
             return true;
         }
         return false;
     };
     auto read_index = [&]() -> bool {
+        lx_.splice();
         if (lx_.peek() != '[') return true;
         uint32_t close = 0;
         if (!scan_subscript(lx_.off(), close)) return false;
@@ -1803,6 +1867,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     auto arg = [&](WordMode m) -> Word* { return read_word(m, in_dq); };
     auto close = [&]() -> Node* {
         if (failed()) return nullptr;
+        lx_.splice();
         if (lx_.peek() == '}') {
             lx_.advance();
             return pe;
@@ -1811,10 +1876,10 @@ Node* Parser::read_brace_param(bool in_dq) {
         return bad();
     };
     int c = lx_.peek();
-    int n = lx_.peek(1);
+    int n = lx_.peekj(1);
     if (c < 0) return eof_err();
     if (c == '#' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n)) &&
-        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peek(2) != '}')) {
+        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peekj(2) != '}')) {
         lx_.advance();
         pe->op = ParamOp::Length;
         if (!read_name()) return bad();
@@ -1825,13 +1890,14 @@ Node* Parser::read_brace_param(bool in_dq) {
         lx_.advance();
         if (!read_name()) return bad();
         int x = lx_.peek();
-        if ((x == '*' || x == '@') && lx_.peek(1) == '}') {
+        if ((x == '*' || x == '@') && lx_.peekj(1) == '}') {
             pe->op = ParamOp::PrefixNames;
             pe->at_form = x == '@';
-            lx_.advance(2);
+            lx_.advancej(2);
             return pe;
         }
         if (!read_index()) return bad();
+        lx_.splice();
         if (pe->index_all && lx_.peek() == '}') {
             pe->op = ParamOp::Keys;
             lx_.advance();
@@ -1848,15 +1914,16 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
         if (!read_index()) return bad();
     }
+    lx_.splice();
     c = lx_.peek();
-    n = lx_.peek(1);
+    n = lx_.peekj(1);
     switch (c) {
     case '}': lx_.advance(); return pe;
     case ':':
         if (n == '-' || n == '=' || n == '?' || n == '+') {
             pe->colon = true;
             pe->op = n == '-' ? ParamOp::Default : n == '=' ? ParamOp::Assign : n == '?' ? ParamOp::Error : ParamOp::Alternate;
-            lx_.advance(2);
+            lx_.advancej(2);
             pe->arg = arg(WordMode::ParamArg);
             return close();
         }
@@ -1881,17 +1948,17 @@ Node* Parser::read_brace_param(bool in_dq) {
         bool dbl = n == c;
         pe->op = c == '#' ? (dbl ? ParamOp::RemLongPrefix : ParamOp::RemPrefix)
                           : (dbl ? ParamOp::RemLongSuffix : ParamOp::RemSuffix);
-        lx_.advance(dbl ? 2 : 1);
+        lx_.advancej(dbl ? 2 : 1);
         pe->arg = arg(WordMode::ParamArg);
         return close();
     }
     case '/':
         pe->op = ParamOp::Replace;
-        lx_.advance();
+        lx_.advancej(1);
         if (n == '/') pe->op = ParamOp::ReplaceAll;
         else if (n == '#') pe->op = ParamOp::ReplacePrefix;
         else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
-        if (pe->op != ParamOp::Replace) lx_.advance();
+        if (pe->op != ParamOp::Replace) lx_.advancej(1);
         pe->arg = arg(WordMode::ParamPat);
         if (lx_.peek() == '/') {
             lx_.advance();
@@ -1903,16 +1970,16 @@ Node* Parser::read_brace_param(bool in_dq) {
         bool dbl = n == c;
         pe->op = c == '^' ? (dbl ? ParamOp::UpperAll : ParamOp::UpperFirst)
                           : (dbl ? ParamOp::LowerAll : ParamOp::LowerFirst);
-        lx_.advance(dbl ? 2 : 1);
+        lx_.advancej(dbl ? 2 : 1);
         Word* w = arg(WordMode::ParamArg);
         if (w && !w->parts.empty()) pe->arg = w;
         return close();
     }
     case '@':
-        if (n > 0 && std::isalpha(n) && lx_.peek(2) == '}') {
+        if (n > 0 && std::isalpha(n) && lx_.peekj(2) == '}') {
             pe->op = ParamOp::Transform;
             pe->transform = static_cast<char>(n);
-            lx_.advance(3);
+            lx_.advancej(3);
             return pe;
         }
         return bad();
@@ -1944,7 +2011,7 @@ Node* Parser::read_cmdsubst() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     bool ok = false;
     std::vector<Stmt*> body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
@@ -1958,7 +2025,7 @@ Node* Parser::read_procsubst() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     bool out = lx_.peek() == '>';
-    lx_.advance(2);
+    lx_.advancej(2);
     bool ok = false;
     std::vector<Stmt*> body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
@@ -1973,7 +2040,7 @@ Node* Parser::read_dollar_dparen() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     LexState st = lx_.save();
-    lx_.advance(3);
+    lx_.advancej(3);
     Word* raw = nullptr;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
@@ -2008,7 +2075,7 @@ Node* Parser::read_cmdsubst_fallback() {
     lx_.set_end(end);
     lx_.restore(st);
     heredocs_ = std::move(pending);
-    lx_.advance(2);  // $(
+    lx_.advancej(2);  // $(
     uint32_t from = lx_.off();
     if (!scan_matched_paren(p)) return nullptr;
     CmdSubst* c = a_.node<CmdSubst>(p);
@@ -2063,7 +2130,7 @@ Node* Parser::read_arith_bracket() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     Word* raw = nullptr;
     if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
     ArithSubst* a = a_.node<ArithSubst>(p);
@@ -2122,13 +2189,13 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
                 done = true;
                 continue;
             }
-            if (lx_.peek(1) == ')') {
-                lx_.advance(2);
+            if (lx_.peekj(1) == ')') {
+                lx_.advancej(2);
                 if (term) *term = ')';
                 done = true;
                 continue;
             }
-            if (lx_.peek(1) < 0) {
+            if (lx_.peekj(1) < 0) {
                 error(start, "unexpected EOF while looking for matching `)'");
                 return false;
             }
@@ -2229,7 +2296,7 @@ Node* Parser::read_extglob() {
     if (!d.ok) return nullptr;
     ExtGlob* g = a_.node<ExtGlob>(p);
     g->op = static_cast<char>(lx_.peek());
-    lx_.advance(2);
+    lx_.advancej(2);
     std::vector<Word*> alts;
     for (;;) {
         Word* w = read_word(WordMode::ExtAlt);
