@@ -949,6 +949,10 @@ Command* Parser::parse_paren_command() {
     --speculating_;
     if (failed()) return nullptr;
     if (!ok) {
+        // bash quirk: when the `)` that ended the arithmetic attempt is the last byte of the input (but
+        // for a final newline), bash counts that last line twice in its end-of-file error
+        uint32_t at = lx_.off() + 1;
+        if (at == lx_.end() || (at + 1 == lx_.end() && src_[at] == '\n')) ++eof_line_;
         lx_.restore(st);
         return parse_subshell();
     }
@@ -2195,7 +2199,7 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
                 done = true;
                 continue;
             }
-            if (lx_.peekj(1) < 0) {
+            if (lx_.peekj(1) < 0 && end != ArithEnd::DParen) {
                 error(start, "unexpected EOF while looking for matching `)'");
                 return false;
             }

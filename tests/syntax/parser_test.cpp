@@ -462,6 +462,9 @@ TEST(ParserErrors, BashMessagesAndLines) {
         {"a | &", "ERR line 1: syntax error near unexpected token `&'"},
         {"(a) (b)", "ERR line 1: syntax error near unexpected token `('"},
         {"cat <<E\na\nE)", "(cmd cat (r<< E u:E a\nE)\n))"},
+        {"((1)", "ERR line 3: syntax error: unexpected end of file"},
+        {"echo $((1)", "ERR line 1: unexpected EOF while looking for matching `)'"},
+        {"f\\\ni", "ERR line 2: syntax error near unexpected token `fi'"},
     });
 }
 
