@@ -232,6 +232,42 @@ TEST(ParserShape, Substitutions) {
     });
 }
 
+// The first CmdSubst part of the n-th word of the first simple command.
+const CmdSubst* first_cmdsubst(const ParseResult& r, uint32_t word) {
+    if (!r.ok() || r.script->body.empty()) return nullptr;
+    const Simple* s = r.script->body[0]->cmd->try_as<Simple>();
+    if (!s || s->words.size <= word) return nullptr;
+    for (const Node* n : s->words[word]->parts)
+        if (const CmdSubst* c = n->try_as<CmdSubst>()) return c;
+    return nullptr;
+}
+
+TEST(ParserShape, DeferredSubstitutionErrors) {
+    ParseResult r = parse("echo \\\n  $((x)+1) `if` $(true) `echo \\\\ (`");
+    ASSERT_TRUE(r.ok()) << r.error->message;
+    const CmdSubst* c = first_cmdsubst(r, 1);
+    ASSERT_NE(c, nullptr);
+    EXPECT_FALSE(c->backquote);
+    EXPECT_TRUE(c->body.empty());
+    EXPECT_EQ(c->raw, "(x)+1");
+    EXPECT_EQ(c->deferred_error, "syntax error near unexpected token `+1'");
+    EXPECT_EQ(c->deferred_pos, (Pos{2, 8}));
+    c = first_cmdsubst(r, 2);
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->backquote);
+    EXPECT_EQ(c->raw, "if");
+    EXPECT_EQ(c->deferred_error, "syntax error: unexpected end of file");
+    c = first_cmdsubst(r, 3);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->deferred_error, "");
+    EXPECT_EQ(c->raw, "");
+    EXPECT_EQ(c->body.size, 1u);
+    c = first_cmdsubst(r, 4);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->raw, "echo \\\\ (");
+    EXPECT_EQ(c->deferred_error, "syntax error near unexpected token `('");
+}
+
 TEST(ParserShape, ExtGlob) {
     ParseOptions on;
     on.extglob = true;
@@ -426,6 +462,20 @@ TEST(ParserErrors, BashMessagesAndLines) {
         {"a | &", "ERR line 1: syntax error near unexpected token `&'"},
         {"(a) (b)", "ERR line 1: syntax error near unexpected token `('"},
         {"cat <<E\na\nE)", "(cmd cat (r<< E u:E a\nE)\n))"},
+        {"((1)", "ERR line 3: syntax error: unexpected end of file"},
+        {"echo $((1)", "ERR line 1: unexpected EOF while looking for matching `)'"},
+        {"f\\\ni", "ERR line 2: syntax error near unexpected token `fi'"},
+    });
+}
+
+// Some [[ ]] errors make bash stop reading the script without any message (and `bash -n` exits 0), so
+// the tables cannot hold them. We report them as ordinary syntax errors.
+TEST(ParserErrors, SilentBashCondErrorsAreErrors) {
+    run_table({
+        {"[[ ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ a && ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ ! ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
     });
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -165,6 +166,21 @@ struct RoundTripCase {
     const char* src;
     bool extglob = false;
 };
+// One line, so that test discovery (which reads the test list) is not confused.
+void PrintTo(const RoundTripCase& c, std::ostream* os) {
+    static constexpr char hex[] = "0123456789abcdef";
+    *os << (c.extglob ? "[extglob] " : "");
+    for (const char* p = c.src; *p != '\0'; ++p) {
+        unsigned char b = static_cast<unsigned char>(*p);
+        if (b == '\n') {
+            *os << "\\n";
+        } else if (b < 0x20 || b >= 0x7f || b == '\\') {  // a final backslash would continue the line
+            *os << "\\x" << hex[b >> 4] << hex[b & 15];
+        } else {
+            *os << *p;
+        }
+    }
+}
 
 void check_round_trip(std::string_view src, bool extglob) {
     ParseOptions opts;
@@ -414,7 +430,10 @@ const RoundTripCase kRoundTrips[] = {
     {"if [[ -n ${DEBUG+x} ]]; then set -x; fi; trap 'rm -f \"$tmp\"' EXIT; tmp=$(mktemp)"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Printer, RoundTrip, ::testing::ValuesIn(kRoundTrips));
+INSTANTIATE_TEST_SUITE_P(Printer, RoundTrip, ::testing::ValuesIn(kRoundTrips),
+                         [](const ::testing::TestParamInfo<RoundTripCase>& info) {
+                             return "case" + std::to_string(info.index);
+                         });
 
 // ---------------------------------------------------------------- canonical style
 
