@@ -3,13 +3,16 @@
 // printf(3), %s %c %b %q %Q %T are padded here, byte-wise like glibc.
 #include "interp/printf.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 #include "interp/quote.hpp"
 
@@ -18,6 +21,8 @@ namespace {
 
 constexpr std::string_view kFlagChars = "#'-+ 0";
 constexpr std::string_view kLengthMods = "hjlLtz";
+// More significant digits than the exact decimal expansion of any long double has.
+constexpr int64_t kMaxExactDigits = 17000;
 
 // Concatenation without operator+ on temporaries (g++ 12 reports a false -Wrestrict for those).
 std::string concat(std::initializer_list<std::string_view> a, std::initializer_list<std::string_view> b = {}) {
@@ -224,14 +229,26 @@ private:
             f += std::to_string(width);
         }
         int64_t prec = sp.has_dot ? (sp.star_prec ? sp.precision : std::max<int64_t>(sp.precision, 0)) : -1;
+        if constexpr (std::is_floating_point_v<T>) {
+            // Precisions that cannot change the output are lowered so that the size check below only refuses
+            // output that would really be large: inf and nan ignore the precision, and %g without `#` drops
+            // trailing zeros, which is every digit past the ~16500 of a long double's exact decimal expansion.
+            if (!std::isfinite(value)) {
+                prec = -1;
+            } else if ((conv == 'g' || conv == 'G') && sp.flags.find('#') == std::string::npos && prec > kMaxExactDigits) {
+                prec = kMaxExactDigits;
+            }
+        }
         if (prec >= 0) {
             f += '.';
             f += std::to_string(prec);
         }
         f += mod;
         f += conv;
-        // Bound the work before asking snprintf: glibc allocates a buffer of the precision's size.
-        if (static_cast<uint64_t>(width) > ctx_.max_output || (prec > 0 && static_cast<uint64_t>(prec) > ctx_.max_output))
+        // Bound the work before asking snprintf: glibc allocates a buffer of the precision's size. The output is
+        // at least the width; a precision may still collapse (%g), so it is only bounded for the allocation.
+        const uint64_t prec_bound = std::max<uint64_t>(ctx_.max_output, kMaxExactDigits);
+        if (static_cast<uint64_t>(width) > ctx_.max_output || (prec > 0 && static_cast<uint64_t>(prec) > prec_bound))
             return fail_too_large();
         int n = std::snprintf(nullptr, 0, f.c_str(), value);
         if (n < 0) return true;
