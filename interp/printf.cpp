@@ -268,7 +268,11 @@ private:
         auto convert = [&](int64_t t) {
             if (ctx_.local_time) return ctx_.local_time(t, tm);
             auto tt = static_cast<std::time_t>(t);
-            return gmtime_r(&tt, &tm) != nullptr;
+            if (gmtime_r(&tt, &tm) == nullptr) return false;
+#if defined(__GLIBC__) || defined(__APPLE__)
+            tm.tm_zone = "UTC";  // what bash shows with TZ=UTC (gmtime_r says "GMT")
+#endif
+            return true;
         };
         bool ok = convert(secs);
         if (!ok) {
