@@ -59,7 +59,16 @@ public:
         : fmt_(fmt), args_(args), ctx_(ctx) {}
 
     PrintfResult run() {
+        // A pass costs the format's length even when it prints nothing (say "%s\\Uffffffff..."), so the
+        // passes over a long format are bounded too, not only the output.
+        uint64_t steps = 0;
         do {
+            steps += fmt_.size() + 1;
+            if (steps > ctx_.max_steps) {
+                diag({"format too costly for its arguments"});
+                r_.status = 1;
+                return std::move(r_);
+            }
             pass_start_ = r_.output.size();
             if (!one_pass()) return std::move(r_);
         } while (next_ < args_.size() && next_ != 0);
@@ -377,14 +386,9 @@ private:
                     break;
                 }
                 case '(': {
-                    size_t j = i + 1;
-                    int depth = 1;
-                    for (; j < f.size(); ++j) {
-                        if (f[j] == '(') ++depth;
-                        else if (f[j] == ')' && --depth == 0) break;
-                    }
-                    if (j >= f.size() || j + 1 >= f.size() || f[j + 1] != 'T') {
-                        std::string bad = j + 1 < f.size() ? std::string(1, f[j + 1]) : std::string();
+                    size_t j = closing_paren(i);
+                    if (j == std::string_view::npos || j + 1 >= f.size() || f[j + 1] != 'T') {
+                        std::string bad = j != std::string_view::npos && j + 1 < f.size() ? std::string(1, f[j + 1]) : std::string();
                         diag({"warning: `", bad, "': invalid time format specification"});
                         if (!put("%")) return false;
                         i = sp.start;
@@ -458,6 +462,24 @@ private:
         return true;
     }
 
+    // The ')' that closes the '(' at open, as bash's nesting count finds it; npos when none does. Computed for
+    // the whole format at the first use, so a format full of unclosed "%(" stays linear.
+    size_t closing_paren(size_t open) {
+        if (parens_.empty()) {
+            parens_.assign(fmt_.size(), std::string_view::npos);
+            std::vector<size_t> stack;
+            for (size_t k = 0; k < fmt_.size(); ++k) {
+                if (fmt_[k] == '(') {
+                    stack.push_back(k);
+                } else if (fmt_[k] == ')' && !stack.empty()) {
+                    parens_[stack.back()] = k;
+                    stack.pop_back();
+                }
+            }
+        }
+        return parens_[open];
+    }
+
     void flush_escape_diags() {
         for (const auto& m : esc_diags_) diag({m});
         esc_diags_.clear();
@@ -471,6 +493,7 @@ private:
     size_t pass_start_ = 0;
     bool conversion_error_ = false;
     std::vector<std::string> esc_diags_;
+    std::vector<size_t> parens_;
 };
 
 }  // namespace

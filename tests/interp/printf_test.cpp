@@ -516,6 +516,27 @@ TEST(Printf, OutputLimitStopsGrowth) {
     EXPECT_EQ(r.output.substr(4999), "7|");
 }
 
+TEST(Printf, LongFormatsStayLinear) {
+    // Unclosed "%(" everywhere: each one is a warning and prints "%(", without rescanning the rest.
+    std::string fmt;
+    for (int k = 0; k < 100000; ++k) fmt += "%(";
+    PrintfResult r = run(fmt, {});
+    EXPECT_EQ(r.output, fmt);
+    EXPECT_EQ(r.status, 0);  // warnings only, as in bash
+    EXPECT_EQ(r.diagnostics.size(), 100000u);
+    // A format that prints nothing, reused for many arguments, is bounded by max_steps.
+    PrintfContext ctx;
+    ctx.max_steps = 1000;
+    std::vector<std::string> args(100, "x");
+    r = format("%.0s" + std::string(100, 'a'), args, ctx);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(has_diag(r, "printf: format too costly for its arguments"));
+    EXPECT_LE(r.output.size(), 1000u);
+    r = format("%.0s\\Uffffffff", args);  // within the default budget
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.output, "");
+}
+
 TEST(Printf, TimeComesFromTheContext) {
     PrintfContext ctx;
     ctx.now = 365 * 86400;      // 1971-01-01
