@@ -1,0 +1,161 @@
+#include "interp/syntax/lexer.hpp"
+
+#include <cstring>
+
+namespace bashkit::syntax::detail {
+
+Lexer::Lexer(std::string_view src, Pos origin)
+    : src_(src), end_(static_cast<uint32_t>(src.size())), st_{0, origin.line, origin.col} {}
+
+void Lexer::advance(uint32_t n) {
+    uint32_t stop = st_.off + n;
+    if (stop > src_.size()) stop = static_cast<uint32_t>(src_.size());
+    const char* p = src_.data();
+    while (st_.off < stop) {
+        const void* nl = std::memchr(p + st_.off, '\n', stop - st_.off);
+        if (!nl) {
+            st_.col += stop - st_.off;
+            st_.off = stop;
+            break;
+        }
+        uint32_t at = static_cast<uint32_t>(static_cast<const char*>(nl) - p);
+        st_.line += 1;
+        st_.col = 1;
+        st_.off = at + 1;
+    }
+}
+
+void Lexer::force_eof() {
+    end_ = static_cast<uint32_t>(src_.size());
+    advance_to(end_);
+}
+
+void Lexer::skip_blanks() {
+    for (;;) {
+        int c = peek();
+        if (c == ' ' || c == '\t') {
+            advance();
+        } else if (c == '\\' && peek(1) == '\n') {
+            advance(2);
+        } else if (c == '#') {
+            const void* nl = std::memchr(src_.data() + st_.off, '\n', end_ - st_.off);
+            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) : end_;
+            advance_to(to);
+        } else {
+            return;
+        }
+    }
+}
+
+static bool is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
+
+Token Lexer::next(LexMode mode) {
+    skip_blanks();
+    Token t;
+    t.pos = pos();
+    t.off = st_.off;
+    int c = peek();
+    int c1 = peek(1);
+    int c2 = peek(2);
+    auto op = [&](Tok k, uint32_t len) {
+        t.kind = k;
+        t.len = len;
+        return t;
+    };
+    switch (c) {
+    case -1: return op(Tok::Eof, 0);
+    case '\n': return op(Tok::Newline, 1);
+    case ';':
+        if (c1 == ';') return c2 == '&' ? op(Tok::DSemiAnd, 3) : op(Tok::DSemi, 2);
+        if (c1 == '&') return op(Tok::SemiAnd, 2);
+        return op(Tok::Semi, 1);
+    case '&':
+        if (c1 == '&') return op(Tok::AndAnd, 2);
+        if (c1 == '>' && mode == LexMode::Command) return c2 == '>' ? op(Tok::AndDGreat, 3) : op(Tok::AndGreat, 2);
+        return op(Tok::Amp, 1);
+    case '|':
+        if (c1 == '|') return op(Tok::OrOr, 2);
+        if (c1 == '&') return op(Tok::PipeAmp, 2);
+        return op(Tok::Pipe, 1);
+    case '(': return op(Tok::LParen, 1);
+    case ')': return op(Tok::RParen, 1);
+    case '<':
+        if (c1 == '(') return op(Tok::Word, 0);  // process substitution
+        if (mode == LexMode::Cond) return op(Tok::Less, 1);
+        if (c1 == '<') {
+            if (c2 == '<') return op(Tok::TLess, 3);
+            if (c2 == '-') return op(Tok::DLessDash, 3);
+            return op(Tok::DLess, 2);
+        }
+        if (c1 == '&') return op(Tok::LessAnd, 2);
+        if (c1 == '>') return op(Tok::LessGreat, 2);
+        return op(Tok::Less, 1);
+    case '>':
+        if (c1 == '(') return op(Tok::Word, 0);
+        if (mode == LexMode::Cond) return op(Tok::Great, 1);
+        if (c1 == '>') return op(Tok::DGreat, 2);
+        if (c1 == '&') return op(Tok::GreatAnd, 2);
+        if (c1 == '|') return op(Tok::Clobber, 2);
+        return op(Tok::Great, 1);
+    default: break;
+    }
+    if (mode == LexMode::Command) {
+        if (c >= '0' && c <= '9') {
+            uint32_t i = 1;
+            while (peek(i) >= '0' && peek(i) <= '9') ++i;
+            int d = peek(i);
+            if ((d == '<' || d == '>') && peek(i + 1) != '(') return op(Tok::IoNumber, i);
+        } else if (c == '{' && is_name_start(c1)) {
+            uint32_t i = 2;
+            while (is_name_char(peek(i))) ++i;
+            if (peek(i) == '}') {
+                int d = peek(i + 1);
+                if ((d == '<' || d == '>') && peek(i + 2) != '(') return op(Tok::IoVar, i + 1);
+            }
+        }
+    }
+    return op(Tok::Word, 0);
+}
+
+bool Lexer::at_word(std::string_view kw) const {
+    if (end_ - st_.off < kw.size()) return false;
+    if (src_.substr(st_.off, kw.size()) != kw) return false;
+    return is_meta(peek(static_cast<uint32_t>(kw.size()))) || peek(static_cast<uint32_t>(kw.size())) == -1;
+}
+
+std::string_view token_text(Tok t) {
+    switch (t) {
+    case Tok::Eof:
+    case Tok::Newline: return "newline";
+    case Tok::Semi: return ";";
+    case Tok::DSemi: return ";;";
+    case Tok::SemiAnd: return ";&";
+    case Tok::DSemiAnd: return ";;&";
+    case Tok::Amp: return "&";
+    case Tok::AndAnd: return "&&";
+    case Tok::Pipe: return "|";
+    case Tok::OrOr: return "||";
+    case Tok::PipeAmp: return "|&";
+    case Tok::LParen: return "(";
+    case Tok::RParen: return ")";
+    case Tok::Less: return "<";
+    case Tok::Great: return ">";
+    case Tok::DGreat: return ">>";
+    case Tok::DLess: return "<<";
+    case Tok::DLessDash: return "<<-";
+    case Tok::TLess: return "<<<";
+    case Tok::LessAnd: return "<&";
+    case Tok::GreatAnd: return ">&";
+    case Tok::LessGreat: return "<>";
+    case Tok::Clobber: return ">|";
+    case Tok::AndGreat: return "&>";
+    case Tok::AndDGreat: return "&>>";
+    case Tok::Word:
+    case Tok::IoNumber:
+    case Tok::IoVar: return "";
+    }
+    return "";
+}
+
+}  // namespace bashkit::syntax::detail

@@ -1,0 +1,109 @@
+// The modal lexer under the parser: a byte cursor that tracks (line, column) and classifies the next
+// token of the command-level modes. Word contents (quotes, expansions, here-document bodies,
+// arithmetic text) are scanned by the parser's word readers on top of this cursor, each with its
+// own terminator rules (see WordMode in parser_impl.hpp), because they nest into full parses.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "interp/syntax/ast.hpp"
+
+namespace bashkit::syntax::detail {
+
+enum class Tok : uint8_t {
+    Eof,
+    Newline,
+    Word,      // a word starts here (the parser reads it)
+    IoNumber,  // digits immediately followed by < or >
+    IoVar,     // {name} immediately followed by < or >
+    Semi,      // ;
+    DSemi,     // ;;
+    SemiAnd,   // ;&
+    DSemiAnd,  // ;;&
+    Amp,       // &
+    AndAnd,    // &&
+    Pipe,      // |
+    OrOr,      // ||
+    PipeAmp,   // |&
+    LParen,    // (
+    RParen,    // )
+    Less,      // <
+    Great,     // >
+    DGreat,    // >>
+    DLess,     // <<
+    DLessDash, // <<-
+    TLess,     // <<<
+    LessAnd,   // <&
+    GreatAnd,  // >&
+    LessGreat, // <>
+    Clobber,   // >|
+    AndGreat,  // &>
+    AndDGreat, // &>>
+};
+
+// Lexer modes for next(): the command level and the inside of [[ ]] (where < and > are string
+// comparisons and no redirection or fd prefix exists).
+enum class LexMode : uint8_t { Command, Cond };
+
+struct Token {
+    Tok kind = Tok::Eof;
+    Pos pos;
+    uint32_t off = 0;
+    uint32_t len = 0;
+};
+
+struct LexState {
+    uint32_t off = 0;
+    uint32_t line = 1;
+    uint32_t col = 1;
+};
+
+class Lexer {
+public:
+    Lexer(std::string_view src, Pos origin);
+
+    std::string_view src() const { return src_; }
+    uint32_t off() const { return st_.off; }
+    uint32_t end() const { return end_; }
+    // Narrows (or restores) the end of input; used to read a sub-range such as a subscript as a word.
+    void set_end(uint32_t e) { end_ = e; }
+    bool eof() const { return st_.off >= end_; }
+    // The byte k positions ahead, or -1 past the end.
+    int peek(uint32_t k = 0) const {
+        uint64_t i = uint64_t(st_.off) + k;
+        return i < end_ ? static_cast<unsigned char>(src_[i]) : -1;
+    }
+    void advance(uint32_t n = 1);
+    // Moves to byte offset `to` (>= off()), counting lines on the way.
+    void advance_to(uint32_t to) { advance(to - st_.off); }
+    Pos pos() const { return {st_.line, st_.col}; }
+    LexState save() const { return st_; }
+    void restore(const LexState& s) { st_ = s; }
+    // Jumps to the end (used after an error so every loop of the parser stops).
+    void force_eof();
+
+    // Skips blanks, line continuations and a comment (a '#' at the start of a token).
+    void skip_blanks();
+    // Skips blanks, then classifies the token at the cursor without consuming it.
+    Token next(LexMode mode = LexMode::Command);
+    // Consumes the operator token returned by next().
+    void consume(const Token& t) { advance(t.len); }
+    // True when the cursor is at the unquoted word `kw` followed by a word end.
+    bool at_word(std::string_view kw) const;
+    // True when byte c ends an unquoted word at command level.
+    static bool is_meta(int c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
+               c == ')' || c == '<' || c == '>';
+    }
+
+private:
+    std::string_view src_;
+    uint32_t end_;
+    LexState st_;
+};
+
+// The text of an operator token (for error messages).
+std::string_view token_text(Tok t);
+
+}  // namespace bashkit::syntax::detail

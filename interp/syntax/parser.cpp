@@ -1,0 +1,2164 @@
+// Recursive-descent parser for bash: commands, words, here-documents, [[ ]].
+#include <algorithm>
+#include <cstring>
+
+#include "interp/syntax/parser_impl.hpp"
+
+namespace bashkit::syntax {
+namespace detail {
+namespace {
+
+bool is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
+bool is_digit(int c) { return c >= '0' && c <= '9'; }
+bool is_special_param(int c) {
+    return c == '@' || c == '*' || c == '#' || c == '?' || c == '-' || c == '$' || c == '!' || c == '0';
+}
+
+constexpr std::string_view kStopWords[] = {"then", "elif", "else", "fi", "do", "done", "esac", "}"};
+constexpr std::string_view kDeclUtils[] = {"declare", "typeset", "local", "export", "readonly"};
+constexpr std::string_view kUnaryTests[] = {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k",
+                                            "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L",
+                                            "-N", "-O", "-S", "-z", "-n", "-o", "-v", "-R"};
+constexpr std::string_view kBinaryTests[] = {"==", "=",   "!=",  "=~",  "-eq", "-ne", "-lt", "-le",
+                                             "-gt", "-ge", "-nt", "-ot", "-ef"};
+
+}  // namespace
+
+Parser::Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth)
+    : a_(a), src_(src), lx_(src, origin), opt_(opt), depth_(depth) {
+    uint32_t lines = static_cast<uint32_t>(std::count(src.begin(), src.end(), '\n'));
+    if (!src.empty() && src.back() != '\n') ++lines;
+    eof_line_ = origin.line + lines;
+}
+
+// ---------------------------------------------------------------- errors
+
+void Parser::error(Pos p, std::string msg) {
+    if (!err) err = ParseError{p, std::move(msg)};
+    lx_.force_eof();
+}
+
+void Parser::error_eof() { error({eof_line_, 1}, "syntax error: unexpected end of file"); }
+
+void Parser::error_near(const Token& t) {
+    if (failed()) return;
+    std::string text;
+    if (t.kind == Tok::Word) {
+        uint32_t from = lx_.off();
+        read_word(WordMode::Normal);
+        if (failed()) return;
+        text = std::string(src_.substr(from, lx_.off() - from));
+        if (text.empty() && !lx_.eof()) text = std::string(1, src_[from]);
+    } else if (t.kind == Tok::IoNumber || t.kind == Tok::IoVar) {
+        text = std::string(src_.substr(t.off, t.len));
+    } else {
+        text = std::string(token_text(t.kind));
+    }
+    error(t.pos, "syntax error near unexpected token `" + text + "'");
+}
+
+// ---------------------------------------------------------------- literals
+
+void Parser::lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p) {
+    if (!l.active) {
+        l.active = true;
+        l.contiguous = true;
+        l.pos = p;
+        l.start = off;
+        l.end = off + n;
+        return;
+    }
+    if (l.contiguous && off == l.end) {
+        l.end += n;
+        return;
+    }
+    if (l.contiguous) {
+        l.buf.assign(src_.substr(l.start, l.end - l.start));
+        l.contiguous = false;
+    }
+    l.buf.append(src_.substr(off, n));
+}
+
+void Parser::lit_add_str(LitBuf& l, std::string_view s, Pos p) {
+    if (!l.active) {
+        l.active = true;
+        l.pos = p;
+        l.contiguous = false;
+        l.buf.clear();
+    } else if (l.contiguous) {
+        l.buf.assign(src_.substr(l.start, l.end - l.start));
+        l.contiguous = false;
+    }
+    l.buf.append(s);
+}
+
+void Parser::lit_flush(LitBuf& l, std::vector<Node*>& parts) {
+    if (!l.active) return;
+    Lit* lit = a_.node<Lit>(l.pos);
+    lit->text = l.contiguous ? src_.substr(l.start, l.end - l.start) : a_.str(l.buf);
+    l.active = false;
+    l.buf.clear();
+    if (!lit->text.empty()) parts.push_back(lit);
+}
+
+Word* Parser::make_word(Pos p, std::vector<Node*>& parts) {
+    Word* w = a_.node<Word>(p);
+    w->parts = a_.list<Node*>(parts);
+    return w;
+}
+
+std::string_view Parser::plain_text(const Word* w) const {
+    if (w && w->parts.size == 1 && w->parts[0]->is<Lit>()) return w->parts[0]->as<Lit>()->text;
+    return {};
+}
+
+// ---------------------------------------------------------------- script and lists
+
+Script* Parser::parse_script() {
+    Script* s = a_.node<Script>({1, 1});
+    std::vector<Stmt*> body = parse_stmts(false);
+    if (!failed()) {
+        Token t = lx_.next();
+        if (t.kind != Tok::Eof) error_near(t);
+    }
+    if (failed()) return nullptr;
+    s->body = a_.list<Stmt*>(body);
+    return s;
+}
+
+bool Parser::is_stop(const Token& t) const {
+    switch (t.kind) {
+    case Tok::RParen:
+    case Tok::DSemi:
+    case Tok::SemiAnd:
+    case Tok::DSemiAnd: return true;
+    case Tok::Word:
+        for (auto w : kStopWords)
+            if (lx_.at_word(w)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+void Parser::consume_newline() {
+    lx_.advance();
+    if (!heredocs_.empty()) read_heredocs();
+}
+
+void Parser::skip_newlines() {
+    for (;;) {
+        Token t = lx_.next();
+        if (t.kind != Tok::Newline || failed()) return;
+        consume_newline();
+    }
+}
+
+std::vector<Stmt*> Parser::parse_stmts(bool nonempty) {
+    std::vector<Stmt*> out;
+    for (;;) {
+        skip_newlines();
+        if (failed()) break;
+        Token t = lx_.next();
+        if (t.kind == Tok::Eof) break;
+        if (is_stop(t)) {
+            if (nonempty && out.empty()) error_near(t);
+            break;
+        }
+        Command* c = parse_and_or();
+        if (!c || failed()) break;
+        Stmt* s = a_.node<Stmt>(c->pos);
+        s->cmd = c;
+        out.push_back(s);
+        t = lx_.next();
+        if (t.kind == Tok::Semi) {
+            lx_.consume(t);
+        } else if (t.kind == Tok::Amp) {
+            lx_.consume(t);
+            s->background = true;
+        } else if (t.kind == Tok::Newline || t.kind == Tok::Eof || is_stop(t)) {
+            // the loop consumes newlines; the caller handles the rest
+        } else {
+            error_near(t);
+            break;
+        }
+    }
+    if (!failed() && !heredocs_.empty() && lx_.eof()) read_heredocs();
+    return out;
+}
+
+Command* Parser::parse_and_or() {
+    Command* first = parse_pipeline();
+    if (!first || failed()) return nullptr;
+    Token t = lx_.next();
+    if (t.kind != Tok::AndAnd && t.kind != Tok::OrOr) return first;
+    std::vector<Command*> items{first};
+    std::vector<AndOrOp> ops;
+    while (t.kind == Tok::AndAnd || t.kind == Tok::OrOr) {
+        lx_.consume(t);
+        ops.push_back(t.kind == Tok::AndAnd ? AndOrOp::And : AndOrOp::Or);
+        skip_newlines();
+        Command* c = parse_pipeline();
+        if (!c || failed()) return nullptr;
+        items.push_back(c);
+        t = lx_.next();
+    }
+    AndOr* ao = a_.node<AndOr>(first->pos);
+    ao->items = a_.list<Command*>(items);
+    ao->ops = a_.list<AndOrOp>(ops);
+    return ao;
+}
+
+Command* Parser::parse_pipeline() {
+    Token t = lx_.next();
+    Pos p = t.pos;
+    bool timed = false, posix = false, negated = false;
+    if (t.kind == Tok::Word && lx_.at_word("time")) {
+        lx_.advance(4);
+        timed = true;
+        lx_.skip_blanks();
+        if (lx_.at_word("-p")) {
+            lx_.advance(2);
+            posix = true;
+        }
+        t = lx_.next();
+    }
+    while (t.kind == Tok::Word && lx_.at_word("!")) {
+        lx_.advance(1);
+        negated = !negated;
+        t = lx_.next();
+    }
+    std::vector<Command*> stages;
+    std::vector<uint8_t> err_too;
+    bool bare = (timed || negated) &&
+                (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi || t.kind == Tok::Amp ||
+                 t.kind == Tok::AndAnd || t.kind == Tok::OrOr || t.kind == Tok::RParen);
+    if (!bare) {
+        Depth d(*this, p);
+        if (!d.ok) return nullptr;
+        for (;;) {
+            Command* c = parse_command();
+            if (!c || failed()) return nullptr;
+            stages.push_back(c);
+            t = lx_.next();
+            if (t.kind != Tok::Pipe && t.kind != Tok::PipeAmp) break;
+            lx_.consume(t);
+            err_too.push_back(t.kind == Tok::PipeAmp ? 1 : 0);
+            skip_newlines();
+        }
+    }
+    if (stages.size() == 1 && !timed && !negated) return stages[0];
+    Pipeline* pl = a_.node<Pipeline>(p);
+    pl->negated = negated;
+    pl->timed = timed;
+    pl->time_posix = posix;
+    pl->stages = a_.list<Command*>(stages);
+    pl->stderr_too = a_.list<uint8_t>(err_too);
+    return pl;
+}
+
+bool Parser::expect_word(std::string_view kw) {
+    Token t = lx_.next();
+    if (t.kind == Tok::Word && lx_.at_word(kw)) {
+        lx_.advance(static_cast<uint32_t>(kw.size()));
+        return true;
+    }
+    if (t.kind == Tok::Eof)
+        error_eof();
+    else
+        error_near(t);
+    return false;
+}
+
+Command* Parser::parse_command() {
+    Token t = lx_.next();
+    Command* c = nullptr;
+    switch (t.kind) {
+    case Tok::Eof: error_eof(); return nullptr;
+    case Tok::LParen: c = parse_paren_command(); break;
+    case Tok::Word:
+        if (lx_.at_word("if")) c = parse_if();
+        else if (lx_.at_word("while")) c = parse_while(false);
+        else if (lx_.at_word("until")) c = parse_while(true);
+        else if (lx_.at_word("for")) c = parse_for(false);
+        else if (lx_.at_word("select")) c = parse_for(true);
+        else if (lx_.at_word("case")) c = parse_case();
+        else if (lx_.at_word("{")) c = parse_brace();
+        else if (lx_.at_word("[[")) c = parse_cond();
+        else if (lx_.at_word("function")) return parse_function_kw();
+        else if (lx_.at_word("coproc")) return parse_coproc();
+        else if (is_stop(t)) {
+            error_near(t);
+            return nullptr;
+        } else
+            return parse_simple();
+        break;
+    case Tok::IoNumber:
+    case Tok::IoVar:
+    case Tok::Less:
+    case Tok::Great:
+    case Tok::DGreat:
+    case Tok::DLess:
+    case Tok::DLessDash:
+    case Tok::TLess:
+    case Tok::LessAnd:
+    case Tok::GreatAnd:
+    case Tok::LessGreat:
+    case Tok::Clobber:
+    case Tok::AndGreat:
+    case Tok::AndDGreat: return parse_simple();
+    default: error_near(t); return nullptr;
+    }
+    if (!c || failed()) return nullptr;
+    parse_trailing_redirs(c);
+    return failed() ? nullptr : c;
+}
+
+static bool is_redir_tok(Tok k) {
+    switch (k) {
+    case Tok::IoNumber:
+    case Tok::IoVar:
+    case Tok::Less:
+    case Tok::Great:
+    case Tok::DGreat:
+    case Tok::DLess:
+    case Tok::DLessDash:
+    case Tok::TLess:
+    case Tok::LessAnd:
+    case Tok::GreatAnd:
+    case Tok::LessGreat:
+    case Tok::Clobber:
+    case Tok::AndGreat:
+    case Tok::AndDGreat: return true;
+    default: return false;
+    }
+}
+
+void Parser::parse_trailing_redirs(Command* c) {
+    std::vector<Redirect*> rs;
+    for (;;) {
+        Token t = lx_.next();
+        if (!is_redir_tok(t.kind)) break;
+        Redirect* r = parse_redirect(t);
+        if (!r) return;
+        rs.push_back(r);
+    }
+    c->redirs = a_.list<Redirect*>(rs);
+}
+
+Redirect* Parser::parse_redirect(Token t) {
+    Redirect* r = a_.node<Redirect>(t.pos);
+    if (t.kind == Tok::IoNumber) {
+        long v = 0;
+        for (uint32_t i = 0; i < t.len; ++i) {
+            v = v * 10 + (src_[t.off + i] - '0');
+            if (v > 0x7fffffff) v = 0x7fffffff;
+        }
+        r->fd = static_cast<int>(v);
+        lx_.consume(t);
+        t = lx_.next();
+    } else if (t.kind == Tok::IoVar) {
+        r->fd_var = src_.substr(t.off + 1, t.len - 2);
+        lx_.consume(t);
+        t = lx_.next();
+    }
+    switch (t.kind) {
+    case Tok::Less: r->op = RedirOp::In; break;
+    case Tok::Great: r->op = RedirOp::Out; break;
+    case Tok::DGreat: r->op = RedirOp::Append; break;
+    case Tok::Clobber: r->op = RedirOp::Clobber; break;
+    case Tok::LessGreat: r->op = RedirOp::ReadWrite; break;
+    case Tok::LessAnd: r->op = RedirOp::DupIn; break;
+    case Tok::GreatAnd: r->op = RedirOp::DupOut; break;
+    case Tok::AndGreat: r->op = RedirOp::OutErr; break;
+    case Tok::AndDGreat: r->op = RedirOp::AppendOutErr; break;
+    case Tok::DLess: r->op = RedirOp::HereDoc; break;
+    case Tok::DLessDash:
+        r->op = RedirOp::HereDoc;
+        r->strip_tabs = true;
+        break;
+    case Tok::TLess: r->op = RedirOp::HereString; break;
+    default: error_near(t); return nullptr;
+    }
+    lx_.consume(t);
+    Token w = lx_.next();
+    if (w.kind != Tok::Word) {
+        error_near(w);
+        return nullptr;
+    }
+    uint32_t from = lx_.off();
+    r->target = read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    if (r->op == RedirOp::HereDoc) {
+        std::string_view raw = word_text(from);
+        std::string delim;
+        bool quoted = false;
+        for (size_t i = 0; i < raw.size(); ++i) {
+            char c = raw[i];
+            if (c == '\\' && i + 1 < raw.size()) {
+                quoted = true;
+                delim += raw[++i];
+            } else if (c == '\'') {
+                quoted = true;
+                while (++i < raw.size() && raw[i] != '\'') delim += raw[i];
+            } else if (c == '"') {
+                quoted = true;
+                while (++i < raw.size() && raw[i] != '"') {
+                    if (raw[i] == '\\' && i + 1 < raw.size() &&
+                        (raw[i + 1] == '"' || raw[i + 1] == '\\' || raw[i + 1] == '$' || raw[i + 1] == '`'))
+                        ++i;
+                    delim += raw[i];
+                }
+            } else {
+                delim += c;
+            }
+        }
+        r->quoted_delim = quoted;
+        r->delim = a_.str(delim);
+        r->body = a_.node<Word>(lx_.pos());
+        heredocs_.push_back(r);
+    }
+    return r;
+}
+
+// ---------------------------------------------------------------- here-documents
+
+void Parser::read_heredocs() {
+    std::vector<Redirect*> list;
+    list.swap(heredocs_);
+    for (Redirect* r : list) {
+        if (failed()) return;
+        read_heredoc(r);
+    }
+}
+
+void Parser::read_heredoc(Redirect* r) {
+    std::vector<Node*> parts;
+    LitBuf lit;
+    Pos start = lx_.pos();
+    std::string_view delim = r->delim;
+    auto at_delim_line = [&]() {
+        uint32_t off = lx_.off();
+        if (lx_.end() - off < delim.size()) return false;
+        if (src_.substr(off, delim.size()) != delim) return false;
+        int c = lx_.peek(static_cast<uint32_t>(delim.size()));
+        return c == '\n' || c == -1;
+    };
+    bool last_nl = true;
+    while (!lx_.eof() && !failed()) {
+        if (r->strip_tabs)
+            while (lx_.peek() == '\t') lx_.advance();
+        if (at_delim_line()) {
+            lx_.advance(static_cast<uint32_t>(delim.size()));
+            if (lx_.peek() == '\n') lx_.advance();
+            last_nl = true;
+            break;
+        }
+        if (r->quoted_delim) {
+            uint32_t off = lx_.off();
+            const void* nl = std::memchr(src_.data() + off, '\n', lx_.end() - off);
+            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) + 1 : lx_.end();
+            lit_add(lit, off, to - off, lx_.pos());
+            lx_.advance_to(to);
+            last_nl = nl != nullptr;
+            continue;
+        }
+        // unquoted: expansions and the backslash rules of here-documents, up to the end of the line
+        last_nl = false;
+        while (!lx_.eof() && !failed()) {
+            int c = lx_.peek();
+            if (c == '\n') {
+                lit_char(lit);
+                last_nl = true;
+                break;
+            }
+            if (c == '\\') {
+                int n = lx_.peek(1);
+                if (n == '\n') {
+                    lx_.advance(2);
+                    continue;
+                }
+                if (n == '$' || n == '`' || n == '\\') {
+                    lit_add(lit, lx_.off() + 1, 1, lx_.pos());
+                    lx_.advance(2);
+                    continue;
+                }
+                lit_char(lit);
+                continue;
+            }
+            if (c == '$') {
+                Pos p = lx_.pos();
+                uint32_t off = lx_.off();
+                Node* n = read_dollar(true);
+                if (n) {
+                    lit_flush(lit, parts);
+                    parts.push_back(n);
+                } else {
+                    lit_add(lit, off, 1, p);
+                    lx_.advance();
+                }
+                continue;
+            }
+            if (c == '`') {
+                lit_flush(lit, parts);
+                Node* n = read_backtick(false);
+                if (n) parts.push_back(n);
+                continue;
+            }
+            lit_char(lit);
+        }
+    }
+    if (!last_nl && lit.active) lit_add_str(lit, "\n", lx_.pos());
+    lit_flush(lit, parts);
+    Word* body = a_.node<Word>(start);
+    body->parts = a_.list<Node*>(parts);
+    r->body = body;
+}
+
+// ---------------------------------------------------------------- simple commands
+
+Command* Parser::parse_simple() {
+    Token t = lx_.next();
+    Simple* s = a_.node<Simple>(t.pos);
+    std::vector<Assign*> assigns;
+    std::vector<Word*> words;
+    std::vector<Redirect*> redirs;
+    bool decl = false;
+    for (;;) {
+        if (failed()) return nullptr;
+        t = lx_.next();
+        if (is_redir_tok(t.kind)) {
+            Redirect* r = parse_redirect(t);
+            if (!r) return nullptr;
+            redirs.push_back(r);
+            continue;
+        }
+        if (t.kind != Tok::Word) break;
+        if (words.empty()) {
+            if (Assign* as = try_assignment()) {
+                assigns.push_back(as);
+                continue;
+            }
+            if (failed()) return nullptr;
+            Word* w = read_word(WordMode::Normal);
+            if (failed()) return nullptr;
+            words.push_back(w);
+            std::string_view name = plain_text(w);
+            if (assigns.empty() && redirs.empty() && !name.empty()) {
+                Token n = lx_.next();
+                if (n.kind == Tok::LParen) {
+                    lx_.consume(n);
+                    Token c = lx_.next();
+                    if (c.kind != Tok::RParen) {
+                        error_near(c);
+                        return nullptr;
+                    }
+                    lx_.consume(c);
+                    FuncDef* f = a_.node<FuncDef>(s->pos);
+                    f->name = name;
+                    f->parens = true;
+                    return parse_funcdef_body(f);
+                }
+            }
+            for (auto d : kDeclUtils)
+                if (name == d) decl = true;
+            continue;
+        }
+        if (decl) {
+            uint32_t from = lx_.off();
+            Pos p = lx_.pos();
+            if (Assign* as = try_assignment()) {
+                Word* w = a_.node<Word>(p);
+                w->decl_assign = as;
+                std::vector<Node*> parts;
+                if (as->is_array || !as->value) {
+                    Lit* l = a_.node<Lit>(p);
+                    l->text = word_text(from);
+                    parts.push_back(l);
+                } else {
+                    Lit* l = a_.node<Lit>(p);
+                    l->text = src_.substr(from, as->value->pos.line == p.line && as->value->pos.col > p.col
+                                                    ? as->value->pos.col - p.col
+                                                    : 0);
+                    // the prefix up to and including '=' (value->pos is right after it)
+                    if (!l->text.empty()) parts.push_back(l);
+                    for (Node* n : as->value->parts) parts.push_back(n);
+                }
+                w->parts = a_.list<Node*>(parts);
+                words.push_back(w);
+                continue;
+            }
+            if (failed()) return nullptr;
+        }
+        Word* w = read_word(WordMode::Normal);
+        if (failed()) return nullptr;
+        words.push_back(w);
+    }
+    if (assigns.empty() && words.empty() && redirs.empty()) {
+        error_near(t);
+        return nullptr;
+    }
+    s->assigns = a_.list<Assign*>(assigns);
+    s->words = a_.list<Word*>(words);
+    s->redirs = a_.list<Redirect*>(redirs);
+    return s;
+}
+
+// Scans a subscript starting at the '[' at offset `at`; sets `close` to the matching ']'.
+bool Parser::scan_subscript(uint32_t at, uint32_t& close) const {
+    uint32_t end = lx_.end();
+    int depth = 0;
+    for (uint32_t i = at; i < end; ++i) {
+        char c = src_[i];
+        if (c == '[') {
+            ++depth;
+        } else if (c == ']') {
+            if (--depth == 0) {
+                close = i;
+                return true;
+            }
+        } else if (c == '\\') {
+            ++i;
+        } else if (c == '\'' || c == '"') {
+            uint32_t j = i + 1;
+            while (j < end && src_[j] != c) {
+                if (c == '"' && src_[j] == '\\') ++j;
+                ++j;
+            }
+            if (j >= end) return false;
+            i = j;
+        } else if (c == '\n') {
+            return false;
+        }
+    }
+    return false;
+}
+
+Word* Parser::read_range_word(uint32_t from, uint32_t to) {
+    uint32_t saved_end = lx_.end();
+    lx_.advance_to(from);
+    lx_.set_end(to);
+    Word* w = read_word(WordMode::Limit);
+    lx_.set_end(saved_end);
+    if (!failed()) lx_.advance_to(to);
+    return w;
+}
+
+Assign* Parser::try_assignment() {
+    uint32_t off = lx_.off();
+    uint32_t end = lx_.end();
+    if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return nullptr;
+    uint32_t i = off + 1;
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
+    uint32_t name_end = i;
+    uint32_t close = 0;
+    bool has_index = false;
+    if (i < end && src_[i] == '[') {
+        if (!scan_subscript(i, close)) return nullptr;
+        has_index = true;
+        i = close + 1;
+    }
+    bool append = false;
+    if (i < end && src_[i] == '+') {
+        append = true;
+        ++i;
+    }
+    if (i >= end || src_[i] != '=') return nullptr;
+    Assign* as = a_.node<Assign>(lx_.pos());
+    as->name = src_.substr(off, name_end - off);
+    as->append = append;
+    if (has_index) {
+        as->index = read_range_word(name_end + 1, close);
+        if (failed()) return nullptr;
+    }
+    lx_.advance_to(i + 1);
+    if (lx_.peek() == '(') {
+        as->is_array = true;
+        if (!read_array(as)) return nullptr;
+        return as;
+    }
+    as->value = read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    return as;
+}
+
+bool Parser::read_array(Assign* as) {
+    Pos start = lx_.pos();
+    Depth d(*this, start);
+    if (!d.ok) return false;
+    lx_.advance();  // (
+    std::vector<ArrayElem> elems;
+    for (;;) {
+        lx_.skip_blanks();
+        int c = lx_.peek();
+        if (c == '\n') {
+            consume_newline();
+            continue;
+        }
+        if (c == -1) {
+            error(start, "unexpected EOF while looking for matching `)'");
+            return false;
+        }
+        if (c == ')') {
+            lx_.advance();
+            break;
+        }
+        if (Lexer::is_meta(c) || (c == '<' || c == '>')) {
+            Token t = lx_.next();
+            error_near(t);
+            return false;
+        }
+        ArrayElem e;
+        e.pos = lx_.pos();
+        uint32_t close = 0;
+        if (c == '[' && scan_subscript(lx_.off(), close)) {
+            uint32_t j = close + 1;
+            bool app = false;
+            if (j < lx_.end() && src_[j] == '+') {
+                app = true;
+                ++j;
+            }
+            if (j < lx_.end() && src_[j] == '=') {
+                e.key = read_range_word(lx_.off() + 1, close);
+                if (failed()) return false;
+                e.append = app;
+                lx_.advance_to(j + 1);
+            }
+        }
+        e.value = read_word(WordMode::Normal);
+        if (failed()) return false;
+        elems.push_back(e);
+    }
+    as->elems = a_.list<ArrayElem>(elems);
+    return true;
+}
+
+// ---------------------------------------------------------------- compound commands
+
+bool Parser::at_compound_start() {
+    Token t = lx_.next();
+    if (t.kind == Tok::LParen) return true;
+    if (t.kind != Tok::Word) return false;
+    for (auto kw : {"{", "if", "while", "until", "for", "select", "case", "[["})
+        if (lx_.at_word(kw)) return true;
+    return false;
+}
+
+Command* Parser::parse_funcdef_body(FuncDef* f) {
+    skip_newlines();
+    if (failed()) return nullptr;
+    Token t = lx_.next();
+    if (t.kind == Tok::Eof) {
+        error_eof();
+        return nullptr;
+    }
+    if (!at_compound_start()) {
+        error_near(t);
+        return nullptr;
+    }
+    Depth d(*this, t.pos);
+    if (!d.ok) return nullptr;
+    f->body = parse_command();
+    if (!f->body || failed()) return nullptr;
+    return f;
+}
+
+Command* Parser::parse_function_kw() {
+    Pos p = lx_.pos();
+    lx_.advance(8);
+    Token t = lx_.next();
+    if (t.kind != Tok::Word) {
+        error_near(t);
+        return nullptr;
+    }
+    Word* w = read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    FuncDef* f = a_.node<FuncDef>(p);
+    f->keyword = true;
+    f->name = plain_text(w);
+    if (f->name.empty() && !w->parts.empty()) f->name = a_.str(src_.substr(t.off, lx_.off() - t.off));
+    t = lx_.next();
+    if (t.kind == Tok::LParen) {
+        lx_.consume(t);
+        Token c = lx_.next();
+        if (c.kind != Tok::RParen) {
+            error_near(c);
+            return nullptr;
+        }
+        lx_.consume(c);
+        f->parens = true;
+    }
+    return parse_funcdef_body(f);
+}
+
+Command* Parser::parse_coproc() {
+    Pos p = lx_.pos();
+    lx_.advance(6);
+    Coproc* c = a_.node<Coproc>(p);
+    Token t = lx_.next();
+    if (t.kind == Tok::Newline || t.kind == Tok::Eof) {
+        error_near(t);
+        return nullptr;
+    }
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    if (t.kind == Tok::Word && !at_compound_start()) {
+        LexState st = lx_.save();
+        Word* w = read_word(WordMode::Normal);
+        if (failed()) return nullptr;
+        std::string_view name = plain_text(w);
+        if (!name.empty() && at_compound_start()) {
+            c->name = name;
+        } else {
+            lx_.restore(st);
+        }
+    }
+    c->body = parse_command();
+    if (!c->body || failed()) return nullptr;
+    return c;
+}
+
+Command* Parser::parse_brace() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(1);
+    Brace* b = a_.node<Brace>(p);
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word("}")) return nullptr;
+    b->body = a_.list<Stmt*>(body);
+    return b;
+}
+
+Command* Parser::parse_subshell() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(1);
+    Subshell* s = a_.node<Subshell>(p);
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed()) return nullptr;
+    Token t = lx_.next();
+    if (t.kind != Tok::RParen) {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    lx_.consume(t);
+    s->body = a_.list<Stmt*>(body);
+    return s;
+}
+
+Command* Parser::parse_paren_command() {
+    if (lx_.peek(1) != '(') return parse_subshell();
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    LexState st = lx_.save();
+    lx_.advance(2);
+    Word* raw = nullptr;
+    ++speculating_;
+    bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    --speculating_;
+    if (failed()) return nullptr;
+    if (!ok) {
+        lx_.restore(st);
+        return parse_subshell();
+    }
+    ArithCmd* c = a_.node<ArithCmd>(p);
+    c->raw = raw;
+    c->expr = arith_from_word(raw);
+    return failed() ? nullptr : c;
+}
+
+Command* Parser::parse_if() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(2);
+    If* n = a_.node<If>(p);
+    std::vector<IfClause> clauses;
+    Pos cp = p;
+    for (;;) {
+        IfClause cl;
+        cl.pos = cp;
+        std::vector<Stmt*> cond = parse_stmts(true);
+        if (failed() || !expect_word("then")) return nullptr;
+        std::vector<Stmt*> body = parse_stmts(true);
+        if (failed()) return nullptr;
+        cl.cond = a_.list<Stmt*>(cond);
+        cl.body = a_.list<Stmt*>(body);
+        clauses.push_back(cl);
+        Token t = lx_.next();
+        if (t.kind == Tok::Word && lx_.at_word("elif")) {
+            cp = t.pos;
+            lx_.advance(4);
+            continue;
+        }
+        if (t.kind == Tok::Word && lx_.at_word("else")) {
+            lx_.advance(4);
+            std::vector<Stmt*> eb = parse_stmts(true);
+            if (failed()) return nullptr;
+            n->has_else = true;
+            n->else_body = a_.list<Stmt*>(eb);
+        }
+        if (!expect_word("fi")) return nullptr;
+        break;
+    }
+    n->clauses = a_.list<IfClause>(clauses);
+    return n;
+}
+
+Command* Parser::parse_while(bool until) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(until ? 5 : 5);
+    While* w = a_.node<While>(p);
+    w->until = until;
+    std::vector<Stmt*> cond = parse_stmts(true);
+    if (failed() || !expect_word("do")) return nullptr;
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word("done")) return nullptr;
+    w->cond = a_.list<Stmt*>(cond);
+    w->body = a_.list<Stmt*>(body);
+    return w;
+}
+
+Command* Parser::parse_for(bool select) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(select ? 6 : 3);
+    lx_.skip_blanks();
+    if (!select && lx_.peek() == '(' && lx_.peek(1) == '(') return parse_arith_for(p);
+    Token t = lx_.next();
+    if (t.kind != Tok::Word) {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    Pos var_pos = t.pos;
+    uint32_t from = lx_.off();
+    read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    std::string_view var = word_text(from);
+    bool has_in = false;
+    std::vector<Word*> items;
+    skip_newlines();
+    t = lx_.next();
+    if (t.kind == Tok::Word && lx_.at_word("in")) {
+        lx_.advance(2);
+        has_in = true;
+        for (;;) {
+            t = lx_.next();
+            if (t.kind == Tok::Word) {
+                Word* w = read_word(WordMode::Normal);
+                if (failed()) return nullptr;
+                items.push_back(w);
+                continue;
+            }
+            if (t.kind == Tok::Semi) {
+                lx_.consume(t);
+            } else if (t.kind != Tok::Newline && t.kind != Tok::Eof) {
+                error_near(t);
+                return nullptr;
+            }
+            break;
+        }
+    } else if (t.kind == Tok::Semi) {
+        lx_.consume(t);
+    }
+    skip_newlines();
+    if (failed()) return nullptr;
+    t = lx_.next();
+    bool brace = false;
+    if (t.kind == Tok::Word && lx_.at_word("do")) {
+        lx_.advance(2);
+    } else if (t.kind == Tok::Word && lx_.at_word("{")) {
+        lx_.advance(1);
+        brace = true;
+    } else {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
+    if (select) {
+        Select* s = a_.node<Select>(p);
+        s->var = var;
+        s->var_pos = var_pos;
+        s->has_in = has_in;
+        s->items = a_.list<Word*>(items);
+        s->body = a_.list<Stmt*>(body);
+        return s;
+    }
+    For* f = a_.node<For>(p);
+    f->var = var;
+    f->var_pos = var_pos;
+    f->has_in = has_in;
+    f->items = a_.list<Word*>(items);
+    f->brace_body = brace;
+    f->body = a_.list<Stmt*>(body);
+    return f;
+}
+
+Command* Parser::parse_arith_for(Pos p) {
+    Pos start = lx_.pos();
+    lx_.advance(2);
+    ArithFor* f = a_.node<ArithFor>(p);
+    ArithPart* parts[3] = {&f->init, &f->cond, &f->step};
+    bool closed = false;
+    for (int i = 0; i < 3; ++i) {
+        if (closed) {
+            parts[i]->raw = a_.node<Word>(lx_.pos());
+            continue;
+        }
+        char term = 0;
+        Word* raw = nullptr;
+        bool ok = read_arith_raw(ArithEnd::ForPart, start, raw, &term);
+        if (failed()) return nullptr;
+        if (!ok) {
+            error(lx_.pos(), "syntax error near unexpected token `)'");
+            return nullptr;
+        }
+        parts[i]->raw = raw;
+        parts[i]->expr = arith_from_word(raw);
+        if (failed()) return nullptr;
+        if (term == ')') closed = true;
+    }
+    if (!closed) {
+        // a fourth ';' section: bash rejects it
+        error(lx_.pos(), "syntax error: arithmetic expression required");
+        return nullptr;
+    }
+    Token t = lx_.next();
+    if (t.kind == Tok::Semi) lx_.consume(t);
+    skip_newlines();
+    if (failed()) return nullptr;
+    t = lx_.next();
+    bool brace = false;
+    if (t.kind == Tok::Word && lx_.at_word("do")) {
+        lx_.advance(2);
+    } else if (t.kind == Tok::Word && lx_.at_word("{")) {
+        lx_.advance(1);
+        brace = true;
+    } else {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
+    f->brace_body = brace;
+    f->body = a_.list<Stmt*>(body);
+    return f;
+}
+
+Command* Parser::parse_case() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(4);
+    Case* c = a_.node<Case>(p);
+    Token t = lx_.next();
+    if (t.kind != Tok::Word) {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    c->subject = read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    skip_newlines();
+    if (failed() || !expect_word("in")) return nullptr;
+    std::vector<CaseItem> items;
+    for (;;) {
+        skip_newlines();
+        if (failed()) return nullptr;
+        t = lx_.next();
+        if (t.kind == Tok::Word && lx_.at_word("esac")) {
+            lx_.advance(4);
+            break;
+        }
+        if (t.kind == Tok::Eof) {
+            error_eof();
+            return nullptr;
+        }
+        CaseItem it;
+        it.pos = t.pos;
+        if (t.kind == Tok::LParen) {
+            lx_.consume(t);
+            t = lx_.next();
+        }
+        std::vector<Word*> pats;
+        for (;;) {
+            if (t.kind != Tok::Word) {
+                error_near(t);
+                return nullptr;
+            }
+            Word* w = read_word(opt_.extglob ? WordMode::Normal : WordMode::Normal);
+            if (failed()) return nullptr;
+            pats.push_back(w);
+            t = lx_.next();
+            if (t.kind == Tok::Pipe) {
+                lx_.consume(t);
+                t = lx_.next();
+                continue;
+            }
+            if (t.kind == Tok::RParen) {
+                lx_.consume(t);
+                break;
+            }
+            error_near(t);
+            return nullptr;
+        }
+        std::vector<Stmt*> body = parse_stmts(false);
+        if (failed()) return nullptr;
+        it.patterns = a_.list<Word*>(pats);
+        it.body = a_.list<Stmt*>(body);
+        t = lx_.next();
+        switch (t.kind) {
+        case Tok::DSemi: it.term = CaseTerm::Break; break;
+        case Tok::SemiAnd: it.term = CaseTerm::FallThrough; break;
+        case Tok::DSemiAnd: it.term = CaseTerm::Continue; break;
+        case Tok::Word:
+            if (lx_.at_word("esac")) {
+                it.term = CaseTerm::None;
+                items.push_back(it);
+                lx_.advance(4);
+                c->items = a_.list<CaseItem>(items);
+                return c;
+            }
+            error_near(t);
+            return nullptr;
+        case Tok::Eof: error_eof(); return nullptr;
+        default: error_near(t); return nullptr;
+        }
+        lx_.consume(t);
+        items.push_back(it);
+    }
+    c->items = a_.list<CaseItem>(items);
+    return c;
+}
+
+// ---------------------------------------------------------------- [[ ]]
+
+Command* Parser::parse_cond() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(2);
+    CondCmd* c = a_.node<CondCmd>(p);
+    c->expr = cond_or();
+    if (failed()) return nullptr;
+    Token t = lx_.next(LexMode::Cond);
+    if (t.kind == Tok::Word && lx_.at_word("]]")) {
+        lx_.advance(2);
+        return c;
+    }
+    if (t.kind == Tok::Eof) {
+        error({eof_line_, 1}, "unexpected EOF while looking for `]]'");
+    } else if (t.kind == Tok::Word) {
+        error(t.pos, "syntax error in conditional expression");
+    } else {
+        error(t.pos, "syntax error near unexpected token `" + std::string(token_text(t.kind)) + "'");
+    }
+    return nullptr;
+}
+
+void Parser::cond_skip_newlines() {
+    for (;;) {
+        Token t = lx_.next(LexMode::Cond);
+        if (t.kind != Tok::Newline || failed()) return;
+        consume_newline();
+    }
+}
+
+CondExpr* Parser::cond_or() {
+    CondExpr* l = cond_and();
+    for (;;) {
+        if (!l || failed()) return nullptr;
+        Token t = lx_.next(LexMode::Cond);
+        if (t.kind != Tok::OrOr) return l;
+        lx_.consume(t);
+        CondExpr* r = cond_and();
+        if (!r) return nullptr;
+        CondOr* o = a_.node<CondOr>(l->pos);
+        o->left = l;
+        o->right = r;
+        l = o;
+    }
+}
+
+CondExpr* Parser::cond_and() {
+    CondExpr* l = cond_term();
+    for (;;) {
+        if (!l || failed()) return nullptr;
+        Token t = lx_.next(LexMode::Cond);
+        if (t.kind != Tok::AndAnd) return l;
+        lx_.consume(t);
+        CondExpr* r = cond_term();
+        if (!r) return nullptr;
+        CondAnd* o = a_.node<CondAnd>(l->pos);
+        o->left = l;
+        o->right = r;
+        l = o;
+    }
+}
+
+CondExpr* Parser::cond_term() {
+    cond_skip_newlines();
+    if (failed()) return nullptr;
+    Token t = lx_.next(LexMode::Cond);
+    Depth d(*this, t.pos);
+    if (!d.ok) return nullptr;
+    auto tok_name = [&](const Token& k) -> std::string {
+        if (k.kind == Tok::Word) {
+            uint32_t e = k.off;
+            while (e < lx_.end() && !Lexer::is_meta(static_cast<unsigned char>(src_[e]))) ++e;
+            return std::string(src_.substr(k.off, e - k.off));
+        }
+        return std::string(token_text(k.kind));
+    };
+    if (t.kind == Tok::Eof) {
+        error({eof_line_, 1}, "unexpected EOF while looking for `]]'");
+        return nullptr;
+    }
+    if (t.kind == Tok::LParen) {
+        lx_.consume(t);
+        CondExpr* e = cond_or();
+        if (!e || failed()) return nullptr;
+        cond_skip_newlines();
+        Token r = lx_.next(LexMode::Cond);
+        if (r.kind != Tok::RParen) {
+            error(r.pos, "unexpected token `" + tok_name(r) + "', expected `)'");
+            return nullptr;
+        }
+        lx_.consume(r);
+        CondParen* cp = a_.node<CondParen>(t.pos);
+        cp->expr = e;
+        return cp;
+    }
+    if (t.kind != Tok::Word) {
+        error(t.pos, "unexpected token `" + tok_name(t) + "' in conditional command");
+        return nullptr;
+    }
+    if (lx_.at_word("]]")) {
+        error(t.pos, "syntax error near unexpected token `]]'");
+        return nullptr;
+    }
+    if (lx_.at_word("!")) {
+        lx_.advance(1);
+        CondExpr* e = cond_term();
+        if (!e) return nullptr;
+        CondNot* n = a_.node<CondNot>(t.pos);
+        n->expr = e;
+        return n;
+    }
+    for (auto op : kUnaryTests) {
+        if (!lx_.at_word(op)) continue;
+        lx_.advance(2);
+        Token a = lx_.next(LexMode::Cond);
+        if (a.kind != Tok::Word || lx_.at_word("]]")) {
+            error(a.pos, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
+            return nullptr;
+        }
+        CondUnary* u = a_.node<CondUnary>(t.pos);
+        u->op = op;
+        u->arg = read_word(WordMode::Cond);
+        if (failed()) return nullptr;
+        return u;
+    }
+    Word* left = read_word(WordMode::Cond);
+    if (failed()) return nullptr;
+    Token o = lx_.next(LexMode::Cond);
+    std::string_view op;
+    if (o.kind == Tok::Less) op = "<";
+    else if (o.kind == Tok::Great) op = ">";
+    else if (o.kind == Tok::Word) {
+        for (auto b : kBinaryTests)
+            if (lx_.at_word(b)) op = b;
+        if (op.empty() && !lx_.at_word("]]")) {
+            error(o.pos, "conditional binary operator expected");
+            return nullptr;
+        }
+    }
+    if (op.empty()) {
+        if (o.kind == Tok::AndAnd || o.kind == Tok::OrOr || o.kind == Tok::RParen ||
+            (o.kind == Tok::Word && lx_.at_word("]]"))) {
+            CondWord* w = a_.node<CondWord>(t.pos);
+            w->word = left;
+            return w;
+        }
+        error(o.pos, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
+        return nullptr;
+    }
+    lx_.advance(static_cast<uint32_t>(op.size()));
+    Token r = lx_.next(LexMode::Cond);
+    if (r.kind != Tok::Word || lx_.at_word("]]")) {
+        // < and ( can begin a regex on the right of =~
+        if (!(op == "=~" && (r.kind == Tok::LParen || r.kind == Tok::Pipe))) {
+            error(r.pos, "unexpected argument `" + tok_name(r) + "' to conditional binary operator");
+            return nullptr;
+        }
+    }
+    CondBinary* b = a_.node<CondBinary>(t.pos);
+    b->op = op;
+    b->left = left;
+    WordMode m = WordMode::Cond;
+    if (op == "=~") m = WordMode::Regex;
+    else if (op == "==" || op == "=" || op == "!=") m = WordMode::CondPattern;
+    b->right = read_word(m);
+    if (failed()) return nullptr;
+    return b;
+}
+
+// ---------------------------------------------------------------- words
+
+Word* Parser::read_word(WordMode m, bool in_dq) {
+    Pos wpos = lx_.pos();
+    std::vector<Node*> parts;
+    LitBuf lit;
+    int depth = 0;
+    bool ext = opt_.extglob || m == WordMode::Cond || m == WordMode::CondPattern || m == WordMode::ExtAlt;
+    bool cmdlike = m == WordMode::Normal || m == WordMode::Cond || m == WordMode::CondPattern;
+    for (;;) {
+        if (failed()) break;
+        int c = lx_.peek();
+        if (c < 0) break;
+        int n = lx_.peek(1);
+        // terminators
+        if (cmdlike) {
+            if (Lexer::is_meta(c) && !((c == '<' || c == '>') && n == '(')) break;
+        } else if (m == WordMode::Regex) {
+            if (depth == 0 && (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '<' ||
+                               c == '>' || c == ')'))
+                break;
+            if (c == '(') ++depth;
+            if (c == ')') --depth;
+            if (c == '(' || c == ')' || c == '|' || c == ' ' || c == '\t' || c == '\n' || c == ';' ||
+                c == '&' || c == '<' || c == '>') {
+                lit_char(lit);
+                continue;
+            }
+        } else if (m == WordMode::ExtAlt) {
+            if (depth == 0 && (c == '|' || c == ')')) break;
+            if (c == '(') ++depth;
+            if (c == ')') --depth;
+        } else if (m == WordMode::ParamArg) {
+            if (c == '}') break;
+        } else if (m == WordMode::ParamPat) {
+            if (c == '}' || c == '/') break;
+        } else if (m == WordMode::ParamOff) {
+            if (c == '}' || c == ':') break;
+        }
+        switch (c) {
+        case '\\': {
+            if (n == '\n') {
+                lx_.advance(2);
+                continue;
+            }
+            if (n < 0) {
+                lit_char(lit);
+                continue;
+            }
+            if (in_dq) {
+                // inside "${x:-...}": backslash keeps its double-quote meaning
+                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}') {
+                    lit_add(lit, lx_.off() + 1, 1, lx_.pos());
+                    lx_.advance(2);
+                } else {
+                    lit_char(lit);
+                }
+                continue;
+            }
+            lit_flush(lit, parts);
+            Escaped* e = a_.node<Escaped>(lx_.pos());
+            e->text = src_.substr(lx_.off() + 1, 1);
+            parts.push_back(e);
+            lx_.advance(2);
+            continue;
+        }
+        case '\'':
+            if (in_dq) break;
+            lit_flush(lit, parts);
+            if (Node* q = read_squote()) parts.push_back(q);
+            continue;
+        case '"':
+            lit_flush(lit, parts);
+            if (Node* q = read_dquote(false)) parts.push_back(q);
+            continue;
+        case '`':
+            lit_flush(lit, parts);
+            if (Node* q = read_backtick(false)) parts.push_back(q);
+            continue;
+        case '$': {
+            Pos p = lx_.pos();
+            uint32_t off = lx_.off();
+            if (in_dq && (n == '\'' || n == '"')) break;
+            Node* q = nullptr;
+            // read_dollar reads $'..' and $".." outside double quotes only
+            q = read_dollar(in_dq);
+            if (q) {
+                lit_flush(lit, parts);
+                parts.push_back(q);
+            } else if (!failed()) {
+                lit_add(lit, off, 1, p);
+                lx_.advance();
+            }
+            continue;
+        }
+        case '<':
+        case '>':
+            if (n == '(' && m != WordMode::Limit && !in_dq) {
+                lit_flush(lit, parts);
+                if (Node* q = read_procsubst()) parts.push_back(q);
+                continue;
+            }
+            break;
+        case '?':
+        case '*':
+        case '+':
+        case '@':
+        case '!':
+            if (n == '(' && ext && m != WordMode::Limit && !in_dq) {
+                lit_flush(lit, parts);
+                if (Node* q = read_extglob()) parts.push_back(q);
+                continue;
+            }
+            break;
+        default: break;
+        }
+        lit_char(lit);
+    }
+    lit_flush(lit, parts);
+    return make_word(wpos, parts);
+}
+
+Node* Parser::read_squote() {
+    Pos p = lx_.pos();
+    uint32_t from = lx_.off() + 1;
+    const void* q = std::memchr(src_.data() + from, '\'', lx_.end() - std::min(from, lx_.end()));
+    if (!q || from > lx_.end()) {
+        error(p, "unexpected EOF while looking for matching `''");
+        return nullptr;
+    }
+    uint32_t to = static_cast<uint32_t>(static_cast<const char*>(q) - src_.data());
+    SglQuoted* s = a_.node<SglQuoted>(p);
+    s->text = src_.substr(from, to - from);
+    lx_.advance_to(to + 1);
+    return s;
+}
+
+Node* Parser::read_dquote(bool locale) {
+    Pos p = lx_.pos();
+    if (locale) lx_.advance();  // $
+    lx_.advance();              // "
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    std::vector<Node*> parts;
+    LitBuf lit;
+    for (;;) {
+        if (failed()) return nullptr;
+        int c = lx_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching `\"'");
+            return nullptr;
+        }
+        if (c == '"') {
+            lx_.advance();
+            break;
+        }
+        if (c == '\\') {
+            int n = lx_.peek(1);
+            if (n == '\n') {
+                lx_.advance(2);
+                continue;
+            }
+            if (n == '$' || n == '`' || n == '"' || n == '\\') {
+                lit_add(lit, lx_.off() + 1, 1, lx_.pos());
+                lx_.advance(2);
+                continue;
+            }
+            lit_char(lit);
+            continue;
+        }
+        if (c == '$') {
+            Pos dp = lx_.pos();
+            uint32_t off = lx_.off();
+            Node* n = read_dollar(true);
+            if (n) {
+                lit_flush(lit, parts);
+                parts.push_back(n);
+            } else if (!failed()) {
+                lit_add(lit, off, 1, dp);
+                lx_.advance();
+            }
+            continue;
+        }
+        if (c == '`') {
+            lit_flush(lit, parts);
+            if (Node* n = read_backtick(true)) parts.push_back(n);
+            continue;
+        }
+        lit_char(lit);
+    }
+    lit_flush(lit, parts);
+    DblQuoted* q = a_.node<DblQuoted>(p);
+    q->locale = locale;
+    q->parts = a_.list<Node*>(parts);
+    return q;
+}
+
+static void put_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x110000) {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+Node* Parser::read_ansic() {
+    Pos p = lx_.pos();
+    lx_.advance(2);  // $'
+    uint32_t from = lx_.off();
+    std::string out;
+    bool truncated = false;
+    auto put = [&](char ch) {
+        if (ch == '\0') truncated = true;
+        if (!truncated) out += ch;
+    };
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching `''");
+            return nullptr;
+        }
+        if (c == '\'') break;
+        if (c != '\\') {
+            put(static_cast<char>(c));
+            lx_.advance();
+            continue;
+        }
+        int n = lx_.peek(1);
+        if (n < 0) {
+            put('\\');
+            lx_.advance();
+            continue;
+        }
+        lx_.advance(2);
+        switch (n) {
+        case 'n': put('\n'); break;
+        case 't': put('\t'); break;
+        case 'r': put('\r'); break;
+        case 'a': put('\a'); break;
+        case 'b': put('\b'); break;
+        case 'e':
+        case 'E': put('\x1b'); break;
+        case 'f': put('\f'); break;
+        case 'v': put('\v'); break;
+        case '\\': put('\\'); break;
+        case '\'': put('\''); break;
+        case '"': put('"'); break;
+        case '?': put('?'); break;
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+            int v = n - '0';
+            for (int i = 0; i < 2 && lx_.peek() >= '0' && lx_.peek() <= '7'; ++i) {
+                v = v * 8 + (lx_.peek() - '0');
+                lx_.advance();
+            }
+            put(static_cast<char>(v & 0xFF));
+            break;
+        }
+        case 'x': {
+            int v = 0, k = 0;
+            while (k < 2 && hexval(lx_.peek()) >= 0) {
+                v = v * 16 + hexval(lx_.peek());
+                lx_.advance();
+                ++k;
+            }
+            if (k == 0) {
+                put('\\');
+                put('x');
+            } else {
+                put(static_cast<char>(v));
+            }
+            break;
+        }
+        case 'u':
+        case 'U': {
+            uint32_t v = 0;
+            int k = 0, max = n == 'u' ? 4 : 8;
+            while (k < max && hexval(lx_.peek()) >= 0) {
+                v = v * 16 + static_cast<uint32_t>(hexval(lx_.peek()));
+                lx_.advance();
+                ++k;
+            }
+            if (k == 0) {
+                put('\\');
+                put(static_cast<char>(n));
+            } else if (v == 0) {
+                truncated = true;
+            } else if (!truncated) {
+                put_utf8(out, v);
+            }
+            break;
+        }
+        case 'c': {
+            int x = lx_.peek();
+            if (x < 0 || x == '\'') {
+                put('\\');
+                put('c');
+                break;
+            }
+            lx_.advance();
+            if (x == '\\' && lx_.peek() == '\\') lx_.advance();
+            if (x == '?') put('\x7f');
+            else put(static_cast<char>(std::toupper(x) & 0x1f));
+            break;
+        }
+        default:
+            put('\\');
+            put(static_cast<char>(n));
+            break;
+        }
+    }
+    AnsiCQuoted* q = a_.node<AnsiCQuoted>(p);
+    q->raw = src_.substr(from, lx_.off() - from);
+    q->value = a_.str(out);
+    lx_.advance();  // '
+    return q;
+}
+
+Node* Parser::memo_get(uint32_t off, bool in_dq) {
+    if (memo_.empty()) return nullptr;
+    auto it = memo_.find((uint64_t(off) << 1) | (in_dq ? 1 : 0));
+    if (it == memo_.end()) return nullptr;
+    lx_.restore(it->second.end);
+    return it->second.node;
+}
+
+void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
+    if (speculating_ == 0 || !n || failed()) return;
+    memo_[(uint64_t(off) << 1) | (in_dq ? 1 : 0)] = Memo{n, lx_.save()};
+}
+
+Node* Parser::read_dollar(bool in_dq) {
+    Pos p = lx_.pos();
+    int n = lx_.peek(1);
+    uint32_t off = lx_.off();
+    if (n == '{' || n == '(' || n == '[') {
+        if (Node* m = memo_get(off, in_dq)) return m;
+        Node* r = nullptr;
+        if (n == '{') r = read_brace_param(in_dq);
+        else if (n == '[') r = read_arith_bracket();
+        else if (lx_.peek(2) == '(') r = read_dollar_dparen();
+        else r = read_cmdsubst();
+        memo_put(off, in_dq, r);
+        return r;
+    }
+    if (!in_dq && n == '\'') return read_ansic();
+    if (!in_dq && n == '"') return read_dquote(true);
+    ParamExp* pe = a_.node<ParamExp>(p);
+    if (is_name_start(n)) {
+        uint32_t i = 2;
+        while (is_name_char(lx_.peek(i))) ++i;
+        pe->name = src_.substr(off + 1, i - 1);
+        lx_.advance(i);
+        return pe;
+    }
+    if (is_digit(n) || is_special_param(n)) {
+        pe->name = src_.substr(off + 1, 1);
+        lx_.advance(2);
+        return pe;
+    }
+    return nullptr;
+}
+
+Node* Parser::read_brace_param(bool in_dq) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    uint32_t start = lx_.off();
+    lx_.advance(2);
+    ParamExp* pe = a_.node<ParamExp>(p);
+    pe->braced = true;
+    auto eof_err = [&]() {
+        error(p, "unexpected EOF while looking for matching `}'");
+        return nullptr;
+    };
+    // Unrecognised syntax: bash reports "bad substitution" when it runs, so keep the raw text as the name.
+    auto bad = [&]() -> Node* {
+        if (failed()) return nullptr;
+        int depth = 0;
+        for (;;) {
+            int c = lx_.peek();
+            if (c < 0) return eof_err();
+            if (c == '{') ++depth;
+            if (c == '}' && depth-- == 0) break;
+            if (c == '\\' && lx_.peek(1) >= 0) lx_.advance();
+            lx_.advance();
+        }
+        ParamExp* b = a_.node<ParamExp>(p);
+        b->braced = true;
+        b->name = src_.substr(start + 2, lx_.off() - start - 2);
+        lx_.advance();
+        return b;
+    };
+    auto read_name = [&]() -> bool {
+        int c = lx_.peek();
+        uint32_t off = lx_.off();
+        if (is_name_start(c)) {
+            uint32_t i = 1;
+            while (is_name_char(lx_.peek(i))) ++i;
+            pe->name = src_.substr(off, i);
+            lx_.advance(i);
+            return true;
+        }
+        if (is_digit(c)) {
+            uint32_t i = 1;
+            while (is_digit(lx_.peek(i))) ++i;
+            pe->name = src_.substr(off, i);
+            lx_.advance(i);
+            return true;
+        }
+        if (is_special_param(c)) {
+            pe->name = src_.substr(off, 1);
+            lx_.advance(1);
+            return true;
+        }
+        return false;
+    };
+    auto read_index = [&]() -> bool {
+        if (lx_.peek() != '[') return true;
+        uint32_t close = 0;
+        if (!scan_subscript(lx_.off(), close)) return false;
+        std::string_view in = src_.substr(lx_.off() + 1, close - lx_.off() - 1);
+        if (in == "@" || in == "*") {
+            pe->index_all = in[0];
+            lx_.advance_to(close + 1);
+        } else {
+            pe->index = read_range_word(lx_.off() + 1, close);
+            if (failed()) return false;
+            lx_.advance_to(close + 1);
+        }
+        return true;
+    };
+    auto arg = [&](WordMode m) -> Word* { return read_word(m, in_dq); };
+    auto close = [&]() -> Node* {
+        if (failed()) return nullptr;
+        if (lx_.peek() == '}') {
+            lx_.advance();
+            return pe;
+        }
+        if (lx_.peek() < 0) return eof_err();
+        return bad();
+    };
+    int c = lx_.peek();
+    int n = lx_.peek(1);
+    if (c < 0) return eof_err();
+    if (c == '#' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n)) &&
+        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peek(2) != '}')) {
+        lx_.advance();
+        pe->op = ParamOp::Length;
+        if (!read_name()) return bad();
+        if (!read_index()) return bad();
+        return close();
+    }
+    if (c == '!' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n))) {
+        lx_.advance();
+        if (!read_name()) return bad();
+        int x = lx_.peek();
+        if ((x == '*' || x == '@') && lx_.peek(1) == '}') {
+            pe->op = ParamOp::PrefixNames;
+            pe->at_form = x == '@';
+            lx_.advance(2);
+            return pe;
+        }
+        if (!read_index()) return bad();
+        if (pe->index_all && lx_.peek() == '}') {
+            pe->op = ParamOp::Keys;
+            lx_.advance();
+            return pe;
+        }
+        pe->indirect = true;
+    } else {
+        if (!read_name()) {
+            if (c == '}') {
+                lx_.advance();
+                return pe;  // ${}: bad substitution at run time
+            }
+            return bad();
+        }
+        if (!read_index()) return bad();
+    }
+    c = lx_.peek();
+    n = lx_.peek(1);
+    switch (c) {
+    case '}': lx_.advance(); return pe;
+    case ':':
+        if (n == '-' || n == '=' || n == '?' || n == '+') {
+            pe->colon = true;
+            pe->op = n == '-' ? ParamOp::Default : n == '=' ? ParamOp::Assign : n == '?' ? ParamOp::Error : ParamOp::Alternate;
+            lx_.advance(2);
+            pe->arg = arg(WordMode::ParamArg);
+            return close();
+        }
+        pe->op = ParamOp::Substring;
+        lx_.advance();
+        pe->arg = arg(WordMode::ParamOff);
+        if (lx_.peek() == ':') {
+            lx_.advance();
+            pe->arg2 = arg(WordMode::ParamArg);
+        }
+        return close();
+    case '-':
+    case '=':
+    case '?':
+    case '+':
+        pe->op = c == '-' ? ParamOp::Default : c == '=' ? ParamOp::Assign : c == '?' ? ParamOp::Error : ParamOp::Alternate;
+        lx_.advance();
+        pe->arg = arg(WordMode::ParamArg);
+        return close();
+    case '#':
+    case '%': {
+        bool dbl = n == c;
+        pe->op = c == '#' ? (dbl ? ParamOp::RemLongPrefix : ParamOp::RemPrefix)
+                          : (dbl ? ParamOp::RemLongSuffix : ParamOp::RemSuffix);
+        lx_.advance(dbl ? 2 : 1);
+        pe->arg = arg(WordMode::ParamArg);
+        return close();
+    }
+    case '/':
+        pe->op = ParamOp::Replace;
+        lx_.advance();
+        if (n == '/') pe->op = ParamOp::ReplaceAll;
+        else if (n == '#') pe->op = ParamOp::ReplacePrefix;
+        else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
+        if (pe->op != ParamOp::Replace) lx_.advance();
+        pe->arg = arg(WordMode::ParamPat);
+        if (lx_.peek() == '/') {
+            lx_.advance();
+            pe->arg2 = arg(WordMode::ParamArg);
+        }
+        return close();
+    case '^':
+    case ',': {
+        bool dbl = n == c;
+        pe->op = c == '^' ? (dbl ? ParamOp::UpperAll : ParamOp::UpperFirst)
+                          : (dbl ? ParamOp::LowerAll : ParamOp::LowerFirst);
+        lx_.advance(dbl ? 2 : 1);
+        Word* w = arg(WordMode::ParamArg);
+        if (w && !w->parts.empty()) pe->arg = w;
+        return close();
+    }
+    case '@':
+        if (n > 0 && std::isalpha(n) && lx_.peek(2) == '}') {
+            pe->op = ParamOp::Transform;
+            pe->transform = static_cast<char>(n);
+            lx_.advance(3);
+            return pe;
+        }
+        return bad();
+    case -1: return eof_err();
+    default: return bad();
+    }
+}
+
+std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
+    (void)start;
+    ok = false;
+    std::vector<Stmt*> body = parse_stmts(false);
+    if (failed()) return body;
+    Token t = lx_.next();
+    if (t.kind == Tok::RParen) {
+        lx_.consume(t);
+        ok = true;
+    } else if (t.kind == Tok::Eof) {
+        error({eof_line_, 1}, "unexpected EOF while looking for matching `)'");
+    } else {
+        error_near(t);
+    }
+    return body;
+}
+
+Node* Parser::read_cmdsubst() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(2);
+    bool ok = false;
+    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    if (!ok) return nullptr;
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->body = a_.list<Stmt*>(body);
+    return c;
+}
+
+Node* Parser::read_procsubst() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    bool out = lx_.peek() == '>';
+    lx_.advance(2);
+    bool ok = false;
+    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    if (!ok) return nullptr;
+    ProcSubst* c = a_.node<ProcSubst>(p);
+    c->output = out;
+    c->body = a_.list<Stmt*>(body);
+    return c;
+}
+
+Node* Parser::read_dollar_dparen() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    LexState st = lx_.save();
+    lx_.advance(3);
+    Word* raw = nullptr;
+    ++speculating_;
+    bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    --speculating_;
+    if (failed()) return nullptr;
+    if (!ok) {
+        // $( (...) ... ): a command substitution whose body starts with a subshell
+        lx_.restore(st);
+        return read_cmdsubst();
+    }
+    ArithSubst* a = a_.node<ArithSubst>(p);
+    a->raw = raw;
+    a->expr = arith_from_word(raw);
+    return failed() ? nullptr : a;
+}
+
+Node* Parser::read_arith_bracket() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance(2);
+    Word* raw = nullptr;
+    if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
+    ArithSubst* a = a_.node<ArithSubst>(p);
+    a->bracket = true;
+    a->raw = raw;
+    a->expr = arith_from_word(raw);
+    return failed() ? nullptr : a;
+}
+
+bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
+    Pos wpos = lx_.pos();
+    std::vector<Node*> parts;
+    LitBuf lit;
+    uint32_t depth = 0;
+    bool done = false;
+    while (!done) {
+        if (failed()) return false;
+        int c = lx_.peek();
+        if (c < 0) {
+            if (end == ArithEnd::Whole) break;
+            error(start, end == ArithEnd::Bracket ? "unexpected EOF while looking for matching `]'"
+                                                  : "unexpected EOF while looking for matching `)'");
+            return false;
+        }
+        switch (c) {
+        case '\\':
+            if (lx_.peek(1) == '\n') {
+                lx_.advance(2);
+                continue;
+            }
+            lit_char(lit);
+            if (lx_.peek() >= 0) lit_char(lit);
+            continue;
+        case '(':
+        case '[':
+            if ((c == '(') == (end != ArithEnd::Bracket) || end == ArithEnd::Whole) {
+                if (++depth > opt_.max_depth) {
+                    error_depth(lx_.pos());
+                    return false;
+                }
+            }
+            break;
+        case ')':
+        case ']':
+            if (end == ArithEnd::Whole) {
+                if (depth > 0) --depth;
+                break;
+            }
+            if ((c == ')') != (end != ArithEnd::Bracket)) break;
+            if (depth > 0) {
+                --depth;
+                break;
+            }
+            if (end == ArithEnd::Bracket) {
+                lx_.advance();
+                done = true;
+                continue;
+            }
+            if (lx_.peek(1) == ')') {
+                lx_.advance(2);
+                if (term) *term = ')';
+                done = true;
+                continue;
+            }
+            return false;
+        case ';':
+            if (end == ArithEnd::ForPart && depth == 0) {
+                lx_.advance();
+                if (term) *term = ';';
+                done = true;
+                continue;
+            }
+            break;
+        case '$': {
+            Pos p = lx_.pos();
+            uint32_t off = lx_.off();
+            Node* n = read_dollar(false);
+            if (n) {
+                lit_flush(lit, parts);
+                parts.push_back(n);
+            } else if (!failed()) {
+                lit_add(lit, off, 1, p);
+                lx_.advance();
+            }
+            continue;
+        }
+        case '`':
+            lit_flush(lit, parts);
+            if (Node* n = read_backtick(false)) parts.push_back(n);
+            continue;
+        case '"':
+            lit_flush(lit, parts);
+            if (Node* n = read_dquote(false)) parts.push_back(n);
+            continue;
+        case '\'':
+            lit_flush(lit, parts);
+            if (Node* n = read_squote()) parts.push_back(n);
+            continue;
+        default: break;
+        }
+        lit_char(lit);
+    }
+    lit_flush(lit, parts);
+    out = make_word(wpos, parts);
+    return true;
+}
+
+Node* Parser::read_backtick(bool in_dq) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance();
+    std::string text;
+    Pos inner = lx_.pos();
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching ``'");
+            return nullptr;
+        }
+        if (c == '`') {
+            lx_.advance();
+            break;
+        }
+        if (c == '\\') {
+            int n = lx_.peek(1);
+            if (n == '`' || n == '\\' || n == '$' || (in_dq && n == '"')) {
+                text += static_cast<char>(n);
+                lx_.advance(2);
+                continue;
+            }
+        }
+        text += static_cast<char>(c);
+        lx_.advance();
+    }
+    Parser sub(a_, a_.str(text), opt_, inner, depth_);
+    std::vector<Stmt*> body = sub.parse_stmts(false);
+    if (!sub.failed()) {
+        Token t = sub.lx_.next();
+        if (t.kind != Tok::Eof) sub.error_near(t);
+    }
+    if (sub.failed()) {
+        error(sub.err->pos, sub.err->message);
+        return nullptr;
+    }
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->backquote = true;
+    c->body = a_.list<Stmt*>(body);
+    return c;
+}
+
+Node* Parser::read_extglob() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    ExtGlob* g = a_.node<ExtGlob>(p);
+    g->op = static_cast<char>(lx_.peek());
+    lx_.advance(2);
+    std::vector<Word*> alts;
+    for (;;) {
+        Word* w = read_word(WordMode::ExtAlt);
+        if (failed()) return nullptr;
+        alts.push_back(w);
+        int c = lx_.peek();
+        if (c == '|') {
+            lx_.advance();
+            continue;
+        }
+        if (c == ')') {
+            lx_.advance();
+            break;
+        }
+        error(p, "unexpected EOF while looking for matching `)'");
+        return nullptr;
+    }
+    g->alternatives = a_.list<Word*>(alts);
+    return g;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- public API
+
+ParseResult parse(std::string_view source, const ParseOptions& options) {
+    ParseResult r;
+    std::string_view src = r.arena->str(source);
+    detail::Parser p(*r.arena, src, options, {1, 1}, 0);
+    Script* s = p.parse_script();
+    if (p.err) {
+        r.error = std::move(p.err);
+        return r;
+    }
+    r.script = s;
+    return r;
+}
+
+}  // namespace bashkit::syntax

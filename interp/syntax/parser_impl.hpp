@@ -1,0 +1,161 @@
+// Internal: the recursive-descent parser shared by parser.cpp (commands, words) and arith_parser.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "interp/syntax/ast.hpp"
+#include "interp/syntax/lexer.hpp"
+#include "interp/syntax/parser.hpp"
+
+namespace bashkit::syntax::detail {
+
+// What ends a word, per context. Each is one lexer mode for the bytes of a word.
+enum class WordMode : uint8_t {
+    Normal,       // command words: blanks and ; & | ( ) < > end it
+    Cond,         // inside [[ ]]: like Normal
+    CondPattern,  // right of == != in [[ ]]: like Normal, extglob always on
+    Regex,        // right of =~: ( ) | are part of the regex, blanks inside ( ) too
+    ExtAlt,       // one alternative inside ?( ) *( ) ...: | and ) end it at depth 0
+    ParamArg,     // ${x:-word}: } ends it
+    ParamPat,     // ${x/pat/...}: / or } ends it
+    ParamOff,     // ${x:off:len}: : or } ends it
+    Limit,        // only the (narrowed) end of input ends it
+};
+
+enum class ArithEnd : uint8_t { DParen, Bracket, ForPart, Whole };
+
+class Parser {
+public:
+    Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth);
+
+    Script* parse_script();
+    // The whole source as arithmetic (for parse_arith()).
+    ArithExpr* parse_arith_text();
+
+    std::optional<ParseError> err;
+    bool failed() const { return err.has_value(); }
+
+    // ---------------------------------------------------------------- shared helpers
+    Arena& a_;
+    std::string_view src_;
+    Lexer lx_;
+    const ParseOptions& opt_;
+    uint32_t depth_;
+
+    void error(Pos p, std::string msg);
+    void error_near(const Token& t);
+    void error_eof();
+    void error_depth(Pos p) { error(p, "maximum nesting depth exceeded"); }
+    bool enter(Pos p) {
+        if (++depth_ > opt_.max_depth) {
+            error_depth(p);
+            return false;
+        }
+        return true;
+    }
+    void leave() { --depth_; }
+    struct Depth {
+        Parser& p;
+        bool ok;
+        Depth(Parser& parser, Pos pos) : p(parser), ok(parser.enter(pos)) {}
+        ~Depth() { p.leave(); }
+        Depth(const Depth&) = delete;
+        Depth& operator=(const Depth&) = delete;
+    };
+
+    // arithmetic over the parts of a raw word (arith_parser.cpp)
+    ArithExpr* arith_from_word(Word* raw);
+
+private:
+    // literal accumulation
+    struct LitBuf {
+        bool active = false;
+        bool contiguous = true;
+        uint32_t start = 0, end = 0;
+        Pos pos;
+        std::string buf;
+    };
+    void lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p);
+    void lit_add_str(LitBuf& l, std::string_view s, Pos p);
+    void lit_flush(LitBuf& l, std::vector<Node*>& parts);
+    void lit_char(LitBuf& l) {  // adds the byte at the cursor and advances
+        lit_add(l, lx_.off(), 1, lx_.pos());
+        lx_.advance();
+    }
+
+    // commands
+    std::vector<Stmt*> parse_stmts(bool nonempty);
+    bool is_stop(const Token& t) const;
+    void skip_newlines();
+    void consume_newline();
+    void read_heredocs();
+    void read_heredoc(Redirect* r);
+    Command* parse_and_or();
+    Command* parse_pipeline();
+    Command* parse_command();
+    Command* parse_simple();
+    void parse_trailing_redirs(Command* c);
+    Redirect* parse_redirect(Token t);
+    bool expect_word(std::string_view kw);
+    Command* parse_if();
+    Command* parse_while(bool until);
+    Command* parse_for(bool select);
+    Command* parse_arith_for(Pos p);
+    Command* parse_case();
+    Command* parse_brace();
+    Command* parse_subshell();
+    Command* parse_paren_command();
+    Command* parse_cond();
+    Command* parse_function_kw();
+    Command* parse_funcdef_body(FuncDef* f);
+    Command* parse_coproc();
+    bool at_compound_start();
+    // [[ ]]
+    CondExpr* cond_or();
+    CondExpr* cond_and();
+    CondExpr* cond_term();
+    void cond_skip_newlines();
+
+    // words
+    Word* read_word(WordMode m, bool in_dq = false);
+    Word* make_word(Pos p, std::vector<Node*>& parts);
+    Assign* try_assignment();
+    bool scan_subscript(uint32_t at, uint32_t& close) const;
+    Word* read_range_word(uint32_t from, uint32_t to);
+    bool read_array(Assign* as);
+    Node* read_squote();
+    Node* read_dquote(bool locale);
+    Node* read_ansic();
+    Node* read_dollar(bool in_dq);
+    Node* read_brace_param(bool in_dq);
+    Node* read_cmdsubst();
+    Node* read_dollar_dparen();
+    Node* read_arith_bracket();
+    Node* read_backtick(bool in_dq);
+    Node* read_procsubst();
+    Node* read_extglob();
+    std::vector<Stmt*> parse_subst_body(Pos start, bool& ok);
+    // raw arithmetic text; returns false when a ')' closes early (not an arithmetic expression)
+    bool read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term = nullptr);
+
+    std::string_view word_text(uint32_t from) const { return src_.substr(from, lx_.off() - from); }
+    std::string_view plain_text(const Word* w) const;  // the text of a one-Lit word, else ""
+
+    struct Memo {
+        Node* node;
+        LexState end;
+    };
+    std::unordered_map<uint64_t, Memo> memo_;
+    uint32_t speculating_ = 0;
+    Node* memo_get(uint32_t off, bool in_dq);
+    void memo_put(uint32_t off, bool in_dq, Node* n);
+
+    std::vector<Redirect*> heredocs_;
+    uint32_t eof_line_ = 1;
+};
+
+}  // namespace bashkit::syntax::detail

@@ -1,0 +1,1072 @@
+// The printer: AST back to bash source in one canonical style.
+//
+// Style (close to shfmt with 4-space indents): one statement per line in the bodies of compound commands,
+// `if cond; then`, `while cond; do`, case items unindented with their bodies indented. Inside command and
+// process substitutions everything is printed on one line (`$(a; b)`), except where a here-document forces
+// a line break.
+//
+// Here-documents: a redirection `<<EOF` queues its body; the queue is written after the next newline the
+// printer emits, the way bash reads them. A substitution keeps its own queue and flushes it before its
+// closing parenthesis, because bash does not read a here-document body past the end of `$( )`.
+//
+// Word parts are printed as the AST records them: Lit verbatim, Escaped as a backslash and the byte, quotes
+// as quotes. Only the text of Lit parts inside double quotes and unquoted here-document bodies is
+// re-escaped, because the parser resolved the escapes there.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "interp/syntax/ast.hpp"
+#include "interp/syntax/printer.hpp"
+
+namespace bashkit::syntax {
+
+std::string print_arith(const ArithExpr& expr);
+
+namespace {
+
+enum class Ctx : uint8_t {
+    Plain,    // unquoted word text
+    Dbl,      // inside "..."
+    HereDoc,  // the body of a here-document with an unquoted delimiter
+};
+
+std::string_view redir_op(const Redirect& r) {
+    switch (r.op) {
+        case RedirOp::In: return "<";
+        case RedirOp::Out: return ">";
+        case RedirOp::Append: return ">>";
+        case RedirOp::Clobber: return ">|";
+        case RedirOp::ReadWrite: return "<>";
+        case RedirOp::DupIn: return "<&";
+        case RedirOp::DupOut: return ">&";
+        case RedirOp::OutErr: return "&>";
+        case RedirOp::AppendOutErr: return "&>>";
+        case RedirOp::HereDoc: return r.strip_tabs ? "<<-" : "<<";
+        case RedirOp::HereString: return "<<<";
+    }
+    return "?";
+}
+
+std::string_view case_term(CaseTerm t) {
+    switch (t) {
+        case CaseTerm::Break: return ";;";
+        case CaseTerm::FallThrough: return ";&";
+        case CaseTerm::Continue: return ";;&";
+        case CaseTerm::None: return "";
+    }
+    return "";
+}
+
+// Words that bash recognises as reserved when they start a command.
+bool is_reserved_word(std::string_view s) {
+    static constexpr std::string_view words[] = {
+        "if",   "then",   "else", "elif",   "fi",       "do",   "done",   "case", "esac", "while",
+        "until", "for",   "select", "function", "time", "coproc", "{",    "}",    "!",    "[[",
+    };
+    for (std::string_view w : words) {
+        if (s == w) return true;
+    }
+    return false;
+}
+
+bool starts_as_reserved(const Word* w) {
+    if (w == nullptr || w->parts.size != 1) return false;
+    const Lit* lit = w->parts[0]->try_as<Lit>();
+    return lit != nullptr && is_reserved_word(lit->text);
+}
+
+// Commands short enough to print a subshell around them on one line.
+bool is_one_liner(const Command* c) {
+    if (c == nullptr) return true;
+    switch (c->kind) {
+        case NodeKind::Simple:
+        case NodeKind::ArithCmd:
+        case NodeKind::CondCmd:
+            return true;
+        case NodeKind::Pipeline:
+            for (const Command* s : c->as<Pipeline>()->stages) {
+                if (!is_one_liner(s)) return false;
+            }
+            return true;
+        case NodeKind::AndOr:
+            for (const Command* s : c->as<AndOr>()->items) {
+                if (!is_one_liner(s)) return false;
+            }
+            return true;
+        default:
+            return false;
+    }
+}
+
+int cond_prec(const CondExpr* e) {
+    if (e->is<CondOr>()) return 1;
+    if (e->is<CondAnd>()) return 2;
+    return 3;
+}
+
+class Printer {
+public:
+    std::string take() { return std::move(out_); }
+
+    void script(const Script& s) {
+        for (uint32_t i = 0; i < s.body.size; ++i) {
+            if (i > 0) newline();
+            stmt(*s.body[i]);
+        }
+        if (!s.body.empty() || !pending_.empty()) newline();
+    }
+
+    void word(const Word* w, Ctx ctx = Ctx::Plain) {
+        if (w == nullptr) return;
+        if (w->decl_assign != nullptr && w->decl_assign->is_array && ctx == Ctx::Plain) {
+            assign(*w->decl_assign);
+            return;
+        }
+        for (uint32_t i = 0; i < w->parts.size; ++i) part(w->parts[i], ctx);
+    }
+
+private:
+    std::string out_;
+    int indent_ = 0;
+    bool multiline_ = true;    // bodies of compound commands one statement per line
+    bool at_line_start_ = false;
+    std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
+
+    // ------------------------------------------------------------ output primitives
+
+    void write(std::string_view s) {
+        if (at_line_start_) {
+            if (multiline_) out_.append(static_cast<size_t>(indent_) * 4, ' ');
+            at_line_start_ = false;
+        }
+        out_ += s;
+    }
+    void write(char c) { write(std::string_view(&c, 1)); }
+
+    void newline() {
+        out_ += '\n';
+        flush_heredocs();
+        at_line_start_ = true;
+    }
+
+    // Runs f with an empty buffer and returns what it wrote.
+    template <class F>
+    std::string capture(F&& f) {
+        std::string saved;
+        saved.swap(out_);
+        bool saved_start = at_line_start_;
+        at_line_start_ = false;
+        f();
+        at_line_start_ = saved_start;
+        saved.swap(out_);
+        return saved;
+    }
+
+    void flush_heredocs() {
+        while (!pending_.empty()) {
+            std::vector<const Redirect*> docs;
+            docs.swap(pending_);
+            for (const Redirect* r : docs) heredoc_body(*r);
+        }
+    }
+
+    void heredoc_body(const Redirect& r) {
+        bool saved_ml = multiline_;
+        multiline_ = false;
+        std::string body = capture([&] {
+            if (r.body == nullptr) return;
+            for (const Node* p : r.body->parts) {
+                const Lit* lit = p->try_as<Lit>();
+                if (lit != nullptr && r.quoted_delim) {
+                    out_ += lit->text;
+                } else {
+                    part(p, Ctx::HereDoc);
+                }
+            }
+        });
+        multiline_ = saved_ml;
+        if (!body.empty() && body.back() != '\n') body += '\n';
+        if (r.strip_tabs) {
+            // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
+            std::string indented;
+            bool line_start = true;
+            for (char c : body) {
+                if (line_start) indented += '\t';
+                indented += c;
+                line_start = (c == '\n');
+            }
+            body.swap(indented);
+            body += '\t';
+        }
+        out_ += body;
+        out_ += r.delim;
+        out_ += '\n';
+    }
+
+    // ------------------------------------------------------------ statement lists
+
+    // Statements on one line: `a; b & c`. A terminated list also ends the last statement (`a;` or `a &`).
+    void list_inline(const List<Stmt*>& stmts, bool terminate) {
+        for (uint32_t i = 0; i < stmts.size; ++i) {
+            const Stmt& s = *stmts[i];
+            stmt(s);
+            bool last = i + 1 == stmts.size;
+            if (s.background) {
+                write(" &");
+            } else if (!last || terminate) {
+                write(';');
+            }
+            if (!last) write(' ');
+        }
+    }
+
+    // One statement per line, one level deeper; ends on a fresh line at the outer level.
+    void block(const List<Stmt*>& stmts) {
+        ++indent_;
+        for (const Stmt* s : stmts) {
+            newline();
+            stmt(*s);
+            if (s->background) write(" &");
+        }
+        --indent_;
+        newline();
+    }
+
+    // `keyword` then the body: a block when multiline, else inline and terminated.
+    void body_then(const List<Stmt*>& stmts, std::string_view close) {
+        if (multiline_) {
+            block(stmts);
+        } else {
+            write(' ');
+            list_inline(stmts, true);
+            write(' ');
+        }
+        write(close);
+    }
+
+    // A condition list (if, elif, while) is always on the keyword's line.
+    void cond_list(const List<Stmt*>& stmts) {
+        bool saved = multiline_;
+        multiline_ = false;
+        list_inline(stmts, true);
+        multiline_ = saved;
+    }
+
+    void stmt(const Stmt& s) { command(s.cmd); }
+
+    // ------------------------------------------------------------ commands
+
+    void redirs(const List<Redirect*>& rs) {
+        for (const Redirect* r : rs) {
+            write(' ');
+            redirect(*r);
+        }
+    }
+
+    void command(const Command* c) {
+        if (c == nullptr) return;
+        switch (c->kind) {
+            case NodeKind::Simple: simple(*c->as<Simple>()); return;
+            case NodeKind::Pipeline: pipeline(*c->as<Pipeline>()); return;
+            case NodeKind::AndOr: and_or(*c->as<AndOr>()); return;
+            case NodeKind::Brace: brace(*c->as<Brace>()); break;
+            case NodeKind::Subshell: subshell(*c->as<Subshell>()); break;
+            case NodeKind::If: if_(*c->as<If>()); break;
+            case NodeKind::While: while_(*c->as<While>()); break;
+            case NodeKind::For: for_(*c->as<For>()); break;
+            case NodeKind::ArithFor: arith_for(*c->as<ArithFor>()); break;
+            case NodeKind::Select: select(*c->as<Select>()); break;
+            case NodeKind::Case: case_(*c->as<Case>()); break;
+            case NodeKind::ArithCmd:
+                write("((");
+                word(c->as<ArithCmd>()->raw);
+                write("))");
+                break;
+            case NodeKind::CondCmd:
+                write("[[ ");
+                cond(c->as<CondCmd>()->expr);
+                write(" ]]");
+                break;
+            case NodeKind::FuncDef: func_def(*c->as<FuncDef>()); break;
+            case NodeKind::Coproc: {
+                const Coproc& cp = *c->as<Coproc>();
+                write("coproc ");
+                if (!cp.name.empty()) {
+                    write(cp.name);
+                    write(' ');
+                }
+                command(cp.body);
+                break;
+            }
+            default: return;
+        }
+        redirs(c->redirs);
+    }
+
+    void simple(const Simple& s) {
+        // A reserved word is an ordinary word after a redirection (`>f if`): keep the redirections first.
+        bool redirs_first = s.assigns.empty() && !s.words.empty() && starts_as_reserved(s.words[0]) &&
+                            !s.redirs.empty();
+        bool first = true;
+        auto sep = [&] {
+            if (!first) write(' ');
+            first = false;
+        };
+        if (redirs_first) {
+            for (const Redirect* r : s.redirs) {
+                sep();
+                redirect(*r);
+            }
+        }
+        for (const Assign* a : s.assigns) {
+            sep();
+            assign(*a);
+        }
+        for (const Word* w : s.words) {
+            sep();
+            word(w);
+        }
+        if (!redirs_first) {
+            for (const Redirect* r : s.redirs) {
+                sep();
+                redirect(*r);
+            }
+        }
+    }
+
+    void pipeline(const Pipeline& p) {
+        bool first = true;
+        auto sep = [&] {
+            if (!first) write(' ');
+            first = false;
+        };
+        if (p.timed) {
+            sep();
+            write(p.time_posix ? "time -p" : "time");
+        }
+        if (p.negated) {
+            sep();
+            write('!');
+        }
+        for (uint32_t i = 0; i < p.stages.size; ++i) {
+            if (i > 0) write(i - 1 < p.stderr_too.size && p.stderr_too[i - 1] ? " |& " : " | ");
+            else sep();
+            command(p.stages[i]);
+        }
+        redirs(p.redirs);
+    }
+
+    void and_or(const AndOr& a) {
+        for (uint32_t i = 0; i < a.items.size; ++i) {
+            if (i > 0) write(i - 1 < a.ops.size && a.ops[i - 1] == AndOrOp::Or ? " || " : " && ");
+            command(a.items[i]);
+        }
+        redirs(a.redirs);
+    }
+
+    void brace(const Brace& b) {
+        write('{');
+        body_then(b.body, "}");
+    }
+
+    void subshell(const Subshell& s) {
+        bool one_line = !multiline_;
+        if (!one_line) {
+            one_line = true;
+            for (const Stmt* st : s.body) one_line = one_line && is_one_liner(st->cmd);
+        }
+        write('(');
+        if (one_line) {
+            bool saved = multiline_;
+            multiline_ = false;
+            size_t start = out_.size();
+            list_inline(s.body, false);
+            multiline_ = saved;
+            // `((` would start arithmetic.
+            if (out_.size() > start && out_[start] == '(') {
+                out_.insert(start, 1, ' ');
+                write(' ');
+            }
+        } else {
+            block(s.body);
+        }
+        write(')');
+    }
+
+    void if_(const If& f) {
+        for (uint32_t i = 0; i < f.clauses.size; ++i) {
+            const IfClause& c = f.clauses[i];
+            write(i == 0 ? "if " : "elif ");
+            cond_list(c.cond);
+            write(" then");
+            if (multiline_) {
+                block(c.body);
+            } else {
+                write(' ');
+                list_inline(c.body, true);
+                write(' ');
+            }
+        }
+        if (f.has_else) {
+            write("else");
+            body_then(f.else_body, "fi");
+        } else {
+            write("fi");
+        }
+    }
+
+    void while_(const While& w) {
+        write(w.until ? "until " : "while ");
+        cond_list(w.cond);
+        write(" do");
+        body_then(w.body, "done");
+    }
+
+    void for_items(bool has_in, const List<Word*>& items) {
+        if (has_in) {
+            write(" in");
+            for (const Word* w : items) {
+                write(' ');
+                word(w);
+            }
+        }
+        write(';');
+    }
+
+    void for_(const For& f) {
+        write("for ");
+        write(f.var);
+        for_items(f.has_in, f.items);
+        if (f.brace_body) {
+            write(" {");
+            body_then(f.body, "}");
+        } else {
+            write(" do");
+            body_then(f.body, "done");
+        }
+    }
+
+    void select(const Select& s) {
+        write("select ");
+        write(s.var);
+        for_items(s.has_in, s.items);
+        write(" do");
+        body_then(s.body, "done");
+    }
+
+    void arith_for(const ArithFor& f) {
+        write("for ((");
+        word(f.init.raw);
+        write(';');
+        word(f.cond.raw);
+        write(';');
+        word(f.step.raw);
+        write("))");
+        if (f.brace_body) {
+            write(" {");
+            body_then(f.body, "}");
+        } else {
+            write(" do");
+            body_then(f.body, "done");
+        }
+    }
+
+    void case_(const Case& c) {
+        write("case ");
+        word(c.subject);
+        write(" in");
+        for (const CaseItem& item : c.items) {
+            if (multiline_) newline();
+            else write(' ');
+            // A first pattern `esac` would close the case: open the pattern list with `(`.
+            if (!item.patterns.empty() && item.patterns[0]->parts.size == 1) {
+                const Lit* lit = item.patterns[0]->parts[0]->try_as<Lit>();
+                if (lit != nullptr && lit->text == "esac") write('(');
+            }
+            for (uint32_t i = 0; i < item.patterns.size; ++i) {
+                if (i > 0) write(" | ");
+                word(item.patterns[i]);
+            }
+            write(')');
+            std::string_view term = case_term(item.term);
+            if (item.body.empty()) {
+                if (!term.empty()) {
+                    write(' ');
+                    write(term);
+                }
+            } else if (multiline_) {
+                ++indent_;
+                for (const Stmt* s : item.body) {
+                    newline();
+                    stmt(*s);
+                    if (s->background) write(" &");
+                }
+                if (!term.empty()) {
+                    newline();
+                    write(term);
+                }
+                --indent_;
+            } else {
+                write(' ');
+                list_inline(item.body, term.empty());
+                if (!term.empty()) {
+                    write(' ');
+                    write(term);
+                }
+            }
+        }
+        if (multiline_) newline();
+        else write(' ');
+        write("esac");
+    }
+
+    void func_def(const FuncDef& f) {
+        if (f.keyword) write("function ");
+        write(f.name);
+        if (f.parens || !f.keyword) write("()");
+        write(' ');
+        command(f.body);
+    }
+
+    // ------------------------------------------------------------ [[ ]]
+
+    void cond_operand(const CondExpr* e, int min_prec) {
+        if (e != nullptr && cond_prec(e) < min_prec) {
+            // Only a tree built by hand gets here: the parser keeps parentheses as CondParen.
+            write("( ");
+            cond(e);
+            write(" )");
+        } else {
+            cond(e);
+        }
+    }
+
+    void cond(const CondExpr* e) {
+        if (e == nullptr) return;
+        switch (e->kind) {
+            case NodeKind::CondWord: word(e->as<CondWord>()->word); return;
+            case NodeKind::CondUnary: {
+                const CondUnary& u = *e->as<CondUnary>();
+                write(u.op);
+                write(' ');
+                word(u.arg);
+                return;
+            }
+            case NodeKind::CondBinary: {
+                const CondBinary& b = *e->as<CondBinary>();
+                word(b.left);
+                write(' ');
+                write(b.op);
+                write(' ');
+                word(b.right);
+                return;
+            }
+            case NodeKind::CondNot:
+                write("! ");
+                cond_operand(e->as<CondNot>()->expr, 3);
+                return;
+            case NodeKind::CondParen:
+                write("( ");
+                cond(e->as<CondParen>()->expr);
+                write(" )");
+                return;
+            case NodeKind::CondAnd:
+            case NodeKind::CondOr: {
+                // Walk the left spine without recursion: `a && b && c ...` may be arbitrarily long.
+                std::vector<const CondExpr*> spine;
+                const CondExpr* leaf = e;
+                while (leaf != nullptr && (leaf->is<CondAnd>() || leaf->is<CondOr>())) {
+                    // An Or under an And (only in a hand-built tree) is printed in parentheses instead.
+                    if (!spine.empty() && cond_prec(leaf) < cond_prec(spine.back())) break;
+                    spine.push_back(leaf);
+                    leaf = leaf->is<CondAnd>() ? leaf->as<CondAnd>()->left : leaf->as<CondOr>()->left;
+                }
+                cond_operand(leaf, cond_prec(spine.back()));
+                for (size_t i = spine.size(); i-- > 0;) {
+                    const CondExpr* n = spine[i];
+                    bool is_and = n->is<CondAnd>();
+                    write(is_and ? " && " : " || ");
+                    const CondExpr* right = is_and ? n->as<CondAnd>()->right : n->as<CondOr>()->right;
+                    cond_operand(right, cond_prec(n) + 1);
+                }
+                return;
+            }
+            default: return;
+        }
+    }
+
+    // ------------------------------------------------------------ words
+
+    void assign(const Assign& a) {
+        write(a.name);
+        if (a.index != nullptr) {
+            write('[');
+            word(a.index);
+            write(']');
+        }
+        write(a.append ? "+=" : "=");
+        if (a.is_array) {
+            write('(');
+            for (uint32_t i = 0; i < a.elems.size; ++i) {
+                const ArrayElem& e = a.elems[i];
+                if (i > 0) write(' ');
+                if (e.key != nullptr) {
+                    write('[');
+                    word(e.key);
+                    write(']');
+                    write(e.append ? "+=" : "=");
+                }
+                word(e.value);
+            }
+            write(')');
+        } else {
+            word(a.value);
+        }
+    }
+
+    void redirect(const Redirect& r) {
+        if (!r.fd_var.empty()) {
+            write('{');
+            write(r.fd_var);
+            write('}');
+        } else if (r.fd >= 0) {
+            write(std::to_string(r.fd));
+        }
+        write(redir_op(r));
+        if (r.target != nullptr) {
+            std::string target = capture([&] { word(r.target); });
+            // `< <(cmd)`: without the space the two operators would fuse.
+            if (!target.empty() && (target[0] == '<' || target[0] == '>' || target[0] == '(')) write(' ');
+            write(target);
+        }
+        if (r.op == RedirOp::HereDoc) pending_.push_back(&r);
+    }
+
+    // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
+    // double quotes). A backslash before an ordinary byte of the same Lit stays as it is (`"\n"`).
+    void escaped_lit(std::string_view text, Ctx ctx) {
+        std::string s;
+        s.reserve(text.size());
+        for (size_t i = 0; i < text.size(); ++i) {
+            char c = text[i];
+            bool has_next = i + 1 < text.size();
+            char next = has_next ? text[i + 1] : '\0';
+            switch (c) {
+                case '\\': {
+                    bool special_next = !has_next || next == '\\' || next == '$' || next == '`' ||
+                                        next == '\n' || (next == '"' && ctx == Ctx::Dbl);
+                    s += special_next ? "\\\\" : "\\";
+                    break;
+                }
+                case '$':
+                    if (has_next && (next == ' ' || next == '\t' || next == '\n')) s += '$';
+                    else s += "\\$";
+                    break;
+                case '`': s += "\\`"; break;
+                case '"': s += ctx == Ctx::Dbl ? "\\\"" : "\""; break;
+                default: s += c;
+            }
+        }
+        write(s);
+    }
+
+    void part(const Node* n, Ctx ctx) {
+        if (n == nullptr) return;
+        switch (n->kind) {
+            case NodeKind::Lit:
+                if (ctx == Ctx::Plain) write(n->as<Lit>()->text);
+                else escaped_lit(n->as<Lit>()->text, ctx);
+                return;
+            case NodeKind::Escaped:
+                write('\\');
+                write(n->as<Escaped>()->text);
+                return;
+            case NodeKind::SglQuoted:
+                write('\'');
+                write(n->as<SglQuoted>()->text);
+                write('\'');
+                return;
+            case NodeKind::DblQuoted: {
+                const DblQuoted& d = *n->as<DblQuoted>();
+                write(d.locale ? "$\"" : "\"");
+                for (const Node* p : d.parts) part(p, Ctx::Dbl);
+                write('"');
+                return;
+            }
+            case NodeKind::AnsiCQuoted:
+                write("$'");
+                write(n->as<AnsiCQuoted>()->raw);
+                write('\'');
+                return;
+            case NodeKind::ParamExp: param_exp(*n->as<ParamExp>()); return;
+            case NodeKind::CmdSubst: {
+                const CmdSubst& c = *n->as<CmdSubst>();
+                if (c.backquote) backquote(c.body, ctx);
+                else substitution("$(", c.body);
+                return;
+            }
+            case NodeKind::ArithSubst: {
+                const ArithSubst& a = *n->as<ArithSubst>();
+                write(a.bracket ? "$[" : "$((");
+                word(a.raw);
+                write(a.bracket ? "]" : "))");
+                return;
+            }
+            case NodeKind::ProcSubst: {
+                const ProcSubst& p = *n->as<ProcSubst>();
+                substitution(p.output ? ">(" : "<(", p.body);
+                return;
+            }
+            case NodeKind::ExtGlob: {
+                const ExtGlob& g = *n->as<ExtGlob>();
+                write(g.op);
+                write('(');
+                for (uint32_t i = 0; i < g.alternatives.size; ++i) {
+                    if (i > 0) write('|');
+                    word(g.alternatives[i]);
+                }
+                write(')');
+                return;
+            }
+            case NodeKind::Word: word(n->as<Word>(), ctx); return;
+            default: return;
+        }
+    }
+
+    // $( ) and <( ) >( ): one line, its own here-document queue flushed before the closing parenthesis.
+    void substitution(std::string_view open, const List<Stmt*>& body) {
+        std::vector<const Redirect*> saved_pending;
+        saved_pending.swap(pending_);
+        bool saved_ml = multiline_;
+        multiline_ = false;
+        write(open);
+        size_t start = out_.size();
+        list_inline(body, false);
+        if (out_.size() > start && out_[start] == '(') {
+            // `$((` would start arithmetic.
+            out_.insert(start, 1, ' ');
+            write(' ');
+        }
+        if (!pending_.empty()) newline();
+        write(')');
+        multiline_ = saved_ml;
+        pending_.swap(saved_pending);
+    }
+
+    // `...`: the body printed as usual, then \ and ` (and " inside double quotes) escaped with a backslash,
+    // which bash removes before parsing the body.
+    void backquote(const List<Stmt*>& body, Ctx ctx) {
+        std::vector<const Redirect*> saved_pending;
+        saved_pending.swap(pending_);
+        bool saved_ml = multiline_;
+        multiline_ = false;
+        std::string inner = capture([&] {
+            list_inline(body, false);
+            if (!pending_.empty()) newline();
+        });
+        multiline_ = saved_ml;
+        pending_.swap(saved_pending);
+        std::string s = "`";
+        for (char c : inner) {
+            if (c == '\\' || c == '`' || (c == '"' && ctx == Ctx::Dbl)) s += '\\';
+            s += c;
+        }
+        s += '`';
+        write(s);
+    }
+
+    void param_exp(const ParamExp& p) {
+        if (!p.braced) {
+            write('$');
+            write(p.name);
+            return;
+        }
+        write("${");
+        switch (p.op) {
+            case ParamOp::Length: write('#'); break;
+            case ParamOp::PrefixNames:
+            case ParamOp::Keys: write('!'); break;
+            default:
+                if (p.indirect) write('!');
+        }
+        write(p.name);
+        if (p.op == ParamOp::PrefixNames) {
+            write(p.at_form ? '@' : '*');
+            write('}');
+            return;
+        }
+        if (p.index_all != 0) {
+            write('[');
+            write(p.index_all);
+            write(']');
+        } else if (p.index != nullptr) {
+            write('[');
+            word(p.index);
+            write(']');
+        }
+        auto arg_after = [&](std::string_view op) {
+            write(op);
+            word(p.arg);
+        };
+        switch (p.op) {
+            case ParamOp::None:
+            case ParamOp::Length:
+            case ParamOp::PrefixNames:
+            case ParamOp::Keys:
+                break;
+            case ParamOp::Default: arg_after(p.colon ? ":-" : "-"); break;
+            case ParamOp::Assign: arg_after(p.colon ? ":=" : "="); break;
+            case ParamOp::Error: arg_after(p.colon ? ":?" : "?"); break;
+            case ParamOp::Alternate: arg_after(p.colon ? ":+" : "+"); break;
+            case ParamOp::RemPrefix: arg_after("#"); break;
+            case ParamOp::RemLongPrefix: arg_after("##"); break;
+            case ParamOp::RemSuffix: arg_after("%"); break;
+            case ParamOp::RemLongSuffix: arg_after("%%"); break;
+            case ParamOp::Replace:
+            case ParamOp::ReplaceAll:
+            case ParamOp::ReplacePrefix:
+            case ParamOp::ReplaceSuffix: {
+                std::string_view op = p.op == ParamOp::Replace      ? "/"
+                                      : p.op == ParamOp::ReplaceAll ? "//"
+                                      : p.op == ParamOp::ReplacePrefix ? "/#"
+                                                                       : "/%";
+                arg_after(op);
+                if (p.arg2 != nullptr) {
+                    write('/');
+                    word(p.arg2);
+                }
+                break;
+            }
+            case ParamOp::Substring: {
+                write(':');
+                std::string off = capture([&] { word(p.arg); });
+                // `${x:-1}` would be a default value.
+                if (!off.empty() && off[0] == '-') write(' ');
+                write(off);
+                if (p.arg2 != nullptr) {
+                    write(':');
+                    word(p.arg2);
+                }
+                break;
+            }
+            case ParamOp::UpperFirst: arg_after("^"); break;
+            case ParamOp::UpperAll: arg_after("^^"); break;
+            case ParamOp::LowerFirst: arg_after(","); break;
+            case ParamOp::LowerAll: arg_after(",,"); break;
+            case ParamOp::Transform:
+                write('@');
+                if (p.transform != 0) write(p.transform);
+                break;
+        }
+        write('}');
+    }
+};
+
+// ---------------------------------------------------------------- arithmetic (for messages and tests)
+
+std::string_view arith_op(ArithOp op) {
+    switch (op) {
+        case ArithOp::Plus: return "+";
+        case ArithOp::Minus: return "-";
+        case ArithOp::Not: return "!";
+        case ArithOp::BitNot: return "~";
+        case ArithOp::PreInc: return "++";
+        case ArithOp::PreDec: return "--";
+        case ArithOp::PostInc: return "++";
+        case ArithOp::PostDec: return "--";
+        case ArithOp::Comma: return ",";
+        case ArithOp::LogOr: return "||";
+        case ArithOp::LogAnd: return "&&";
+        case ArithOp::BitOr: return "|";
+        case ArithOp::BitXor: return "^";
+        case ArithOp::BitAnd: return "&";
+        case ArithOp::Eq: return "==";
+        case ArithOp::Ne: return "!=";
+        case ArithOp::Lt: return "<";
+        case ArithOp::Le: return "<=";
+        case ArithOp::Gt: return ">";
+        case ArithOp::Ge: return ">=";
+        case ArithOp::Shl: return "<<";
+        case ArithOp::Shr: return ">>";
+        case ArithOp::Add: return "+";
+        case ArithOp::Sub: return "-";
+        case ArithOp::Mul: return "*";
+        case ArithOp::Div: return "/";
+        case ArithOp::Mod: return "%";
+        case ArithOp::Pow: return "**";
+        case ArithOp::AssignEq: return "=";
+        case ArithOp::AddEq: return "+=";
+        case ArithOp::SubEq: return "-=";
+        case ArithOp::MulEq: return "*=";
+        case ArithOp::DivEq: return "/=";
+        case ArithOp::ModEq: return "%=";
+        case ArithOp::ShlEq: return "<<=";
+        case ArithOp::ShrEq: return ">>=";
+        case ArithOp::AndEq: return "&=";
+        case ArithOp::XorEq: return "^=";
+        case ArithOp::OrEq: return "|=";
+    }
+    return "?";
+}
+
+// Binding strength, higher binds tighter.
+int binary_prec(ArithOp op) {
+    switch (op) {
+        case ArithOp::Comma: return 1;
+        case ArithOp::LogOr: return 4;
+        case ArithOp::LogAnd: return 5;
+        case ArithOp::BitOr: return 6;
+        case ArithOp::BitXor: return 7;
+        case ArithOp::BitAnd: return 8;
+        case ArithOp::Eq:
+        case ArithOp::Ne: return 9;
+        case ArithOp::Lt:
+        case ArithOp::Le:
+        case ArithOp::Gt:
+        case ArithOp::Ge: return 10;
+        case ArithOp::Shl:
+        case ArithOp::Shr: return 11;
+        case ArithOp::Add:
+        case ArithOp::Sub: return 12;
+        case ArithOp::Mul:
+        case ArithOp::Div:
+        case ArithOp::Mod: return 13;
+        case ArithOp::Pow: return 14;
+        default: return 12;
+    }
+}
+
+int arith_prec(const ArithExpr* e) {
+    switch (e->kind) {
+        case NodeKind::ArithBinary: return binary_prec(e->as<ArithBinary>()->op);
+        case NodeKind::ArithAssign: return 2;
+        case NodeKind::ArithTernary: return 3;
+        case NodeKind::ArithUnary: return 15;
+        case NodeKind::ArithPostfix: return 16;
+        default: return 17;
+    }
+}
+
+class ArithPrinter {
+public:
+    std::string out;
+
+    void expr(const ArithExpr* e, int min_prec) {
+        if (e == nullptr) return;
+        if (arith_prec(e) < min_prec) {
+            out += '(';
+            expr(e, 0);
+            out += ')';
+            return;
+        }
+        switch (e->kind) {
+            case NodeKind::ArithNum: out += e->as<ArithNum>()->text; return;
+            case NodeKind::ArithVar: {
+                const ArithVar& v = *e->as<ArithVar>();
+                out += v.name;
+                if (v.index != nullptr) {
+                    out += '[';
+                    out += print(*v.index);
+                    out += ']';
+                }
+                return;
+            }
+            case NodeKind::ArithWord:
+                if (e->as<ArithWord>()->word != nullptr) out += print(*e->as<ArithWord>()->word);
+                return;
+            case NodeKind::ArithParen:
+                out += '(';
+                expr(e->as<ArithParen>()->inner, 0);
+                out += ')';
+                return;
+            case NodeKind::ArithUnary: {
+                const ArithUnary& u = *e->as<ArithUnary>();
+                std::string_view op = arith_op(u.op);
+                out += op;
+                size_t start = out.size();
+                expr(u.operand, 15);
+                // `- -x` and `+ +x` must not fuse into -- or ++.
+                if (out.size() > start && (out[start] == '-' || out[start] == '+') && out[start] == op.back()) {
+                    out.insert(start, 1, ' ');
+                }
+                return;
+            }
+            case NodeKind::ArithPostfix: {
+                const ArithPostfix& p = *e->as<ArithPostfix>();
+                expr(p.operand, 16);
+                out += arith_op(p.op);
+                return;
+            }
+            case NodeKind::ArithAssign: {
+                const ArithAssign& a = *e->as<ArithAssign>();
+                expr(a.target, 16);
+                out += ' ';
+                out += arith_op(a.op);
+                out += ' ';
+                expr(a.value, 2);
+                return;
+            }
+            case NodeKind::ArithTernary: {
+                const ArithTernary& t = *e->as<ArithTernary>();
+                expr(t.cond, 4);
+                out += " ? ";
+                expr(t.then_expr, 3);
+                out += " : ";
+                expr(t.else_expr, 3);
+                return;
+            }
+            case NodeKind::ArithBinary: {
+                // Left spine iteratively: `1+1+1+...` may be long.
+                std::vector<const ArithBinary*> spine;
+                const ArithExpr* leaf = e;
+                while (leaf != nullptr && leaf->is<ArithBinary>()) {
+                    const ArithBinary* b = leaf->as<ArithBinary>();
+                    if (!spine.empty() && binary_prec(b->op) < binary_prec(spine.back()->op)) break;
+                    if (!spine.empty() && b->op == ArithOp::Pow) break;  // right-associative
+                    spine.push_back(b);
+                    leaf = b->left;
+                }
+                const ArithBinary* bottom = spine.back();
+                int p = binary_prec(bottom->op);
+                expr(leaf, bottom->op == ArithOp::Pow ? p + 1 : p);
+                for (size_t i = spine.size(); i-- > 0;) {
+                    const ArithBinary* b = spine[i];
+                    int bp = binary_prec(b->op);
+                    if (b->op != ArithOp::Comma) out += ' ';
+                    out += arith_op(b->op);
+                    out += ' ';
+                    expr(b->right, b->op == ArithOp::Pow ? bp : bp + 1);
+                }
+                return;
+            }
+            default: return;
+        }
+    }
+};
+
+}  // namespace
+
+std::string print(const Script& script) {
+    Printer p;
+    p.script(script);
+    return p.take();
+}
+
+std::string print(const Word& word) {
+    Printer p;
+    p.word(&word);
+    return p.take();
+}
+
+// Arithmetic expression tree as text, parenthesised only where precedence needs it. Not in printer.hpp:
+// the printer prints arithmetic from its raw text; this serves messages and tests of parse_arith.
+std::string print_arith(const ArithExpr& expr) {
+    ArithPrinter p;
+    p.expr(&expr, 0);
+    return std::move(p.out);
+}
+
+}  // namespace bashkit::syntax
