@@ -234,8 +234,6 @@ Command* Parser::parse_pipeline() {
                 (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi || t.kind == Tok::Amp ||
                  t.kind == Tok::AndAnd || t.kind == Tok::OrOr || t.kind == Tok::RParen);
     if (!bare) {
-        Depth d(*this, p);
-        if (!d.ok) return nullptr;
         for (;;) {
             Command* c = parse_command();
             if (!c || failed()) return nullptr;
@@ -543,8 +541,9 @@ Command* Parser::parse_simple() {
             Word* w = read_word(WordMode::Normal);
             if (failed()) return nullptr;
             words.push_back(w);
+            std::string_view raw_name = word_text(t.off);
             std::string_view name = plain_text(w);
-            if (assigns.empty() && redirs.empty() && !name.empty()) {
+            if (assigns.empty() && redirs.empty() && !w->parts.empty()) {
                 Token n = lx_.next();
                 if (n.kind == Tok::LParen) {
                     lx_.consume(n);
@@ -555,7 +554,8 @@ Command* Parser::parse_simple() {
                     }
                     lx_.consume(c);
                     FuncDef* f = a_.node<FuncDef>(s->pos);
-                    f->name = name;
+                    // a quoted or expanded name is rejected when the definition runs, as bash does
+                    f->name = name.empty() ? raw_name : name;
                     f->parens = true;
                     return parse_funcdef_body(f);
                 }
@@ -1018,8 +1018,8 @@ Command* Parser::parse_arith_for(Pos p) {
     bool closed = false;
     for (int i = 0; i < 3; ++i) {
         if (closed) {
-            parts[i]->raw = a_.node<Word>(lx_.pos());
-            continue;
+            error(start, "syntax error: arithmetic expression required");
+            return nullptr;
         }
         char term = 0;
         Word* raw = nullptr;
@@ -1035,8 +1035,7 @@ Command* Parser::parse_arith_for(Pos p) {
         if (term == ')') closed = true;
     }
     if (!closed) {
-        // a fourth ';' section: bash rejects it
-        error(lx_.pos(), "syntax error: arithmetic expression required");
+        error(start, "syntax error: `;' unexpected");
         return nullptr;
     }
     Token t = lx_.next();
@@ -1162,13 +1161,14 @@ Command* Parser::parse_cond() {
     CondCmd* c = a_.node<CondCmd>(p);
     c->expr = cond_or();
     if (failed()) return nullptr;
+    cond_skip_newlines();
     Token t = lx_.next(LexMode::Cond);
     if (t.kind == Tok::Word && lx_.at_word("]]")) {
         lx_.advance(2);
         return c;
     }
     if (t.kind == Tok::Eof) {
-        error({eof_line_, 1}, "unexpected EOF while looking for `]]'");
+        error(p, "unexpected EOF while looking for `]]'");
     } else if (t.kind == Tok::Word) {
         error(t.pos, "syntax error in conditional expression");
     } else {
@@ -1189,6 +1189,7 @@ CondExpr* Parser::cond_or() {
     CondExpr* l = cond_and();
     for (;;) {
         if (!l || failed()) return nullptr;
+        cond_skip_newlines();
         Token t = lx_.next(LexMode::Cond);
         if (t.kind != Tok::OrOr) return l;
         lx_.consume(t);
@@ -1205,6 +1206,7 @@ CondExpr* Parser::cond_and() {
     CondExpr* l = cond_term();
     for (;;) {
         if (!l || failed()) return nullptr;
+        cond_skip_newlines();
         Token t = lx_.next(LexMode::Cond);
         if (t.kind != Tok::AndAnd) return l;
         lx_.consume(t);
@@ -1232,7 +1234,7 @@ CondExpr* Parser::cond_term() {
         return std::string(token_text(k.kind));
     };
     if (t.kind == Tok::Eof) {
-        error({eof_line_, 1}, "unexpected EOF while looking for `]]'");
+        error({eof_line_, 1}, "unexpected token `EOF' in conditional command");
         return nullptr;
     }
     if (t.kind == Tok::LParen) {
@@ -1441,6 +1443,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         default: break;
         }
         lit_char(lit);
+    }
+    if (m == WordMode::Regex && depth > 0 && !failed()) {
+        error(wpos, "unexpected EOF while looking for matching `)'");
+        return nullptr;
     }
     lit_flush(lit, parts);
     return make_word(wpos, parts);
@@ -2028,6 +2034,10 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
                 if (term) *term = ')';
                 done = true;
                 continue;
+            }
+            if (lx_.peek(1) < 0) {
+                error(start, "unexpected EOF while looking for matching `)'");
+                return false;
             }
             return false;
         case ';':
