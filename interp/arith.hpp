@@ -1,0 +1,139 @@
+// Bash's arithmetic evaluator: $(( )), (( )), let, for ((;;)), array subscripts and declare -i.
+//
+// Semantics follow bash 5.2 exactly: 64-bit two's complement with wrap-around, C precedence, && || and ?:
+// that skip evaluation (but not parsing) of the untaken side, variables whose value is itself an expression
+// evaluated recursively (at most 1024 nested expressions, as bash), numbers in bases 2..64, and bash's error
+// messages word for word.
+//
+// Two entry points:
+//  - eval_text() parses and evaluates a string in one pass, like bash does. This is the reference: every
+//    error (syntax errors included) has bash's message, expression text and error token, and side effects
+//    happen in bash's order (`x=5, 1+` assigns x before the syntax error is found).
+//  - eval() walks a tree from syntax::parse_arith(). The tree is only built for text that parses, so it
+//    reports run-time errors (division by 0, bad numbers, negative exponents, errors in variable values);
+//    pass ArithOptions::source (and the origin given to parse_arith) so messages quote the text as bash does.
+//
+// Textual expansion. Bash expands $-expansions in the raw text before it parses: with a='1+2',
+// `$(( $a * 3 ))` is 7 while `$(( a * 3 ))` is 9. A tree leaf ArithWord (an expansion) is evaluated by eval()
+// as a parenthesised sub-expression, which differs from bash whenever the expansion is not a complete operand.
+// The interpreter must therefore evaluate a tree only when it has no ArithWord leaves (has_expansions() is
+// false), and otherwise expand the raw text (parameter, command and arithmetic substitution, quote removal)
+// and call eval_text() on the result.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "interp/syntax/ast.hpp"
+
+namespace bashkit::interp {
+
+struct ArithError {
+    enum class Kind : uint8_t {
+        Expression,  // an arithmetic error: bash prints "<prefix>: <message>" and the command fails (status 1)
+        Unbound,     // set -u and an unset variable: "x: unbound variable" (fatal in a non-interactive shell)
+        Host,        // reported by the ArithHost (readonly variable, bad subscript...): message as the host wrote it
+    };
+    Kind kind = Kind::Expression;
+    // Without any "bash: line N: " prefix, e.g. `1/0: division by 0 (error token is "0")`. The caller adds what
+    // bash adds: nothing more for $(( )), "((: " for (( )), "let: " for let.
+    std::string message;
+};
+
+// The value or the error of an evaluation step.
+template <class T>
+class [[nodiscard]] ArithResult {
+public:
+    ArithResult(T value) : v_(std::in_place_index<0>, std::move(value)) {}
+    ArithResult(ArithError error) : v_(std::in_place_index<1>, std::move(error)) {}
+    bool ok() const { return v_.index() == 0; }
+    explicit operator bool() const { return ok(); }
+    T& value() { return std::get<0>(v_); }
+    const T& value() const { return std::get<0>(v_); }
+    T& operator*() { return value(); }
+    const T& operator*() const { return value(); }
+    const ArithError& error() const { return std::get<1>(v_); }
+    ArithError& error() { return std::get<1>(v_); }
+
+private:
+    std::variant<T, ArithError> v_;
+};
+
+template <>
+class [[nodiscard]] ArithResult<void> {
+public:
+    ArithResult() = default;
+    ArithResult(ArithError error) : e_(std::move(error)) {}
+    bool ok() const { return !e_.has_value(); }
+    explicit operator bool() const { return ok(); }
+    const ArithError& error() const { return *e_; }
+    ArithError& error() { return *e_; }
+
+private:
+    std::optional<ArithError> e_;
+};
+
+// A variable operand: `x` or `a[sub]`. Passed to ArithHost::get and ArithHost::set.
+struct ArithRef {
+    std::string_view name;
+    bool has_index = false;
+    // The subscript: from a tree, the word as parsed (index_word, to expand); from text, the bytes between
+    // the brackets (index_text; the text was expanded already).
+    const syntax::Word* index_word = nullptr;
+    std::string_view index_text;
+    // The nesting of expressions in effect. A host evaluating an indexed array's subscript passes it as
+    // ArithOptions::depth, so that nested subscripts share bash's recursion limit.
+    uint32_t depth = 0;
+    // Left for the host: get() may store the resolved subscript (index or key) here, and set() on the same
+    // reference then reuses it. Bash evaluates the subscript once in `a[i++] += 1` and `a[i++]++`.
+    std::optional<std::string> resolved;
+};
+
+// Implemented by the interpreter.
+struct ArithHost {
+    virtual ~ArithHost() = default;
+    // The value of a variable or array element; nullopt when unset. For an element, return nullopt only when the
+    // array itself is unset (set -u does not complain about a missing element of an existing array, bash
+    // reads it as 0). Errors such as a bad subscript are returned as ArithError{Kind::Host, ...}.
+    virtual ArithResult<std::optional<std::string>> get(ArithRef& ref) = 0;
+    // Assigns the decimal value (the host formats it, checks readonly, etc.).
+    virtual ArithResult<void> set(ArithRef& ref, int64_t value) = 0;
+    // Expands an ArithWord leaf of a tree (only used by eval()).
+    virtual ArithResult<std::string> expand(const syntax::Word& word) = 0;
+    // set -u: an unset variable is an error ("x: unbound variable").
+    virtual bool nounset() const { return false; }
+};
+
+struct ArithOptions {
+    // Bash's MAX_EXPR_RECURSION_LEVEL: how many expressions may be nested (each variable whose value is
+    // evaluated as an expression opens one). Parentheses, unary operators and right-associative chains are
+    // bounded by the same number, so hostile input cannot exhaust the stack (bash has no bound there).
+    uint32_t max_depth = 1024;
+    // Expressions already open around this evaluation (see ArithRef::depth).
+    uint32_t depth = 0;
+    // eval() only: the text the tree was parsed from and the origin passed to parse_arith, used to quote the
+    // expression and the error token in messages. Without it the tree is printed back to text for messages.
+    std::string_view source;
+    syntax::Pos origin{1, 1};
+};
+
+// Parses and evaluates `text` as bash does (the empty or blank text is 0).
+ArithResult<int64_t> eval_text(std::string_view text, ArithHost& host, const ArithOptions& options = {});
+
+// Evaluates a tree from syntax::parse_arith(). See the header comment about ArithWord leaves.
+ArithResult<int64_t> eval(const syntax::ArithExpr& expr, ArithHost& host, const ArithOptions& options = {});
+
+// Whether the tree contains an ArithWord leaf (an expansion), in which case bash's result can differ from
+// eval()'s and the interpreter should expand the raw text and use eval_text().
+bool has_expansions(const syntax::ArithExpr& expr);
+
+// Converts one integer constant as bash does (42, 0x2a, 052, 16#2a, 64#@_), with wrap-around on overflow.
+// On error returns the message ("value too great for base", "invalid number", "invalid arithmetic base",
+// "invalid integer constant").
+ArithResult<int64_t> parse_number(std::string_view text);
+
+}  // namespace bashkit::interp
