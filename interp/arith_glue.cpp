@@ -176,3 +176,15 @@ Ex Exec::arith_text(std::string_view text, int64_t& out, bool fatal_on_error) {
 }
 
 }  // namespace bashkit::interp
+
+namespace bashkit::interp {
+
+Ex Exec::arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix) {
+    Host host(*this);
+    auto r = eval_text(text, host);
+    if (!r.ok()) return arith_report(r.error(), prefix, false);
+    out = *r;
+    return Ex::Ok;
+}
+
+}  // namespace bashkit::interp

@@ -493,7 +493,7 @@ bool TestParser::eval_n(size_t n) {
 }  // namespace
 
 int Exec::test_command(std::span<const std::string> args, std::string_view name) {
-    TestParser p{*this, args, name};
+    TestParser p{*this, args, name, 0, false, {}};
     bool v = p.eval_n(args.size());
     if (p.failed) {
         error(std::string(name) + ": " + p.msg);

@@ -471,6 +471,12 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
     int64_t v = 0;
     auto eval_part = [&](const sx::ArithPart& p, bool empty_true) -> Ex {
         bool empty = !p.expr && (!p.raw || p.raw->parts.empty());
+        if (!empty && !p.expr && p.raw) {
+            empty = true;
+            for (const sx::Node* n : p.raw->parts)
+                if (n->kind != sx::NodeKind::Lit || n->as<sx::Lit>()->text.find_first_not_of(" \t\n") != std::string_view::npos)
+                    empty = false;
+        }
         if (empty) {
             v = empty_true ? 1 : 0;
             return Ex::Ok;

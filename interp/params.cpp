@@ -53,13 +53,6 @@ size_t char_offset(std::string_view s, size_t k) {
     return i;
 }
 
-std::string upper_ascii(std::string_view s) {
-    std::string r(s);
-    for (char& c : r)
-        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-    return r;
-}
-
 // Case mapping of one character (ASCII plus Latin-1 supplement and basic Greek/Cyrillic in UTF-8).
 void map_char(std::string_view s, size_t i, size_t len, bool upper, std::string& out) {
     if (len == 1) {

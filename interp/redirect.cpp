@@ -196,10 +196,14 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
             if (e != Ex::Ok) return e;
             if (words.size() != 1) {
                 std::string raw;
-                if (r->target)
-                    for (const sx::Node* p : r->target->parts)
-                        if (p->kind == sx::NodeKind::Lit) raw += p->as<sx::Lit>()->text;
-                        else if (p->kind == sx::NodeKind::ParamExp) raw += "$" + std::string(p->as<sx::ParamExp>()->name);
+                if (r->target) {
+                    for (const sx::Node* p : r->target->parts) {
+                        if (p->kind == sx::NodeKind::Lit)
+                            raw += p->as<sx::Lit>()->text;
+                        else if (p->kind == sx::NodeKind::ParamExp)
+                            raw += "$" + std::string(p->as<sx::ParamExp>()->name);
+                    }
+                }
                 error(raw + ": ambiguous redirect");
                 st_.status = 1;
                 return Ex::Fail;

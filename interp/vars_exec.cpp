@@ -259,7 +259,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         }
         if (v.dyn == DynVar::Seconds) {
             int64_t n = 0;
-            arith_text(value, n, false);
+            (void)arith_text(value, n, false);
             st_.seconds_base = s_.clock->now().sec - n;
             return true;
         }
