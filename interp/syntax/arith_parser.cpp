@@ -50,7 +50,6 @@ private:
     uint32_t pi_ = 0, ci_ = 0;
     Pos pos_{1, 1};
     ATok tok_;
-    bool prev_value_ = false;  // the previous token ended an operand (for ++/--)
     bool bad_ = false;
 
     // -2: a non-literal part; -1: end

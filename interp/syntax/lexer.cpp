@@ -119,7 +119,7 @@ Token Lexer::next(LexMode mode) {
 }
 
 bool Lexer::at_word(std::string_view kw) const {
-    if (end_ - st_.off < kw.size()) return false;
+    if (end_ - st_.off < kw.size() || src_[st_.off] != kw[0]) return false;
     if (src_.substr(st_.off, kw.size()) != kw) return false;
     return is_meta(peek(static_cast<uint32_t>(kw.size()))) || peek(static_cast<uint32_t>(kw.size())) == -1;
 }

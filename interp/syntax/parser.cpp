@@ -285,7 +285,7 @@ Command* Parser::parse_command() {
         else if (lx_.at_word("[[")) c = parse_cond();
         else if (lx_.at_word("function")) return parse_function_kw();
         else if (lx_.at_word("coproc")) return parse_coproc();
-        else if (is_stop(t)) {
+        else if (is_stop(t) || lx_.at_word("in")) {
             error_near(t);
             return nullptr;
         } else
@@ -936,10 +936,7 @@ Command* Parser::parse_for(bool select) {
     if (!select && lx_.peek() == '(' && lx_.peek(1) == '(') return parse_arith_for(p);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
-        if (t.kind == Tok::Eof)
-            error_eof();
-        else
-            error_near(t);
+        error_near(t);
         return nullptr;
     }
     Pos var_pos = t.pos;
@@ -1071,10 +1068,7 @@ Command* Parser::parse_case() {
     Case* c = a_.node<Case>(p);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
-        if (t.kind == Tok::Eof)
-            error_eof();
-        else
-            error_near(t);
+        error_near(t);
         return nullptr;
     }
     c->subject = read_word(WordMode::Normal);
