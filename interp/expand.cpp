@@ -62,6 +62,10 @@ void FieldBuilder::append(std::string_view s, bool is_quoted) {
 }
 
 void FieldBuilder::lit(std::string_view s) {
+    if (lit_splits) {
+        expansion(s, false);
+        return;
+    }
     append(s, false);
     active_ = true;
     after_ws_ = false;
@@ -442,8 +446,10 @@ Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
             fb.quoted(p->as<sx::AnsiCQuoted>()->value);
             return Ex::Ok;
         case sx::NodeKind::DblQuoted: {
-            fb.mark_quoted();
-            return expand_parts(p->as<sx::DblQuoted>()->parts, fb, true);
+            // "" makes a field; "$@" with no parameters makes none.
+            const auto* dq = p->as<sx::DblQuoted>();
+            if (dq->parts.empty()) fb.mark_quoted();
+            return expand_parts(dq->parts, fb, true);
         }
         case sx::NodeKind::ParamExp:
             return expand_param(p->as<sx::ParamExp>(), fb, quoted);

@@ -62,6 +62,9 @@ public:
     // Whether anything (even an empty quoted string) was produced.
     bool active() const { return active_; }
 
+    // Inside the word of an unquoted ${x:-word}: its literal text is part of an expansion, so it splits.
+    bool lit_splits = false;
+
 private:
     void append(std::string_view s, bool is_quoted);
     void end_field();

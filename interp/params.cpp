@@ -270,7 +270,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         if (!iv.set || target.empty()) {
             if (!iv.set && st_.opts[OptNounset]) {
                 error(iv.display + ": unbound variable");
-                exit_status_ = 127;
+                exit_status_ = is_subshell_ ? 1 : 127;
                 return Ex::Fatal;
             }
             error(std::string(p->name) + ": invalid indirect expansion");
@@ -344,7 +344,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             }
             if (st_.opts[OptNounset]) {
                 error(std::string(n) + ": unbound variable");
-                exit_status_ = 127;
+                exit_status_ = is_subshell_ ? 1 : 127;
                 return Ex::Fatal;
             }
             return Ex::Ok;
@@ -396,11 +396,14 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         bool use_word = p->colon ? (!is_set || is_null) : !is_set;
         if (op == Op::Alternate) {
             if (!use_word) {
-                if (p->arg) {
-                    if (quoted) fb.mark_quoted();
-                    return expand_parts(p->arg->parts, fb, quoted);
-                }
                 if (quoted) fb.mark_quoted();
+                if (p->arg) {
+                    bool saved = fb.lit_splits;
+                    fb.lit_splits = !quoted;
+                    r = expand_parts(p->arg->parts, fb, quoted);
+                    fb.lit_splits = saved;
+                    return r;
+                }
             }
             return Ex::Ok;
         }
@@ -410,7 +413,13 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         }
         if (op == Op::Default) {
             if (quoted) fb.mark_quoted();
-            if (p->arg) return expand_parts(p->arg->parts, fb, quoted);
+            if (p->arg) {
+                bool saved = fb.lit_splits;
+                fb.lit_splits = !quoted;
+                r = expand_parts(p->arg->parts, fb, quoted);
+                fb.lit_splits = saved;
+                return r;
+            }
             return Ex::Ok;
         }
         if (op == Op::Error) {
@@ -419,11 +428,9 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 r = expand_word(p->arg, msg);
                 if (r != Ex::Ok) return r;
             }
-            if (msg.empty()) msg = is_set ? "parameter null" : "parameter null or not set";
-            if (p->arg && !msg.empty()) {
-            }
+            if (msg.empty()) msg = "parameter null or not set";
             error(v.display.starts_with("$") ? v.display.substr(1) + ": " + msg : v.display + ": " + msg);
-            exit_status_ = 127;
+            exit_status_ = is_subshell_ ? 1 : 127;
             return Ex::Fatal;
         }
         // Assign
@@ -462,7 +469,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
 
     if (!is_set && !v.is_list && st_.opts[OptNounset] && !(op == Op::Length && false)) {
         error(v.display + ": unbound variable");
-        exit_status_ = 127;
+        exit_status_ = is_subshell_ ? 1 : 127;
         return Ex::Fatal;
     }
     if (op == Op::Length && v.is_list && st_.opts[OptNounset] && !is_set && !v.array_ref && false) {
