@@ -1441,7 +1441,7 @@ int Exec::b_caller(std::vector<std::string>& a) {
     if (depth <= 1 || static_cast<size_t>(n) + 2 >= depth) return 1;
     const CallFrame& f = st_.frames[depth - 1 - static_cast<size_t>(n)];
     std::string caller_name = depth - 2 - static_cast<size_t>(n) == 0 ? "main" : st_.frames[depth - 2 - static_cast<size_t>(n)].funcname;
-    std::string src = f.source.empty() ? "main" : f.source;
+    std::string src = f.source.empty() ? "environment" : f.source;
     if (!with_expr) {
         write_out(to_dec(f.call_line) + " " + (src == "environment" ? std::string("environment") : src) + "\n");
         return 0;

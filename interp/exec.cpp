@@ -688,7 +688,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->name = name;
     fn->def = f;
     fn->owner = owner_hold_;
-    fn->source = st_.frames.back().source.empty() ? std::string("main") : st_.frames.back().source;
+    fn->source = st_.frames.back().source;
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
     st_.funcs.insert_or_assign(std::move(name), std::move(fn));
     st_.status = 0;
