@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -271,11 +272,28 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
     sx::ParseOptions po;
     po.extglob = true;
     auto parsed = std::make_shared<sx::ParseResult>(sx::parse(script, po));
+    std::optional<sx::ParseError> syntax_error;
     if (!parsed->ok()) {
-        std::string msg = parsed->error->format(name) + "\n";
-        (void)err.write(msg);
-        state.status = 2;
-        return 2;
+        // bash reads a script line by line: the complete lines before the error run first.
+        syntax_error = parsed->error;
+        parsed.reset();
+        uint32_t line = syntax_error->pos.line;
+        std::vector<size_t> starts{0};
+        for (size_t i = 0; i < script.size() && starts.size() < line; ++i)
+            if (script[i] == '\n') starts.push_back(i + 1);
+        int attempts = 0;
+        for (size_t k = std::min<size_t>(starts.size(), line) ; k-- > 1 && attempts < 64; ++attempts) {
+            auto prefix = std::make_shared<sx::ParseResult>(sx::parse(script.substr(0, starts[k]), po));
+            if (prefix->ok()) {
+                parsed = std::move(prefix);
+                break;
+            }
+        }
+        if (!parsed) {
+            (void)err.write(syntax_error->format(name) + "\n");
+            state.status = 2;
+            return 2;
+        }
     }
     proxies[0]->set(&in);
     proxies[1]->set(&out);
@@ -302,6 +320,10 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
             ex.exit_status_ = status;
             ex.run_exit_trap();
             status = ex.exit_status_;
+        }
+        if (syntax_error && !(f == Flow::Exit)) {
+            ex.write_err(syntax_error->format(source_name) + "\n");
+            status = 2;
         }
         last_exited = state.exited;
         state.exited = false;
