@@ -1,5 +1,9 @@
 // bashkit: the command-line front end.
 //
+//   bashkit -c CMD [NAME [ARG...]]               run CMD in a sandbox on an in-memory file system
+//   bashkit FILE [ARG...]                         run a script file (read from the host by the CLI)
+//   bashkit < FILE                                run a script from stdin, statement by statement, so that
+//                                                commands in it read the rest of stdin as in bash
 //   bashkit -n FILE | -n -c CMD | -n < FILE     check syntax like `bash -n` (status 0, or 2 on an error)
 //   bashkit --dump-ast [FILE | -c CMD]           print the AST as JSON
 //   bashkit --print [FILE | -c CMD]              print the script back in canonical form
@@ -19,10 +23,20 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include <unistd.h>
+
+#include "builtins/registry.hpp"
+#include "cli/host_streams.hpp"
+#include "interp/shell.hpp"
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
+#include "vfs/memory_fs.hpp"
 
 namespace sx = bashkit::syntax;
+namespace vfs = bashkit::vfs;
+namespace interp = bashkit::interp;
+namespace cli = bashkit::cli;
+namespace builtins = bashkit::builtins;
 
 namespace {
 
@@ -32,7 +46,7 @@ constexpr const char* kUsage =
     "Usage:\tbashkit [option] ... [-c command | script-file] [arg ...]\n"
     "Options:\n"
     "\t-n\t\tread commands but do not execute them (syntax check, like bash -n)\n"
-    "\t-c command\tread commands from the command string\n"
+    "\t-c command\tread commands from the command string ($0 and $1... follow it)\n"
     "\t-O extglob\taccept extended glob patterns when parsing\n"
     "\t--dump-ast\tprint the syntax tree as JSON\n"
     "\t--print\t\tprint the script back as canonical bash source\n"
@@ -94,6 +108,99 @@ void report(const Source& src, const sx::ParseError& err) {
     }
 }
 
+// A sandbox session as the CLI runs it: an in-memory file system with the usual layout, every utility
+// registered, and the CLI's own stdin/stdout/stderr as the script's streams.
+struct Session {
+    vfs::MemoryFs fs;
+    interp::CommandRegistry registry;
+    cli::FdSource in{0};
+    cli::FdSink out{1};
+    cli::FdSink err{2};
+    interp::Shell shell;
+
+    static interp::ShellOptions options(std::string name, std::vector<std::string> args) {
+        interp::ShellOptions o;
+        o.cwd = "/workspace";
+        o.script_name = std::move(name);
+        o.args = std::move(args);
+        return o;
+    }
+    static vfs::MemoryFs& layout(vfs::MemoryFs& fs) {
+        for (const char* d : {"/workspace", "/tmp", "/home/user"}) (void)fs.mkdir_all(d);
+        (void)fs.chmod("/tmp", 01777);
+        return fs;
+    }
+    static interp::CommandRegistry& filled(interp::CommandRegistry& r) {
+        builtins::register_all(r);
+        return r;
+    }
+    Session(std::string name, std::vector<std::string> args)
+        : shell(layout(fs), filled(registry), options(std::move(name), std::move(args))) {}
+
+    // Ends the session like bash exiting: the EXIT trap runs and may change the status.
+    int finish(int status) {
+        if (shell.exited()) return status;
+        interp::ExecResult r = shell.close();
+        if (!r.out.empty()) out.write(r.out);
+        if (!r.err.empty()) err.write(r.err);
+        return r.out.empty() && r.err.empty() ? status : r.exit_code;
+    }
+};
+
+// Reads one line from fd 0 without reading past it, so commands see the rest of stdin.
+bool read_line(std::string& line) {
+    line.clear();
+    char c;
+    for (;;) {
+        ssize_t n = ::read(0, &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return !line.empty();
+        line += c;
+        if (c == '\n') return true;
+    }
+}
+
+// Whether `text` is a complete unit of input: it parses, and a following line would start a new statement
+// (it is not swallowed by an open here-document or a line continuation).
+bool complete(const std::string& text, const sx::ParseOptions& opts, std::optional<sx::ParseError>& error) {
+    sx::ParseResult r = sx::parse(text, opts);
+    if (!r.ok()) {
+        const std::string& m = r.error->message;
+        bool needs_more = m.rfind("unexpected EOF", 0) == 0 || m == "syntax error: unexpected end of file";
+        if (!needs_more) error = r.error;
+        return !needs_more;
+    }
+    sx::ParseResult probe = sx::parse(text + ":\n", opts);
+    return probe.ok() && probe.script->body.size == r.script->body.size + 1;
+}
+
+// bash reading a script from stdin: statement by statement, each run before the next is read.
+int run_stdin(const sx::ParseOptions& opts) {
+    Session session("bashkit", {});
+    std::string buffer, line;
+    uint32_t line_base = 0;  // lines consumed before `buffer`, for messages
+    int status = 0;
+    bool more = true;
+    while (more) {
+        more = read_line(line);
+        buffer += line;
+        if (buffer.empty()) break;
+        std::optional<sx::ParseError> error;
+        if (more && !complete(buffer, opts, error)) continue;
+        if (error || !sx::parse(buffer, opts).ok()) {
+            sx::ParseError e = error ? *error : *sx::parse(buffer, opts).error;
+            e.pos.line += line_base;
+            std::cerr << e.format("bashkit") << "\n";
+            return session.finish(2);
+        }
+        status = session.shell.run(buffer, session.in, session.out, session.err);
+        if (session.shell.exited()) return status;
+        for (char c : buffer) line_base += c == '\n';
+        buffer.clear();
+    }
+    return session.finish(status);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,6 +253,9 @@ int main(int argc, char** argv) {
     } else if (i < argc) {
         file = argv[i++];
     }
+    std::vector<std::string> rest(argv + i, argv + argc);
+
+    if (mode == Mode::Run && !command && !file) return run_stdin(opts);
 
     Source src;
     if (command) {
@@ -176,9 +286,12 @@ int main(int argc, char** argv) {
             std::cout << sx::print(*r.script);
             return 0;
         case Mode::Run:
-            std::cerr << "bashkit: running scripts needs the interpreter, which is not built yet; "
-                         "use -n, --dump-ast or --print\n";
-            return 2;
+            break;
     }
-    return 2;
+    // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.
+    std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
+    if (command && !rest.empty()) rest.erase(rest.begin());
+    Session session(name, std::move(rest));
+    int status = session.shell.run(src.text, session.in, session.out, session.err);
+    return session.finish(status);
 }
