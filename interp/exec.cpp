@@ -221,7 +221,19 @@ Flow Exec::exec_list(sx::List<sx::Stmt*> stmts) {
 
 Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     if (stmt->background) return exec_background(stmt);
-    return exec_command(stmt->cmd);
+    Flow f = exec_command(stmt->cmd);
+    switch (stmt->cmd->kind) {
+        case sx::NodeKind::Simple:
+        case sx::NodeKind::Subshell:
+        case sx::NodeKind::ArithCmd:
+        case sx::NodeKind::CondCmd:
+            if (st_.pipestatus.size() != 1) st_.pipestatus.resize(1);
+            st_.pipestatus[0] = st_.status;
+            break;
+        default:
+            break;
+    }
+    return f;
 }
 
 Flow Exec::after_command(const sx::Command*) {
@@ -676,7 +688,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->name = name;
     fn->def = f;
     fn->owner = owner_hold_;
-    fn->source = st_.frames.back().source.empty() ? std::string("main") : st_.frames.back().source;
+    fn->source = st_.frames.back().source;
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
     st_.funcs.insert_or_assign(std::move(name), std::move(fn));
     st_.status = 0;
@@ -747,7 +759,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {
             auto state = std::make_shared<ShellState>(st_);
-            state->jobs = std::make_shared<JobTable>();
+            state->jobs = std::make_shared<JobTable>(*st_.jobs);
             state->subshell_level = st_.subshell_level + 1;
             state->bashpid = s_.new_pid();
             for (auto it = state->traps.begin(); it != state->traps.end();) {
@@ -1255,6 +1267,7 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
             st_.status = 127;
             return Flow::Normal;
         }
+        argv[0] = path;  // $0 of a script found through PATH is its path
     }
     st_.status = run_script_file(path, argv, env);
     if (cancel_->cancelled_fast()) return cancelled_flow();

@@ -141,6 +141,7 @@ struct ShellState {
     uint32_t umask = 022;
     uint64_t rng = 0;
     int last_random = 0;
+    std::vector<int> pipestatus{0};  // PIPESTATUS
     int64_t seconds_base = 0;  // SECONDS = now - seconds_base
     int getopts_pos = 0;       // index into the current option cluster
     int64_t getopts_optind = 1;
@@ -500,7 +501,7 @@ private:
 template <class Fn>
 int Exec::in_subshell(Fn&& fn) {
     ShellState copy = st_;
-    copy.jobs = std::make_shared<JobTable>();
+    copy.jobs = std::make_shared<JobTable>(*st_.jobs);  // a snapshot: `jobs` in a subshell lists them
     copy.subshell_level = st_.subshell_level + 1;
     copy.bashpid = s_.new_pid();
     // Traps are reset in a subshell, except ignored ones.

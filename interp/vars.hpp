@@ -47,6 +47,7 @@ enum class DynVar : uint8_t {
     BashArgc,
     BashArgv,
     Groups,
+    Pipestatus,
 };
 
 // Sparse indexed array.
