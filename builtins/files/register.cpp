@@ -1,0 +1,5 @@
+#include "builtins/files/files.hpp"
+
+namespace bashkit::builtins {
+void register_file_utils(interp::CommandRegistry&) {}
+}  // namespace bashkit::builtins
