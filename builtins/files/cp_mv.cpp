@@ -235,13 +235,9 @@ bool make_plan(CommandContext& ctx, std::vector<std::string> operands, const std
                bool no_target_dir, Plan& plan, int& status) {
     if (!target_dir.empty()) {
         auto st = ctx.fs.stat(ctx.resolve(target_dir));
-        if (!st) {
-            ctx.error("target directory " + quote(target_dir) + ": " + std::string(errstr(st.error())));
-            status = 1;
-            return false;
-        }
-        if (!st->is_directory()) {
-            ctx.error("target " + quote(target_dir) + " is not a directory");
+        if (!st || !st->is_directory()) {
+            ctx.error("target directory " + quote(target_dir) + ": " +
+                      std::string(errstr(st ? vfs::Errc::not_directory : st.error())));
             status = 1;
             return false;
         }
@@ -273,10 +269,7 @@ bool make_plan(CommandContext& ctx, std::vector<std::string> operands, const std
     auto st = ctx.fs.stat(ctx.resolve(dest));
     bool is_dir = st.ok() && st->is_directory();
     if (operands.size() > 1 && !is_dir) {
-        if (!st && st.error() == vfs::Errc::no_such_file)
-            ctx.error("target " + quote(dest) + ": No such file or directory");
-        else
-            ctx.error("target " + quote(dest) + " is not a directory");
+        ctx.error("target " + quote(dest) + ": " + std::string(errstr(st ? vfs::Errc::not_directory : st.error())));
         status = 1;
         return false;
     }

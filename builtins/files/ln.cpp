@@ -93,10 +93,9 @@ int ln_main(CommandContext& ctx) {
         } else if (is_dir_dest(dest)) {
             for (auto& t : ops) links.emplace_back(t, join(dest, last_component(t)));
         } else if (ops.size() > 1) {
-            if (!ctx.fs.lexists(ctx.resolve(dest)))
-                ctx.error("target " + quote(dest) + ": No such file or directory");
-            else
-                ctx.error("target " + quote(dest) + " is not a directory");
+            auto st = ctx.fs.stat(ctx.resolve(dest));
+            ctx.error("target " + quote(dest) + ": " +
+                      std::string(errstr(st ? vfs::Errc::not_directory : st.error())));
             return 1;
         } else {
             links.emplace_back(ops[0], dest);
@@ -126,7 +125,7 @@ int ln_main(CommandContext& ctx) {
         if (existing && force) {
             if (existing->is_directory()) {
                 out.flush();
-                ctx.error(quote(name) + ": cannot overwrite directory");
+                ctx.error(quotef(name) + ": cannot overwrite directory");
                 status = 1;
                 continue;
             }

@@ -10,6 +10,10 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_mkdir(registry);
     files::register_touch(registry);
     files::register_ln(registry);
+    files::register_chmod(registry);
+    files::register_stat(registry);
+    files::register_find(registry);
+    files::register_paths(registry);
 }
 
 }  // namespace bashkit::builtins

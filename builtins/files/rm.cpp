@@ -249,7 +249,7 @@ int rmdir_main(CommandContext& ctx) {
     if (p.operands.empty()) return usage_error(ctx, "missing operand");
     int status = 0;
     Output out(ctx);
-    auto remove_one = [&](const std::string& d) -> bool {
+    auto remove_one = [&](const std::string& d, bool parent) -> bool {
         if (verbose) out.put("rmdir: removing directory, " + quote(d) + "\n");
         auto r = ctx.fs.rmdir(ctx.resolve(d));
         if (!r) {
@@ -257,14 +257,15 @@ int rmdir_main(CommandContext& ctx) {
             out.flush();
             vfs::Errc e = r.error();
             // GNU reports a symlink to a directory as "Not a directory", a file likewise.
-            ctx.error("failed to remove " + quote(d) + ": " + std::string(errstr(e)));
+            ctx.error(std::string(parent ? "failed to remove directory " : "failed to remove ") + quote(d) + ": " +
+                      std::string(errstr(e)));
             status = 1;
             return false;
         }
         return true;
     };
     for (const auto& op : p.operands) {
-        if (!remove_one(op)) continue;
+        if (!remove_one(op, false)) continue;
         if (!parents) continue;
         std::string d = op;
         while (true) {
@@ -274,7 +275,7 @@ int rmdir_main(CommandContext& ctx) {
             d.resize(s);
             while (d.size() > 1 && d.back() == '/') d.pop_back();
             if (d.empty() || d == "/") break;
-            if (!remove_one(d)) break;
+            if (!remove_one(d, true)) break;
         }
     }
     out.flush();

@@ -16,6 +16,8 @@
 //   --- known-difference: <reason> (optional: bashkit is not compared, GNU still is)
 //
 // The real run's output has its working directory replaced by /home/user, so absolute paths compare.
+// Every script starts with a prelude (on its first line) defining `sorted`, an insertion sort in pure
+// bash, so scripts can order output whose order GNU leaves to readdir (find, du) without `sort`.
 // tools/fill_cases fills expectations from the real tools the same way.
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -168,6 +170,10 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
         s.replace(pos, from.size(), to);
 }
 
+// Defines `sorted` (stdin lines in byte order) for every script, on the script's first line.
+const char* const kPrelude =
+    R"(sorted() { local -a a; local l i j t; while IFS= read -r l; do a+=("$l"); done; for ((i=1;i<${#a[@]};i++)); do t=${a[i]}; for ((j=i-1;j>=0;j--)); do [[ ${a[j]} > $t ]] || break; a[j+1]=${a[j]}; done; a[j+1]=$t; done; ((${#a[@]})) && printf '%s\n' "${a[@]}"; return 0; }; )";
+
 RealRun run_real(const Case& c) {
     RealRun r;
     if (access("/bin/bash", X_OK) != 0) return r;
@@ -180,7 +186,7 @@ RealRun run_real(const Case& c) {
     fs::create_directory(work);
     std::ofstream(dir / "stdin", std::ios::binary) << c.stdin_data;
     std::string home = "HOME=" + work.string();
-    std::string script = "umask 022; " + c.script;
+    std::string script = std::string(kPrelude) + "umask 022; " + c.script;
     std::vector<std::string> args = {"/usr/bin/env", "-i", home, "PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC",
                                      "USER=user", "/usr/bin/timeout", "20", "/bin/bash", "-c", script, "bash"};
     if (access("/usr/bin/timeout", X_OK) != 0) args.erase(args.begin() + 7, args.begin() + 9);
@@ -236,7 +242,7 @@ TEST_P(FilesDiffTest, Case) {
     opts.limits.timeout = std::chrono::seconds(20);
     opts.env = {{"LC_ALL", "C"}, {"TZ", "UTC"}};
     interp::Shell sh(mfs, registry, opts);
-    auto r = sh.run(c.script, c.stdin_data);
+    auto r = sh.run(std::string(kPrelude) + c.script, c.stdin_data);
     EXPECT_EQ(r.out, c.stdout_data) << "bashkit's stdout\n--- script\n" << c.script << "--- stderr\n" << r.err;
     EXPECT_EQ(r.exit_code, c.status) << "bashkit's status\n--- stderr\n" << r.err;
 }
