@@ -1,5 +1,43 @@
 #include "builtins/text/text.hpp"
 
+#include "builtins/text/tools.hpp"
+
 namespace bashkit::builtins {
-void register_text_utils(interp::CommandRegistry&) {}
+
+namespace text {
+
+int version(CommandContext& ctx) {
+    std::string s(prog(ctx));
+    s += " (bashkit) 1.0\n";
+    (void)ctx.out.write(s);
+    return 0;
+}
+
+}  // namespace text
+
+void register_text_utils(interp::CommandRegistry& registry) {
+    struct Entry {
+        const char* name;
+        const char* help;
+        interp::CommandFn fn;
+    };
+    const Entry entries[] = {
+        {"cat", "cat [-AbeEnstTuv] [FILE]... : concatenate files", text::cmd_cat},
+        {"head", "head [-n [-]N] [-c [-]N] [-qvz] [FILE]... : first lines or bytes", text::cmd_head},
+        {"tail", "tail [-n [+]N] [-c [+]N] [-qvz] [FILE]... : last lines or bytes", text::cmd_tail},
+        {"wc", "wc [-clmwL] [--total=WHEN] [FILE]... : line, word and byte counts", text::cmd_wc},
+        {"sort", "sort [-bdfghiMnRrVsuzcCm] [-k KEYDEF]... [-t SEP] [-o FILE] [FILE]... : sort lines", text::cmd_sort},
+        {"uniq", "uniq [-cdDiuz] [-f N] [-s N] [-w N] [--group] [INPUT [OUTPUT]] : drop adjacent repeats", text::cmd_uniq},
+        {"cut", "cut -b|-c|-f LIST [-d C] [-s] [--complement] [--output-delimiter=S] [FILE]... : select parts of lines", text::cmd_cut},
+        {"tr", "tr [-cdst] SET1 [SET2] : translate, delete or squeeze bytes", text::cmd_tr},
+        {"seq", "seq [-w] [-s SEP] [-f FMT] [FIRST [INCR]] LAST : print a sequence of numbers", text::cmd_seq},
+        {"tee", "tee [-a] [-p] [FILE]... : copy stdin to stdout and files", text::cmd_tee},
+        {"paste", "paste [-s] [-d LIST] [-z] [FILE]... : merge lines of files", text::cmd_paste},
+        {"rev", "rev [-0] [FILE]... : reverse each line", text::cmd_rev},
+        {"tac", "tac [-b] [-s SEP] [FILE]... : print records last first", text::cmd_tac},
+        {"nl", "nl [-b STYLE] [-h STYLE] [-f STYLE] [-n FMT] [-w N] [-s SEP] [-v N] [-i N] [-l N] [-d CC] [-p] [FILE]... : number lines", text::cmd_nl},
+    };
+    for (const auto& e : entries) registry.add(e.name, e.help, e.fn);
+}
+
 }  // namespace bashkit::builtins
