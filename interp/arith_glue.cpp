@@ -127,9 +127,11 @@ Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_o
 Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
     Host host(*this);
     std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
-    if (expr && !has_expansions(*expr)) {
+    // An ArithWord leaf comes only from an expansion in the raw text: a raw word that is one literal has none.
+    bool plain = raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit;
+    if (expr && (plain || !has_expansions(*expr))) {
         ArithOptions o;
-        if (raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit) {
+        if (plain) {
             o.source = raw->parts[0]->as<sx::Lit>()->text;
             o.origin = raw->parts[0]->pos;
         }

@@ -1234,7 +1234,7 @@ int Exec::b_return(std::vector<std::string>& a) {
         n = 2;
     }
     if (call_depth_ == 0 && !in_source_) {
-        return builtin_error("return", "can only `return' from a function or sourced script");
+        return builtin_error("return", "can only `return' from a function or sourced script", 2);
     }
     pending_flow_ = Flow::Return;
     return static_cast<int>(static_cast<uint8_t>(n));

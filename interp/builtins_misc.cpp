@@ -425,8 +425,9 @@ int Exec::do_getopts(std::string_view optstring, std::string_view varname, const
         st_.getopts_optind = optind;
     }
     auto finish = [&](int64_t ind) {
-        st_.getopts_optind = ind;
+        int pos = st_.getopts_pos;
         (void)assign("OPTIND", to_dec(ind));
+        st_.getopts_pos = pos;
         st_.getopts_optind = ind;
     };
     size_t k = static_cast<size_t>(optind - 1);
@@ -1220,7 +1221,7 @@ int Exec::b_popd(std::vector<std::string>& a) {
 int Exec::b_hash(std::vector<std::string>& a) {
     if (a.size() == 1) {
         if (st_.hashed.empty()) {
-            write_err("hash: hash table empty\n");
+            write_out("hash: hash table empty\n");
             return 0;
         }
         std::string out = "hits\tcommand\n";
@@ -1436,7 +1437,8 @@ int Exec::b_caller(std::vector<std::string>& a) {
     if (with_expr && (!parse_int(a[1], n) || n < 0)) return builtin_error("caller", a[1] + ": invalid number");
     // frames: [0] main, [1..] function calls; the innermost is last.
     size_t depth = st_.frames.size();
-    if (depth <= 1 || static_cast<size_t>(n) + 1 >= depth) return 1;
+    // The main level of a -c script has no caller frame.
+    if (depth <= 1 || static_cast<size_t>(n) + 2 >= depth) return 1;
     const CallFrame& f = st_.frames[depth - 1 - static_cast<size_t>(n)];
     std::string caller_name = depth - 2 - static_cast<size_t>(n) == 0 ? "main" : st_.frames[depth - 2 - static_cast<size_t>(n)].funcname;
     std::string src = f.source.empty() ? "main" : f.source;

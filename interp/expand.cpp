@@ -724,6 +724,42 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
         st_.status = 1;
         return Ex::Fatal;
     }
+    // $(<file): the file's content, without running anything.
+    if (body.size == 1 && !body[0]->background && body[0]->cmd->kind == sx::NodeKind::Simple) {
+        const auto* sc = body[0]->cmd->as<sx::Simple>();
+        if (sc->words.empty() && sc->assigns.empty() && sc->redirs.size == 1 &&
+            sc->redirs[0]->op == sx::RedirOp::In && sc->redirs[0]->fd < 0) {
+            std::vector<std::string> words;
+            Ex r = expand_word_fields(sc->redirs[0]->target, words);
+            if (r != Ex::Ok) return r;
+            if (words.size() != 1) {
+                error("ambiguous redirect");
+                st_.status = 1;
+                out.clear();
+                return Ex::Ok;
+            }
+            int err = 0;
+            StreamPtr s = open_path(words[0], 0, err);
+            out.clear();
+            if (!s) {
+                error(words[0] + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(err))));
+                st_.status = 1;
+                return Ex::Ok;
+            }
+            IoResult rr = s->read_all(out, s_.limits.max_variable_bytes + 1);
+            (void)rr;
+            if (out.size() > s_.limits.max_variable_bytes) {
+                error("command substitution: output exceeds the variable size limit");
+                out.clear();
+                st_.status = 1;
+                return Ex::Fatal;
+            }
+            while (!out.empty() && out.back() == '\n') out.pop_back();
+            st_.status = 0;
+            last_cmdsubst_status_ = 0;
+            return Ex::Ok;
+        }
+    }
     auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1);
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;

@@ -57,6 +57,9 @@ public:
     ~ShellImpl();
 
     int run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err);
+    int close(ByteStream& in, ByteStream& out, ByteStream& err);
+    bool closed = false;
+    bool last_exited = false;
 
     Session session;
     ShellState state;
@@ -186,14 +189,43 @@ void ShellImpl::post_and_wait(std::function<void()> fn) {
     cv.wait(lock, [&] { return task_done.load(); });
 }
 
-ShellImpl::~ShellImpl() {
-    // Cancel background work, run the EXIT trap, stop the evaluation thread.
+int ShellImpl::close(ByteStream& in, ByteStream& out, ByteStream& err) {
     std::lock_guard run_lock(run_mu);
-    post_and_wait([this] {
+    int status = state.status;
+    if (closed) return status;
+    closed = true;
+    proxies[0]->set(&in);
+    proxies[1]->set(&out);
+    proxies[2]->set(&err);
+    session.run_token.reset();
+    if (session.limits.timeout.count() > 0)
+        session.run_token.set_deadline(CancelToken::Clock::now() + session.limits.timeout);
+    post_and_wait([&] {
         Exec ex(session, state, session.run_token);
         ex.exit_status_ = state.status;
         ex.run_exit_trap();
+        status = ex.exit_status_;
     });
+    session.run_token.set_deadline(CancelToken::Clock::time_point::max());
+    // Background jobs end with the shell.
+    session.run_token.cancel();
+    {
+        std::unique_lock lock(session.jobs_mu);
+        session.jobs_cv.wait_for(lock, std::chrono::seconds(30), [&] { return session.live_threads.load() == 0; });
+    }
+    session.run_token.reset();
+    proxies[0]->set(nullptr);
+    proxies[1]->set(nullptr);
+    proxies[2]->set(nullptr);
+    state.status = status;
+    return status;
+}
+
+ShellImpl::~ShellImpl() {
+    // Cancel background work, run the EXIT trap, stop the evaluation thread.
+    NullStream null;
+    close(null, null, null);
+    std::lock_guard run_lock(run_mu);
     session.run_token.cancel();
     session.close_token.cancel();
     {
@@ -245,6 +277,7 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
             ex.run_exit_trap();
             status = ex.exit_status_;
         }
+        last_exited = state.exited;
         state.exited = false;
         state.status = status;
     });
@@ -292,9 +325,22 @@ int Shell::run_file(std::string_view path, std::vector<std::string> args, ByteSt
     return impl_->run(*content, path, in, out, err);
 }
 
+ExecResult Shell::close() {
+    NullStream in;
+    StringSink out(impl_->session.limits.max_output_bytes);
+    StringSink err(impl_->session.limits.max_output_bytes);
+    ExecResult r;
+    r.exit_code = impl_->close(in, out, err);
+    r.out_truncated = out.truncated();
+    r.err_truncated = err.truncated();
+    r.out = out.take();
+    r.err = err.take();
+    return r;
+}
+
 void Shell::cancel() { impl_->session.run_token.cancel(); }
 
-bool Shell::exited() const { return impl_->state.exited; }
+bool Shell::exited() const { return impl_->last_exited; }
 
 std::string Shell::get_var(std::string_view name) const {
     const Var* v = impl_->state.vars.find(name);

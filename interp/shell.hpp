@@ -77,6 +77,11 @@ public:
     int run_file(std::string_view path, std::vector<std::string> args, ByteStream& in, ByteStream& out,
                  ByteStream& err);
 
+    // Ends the session like a shell exiting: runs the EXIT trap (if one is set and did not run yet) and
+    // returns what it printed, with the final status (the last status, or the trap's `exit`). Background
+    // jobs are cancelled. The destructor does the same, discarding the output.
+    ExecResult close();
+
     // Cancels the current run (and background jobs) from any thread; the run ends soon with status 130.
     void cancel();
     // Whether `exit` was called (the session stays usable; a front end may stop here).

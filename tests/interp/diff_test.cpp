@@ -215,6 +215,11 @@ TEST_P(DiffTest, Case) {
     opts.limits.timeout = std::chrono::seconds(20);
     interp::Shell sh(mfs, registry, opts);
     auto r = sh.run(c.script, c.stdin_data);
+    // bash -c runs the EXIT trap as the shell ends.
+    auto fin = sh.close();
+    r.out += fin.out;
+    r.err += fin.err;
+    r.exit_code = fin.exit_code;
     EXPECT_EQ(r.out, c.stdout_data) << "bashkit's stdout\n--- script\n" << c.script << "--- stderr\n" << r.err;
     EXPECT_EQ(r.exit_code, c.status) << "bashkit's status\n--- stderr\n" << r.err;
 }
