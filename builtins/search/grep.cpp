@@ -387,6 +387,7 @@ int Grep::run(Syntax syntax) {
     if (after_set && !context_value(after_arg, cfg_.after)) return 2;
     if (before_set && !context_value(before_arg, cfg_.before)) return 2;
     cfg_.separator_always = context_set || after_set || before_set;
+    if (cfg_.quiet || cfg_.list_matching || cfg_.list_missing) cfg_.count = false;
     if (cfg_.only_matching) {
         cfg_.after = cfg_.before = 0;
         cfg_.separator_always = false;

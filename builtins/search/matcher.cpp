@@ -133,6 +133,8 @@ std::unique_ptr<Matcher> Matcher::compile(const std::vector<std::string>& patter
                 if (!t.ok()) {
                     if (t.error == interp::RegexError::kBackrefUnsupported)
                         error = "back-references are not supported (the regex engine is RE2): " + p;
+                    else if (t.message.starts_with("Unmatched [") && p.ends_with("["))
+                        error = "Invalid regular expression";  // GNU's wording for a final lone [
                     else
                         error = t.message;
                     return nullptr;
