@@ -33,7 +33,6 @@ const std::vector<OptionSpec>& grep_specs() {
     static const std::vector<OptionSpec> specs = {
         {"after-context", 'A', ArgKind::kRequired, kOptAfter},
         {"before-context", 'B', ArgKind::kRequired, kOptBefore},
-        {"context", 'C', ArgKind::kRequired, kOptContext},
         {"extended-regexp", 'E', ArgKind::kNone, kOptExtended},
         {"fixed-strings", 'F', ArgKind::kNone, kOptFixed},
         {"basic-regexp", 'G', ArgKind::kNone, kOptBasic},
@@ -46,7 +45,6 @@ const std::vector<OptionSpec>& grep_specs() {
         {"word-regexp", 'w', ArgKind::kNone, kOptWord},
         {"line-regexp", 'x', ArgKind::kNone, kOptLine},
         {"invert-match", 'v', ArgKind::kNone, kOptInvert},
-        {"count", 'c', ArgKind::kNone, kOptCount},
         {"files-with-matches", 'l', ArgKind::kNone, kOptFilesWith},
         {"files-without-match", 'L', ArgKind::kNone, kOptFilesWithout},
         {"quiet", 'q', ArgKind::kNone, kOptQuiet},
@@ -67,8 +65,10 @@ const std::vector<OptionSpec>& grep_specs() {
         {"include", 0, ArgKind::kRequired, kOptInclude},
         {"exclude", 0, ArgKind::kRequired, kOptExclude},
         {"exclude-dir", 0, ArgKind::kRequired, kOptExcludeDir},
+        {"context", 'C', ArgKind::kRequired, kOptContext},
         {"color", 0, ArgKind::kOptional, kOptColor},
         {"colour", 0, ArgKind::kOptional, kOptColor},
+        {"count", 'c', ArgKind::kNone, kOptCount},
         {"label", 0, ArgKind::kRequired, kOptLabel},
         {"directories", 'd', ArgKind::kRequired, kOptDirectories},
         {"devices", 'D', ArgKind::kRequired, kOptDevices},
@@ -257,6 +257,13 @@ int Grep::run(Syntax syntax) {
     mo.syntax = syntax;
     std::vector<std::string> patterns;
     bool have_patterns = false;
+    bool syntax_set = false;
+    auto set_syntax = [&](Syntax sx) {
+        if (syntax_set && mo.syntax != sx) return false;
+        syntax_set = true;
+        mo.syntax = sx;
+        return true;
+    };
     bool with_filename = false, no_filename = false;
     std::string after_arg, before_arg, context_arg;
     bool after_set = false, before_set = false, context_set = false;
@@ -264,10 +271,30 @@ int Grep::run(Syntax syntax) {
         switch (o.id) {
             case kOptHelp: ctx_.out.write(kHelp); return 0;
             case kOptVersion: ctx_.out.write("grep (GNU grep) 3.8\nbashkit in-process implementation over RE2.\n"); return 0;
-            case kOptExtended: mo.syntax = Syntax::kExtended; break;
-            case kOptFixed: mo.syntax = Syntax::kFixed; break;
-            case kOptBasic: mo.syntax = Syntax::kBasic; break;
-            case kOptPerl: mo.syntax = Syntax::kPerl; break;
+            case kOptExtended:
+                if (!set_syntax(Syntax::kExtended)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptFixed:
+                if (!set_syntax(Syntax::kFixed)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptBasic:
+                if (!set_syntax(Syntax::kBasic)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptPerl:
+                if (!set_syntax(Syntax::kPerl)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
             case kOptRegexp:
                 split_lines(o.arg, patterns);
                 have_patterns = true;
@@ -337,10 +364,9 @@ int Grep::run(Syntax syntax) {
             case kOptColor:
                 if (o.has_arg && o.arg != "never" && o.arg != "always" && o.arg != "auto" && o.arg != "yes" &&
                     o.arg != "no" && o.arg != "force" && o.arg != "none" && o.arg != "tty" && o.arg != "if-tty") {
-                    ctx_.err.write(prog_ + ": invalid argument '" + o.arg + "' for '--color'\n"
-                                   "Valid arguments are:\n  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n"
-                                   "  - 'auto', 'tty', 'if-tty'\n" + std::string(kUsage) + std::string(kTry));
-                    return 2;
+                    // GNU grep shows its help (and succeeds) for an unknown WHEN.
+                    ctx_.out.write(kHelp);
+                    return 0;
                 }
                 break;
             case kOptLabel: label_ = o.arg; break;
@@ -352,7 +378,7 @@ int Grep::run(Syntax syntax) {
                     ctx_.err.write(prog_ + ": invalid argument '" + o.arg + "' for '--directories'\n"
                                    "Valid arguments are:\n  - 'read'\n  - 'recurse'\n  - 'skip'\n" +
                                    std::string(kUsage) + std::string(kTry));
-                    return 2;
+                    return 1;  // argmatch's usage(EXIT_FAILURE)
                 }
                 break;
             case kOptDevices:

@@ -361,7 +361,7 @@ SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::stri
     }
     if (binary && eng.selected_after_binary() > 0 && !cfg.count && !cfg.list_matching && !cfg.list_missing &&
         !cfg.quiet) {
-        if (cfg.binary == BinaryMode::kGrep && !cfg.suppress_errors) {
+        if (cfg.binary == BinaryMode::kGrep) {
             out.flush();
             err.write(cfg.program + ": " + std::string(name) + ": binary file matches\n");
         } else if (cfg.binary == BinaryMode::kRgConvert) {

@@ -282,6 +282,27 @@ interp::ExecResult run_bashkit(const Case& c) {
     }
     interp::CommandRegistry registry;
     builtins::register_all(registry);
+    // Scripts sort recursive output (GNU grep walks in readdir order). Until the text family provides
+    // sort, a plain bytewise line sort (LC_ALL=C sort without options) stands in for it here.
+    if (!registry.find("sort")) {
+        registry.add("sort", "test stand-in", [](interp::CommandContext& ctx) {
+            std::string all;
+            (void)ctx.in.read_all(all);
+            std::vector<std::string> lines;
+            size_t start = 0;
+            while (start < all.size()) {
+                size_t nl = all.find('\n', start);
+                if (nl == std::string::npos) nl = all.size();
+                lines.push_back(all.substr(start, nl - start));
+                start = nl + 1;
+            }
+            std::sort(lines.begin(), lines.end());
+            std::string out;
+            for (const auto& l : lines) out += l + "\n";
+            (void)ctx.out.write(out);
+            return 0;
+        });
+    }
     interp::ShellOptions opts;
     opts.script_name = "bash";
     opts.limits.timeout = std::chrono::seconds(20);
