@@ -115,7 +115,8 @@ const std::vector<FileType>& file_types() {
         {"md", {"*.markdown", "*.md", "*.mdown", "*.mkdn"}},
         {"py", {"*.py"}},
         {"rb", {"*.gemspec", "*.rb", ".irbrc", "Gemfile", "config.ru"}},
-        {"rs", {"*.rs"}},
+        {"rs", {"*.rs"}},  // bashkit's alias of ripgrep's "rust"
+        {"rust", {"*.rs"}},
         {"sh", {"*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh",
                 ".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".login",
                 ".logout", ".profile", ".tcshrc", ".zlogin", ".zlogout", ".zprofile", ".zshenv", ".zshrc",
@@ -579,6 +580,7 @@ int Rg::run() {
     if (cfg_.only_matching) cfg_.after = cfg_.before = 0;
     cfg_.separator_always = false;
     cfg_.program = "rg";
+    cfg_.count_zero = false;
 
     std::vector<std::string> operands = std::move(args.operands);
     if (!have_patterns && !list_files_) {
@@ -664,7 +666,8 @@ int Rg::run() {
             auto st = ctx_.fs.stat(abs);
             if (!st.ok()) {
                 error_ = true;
-                error_line(op + ": " + std::string(vfs::error_message(st.error())) + " (os error " +
+                error_line(op + ": IO error for operation on " + op + ": " +
+                           std::string(vfs::error_message(st.error())) + " (os error " +
                            std::to_string(vfs::to_errno(st.error())) + ")");
                 continue;
             }

@@ -348,7 +348,7 @@ SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::stri
     (void)rg_binary_stop;
     res.selected = eng.selected();
     if (res.stopped) return res;
-    if (cfg.count) {
+    if (cfg.count && (cfg.count_zero || res.selected > 0)) {
         if (cfg.with_filename) {
             out.put(name);
             out.put(cfg.null_after_name ? '\0' : ':');

@@ -72,7 +72,8 @@ struct SearchConfig {
     bool separator = true;
     bool separator_always = false; // a context option was given, even -A0: separators between groups         // print group separators between context groups
     std::string group_separator = "--";
-    std::string program = "grep";  // for messages
+    std::string program = "grep";
+    bool count_zero = true;        // -c prints files with no selected line (grep does, rg does not)  // for messages
 };
 
 // Where the bytes come from: returns bytes read (0 at end), or sets err (an errno) and returns 0.

@@ -245,7 +245,9 @@ RealRun run_real(const Case& c) {
     posix_spawn_file_actions_init(&fa);
     const std::string in_path = (dir / "stdin").string();
     const std::string out_path = (dir / "stdout").string();
-    posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
+    // No stdin section: /dev/null, so that rg with no path walks the directory (ripgrep reads a stdin that
+    // is a file or a pipe, which bashkit's rg only does when it has data).
+    posix_spawn_file_actions_addopen(&fa, 0, c.stdin_data.empty() ? "/dev/null" : in_path.c_str(), O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addchdir_np(&fa, work.c_str());
