@@ -218,6 +218,7 @@ bool Engine::process(char* data, size_t n) {
     size_t pos = 0;
     size_t next_b = 0, next_e = 0;
     bool have_next = false;
+    int streak = 0;  // matching lines found right where the search started
     const bool bulk_invert_count = cfg_.invert && !print_lines_ && cfg_.max_count == UINT64_MAX && !cfg_.quiet &&
                                    !cfg_.list_matching && !cfg_.list_missing;
     while (pos < n && !finished_) {
@@ -234,7 +235,25 @@ bool Engine::process(char* data, size_t n) {
             continue;
         }
         if (!have_next) {
-            if (!m.find_line(buf, pos, next_b, next_e)) next_b = next_e = n;
+            // Where matching lines come one after another, testing the next line by itself is cheaper than
+            // a buffer search (which also has to find where its match starts).
+            bool found = false;
+            if (streak >= 8) {
+                const char* le = static_cast<const char*>(std::memchr(data + pos, cfg_.eol, n - pos));
+                const size_t e = static_cast<size_t>(le - data);
+                if (m.line_matches(buf.substr(pos, e - pos))) {
+                    next_b = pos;
+                    next_e = e;
+                    found = true;
+                } else {
+                    streak = 0;
+                    // This line does not match: the search goes on after it.
+                    if (!m.find_line(buf, e + 1, next_b, next_e)) next_b = next_e = n;
+                    found = true;
+                }
+            }
+            if (!found && !m.find_line(buf, pos, next_b, next_e)) next_b = next_e = n;
+            streak = next_b == pos ? streak + 1 : 0;
             have_next = true;
         }
         if (pos < next_b) {
