@@ -94,6 +94,22 @@ struct HostState {
             return last_error();
         }
     }
+
+    // With openat2 only: opens the directory at `rel` (plain names joined by '/', no "." or "..") below
+    // dirfd in one call. The kernel refuses any symlink on the way and never leaves dirfd.
+    Result<Fd> open_dirs(int dirfd, const std::string& rel) const {
+        if (!openat2) return Errc::not_supported;
+        struct open_how how;
+        std::memset(&how, 0, sizeof how);
+        how.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        for (;;) {
+            long fd = ::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof how);
+            if (fd >= 0) return Fd(static_cast<int>(fd));
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return last_error();
+        }
+    }
 };
 
 }  // namespace detail
@@ -155,6 +171,13 @@ public:
         if (fds_.size() > kFdCache) fds_.erase(fds_.begin());
     }
 
+    // Several levels at once, with the descriptor of the deepest only.
+    void push_many(std::vector<std::string>&& names, Fd fd) {
+        for (std::string& n : names) names_.push_back(std::move(n));
+        fds_.clear();
+        fds_.push_back(std::move(fd));
+    }
+
     // "..": the parent, never above the root.
     Errc pop() {
         if (names_.empty()) return Errc::ok;
@@ -183,6 +206,17 @@ private:
     // Re-opens the directories of names_ from the root, keeping the deepest kFdCache descriptors.
     Errc refill() {
         fds_.clear();
+        if (hs_->openat2) {
+            std::string rel;
+            for (const std::string& n : names_) {
+                if (!rel.empty()) rel += '/';
+                rel += n;
+            }
+            if (auto fd = hs_->open_dirs(hs_->root.get(), rel)) {
+                fds_.push_back(std::move(*fd));
+                return Errc::ok;
+            }
+        }
         Fd cur;
         for (std::size_t i = 0; i < names_.size(); ++i) {
             int parent = cur.valid() ? cur.get() : hs_->root.get();
@@ -267,6 +301,33 @@ Errc walk(const HostState& hs, std::string_view path, bool follow_last, Walked& 
             continue;
         }
         if (comp.size() > kMaxNameLength) return Errc::name_too_long;
+        if (!last && hs.openat2 && todo.size() >= 2) {
+            // Fast path: this and the following plain names (not the last one) in one openat2 call, which
+            // fails on any symlink; then the walk goes on one component at a time from where it was.
+            std::size_t k = 0;  // how many of the following components join
+            while (k + 2 <= todo.size()) {
+                const std::string& next = todo[todo.size() - 1 - k];
+                if (next == "." || next == ".." || next.size() > kMaxNameLength) break;
+                ++k;
+            }
+            if (k > 0) {
+                std::string rel = comp;
+                for (std::size_t i = 0; i < k; ++i) {
+                    rel += '/';
+                    rel += todo[todo.size() - 1 - i];
+                }
+                if (auto fd = hs.open_dirs(w.dirs.fd(), rel)) {
+                    std::vector<std::string> names;
+                    names.push_back(std::move(comp));
+                    for (std::size_t i = 0; i < k; ++i) {
+                        names.push_back(std::move(todo.back()));
+                        todo.pop_back();
+                    }
+                    w.dirs.push_many(std::move(names), std::move(*fd));
+                    continue;
+                }
+            }
+        }
         if (!last) {
             // The common case first: a directory, opened without following anything.
             auto fd = hs.open_child(w.dirs.fd(), comp, O_PATH | O_DIRECTORY);
