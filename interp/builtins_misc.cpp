@@ -1113,7 +1113,7 @@ int Exec::b_disown(std::vector<std::string>& a) {
             builtin_error("disown", a[i] + ": no such job");
             return 1;
         }
-        jobs.erase(std::remove(jobs.begin(), jobs.end(), j), jobs.end());
+        std::erase(jobs, j);
     }
     return 0;
 }

@@ -460,7 +460,7 @@ TEST(Registry, AddFindRemove) {
     ASSERT_NE(reg.find("a"), nullptr);
     EXPECT_EQ(reg.find("a")->help, "a help");
     EXPECT_EQ(reg.names(), (std::vector<std::string>{"a", "b"}));
-    EXPECT_TRUE(reg.remove("a"));
+    EXPECT_TRUE(reg.erase("a"));
     EXPECT_EQ(reg.find("a"), nullptr);
 }
 
