@@ -89,12 +89,18 @@ void StackThread::detach() {
 bool StackThread::start(size_t stack_bytes, std::function<void()> fn) {
     fn_ = std::move(fn);
     pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) return false;
+    if (pthread_attr_init(&attr) != 0) {
+        fn_ = nullptr;
+        return false;
+    }
     pthread_attr_setstacksize(&attr, stack_bytes);
     pthread_t t;
     int rc = pthread_create(&t, &attr, &StackThread::trampoline, this);
     pthread_attr_destroy(&attr);
-    if (rc != 0) return false;
+    if (rc != 0) {
+        fn_ = nullptr;  // release what the function holds (pipe ends, state)
+        return false;
+    }
     handle_ = static_cast<unsigned long>(t);
     started_ = true;
     return true;
@@ -238,7 +244,8 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
 
 Flow Exec::after_command(const sx::Command*) {
     if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
-    if (!in_trap_ && st_.traps.count(kTrapErr)) run_trap(kTrapErr);
+    // Functions inherit the ERR trap only with set -E.
+    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) run_trap(kTrapErr);
     if (st_.opts[OptErrexit]) {
         exit_status_ = st_.status;
         return Flow::Exit;
@@ -254,7 +261,7 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
-    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) &&
+    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) && (call_depth_ == 0 || st_.opts[OptFunctrace]) &&
         cmd->kind != sx::NodeKind::Pipeline && cmd->kind != sx::NodeKind::AndOr)
         run_trap(kTrapDebug);
 

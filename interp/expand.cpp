@@ -812,7 +812,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     }
     if (out.find('\0') != std::string::npos) {
         error("warning: command substitution: ignored null byte in input");
-        out.erase(std::remove(out.begin(), out.end(), '\0'), out.end());
+        std::erase(out, '\0');
     }
     while (!out.empty() && out.back() == '\n') out.pop_back();
     st_.status = status;

@@ -38,6 +38,10 @@ public:
         ByteStream* t = get();
         return t ? t->read_until(delim, out, max) : IoResult{};
     }
+    bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
+        ByteStream* t = get();
+        return t ? t->wait_readable(deadline) : true;
+    }
     std::string describe() const override { return "pipe"; }
 
 private:
