@@ -39,7 +39,7 @@ struct FsLimits {
     uint64_t max_nodes = 100'000;                  // files + directories + symlinks
     std::size_t max_path_length = kMaxPathLength;  // bytes in a path (must be shorter)
     std::size_t max_name_length = kMaxNameLength;  // bytes in one name
-    std::size_t max_depth = 256;                   // components in the path of a new entry
+    std::size_t max_depth = 1024;                  // components in the path of a new entry
 
     // No limit at all (the interface's caps on path and name length remain).
     static FsLimits unlimited();
