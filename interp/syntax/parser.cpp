@@ -590,7 +590,8 @@ void Parser::read_heredoc(Redirect* r) {
             lit_char(lit);
         }
     }
-    if (!last_nl && lit.active) lit_add_str(lit, "\n", lx_.pos());
+    // bash ends a last line cut by the end of input with a newline, whatever the line ends with
+    if (!last_nl) lit_add_str(lit, "\n", lx_.pos());
     lit_flush(lit, parts);
     Word* body = a_.node<Word>(start);
     body->parts = a_.list<Node*>(parts);
@@ -1457,8 +1458,18 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 lx_.advance(2);
                 continue;
             }
-            if (n < 0) {
+            if (n < 0 && in_dq) {
                 lit_char(lit);
+                continue;
+            }
+            if (n < 0) {
+                // a backslash that ends the input stands for itself: the same as an escaped backslash
+                // (a Lit holds no backslash, and printing it raw would join the printer's final newline)
+                lit_flush(lit, parts);
+                Escaped* e = a_.node<Escaped>(lx_.pos());
+                e->text = "\\";
+                parts.push_back(e);
+                lx_.advance();
                 continue;
             }
             if (in_dq) {
