@@ -1458,18 +1458,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 lx_.advance(2);
                 continue;
             }
-            if (n < 0 && in_dq) {
-                lit_char(lit);
-                continue;
-            }
             if (n < 0) {
-                // a backslash that ends the input stands for itself: the same as an escaped backslash
-                // (a Lit holds no backslash, and printing it raw would join the printer's final newline)
-                lit_flush(lit, parts);
-                Escaped* e = a_.node<Escaped>(lx_.pos());
-                e->text = "\\";
-                parts.push_back(e);
-                lx_.advance();
+                // a backslash that ends the input stands for itself (the printer knows not to add a
+                // newline after it)
+                lit_char(lit);
                 continue;
             }
             if (in_dq) {
