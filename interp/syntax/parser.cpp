@@ -590,7 +590,8 @@ void Parser::read_heredoc(Redirect* r) {
             lit_char(lit);
         }
     }
-    if (!last_nl && lit.active) lit_add_str(lit, "\n", lx_.pos());
+    // bash ends a last line cut by the end of input with a newline, whatever the line ends with
+    if (!last_nl) lit_add_str(lit, "\n", lx_.pos());
     lit_flush(lit, parts);
     Word* body = a_.node<Word>(start);
     body->parts = a_.list<Node*>(parts);
@@ -1458,6 +1459,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 continue;
             }
             if (n < 0) {
+                // a backslash that ends the input stands for itself (the printer knows not to add a
+                // newline after it)
                 lit_char(lit);
                 continue;
             }

@@ -242,6 +242,12 @@ const CmdSubst* first_cmdsubst(const ParseResult& r, uint32_t word) {
     return nullptr;
 }
 
+TEST(ParserShape, TrailingBackslashStandsForItself) {
+    run_table({
+        {"echo a\\", "(cmd echo a\\)"},
+    });
+}
+
 TEST(ParserShape, DeferredSubstitutionErrors) {
     ParseResult r = parse("echo \\\n  $((x)+1) `if` $(true) `echo \\\\ (`");
     ASSERT_TRUE(r.ok()) << r.error->message;
@@ -303,6 +309,8 @@ TEST(ParserShape, HereDocuments) {
         // delimited by end of file: bash warns and accepts
         {"cat <<E\nabc", "(cmd cat (r<< E u:E abc\n))"},
         {"cat <<E", "(cmd cat (r<< E u:E (w)))"},
+        {"cat <<E\nx `y`", "(cmd cat (r<< E u:E (w 'x ' (bq (cmd y)) '\n')))"},
+        {"cat <<E\n$x", "(cmd cat (r<< E u:E (w ($ x) '\n')))"},
     });
 }
 
@@ -553,6 +561,19 @@ TEST(ParserLimits, LinearOnLargeInput) {
     std::string f = "a";
     for (int i = 0; i < 60; ++i) f = "$(( (" + f + ") ) )";
     time_parse("echo " + f);
+    // long runs of line continuations inside operators, names and reserved words
+    std::string conts;
+    for (int i = 0; i < 100000; ++i) conts += "\\\n";
+    EXPECT_LT(time_parse("i" + conts + "f echo a |" + conts + "| echo $" + conts + "x${" + conts + "y" + conts +
+                         "}; t" + conts + "hen :; f" + conts + "i"),
+              60.0);
+    // substitutions whose errors wait for run time: flat, and nested re-reads of $(( as $(
+    std::string deferred = "echo";
+    for (int i = 0; i < 50000; ++i) deferred += " $((x)+1) `if`";
+    EXPECT_LT(time_parse(deferred), 60.0);
+    std::string g = "1";
+    for (int i = 0; i < 60; ++i) g = "$((x)+" + g + ")";
+    EXPECT_LT(time_parse("echo " + g), 60.0);
     // a generous bound that only a quadratic blow-up would exceed, even unoptimised with sanitizers
     EXPECT_LT(time_parse(semis), 60.0);
 }
