@@ -909,7 +909,8 @@ std::string Find::printf_expand(const std::string& fmt, const Entry& e) {
         if (has_prec && !numeric) v = v.substr(0, prec);
         if (v.size() < width) {
             bool left = flags.find('-') != std::string::npos;
-            bool zero = flags.find('0') != std::string::npos && numeric && !left;
+            // findutils zero-pads only %d and %m.
+            bool zero = flags.find('0') != std::string::npos && (d == 'd' || d == 'm') && !left;
             std::string padding(width - v.size(), zero ? '0' : ' ');
             v = left ? v + padding : padding + v;
         }
