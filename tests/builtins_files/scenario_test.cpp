@@ -86,6 +86,49 @@ TEST(FilesScenario, DeepTreeWalks) {
         << r.err;
 }
 
+// A filesystem whose rename always reports a cross-device link, as a rename across mounts does.
+class XdevFs final : public vfs::FileSystem {
+public:
+    explicit XdevFs(vfs::FileSystem& inner) : in_(inner) {}
+    vfs::Result<vfs::Stat> stat(std::string_view p) override { return in_.stat(p); }
+    vfs::Result<vfs::Stat> lstat(std::string_view p) override { return in_.lstat(p); }
+    vfs::Result<std::unique_ptr<vfs::FileHandle>> open(std::string_view p, vfs::OpenFlags f, vfs::Mode m) override {
+        return in_.open(p, f, m);
+    }
+    vfs::Result<std::vector<vfs::DirEntry>> readdir(std::string_view p) override { return in_.readdir(p); }
+    vfs::Status mkdir(std::string_view p, vfs::Mode m) override { return in_.mkdir(p, m); }
+    vfs::Status rmdir(std::string_view p) override { return in_.rmdir(p); }
+    vfs::Status unlink(std::string_view p) override { return in_.unlink(p); }
+    vfs::Status rename(std::string_view, std::string_view) override { return vfs::Errc::cross_device; }
+    vfs::Status symlink(std::string_view t, std::string_view l) override { return in_.symlink(t, l); }
+    vfs::Result<std::string> readlink(std::string_view p) override { return in_.readlink(p); }
+    vfs::Status link(std::string_view a, std::string_view b) override { return in_.link(a, b); }
+    vfs::Status chmod(std::string_view p, vfs::Mode m) override { return in_.chmod(p, m); }
+    vfs::Status chown(std::string_view p, uint32_t u, uint32_t g) override { return in_.chown(p, u, g); }
+    vfs::Status utimes(std::string_view p, vfs::TimeSet a, vfs::TimeSet m, bool f) override {
+        return in_.utimes(p, a, m, f);
+    }
+    vfs::Status truncate(std::string_view p, uint64_t n) override { return in_.truncate(p, n); }
+    vfs::Result<std::string> realpath(std::string_view p) override { return in_.realpath(p); }
+
+private:
+    vfs::FileSystem& in_;
+};
+
+TEST(FilesScenario, MoveAcrossFilesystemsCopiesThenDeletes) {
+    vfs::MemoryFs mem;
+    ASSERT_TRUE(mem.mkdir_all("/home/user").ok());
+    XdevFs fs(mem);
+    interp::CommandRegistry registry;
+    builtins::register_all(registry);
+    interp::Shell sh(fs, registry, {});
+    auto r = sh.run("mkdir -p s/d; echo hi > s/d/f; ln -s d/f s/l; chmod 700 s/d; touch -d 2020-01-01 s/d/f; "
+                    "echo old > t; echo new > n; "
+                    "mv s m; echo $?; mv -v n t; echo $?; ls; readlink m/l; stat -c '%a' m/d; stat -c %Y m/d/f; "
+                    "echo \"$(<t)\"");
+    EXPECT_EQ(r.out, "0\nrenamed 'n' -> 't'\n0\nm\nt\nd/f\n700\n1577836800\nnew\n") << r.err;
+}
+
 TEST(FilesScenario, MoveAcrossReadOnlyFails) {
     vfs::MemoryFsOptions o;
     Env e(o);
