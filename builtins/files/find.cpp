@@ -34,7 +34,7 @@ enum class Cmp { Eq, Gt, Lt };
 
 struct Node {
     Kind kind;
-    std::unique_ptr<Node> a, b;
+    std::vector<std::unique_ptr<Node>> kids;  // operands of And/Or/Comma (n-ary, so long chains stay flat), Not
     std::string text;                         // pattern, printf format
     std::optional<interp::Pattern> pattern;
     std::optional<interp::Regex> regex;
@@ -162,8 +162,8 @@ bool Find::parse(std::vector<std::string> args) {
     }
     if (!has_action(expr_.get())) {
         auto all = std::make_unique<Node>(Kind::And);
-        all->a = std::move(expr_);
-        all->b = std::make_unique<Node>(Kind::Print);
+        all->kids.push_back(std::move(expr_));
+        all->kids.push_back(std::make_unique<Node>(Kind::Print));
         expr_ = std::move(all);
     }
     if (paths_.empty()) paths_.push_back(".");
@@ -176,8 +176,23 @@ bool Find::has_action(const Node* n) const {
         case Kind::Print: case Kind::Print0: case Kind::Printf: case Kind::Fprint: case Kind::Delete:
         case Kind::Exec: case Kind::ExecPlus: case Kind::Quit: case Kind::Ls:
             return true;
-        default: return has_action(n->a.get()) || has_action(n->b.get());
+        default:
+            for (const auto& k : n->kids)
+                if (has_action(k.get())) return true;
+            return false;
     }
+}
+
+// Joins left and right under an n-ary node of kind k, extending left when it is already one.
+NodePtr combine(Kind k, NodePtr left, NodePtr right) {
+    if (left->kind == k) {
+        left->kids.push_back(std::move(right));
+        return left;
+    }
+    auto n = std::make_unique<Node>(k);
+    n->kids.push_back(std::move(left));
+    n->kids.push_back(std::move(right));
+    return n;
 }
 
 NodePtr Find::parse_comma(int depth) {
@@ -189,10 +204,7 @@ NodePtr Find::parse_comma(int depth) {
             if (error_.empty()) fail("expected an expression after ','");
             return nullptr;
         }
-        auto n = std::make_unique<Node>(Kind::Comma);
-        n->a = std::move(left);
-        n->b = std::move(right);
-        left = std::move(n);
+        left = combine(Kind::Comma, std::move(left), std::move(right));
     }
     return left;
 }
@@ -211,10 +223,7 @@ NodePtr Find::parse_or(int depth) {
             if (error_.empty()) fail("expected an expression after '" + op + "'");
             return nullptr;
         }
-        auto n = std::make_unique<Node>(Kind::Or);
-        n->a = std::move(left);
-        n->b = std::move(right);
-        left = std::move(n);
+        left = combine(Kind::Or, std::move(left), std::move(right));
     }
     return left;
 }
@@ -241,10 +250,7 @@ NodePtr Find::parse_and(int depth) {
         if (!left) {
             left = std::move(right);
         } else {
-            auto n = std::make_unique<Node>(Kind::And);
-            n->a = std::move(left);
-            n->b = std::move(right);
-            left = std::move(n);
+            left = combine(Kind::And, std::move(left), std::move(right));
         }
     }
     return left;
@@ -265,7 +271,7 @@ NodePtr Find::parse_not(int depth) {
         NodePtr inner = parse_not(depth + 1);
         if (!inner) return nullptr;
         auto n = std::make_unique<Node>(Kind::Not);
-        n->a = std::move(inner);
+        n->kids.push_back(std::move(inner));
         return n;
     }
     if (t == "(") {
@@ -909,7 +915,8 @@ std::string Find::printf_expand(const std::string& fmt, const Entry& e) {
         if (has_prec && !numeric) v = v.substr(0, prec);
         if (v.size() < width) {
             bool left = flags.find('-') != std::string::npos;
-            bool zero = flags.find('0') != std::string::npos && numeric && !left;
+            // findutils zero-pads only %d and %m.
+            bool zero = flags.find('0') != std::string::npos && (d == 'd' || d == 'm') && !left;
             std::string padding(width - v.size(), zero ? '0' : ' ');
             v = left ? v + padding : padding + v;
         }
@@ -922,10 +929,25 @@ std::string Find::printf_expand(const std::string& fmt, const Entry& e) {
 bool Find::eval(Node& n, Entry& e, bool& prune) {
     const vfs::Stat& st = e.st;
     switch (n.kind) {
-        case Kind::And: return eval(*n.a, e, prune) && !quit_ && eval(*n.b, e, prune);
-        case Kind::Or: return eval(*n.a, e, prune) || (!quit_ && eval(*n.b, e, prune));
-        case Kind::Comma: (void)eval(*n.a, e, prune); return !quit_ && eval(*n.b, e, prune);
-        case Kind::Not: return !eval(*n.a, e, prune);
+        case Kind::And:
+            for (auto& k : n.kids)
+                if (quit_ || !eval(*k, e, prune)) return false;
+            return true;
+        case Kind::Or:
+            for (auto& k : n.kids) {
+                if (quit_) return false;
+                if (eval(*k, e, prune)) return true;
+            }
+            return false;
+        case Kind::Comma: {
+            bool r = false;
+            for (auto& k : n.kids) {
+                if (quit_) return false;
+                r = eval(*k, e, prune);
+            }
+            return r;
+        }
+        case Kind::Not: return !eval(*n.kids[0], e, prune);
         case Kind::True: return true;
         case Kind::False: return false;
         case Kind::Name: case Kind::IName: return n.pattern->match(base_name(e.path));

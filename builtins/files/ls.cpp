@@ -320,7 +320,7 @@ void Lister::list_dir(const std::string& shown, const std::string& path, bool he
     sort_entries(v);
     print_block(v, true);
     if (!o_.recursive) return;
-    if (depth_ >= 256) return;
+    if (depth_ >= 4096) return;
     ++depth_;
     for (const auto& e : v) {
         if (is_dot_or_dotdot(e.name) || !e.st.is_directory()) continue;

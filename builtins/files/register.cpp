@@ -14,6 +14,9 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_stat(registry);
     files::register_find(registry);
     files::register_paths(registry);
+    files::register_du_df(registry);
+    files::register_tree(registry);
+    files::register_file(registry);
 }
 
 }  // namespace bashkit::builtins

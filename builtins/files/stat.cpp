@@ -1,4 +1,4 @@
-// stat (-c/--format, --printf, -L, -t, default output). The sandbox has no birth times: %w is "-",
+// The stat utility (-c/--format, --printf, -L, -t, default output). The sandbox has no birth times: %w is "-",
 // %W is 0, and the default output says " Birth: -".
 #include <cctype>
 
@@ -267,7 +267,7 @@ int stat_main(CommandContext& ctx) {
             case 't': terse = true; break;
             case 'f': fs_mode = true; break;
             case kOptHelp: return print_help(ctx, kHelp);
-            case kOptVersion: return print_help(ctx, "stat (bashkit) 9.1\n");
+            case kOptVersion: return print_help(ctx, "stat, bashkit 9.1\n");
             default: break;
         }
     }
