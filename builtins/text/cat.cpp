@@ -95,7 +95,7 @@ int cmd_cat(CommandContext& ctx) {
     std::string buf(64 * 1024, '\0');
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             file_error(ctx, f, e);
             status = 1;

@@ -21,7 +21,7 @@ public:
             if (!open_) {
                 if (idx_ >= files_.size()) break;
                 const std::string& f = files_[idx_++];
-                if (auto e = in_.open(ctx_, f); e != vfs::Errc::ok) {
+                if (auto e = in_.open_input(ctx_, f); e != vfs::Errc::ok) {
                     file_error(ctx_, f, e);
                     failed_ = true;
                     ++open_failures_;
@@ -60,7 +60,7 @@ public:
     bool failed() const { return failed_; }
     bool cancelled() const { return cancelled_; }
     size_t open_failures() const { return open_failures_; }
-    size_t inputs() const { return files_.size(); }
+    size_t input_count() const { return files_.size(); }
 
 private:
     CommandContext& ctx_;
@@ -393,7 +393,7 @@ int cmd_od(CommandContext& ctx) {
         offset += n;
         if (out.failed()) break;
     }
-    if (radix != 'n') {
+    if (radix != 'n' && rd.open_failures() < rd.input_count()) {
         addr(offset);
         out.put('\n');
     }
@@ -438,6 +438,10 @@ int cmd_hexdump(CommandContext& ctx) {
         }
     }
     (void)canonical;
+    if (skip > 0 && (files.empty() || files[0] == "-")) {
+        ctx.error("stdin: Illegal seek");
+        return 1;
+    }
     MultiReader rd(ctx, files, "hexdump");
     Output out(ctx);
     uint64_t offset = skip;
@@ -487,7 +491,7 @@ int cmd_hexdump(CommandContext& ctx) {
         std::snprintf(b, sizeof b, "%08llx\n", static_cast<unsigned long long>(offset));
         out.put(b);
     }
-    if (rd.open_failures() == rd.inputs()) {
+    if (rd.open_failures() == rd.input_count()) {
         out.flush();
         ctx.error("all input file arguments failed");
         return out.status(1);
@@ -597,7 +601,7 @@ int cmd_xxd(CommandContext& ctx) {
     }
     std::string name = files.empty() ? "-" : files[0];
     Input in;
-    if (auto e = in.open(ctx, name); e != vfs::Errc::ok) {
+    if (auto e = in.open_input(ctx, name); e != vfs::Errc::ok) {
         ctx.error(name + ": " + errstr(e));
         return 2;
     }
@@ -703,6 +707,10 @@ int cmd_xxd(CommandContext& ctx) {
     {
         // Skip and limit while reading.
         if (seek < 0) {
+            if (in.is_stdin()) {
+                ctx.error("Sorry, cannot seek.");
+                return 4;
+            }
             std::string all;
             if (auto e = read_all(ctx, in, all); e != vfs::Errc::ok) {
                 ctx.error(name + ": " + errstr(e));
@@ -853,21 +861,16 @@ int cmd_strings(CommandContext& ctx) {
     for (const auto& f : files) {
         Input in;
         if (f != "-") {
+            // binutils says "No such file" for anything it cannot read as a file, directories included.
             auto st = ctx.fs.stat(ctx.resolve(f));
-            if (!st) {
+            if (!st || st->is_directory()) {
                 out.flush();
-                ctx.error(quote_name(f) + ": " + errstr(st.error()));
-                status = 1;
-                continue;
-            }
-            if (st->is_directory()) {
-                out.flush();
-                ctx.error("Warning: '" + f + "' is a directory");
+                ctx.error("'" + f + "': No such file");
                 status = 1;
                 continue;
             }
         }
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             ctx.error(quote_name(f) + ": " + errstr(e));
             status = 1;

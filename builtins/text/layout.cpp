@@ -15,7 +15,7 @@ int for_each_line(CommandContext& ctx, Output& out, const std::vector<std::strin
     int status = 0;
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             if (cannot_open_style) ctx.error("cannot open " + quote(f) + " for reading: " + errstr(e));
             else file_error(ctx, f, e);
@@ -366,7 +366,7 @@ int cmd_column(CommandContext& ctx) {
     int status = 0;
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             file_error(ctx, f, e);
             status = 1;
@@ -426,9 +426,12 @@ int cmd_column(CommandContext& ctx) {
             }
         for (auto& r : rows) {
             std::string line;
+            // Every cell but those of the table's last column is padded and followed by the separator,
+            // even at the end of a short row (util-linux does the same).
+            if (!r.empty()) r.resize(w.size());
             for (size_t c = 0; c < r.size(); ++c) {
                 bool is_right = std::find(right.begin(), right.end(), c + 1) != right.end();
-                bool last = c + 1 == r.size();
+                bool last = c + 1 == w.size();
                 if (is_right) line.append(w[c] - r[c].size(), ' ');
                 line += r[c];
                 if (!last) {

@@ -111,7 +111,7 @@ int cmd_split(CommandContext& ctx) {
     std::string input = args.empty() ? "-" : args[0];
     std::string prefix = args.size() > 1 ? args[1] : "x";
     Input in;
-    if (auto e = in.open(ctx, input); e != vfs::Errc::ok) {
+    if (auto e = in.open_input(ctx, input); e != vfs::Errc::ok) {
         ctx.error("cannot open " + quote(input) + " for reading: " + errstr(e));
         return 1;
     }
@@ -178,9 +178,12 @@ int cmd_split(CommandContext& ctx) {
     std::string buf(64 * 1024, '\0');
     if (mode == 'n') {
         uint64_t size = static_cast<uint64_t>(in.file_size());
-        uint64_t chunk = size / nchunks;
         for (uint64_t k = 0; k < nchunks; ++k) {
-            uint64_t want = k + 1 == nchunks ? size - chunk * (nchunks - 1) : chunk;
+            // Chunk k covers [k*size/n, (k+1)*size/n).
+            auto bound = [&](uint64_t j) {
+                return static_cast<uint64_t>(static_cast<unsigned __int128>(j) * size / nchunks);
+            };
+            uint64_t want = bound(k + 1) - bound(k);
             if (want == 0 && elide) continue;
             if (!open_next()) return 1;
             while (want > 0) {
@@ -264,9 +267,7 @@ int cmd_split(CommandContext& ctx) {
 int cmd_yes(CommandContext& ctx) {
     std::vector<ParsedOpt> opts;
     std::vector<std::string> args;
-    OptionSpec spec{"", {}};
-    spec.permute = false;
-    if (!parse_options(ctx, spec, opts, args)) return 1;
+    if (!parse_options(ctx, {"", {}}, opts, args)) return 1;
     for (auto& o : opts) {
         if (o.id == kOptHelp) return print_help(ctx, "[STRING]...\n  or:  yes OPTION\nRepeatedly output a line with all specified STRING(s), or 'y'.\n");
         if (o.id == kOptVersion) return version(ctx);
@@ -390,7 +391,7 @@ int cmd_shuf(CommandContext& ctx) {
     } else if (!have_range) {
         std::string name = args.empty() ? "-" : args[0];
         Input in;
-        if (auto e = in.open(ctx, name); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, name); e != vfs::Errc::ok) {
             file_error(ctx, name, e);
             return 1;
         }
@@ -506,7 +507,6 @@ struct Fmt {
     int max_width = 75, goal_width = 70;
     bool uniform = false, split_only = false, crown = false, tagged = false;
     bool tabs = false;
-    int last_line_length = 0;
     Output* out = nullptr;
     int out_column = 0;
 
@@ -565,7 +565,6 @@ struct Fmt {
             for (;;) {
                 ++k;
                 Cost wcost = line_cost(w, k, len) + (k == n ? 0 : w[k].best_cost);
-                if (start == 0 && last_line_length > 0) wcost += ragged_cost(len - last_line_length);
                 if (wcost < best) {
                     best = wcost;
                     w[start].next_break = k;
@@ -588,7 +587,6 @@ struct Fmt {
                 out_column += w[k].length;
                 if (k + 1 < end) put_space(w[k].space);
             }
-            last_line_length = out_column;
             out->put('\n');
             first = false;
             i = end;
@@ -661,7 +659,7 @@ int cmd_fmt(CommandContext& ctx) {
     int status = 0;
     for (const auto& name : files) {
         Input in;
-        if (auto e = in.open(ctx, name); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, name); e != vfs::Errc::ok) {
             out.flush();
             ctx.error("cannot open " + quote(name) + " for reading: " + errstr(e));
             status = 1;
@@ -729,6 +727,8 @@ int cmd_fmt(CommandContext& ctx) {
                     words.push_back(std::move(w));
                 }
             }
+            // The last word of a paragraph ends a sentence for the cost model (GNU avoids orphaning it).
+            if (!words.empty()) words.back().final = true;
             int first_indent = para[0].indent;
             int other_indent = first_indent;
             if (para.size() > 1 && (f.crown || f.tagged)) other_indent = para[1].indent;

@@ -95,7 +95,7 @@ int cmd_comm(CommandContext& ctx) {
     }
     Source src[2];
     for (int i = 0; i < 2; ++i) {
-        if (auto e = src[i].in.open(ctx, files[static_cast<size_t>(i)]); e != vfs::Errc::ok) {
+        if (auto e = src[i].in.open_input(ctx, files[static_cast<size_t>(i)]); e != vfs::Errc::ok) {
             file_error(ctx, files[static_cast<size_t>(i)], e);
             return 1;
         }
@@ -126,15 +126,16 @@ int cmd_comm(CommandContext& ctx) {
         else if (!src[1].have) order = -1;
         else order = bytes_cmp(src[0].cur, src[1].cur);
         if (order != 0) seen_unpairable = true;
-        for (int i = 0; i < 2; ++i) {
-            if (!pending[i] || !src[i].have) continue;
-            pending[i] = false;
-            if (check < 0 || warned[i] || !(check > 0 || seen_unpairable) || !has_prev[i]) continue;
-            if (bytes_cmp(prev[i], src[i].cur) > 0) {
-                out.flush();
-                ctx.error("file " + std::to_string(i + 1) + " is not in sorted order");
-                if (check > 0) return out.status(1);
-                warned[i] = true;
+        if (check > 0) {
+            // --check-order: a line is checked as soon as it is read, and disorder is fatal.
+            for (int i = 0; i < 2; ++i) {
+                if (!pending[i] || !src[i].have) continue;
+                pending[i] = false;
+                if (has_prev[i] && bytes_cmp(prev[i], src[i].cur) > 0) {
+                    out.flush();
+                    ctx.error("file " + std::to_string(i + 1) + " is not in sorted order");
+                    return out.status(1);
+                }
             }
         }
         if (order == 0) emit(2, src[1].cur);
@@ -143,6 +144,13 @@ int cmd_comm(CommandContext& ctx) {
         for (int i = 0; i < 2; ++i) {
             bool step = i == 0 ? order <= 0 : order >= 0;
             if (!step) continue;
+            // By default a line is checked against its predecessor when it is left behind, once an
+            // unpairable line has been seen; the warning is given once per file.
+            if (check == 0 && seen_unpairable && !warned[i] && has_prev[i] && bytes_cmp(prev[i], src[i].cur) > 0) {
+                out.flush();
+                ctx.error("file " + std::to_string(i + 1) + " is not in sorted order");
+                warned[i] = true;
+            }
             prev[i] = src[i].cur;
             has_prev[i] = true;
             src[i].next();
@@ -318,7 +326,7 @@ int cmd_join(CommandContext& ctx) {
     }
     Source src[2];
     for (int i = 0; i < 2; ++i) {
-        if (auto e = src[i].in.open(ctx, files[static_cast<size_t>(i)]); e != vfs::Errc::ok) {
+        if (auto e = src[i].in.open_input(ctx, files[static_cast<size_t>(i)]); e != vfs::Errc::ok) {
             file_error(ctx, files[static_cast<size_t>(i)], e);
             return 1;
         }
@@ -433,6 +441,7 @@ int cmd_join(CommandContext& ctx) {
                     have[i] = read(i, cur[i]);
                 } while (have[i] && cmp(keyof(cur[i], i), k) == 0);
             }
+            if (check > 0 && (warned[0] || warned[1])) return out.status(1);
             if (print_paired)
                 for (auto& a : g[0])
                     for (auto& b : g[1]) write_line(&a, &b);

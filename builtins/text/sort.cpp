@@ -432,7 +432,7 @@ int cmd_sort(CommandContext& ctx) {
             return 2;
         }
         Input in;
-        if (auto e = in.open(ctx, files[0]); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, files[0]); e != vfs::Errc::ok) {
             ctx.error("cannot read: " + quote_name(files[0]) + ": " + errstr(e));
             return 2;
         }
@@ -470,7 +470,7 @@ int cmd_sort(CommandContext& ctx) {
     std::vector<std::pair<size_t, size_t>> spans;  // offset, length
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             ctx.error("cannot read: " + quote_name(f) + ": " + errstr(e));
             return 2;
         }

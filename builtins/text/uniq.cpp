@@ -123,7 +123,7 @@ int cmd_uniq(CommandContext& ctx) {
     }
     std::string in_name = operands.empty() ? "-" : operands[0];
     Input in;
-    if (auto e = in.open(ctx, in_name); e != vfs::Errc::ok) {
+    if (auto e = in.open_input(ctx, in_name); e != vfs::Errc::ok) {
         file_error(ctx, in_name, e);
         return 1;
     }

@@ -49,7 +49,7 @@ std::string shell_quote(std::string_view s, bool always) {
         if (in_quote) out += '\'';
         in_quote = false;
     };
-    auto open = [&] {
+    auto reopen = [&] {
         if (!in_quote) out += '\'';
         in_quote = true;
     };
@@ -76,7 +76,7 @@ std::string shell_quote(std::string_view s, bool always) {
             }
             out += '\'';
         } else {
-            open();
+            reopen();
             out += static_cast<char>(c);
         }
     }
@@ -223,7 +223,7 @@ bool parse_options(CommandContext& ctx, const OptionSpec& spec, std::vector<Pars
 
 // ---------------------------------------------------------------------------------------------------------
 
-vfs::Errc Input::open(CommandContext& ctx, std::string_view name) {
+vfs::Errc Input::open_input(CommandContext& ctx, std::string_view name) {
     close();
     name_ = std::string(name);
     cancel_ = &ctx.cancel;

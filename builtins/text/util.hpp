@@ -75,8 +75,8 @@ struct ReadResult {
 class Input {
 public:
     Input() = default;
-    // Opens name ("-" is stdin). Returns the error of the open (no message printed).
-    vfs::Errc open(CommandContext& ctx, std::string_view name);
+    // Opens name ("-" is stdin). Returns the error, without printing it.
+    vfs::Errc open_input(CommandContext& ctx, std::string_view name);
     void open_stdin(CommandContext& ctx);
     ReadResult read(char* buf, size_t n);
     bool is_stdin() const { return stream_ != nullptr; }
