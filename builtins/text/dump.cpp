@@ -605,26 +605,14 @@ int cmd_xxd(CommandContext& ctx) {
         ctx.error(name + ": " + errstr(e));
         return 2;
     }
-    std::unique_ptr<vfs::FileHandle> outh;
-    struct HandleStream : interp::ByteStream {
-        vfs::FileHandle* h = nullptr;
-        bool writable() const override { return true; }
-        interp::IoResult write(std::string_view d) override {
-            auto r = h->write(d);
-            if (!r) return {0, vfs::to_errno(r.error())};
-            return {*r, 0};
-        }
-    } hs;
+    OutputFile outf;
     interp::ByteStream* target = nullptr;
     if (files.size() == 2 && files[1] != "-") {
-        auto h = ctx.fs.open_write(ctx.resolve(files[1]));
-        if (!h) {
-            ctx.error(files[1] + ": " + errstr(h.error()));
+        if (auto e = outf.open_output(ctx, files[1]); e != vfs::Errc::ok) {
+            ctx.error(files[1] + ": " + errstr(e));
             return 3;
         }
-        outh = std::move(h).value();
-        hs.h = outh.get();
-        target = &hs;
+        target = outf.stream();
     }
     Output out(ctx, target);
     if (reverse) {
@@ -707,7 +695,7 @@ int cmd_xxd(CommandContext& ctx) {
     {
         // Skip and limit while reading.
         if (seek < 0) {
-            if (in.is_stdin()) {
+            if (in.is_stream()) {
                 ctx.error("Sorry, cannot seek.");
                 return 4;
             }

@@ -9,19 +9,6 @@
 
 namespace bashkit::builtins::text {
 
-namespace {
-
-struct HandleStream : interp::ByteStream {
-    std::unique_ptr<vfs::FileHandle> h;
-    bool writable() const override { return true; }
-    interp::IoResult write(std::string_view d) override {
-        auto r = h->write(d);
-        if (!r) return {0, vfs::to_errno(r.error())};
-        return {*r, 0};
-    }
-};
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------------------
 // split
@@ -147,7 +134,7 @@ int cmd_split(CommandContext& ctx) {
         out = prefix + s + add_suffix;
         return true;
     };
-    std::unique_ptr<vfs::FileHandle> cur;
+    OutputFile cur;
     std::string cur_name;
     auto open_next = [&]() -> bool {
         if (!name_for(index, cur_name)) {
@@ -159,18 +146,16 @@ int cmd_split(CommandContext& ctx) {
             std::string m = "creating file " + quote(cur_name) + "\n";
             (void)ctx.out.write(m);
         }
-        auto h = ctx.fs.open_write(ctx.resolve(cur_name));
-        if (!h) {
-            file_error(ctx, cur_name, h.error());
+        if (auto e = cur.open_output(ctx, cur_name); e != vfs::Errc::ok) {
+            file_error(ctx, cur_name, e);
             return false;
         }
-        cur = std::move(h).value();
         return true;
     };
     auto write = [&](std::string_view d) -> bool {
-        auto r = cur->write(d);
-        if (!r) {
-            file_error(ctx, cur_name, r.error());
+        auto r = cur.stream()->write(d);
+        if (r.err) {
+            file_error(ctx, cur_name, vfs::from_errno(r.err));
             return false;
         }
         return true;
@@ -365,13 +350,10 @@ int cmd_shuf(CommandContext& ctx) {
         return 1;
     }
     if (!source.empty()) {
-        auto data = ctx.fs.read_file(ctx.resolve(source), 1 << 20);
-        if (!data) {
-            ctx.error(quote_name(source) + ": " + errstr(data.error()));
+        if (auto e = seed_from_file(ctx, source, seed); e != vfs::Errc::ok) {
+            ctx.error(quote_name(source) + ": " + errstr(e));
             return 1;
         }
-        seed = 1469598103934665603ull;
-        for (char c : *data) seed = (seed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     } else if (!have_seed) {
         auto now = ctx.clock.now();
         seed = static_cast<uint64_t>(now.sec) * 1000000007ull ^ static_cast<uint64_t>(now.nsec) * 0x9e3779b97f4a7c15ull ^
@@ -404,16 +386,14 @@ int cmd_shuf(CommandContext& ctx) {
             return 1;
         }
     }
-    HandleStream hs;
+    OutputFile outf;
     interp::ByteStream* target = nullptr;
     if (!output.empty()) {
-        auto h = ctx.fs.open_write(ctx.resolve(output));
-        if (!h) {
-            file_error(ctx, output, h.error());
+        if (auto e = outf.open_output(ctx, output); e != vfs::Errc::ok) {
+            file_error(ctx, output, e);
             return 1;
         }
-        hs.h = std::move(h).value();
-        target = &hs;
+        target = outf.stream();
     }
     Output out(ctx, target);
     uint64_t n = have_range ? hi - lo + 1 : lines.size();

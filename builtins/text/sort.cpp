@@ -411,14 +411,10 @@ int cmd_sort(CommandContext& ctx) {
     }
     if (incompatible(ctx, global)) return 2;
     if (!random_source.empty()) {
-        auto data = ctx.fs.read_file(ctx.resolve(random_source), 1 << 20);
-        if (!data) {
-            ctx.error(quote_name(random_source) + ": " + errstr(data.error()));
+        if (auto e = seed_from_file(ctx, random_source, cfg.seed); e != vfs::Errc::ok) {
+            ctx.error(quote_name(random_source) + ": " + errstr(e));
             return 2;
         }
-        uint64_t h = 0x9e3779b97f4a7c15ull;
-        for (char c : *data) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-        cfg.seed = h;
     } else {
         cfg.seed = static_cast<uint64_t>(ctx.clock.now().nsec) * 0x9e3779b97f4a7c15ull ^
                    static_cast<uint64_t>(ctx.clock.now().sec);
@@ -500,27 +496,14 @@ int cmd_sort(CommandContext& ctx) {
                      [&](std::string_view a, std::string_view b) { return sorter.compare(a, b) < 0; });
     if (ctx.cancelled()) return 130;
 
-    std::unique_ptr<interp::ByteStream> file_out;
+    OutputFile file_out;
     interp::ByteStream* target = nullptr;
-    struct HandleStream : interp::ByteStream {
-        std::unique_ptr<vfs::FileHandle> h;
-        bool writable() const override { return true; }
-        interp::IoResult write(std::string_view d) override {
-            auto r = h->write(d);
-            if (!r) return {0, vfs::to_errno(r.error())};
-            return {*r, 0};
-        }
-    };
     if (have_output && output != "-") {
-        auto h = ctx.fs.open_write(ctx.resolve(output));
-        if (!h) {
-            ctx.error("open failed: " + quote_name(output) + ": " + errstr(h.error()));
+        if (auto e = file_out.open_output(ctx, output); e != vfs::Errc::ok) {
+            ctx.error("open failed: " + quote_name(output) + ": " + errstr(e));
             return 2;
         }
-        auto hs = std::make_unique<HandleStream>();
-        hs->h = std::move(h).value();
-        target = hs.get();
-        file_out = std::move(hs);
+        target = file_out.stream();
     }
     Output out(ctx, target);
     const std::string_view* prev = nullptr;
