@@ -62,10 +62,11 @@ void cat_chunk(Output& out, CatState& s, std::string_view data) {
 }  // namespace
 
 int cmd_cat(CommandContext& ctx) {
+    // In GNU's order, which shows in the "ambiguous option" message.
     static constexpr LongOpt kLong[] = {
-        {"show-all", Arg::none, 'A'},       {"number-nonblank", Arg::none, 'b'}, {"show-ends", Arg::none, 'E'},
-        {"number", Arg::none, 'n'},         {"squeeze-blank", Arg::none, 's'},   {"show-tabs", Arg::none, 'T'},
-        {"show-nonprinting", Arg::none, 'v'},
+        {"number-nonblank", Arg::none, 'b'}, {"number", Arg::none, 'n'},     {"squeeze-blank", Arg::none, 's'},
+        {"show-nonprinting", Arg::none, 'v'}, {"show-ends", Arg::none, 'E'}, {"show-tabs", Arg::none, 'T'},
+        {"show-all", Arg::none, 'A'},
     };
     std::vector<ParsedOpt> opts;
     std::vector<std::string> files;
