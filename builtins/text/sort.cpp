@@ -229,21 +229,27 @@ struct Sorter {
         return (i < a.size()) - (j < b.size());
     }
 
-    int key_compare(std::string_view la, std::string_view lb) const {
-        for (const Key& k : cfg.keys) {
+    int one_key(const Key& k, std::string_view a, std::string_view b) const {
+        int d;
+        if (k.numeric) d = numeric_compare(a, b);
+        else if (k.human) d = human_compare(a, b);
+        else if (k.general) d = general_numeric_compare(a, b);
+        else if (k.month) d = month_compare(a, b);
+        else if (k.version) d = version_compare(a, b);
+        else if (k.random) {
+            uint64_t ha = hash(a), hb = hash(b);
+            d = ha < hb ? -1 : ha > hb ? 1 : bytes_compare(a, b);
+        } else if (k.dictionary || k.nonprinting || k.fold) d = filtered_compare(a, b, k);
+        else d = bytes_compare(a, b);
+        return k.reverse ? -d : d;
+    }
+
+    // Keys from index `from` on.
+    int key_compare(std::string_view la, std::string_view lb, size_t from = 0) const {
+        for (size_t i = from; i < cfg.keys.size(); ++i) {
+            const Key& k = cfg.keys[i];
             std::string_view a = key_text(la, k), b = key_text(lb, k);
-            int d;
-            if (k.numeric) d = numeric_compare(a, b);
-            else if (k.human) d = human_compare(a, b);
-            else if (k.general) d = general_numeric_compare(a, b);
-            else if (k.month) d = month_compare(a, b);
-            else if (k.version) d = version_compare(a, b);
-            else if (k.random) {
-                uint64_t ha = hash(a), hb = hash(b);
-                d = ha < hb ? -1 : ha > hb ? 1 : bytes_compare(a, b);
-            } else if (k.dictionary || k.nonprinting || k.fold) d = filtered_compare(a, b, k);
-            else d = bytes_compare(a, b);
-            if (d) return k.reverse ? -d : d;
+            if (int d = one_key(k, a, b)) return d;
         }
         return 0;
     }
@@ -254,6 +260,37 @@ struct Sorter {
             if (d || cfg.unique || cfg.stable) return d;
         }
         int d = bytes_compare(a, b);
+        return cfg.reverse ? -d : d;
+    }
+
+    // A line with its first key located (and parsed, for -n) once, before sorting.
+    struct Rec {
+        std::string_view line;
+        std::string_view key;
+        NumericKey num;
+    };
+    Rec make_rec(std::string_view line) const {
+        Rec r{line, line, {}};
+        if (!cfg.keys.empty()) {
+            r.key = key_text(line, cfg.keys[0]);
+            if (cfg.keys[0].numeric) r.num = parse_numeric_key(r.key);
+        }
+        return r;
+    }
+    int compare(const Rec& a, const Rec& b) const {
+        if (!cfg.keys.empty()) {
+            const Key& k = cfg.keys[0];
+            int d;
+            if (k.numeric) {
+                d = compare_numeric_keys(a.num, b.num);
+                if (k.reverse) d = -d;
+            } else {
+                d = one_key(k, a.key, b.key);
+            }
+            if (!d) d = key_compare(a.line, b.line, 1);
+            if (d || cfg.unique || cfg.stable) return d;
+        }
+        int d = bytes_compare(a.line, b.line);
         return cfg.reverse ? -d : d;
     }
 };
@@ -487,14 +524,34 @@ int cmd_sort(CommandContext& ctx) {
         p = e + 1;
     }
     std::vector<std::string_view> lines;
-    lines.reserve(spans.size());
-    for (auto& [o, n] : spans) lines.emplace_back(data.data() + o, n);
+    if (cfg.keys.empty()) {
+        // Whole-line byte order: equal lines are identical, so an unstable sort gives the same output.
+        lines.reserve(spans.size());
+        for (auto& [o, n] : spans) lines.emplace_back(data.data() + o, n);
+        spans.clear();
+        spans.shrink_to_fit();
+        if (cfg.reverse)
+            std::sort(lines.begin(), lines.end(),
+                      [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(b, a) < 0; });
+        else
+            std::sort(lines.begin(), lines.end(),
+                      [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(a, b) < 0; });
+    }
+    std::vector<Sorter::Rec> recs;
+    recs.reserve(spans.size());
+    for (auto& [o, n] : spans) recs.push_back(sorter.make_rec(std::string_view(data.data() + o, n)));
     spans.clear();
     spans.shrink_to_fit();
     if (ctx.cancelled()) return 130;
-    std::stable_sort(lines.begin(), lines.end(),
-                     [&](std::string_view a, std::string_view b) { return sorter.compare(a, b) < 0; });
+    std::stable_sort(recs.begin(), recs.end(),
+                     [&](const Sorter::Rec& a, const Sorter::Rec& b) { return sorter.compare(a, b) < 0; });
     if (ctx.cancelled()) return 130;
+    if (!recs.empty()) {
+        lines.reserve(recs.size());
+        for (auto& r : recs) lines.push_back(r.line);
+    }
+    recs.clear();
+    recs.shrink_to_fit();
 
     OutputFile file_out;
     interp::ByteStream* target = nullptr;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -159,6 +161,39 @@ TEST(TextScenario, HostileInputsDoNotCrash) {
     for (const char* s : scripts) {
         auto r = e.sh->run(s);
         SUCCEED() << s << " -> " << r.exit_code;
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// Timing smoke check, run by hand: builtins_text_tests --gtest_also_run_disabled_tests
+//   --gtest_filter='*PerfSmoke*' (the benchmarks proper live in bench/).
+TEST(TextScenario, DISABLED_PerfSmoke) {
+    Env e(std::chrono::seconds(300));
+    std::string lines;
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 1000000; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        lines += std::to_string(x % 1000000000) + " word" + std::to_string(i % 97) + "\n";
+    }
+    ASSERT_TRUE(e.fs.write_file("/home/user/lines", lines).ok());
+    std::string big;
+    while (big.size() < 100u << 20) big += lines;
+    ASSERT_TRUE(e.fs.write_file("/home/user/big", big).ok());
+    const char* scripts[] = {"sort lines | tail -n 1", "sort -n lines | tail -n 1", "sort -k2,2 -k1,1n lines | tail -n 1",
+                             "wc -l big", "wc big", "seq 1 1000000 | sort -n | uniq | wc -l", "cut -d' ' -f2 big | tail -n 1",
+                             "tr a-z A-Z < big | tail -n 1", "tail -n 1 big", "uniq -c lines | tail -n 1"};
+    for (const char* s : scripts) {
+        auto t0 = std::chrono::steady_clock::now();
+        std::clock_t c0 = std::clock();
+        auto r = e.sh->run(s);
+        auto cpu_ms = static_cast<long long>((std::clock() - c0) * 1000 / CLOCKS_PER_SEC);
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%6lld ms wall %6lld ms cpu  %s -> %s", static_cast<long long>(ms), cpu_ms, s, r.out.c_str());
     }
 }
 
