@@ -120,7 +120,7 @@ bool check_format(CommandContext& ctx, const std::string& fmt, std::string& out)
             return false;
         }
         std::string spec = fmt.substr(i, j - i);
-        spec.erase(std::remove(spec.begin(), spec.end(), '\''), spec.end());
+        std::erase(spec, '\'');
         out += spec;
         out += 'L';
         out += conv;
