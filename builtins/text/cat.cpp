@@ -62,10 +62,11 @@ void cat_chunk(Output& out, CatState& s, std::string_view data) {
 }  // namespace
 
 int cmd_cat(CommandContext& ctx) {
+    // In GNU's order, which shows in the "ambiguous option" message.
     static constexpr LongOpt kLong[] = {
-        {"show-all", Arg::none, 'A'},       {"number-nonblank", Arg::none, 'b'}, {"show-ends", Arg::none, 'E'},
-        {"number", Arg::none, 'n'},         {"squeeze-blank", Arg::none, 's'},   {"show-tabs", Arg::none, 'T'},
-        {"show-nonprinting", Arg::none, 'v'},
+        {"number-nonblank", Arg::none, 'b'}, {"number", Arg::none, 'n'},     {"squeeze-blank", Arg::none, 's'},
+        {"show-nonprinting", Arg::none, 'v'}, {"show-ends", Arg::none, 'E'}, {"show-tabs", Arg::none, 'T'},
+        {"show-all", Arg::none, 'A'},
     };
     std::vector<ParsedOpt> opts;
     std::vector<std::string> files;
@@ -95,7 +96,7 @@ int cmd_cat(CommandContext& ctx) {
     std::string buf(64 * 1024, '\0');
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             file_error(ctx, f, e);
             status = 1;

@@ -71,6 +71,22 @@ int unit_order(std::string_view s, const Num& n) {
 
 }  // namespace
 
+NumericKey parse_numeric_key(std::string_view s) {
+    Num n = parse_num(s);
+    return {n.neg, n.whole, n.frac};
+}
+
+int compare_numeric_keys(const NumericKey& a, const NumericKey& b) {
+    Num x, y;
+    x.neg = a.neg;
+    x.whole = a.whole;
+    x.frac = a.frac;
+    y.neg = b.neg;
+    y.whole = b.whole;
+    y.frac = b.frac;
+    return compare_nums(x, y);
+}
+
 int numeric_compare(std::string_view a, std::string_view b) { return compare_nums(parse_num(a), parse_num(b)); }
 
 int human_compare(std::string_view a, std::string_view b) {

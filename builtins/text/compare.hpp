@@ -5,6 +5,15 @@
 
 namespace bashkit::builtins::text {
 
+// A number as GNU sort -n reads it, parsed once (sort caches it per line).
+struct NumericKey {
+    bool neg = false;
+    std::string_view whole;  // integer digits without leading zeros
+    std::string_view frac;   // fraction digits without trailing zeros
+};
+NumericKey parse_numeric_key(std::string_view s);
+int compare_numeric_keys(const NumericKey& a, const NumericKey& b);
+
 // GNU sort -n: decimal numbers with optional '-' and '.', leading blanks skipped; anything else is 0.
 int numeric_compare(std::string_view a, std::string_view b);
 // GNU sort -h: like -n, but a unit suffix (K M G T P E Z Y R Q) orders first.

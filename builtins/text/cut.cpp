@@ -160,7 +160,7 @@ int cmd_cut(CommandContext& ctx) {
     std::string res;
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             file_error(ctx, f, e);
             status = 1;

@@ -375,7 +375,7 @@ int head_tail(CommandContext& ctx, bool is_tail) {
     int status = 0;
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             ctx.error("cannot open " + quote(f) + " for reading: " + errstr(e));
             status = 1;

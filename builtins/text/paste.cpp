@@ -61,7 +61,7 @@ int cmd_paste(CommandContext& ctx) {
         int status = 0;
         for (const auto& f : files) {
             Input in;
-            if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+            if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
                 out.flush();
                 file_error(ctx, f, e);
                 status = 1;
@@ -107,7 +107,7 @@ int cmd_paste(CommandContext& ctx) {
             continue;
         }
         auto in = std::make_unique<Input>();
-        if (auto e = in->open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in->open_input(ctx, f); e != vfs::Errc::ok) {
             file_error(ctx, f, e);
             return 1;
         }

@@ -22,7 +22,7 @@ int cmd_rev(CommandContext& ctx) {
     std::string tmp;
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             ctx.error("cannot open " + f + ": " + errstr(e));
             status = 1;
@@ -80,7 +80,7 @@ int cmd_tac(CommandContext& ctx) {
     int status = 0;
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             ctx.error("failed to open " + quote(f) + " for reading: " + errstr(e));
             status = 1;

@@ -93,10 +93,18 @@ bool check_format(CommandContext& ctx, const std::string& fmt, std::string& out)
         }
         size_t j = i + 1;
         while (j < fmt.size() && std::strchr("-+ #0'", fmt[j])) ++j;
+        uint64_t width = 0, precision = 0;
+        size_t ws = j;
         while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
+        (void)parse_uint(std::string_view(fmt).substr(ws, j - ws), width);
         if (j < fmt.size() && fmt[j] == '.') {
-            ++j;
+            size_t ps = ++j;
             while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
+            (void)parse_uint(std::string_view(fmt).substr(ps, j - ps), precision);
+        }
+        if (width > ctx.limits.max_printf_width || precision > ctx.limits.max_printf_width) {
+            ctx.error("format " + quote(fmt) + " has a width or precision over the limit");
+            return false;
         }
         if (j >= fmt.size()) {
             ctx.error("format " + quote(fmt) + " ends in %");
@@ -112,7 +120,7 @@ bool check_format(CommandContext& ctx, const std::string& fmt, std::string& out)
             return false;
         }
         std::string spec = fmt.substr(i, j - i);
-        spec.erase(std::remove(spec.begin(), spec.end(), '\''), spec.end());
+        std::erase(spec, '\'');
         out += spec;
         out += 'L';
         out += conv;

@@ -229,21 +229,27 @@ struct Sorter {
         return (i < a.size()) - (j < b.size());
     }
 
-    int key_compare(std::string_view la, std::string_view lb) const {
-        for (const Key& k : cfg.keys) {
+    int one_key(const Key& k, std::string_view a, std::string_view b) const {
+        int d;
+        if (k.numeric) d = numeric_compare(a, b);
+        else if (k.human) d = human_compare(a, b);
+        else if (k.general) d = general_numeric_compare(a, b);
+        else if (k.month) d = month_compare(a, b);
+        else if (k.version) d = version_compare(a, b);
+        else if (k.random) {
+            uint64_t ha = hash(a), hb = hash(b);
+            d = ha < hb ? -1 : ha > hb ? 1 : bytes_compare(a, b);
+        } else if (k.dictionary || k.nonprinting || k.fold) d = filtered_compare(a, b, k);
+        else d = bytes_compare(a, b);
+        return k.reverse ? -d : d;
+    }
+
+    // Keys from index `from` on.
+    int key_compare(std::string_view la, std::string_view lb, size_t from = 0) const {
+        for (size_t i = from; i < cfg.keys.size(); ++i) {
+            const Key& k = cfg.keys[i];
             std::string_view a = key_text(la, k), b = key_text(lb, k);
-            int d;
-            if (k.numeric) d = numeric_compare(a, b);
-            else if (k.human) d = human_compare(a, b);
-            else if (k.general) d = general_numeric_compare(a, b);
-            else if (k.month) d = month_compare(a, b);
-            else if (k.version) d = version_compare(a, b);
-            else if (k.random) {
-                uint64_t ha = hash(a), hb = hash(b);
-                d = ha < hb ? -1 : ha > hb ? 1 : bytes_compare(a, b);
-            } else if (k.dictionary || k.nonprinting || k.fold) d = filtered_compare(a, b, k);
-            else d = bytes_compare(a, b);
-            if (d) return k.reverse ? -d : d;
+            if (int d = one_key(k, a, b)) return d;
         }
         return 0;
     }
@@ -254,6 +260,37 @@ struct Sorter {
             if (d || cfg.unique || cfg.stable) return d;
         }
         int d = bytes_compare(a, b);
+        return cfg.reverse ? -d : d;
+    }
+
+    // A line with its first key located (and parsed, for -n) once, before sorting.
+    struct Rec {
+        std::string_view line;
+        std::string_view key;
+        NumericKey num;
+    };
+    Rec make_rec(std::string_view line) const {
+        Rec r{line, line, {}};
+        if (!cfg.keys.empty()) {
+            r.key = key_text(line, cfg.keys[0]);
+            if (cfg.keys[0].numeric) r.num = parse_numeric_key(r.key);
+        }
+        return r;
+    }
+    int compare(const Rec& a, const Rec& b) const {
+        if (!cfg.keys.empty()) {
+            const Key& k = cfg.keys[0];
+            int d;
+            if (k.numeric) {
+                d = compare_numeric_keys(a.num, b.num);
+                if (k.reverse) d = -d;
+            } else {
+                d = one_key(k, a.key, b.key);
+            }
+            if (!d) d = key_compare(a.line, b.line, 1);
+            if (d || cfg.unique || cfg.stable) return d;
+        }
+        int d = bytes_compare(a.line, b.line);
         return cfg.reverse ? -d : d;
     }
 };
@@ -411,14 +448,10 @@ int cmd_sort(CommandContext& ctx) {
     }
     if (incompatible(ctx, global)) return 2;
     if (!random_source.empty()) {
-        auto data = ctx.fs.read_file(ctx.resolve(random_source), 1 << 20);
-        if (!data) {
-            ctx.error(quote_name(random_source) + ": " + errstr(data.error()));
+        if (auto e = seed_from_file(ctx, random_source, cfg.seed); e != vfs::Errc::ok) {
+            ctx.error(quote_name(random_source) + ": " + errstr(e));
             return 2;
         }
-        uint64_t h = 0x9e3779b97f4a7c15ull;
-        for (char c : *data) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-        cfg.seed = h;
     } else {
         cfg.seed = static_cast<uint64_t>(ctx.clock.now().nsec) * 0x9e3779b97f4a7c15ull ^
                    static_cast<uint64_t>(ctx.clock.now().sec);
@@ -432,7 +465,7 @@ int cmd_sort(CommandContext& ctx) {
             return 2;
         }
         Input in;
-        if (auto e = in.open(ctx, files[0]); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, files[0]); e != vfs::Errc::ok) {
             ctx.error("cannot read: " + quote_name(files[0]) + ": " + errstr(e));
             return 2;
         }
@@ -470,7 +503,7 @@ int cmd_sort(CommandContext& ctx) {
     std::vector<std::pair<size_t, size_t>> spans;  // offset, length
     for (const auto& f : files) {
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             ctx.error("cannot read: " + quote_name(f) + ": " + errstr(e));
             return 2;
         }
@@ -491,36 +524,43 @@ int cmd_sort(CommandContext& ctx) {
         p = e + 1;
     }
     std::vector<std::string_view> lines;
-    lines.reserve(spans.size());
-    for (auto& [o, n] : spans) lines.emplace_back(data.data() + o, n);
+    if (cfg.keys.empty()) {
+        // Whole-line byte order: equal lines are identical, so an unstable sort gives the same output.
+        lines.reserve(spans.size());
+        for (auto& [o, n] : spans) lines.emplace_back(data.data() + o, n);
+        spans.clear();
+        spans.shrink_to_fit();
+        if (cfg.reverse)
+            std::sort(lines.begin(), lines.end(),
+                      [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(b, a) < 0; });
+        else
+            std::sort(lines.begin(), lines.end(),
+                      [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(a, b) < 0; });
+    }
+    std::vector<Sorter::Rec> recs;
+    recs.reserve(spans.size());
+    for (auto& [o, n] : spans) recs.push_back(sorter.make_rec(std::string_view(data.data() + o, n)));
     spans.clear();
     spans.shrink_to_fit();
     if (ctx.cancelled()) return 130;
-    std::stable_sort(lines.begin(), lines.end(),
-                     [&](std::string_view a, std::string_view b) { return sorter.compare(a, b) < 0; });
+    std::stable_sort(recs.begin(), recs.end(),
+                     [&](const Sorter::Rec& a, const Sorter::Rec& b) { return sorter.compare(a, b) < 0; });
     if (ctx.cancelled()) return 130;
+    if (!recs.empty()) {
+        lines.reserve(recs.size());
+        for (auto& r : recs) lines.push_back(r.line);
+    }
+    recs.clear();
+    recs.shrink_to_fit();
 
-    std::unique_ptr<interp::ByteStream> file_out;
+    OutputFile file_out;
     interp::ByteStream* target = nullptr;
-    struct HandleStream : interp::ByteStream {
-        std::unique_ptr<vfs::FileHandle> h;
-        bool writable() const override { return true; }
-        interp::IoResult write(std::string_view d) override {
-            auto r = h->write(d);
-            if (!r) return {0, vfs::to_errno(r.error())};
-            return {*r, 0};
-        }
-    };
     if (have_output && output != "-") {
-        auto h = ctx.fs.open_write(ctx.resolve(output));
-        if (!h) {
-            ctx.error("open failed: " + quote_name(output) + ": " + errstr(h.error()));
+        if (auto e = file_out.open_output(ctx, output); e != vfs::Errc::ok) {
+            ctx.error("open failed: " + quote_name(output) + ": " + errstr(e));
             return 2;
         }
-        auto hs = std::make_unique<HandleStream>();
-        hs->h = std::move(h).value();
-        target = hs.get();
-        file_out = std::move(hs);
+        target = file_out.stream();
     }
     Output out(ctx, target);
     const std::string_view* prev = nullptr;

@@ -24,7 +24,7 @@ int cmd_tee(CommandContext& ctx) {
     int status = 0;
     struct Sink {
         std::string name;
-        std::unique_ptr<vfs::FileHandle> h;
+        std::unique_ptr<OutputFile> h;
     };
     std::vector<Sink> sinks;
     for (const auto& f : files) {
@@ -32,13 +32,13 @@ int cmd_tee(CommandContext& ctx) {
             sinks.push_back({f, nullptr});  // GNU tee writes "-" to stdout again
             continue;
         }
-        auto h = ctx.fs.open_write(ctx.resolve(f), append);
-        if (!h) {
-            file_error(ctx, f, h.error());
+        auto h = std::make_unique<OutputFile>();
+        if (auto e = h->open_output(ctx, f, append); e != vfs::Errc::ok) {
+            file_error(ctx, f, e);
             status = 1;
             continue;
         }
-        sinks.push_back({f, std::move(h).value()});
+        sinks.push_back({f, std::move(h)});
     }
     Input in;
     in.open_stdin(ctx);
@@ -74,9 +74,9 @@ int cmd_tee(CommandContext& ctx) {
                 write_stdout();
                 continue;
             }
-            auto w = s.h->write(d);
-            if (!w) {
-                file_error(ctx, s.name, w.error());
+            auto w = s.h->stream()->write(d);
+            if (w.err) {
+                file_error(ctx, s.name, vfs::from_errno(w.err));
                 status = 1;
                 s.h.reset();
                 s.name.clear();

@@ -298,6 +298,14 @@ int cmd_tr(CommandContext& ctx) {
             return out.status(1);
         }
         if (r.n == 0) break;
+        if (!del && !squeeze) {
+            // Plain translation: map the chunk in place.
+            for (size_t i = 0; i < r.n; ++i) buf[i] = static_cast<char>(map[static_cast<unsigned char>(buf[i])]);
+            out.put(std::string_view(buf.data(), r.n));
+            out.flush();
+            if (out.failed()) break;
+            continue;
+        }
         std::string& ob = out.buffer();
         for (size_t i = 0; i < r.n; ++i) {
             auto c = static_cast<unsigned char>(buf[i]);

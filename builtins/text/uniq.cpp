@@ -123,30 +123,18 @@ int cmd_uniq(CommandContext& ctx) {
     }
     std::string in_name = operands.empty() ? "-" : operands[0];
     Input in;
-    if (auto e = in.open(ctx, in_name); e != vfs::Errc::ok) {
+    if (auto e = in.open_input(ctx, in_name); e != vfs::Errc::ok) {
         file_error(ctx, in_name, e);
         return 1;
     }
-    std::unique_ptr<vfs::FileHandle> outh;
-    struct HandleStream : interp::ByteStream {
-        vfs::FileHandle* h = nullptr;
-        bool writable() const override { return true; }
-        interp::IoResult write(std::string_view d) override {
-            auto r = h->write(d);
-            if (!r) return {0, vfs::to_errno(r.error())};
-            return {*r, 0};
-        }
-    } hs;
+    OutputFile outf;
     interp::ByteStream* target = nullptr;
     if (operands.size() == 2 && operands[1] != "-") {
-        auto h = ctx.fs.open_write(ctx.resolve(operands[1]));
-        if (!h) {
-            file_error(ctx, operands[1], h.error());
+        if (auto e = outf.open_output(ctx, operands[1]); e != vfs::Errc::ok) {
+            file_error(ctx, operands[1], e);
             return 1;
         }
-        outh = std::move(h).value();
-        hs.h = outh.get();
-        target = &hs;
+        target = outf.stream();
     }
     Output out(ctx, target);
     LineReader lr(in, delim);

@@ -49,7 +49,7 @@ std::string shell_quote(std::string_view s, bool always) {
         if (in_quote) out += '\'';
         in_quote = false;
     };
-    auto open = [&] {
+    auto reopen = [&] {
         if (!in_quote) out += '\'';
         in_quote = true;
     };
@@ -76,7 +76,7 @@ std::string shell_quote(std::string_view s, bool always) {
             }
             out += '\'';
         } else {
-            open();
+            reopen();
             out += static_cast<char>(c);
         }
     }
@@ -223,7 +223,65 @@ bool parse_options(CommandContext& ctx, const OptionSpec& spec, std::vector<Pars
 
 // ---------------------------------------------------------------------------------------------------------
 
-vfs::Errc Input::open(CommandContext& ctx, std::string_view name) {
+namespace {
+
+// A FileHandle as a ByteStream (for output files).
+class HandleStream final : public interp::ByteStream {
+public:
+    explicit HandleStream(std::unique_ptr<vfs::FileHandle> h) : h_(std::move(h)) {}
+    bool writable() const override { return true; }
+    interp::IoResult write(std::string_view d) override {
+        auto r = h_->write(d);
+        if (!r) return {0, vfs::to_errno(r.error())};
+        return {*r, 0};
+    }
+
+private:
+    std::unique_ptr<vfs::FileHandle> h_;
+};
+
+}  // namespace
+
+interp::ByteStream* device_stream(CommandContext& ctx, std::string_view abs_path,
+                                  std::unique_ptr<interp::ByteStream>& owned) {
+    std::string p = vfs::normalize_path(abs_path);
+    if (p.rfind("/dev/", 0) != 0) return nullptr;
+    std::string_view dev = std::string_view(p).substr(5);
+    if (dev == "null") {
+        owned = std::make_unique<interp::NullStream>();
+        return owned.get();
+    }
+    if (dev == "zero") {
+        owned = std::make_unique<interp::ZeroStream>(&ctx.cancel);
+        return owned.get();
+    }
+    if (dev == "urandom" || dev == "random") {
+        auto now = ctx.clock.now();
+        uint64_t seed = static_cast<uint64_t>(now.sec) * 1000003u ^ static_cast<uint64_t>(now.nsec) ^
+                        reinterpret_cast<uintptr_t>(&owned);
+        owned = std::make_unique<interp::RandomStream>(seed, &ctx.cancel);
+        return owned.get();
+    }
+    if (dev == "stdin" || dev == "fd/0") return &ctx.in;
+    if (dev == "stdout" || dev == "fd/1") return &ctx.out;
+    if (dev == "stderr" || dev == "fd/2") return &ctx.err;
+    return nullptr;
+}
+
+vfs::Errc OutputFile::open_output(CommandContext& ctx, std::string_view name, bool append) {
+    std::string path = ctx.resolve(name);
+    if (interp::ByteStream* d = device_stream(ctx, path, owned_)) {
+        stream_ = d;
+        return vfs::Errc::ok;
+    }
+    auto h = ctx.fs.open_write(path, append);
+    if (!h) return h.error();
+    owned_ = std::make_unique<HandleStream>(std::move(h).value());
+    stream_ = owned_.get();
+    return vfs::Errc::ok;
+}
+
+vfs::Errc Input::open_input(CommandContext& ctx, std::string_view name) {
     close();
     name_ = std::string(name);
     cancel_ = &ctx.cancel;
@@ -231,7 +289,12 @@ vfs::Errc Input::open(CommandContext& ctx, std::string_view name) {
         stream_ = &ctx.in;
         return vfs::Errc::ok;
     }
-    auto h = ctx.fs.open_read(ctx.resolve(name));
+    std::string path = ctx.resolve(name);
+    if (interp::ByteStream* d = device_stream(ctx, path, device_)) {
+        stream_ = d;
+        return vfs::Errc::ok;
+    }
+    auto h = ctx.fs.open_read(path);
     if (!h) return h.error();
     file_ = std::move(h).value();
     return vfs::Errc::ok;
@@ -239,6 +302,7 @@ vfs::Errc Input::open(CommandContext& ctx, std::string_view name) {
 
 void Input::open_stdin(CommandContext& ctx) {
     close();
+    device_.reset();
     name_ = "-";
     cancel_ = &ctx.cancel;
     stream_ = &ctx.in;
@@ -266,6 +330,7 @@ int64_t Input::file_size() {
 
 void Input::close() {
     stream_ = nullptr;
+    device_.reset();
     file_.reset();
 }
 
@@ -319,6 +384,23 @@ bool LineReader::next(std::string_view& line, bool& terminated) {
             return false;
         }
     }
+}
+
+vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& seed) {
+    Input in;
+    if (auto e = in.open_input(ctx, name); e != vfs::Errc::ok) return e;
+    std::string buf(64 * 1024, '\0');
+    size_t got = 0;
+    while (got < buf.size()) {
+        auto r = in.read(buf.data() + got, buf.size() - got);
+        if (r.err != vfs::Errc::ok) return r.err;
+        if (r.n == 0) break;
+        got += r.n;
+    }
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < got; ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ull;
+    seed = h;
+    return vfs::Errc::ok;
 }
 
 vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {

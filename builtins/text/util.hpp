@@ -75,11 +75,11 @@ struct ReadResult {
 class Input {
 public:
     Input() = default;
-    // Opens name ("-" is stdin). Returns the error of the open (no message printed).
-    vfs::Errc open(CommandContext& ctx, std::string_view name);
+    // Opens name ("-" is stdin). Returns the error, without printing it.
+    vfs::Errc open_input(CommandContext& ctx, std::string_view name);
     void open_stdin(CommandContext& ctx);
     ReadResult read(char* buf, size_t n);
-    bool is_stdin() const { return stream_ != nullptr; }
+    bool is_stream() const { return stream_ != nullptr; }
     const std::string& name() const { return name_; }
     // Size of a regular file (for tail -c and seeking), or -1.
     int64_t file_size();
@@ -87,6 +87,7 @@ public:
     void close();
 
 private:
+    std::unique_ptr<interp::ByteStream> device_;  // /dev/zero, /dev/null, /dev/urandom
     interp::ByteStream* stream_ = nullptr;
     std::unique_ptr<vfs::FileHandle> file_;
     std::string name_;
@@ -116,6 +117,27 @@ private:
     bool eof_ = false;
     vfs::Errc err_ = vfs::Errc::ok;
 };
+
+// The devices the interpreter provides only to redirections (/dev/null, /dev/zero, /dev/urandom, /dev/random,
+// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/0-2), for utilities that open them by name. `owned` receives a
+// new stream when one is made; the result may also point at ctx.in/out/err. Null when abs_path is no device.
+interp::ByteStream* device_stream(CommandContext& ctx, std::string_view abs_path,
+                                  std::unique_ptr<interp::ByteStream>& owned);
+
+// An output file opened by name (sort -o, tee, split, uniq OUTPUT, ...): a file of the FileSystem, created
+// or truncated (or appended to), or one of the devices above.
+class OutputFile {
+public:
+    vfs::Errc open_output(CommandContext& ctx, std::string_view name, bool append = false);
+    interp::ByteStream* stream() { return stream_; }
+
+private:
+    std::unique_ptr<interp::ByteStream> owned_;
+    interp::ByteStream* stream_ = nullptr;
+};
+
+// A 64-bit seed from the first bytes (up to 64 KiB) of a file or device (--random-source=FILE).
+vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& seed);
 
 // Reads a whole input into out (sort, tac, shuf hold their input). Returns the error, if any.
 vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out);

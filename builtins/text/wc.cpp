@@ -148,7 +148,7 @@ int cmd_wc(CommandContext& ctx) {
     for (size_t i = 0; i < files.size(); ++i) {
         const std::string& f = files[i];
         Input in;
-        if (auto e = in.open(ctx, f); e != vfs::Errc::ok) {
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
             out.flush();
             file_error(ctx, f, e);
             status = 1;
