@@ -175,6 +175,7 @@ std::unique_ptr<Matcher> Matcher::compile(const std::vector<std::string>& patter
     } else if (opt.word) {
         src += "(?:^|" + nonword + ")(" + core + ")(?:" + nonword + "|$)";
         m->word_ = true;
+        m->utf8_ = !latin1;
     } else {
         src += core;
     }
@@ -188,6 +189,10 @@ std::unique_ptr<Matcher> Matcher::compile(const std::vector<std::string>& patter
     o.set_encoding(latin1 ? RE2::Options::EncodingLatin1 : RE2::Options::EncodingUTF8);
     o.set_max_mem(64 << 20);
     m->re_ = std::make_unique<RE2>(src, o);
+    if (m->word_) {
+        m->re_word_ = std::make_unique<RE2>(std::string(lines ? "(?m)" : "") + "(" + core + ")(?:" + nonword + "|$)", o);
+        if (!m->re_word_->ok()) m->re_word_.reset();
+    }
     if (!m->re_->ok()) {
         const auto code = m->re_->error_code();
         if (code == RE2::ErrorPatternTooLarge || code == RE2::ErrorRepeatSize)
@@ -254,18 +259,23 @@ bool Matcher::next_match(std::string_view line, size_t from, size_t& begin, size
     const re2::StringPiece text(line.data(), line.size());
     re2::StringPiece sub[2];
     const int n = word_ ? 2 : 1;
-    if (word_) {
-        // The boundary before the word may be the character just before `from`.
-        const size_t start = from > 0 ? from - 1 : 0;
-        if (re_->Match(text, start, line.size(), RE2::UNANCHORED, sub, n)) {
+    if (word_ && re_word_) {
+        auto word_byte = [this](unsigned char c) {
+            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                   (utf8_ && c >= 0x80);
+        };
+        size_t start = from;
+        while (start <= line.size()) {
+            if (!re_word_->Match(text, start, line.size(), RE2::UNANCHORED, sub, 2)) return false;
             const auto b = static_cast<size_t>(sub[1].data() - line.data());
-            if (b >= from) {
+            if (b == 0 || !word_byte(static_cast<unsigned char>(line[b - 1]))) {
                 begin = b;
                 end = b + sub[1].size();
                 return true;
             }
+            start = b + 1;  // a word character before it: no match can start here
         }
-        if (start == from) return false;
+        return false;
     }
     if (!re_->Match(text, from, line.size(), RE2::UNANCHORED, sub, n)) return false;
     const re2::StringPiece& hit = sub[n - 1];

@@ -72,7 +72,11 @@ public:
 private:
     Matcher() = default;
     std::unique_ptr<re2::RE2> re_;
-    bool word_ = false;   // the match of interest is group 1
+    // -w: the alternation with only its right boundary, for -o (the left one is checked by hand, so the
+    // leftmost word is found even when consuming the character before it would give a longer match).
+    std::unique_ptr<re2::RE2> re_word_;
+    bool word_ = false;
+    bool utf8_ = false;
     bool buffer_search_ = true;
     char eol_ = '\n';
 };
