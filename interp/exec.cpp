@@ -1206,6 +1206,12 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         return Flow::Normal;
     }
     Environment env = build_env(extra.empty() ? nullptr : &extra);
+    if (!rc && (name == "bash" || name == "sh")) {
+        // A child interpreter, unless the sandbox registered its own.
+        st_.status = bash_command(argv, env);
+        if (cancel_->cancelled_fast()) return cancelled_flow();
+        return Flow::Normal;
+    }
     if (rc) {
         st_.status = run_registered(*rc, argv, env);
         if (broken_pipe_ || st_.status == 141) {
@@ -1359,6 +1365,9 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     st.fds[0] = std::make_shared<BorrowedStream>(in);
     st.fds[1] = std::make_shared<BorrowedStream>(out);
     st.fds[2] = std::make_shared<BorrowedStream>(err);
+    if (child_opts_) {
+        for (const auto& [o, on] : *child_opts_) st.opts[static_cast<size_t>(o)] = on;
+    }
     Exec child(*this, st);
     child.call_depth_ = 0;
     child.loop_depth_ = 0;
@@ -1401,6 +1410,80 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
         lvl.set = true;
         lvl.attrs |= kAttrExport;
     }
+}
+
+int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
+    // bash [-eux] [-o opt] [-c command [name [args...]] | file [args...]] ; otherwise the script is stdin.
+    std::vector<std::pair<int, bool>> opts;
+    size_t i = 1;
+    bool has_c = false;
+    std::string command;
+    for (; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--" || a == "-") {
+            ++i;
+            break;
+        }
+        if (a == "--version") {
+            write_out("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
+            return 0;
+        }
+        if (a.starts_with("--")) continue;  // --norc, --noprofile, --posix ...
+        if (a.size() < 2 || (a[0] != '-' && a[0] != '+')) break;
+        bool on = a[0] == '-';
+        for (size_t k = 1; k < a.size(); ++k) {
+            char c = a[k];
+            if (c == 'c') {
+                has_c = true;
+            } else if (c == 'o') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-o: option requires an argument", 2);
+                int o = find_set_option(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 'O') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-O: option requires an argument", 2);
+                int o = find_shopt(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid shell option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 's' || c == 'i' || c == 'l' || c == 'r') {
+            } else {
+                int o = find_set_letter(c);
+                if (o < 0) return builtin_error(argv[0], std::string("-") + c + ": invalid option", 2);
+                opts.emplace_back(o, on);
+            }
+        }
+    }
+    std::string source;
+    std::vector<std::string> args;
+    std::string name = argv[0];
+    if (has_c) {
+        if (i >= argv.size()) return builtin_error(argv[0], "-c: option requires an argument", 2);
+        source = argv[i++];
+        args.push_back(i < argv.size() ? argv[i++] : argv[0]);
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else if (i < argv.size()) {
+        std::string path = abs_path(argv[i]);
+        auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+        if (!content) {
+            error(argv[i] + ": " + std::string(vfs::error_message(content.error())));
+            return content.error() == vfs::Errc::no_such_file ? 127 : 126;
+        }
+        source = std::move(*content);
+        name = argv[i];
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else {
+        StreamPtr in = fd(0);
+        if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
+        args.push_back(argv[0]);
+    }
+    StreamPtr i0 = fd(0), o1 = fd(1), e2 = fd(2);
+    BadStream bad;
+    child_opts_ = &opts;
+    int st = child_shell(source, args, env, i0 ? *i0 : static_cast<ByteStream&>(bad),
+                         o1 ? *o1 : static_cast<ByteStream&>(bad), e2 ? *e2 : static_cast<ByteStream&>(bad),
+                         has_c ? std::string_view(argv[0]) : std::string_view(name));
+    child_opts_ = nullptr;
+    return st;
 }
 
 // ---------------------------------------------------------------- functions

@@ -282,6 +282,7 @@ public:
     int child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
                     ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name);
     void init_child_state(ShellState& st, const Environment& env);
+    int bash_command(std::vector<std::string>& argv, const Environment& env);
     static void install_dynamic_vars(ShellState& st);
     std::shared_ptr<Job> find_job(const std::string& spec, bool& bad);
     int wait_job(Job& j);
@@ -480,6 +481,7 @@ public:
     Ex arith_expand_failed_ = Ex::Ok;
     std::vector<int> procsubst_fds_;
     std::map<char, std::string> ulimits_;
+    const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
 
     bool stack_exhausted() const;
 };

@@ -958,7 +958,8 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
         if (st_.opts[ShFailglob]) {
             error("no match: " + f.text);
             st_.status = 1;
-            return Ex::Fail;
+            exit_status_ = 1;
+            return Ex::Fatal;
         }
         if (st_.opts[ShNullglob]) return Ex::Ok;
         out.push_back(f.text);

@@ -48,6 +48,7 @@ enum class DynVar : uint8_t {
     BashArgv,
     Groups,
     Pipestatus,
+    Underscore,
 };
 
 // Sparse indexed array.

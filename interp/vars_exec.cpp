@@ -57,6 +57,7 @@ std::string Exec::dyn_value(DynVar d) {
             return buf;
         }
         case DynVar::BashSubshell: return to_dec(st_.subshell_level);
+        case DynVar::Underscore: return st_.last_arg;
         default: return {};
     }
 }
@@ -275,6 +276,10 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
             v.dyn == DynVar::BashSource || v.dyn == DynVar::BashLineno || v.dyn == DynVar::Groups ||
             v.dyn == DynVar::BashSubshell || v.dyn == DynVar::Pipestatus)
             return true;  // silently ignored, as bash does
+        if (v.dyn == DynVar::Underscore) {
+            st_.last_arg.assign(value);
+            return true;
+        }
         v.dyn = DynVar::None;
     }
     if (v.attrs & (kAttrInteger | kAttrUpper | kAttrLower | kAttrCapital)) {
@@ -632,6 +637,7 @@ void Exec::install_dynamic_vars(ShellState& st) {
     dyn("BASH_SUBSHELL", DynVar::BashSubshell);
     dyn("GROUPS", DynVar::Groups, kAttrIndexed);
     dyn("PIPESTATUS", DynVar::Pipestatus, kAttrIndexed);
+    dyn("_", DynVar::Underscore);
 }
 
 }  // namespace bashkit::interp
