@@ -1,6 +1,7 @@
 #include "builtins/registry.hpp"
 
 #include "builtins/files/files.hpp"
+#include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
 #include "builtins/text/text.hpp"
 
@@ -10,6 +11,7 @@ void register_all(interp::CommandRegistry& registry) {
     register_file_utils(registry);
     register_text_utils(registry);
     register_search_utils(registry);
+    register_net_utils(registry);
 }
 
 }  // namespace bashkit::builtins
