@@ -43,7 +43,7 @@ struct RmOpts {
 class Remover {
 public:
     Remover(CommandContext& ctx, RmOpts o) : ctx_(ctx), o_(o), out_(ctx) {}
-    bool remove(const std::string& shown, const std::string& abs);
+    bool remove_path(const std::string& shown, const std::string& abs);
     void flush() { out_.flush(); }
 
 private:
@@ -128,7 +128,7 @@ bool Remover::remove_tree(const std::string& shown, const std::string& abs) {
     return all_ok;
 }
 
-bool Remover::remove(const std::string& shown, const std::string& abs) {
+bool Remover::remove_path(const std::string& shown, const std::string& abs) {
     // The last component "." or ".." is refused (after trailing slashes).
     std::string_view trimmed = shown;
     while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.remove_suffix(1);
@@ -208,7 +208,7 @@ int rm_main(CommandContext& ctx) {
     Remover rm(ctx, o);
     int status = 0;
     for (const auto& op : p.operands) {
-        if (!rm.remove(op, ctx.resolve(op))) status = 1;
+        if (!rm.remove_path(op, ctx.resolve(op))) status = 1;
         if (ctx.cancelled()) break;
     }
     rm.flush();

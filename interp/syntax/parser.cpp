@@ -762,9 +762,10 @@ Assign* Parser::try_assignment() {
         if (!read_array(as)) return nullptr;
         return as;
     }
-    assign_value_off_ = lx_.off();
+    uint32_t value_off = lx_.off();
     as->value = read_word(WordMode::Normal);
     if (failed()) return nullptr;
+    assign_value_off_ = value_off;  // after the value: assignments inside it set it too
     return as;
 }
 
