@@ -206,6 +206,15 @@ struct ParamExp : NodeOf<NodeKind::ParamExp> {
 struct CmdSubst : NodeOf<NodeKind::CmdSubst> {
     bool backquote = false;
     List<Stmt*> body;
+    // A body that does not parse where bash reports the error only when the substitution runs: always
+    // for `...` (bash parses backquoted text only then), and for $(...) that bash re-reads as a command
+    // substitution after `$((` turned out not to be arithmetic, e.g. $((x)+1). Then body is empty,
+    // deferred_error is the message ("syntax error near unexpected token `+1'"), deferred_pos the place
+    // it blames, and raw the source between the delimiters exactly as written (print it back verbatim
+    // between `$(` and `)`, or between backquotes). All three are empty/zero when the body parsed.
+    std::string_view deferred_error;
+    Pos deferred_pos;
+    std::string_view raw;
 };
 struct ArithSubst : NodeOf<NodeKind::ArithSubst> {
     bool bracket = false;      // $[ ] rather than $(( ))

@@ -56,11 +56,11 @@ Token Lexer::next(LexMode mode) {
     t.pos = pos();
     t.off = st_.off;
     int c = peek();
-    int c1 = peek(1);
-    int c2 = peek(2);
+    int c1 = peekj(1);
+    int c2 = peekj(2);
     auto op = [&](Tok k, uint32_t len) {
         t.kind = k;
-        t.len = len;
+        t.len = offj(len) - st_.off;
         return t;
     };
     switch (c) {
@@ -101,17 +101,30 @@ Token Lexer::next(LexMode mode) {
     default: break;
     }
     if (mode == LexMode::Command) {
+        // an fd prefix: the raw offsets step over line continuations
+        auto byte = [&](uint32_t i) { return i < end_ ? static_cast<unsigned char>(src_[i]) : -1; };
+        auto redir_at = [&](uint32_t i) {
+            int d = byte(i);
+            return (d == '<' || d == '>') && byte(skip_cont(i + 1)) != '(';
+        };
         if (c >= '0' && c <= '9') {
-            uint32_t i = 1;
-            while (peek(i) >= '0' && peek(i) <= '9') ++i;
-            int d = peek(i);
-            if ((d == '<' || d == '>') && peek(i + 1) != '(') return op(Tok::IoNumber, i);
+            uint32_t i = skip_cont(st_.off + 1);
+            while (byte(i) >= '0' && byte(i) <= '9') i = skip_cont(i + 1);
+            if (redir_at(i)) {
+                t.kind = Tok::IoNumber;
+                t.len = i - st_.off;
+                return t;
+            }
         } else if (c == '{' && is_name_start(c1)) {
-            uint32_t i = 2;
-            while (is_name_char(peek(i))) ++i;
-            if (peek(i) == '}') {
-                int d = peek(i + 1);
-                if ((d == '<' || d == '>') && peek(i + 2) != '(') return op(Tok::IoVar, i + 1);
+            uint32_t i = skip_cont(skip_cont(st_.off + 1) + 1);
+            while (is_name_char(byte(i))) i = skip_cont(i + 1);
+            if (byte(i) == '}') {
+                uint32_t j = skip_cont(i + 1);
+                if (redir_at(j)) {
+                    t.kind = Tok::IoVar;
+                    t.len = j - st_.off;
+                    return t;
+                }
             }
         }
     }
@@ -119,9 +132,12 @@ Token Lexer::next(LexMode mode) {
 }
 
 bool Lexer::at_word(std::string_view kw) const {
-    if (end_ - st_.off < kw.size() || src_[st_.off] != kw[0]) return false;
-    if (src_.substr(st_.off, kw.size()) != kw) return false;
-    return is_meta(peek(static_cast<uint32_t>(kw.size()))) || peek(static_cast<uint32_t>(kw.size())) == -1;
+    uint32_t i = skip_cont(st_.off);
+    for (char k : kw) {
+        if (i >= end_ || src_[i] != k) return false;
+        i = skip_cont(i + 1);
+    }
+    return i >= end_ || is_meta(static_cast<unsigned char>(src_[i]));
 }
 
 std::string_view token_text(Tok t) {

@@ -50,7 +50,7 @@ struct Token {
     Tok kind = Tok::Eof;
     Pos pos;
     uint32_t off = 0;
-    uint32_t len = 0;
+    uint32_t len = 0;  // in source bytes (line continuations inside an operator count)
 };
 
 struct LexState {
@@ -83,13 +83,40 @@ public:
     // Jumps to the end (used after an error so every loop of the parser stops).
     void force_eof();
 
+    // Line continuations (backslash-newline) vanish wherever bash reads input with shell_getc(1): inside
+    // operators, reserved words, names after `$`, and openers such as `$(` or `((`. Single quotes, the
+    // byte after an escaping backslash, comments and quoted here-documents keep them. These helpers look
+    // through them; the word readers handle the rest byte by byte.
+    // The first offset at or after i that does not start a line continuation.
+    uint32_t skip_cont(uint32_t i) const {
+        while (i + 1 < end_ && src_[i] == '\\' && src_[i + 1] == '\n') i += 2;
+        return i;
+    }
+    // The raw offset reached after n bytes with line continuations removed (none skipped after the last).
+    uint32_t offj(uint32_t n) const {
+        uint32_t i = st_.off;
+        for (uint32_t k = 0; k < n && i < end_; ++k) i = skip_cont(i) + 1;
+        return i < end_ ? i : end_;
+    }
+    // The byte k positions ahead with line continuations removed, or -1 past the end (k is small).
+    int peekj(uint32_t k = 0) const {
+        uint32_t i = skip_cont(st_.off);
+        for (uint32_t m = 0; m < k && i < end_; ++m) i = skip_cont(i + 1);
+        return i < end_ ? static_cast<unsigned char>(src_[i]) : -1;
+    }
+    // Advances over n bytes with line continuations removed.
+    void advancej(uint32_t n) { advance_to(offj(n)); }
+    // Skips line continuations at the cursor.
+    void splice() { advance_to(skip_cont(st_.off)); }
+
     // Skips blanks, line continuations and a comment (a '#' at the start of a token).
     void skip_blanks();
     // Skips blanks, then classifies the token at the cursor without consuming it.
     Token next(LexMode mode = LexMode::Command);
     // Consumes the operator token returned by next().
     void consume(const Token& t) { advance(t.len); }
-    // True when the cursor is at the unquoted word `kw` followed by a word end.
+    // True when the cursor is at the unquoted word `kw` followed by a word end (line continuations
+    // inside are ignored: consume it with advancej(kw.size())).
     bool at_word(std::string_view kw) const;
     // True when byte c ends an unquoted word at command level.
     static bool is_meta(int c) {

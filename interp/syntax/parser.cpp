@@ -41,6 +41,41 @@ void Parser::error(Pos p, std::string msg) {
 
 void Parser::error_eof() { error({eof_line_, 1}, "syntax error: unexpected end of file"); }
 
+// bash shows a token holding control bytes (a newline inside quotes) in $'...' form.
+static std::string quote_token(std::string_view text) {
+    bool plain = true;
+    for (char ch : text) {
+        auto u = static_cast<unsigned char>(ch);
+        if (u < 0x20 || u == 0x7f) plain = false;
+    }
+    if (plain) return std::string(text);
+    std::string out = "$'";
+    for (char ch : text) {
+        auto u = static_cast<unsigned char>(ch);
+        switch (ch) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case '\a': out += "\\a"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\v': out += "\\v"; break;
+        case '\x1b': out += "\\E"; break;
+        case '\'': out += "\\'"; break;
+        case '\\': out += "\\\\"; break;
+        default:
+            if (u < 0x20 || u == 0x7f) {
+                char buf[5] = {'\\', static_cast<char>('0' + (u >> 6)), static_cast<char>('0' + ((u >> 3) & 7)),
+                               static_cast<char>('0' + (u & 7)), 0};
+                out += buf;
+            } else {
+                out += ch;
+            }
+        }
+    }
+    return out + "'";
+}
+
 void Parser::error_near(const Token& t) {
     if (failed()) return;
     std::string text;
@@ -48,14 +83,20 @@ void Parser::error_near(const Token& t) {
         uint32_t from = lx_.off();
         read_word(WordMode::Normal);
         if (failed()) return;
-        text = std::string(src_.substr(from, lx_.off() - from));
+        text = quote_token(joined(from, lx_.off()));
         if (text.empty() && !lx_.eof()) text = std::string(1, src_[from]);
     } else if (t.kind == Tok::IoNumber || t.kind == Tok::IoVar) {
-        text = std::string(src_.substr(t.off, t.len));
+        text = std::string(joined(t.off, t.off + t.len));
+        lx_.consume(t);
     } else {
         text = std::string(token_text(t.kind));
+        if (t.kind != Tok::Newline) lx_.consume(t);
     }
-    error(t.pos, "syntax error near unexpected token `" + text + "'");
+    // bash blames the line where the token ends (it can span lines: quotes, line continuations)
+    Pos p = t.pos;
+    Pos end = lx_.pos();
+    if (end.line != p.line && lx_.off() > t.off) p = {end.line, end.col > 1 ? end.col - 1 : 1};
+    error(p, "syntax error near unexpected token `" + text + "'");
 }
 
 // ---------------------------------------------------------------- literals
@@ -108,6 +149,20 @@ Word* Parser::make_word(Pos p, std::vector<Node*>& parts) {
     return w;
 }
 
+std::string_view Parser::joined(uint32_t from, uint32_t to) {
+    std::string_view raw = src_.substr(from, to - from);
+    if (raw.find("\\\n") == std::string_view::npos) return raw;
+    std::string out;
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '\n') {
+            ++i;
+            continue;
+        }
+        out += raw[i];
+    }
+    return a_.str(out);
+}
+
 std::string_view Parser::plain_text(const Word* w) const {
     if (w && w->parts.size == 1 && w->parts[0]->is<Lit>()) return w->parts[0]->as<Lit>()->text;
     return {};
@@ -146,11 +201,14 @@ void Parser::consume_newline() {
     if (!heredocs_.empty()) read_heredocs();
 }
 
-void Parser::skip_newlines() {
+uint32_t Parser::skip_newlines() {
+    uint32_t n = 0;
     for (;;) {
         Token t = lx_.next();
-        if (t.kind != Tok::Newline || failed()) return;
+        if (t.kind != Tok::Newline || failed()) return n;
         consume_newline();
+        no_time_ = false;
+        ++n;
     }
 }
 
@@ -210,29 +268,44 @@ Command* Parser::parse_and_or() {
 }
 
 Command* Parser::parse_pipeline() {
+    // `time` is a reserved word only where bash's time_command_acceptable() allows it: not as the first
+    // word of a $( ) body (bash has just read the word holding the substitution there).
+    bool time_ok = !no_time_;
+    no_time_ = false;
     Token t = lx_.next();
     Pos p = t.pos;
-    bool timed = false, posix = false, negated = false;
-    if (t.kind == Tok::Word && lx_.at_word("time")) {
-        lx_.advance(4);
-        timed = true;
-        lx_.skip_blanks();
-        if (lx_.at_word("-p")) {
-            lx_.advance(2);
-            posix = true;
+    bool timed = false, posix = false, negated = false, prefixed = false;
+    // Any sequence of `!` and `time [-p] [--]` (bash: pipeline_command: BANG pipeline_command |
+    // timespec pipeline_command). Repeats collapse: `! !` cancels, `time time` times once.
+    while (t.kind == Tok::Word) {
+        if (time_ok && lx_.at_word("time")) {
+            lx_.advancej(4);
+            timed = true;
+            t = lx_.next();
+            if (t.kind == Tok::Word && lx_.at_word("-p")) {
+                lx_.advancej(2);
+                posix = true;
+                t = lx_.next();
+            }
+            if (t.kind == Tok::Word && lx_.at_word("--")) {
+                lx_.advancej(2);
+                t = lx_.next();
+            }
+        } else if (lx_.at_word("!")) {
+            lx_.advancej(1);
+            negated = !negated;
+            t = lx_.next();
+        } else {
+            break;
         }
-        t = lx_.next();
-    }
-    while (t.kind == Tok::Word && lx_.at_word("!")) {
-        lx_.advance(1);
-        negated = !negated;
-        t = lx_.next();
+        time_ok = true;
+        prefixed = true;
     }
     std::vector<Command*> stages;
     std::vector<uint8_t> err_too;
-    bool bare = (timed || negated) &&
-                (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi || t.kind == Tok::Amp ||
-                 t.kind == Tok::AndAnd || t.kind == Tok::OrOr || t.kind == Tok::RParen);
+    // A bare `time` or `!` must end the list (bash: `timespec list_terminator`); anything else that cannot
+    // start a command is reported by parse_command.
+    bool bare = prefixed && (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi);
     if (!bare) {
         for (;;) {
             Command* c = parse_command();
@@ -242,7 +315,15 @@ Command* Parser::parse_pipeline() {
             if (t.kind != Tok::Pipe && t.kind != Tok::PipeAmp) break;
             lx_.consume(t);
             err_too.push_back(t.kind == Tok::PipeAmp ? 1 : 0);
-            skip_newlines();
+            uint32_t newlines = skip_newlines();
+            if (failed()) return nullptr;
+            // After `|`, `!` is a reserved word that cannot start a pipeline stage; so is `time` once two
+            // newlines separate it from the `|` (bash's time_command_acceptable looks back two tokens).
+            Token s = lx_.next();
+            if (s.kind == Tok::Word && (lx_.at_word("!") || (newlines >= 2 && lx_.at_word("time")))) {
+                error_near(s);
+                return nullptr;
+            }
         }
     }
     if (stages.size() == 1 && !timed && !negated) return stages[0];
@@ -258,7 +339,7 @@ Command* Parser::parse_pipeline() {
 bool Parser::expect_word(std::string_view kw) {
     Token t = lx_.next();
     if (t.kind == Tok::Word && lx_.at_word(kw)) {
-        lx_.advance(static_cast<uint32_t>(kw.size()));
+        lx_.advancej(static_cast<uint32_t>(kw.size()));
         return true;
     }
     if (t.kind == Tok::Eof)
@@ -348,15 +429,16 @@ Redirect* Parser::parse_redirect(Token t) {
     Redirect* r = a_.node<Redirect>(t.pos);
     if (t.kind == Tok::IoNumber) {
         long v = 0;
-        for (uint32_t i = 0; i < t.len; ++i) {
-            v = v * 10 + (src_[t.off + i] - '0');
+        for (char d : joined(t.off, t.off + t.len)) {
+            v = v * 10 + (d - '0');
             if (v > 0x7fffffff) v = 0x7fffffff;
         }
         r->fd = static_cast<int>(v);
         lx_.consume(t);
         t = lx_.next();
     } else if (t.kind == Tok::IoVar) {
-        r->fd_var = src_.substr(t.off + 1, t.len - 2);
+        std::string_view text = joined(t.off, t.off + t.len);  // {name}
+        r->fd_var = text.substr(1, text.size() - 2);
         lx_.consume(t);
         t = lx_.next();
     }
@@ -393,7 +475,9 @@ Redirect* Parser::parse_redirect(Token t) {
         bool quoted = false;
         for (size_t i = 0; i < raw.size(); ++i) {
             char c = raw[i];
-            if (c == '\\' && i + 1 < raw.size()) {
+            if (c == '\\' && i + 1 < raw.size() && raw[i + 1] == '\n') {
+                ++i;  // a line continuation
+            } else if (c == '\\' && i + 1 < raw.size()) {
                 quoted = true;
                 delim += raw[++i];
             } else if (c == '\'') {
@@ -506,7 +590,8 @@ void Parser::read_heredoc(Redirect* r) {
             lit_char(lit);
         }
     }
-    if (!last_nl && lit.active) lit_add_str(lit, "\n", lx_.pos());
+    // bash ends a last line cut by the end of input with a newline, whatever the line ends with
+    if (!last_nl) lit_add_str(lit, "\n", lx_.pos());
     lit_flush(lit, parts);
     Word* body = a_.node<Word>(start);
     body->parts = a_.list<Node*>(parts);
@@ -573,14 +658,12 @@ Command* Parser::parse_simple() {
                 std::vector<Node*> parts;
                 if (as->is_array || !as->value) {
                     Lit* l = a_.node<Lit>(p);
-                    l->text = word_text(from);
+                    l->text = joined(from, lx_.off());
                     parts.push_back(l);
                 } else {
+                    // the prefix up to and including '='
                     Lit* l = a_.node<Lit>(p);
-                    l->text = src_.substr(from, as->value->pos.line == p.line && as->value->pos.col > p.col
-                                                    ? as->value->pos.col - p.col
-                                                    : 0);
-                    // the prefix up to and including '=' (value->pos is right after it)
+                    l->text = joined(from, assign_value_off_);
                     if (!l->text.empty()) parts.push_back(l);
                     for (Node* n : as->value->parts) parts.push_back(n);
                 }
@@ -648,37 +731,41 @@ Assign* Parser::try_assignment() {
     uint32_t off = lx_.off();
     uint32_t end = lx_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return nullptr;
-    uint32_t i = off + 1;
-    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
+    // line continuations may split the name and the operator
+    uint32_t i = lx_.skip_cont(off + 1);
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
     uint32_t name_end = i;
     uint32_t close = 0;
     bool has_index = false;
     if (i < end && src_[i] == '[') {
         if (!scan_subscript(i, close)) return nullptr;
         has_index = true;
-        i = close + 1;
+        i = lx_.skip_cont(close + 1);
     }
     bool append = false;
     if (i < end && src_[i] == '+') {
         append = true;
-        ++i;
+        i = lx_.skip_cont(i + 1);
     }
     if (i >= end || src_[i] != '=') return nullptr;
     Assign* as = a_.node<Assign>(lx_.pos());
-    as->name = src_.substr(off, name_end - off);
+    as->name = joined(off, name_end);
     as->append = append;
     if (has_index) {
         as->index = read_range_word(name_end + 1, close);
         if (failed()) return nullptr;
     }
     lx_.advance_to(i + 1);
-    if (lx_.peek() == '(') {
+    if (lx_.peekj() == '(') {
+        lx_.splice();
         as->is_array = true;
         if (!read_array(as)) return nullptr;
         return as;
     }
+    uint32_t value_off = lx_.off();
     as->value = read_word(WordMode::Normal);
     if (failed()) return nullptr;
+    assign_value_off_ = value_off;  // after the value: assignments inside it set it too
     return as;
 }
 
@@ -765,7 +852,7 @@ Command* Parser::parse_funcdef_body(FuncDef* f) {
 
 Command* Parser::parse_function_kw() {
     Pos p = lx_.pos();
-    lx_.advance(8);
+    lx_.advancej(8);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
@@ -793,7 +880,7 @@ Command* Parser::parse_function_kw() {
 
 Command* Parser::parse_coproc() {
     Pos p = lx_.pos();
-    lx_.advance(6);
+    lx_.advancej(6);
     Coproc* c = a_.node<Coproc>(p);
     Token t = lx_.next();
     if (t.kind == Tok::Newline || t.kind == Tok::Eof) {
@@ -822,7 +909,7 @@ Command* Parser::parse_brace() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(1);
+    lx_.advancej(1);
     Brace* b = a_.node<Brace>(p);
     std::vector<Stmt*> body = parse_stmts(true);
     if (failed() || !expect_word("}")) return nullptr;
@@ -834,7 +921,7 @@ Command* Parser::parse_subshell() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(1);
+    lx_.advancej(1);
     Subshell* s = a_.node<Subshell>(p);
     std::vector<Stmt*> body = parse_stmts(true);
     if (failed()) return nullptr;
@@ -852,18 +939,22 @@ Command* Parser::parse_subshell() {
 }
 
 Command* Parser::parse_paren_command() {
-    if (lx_.peek(1) != '(') return parse_subshell();
+    if (lx_.peekj(1) != '(') return parse_subshell();
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     LexState st = lx_.save();
-    lx_.advance(2);
+    lx_.advancej(2);
     Word* raw = nullptr;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
     if (failed()) return nullptr;
     if (!ok) {
+        // bash quirk: when the `)` that ended the arithmetic attempt is the last byte of the input (but
+        // for a final newline), bash counts that last line twice in its end-of-file error
+        uint32_t at = lx_.off() + 1;
+        if (at == lx_.end() || (at + 1 == lx_.end() && src_[at] == '\n')) ++eof_line_;
         lx_.restore(st);
         return parse_subshell();
     }
@@ -877,7 +968,7 @@ Command* Parser::parse_if() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     If* n = a_.node<If>(p);
     std::vector<IfClause> clauses;
     Pos cp = p;
@@ -894,11 +985,11 @@ Command* Parser::parse_if() {
         Token t = lx_.next();
         if (t.kind == Tok::Word && lx_.at_word("elif")) {
             cp = t.pos;
-            lx_.advance(4);
+            lx_.advancej(4);
             continue;
         }
         if (t.kind == Tok::Word && lx_.at_word("else")) {
-            lx_.advance(4);
+            lx_.advancej(4);
             std::vector<Stmt*> eb = parse_stmts(true);
             if (failed()) return nullptr;
             n->has_else = true;
@@ -915,7 +1006,7 @@ Command* Parser::parse_while(bool until) {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(until ? 5 : 5);
+    lx_.advancej(until ? 5 : 5);
     While* w = a_.node<While>(p);
     w->until = until;
     std::vector<Stmt*> cond = parse_stmts(true);
@@ -931,9 +1022,9 @@ Command* Parser::parse_for(bool select) {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(select ? 6 : 3);
+    lx_.advancej(select ? 6 : 3);
     lx_.skip_blanks();
-    if (!select && lx_.peek() == '(' && lx_.peek(1) == '(') return parse_arith_for(p);
+    if (!select && lx_.peekj() == '(' && lx_.peekj(1) == '(') return parse_arith_for(p);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
@@ -943,13 +1034,13 @@ Command* Parser::parse_for(bool select) {
     uint32_t from = lx_.off();
     read_word(WordMode::Normal);
     if (failed()) return nullptr;
-    std::string_view var = word_text(from);
+    std::string_view var = joined(from, lx_.off());
     bool has_in = false;
     std::vector<Word*> items;
     skip_newlines();
     t = lx_.next();
     if (t.kind == Tok::Word && lx_.at_word("in")) {
-        lx_.advance(2);
+        lx_.advancej(2);
         has_in = true;
         for (;;) {
             t = lx_.next();
@@ -975,9 +1066,9 @@ Command* Parser::parse_for(bool select) {
     t = lx_.next();
     bool brace = false;
     if (t.kind == Tok::Word && lx_.at_word("do")) {
-        lx_.advance(2);
+        lx_.advancej(2);
     } else if (t.kind == Tok::Word && lx_.at_word("{")) {
-        lx_.advance(1);
+        lx_.advancej(1);
         brace = true;
     } else {
         if (t.kind == Tok::Eof)
@@ -1009,7 +1100,7 @@ Command* Parser::parse_for(bool select) {
 
 Command* Parser::parse_arith_for(Pos p) {
     Pos start = lx_.pos();
-    lx_.advance(2);
+    lx_.advancej(2);
     ArithFor* f = a_.node<ArithFor>(p);
     ArithPart* parts[3] = {&f->init, &f->cond, &f->step};
     bool closed = false;
@@ -1042,9 +1133,9 @@ Command* Parser::parse_arith_for(Pos p) {
     t = lx_.next();
     bool brace = false;
     if (t.kind == Tok::Word && lx_.at_word("do")) {
-        lx_.advance(2);
+        lx_.advancej(2);
     } else if (t.kind == Tok::Word && lx_.at_word("{")) {
-        lx_.advance(1);
+        lx_.advancej(1);
         brace = true;
     } else {
         if (t.kind == Tok::Eof)
@@ -1064,7 +1155,7 @@ Command* Parser::parse_case() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(4);
+    lx_.advancej(4);
     Case* c = a_.node<Case>(p);
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
@@ -1081,7 +1172,7 @@ Command* Parser::parse_case() {
         if (failed()) return nullptr;
         t = lx_.next();
         if (t.kind == Tok::Word && lx_.at_word("esac")) {
-            lx_.advance(4);
+            lx_.advancej(4);
             break;
         }
         if (t.kind == Tok::Eof) {
@@ -1129,7 +1220,7 @@ Command* Parser::parse_case() {
             if (lx_.at_word("esac")) {
                 it.term = CaseTerm::None;
                 items.push_back(it);
-                lx_.advance(4);
+                lx_.advancej(4);
                 c->items = a_.list<CaseItem>(items);
                 return c;
             }
@@ -1151,18 +1242,20 @@ Command* Parser::parse_cond() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     CondCmd* c = a_.node<CondCmd>(p);
     c->expr = cond_or();
     if (failed()) return nullptr;
     cond_skip_newlines();
     Token t = lx_.next(LexMode::Cond);
     if (t.kind == Tok::Word && lx_.at_word("]]")) {
-        lx_.advance(2);
+        lx_.advancej(2);
         return c;
     }
     if (t.kind == Tok::Eof) {
         error(p, "unexpected EOF while looking for `]]'");
+    } else if (t.kind == Tok::RParen) {
+        error(t.pos, "syntax error in conditional expression: unexpected token `)'");
     } else if (t.kind == Tok::Word) {
         error(t.pos, "syntax error in conditional expression");
     } else {
@@ -1255,7 +1348,7 @@ CondExpr* Parser::cond_term() {
         return nullptr;
     }
     if (lx_.at_word("!")) {
-        lx_.advance(1);
+        lx_.advancej(1);
         CondExpr* e = cond_term();
         if (!e) return nullptr;
         CondNot* n = a_.node<CondNot>(t.pos);
@@ -1264,7 +1357,7 @@ CondExpr* Parser::cond_term() {
     }
     for (auto op : kUnaryTests) {
         if (!lx_.at_word(op)) continue;
-        lx_.advance(2);
+        lx_.advancej(2);
         Token a = lx_.next(LexMode::Cond);
         if (a.kind != Tok::Word || lx_.at_word("]]")) {
             error(a.pos, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
@@ -1300,7 +1393,7 @@ CondExpr* Parser::cond_term() {
         error(o.pos, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
         return nullptr;
     }
-    lx_.advance(static_cast<uint32_t>(op.size()));
+    lx_.advancej(static_cast<uint32_t>(op.size()));
     Token r = lx_.next(LexMode::Cond);
     if (r.kind != Tok::Word || lx_.at_word("]]")) {
         // < and ( can begin a regex on the right of =~
@@ -1333,7 +1426,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         if (failed()) break;
         int c = lx_.peek();
         if (c < 0) break;
-        int n = lx_.peek(1);
+        // the next byte: raw after a backslash (the escaped byte), else across line continuations
+        int n = c == '\\' ? lx_.peek(1) : lx_.peekj(1);
         // terminators
         if (cmdlike) {
             if (Lexer::is_meta(c) && !((c == '<' || c == '>') && n == '(')) break;
@@ -1366,6 +1460,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 continue;
             }
             if (n < 0) {
+                // a backslash that ends the input stands for itself (the printer knows not to add a
+                // newline after it)
                 lit_char(lit);
                 continue;
             }
@@ -1463,8 +1559,7 @@ Node* Parser::read_squote() {
 
 Node* Parser::read_dquote(bool locale) {
     Pos p = lx_.pos();
-    if (locale) lx_.advance();  // $
-    lx_.advance();              // "
+    lx_.advancej(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     std::vector<Node*> parts;
@@ -1548,7 +1643,7 @@ static int hexval(int c) {
 
 Node* Parser::read_ansic() {
     Pos p = lx_.pos();
-    lx_.advance(2);  // $'
+    lx_.advancej(2);  // $'
     uint32_t from = lx_.off();
     std::string out;
     bool truncated = false;
@@ -1673,14 +1768,14 @@ void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
 
 Node* Parser::read_dollar(bool in_dq) {
     Pos p = lx_.pos();
-    int n = lx_.peek(1);
+    int n = lx_.peekj(1);
     uint32_t off = lx_.off();
     if (n == '{' || n == '(' || n == '[') {
         if (Node* m = memo_get(off, in_dq)) return m;
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
         else if (n == '[') r = read_arith_bracket();
-        else if (lx_.peek(2) == '(') r = read_dollar_dparen();
+        else if (lx_.peekj(2) == '(') r = read_dollar_dparen();
         else r = read_cmdsubst();
         memo_put(off, in_dq, r);
         return r;
@@ -1688,16 +1783,17 @@ Node* Parser::read_dollar(bool in_dq) {
     if (!in_dq && n == '\'') return read_ansic();
     if (!in_dq && n == '"') return read_dquote(true);
     ParamExp* pe = a_.node<ParamExp>(p);
+    uint32_t first = lx_.skip_cont(off + 1);
     if (is_name_start(n)) {
-        uint32_t i = 2;
-        while (is_name_char(lx_.peek(i))) ++i;
-        pe->name = src_.substr(off + 1, i - 1);
-        lx_.advance(i);
+        uint32_t i = lx_.skip_cont(first + 1);
+        while (i < lx_.end() && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+        pe->name = joined(first, i);
+        lx_.advance_to(i);
         return pe;
     }
     if (is_digit(n) || is_special_param(n)) {
-        pe->name = src_.substr(off + 1, 1);
-        lx_.advance(2);
+        pe->name = src_.substr(first, 1);
+        lx_.advance_to(first + 1);
         return pe;
     }
     return nullptr;
@@ -1708,7 +1804,8 @@ Node* Parser::read_brace_param(bool in_dq) {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     uint32_t start = lx_.off();
-    lx_.advance(2);
+    lx_.advancej(2);
+    lx_.splice();
     ParamExp* pe = a_.node<ParamExp>(p);
     pe->braced = true;
     auto eof_err = [&]() {
@@ -1733,31 +1830,34 @@ Node* Parser::read_brace_param(bool in_dq) {
         lx_.advance();
         return b;
     };
+    // Names and digits may be split by line continuations; the cursor ends past any that follow.
     auto read_name = [&]() -> bool {
+        lx_.splice();
         int c = lx_.peek();
         uint32_t off = lx_.off();
+        auto scan = [&](bool (*ok)(int)) {
+            uint32_t i = lx_.skip_cont(off + 1);
+            while (i < lx_.end() && ok(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+            pe->name = joined(off, i);
+            lx_.advance_to(i);
+        };
         if (is_name_start(c)) {
-            uint32_t i = 1;
-            while (is_name_char(lx_.peek(i))) ++i;
-            pe->name = src_.substr(off, i);
-            lx_.advance(i);
+            scan(is_name_char);
             return true;
         }
         if (is_digit(c)) {
-            uint32_t i = 1;
-            while (is_digit(lx_.peek(i))) ++i;
-            pe->name = src_.substr(off, i);
-            lx_.advance(i);
+            scan(is_digit);
             return true;
         }
         if (is_special_param(c)) {
             pe->name = src_.substr(off, 1);
-            lx_.advance(1);
+            lx_.advance_to(lx_.skip_cont(off + 1));
             return true;
         }
         return false;
     };
     auto read_index = [&]() -> bool {
+        lx_.splice();
         if (lx_.peek() != '[') return true;
         uint32_t close = 0;
         if (!scan_subscript(lx_.off(), close)) return false;
@@ -1775,6 +1875,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     auto arg = [&](WordMode m) -> Word* { return read_word(m, in_dq); };
     auto close = [&]() -> Node* {
         if (failed()) return nullptr;
+        lx_.splice();
         if (lx_.peek() == '}') {
             lx_.advance();
             return pe;
@@ -1783,10 +1884,10 @@ Node* Parser::read_brace_param(bool in_dq) {
         return bad();
     };
     int c = lx_.peek();
-    int n = lx_.peek(1);
+    int n = lx_.peekj(1);
     if (c < 0) return eof_err();
     if (c == '#' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n)) &&
-        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peek(2) != '}')) {
+        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peekj(2) != '}')) {
         lx_.advance();
         pe->op = ParamOp::Length;
         if (!read_name()) return bad();
@@ -1797,13 +1898,14 @@ Node* Parser::read_brace_param(bool in_dq) {
         lx_.advance();
         if (!read_name()) return bad();
         int x = lx_.peek();
-        if ((x == '*' || x == '@') && lx_.peek(1) == '}') {
+        if ((x == '*' || x == '@') && lx_.peekj(1) == '}') {
             pe->op = ParamOp::PrefixNames;
             pe->at_form = x == '@';
-            lx_.advance(2);
+            lx_.advancej(2);
             return pe;
         }
         if (!read_index()) return bad();
+        lx_.splice();
         if (pe->index_all && lx_.peek() == '}') {
             pe->op = ParamOp::Keys;
             lx_.advance();
@@ -1820,15 +1922,16 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
         if (!read_index()) return bad();
     }
+    lx_.splice();
     c = lx_.peek();
-    n = lx_.peek(1);
+    n = lx_.peekj(1);
     switch (c) {
     case '}': lx_.advance(); return pe;
     case ':':
         if (n == '-' || n == '=' || n == '?' || n == '+') {
             pe->colon = true;
             pe->op = n == '-' ? ParamOp::Default : n == '=' ? ParamOp::Assign : n == '?' ? ParamOp::Error : ParamOp::Alternate;
-            lx_.advance(2);
+            lx_.advancej(2);
             pe->arg = arg(WordMode::ParamArg);
             return close();
         }
@@ -1853,17 +1956,17 @@ Node* Parser::read_brace_param(bool in_dq) {
         bool dbl = n == c;
         pe->op = c == '#' ? (dbl ? ParamOp::RemLongPrefix : ParamOp::RemPrefix)
                           : (dbl ? ParamOp::RemLongSuffix : ParamOp::RemSuffix);
-        lx_.advance(dbl ? 2 : 1);
+        lx_.advancej(dbl ? 2 : 1);
         pe->arg = arg(WordMode::ParamArg);
         return close();
     }
     case '/':
         pe->op = ParamOp::Replace;
-        lx_.advance();
+        lx_.advancej(1);
         if (n == '/') pe->op = ParamOp::ReplaceAll;
         else if (n == '#') pe->op = ParamOp::ReplacePrefix;
         else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
-        if (pe->op != ParamOp::Replace) lx_.advance();
+        if (pe->op != ParamOp::Replace) lx_.advancej(1);
         pe->arg = arg(WordMode::ParamPat);
         if (lx_.peek() == '/') {
             lx_.advance();
@@ -1875,16 +1978,16 @@ Node* Parser::read_brace_param(bool in_dq) {
         bool dbl = n == c;
         pe->op = c == '^' ? (dbl ? ParamOp::UpperAll : ParamOp::UpperFirst)
                           : (dbl ? ParamOp::LowerAll : ParamOp::LowerFirst);
-        lx_.advance(dbl ? 2 : 1);
+        lx_.advancej(dbl ? 2 : 1);
         Word* w = arg(WordMode::ParamArg);
         if (w && !w->parts.empty()) pe->arg = w;
         return close();
     }
     case '@':
-        if (n > 0 && std::isalpha(n) && lx_.peek(2) == '}') {
+        if (n > 0 && std::isalpha(n) && lx_.peekj(2) == '}') {
             pe->op = ParamOp::Transform;
             pe->transform = static_cast<char>(n);
-            lx_.advance(3);
+            lx_.advancej(3);
             return pe;
         }
         return bad();
@@ -1896,7 +1999,9 @@ Node* Parser::read_brace_param(bool in_dq) {
 std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     (void)start;
     ok = false;
+    no_time_ = true;
     std::vector<Stmt*> body = parse_stmts(false);
+    no_time_ = false;
     if (failed()) return body;
     Token t = lx_.next();
     if (t.kind == Tok::RParen) {
@@ -1914,7 +2019,7 @@ Node* Parser::read_cmdsubst() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     bool ok = false;
     std::vector<Stmt*> body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
@@ -1928,7 +2033,7 @@ Node* Parser::read_procsubst() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     bool out = lx_.peek() == '>';
-    lx_.advance(2);
+    lx_.advancej(2);
     bool ok = false;
     std::vector<Stmt*> body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
@@ -1943,7 +2048,7 @@ Node* Parser::read_dollar_dparen() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     LexState st = lx_.save();
-    lx_.advance(3);
+    lx_.advancej(3);
     Word* raw = nullptr;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
@@ -1952,7 +2057,7 @@ Node* Parser::read_dollar_dparen() {
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lx_.restore(st);
-        return read_cmdsubst();
+        return read_cmdsubst_fallback();
     }
     ArithSubst* a = a_.node<ArithSubst>(p);
     a->raw = raw;
@@ -1960,11 +2065,80 @@ Node* Parser::read_dollar_dparen() {
     return failed() ? nullptr : a;
 }
 
+// After `$((` that is not arithmetic, bash reads the text up to the matching `)` and parses it as a
+// command substitution only when it runs. We parse it now when we can and otherwise keep the text with
+// the error for run time; only an unterminated text is a syntax error.
+Node* Parser::read_cmdsubst_fallback() {
+    Pos p = lx_.pos();
+    LexState st = lx_.save();
+    uint32_t end = lx_.end();
+    std::vector<Redirect*> pending = heredocs_;
+    ++speculating_;
+    Node* n = read_cmdsubst();
+    --speculating_;
+    if (n && !failed()) return n;
+    if (!err) return nullptr;
+    ParseError e = std::move(*err);
+    err.reset();
+    lx_.set_end(end);
+    lx_.restore(st);
+    heredocs_ = std::move(pending);
+    lx_.advancej(2);  // $(
+    uint32_t from = lx_.off();
+    if (!scan_matched_paren(p)) return nullptr;
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->raw = src_.substr(from, lx_.off() - from);
+    c->deferred_error = a_.str(e.message);
+    c->deferred_pos = e.pos;
+    lx_.advance();  // )
+    return c;
+}
+
+// Moves to the `)` that closes a substitution opened before the cursor, skipping quotes, escapes,
+// backquotes and nested parentheses as bash's parse_matched_pair does; at the end of input reports the
+// innermost open construct.
+bool Parser::scan_matched_paren(Pos open) {
+    uint32_t depth = 0;
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(open, "unexpected EOF while looking for matching `)'");
+            return false;
+        }
+        if (c == ')') {
+            if (depth == 0) return true;
+            --depth;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == '$' && lx_.peek(1) == '(') {
+            if (memo_get(lx_.off(), false)) continue;  // a substitution already read: jump over it
+            lx_.advance();
+            continue;
+        } else if (c == '\\') {
+            if (lx_.peek(1) >= 0) lx_.advance();
+        } else if (c == '\'' || c == '"' || c == '`') {
+            Pos q = lx_.pos();
+            lx_.advance();
+            for (;;) {
+                int d = lx_.peek();
+                if (d < 0) {
+                    error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) + "'");
+                    return false;
+                }
+                if (d == c) break;
+                if (d == '\\' && c != '\'' && lx_.peek(1) >= 0) lx_.advance();
+                lx_.advance();
+            }
+        }
+        lx_.advance();
+    }
+}
+
 Node* Parser::read_arith_bracket() {
     Pos p = lx_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance(2);
+    lx_.advancej(2);
     Word* raw = nullptr;
     if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
     ArithSubst* a = a_.node<ArithSubst>(p);
@@ -2023,13 +2197,13 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
                 done = true;
                 continue;
             }
-            if (lx_.peek(1) == ')') {
-                lx_.advance(2);
+            if (lx_.peekj(1) == ')') {
+                lx_.advancej(2);
                 if (term) *term = ')';
                 done = true;
                 continue;
             }
-            if (lx_.peek(1) < 0) {
+            if (lx_.peekj(1) < 0 && end != ArithEnd::DParen) {
                 error(start, "unexpected EOF while looking for matching `)'");
                 return false;
             }
@@ -2083,6 +2257,7 @@ Node* Parser::read_backtick(bool in_dq) {
     lx_.advance();
     std::string text;
     Pos inner = lx_.pos();
+    uint32_t raw_from = lx_.off();
     for (;;) {
         int c = lx_.peek();
         if (c < 0) {
@@ -2110,12 +2285,15 @@ Node* Parser::read_backtick(bool in_dq) {
         Token t = sub.lx_.next();
         if (t.kind != Tok::Eof) sub.error_near(t);
     }
-    if (sub.failed()) {
-        error(sub.err->pos, sub.err->message);
-        return nullptr;
-    }
     CmdSubst* c = a_.node<CmdSubst>(p);
     c->backquote = true;
+    if (sub.failed()) {
+        // bash parses backquoted text only when it runs: the error belongs to run time
+        c->deferred_error = a_.str(sub.err->message);
+        c->deferred_pos = sub.err->pos;
+        c->raw = src_.substr(raw_from, lx_.off() - 1 - raw_from);
+        return c;
+    }
     c->body = a_.list<Stmt*>(body);
     return c;
 }
@@ -2126,7 +2304,7 @@ Node* Parser::read_extglob() {
     if (!d.ok) return nullptr;
     ExtGlob* g = a_.node<ExtGlob>(p);
     g->op = static_cast<char>(lx_.peek());
-    lx_.advance(2);
+    lx_.advancej(2);
     std::vector<Word*> alts;
     for (;;) {
         Word* w = read_word(WordMode::ExtAlt);

@@ -90,7 +90,7 @@ private:
     // commands
     std::vector<Stmt*> parse_stmts(bool nonempty);
     bool is_stop(const Token& t) const;
-    void skip_newlines();
+    uint32_t skip_newlines();  // returns how many newlines it consumed
     void consume_newline();
     void read_heredocs();
     void read_heredoc(Redirect* r);
@@ -134,6 +134,8 @@ private:
     Node* read_brace_param(bool in_dq);
     Node* read_cmdsubst();
     Node* read_dollar_dparen();
+    Node* read_cmdsubst_fallback();
+    bool scan_matched_paren(Pos open);
     Node* read_arith_bracket();
     Node* read_backtick(bool in_dq);
     Node* read_procsubst();
@@ -143,7 +145,9 @@ private:
     bool read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term = nullptr);
 
     std::string_view word_text(uint32_t from) const { return src_.substr(from, lx_.off() - from); }
-    std::string_view plain_text(const Word* w) const;  // the text of a one-Lit word, else ""
+    std::string_view plain_text(const Word* w) const;
+    // Source bytes [from, to) without line continuations (arena-copied only when there are some).
+    std::string_view joined(uint32_t from, uint32_t to);  // the text of a one-Lit word, else ""
 
     struct Memo {
         Node* node;
@@ -156,6 +160,8 @@ private:
 
     std::vector<Redirect*> heredocs_;
     uint32_t eof_line_ = 1;
+    bool no_time_ = false;
+    uint32_t assign_value_off_ = 0;  // where the value of the last scalar assignment read starts  // the next pipeline starts a $( ) body: `time` is an ordinary word
 };
 
 }  // namespace bashkit::syntax::detail

@@ -232,6 +232,48 @@ TEST(ParserShape, Substitutions) {
     });
 }
 
+// The first CmdSubst part of the n-th word of the first simple command.
+const CmdSubst* first_cmdsubst(const ParseResult& r, uint32_t word) {
+    if (!r.ok() || r.script->body.empty()) return nullptr;
+    const Simple* s = r.script->body[0]->cmd->try_as<Simple>();
+    if (!s || s->words.size <= word) return nullptr;
+    for (const Node* n : s->words[word]->parts)
+        if (const CmdSubst* c = n->try_as<CmdSubst>()) return c;
+    return nullptr;
+}
+
+TEST(ParserShape, TrailingBackslashStandsForItself) {
+    run_table({
+        {"echo a\\", "(cmd echo a\\)"},
+    });
+}
+
+TEST(ParserShape, DeferredSubstitutionErrors) {
+    ParseResult r = parse("echo \\\n  $((x)+1) `if` $(true) `echo \\\\ (`");
+    ASSERT_TRUE(r.ok()) << r.error->message;
+    const CmdSubst* c = first_cmdsubst(r, 1);
+    ASSERT_NE(c, nullptr);
+    EXPECT_FALSE(c->backquote);
+    EXPECT_TRUE(c->body.empty());
+    EXPECT_EQ(c->raw, "(x)+1");
+    EXPECT_EQ(c->deferred_error, "syntax error near unexpected token `+1'");
+    EXPECT_EQ(c->deferred_pos, (Pos{2, 8}));
+    c = first_cmdsubst(r, 2);
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->backquote);
+    EXPECT_EQ(c->raw, "if");
+    EXPECT_EQ(c->deferred_error, "syntax error: unexpected end of file");
+    c = first_cmdsubst(r, 3);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->deferred_error, "");
+    EXPECT_EQ(c->raw, "");
+    EXPECT_EQ(c->body.size, 1u);
+    c = first_cmdsubst(r, 4);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->raw, "echo \\\\ (");
+    EXPECT_EQ(c->deferred_error, "syntax error near unexpected token `('");
+}
+
 TEST(ParserShape, ExtGlob) {
     ParseOptions on;
     on.extglob = true;
@@ -267,6 +309,8 @@ TEST(ParserShape, HereDocuments) {
         // delimited by end of file: bash warns and accepts
         {"cat <<E\nabc", "(cmd cat (r<< E u:E abc\n))"},
         {"cat <<E", "(cmd cat (r<< E u:E (w)))"},
+        {"cat <<E\nx `y`", "(cmd cat (r<< E u:E (w 'x ' (bq (cmd y)) '\n')))"},
+        {"cat <<E\n$x", "(cmd cat (r<< E u:E (w ($ x) '\n')))"},
     });
 }
 
@@ -426,6 +470,20 @@ TEST(ParserErrors, BashMessagesAndLines) {
         {"a | &", "ERR line 1: syntax error near unexpected token `&'"},
         {"(a) (b)", "ERR line 1: syntax error near unexpected token `('"},
         {"cat <<E\na\nE)", "(cmd cat (r<< E u:E a\nE)\n))"},
+        {"((1)", "ERR line 3: syntax error: unexpected end of file"},
+        {"echo $((1)", "ERR line 1: unexpected EOF while looking for matching `)'"},
+        {"f\\\ni", "ERR line 2: syntax error near unexpected token `fi'"},
+    });
+}
+
+// Some [[ ]] errors make bash stop reading the script without any message (and `bash -n` exits 0), so
+// the tables cannot hold them. We report them as ordinary syntax errors.
+TEST(ParserErrors, SilentBashCondErrorsAreErrors) {
+    run_table({
+        {"[[ ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ a && ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
+        {"[[ ! ! ]]", "ERR line 1: syntax error near unexpected token `]]'"},
     });
 }
 
@@ -503,6 +561,19 @@ TEST(ParserLimits, LinearOnLargeInput) {
     std::string f = "a";
     for (int i = 0; i < 60; ++i) f = "$(( (" + f + ") ) )";
     time_parse("echo " + f);
+    // long runs of line continuations inside operators, names and reserved words
+    std::string conts;
+    for (int i = 0; i < 100000; ++i) conts += "\\\n";
+    EXPECT_LT(time_parse("i" + conts + "f echo a |" + conts + "| echo $" + conts + "x${" + conts + "y" + conts +
+                         "}; t" + conts + "hen :; f" + conts + "i"),
+              60.0);
+    // substitutions whose errors wait for run time: flat, and nested re-reads of $(( as $(
+    std::string deferred = "echo";
+    for (int i = 0; i < 50000; ++i) deferred += " $((x)+1) `if`";
+    EXPECT_LT(time_parse(deferred), 60.0);
+    std::string g = "1";
+    for (int i = 0; i < 60; ++i) g = "$((x)+" + g + ")";
+    EXPECT_LT(time_parse("echo " + g), 60.0);
     // a generous bound that only a quadratic blow-up would exceed, even unoptimised with sanitizers
     EXPECT_LT(time_parse(semis), 60.0);
 }
