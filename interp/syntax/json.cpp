@@ -377,6 +377,10 @@ private:
                 boolean("backquote", c.backquote);
                 key("body");
                 list(c.body);
+                if (!c.deferred_error.empty()) {
+                    string("deferred_error", c.deferred_error);
+                    string("raw", c.raw);
+                }
                 break;
             }
             case NodeKind::ArithSubst: {

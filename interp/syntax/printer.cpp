@@ -721,8 +721,16 @@ private:
             case NodeKind::ParamExp: param_exp(*n->as<ParamExp>(), ctx); return;
             case NodeKind::CmdSubst: {
                 const CmdSubst& c = *n->as<CmdSubst>();
-                if (c.backquote) backquote(c.body, ctx);
-                else substitution("$(", c.body);
+                if (!c.deferred_error.empty()) {
+                    // A body bash only parses when it runs: printed exactly as written.
+                    write(c.backquote ? "`" : "$(");
+                    write(c.raw);
+                    write(c.backquote ? "`" : ")");
+                } else if (c.backquote) {
+                    backquote(c.body, ctx);
+                } else {
+                    substitution("$(", c.body);
+                }
                 return;
             }
             case NodeKind::ArithSubst: {
