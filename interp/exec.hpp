@@ -342,7 +342,23 @@ public:
                      bool key_is_arith_done = false);
     bool assign_array(std::string_view name, const std::vector<std::string>& values, bool append);
     bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
-    Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0);
+    // An assignment's value, expanded (before the target binding is looked up or made).
+    struct AssignValue {
+        struct Elem {
+            bool keyed = false;
+            bool append = false;
+            std::string key;
+            std::string value;
+        };
+        bool is_array = false;
+        bool has_index = false;
+        std::string index;
+        std::string scalar;
+        std::vector<Elem> elems;
+    };
+    Ex eval_assign_value(const sx::Assign* a, AssignValue& out);
+    Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
+                 const AssignValue* pre = nullptr);
     bool unset_var(std::string_view name);
     std::string resolve_nameref(std::string_view name, bool& ok);
     void set_special(std::string_view name);  // after assigning a variable with side effects
