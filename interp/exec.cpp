@@ -146,7 +146,13 @@ uintptr_t stack_limit_for_current_thread() {
 
 Exec::Exec(Session& session, ShellState& state, const CancelToken& cancel)
     : s_(session), st_(state), cancel_(&cancel) {
-    stack_limit_ = stack_limit_for_current_thread();
+    auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (s_.eval_stack_low && sp > s_.eval_stack_low && sp <= s_.eval_stack_high) {
+        size_t size = s_.eval_stack_high - s_.eval_stack_low;
+        stack_limit_ = s_.eval_stack_low + std::max<size_t>(size / 8, 512 * 1024);
+    } else {
+        stack_limit_ = stack_limit_for_current_thread();
+    }
     if (st_.fds.size() < 3) st_.fds.resize(3);
     if (st_.frames.empty()) st_.frames.emplace_back();
 }

@@ -171,6 +171,9 @@ struct Session {
     std::atomic<uint64_t> seed_counter{0};
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     uint64_t base_seed = 0;
+    // The evaluation fiber's stack, when there is one: an Exec running inside it uses these bounds.
+    uintptr_t eval_stack_low = 0;
+    uintptr_t eval_stack_high = 0;
     int64_t wall_start = 0;  // seconds since the epoch when the session started
     // Background threads (jobs, process substitutions) signal completion here.
     std::mutex jobs_mu;
