@@ -164,6 +164,7 @@ Exec::Exec(Exec& parent, ShellState& state)
       call_depth_(parent.call_depth_),
       subshell_depth_(parent.subshell_depth_),
       eval_depth_(parent.eval_depth_),
+      subst_depth_(parent.subst_depth_),
       lineno_(parent.lineno_),
       errexit_suppressed_(parent.errexit_suppressed_),
       in_trap_(parent.in_trap_),
@@ -212,6 +213,19 @@ int Exec::builtin_error(std::string_view name, std::string_view msg, int status)
     error(m);
     return status;
 }
+
+namespace {
+std::string xtrace_quote(const std::string& s) {
+    bool plain = !s.empty();
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
+            plain = false;
+            break;
+        }
+    if (plain) return s;
+    return quote_for_reuse(s, QuoteStyle::Single);
+}
+}  // namespace
 
 // ---------------------------------------------------------------- lists and statements
 
@@ -468,6 +482,11 @@ Flow Exec::exec_for(const sx::For* c) {
             result = Flow::Exit;
             break;
         }
+        if (st_.opts[OptXtrace]) {
+            std::string t = "for " + std::string(c->var) + " in";
+            for (const auto& it : items) t += " " + xtrace_quote(it);
+            xtrace_line(t);
+        }
         if (!assign(c->var, item)) {
             body_status = 1;
             break;
@@ -624,6 +643,7 @@ Flow Exec::exec_case(const sx::Case* c) {
     Ex r = expand_word(c->subject, subject);
     if (r == Ex::Fatal) return Flow::Exit;
     if (r == Ex::Fail) return Flow::Normal;
+    if (st_.opts[OptXtrace]) xtrace_line("case " + xtrace_quote(subject) + " in");
     PatternOptions po;
     po.nocase = st_.opts[ShNocasematch];
     po.extglob = true;
@@ -664,7 +684,7 @@ Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
         if (c->raw)
             for (const sx::Node* p : c->raw->parts)
                 if (p->kind == sx::NodeKind::Lit) text += p->as<sx::Lit>()->text;
-        xtrace_line("((" + text + "))");
+        xtrace_line("(( " + text + " ))");
     }
     int64_t v = 0;
     Ex r = arith(c->expr, c->raw, v, false);
@@ -989,25 +1009,14 @@ void Exec::xtrace_line(std::string_view text) {
     std::string ps4 = "+ ";
     if (const std::string* p = get_scalar("PS4")) ps4 = *p;
     std::string line;
-    // The first character of PS4 is repeated for each level of indirection (subshells do not count).
-    line = ps4;
+    // The first character of PS4 is repeated for each level of command substitution.
+    if (!ps4.empty()) line.assign(subst_depth_, ps4[0]);
+    line += ps4;
     line.append(text);
     line.push_back('\n');
     write_err(line);
 }
 
-namespace {
-std::string xtrace_quote(const std::string& s) {
-    bool plain = !s.empty();
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
-            plain = false;
-            break;
-        }
-    if (plain) return s;
-    return quote_for_reuse(s, QuoteStyle::Single);
-}
-}  // namespace
 
 Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
@@ -1067,6 +1076,18 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         }
         if (st_.opts[OptXtrace] && !c->assigns.empty()) {
             for (const sx::Assign* a : c->assigns) {
+                if (a->is_array) {
+                    std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
+                    const Var* av = lookup(a->name);
+                    bool first = true;
+                    if (av && av->is_indexed() && av->idx)
+                        for (const auto& [k2, v2] : av->idx->m) {
+                            t += (first ? "" : " ") + xtrace_quote(v2);
+                            first = false;
+                        }
+                    xtrace_line(t + ")");
+                    continue;
+                }
                 std::string v;
                 const std::string* cur = get_scalar(a->name);
                 if (cur) v = *cur;

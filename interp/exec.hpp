@@ -474,6 +474,7 @@ public:
     uint32_t subshell_depth_ = 0;
     uint32_t eval_depth_ = 0;
     uint32_t loop_depth_ = 0;
+    uint32_t subst_depth_ = 0;  // nesting of $( ): the xtrace prefix repeats PS4's first character
     uint32_t levels_ = 0;       // pending break/continue levels
     int exit_status_ = 0;       // for Flow::Exit
     uint32_t lineno_ = 0;
