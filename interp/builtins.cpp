@@ -282,6 +282,8 @@ std::string normalize(std::string_view p) {
         out.append(c);
     }
     if (out.empty()) out = "/";
+    // POSIX leaves a leading "//" implementation-defined; bash keeps it.
+    if (p.size() >= 2 && p[0] == '/' && p[1] == '/' && (p.size() == 2 || p[2] != '/')) out.insert(0, "/");
     return out;
 }
 }  // namespace

@@ -795,12 +795,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             state->jobs = std::make_shared<JobTable>(*st_.jobs);
             state->subshell_level = st_.subshell_level + 1;
             state->bashpid = s_.new_pid();
-            for (auto it = state->traps.begin(); it != state->traps.end();) {
-                if (!it->second.action.empty())
-                    it = state->traps.erase(it);
-                else
-                    ++it;
-            }
+            state->traps_display_only = !state->traps.empty();
             if (i > 0) state->fds[0] = pipes[i - 1].reader;
             state->fds[1] = pipes[i].writer;
             if (p->stderr_too.size > i && p->stderr_too[i]) state->fds[2] = pipes[i].writer;
@@ -936,12 +931,7 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     state->jobs = std::make_shared<JobTable>();
     state->subshell_level = st_.subshell_level + 1;
     state->bashpid = job->pid;
-    for (auto it = state->traps.begin(); it != state->traps.end();) {
-        if (!it->second.action.empty())
-            it = state->traps.erase(it);
-        else
-            ++it;
-    }
+    state->traps_display_only = !state->traps.empty();
     Session* sess = &s_;
     uint32_t depth = subshell_depth_ + 1;
     uint32_t cdepth = call_depth_;
@@ -1631,6 +1621,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
 }
 
 void Exec::run_trap(int which) {
+    if (st_.traps_display_only) return;
     auto it = st_.traps.find(which);
     if (it == st_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;
@@ -1651,6 +1642,7 @@ void Exec::run_trap(int which) {
 void Exec::run_exit_trap() {
     if (exit_trap_done_) return;
     exit_trap_done_ = true;
+    if (st_.traps_display_only) return;
     auto it = st_.traps.find(kTrapExit);
     if (it == st_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;

@@ -126,6 +126,8 @@ struct ShellState {
     std::string cwd = "/";
     std::vector<StreamPtr> fds;
     std::map<int, Trap> traps;  // 0 EXIT, signal numbers, kTrapErr, kTrapDebug, kTrapReturn
+    // In a subshell the parent's traps are shown by `trap` but never run, until the subshell sets one.
+    bool traps_display_only = false;
     std::map<std::string, std::string> aliases;
     std::vector<std::string> dirstack;
     std::vector<CallFrame> frames;  // frames[0] is the main script
@@ -526,13 +528,8 @@ int Exec::in_subshell(Fn&& fn) {
     copy.jobs = std::make_shared<JobTable>(*st_.jobs);  // a snapshot: `jobs` in a subshell lists them
     copy.subshell_level = st_.subshell_level + 1;
     copy.bashpid = s_.new_pid();
-    // Traps are reset in a subshell, except ignored ones.
-    for (auto it = copy.traps.begin(); it != copy.traps.end();) {
-        if (!it->second.action.empty())
-            it = copy.traps.erase(it);
-        else
-            ++it;
-    }
+    // Traps are reset in a subshell (only displayed), except ignored ones.
+    copy.traps_display_only = !copy.traps.empty();
     Exec child(*this, copy);
     child.is_subshell_ = true;
     Flow f = fn(child);
