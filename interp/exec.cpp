@@ -1265,7 +1265,8 @@ int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& 
                        *s_.clock,
                        this,
                        s_.http,
-                       st_.umask};
+                       st_.umask,
+                       &s_.id};
     return rc.fn(ctx);
 }
 
