@@ -10,6 +10,7 @@
 #include "interp/fields.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 
@@ -1008,8 +1009,22 @@ void Exec::xtrace_line(std::string_view text) {
 }
 
 
+std::string Exec::command_text(const sx::Command* c) {
+    if (!c) return {};
+    sx::Arena arena;
+    auto* script = arena.node<sx::Script>(c->pos);
+    auto* stmt = arena.node<sx::Stmt>(c->pos);
+    stmt->cmd = const_cast<sx::Command*>(c);
+    std::vector<sx::Stmt*> v{stmt};
+    script->body = arena.list<sx::Stmt*>(v);
+    std::string text = sx::print(*script);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
+}
+
 Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
+    if (!in_trap_) current_simple_ = c;
     std::vector<std::string> argv;
     std::vector<const sx::Assign*> decls;
     if (!c->words.empty()) {
@@ -1294,6 +1309,20 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
     } else {
         path = find_in_path(name);
         if (path.empty()) {
+            // bash calls command_not_found_handle when it is defined.
+            auto h = st_.funcs.find("command_not_found_handle");
+            if (h != st_.funcs.end() && !in_not_found_handler_) {
+                FunctionPtr fn = h->second;
+                std::vector<std::string> args;
+                args.reserve(argv.size() + 1);
+                args.emplace_back("command_not_found_handle");
+                args.insert(args.end(), argv.begin(), argv.end());
+                in_not_found_handler_ = true;
+                int status = in_subshell([&](Exec& child) { return child.call_function(fn, args); });
+                in_not_found_handler_ = false;
+                st_.status = status;
+                return Flow::Normal;
+            }
             error(name + ": command not found");
             st_.status = 127;
             return Flow::Normal;

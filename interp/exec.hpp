@@ -503,6 +503,9 @@ public:
     Ex arith_expand_failed_ = Ex::Ok;
     std::vector<int> procsubst_fds_;
     std::map<char, std::string> ulimits_;
+    const sx::Command* current_simple_ = nullptr;
+    bool in_not_found_handler_ = false;  // BASH_COMMAND (not updated inside traps)
+    std::string command_text(const sx::Command* c);
     const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
 
     bool stack_exhausted() const;

@@ -50,6 +50,7 @@ enum class DynVar : uint8_t {
     Groups,
     Pipestatus,
     Underscore,
+    BashCommand,
 };
 
 // Sparse indexed array.

@@ -58,6 +58,7 @@ std::string Exec::dyn_value(DynVar d) {
         }
         case DynVar::BashSubshell: return to_dec(st_.subshell_level);
         case DynVar::Underscore: return st_.last_arg;
+        case DynVar::BashCommand: return command_text(current_simple_);
         default: return {};
     }
 }
@@ -274,7 +275,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         }
         if (v.dyn == DynVar::Lineno || v.dyn == DynVar::Bashpid || v.dyn == DynVar::Funcname ||
             v.dyn == DynVar::BashSource || v.dyn == DynVar::BashLineno || v.dyn == DynVar::Groups ||
-            v.dyn == DynVar::BashSubshell || v.dyn == DynVar::Pipestatus)
+            v.dyn == DynVar::BashSubshell || v.dyn == DynVar::Pipestatus || v.dyn == DynVar::BashCommand)
             return true;  // silently ignored, as bash does
         if (v.dyn == DynVar::Underscore) {
             st_.last_arg.assign(value);
@@ -658,6 +659,7 @@ void Exec::install_dynamic_vars(ShellState& st) {
     dyn("GROUPS", DynVar::Groups, kAttrIndexed);
     dyn("PIPESTATUS", DynVar::Pipestatus, kAttrIndexed);
     dyn("_", DynVar::Underscore);
+    dyn("BASH_COMMAND", DynVar::BashCommand);
 }
 
 }  // namespace bashkit::interp
