@@ -282,6 +282,8 @@ std::string normalize(std::string_view p) {
         out.append(c);
     }
     if (out.empty()) out = "/";
+    // POSIX leaves a leading "//" implementation-defined; bash keeps it.
+    if (p.size() >= 2 && p[0] == '/' && p[1] == '/' && (p.size() == 2 || p[2] != '/')) out.insert(0, "/");
     return out;
 }
 }  // namespace
@@ -633,6 +635,19 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
             status = 1;
             continue;
         }
+        // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
+        AssignValue preval;
+        if (as) {
+            Ex r = eval_assign_value(as, preval);
+            if (r == Ex::Fatal) {
+                pending_flow_ = Flow::Exit;
+                return 1;
+            }
+            if (r != Ex::Ok) {
+                status = 1;
+                continue;
+            }
+        }
         // The binding to work on.
         Var* v = nullptr;
         if (scope == 0 && !global) {
@@ -705,7 +720,7 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                 v->idx = std::make_shared<IndexedArray>();
                 v->str.clear();
             }
-            Ex r = do_assign(as, scope == 0 && !global ? (st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(st_.vars.scope_of(base))) : scope, 0);
+            Ex r = do_assign(as, scope == 0 && !global ? (st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(st_.vars.scope_of(base))) : scope, 0, &preval);
             if (r == Ex::Fatal) {
                 pending_flow_ = Flow::Exit;
                 return 1;

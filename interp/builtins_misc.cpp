@@ -781,6 +781,16 @@ int Exec::b_trap(std::vector<std::string>& a) {
         builtin_error("trap", action + ": invalid signal specification");
         return 1;
     }
+    if (st_.traps_display_only) {
+        // The first trap set in a subshell drops the parent's (except ignored signals).
+        for (auto it = st_.traps.begin(); it != st_.traps.end();) {
+            if (!it->second.action.empty())
+                it = st_.traps.erase(it);
+            else
+                ++it;
+        }
+        st_.traps_display_only = false;
+    }
     int status = 0;
     for (size_t k = first_sig; k < a.size(); ++k) {
         int n = signal_number(a[k]);

@@ -7,6 +7,7 @@
 // there after functions and shell builtins.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +27,17 @@ class HttpClient;
 }
 
 namespace bashkit::interp {
+
+// The identity the session shows to scripts and utilities (whoami, id, hostname). Never the host's.
+struct Identity {
+    std::string user = "user";
+    std::string host = "bashkit";
+    uint32_t uid = 1000;
+    uint32_t gid = 1000;
+    int64_t pid = 1000;   // $$
+    int64_t ppid = 999;   // $PPID
+    std::string home;     // default: /home/<user>
+};
 
 // The exported environment of a command: name=value pairs sorted by name.
 class Environment {
@@ -71,6 +83,7 @@ struct CommandContext {
     CommandRunner* runner = nullptr;        // null when the caller cannot run commands
     net::HttpClient* http = nullptr;        // null when the network is off
     uint32_t umask = 022;
+    const Identity* identity = nullptr;     // the session's virtual user, host and ids
 
     // path made absolute against cwd (not normalised; the FileSystem resolves . and ..).
     std::string resolve(std::string_view path) const;

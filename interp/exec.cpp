@@ -10,6 +10,7 @@
 #include "interp/fields.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 
@@ -146,7 +147,13 @@ uintptr_t stack_limit_for_current_thread() {
 
 Exec::Exec(Session& session, ShellState& state, const CancelToken& cancel)
     : s_(session), st_(state), cancel_(&cancel) {
-    stack_limit_ = stack_limit_for_current_thread();
+    auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (s_.eval_stack_low && sp > s_.eval_stack_low && sp <= s_.eval_stack_high) {
+        size_t size = s_.eval_stack_high - s_.eval_stack_low;
+        stack_limit_ = s_.eval_stack_low + std::max<size_t>(size / 8, 512 * 1024);
+    } else {
+        stack_limit_ = stack_limit_for_current_thread();
+    }
     if (st_.fds.size() < 3) st_.fds.resize(3);
     if (st_.frames.empty()) st_.frames.emplace_back();
 }
@@ -158,6 +165,7 @@ Exec::Exec(Exec& parent, ShellState& state)
       call_depth_(parent.call_depth_),
       subshell_depth_(parent.subshell_depth_),
       eval_depth_(parent.eval_depth_),
+      subst_depth_(parent.subst_depth_),
       lineno_(parent.lineno_),
       errexit_suppressed_(parent.errexit_suppressed_),
       in_trap_(parent.in_trap_),
@@ -206,6 +214,19 @@ int Exec::builtin_error(std::string_view name, std::string_view msg, int status)
     error(m);
     return status;
 }
+
+namespace {
+std::string xtrace_quote(const std::string& s) {
+    bool plain = !s.empty();
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
+            plain = false;
+            break;
+        }
+    if (plain) return s;
+    return quote_for_reuse(s, QuoteStyle::Single);
+}
+}  // namespace
 
 // ---------------------------------------------------------------- lists and statements
 
@@ -462,6 +483,11 @@ Flow Exec::exec_for(const sx::For* c) {
             result = Flow::Exit;
             break;
         }
+        if (st_.opts[OptXtrace]) {
+            std::string t = "for " + std::string(c->var) + " in";
+            for (const auto& it : items) t += " " + xtrace_quote(it);
+            xtrace_line(t);
+        }
         if (!assign(c->var, item)) {
             body_status = 1;
             break;
@@ -618,6 +644,7 @@ Flow Exec::exec_case(const sx::Case* c) {
     Ex r = expand_word(c->subject, subject);
     if (r == Ex::Fatal) return Flow::Exit;
     if (r == Ex::Fail) return Flow::Normal;
+    if (st_.opts[OptXtrace]) xtrace_line("case " + xtrace_quote(subject) + " in");
     PatternOptions po;
     po.nocase = st_.opts[ShNocasematch];
     po.extglob = true;
@@ -658,7 +685,7 @@ Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
         if (c->raw)
             for (const sx::Node* p : c->raw->parts)
                 if (p->kind == sx::NodeKind::Lit) text += p->as<sx::Lit>()->text;
-        xtrace_line("((" + text + "))");
+        xtrace_line("(( " + text + " ))");
     }
     int64_t v = 0;
     Ex r = arith(c->expr, c->raw, v, false);
@@ -769,12 +796,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             state->jobs = std::make_shared<JobTable>(*st_.jobs);
             state->subshell_level = st_.subshell_level + 1;
             state->bashpid = s_.new_pid();
-            for (auto it = state->traps.begin(); it != state->traps.end();) {
-                if (!it->second.action.empty())
-                    it = state->traps.erase(it);
-                else
-                    ++it;
-            }
+            state->traps_display_only = !state->traps.empty();
             if (i > 0) state->fds[0] = pipes[i - 1].reader;
             state->fds[1] = pipes[i].writer;
             if (p->stderr_too.size > i && p->stderr_too[i]) state->fds[2] = pipes[i].writer;
@@ -910,12 +932,7 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     state->jobs = std::make_shared<JobTable>();
     state->subshell_level = st_.subshell_level + 1;
     state->bashpid = job->pid;
-    for (auto it = state->traps.begin(); it != state->traps.end();) {
-        if (!it->second.action.empty())
-            it = state->traps.erase(it);
-        else
-            ++it;
-    }
+    state->traps_display_only = !state->traps.empty();
     Session* sess = &s_;
     uint32_t depth = subshell_depth_ + 1;
     uint32_t cdepth = call_depth_;
@@ -983,28 +1000,31 @@ void Exec::xtrace_line(std::string_view text) {
     std::string ps4 = "+ ";
     if (const std::string* p = get_scalar("PS4")) ps4 = *p;
     std::string line;
-    // The first character of PS4 is repeated for each level of indirection (subshells do not count).
-    line = ps4;
+    // The first character of PS4 is repeated for each level of command substitution.
+    if (!ps4.empty()) line.assign(subst_depth_, ps4[0]);
+    line += ps4;
     line.append(text);
     line.push_back('\n');
     write_err(line);
 }
 
-namespace {
-std::string xtrace_quote(const std::string& s) {
-    bool plain = !s.empty();
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
-            plain = false;
-            break;
-        }
-    if (plain) return s;
-    return quote_for_reuse(s, QuoteStyle::Single);
+
+std::string Exec::command_text(const sx::Command* c) {
+    if (!c) return {};
+    sx::Arena arena;
+    auto* script = arena.node<sx::Script>(c->pos);
+    auto* stmt = arena.node<sx::Stmt>(c->pos);
+    stmt->cmd = const_cast<sx::Command*>(c);
+    std::vector<sx::Stmt*> v{stmt};
+    script->body = arena.list<sx::Stmt*>(v);
+    std::string text = sx::print(*script);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
 }
-}  // namespace
 
 Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
+    if (!in_trap_) current_simple_ = c;
     std::vector<std::string> argv;
     std::vector<const sx::Assign*> decls;
     if (!c->words.empty()) {
@@ -1061,6 +1081,18 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         }
         if (st_.opts[OptXtrace] && !c->assigns.empty()) {
             for (const sx::Assign* a : c->assigns) {
+                if (a->is_array) {
+                    std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
+                    const Var* av = lookup(a->name);
+                    bool first = true;
+                    if (av && av->is_indexed() && av->idx)
+                        for (const auto& [k2, v2] : av->idx->m) {
+                            t += (first ? "" : " ") + xtrace_quote(v2);
+                            first = false;
+                        }
+                    xtrace_line(t + ")");
+                    continue;
+                }
                 std::string v;
                 const std::string* cur = get_scalar(a->name);
                 if (cur) v = *cur;
@@ -1248,7 +1280,8 @@ int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& 
                        *s_.clock,
                        this,
                        s_.http,
-                       st_.umask};
+                       st_.umask,
+                       &s_.id};
     return rc.fn(ctx);
 }
 
@@ -1276,6 +1309,20 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
     } else {
         path = find_in_path(name);
         if (path.empty()) {
+            // bash calls command_not_found_handle when it is defined.
+            auto h = st_.funcs.find("command_not_found_handle");
+            if (h != st_.funcs.end() && !in_not_found_handler_) {
+                FunctionPtr fn = h->second;
+                std::vector<std::string> args;
+                args.reserve(argv.size() + 1);
+                args.emplace_back("command_not_found_handle");
+                args.insert(args.end(), argv.begin(), argv.end());
+                in_not_found_handler_ = true;
+                int status = in_subshell([&](Exec& child) { return child.call_function(fn, args); });
+                in_not_found_handler_ = false;
+                st_.status = status;
+                return Flow::Normal;
+            }
             error(name + ": command not found");
             st_.status = 127;
             return Flow::Normal;
@@ -1604,6 +1651,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
 }
 
 void Exec::run_trap(int which) {
+    if (st_.traps_display_only) return;
     auto it = st_.traps.find(which);
     if (it == st_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;
@@ -1624,6 +1672,7 @@ void Exec::run_trap(int which) {
 void Exec::run_exit_trap() {
     if (exit_trap_done_) return;
     exit_trap_done_ = true;
+    if (st_.traps_display_only) return;
     auto it = st_.traps.find(kTrapExit);
     if (it == st_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;

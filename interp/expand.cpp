@@ -799,6 +799,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
+        child.subst_depth_ = subst_depth_ + 1;
         if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });
@@ -835,7 +836,8 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     const std::string& pat = f.pattern();
     bool extglob = st_.opts[ShExtglob] || f.diverged;
     if (!is_glob(pat, true)) {
-        out.push_back(unquote_pattern(pat));
+        // No live glob character after all (`x='a\*'; echo $x`): the word stays as it is, backslash included.
+        out.push_back(f.text);
         return Ex::Ok;
     }
     PathPattern pp = split_path_pattern(pat, extglob);

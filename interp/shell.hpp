@@ -28,17 +28,6 @@
 
 namespace bashkit::interp {
 
-// The identity the session shows to scripts. Never taken from the host.
-struct Identity {
-    std::string user = "user";
-    std::string host = "bashkit";
-    uint32_t uid = 1000;
-    uint32_t gid = 1000;
-    int64_t pid = 1000;   // $$
-    int64_t ppid = 999;   // $PPID
-    std::string home;     // default: /home/<user>
-};
-
 struct ShellOptions {
     Identity identity;
     ExecutionLimits limits;

@@ -237,6 +237,14 @@ TEST(Shell, JobsPersistAcrossRuns) {
     EXPECT_EQ(r.out, "bg-done\n");
 }
 
+TEST(Shell, XtraceLikeBash) {
+    Fixture f;
+    Shell sh(f.fs, f.reg);
+    auto r = sh.run("set -x; x=$(echo b); echo \"a b\" c; for i in 1; do :; done; case a in a) ;; esac; (( 1+1 )); a=(1 2)");
+    EXPECT_EQ(r.err,
+              "++ echo b\n+ x=b\n+ echo 'a b' c\n+ for i in 1\n+ :\n+ case a in\n+ ((  1+1  ))\n+ a=(1 2)\n");
+}
+
 // ---------------------------------------------------------------- limits
 
 TEST(Limits, TimeoutStopsInfiniteLoop) {
