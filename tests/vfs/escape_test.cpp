@@ -45,6 +45,8 @@ const char* kind_name(Kind k) {
     return "?";
 }
 
+void PrintTo(Kind k, std::ostream* os) { *os << kind_name(k); }
+
 struct Env {
     Kind kind;
     std::string dir;        // the case folder
