@@ -538,7 +538,7 @@ private:
                 ref_.has_index = true;
                 ref_.index_text = s_.substr(t.name_end + 1, t.end - t.name_end - 2);
             }
-            ref_.depth = c_.depth;
+            ref_.depth = ArithDepth{c_.depth, c_.nest};
             // The target of `x = ...` is not read; `++x = 1` still reads x.
             tokval_ = (cur_ == Tok::PreInc || cur_ == Tok::PreDec || !is_assign) ? read_variable(ref_) : 0;
             if (failed()) return;
@@ -589,7 +589,7 @@ private:
     }
 
     int64_t cond() {
-        int64_t c = binary(1);
+        int64_t c = binary();
         if (failed() || cur_ != Tok::Ques) return c;
         NestGuard guard(c_);
         if (!guard.ok) return fail("expression recursion level exceeded");
@@ -614,58 +614,66 @@ private:
         return c != 0 ? then_value : else_value;
     }
 
-    // Binary operators of precedence >= min, by precedence climbing.
-    int64_t binary(int min) {
-        int64_t v = unary();
-        while (!failed()) {
-            Tok op = cur_;
-            int prec = precedence(op);
-            if (prec == 0 || prec < min) return v;
-            if (op == Tok::LOr || op == Tok::LAnd) {
-                bool skip = op == Tok::LOr ? v != 0 : v == 0;
-                if (skip) ++c_.noeval;
-                next();
-                if (failed()) return 0;
-                int64_t r = binary(prec + 1);
-                if (failed()) return 0;
-                if (skip) --c_.noeval;
-                v = op == Tok::LOr ? (v != 0 || r != 0) : (v != 0 && r != 0);
-                last_ = Tok::Num;
-                continue;
-            }
-            if (op == Tok::Pow) {  // right associative
-                next();
-                if (failed()) return 0;
-                NestGuard guard(c_);
-                if (!guard.ok) return fail("expression recursion level exceeded");
-                int64_t r = binary(prec);
-                if (failed()) return 0;
-                last_ = Tok::Num;
-                if (r == 0) {
-                    v = 1;
-                } else if (r < 0) {
-                    return fail("exponent less than 0");
-                } else {
-                    v = power(v, r);
-                }
-                continue;
-            }
-            size_t after_op = tp_;
-            next();
-            if (failed()) return 0;
-            int64_t r = binary(prec + 1);
-            if (failed()) return 0;
-            if ((op == Tok::Div || op == Tok::Mod) && r == 0) {
+    // All binary operators, with an explicit stack of pending operators rather than one recursive call per
+    // precedence level, so that a parenthesis costs a few stack frames. An operator is applied when the
+    // token after its right operand binds less tightly, which is exactly when bash's recursive descent
+    // applies it: the look-ahead token has been read, and the noeval of && || ends there too.
+    struct Pending {
+        Tok op;
+        int prec;
+        int64_t lhs;
+        bool skip;        // && || whose right side is not evaluated
+        size_t after_op;  // where the text after the operator starts (division by 0 blames it)
+    };
+
+    int64_t reduce(const Pending& p, int64_t r) {
+        last_ = Tok::Num;
+        switch (p.op) {
+        case Tok::LOr:
+        case Tok::LAnd:
+            if (p.skip) --c_.noeval;
+            return p.op == Tok::LOr ? (p.lhs != 0 || r != 0) : (p.lhs != 0 && r != 0);
+        case Tok::Pow:
+            if (r == 0) return 1;
+            if (r < 0) return fail("exponent less than 0");
+            return power(p.lhs, r);
+        case Tok::Div:
+        case Tok::Mod:
+            if (r == 0) {
                 if (c_.noeval == 0) {
-                    size_t q = after_op;
+                    size_t q = p.after_op;
                     while (q < s_.size() && is_blank(s_[q])) ++q;
                     lasttp_ = q;
                     return fail("division by 0");
                 }
                 r = 1;
             }
-            v = apply(binary_op(op), v, r);
-            last_ = Tok::Num;
+            return apply(binary_op(p.op), p.lhs, r);
+        default:
+            return apply(binary_op(p.op), p.lhs, r);
+        }
+    }
+
+    int64_t binary() {
+        std::vector<Pending> pending;
+        int64_t v = unary();
+        while (!failed()) {
+            Tok op = cur_;
+            int prec = precedence(op);
+            // ** is right associative: an equal ** on the stack waits.
+            while (!pending.empty() &&
+                   (pending.back().prec > prec || (pending.back().prec == prec && op != Tok::Pow))) {
+                v = reduce(pending.back(), v);
+                pending.pop_back();
+                if (failed()) return 0;
+            }
+            if (prec == 0) return v;
+            bool skip = op == Tok::LOr ? v != 0 : op == Tok::LAnd ? v == 0 : false;
+            if (skip) ++c_.noeval;
+            pending.push_back(Pending{op, prec, v, skip, tp_});
+            next();
+            if (failed()) return 0;
+            v = unary();
         }
         return 0;
     }
@@ -750,6 +758,18 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) 
         return Status::Ok;
     }
     if (c.depth >= c.max_depth) return Status::TooDeep;
+    // Fast path for the common value, a plain decimal number (what the full evaluation would give).
+    size_t end = text.size();
+    while (end > p && is_space(text[end - 1])) --end;
+    if (text[p] != '0' || end - p == 1) {
+        uint64_t v = 0;
+        size_t i = p;
+        for (; i < end && is_digit(text[i]); ++i) v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+        if (i == end) {
+            out = wrap(v);
+            return Status::Ok;
+        }
+    }
     ++c.depth;
     TextEval te(c, text);
     bool ok = te.run(out, err);
@@ -1091,7 +1111,7 @@ private:
     bool reference(const syntax::ArithExpr& e, ArithRef& ref, std::string& storage, const char* not_variable,
                    const syntax::ArithExpr& blame) {
         ref = ArithRef{};
-        ref.depth = c_.depth;
+        ref.depth = ArithDepth{c_.depth, c_.nest};
         if (const auto* v = e.try_as<syntax::ArithVar>()) {
             ref.name = v->name;
             ref.index_word = v->index;
@@ -1196,7 +1216,7 @@ private:
             ref.name = v->name;
             ref.index_word = v->index;
             ref.has_index = v->index != nullptr;
-            ref.depth = c_.depth;
+            ref.depth = ArithDepth{c_.depth, c_.nest};
             return read(ref, e);
         }
         case NodeKind::ArithWord: return word(*e.as<syntax::ArithWord>());
@@ -1330,7 +1350,7 @@ ArithResult<int64_t> parse_number(std::string_view text) {
 }
 
 ArithResult<int64_t> eval_text(std::string_view text, ArithHost& host, const ArithOptions& options) {
-    Ctx c{host, options.max_depth, options.depth};
+    Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
     int64_t out = 0;
     ArithError err;
     switch (eval_value(c, text, out, err)) {
@@ -1342,7 +1362,7 @@ ArithResult<int64_t> eval_text(std::string_view text, ArithHost& host, const Ari
 }
 
 ArithResult<int64_t> eval(const syntax::ArithExpr& expr, ArithHost& host, const ArithOptions& options) {
-    Ctx c{host, options.max_depth, options.depth};
+    Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
     if (c.depth >= c.max_depth) {
         SourceMap map(expr, options);
         return expr_error(map.text(), "expression recursion level exceeded", "");

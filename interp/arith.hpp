@@ -19,12 +19,21 @@
 // The interpreter must therefore evaluate a tree only when it has no ArithWord leaves (has_expansions() is
 // false), and otherwise expand the raw text (parameter, command and arithmetic substitution, quote removal)
 // and call eval_text() on the result.
+//
+// Left to the interpreter (the ArithHost): array subscripts (expand index_word, or take index_text, then for
+// an indexed array evaluate it with eval_text() passing ArithRef::depth; negative indices; `a[]` prints
+// "bad array subscript" and reads 0; an error inside a subscript aborts the command in bash even under let),
+// the message prefix ("((: ", "let: "), and what an error does to the command ($(( )) aborts it).
+//
+// Deviation from bash: nesting beyond max_depth (e.g. 1100 parentheses) is an error here; bash has no bound
+// and eventually overflows its stack.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -49,6 +58,11 @@ template <class T>
 class [[nodiscard]] ArithResult {
 public:
     ArithResult(T value) : v_(std::in_place_index<0>, std::move(value)) {}
+    // Anything T can be made from: `return std::nullopt;` or `return "text";`.
+    template <class U>
+        requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
+                 !std::is_same_v<std::decay_t<U>, ArithError> && !std::is_same_v<std::decay_t<U>, ArithResult>)
+    ArithResult(U&& value) : v_(std::in_place_index<0>, std::forward<U>(value)) {}
     ArithResult(ArithError error) : v_(std::in_place_index<1>, std::move(error)) {}
     bool ok() const { return v_.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -77,6 +91,14 @@ private:
     std::optional<ArithError> e_;
 };
 
+// How deep the evaluation is: bash's count of nested expressions, and the nesting of operators, parentheses
+// and expressions together (which bounds the stack). Handed to the host with every variable so that an
+// evaluation it starts for a subscript continues the same count.
+struct ArithDepth {
+    uint32_t exprs = 0;
+    uint32_t nesting = 0;
+};
+
 // A variable operand: `x` or `a[sub]`. Passed to ArithHost::get and ArithHost::set.
 struct ArithRef {
     std::string_view name;
@@ -85,9 +107,9 @@ struct ArithRef {
     // the brackets (index_text; the text was expanded already).
     const syntax::Word* index_word = nullptr;
     std::string_view index_text;
-    // The nesting of expressions in effect. A host evaluating an indexed array's subscript passes it as
-    // ArithOptions::depth, so that nested subscripts share bash's recursion limit.
-    uint32_t depth = 0;
+    // The depth in effect. A host evaluating an indexed array's subscript passes it as ArithOptions::depth,
+    // so that nested subscripts (a[a[a[...]]]) share bash's recursion limit and the stack bound.
+    ArithDepth depth;
     // Left for the host: get() may store the resolved subscript (index or key) here, and set() on the same
     // reference then reuses it. Bash evaluates the subscript once in `a[i++] += 1` and `a[i++]++`.
     std::optional<std::string> resolved;
@@ -110,11 +132,13 @@ struct ArithHost {
 
 struct ArithOptions {
     // Bash's MAX_EXPR_RECURSION_LEVEL: how many expressions may be nested (each variable whose value is
-    // evaluated as an expression opens one). Parentheses, unary operators and right-associative chains are
-    // bounded by the same number, so hostile input cannot exhaust the stack (bash has no bound there).
+    // evaluated as an expression opens one). The nesting of operands (parentheses, unary operators,
+    // assignments, ?:) and expressions together is bounded by the same number, so hostile input cannot
+    // exhaust the stack (bash has no bound there; about 1 MB of stack is used at the limit, 2 MB with
+    // sanitizers). Both overflows are "expression recursion level exceeded".
     uint32_t max_depth = 1024;
-    // Expressions already open around this evaluation (see ArithRef::depth).
-    uint32_t depth = 0;
+    // Depth already used around this evaluation (see ArithRef::depth).
+    ArithDepth depth;
     // eval() only: the text the tree was parsed from and the origin passed to parse_arith, used to quote the
     // expression and the error token in messages. Without it the tree is printed back to text for messages.
     std::string_view source;

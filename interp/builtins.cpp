@@ -1023,6 +1023,11 @@ int Exec::b_unset(std::vector<std::string>& a) {
             continue;
         }
         if (!valid_name(name)) {
+            if (!vars) {
+                // Not a variable name: maybe a function's.
+                st_.funcs.erase(name);
+                continue;
+            }
             builtin_error("unset", "`" + name + "': not a valid identifier");
             status = 1;
             continue;

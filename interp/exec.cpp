@@ -89,12 +89,18 @@ void StackThread::detach() {
 bool StackThread::start(size_t stack_bytes, std::function<void()> fn) {
     fn_ = std::move(fn);
     pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) return false;
+    if (pthread_attr_init(&attr) != 0) {
+        fn_ = nullptr;
+        return false;
+    }
     pthread_attr_setstacksize(&attr, stack_bytes);
     pthread_t t;
     int rc = pthread_create(&t, &attr, &StackThread::trampoline, this);
     pthread_attr_destroy(&attr);
-    if (rc != 0) return false;
+    if (rc != 0) {
+        fn_ = nullptr;  // release what the function holds (pipe ends, state)
+        return false;
+    }
     handle_ = static_cast<unsigned long>(t);
     started_ = true;
     return true;
@@ -221,12 +227,25 @@ Flow Exec::exec_list(sx::List<sx::Stmt*> stmts) {
 
 Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     if (stmt->background) return exec_background(stmt);
-    return exec_command(stmt->cmd);
+    Flow f = exec_command(stmt->cmd);
+    switch (stmt->cmd->kind) {
+        case sx::NodeKind::Simple:
+        case sx::NodeKind::Subshell:
+        case sx::NodeKind::ArithCmd:
+        case sx::NodeKind::CondCmd:
+            if (st_.pipestatus.size() != 1) st_.pipestatus.resize(1);
+            st_.pipestatus[0] = st_.status;
+            break;
+        default:
+            break;
+    }
+    return f;
 }
 
 Flow Exec::after_command(const sx::Command*) {
     if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
-    if (!in_trap_ && st_.traps.count(kTrapErr)) run_trap(kTrapErr);
+    // Functions inherit the ERR trap only with set -E.
+    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) run_trap(kTrapErr);
     if (st_.opts[OptErrexit]) {
         exit_status_ = st_.status;
         return Flow::Exit;
@@ -242,7 +261,7 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
-    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) &&
+    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) && (call_depth_ == 0 || st_.opts[OptFunctrace]) &&
         cmd->kind != sx::NodeKind::Pipeline && cmd->kind != sx::NodeKind::AndOr)
         run_trap(kTrapDebug);
 
@@ -676,7 +695,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->name = name;
     fn->def = f;
     fn->owner = owner_hold_;
-    fn->source = st_.frames.back().source.empty() ? std::string("main") : st_.frames.back().source;
+    fn->source = st_.frames.back().source;
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
     st_.funcs.insert_or_assign(std::move(name), std::move(fn));
     st_.status = 0;
@@ -747,7 +766,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {
             auto state = std::make_shared<ShellState>(st_);
-            state->jobs = std::make_shared<JobTable>();
+            state->jobs = std::make_shared<JobTable>(*st_.jobs);
             state->subshell_level = st_.subshell_level + 1;
             state->bashpid = s_.new_pid();
             for (auto it = state->traps.begin(); it != state->traps.end();) {
@@ -1194,6 +1213,12 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         return Flow::Normal;
     }
     Environment env = build_env(extra.empty() ? nullptr : &extra);
+    if (!rc && (name == "bash" || name == "sh")) {
+        // A child interpreter, unless the sandbox registered its own.
+        st_.status = bash_command(argv, env);
+        if (cancel_->cancelled_fast()) return cancelled_flow();
+        return Flow::Normal;
+    }
     if (rc) {
         st_.status = run_registered(*rc, argv, env);
         if (broken_pipe_ || st_.status == 141) {
@@ -1255,6 +1280,7 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
             st_.status = 127;
             return Flow::Normal;
         }
+        argv[0] = path;  // $0 of a script found through PATH is its path
     }
     st_.status = run_script_file(path, argv, env);
     if (cancel_->cancelled_fast()) return cancelled_flow();
@@ -1346,6 +1372,9 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     st.fds[0] = std::make_shared<BorrowedStream>(in);
     st.fds[1] = std::make_shared<BorrowedStream>(out);
     st.fds[2] = std::make_shared<BorrowedStream>(err);
+    if (child_opts_) {
+        for (const auto& [o, on] : *child_opts_) st.opts[static_cast<size_t>(o)] = on;
+    }
     Exec child(*this, st);
     child.call_depth_ = 0;
     child.loop_depth_ = 0;
@@ -1388,6 +1417,80 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
         lvl.set = true;
         lvl.attrs |= kAttrExport;
     }
+}
+
+int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
+    // bash [-eux] [-o opt] [-c command [name [args...]] | file [args...]] ; otherwise the script is stdin.
+    std::vector<std::pair<int, bool>> opts;
+    size_t i = 1;
+    bool has_c = false;
+    std::string command;
+    for (; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--" || a == "-") {
+            ++i;
+            break;
+        }
+        if (a == "--version") {
+            write_out("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
+            return 0;
+        }
+        if (a.starts_with("--")) continue;  // --norc, --noprofile, --posix ...
+        if (a.size() < 2 || (a[0] != '-' && a[0] != '+')) break;
+        bool on = a[0] == '-';
+        for (size_t k = 1; k < a.size(); ++k) {
+            char c = a[k];
+            if (c == 'c') {
+                has_c = true;
+            } else if (c == 'o') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-o: option requires an argument", 2);
+                int o = find_set_option(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 'O') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-O: option requires an argument", 2);
+                int o = find_shopt(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid shell option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 's' || c == 'i' || c == 'l' || c == 'r') {
+            } else {
+                int o = find_set_letter(c);
+                if (o < 0) return builtin_error(argv[0], std::string("-") + c + ": invalid option", 2);
+                opts.emplace_back(o, on);
+            }
+        }
+    }
+    std::string source;
+    std::vector<std::string> args;
+    std::string name = argv[0];
+    if (has_c) {
+        if (i >= argv.size()) return builtin_error(argv[0], "-c: option requires an argument", 2);
+        source = argv[i++];
+        args.push_back(i < argv.size() ? argv[i++] : argv[0]);
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else if (i < argv.size()) {
+        std::string path = abs_path(argv[i]);
+        auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+        if (!content) {
+            error(argv[i] + ": " + std::string(vfs::error_message(content.error())));
+            return content.error() == vfs::Errc::no_such_file ? 127 : 126;
+        }
+        source = std::move(*content);
+        name = argv[i];
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else {
+        StreamPtr in = fd(0);
+        if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
+        args.push_back(argv[0]);
+    }
+    StreamPtr i0 = fd(0), o1 = fd(1), e2 = fd(2);
+    BadStream bad;
+    child_opts_ = &opts;
+    int st = child_shell(source, args, env, i0 ? *i0 : static_cast<ByteStream&>(bad),
+                         o1 ? *o1 : static_cast<ByteStream&>(bad), e2 ? *e2 : static_cast<ByteStream&>(bad),
+                         has_c ? std::string_view(argv[0]) : std::string_view(name));
+    child_opts_ = nullptr;
+    return st;
 }
 
 // ---------------------------------------------------------------- functions

@@ -141,6 +141,7 @@ struct ShellState {
     uint32_t umask = 022;
     uint64_t rng = 0;
     int last_random = 0;
+    std::vector<int> pipestatus{0};  // PIPESTATUS
     int64_t seconds_base = 0;  // SECONDS = now - seconds_base
     int getopts_pos = 0;       // index into the current option cluster
     int64_t getopts_optind = 1;
@@ -281,6 +282,7 @@ public:
     int child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
                     ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name);
     void init_child_state(ShellState& st, const Environment& env);
+    int bash_command(std::vector<std::string>& argv, const Environment& env);
     static void install_dynamic_vars(ShellState& st);
     std::shared_ptr<Job> find_job(const std::string& spec, bool& bad);
     int wait_job(Job& j);
@@ -479,6 +481,7 @@ public:
     Ex arith_expand_failed_ = Ex::Ok;
     std::vector<int> procsubst_fds_;
     std::map<char, std::string> ulimits_;
+    const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
 
     bool stack_exhausted() const;
 };
@@ -500,7 +503,7 @@ private:
 template <class Fn>
 int Exec::in_subshell(Fn&& fn) {
     ShellState copy = st_;
-    copy.jobs = std::make_shared<JobTable>();
+    copy.jobs = std::make_shared<JobTable>(*st_.jobs);  // a snapshot: `jobs` in a subshell lists them
     copy.subshell_level = st_.subshell_level + 1;
     copy.bashpid = s_.new_pid();
     // Traps are reset in a subshell, except ignored ones.

@@ -509,7 +509,11 @@ namespace {
 struct SegmentView {
     const sx::Node* part;
     std::string_view text;
+    // A `$name` whose name grew by brace expansion (`$x{a,b}` is `$xa $xb`): part is null, text the name.
+    bool var = false;
 };
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 }  // namespace
 
 Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
@@ -522,6 +526,17 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
         FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set);
         for (size_t i = 0; i < segs.size(); ++i) {
             const SegmentView& sg = segs[i];
+            if (sg.var) {
+                const std::string* v = get_scalar(sg.text);
+                if (v) {
+                    fb.expansion(*v, false);
+                } else if (st_.opts[OptNounset]) {
+                    error(std::string(sg.text) + ": unbound variable");
+                    exit_status_ = is_subshell_ ? 1 : 127;
+                    return Ex::Fatal;
+                }
+                continue;
+            }
             if (!sg.part) {
                 std::string_view text = sg.text;
                 if (i == 0) {
@@ -559,10 +574,30 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
         std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
         Ex r = brace_words(w, words);
         if (r != Ex::Ok) return r;
+        std::vector<std::string> names;  // storage for grown variable names
         for (const auto& segs : words) {
             std::vector<SegmentView> views;
             views.reserve(segs.size());
-            for (const auto& [part, text] : segs) views.push_back({part, text});
+            names.clear();
+            names.reserve(segs.size());
+            for (size_t k = 0; k < segs.size(); ++k) {
+                const auto& [part, text] = segs[k];
+                if (part && part->kind == sx::NodeKind::ParamExp && k + 1 < segs.size() && !segs[k + 1].first &&
+                    !segs[k + 1].second.empty() && ident_char(segs[k + 1].second[0])) {
+                    const auto* pe = part->as<sx::ParamExp>();
+                    if (!pe->braced && pe->op == sx::ParamOp::None && valid_name(pe->name)) {
+                        std::string_view next = segs[k + 1].second;
+                        size_t n = 0;
+                        while (n < next.size() && ident_char(next[n])) ++n;
+                        names.push_back(std::string(pe->name) + std::string(next.substr(0, n)));
+                        views.push_back({nullptr, names.back(), true});
+                        if (n < next.size()) views.push_back({nullptr, next.substr(n)});
+                        ++k;
+                        continue;
+                    }
+                }
+                views.push_back({part, text});
+            }
             r = expand_segments(views);
             if (r != Ex::Ok) return r;
             if (out.size() > s_.limits.max_array_entries) {
@@ -777,7 +812,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     }
     if (out.find('\0') != std::string::npos) {
         error("warning: command substitution: ignored null byte in input");
-        out.erase(std::remove(out.begin(), out.end(), '\0'), out.end());
+        std::erase(out, '\0');
     }
     while (!out.empty() && out.back() == '\n') out.pop_back();
     st_.status = status;
@@ -923,7 +958,8 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
         if (st_.opts[ShFailglob]) {
             error("no match: " + f.text);
             st_.status = 1;
-            return Ex::Fail;
+            exit_status_ = 1;
+            return Ex::Fatal;
         }
         if (st_.opts[ShNullglob]) return Ex::Ok;
         out.push_back(f.text);

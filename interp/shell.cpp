@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -36,6 +37,10 @@ public:
     IoResult read_until(char delim, std::string& out, size_t max) override {
         ByteStream* t = get();
         return t ? t->read_until(delim, out, max) : IoResult{};
+    }
+    bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
+        ByteStream* t = get();
+        return t ? t->wait_readable(deadline) : true;
     }
     std::string describe() const override { return "pipe"; }
 
@@ -71,8 +76,9 @@ public:
     std::mutex mu;
     std::condition_variable cv;
     std::function<void()> task;
-    bool has_task = false;
+    std::atomic<bool> task_ready{false};
     bool stop = false;
+    std::atomic<bool> stop_flag{false};
     std::atomic<bool> task_done{false};
     uintptr_t stack_limit = 0;
 
@@ -92,7 +98,17 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
         session.own_clock = std::make_unique<vfs::SystemClock>();
         session.clock = session.own_clock.get();
     }
-    session.base_seed = options.random_seed ? options.random_seed : (static_cast<uint64_t>(std::random_device{}()) << 32 | std::random_device{}());
+    if (options.random_seed) {
+        session.base_seed = options.random_seed;
+    } else {
+        // Not cryptographic: $RANDOM and /dev/urandom of the sandbox only need to differ between sessions.
+        uint64_t x = static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+        x ^= reinterpret_cast<uintptr_t>(this) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 31;
+        x *= 0xbf58476d1ce4e5b9ull;
+        x ^= x >> 27;
+        session.base_seed = x ? x : 1;
+    }
     session.next_pid = session.id.pid + 1;
     session.wall_start = session.clock->now().sec;
 
@@ -157,21 +173,33 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     }
 }
 
+// The hand-off between the caller and the evaluation thread spins briefly before it blocks, so that a
+// short run() costs microseconds rather than two scheduler wake-ups.
+namespace {
+constexpr auto kSpin = std::chrono::microseconds(50);
+// Yield rather than pause: on a busy machine the other side of the hand-off may need this CPU.
+inline void cpu_relax() { std::this_thread::yield(); }
+}  // namespace
+
 void ShellImpl::worker_loop() {
-    stack_limit = 0;
     while (true) {
+        // Spin for a new task, then sleep.
+        auto until = std::chrono::steady_clock::now() + kSpin;
+        while (!task_ready.load(std::memory_order_acquire) && !stop_flag.load(std::memory_order_acquire) &&
+               std::chrono::steady_clock::now() < until)
+            cpu_relax();
         std::function<void()> fn;
         {
             std::unique_lock lock(mu);
-            cv.wait(lock, [&] { return has_task || stop; });
-            if (stop && !has_task) return;
+            cv.wait(lock, [&] { return task_ready.load() || stop; });
+            if (stop && !task_ready.load()) return;
             fn = std::move(task);
-            has_task = false;
+            task_ready.store(false);
         }
         fn();
         {
             std::lock_guard lock(mu);
-            task_done.store(true);
+            task_done.store(true, std::memory_order_release);
         }
         cv.notify_all();
     }
@@ -181,10 +209,12 @@ void ShellImpl::post_and_wait(std::function<void()> fn) {
     {
         std::lock_guard lock(mu);
         task = std::move(fn);
-        has_task = true;
         task_done.store(false);
+        task_ready.store(true, std::memory_order_release);
     }
     cv.notify_all();
+    auto until = std::chrono::steady_clock::now() + kSpin;
+    while (!task_done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) cpu_relax();
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return task_done.load(); });
 }
@@ -235,6 +265,7 @@ ShellImpl::~ShellImpl() {
     {
         std::lock_guard lock(mu);
         stop = true;
+        stop_flag.store(true);
     }
     cv.notify_all();
     worker.join();
@@ -245,11 +276,28 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
     sx::ParseOptions po;
     po.extglob = true;
     auto parsed = std::make_shared<sx::ParseResult>(sx::parse(script, po));
+    std::optional<sx::ParseError> syntax_error;
     if (!parsed->ok()) {
-        std::string msg = parsed->error->format(name) + "\n";
-        (void)err.write(msg);
-        state.status = 2;
-        return 2;
+        // bash reads a script line by line: the complete lines before the error run first.
+        syntax_error = parsed->error;
+        parsed.reset();
+        uint32_t line = syntax_error->pos.line;
+        std::vector<size_t> starts{0};
+        for (size_t i = 0; i < script.size() && starts.size() < line; ++i)
+            if (script[i] == '\n') starts.push_back(i + 1);
+        int attempts = 0;
+        for (size_t k = std::min<size_t>(starts.size(), line) ; k-- > 1 && attempts < 64; ++attempts) {
+            auto prefix = std::make_shared<sx::ParseResult>(sx::parse(script.substr(0, starts[k]), po));
+            if (prefix->ok()) {
+                parsed = std::move(prefix);
+                break;
+            }
+        }
+        if (!parsed) {
+            (void)err.write(syntax_error->format(name) + "\n");
+            state.status = 2;
+            return 2;
+        }
     }
     proxies[0]->set(&in);
     proxies[1]->set(&out);
@@ -276,6 +324,10 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
             ex.exit_status_ = status;
             ex.run_exit_trap();
             status = ex.exit_status_;
+        }
+        if (syntax_error && !(f == Flow::Exit)) {
+            ex.write_err(syntax_error->format(source_name) + "\n");
+            status = 2;
         }
         last_exited = state.exited;
         state.exited = false;

@@ -57,6 +57,7 @@ std::string Exec::dyn_value(DynVar d) {
             return buf;
         }
         case DynVar::BashSubshell: return to_dec(st_.subshell_level);
+        case DynVar::Underscore: return st_.last_arg;
         default: return {};
     }
 }
@@ -84,6 +85,14 @@ const Var* Exec::lookup(std::string_view name) {
                 }
                 if (arr->m.empty()) return nullptr;
                 scratch_.idx = std::move(arr);
+                scratch_.set = true;
+                return &scratch_;
+            }
+            case DynVar::Pipestatus: {
+                scratch_.attrs = kAttrIndexed;
+                scratch_.idx = std::make_shared<IndexedArray>();
+                int64_t k = 0;
+                for (int v : st_.pipestatus) scratch_.idx->m.emplace_hint(scratch_.idx->m.end(), k++, to_dec(v));
                 scratch_.set = true;
                 return &scratch_;
             }
@@ -265,8 +274,12 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         }
         if (v.dyn == DynVar::Lineno || v.dyn == DynVar::Bashpid || v.dyn == DynVar::Funcname ||
             v.dyn == DynVar::BashSource || v.dyn == DynVar::BashLineno || v.dyn == DynVar::Groups ||
-            v.dyn == DynVar::BashSubshell)
+            v.dyn == DynVar::BashSubshell || v.dyn == DynVar::Pipestatus)
             return true;  // silently ignored, as bash does
+        if (v.dyn == DynVar::Underscore) {
+            st_.last_arg.assign(value);
+            return true;
+        }
         v.dyn = DynVar::None;
     }
     if (v.attrs & (kAttrInteger | kAttrUpper | kAttrLower | kAttrCapital)) {
@@ -602,16 +615,7 @@ Environment Exec::build_env(const std::vector<std::pair<std::string, std::string
     return Environment(std::move(vars));
 }
 
-void Exec::set_pipestatus(const std::vector<int>& statuses) {
-    Var& v = st_.vars.lookup_or_create("PIPESTATUS");
-    if (v.readonly()) return;
-    v.attrs |= kAttrIndexed;
-    IndexedArray& a = v.idx_mut();
-    a.m.clear();
-    int64_t k = 0;
-    for (int s : statuses) a.m.emplace_hint(a.m.end(), k++, to_dec(s));
-    v.set = true;
-}
+void Exec::set_pipestatus(const std::vector<int>& statuses) { st_.pipestatus = statuses; }
 
 void Exec::install_dynamic_vars(ShellState& st) {
     auto dyn = [&](const char* name, DynVar d, uint16_t attrs = 0) {
@@ -632,6 +636,8 @@ void Exec::install_dynamic_vars(ShellState& st) {
     dyn("EPOCHREALTIME", DynVar::EpochRealtime);
     dyn("BASH_SUBSHELL", DynVar::BashSubshell);
     dyn("GROUPS", DynVar::Groups, kAttrIndexed);
+    dyn("PIPESTATUS", DynVar::Pipestatus, kAttrIndexed);
+    dyn("_", DynVar::Underscore);
 }
 
 }  // namespace bashkit::interp

@@ -251,10 +251,16 @@ std::optional<ParsedUrl> parse_url(const std::string& url, std::string* error) {
                 size_t zone = out.host.find('%');
                 if (zone != std::string::npos) out.host.resize(zone);
             }
+            // A trailing dot names the same host; drop it so "127.0.0.1." is judged as the address it is.
+            if (out.host.size() > 1 && out.host.back() == '.') out.host.pop_back();
             out.port = port ? std::atoi(port) : 0;
             out.path = path && *path ? path : "/";
             if (query) out.path += std::string("?") + query;
             ok = true;
+            if (out.host.empty() && (out.scheme == "http" || out.scheme == "https")) {
+                ok = false;
+                if (error) *error = "No host part in the URL";
+            }
         }
         curl_free(scheme);
         curl_free(host);
@@ -302,6 +308,29 @@ std::optional<HttpError> HttpClient::precheck(const std::string& url) const {
     return std::nullopt;
 }
 
+std::optional<HttpError> HttpClient::resolve_hop(const ParsedUrl& p, std::vector<IpAddress>& addrs,
+                                                 std::optional<IpAddress>& literal) const {
+    if (auto ip = parse_ip(p.host)) {
+        literal = *ip;
+        return std::nullopt;
+    }
+    addrs = options_.resolver->resolve(p.host);
+    if (addrs.empty()) return HttpError{6, "Could not resolve host: " + p.host, false};
+    for (const auto& a : addrs) {
+        if (auto why = address_refusal(options_, a)) {
+            return blocked(p.host + " resolves to " + a.to_string() + " (" + *why + ")");
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<HttpError> HttpClient::judge(const std::string& url) const {
+    if (auto e = precheck(url)) return e;
+    std::vector<IpAddress> addrs;
+    std::optional<IpAddress> literal;
+    return resolve_hop(*parse_url(url), addrs, literal);
+}
+
 HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<bool>* cancel,
                                const std::function<void(std::string_view)>& on_body) {
     HttpResult result;
@@ -335,22 +364,11 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
 
         // Resolve and judge every answer before connecting.
         std::vector<IpAddress> addrs;
-        if (auto ip = parse_ip(p.host)) {
-            st.literal = *ip;
-        } else {
-            addrs = options_.resolver->resolve(p.host);
-            if (addrs.empty()) {
-                result.error = HttpError{6, "Could not resolve host: " + p.host, false};
-                return result;
-            }
-            for (const auto& a : addrs) {
-                if (auto why = address_refusal(options_, a)) {
-                    result.error = blocked(p.host + " resolves to " + a.to_string() + " (" + *why + ")");
-                    return result;
-                }
-                st.pinned.insert(a.to_string());
-            }
+        if (auto e = resolve_hop(p, addrs, st.literal)) {
+            result.error = *e;
+            return result;
         }
+        for (const auto& a : addrs) st.pinned.insert(a.to_string());
 
         CurlHandle c;
         if (!c.h) {
@@ -406,7 +424,9 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
                 st.redact.push_back(*secret);
             }
         }
-        for (const auto& [k, v] : script_headers) {
+        for (const auto& kv : script_headers) {
+            const std::string& k = kv.first;
+            const std::string& v = kv.second;
             bool replaced = std::any_of(bound.begin(), bound.end(), [&](const auto& b) { return iequals(b.first, k); });
             if (replaced) continue;
             std::string line = v.empty() ? k + ";" : k + ": " + v;

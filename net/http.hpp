@@ -124,6 +124,13 @@ struct HttpResult {
     bool ok() const { return response.has_value(); }
 };
 
+// Parses a URL with libcurl's parser into (scheme, host as libcurl connects to it, port, path+query).
+struct ParsedUrl {
+    std::string scheme;
+    std::string host;  // IPv6 without brackets
+    int port = 0;
+    std::string path;  // path and query, at least "/"
+};
 class HttpClient {
 public:
     explicit HttpClient(ClientOptions options);
@@ -141,20 +148,18 @@ public:
     // are applied at resolve and connect time), else the refusal.
     std::optional<HttpError> precheck(const std::string& url) const;
 
+    // The whole verdict for the first hop without connecting: precheck, then the name resolved through the
+    // resolver and every answer judged. nullopt means perform() would connect.
+    std::optional<HttpError> judge(const std::string& url) const;
+
     const ClientOptions& options() const { return options_; }
 
 private:
-    struct Hop;
+    std::optional<HttpError> resolve_hop(const ParsedUrl& p, std::vector<IpAddress>& addrs,
+                                         std::optional<IpAddress>& literal) const;
     ClientOptions options_;
 };
 
-// Parses a URL with libcurl's parser into (scheme, host as libcurl connects to it, port, path+query).
-struct ParsedUrl {
-    std::string scheme;
-    std::string host;  // IPv6 without brackets
-    int port = 0;
-    std::string path;  // path and query, at least "/"
-};
 std::optional<ParsedUrl> parse_url(const std::string& url, std::string* error = nullptr);
 
 // Whether a binding applies to a request path: path == prefix, or path starts with prefix at a segment

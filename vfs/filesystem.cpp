@@ -1,5 +1,6 @@
 #include "vfs/filesystem.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace bashkit::vfs {
@@ -168,8 +169,9 @@ Result<std::string> FileSystem::read_file(std::string_view path, uint64_t max_by
     auto handle = open(path, OpenFlags::read);
     if (!handle) return handle.error();
     std::string out;
-    if (auto st = (*handle)->stat(); st && st->size <= max_bytes && st->size <= (uint64_t{1} << 30)) {
-        out.reserve(static_cast<std::size_t>(st->size));
+    if (auto st = (*handle)->stat(); st && st->is_regular()) {
+        if (st->size > max_bytes) return Errc::file_too_large;  // fail before reading a huge file
+        out.reserve(static_cast<std::size_t>(std::min<uint64_t>(st->size, uint64_t{1} << 30)));
     }
     char buf[65536];
     for (;;) {

@@ -193,6 +193,7 @@ using Mode = uint32_t;
 constexpr std::size_t kMaxNameLength = 255;    // bytes in one path component (NAME_MAX)
 constexpr std::size_t kMaxPathLength = 4096;   // a path must be shorter than this (PATH_MAX counts the NUL)
 constexpr int kMaxSymlinkHops = 40;            // symlinks followed in one resolution (Linux MAXSYMLINKS)
+constexpr uint64_t kReadFileDefaultMax = uint64_t{1} << 30;  // FileSystem::read_file's default cap
 
 enum class FileType : uint8_t { regular, directory, symlink, char_device, block_device, fifo, socket, unknown };
 
@@ -332,8 +333,9 @@ public:
     Result<std::unique_ptr<FileHandle>> open_read(std::string_view path);
     // Opens for writing, creating with `mode` if missing: truncating, or appending when append is true.
     Result<std::unique_ptr<FileHandle>> open_write(std::string_view path, bool append = false, Mode mode = 0644);
-    // The whole content of a file; file_too_large when it is bigger than max_bytes.
-    Result<std::string> read_file(std::string_view path, uint64_t max_bytes = UINT64_MAX);
+    // The whole content of a file; file_too_large when it is bigger than max_bytes (1 GiB unless told, so
+    // a huge sparse file cannot exhaust memory: stream those through open_read instead).
+    Result<std::string> read_file(std::string_view path, uint64_t max_bytes = kReadFileDefaultMax);
     // Creates or truncates the file and writes data.
     Status write_file(std::string_view path, std::string_view data, Mode mode = 0644);
     // Creates if missing and appends data.
@@ -346,7 +348,8 @@ public:
     // remove(3): rmdir for a directory, unlink otherwise.
     Status remove(std::string_view path);
     // rm -rf: removes path and everything below it (symlinks are removed, never followed). A missing path
-    // is success. Iterative, so any depth is fine. Stops at the first error.
+    // is success. Iterative, so any depth is fine. Stops at the first error. remove_all("/") empties the
+    // tree, then reports busy as rmdir("/") does.
     Status remove_all(std::string_view path);
 
     bool exists(std::string_view path);           // stat succeeds (a dangling symlink does not exist)

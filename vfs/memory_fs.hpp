@@ -36,9 +36,11 @@ struct MemoryFsOptions {
     uint32_t gid = 1000;
     uint64_t dev = 1;                        // Stat::dev of every file
     Mode root_mode = 0755;
-    uint64_t max_bytes = UINT64_MAX;         // total bytes of file data and symlink targets
-    uint64_t max_inodes = UINT64_MAX;        // files + directories + symlinks, the root included
-    uint64_t max_file_size = UINT64_MAX;     // bytes in one file
+    // Limits. Finite by default so that a hostile script cannot exhaust the host's memory through a
+    // MemoryFs built with default options; the sandbox sets them from its ExecutionLimits.
+    uint64_t max_bytes = uint64_t{1} << 30;  // total bytes of file data and symlink targets (1 GiB)
+    uint64_t max_inodes = 1'000'000;         // files + directories + symlinks, the root included
+    uint64_t max_file_size = INT64_MAX;      // logical size of one file (off_t's range); sparse bytes are free
     bool read_only = false;
 };
 

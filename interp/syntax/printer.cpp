@@ -31,6 +31,10 @@ enum class Ctx : uint8_t {
     Plain,    // unquoted word text
     Dbl,      // inside "..."
     HereDoc,  // the body of a here-document with an unquoted delimiter
+    // The word of ${x-word} and friends inside "..." or a here-document: the parser resolved \ $ ` " and }
+    // there. DblPattern is the pattern of ${x/pattern/...}, where / is resolved too.
+    DblArg,
+    DblPattern,
 };
 
 std::string_view redir_op(const Redirect& r) {
@@ -115,13 +119,19 @@ public:
         for (uint32_t i = 0; i < s.body.size; ++i) {
             if (i > 0) newline();
             stmt(*s.body[i]);
+            if (s.body[i]->background) write(" &");
         }
-        if (!s.body.empty() || !pending_.empty()) newline();
+        // A lone backslash at the very end of the input is a literal one; a newline after it would make it
+        // a line continuation.
+        bool ends_in_backslash = !out_.empty() && out_.back() == '\\' && pending_.empty();
+        if ((!s.body.empty() && !ends_in_backslash) || !pending_.empty()) newline();
     }
 
     void word(const Word* w, Ctx ctx = Ctx::Plain) {
         if (w == nullptr) return;
-        if (w->decl_assign != nullptr && w->decl_assign->is_array && ctx == Ctx::Plain) {
+        // An argument like `a=(1 2)` of declare keeps its source text in parts; print that. A tree built
+        // by hand may leave parts empty and only set the assignment.
+        if (w->decl_assign != nullptr && w->parts.empty()) {
             assign(*w->decl_assign);
             return;
         }
@@ -464,7 +474,7 @@ private:
         word(f.cond.raw);
         write(';');
         word(f.step.raw);
-        write("))");
+        write("));");
         if (f.brace_body) {
             write(" {");
             body_then(f.body, "}");
@@ -636,7 +646,10 @@ private:
             write(std::to_string(r.fd));
         }
         write(redir_op(r));
-        if (r.target != nullptr) {
+        if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
+            // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
+            write(r.delim);
+        } else if (r.target != nullptr) {
             std::string target = capture([&] { word(r.target); });
             // `< <(cmd)`: without the space the two operators would fuse.
             if (!target.empty() && (target[0] == '<' || target[0] == '>' || target[0] == '(')) write(' ');
@@ -648,6 +661,7 @@ private:
     // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
     // double quotes). A backslash before an ordinary byte of the same Lit stays as it is (`"\n"`).
     void escaped_lit(std::string_view text, Ctx ctx) {
+        bool arg = ctx == Ctx::DblArg || ctx == Ctx::DblPattern;
         std::string s;
         s.reserve(text.size());
         for (size_t i = 0; i < text.size(); ++i) {
@@ -657,7 +671,8 @@ private:
             switch (c) {
                 case '\\': {
                     bool special_next = !has_next || next == '\\' || next == '$' || next == '`' ||
-                                        next == '\n' || (next == '"' && ctx == Ctx::Dbl);
+                                        next == '\n' || (next == '"' && ctx != Ctx::HereDoc) ||
+                                        (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern);
                     s += special_next ? "\\\\" : "\\";
                     break;
                 }
@@ -666,7 +681,9 @@ private:
                     else s += "\\$";
                     break;
                 case '`': s += "\\`"; break;
-                case '"': s += ctx == Ctx::Dbl ? "\\\"" : "\""; break;
+                case '"': s += ctx == Ctx::HereDoc ? "\"" : "\\\""; break;
+                case '}': s += arg ? "\\}" : "}"; break;
+                case '/': s += ctx == Ctx::DblPattern ? "\\/" : "/"; break;
                 default: s += c;
             }
         }
@@ -701,7 +718,7 @@ private:
                 write(n->as<AnsiCQuoted>()->raw);
                 write('\'');
                 return;
-            case NodeKind::ParamExp: param_exp(*n->as<ParamExp>()); return;
+            case NodeKind::ParamExp: param_exp(*n->as<ParamExp>(), ctx); return;
             case NodeKind::CmdSubst: {
                 const CmdSubst& c = *n->as<CmdSubst>();
                 if (c.backquote) backquote(c.body, ctx);
@@ -778,7 +795,8 @@ private:
         write(s);
     }
 
-    void param_exp(const ParamExp& p) {
+    void param_exp(const ParamExp& p, Ctx ctx) {
+        Ctx arg_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblArg;
         if (!p.braced) {
             write('$');
             write(p.name);
@@ -809,7 +827,7 @@ private:
         }
         auto arg_after = [&](std::string_view op) {
             write(op);
-            word(p.arg);
+            word(p.arg, arg_ctx);
         };
         switch (p.op) {
             case ParamOp::None:
@@ -833,22 +851,23 @@ private:
                                       : p.op == ParamOp::ReplaceAll ? "//"
                                       : p.op == ParamOp::ReplacePrefix ? "/#"
                                                                        : "/%";
-                arg_after(op);
+                write(op);
+                word(p.arg, arg_ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPattern);
                 if (p.arg2 != nullptr) {
                     write('/');
-                    word(p.arg2);
+                    word(p.arg2, arg_ctx);
                 }
                 break;
             }
             case ParamOp::Substring: {
                 write(':');
-                std::string off = capture([&] { word(p.arg); });
+                std::string off = capture([&] { word(p.arg, arg_ctx); });
                 // `${x:-1}` would be a default value.
                 if (!off.empty() && off[0] == '-') write(' ');
                 write(off);
                 if (p.arg2 != nullptr) {
                     write(':');
-                    word(p.arg2);
+                    word(p.arg2, arg_ctx);
                 }
                 break;
             }

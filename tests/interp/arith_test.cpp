@@ -95,6 +95,13 @@ private:
     }
 };
 
+std::string repeat(std::string_view s, size_t n) {
+    std::string out;
+    out.reserve(s.size() * n);
+    for (size_t i = 0; i < n; ++i) out += s;
+    return out;
+}
+
 // "5" or "!message".
 std::string show(const ArithResult<int64_t>& r) {
     return r ? std::to_string(*r) : "!" + r.error().message;
@@ -470,6 +477,26 @@ const std::vector<Case>& cases() {
     {R"~(x=3, x**-x)~", {}, R"~(!x=3, x**-x: exponent less than 0 (error token is "x"))~", {R"~(x=3)~"}},
     {R"~(y=2, 09)~", {}, R"~(!y=2, 09: value too great for base (error token is "09"))~", {R"~(y=2)~"}},
     {R"~(z=1, z/0)~", {}, R"~(!z=1, z/0: division by 0 (error token is "0"))~", {R"~(z=1)~"}},
+    {R"~(A_1 * a1 + _x)~", {{R"~(_x)~", R"~(1)~"}, {R"~(A_1)~", R"~(3)~"}, {R"~(a1)~", R"~(2)~"}}, R"~(7)~", {}},
+    {R"~(_x + 1)~", {{R"~(_x)~", R"~(4)~"}}, R"~(5)~", {}},
+    {R"~(a[1] + a[2])~", {{R"~(a[1])~", R"~(5)~"}, {R"~(a[2])~", R"~(6)~"}}, R"~(11)~", {}},
+    {R"~(a[1+1])~", {{R"~(a[2])~", R"~(6)~"}}, R"~(6)~", {}},
+    {R"~(a[i])~", {{R"~(a[1])~", R"~(5)~"}, {R"~(i)~", R"~(1)~"}}, R"~(5)~", {}},
+    {R"~(a[x])~", {{R"~(a[1])~", R"~(5)~"}, {R"~(x)~", R"~(1+0)~"}}, R"~(5)~", {}},
+    {R"~(a[3])~", {{R"~(a[1])~", R"~(5)~"}}, R"~(0)~", {}},
+    {R"~(a[1]++)~", {{R"~(a[1])~", R"~(5)~"}}, R"~(5)~", {R"~(a[1]=6)~"}},
+    {R"~(++a[1])~", {{R"~(a[1])~", R"~(5)~"}}, R"~(6)~", {R"~(a[1]=6)~"}},
+    {R"~(a[2] = 7)~", {{R"~(a[1])~", R"~(5)~"}}, R"~(7)~", {R"~(a[2]=7)~"}},
+    {R"~(a[1] *= a[1])~", {{R"~(a[1])~", R"~(5)~"}}, R"~(25)~", {R"~(a[1]=25)~"}},
+    {R"~(a[i++] += 5)~", {{R"~(a[0])~", R"~(1)~"}, {R"~(i)~", R"~(0)~"}}, R"~(6)~", {R"~(a[0]=6)~", R"~(i=1)~"}},
+    {R"~(a[i++]++)~", {{R"~(a[0])~", R"~(1)~"}, {R"~(i)~", R"~(0)~"}}, R"~(1)~", {R"~(a[0]=2)~", R"~(i=1)~"}},
+    {R"~(a[a[1]])~", {{R"~(a[1])~", R"~(2)~"}, {R"~(a[2])~", R"~(9)~"}}, R"~(9)~", {}},
+    {R"~(a[ 1 ] + 1)~", {{R"~(a[1])~", R"~(5)~"}}, R"~(6)~", {}},
+    {R"~(a[1/0])~", {}, R"~(!1/0: division by 0 (error token is "0"))~", {}},
+    {R"~(a[1])~", {{R"~(a[1])~", R"~(1/0)~"}}, R"~(!1/0: division by 0 (error token is "0"))~", {}},
+    {R"~(a[1] + 1)~", {{R"~(a[1])~", R"~(x+)~"}}, R"~(!x+: syntax error: operand expected (error token is "+"))~", {}},
+    {R"~(0 && a[1/0])~", {}, R"~(0)~", {}},
+    {R"~(a [1])~", {{R"~(a[1])~", R"~(5)~"}}, R"~(!a [1]: syntax error: invalid arithmetic operator (error token is "[1]"))~", {}},
     };
     return table;
 }
@@ -603,6 +630,92 @@ TEST(ArithTable, TreesAgree) {
     EXPECT_GE(parsed, 200);
 }
 
+// ---------------------------------------------------------------- trees
+
+const syntax::ArithExpr* parse(syntax::Arena& arena, std::string_view text, syntax::Pos origin = {1, 1}) {
+    const syntax::ArithExpr* e = syntax::parse_arith(text, arena, origin);
+    EXPECT_NE(e, nullptr) << text;
+    return e;
+}
+
+TEST(ArithTree, MessagesUseTheSourceAtItsOrigin) {
+    // The text of $(( )) starting at line 3, column 10 of a script: messages are the same as from the text.
+    for (std::string text : {"1/0 + 5", "1 +\n  1/0, 2", "x /= 0, 5", "2**-1 + 3", "1 ? 2 : 3**-1", "x = 2, 1 +\n09",
+                             "(x) = 1", "--x++", "a[1] + 1 % 0"}) {
+        syntax::Arena arena;
+        const syntax::ArithExpr* e = parse(arena, text, syntax::Pos{3, 10});
+        if (e == nullptr) continue;
+        MapHost h1, h2;
+        ArithOptions o;
+        o.source = text;
+        o.origin = syntax::Pos{3, 10};
+        EXPECT_EQ(show(eval(*e, h1, o)), show(eval_text(text, h2))) << text;
+        EXPECT_EQ(h1.vars, h2.vars) << text;
+    }
+}
+
+TEST(ArithTree, MessagesWithoutSourcePrintTheTree) {
+    syntax::Arena arena;
+    MapHost h;
+    EXPECT_EQ(show(eval(*parse(arena, "1/0+5"), h)), "!1 / 0 + 5: division by 0 (error token is \"0 + 5\")");
+    EXPECT_EQ(show(eval(*parse(arena, "x=(2**-1)"), h)), "!x = (2 ** -1): exponent less than 0 (error token is \")\")");
+    EXPECT_EQ(show(eval(*parse(arena, "3+019"), h)), "!3 + 019: value too great for base (error token is \"019\")");
+}
+
+TEST(ArithTree, ExpansionsAreSubExpressions) {
+    syntax::Arena arena;
+    MapHost h;
+    h.vars = {{"a", "1+2"}, {"n", "y"}};
+    const syntax::ArithExpr* e = parse(arena, "$a * 3");
+    ASSERT_NE(e, nullptr);
+    EXPECT_TRUE(has_expansions(*e));
+    // The tree treats $a as (1+2); bash substitutes the text first, which eval_text on "1+2 * 3" reproduces.
+    EXPECT_EQ(show(eval(*e, h)), "9");
+    EXPECT_EQ(show(eval_text("1+2 * 3", h)), "7");
+    // An expansion naming a variable can be assigned to and incremented.
+    EXPECT_EQ(show(eval(*parse(arena, "$n = 5"), h)), "5");
+    EXPECT_EQ(h.vars["y"], "5");
+    EXPECT_EQ(show(eval(*parse(arena, "$n++"), h)), "5");
+    EXPECT_EQ(h.vars["y"], "6");
+    EXPECT_EQ(show(eval(*parse(arena, "$a = 5"), h)), "!$a = 5: attempted assignment to non-variable (error token is \"= 5\")");
+}
+
+TEST(ArithTree, SubscriptsAndShortCircuit) {
+    syntax::Arena arena;
+    MapHost h;
+    h.vars = {{"a[0]", "1"}, {"a[1]", "2"}, {"i", "0"}};
+    EXPECT_EQ(show(eval(*parse(arena, "a[i++] += 5"), h)), "6");
+    EXPECT_EQ(h.vars["i"], "1");
+    EXPECT_EQ(h.vars["a[0]"], "6");
+    EXPECT_EQ(h.subscripts, 1);
+    h.gets = h.sets = 0;
+    EXPECT_EQ(show(eval(*parse(arena, "0 && (x = a[1/0] + y++)"), h)), "0");
+    EXPECT_EQ(show(eval(*parse(arena, "1 ? 7 : x++"), h)), "7");
+    EXPECT_EQ(h.gets + h.sets, 0);
+    // The untaken side is still checked: bash reports a negative exponent or a bad constant there.
+    EXPECT_EQ(show(eval(*parse(arena, "0 && 08"), h)), "!0 && 08: value too great for base (error token is \"08\")");
+}
+
+TEST(ArithTree, DepthBudgetIsShared) {
+    syntax::Arena arena;
+    MapHost h;
+    h.vars = {{"x", "x"}};
+    EXPECT_EQ(show(eval(*parse(arena, "1 + x"), h)), "!x: expression recursion level exceeded (error token is \"x\")");
+    ArithOptions o;
+    o.depth.exprs = o.max_depth;
+    EXPECT_FALSE(eval(*parse(arena, "1"), h, o));
+    EXPECT_FALSE(eval_text("1", h, o));
+    o.depth = ArithDepth{0, o.max_depth};
+    EXPECT_FALSE(eval(*parse(arena, "1"), h, o));
+    EXPECT_FALSE(eval_text("-1", h, o));  // (a plain number needs no nesting)
+    // Subscripts evaluated by the host continue the count: 10 levels of 300 parentheses exceed it.
+    std::string text = repeat("a[" + repeat("(", 300), 10) + "1" + repeat(repeat(")", 300) + "]", 10);
+    auto r = eval_text(text, h);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("expression recursion level exceeded"), std::string::npos);
+    EXPECT_EQ(show(eval_text(repeat("a[" + repeat("(", 30), 10) + "1" + repeat(repeat(")", 30) + "]", 10), h)), "0");
+}
+
 // ---------------------------------------------------------------- messages with odd whitespace
 
 TEST(ArithText, Whitespace) {
@@ -686,12 +799,6 @@ TEST(ArithHostTest, ParseNumber) {
 
 // ---------------------------------------------------------------- hostile input
 
-std::string repeat(std::string_view s, size_t n) {
-    std::string out;
-    out.reserve(s.size() * n);
-    for (size_t i = 0; i < n; ++i) out += s;
-    return out;
-}
 
 TEST(ArithHostile, VariableChainHitsBashLimit) {
     // v0=v1, v1=v2, ..., vN=7: bash evaluates 1023 nested references and fails on the next one.
@@ -719,7 +826,7 @@ TEST(ArithHostile, VariableChainHitsBashLimit) {
 TEST(ArithHostile, DeepNestingFailsCleanly) {
     MapHost h;
     for (std::string text : {repeat("(", 100000) + "1" + repeat(")", 100000), repeat("-", 100000) + "1",
-                             repeat("!", 100000) + "1", repeat("2**", 100000) + "2", repeat("x=", 100000) + "1",
+                             repeat("!", 100000) + "1", repeat("x=", 100000) + "1",
                              repeat("1?", 100000) + "1" + repeat(":1", 100000), repeat("0?1:", 100000) + "1",
                              repeat("a[", 5000) + "1" + repeat("]", 5000), repeat("+", 100000) + "1"}) {
         auto r = eval_text(text, h);
@@ -730,6 +837,9 @@ TEST(ArithHostile, DeepNestingFailsCleanly) {
     // Moderate nesting is fine.
     EXPECT_EQ(show(eval_text(repeat("(", 500) + "1" + repeat(")", 500), h)), "1");
     EXPECT_EQ(show(eval_text(repeat("- ", 500) + "1", h)), "1");
+    // Chains of binary operators use no recursion: 2**2**...**2 is computed (right to left, wrapping).
+    EXPECT_EQ(show(eval_text(repeat("2**", 100000) + "2", h)), "0");
+    EXPECT_EQ(show(eval_text(repeat("1||0&&", 100000) + "1", h)), "1");
 }
 
 TEST(ArithHostile, LongInputIsLinear) {
@@ -744,7 +854,7 @@ TEST(ArithHostile, LongInputIsLinear) {
     EXPECT_EQ(show(eval_text(repeat("9", 100000), h)), "-1");  // 10**100000 - 1 wraps to -1
     EXPECT_EQ(show(eval_text("2**9999999999 + 3**9223372036854775807", h)), "-6148914691236517205");
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    EXPECT_LT(ms.count(), 5000);
+    EXPECT_LT(ms.count(), 20000);  // generous for sanitizer builds; quadratic time would take minutes
 }
 
 }  // namespace

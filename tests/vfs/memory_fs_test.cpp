@@ -114,6 +114,16 @@ TEST(MemoryFs, DefaultsAndOptions) {
     BK_ASSERT_OK(dflt.symlink("/f", "/l"));
     EXPECT_EQ(dflt.lstat("/l").value().mode, 0777u);
 
+    // Default limits are finite: a write far past the end fails instead of exhausting memory, and
+    // read_file refuses a huge (sparse) file instead of reading it.
+    auto far = dflt.open("/far", OpenFlags::write | OpenFlags::create);
+    BK_ASSERT_OK(far);
+    BK_EXPECT_ERR((*far)->pwrite("x", uint64_t{1} << 40), Errc::no_space);
+    BK_EXPECT_ERR((*far)->pwrite("x", UINT64_MAX - 1), Errc::file_too_large);
+    BK_ASSERT_OK((*far)->truncate(uint64_t{1} << 40));
+    BK_EXPECT_ERR(dflt.read_file("/far"), Errc::file_too_large);
+    BK_EXPECT_ERR(dflt.truncate("/far", uint64_t{INT64_MAX} + 1), Errc::file_too_large);
+
     MemoryFsOptions o;
     o.uid = 0;
     o.gid = 42;
@@ -301,7 +311,7 @@ TEST(MemoryFs, DeepTreesAreTornDownWithoutRecursion) {
     // Renames can build a tree deeper than any path can name; destroying it must not recurse.
     auto fs = std::make_unique<MemoryFs>();
     BK_ASSERT_OK(fs->mkdir("/a"));
-    constexpr int kDepth = 100'000;
+    constexpr int kDepth = 50'000;  // a recursive teardown would need tens of MiB of stack
     for (int i = 0; i < kDepth; ++i) {
         ASSERT_TRUE(fs->mkdir("/tmp").ok());
         ASSERT_TRUE(fs->rename("/a", "/tmp/a").ok());
