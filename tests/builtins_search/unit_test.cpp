@@ -126,7 +126,8 @@ interp::ExecResult run(const std::string& script, const std::string& in = {}) {
     EXPECT_TRUE(mfs.write_file("/home/user/d/f.txt", "foo here\n").ok());
     interp::CommandRegistry registry;
     builtins::register_all(registry);
-    interp::Shell sh(mfs, registry);
+    interp::ShellOptions opts;  // named: g++ 12 with ASan warns on the defaulted temporary
+    interp::Shell sh(mfs, registry, opts);
     return sh.run(script, in);
 }
 
