@@ -633,6 +633,19 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
             status = 1;
             continue;
         }
+        // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
+        AssignValue preval;
+        if (as) {
+            Ex r = eval_assign_value(as, preval);
+            if (r == Ex::Fatal) {
+                pending_flow_ = Flow::Exit;
+                return 1;
+            }
+            if (r != Ex::Ok) {
+                status = 1;
+                continue;
+            }
+        }
         // The binding to work on.
         Var* v = nullptr;
         if (scope == 0 && !global) {
@@ -705,7 +718,7 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                 v->idx = std::make_shared<IndexedArray>();
                 v->str.clear();
             }
-            Ex r = do_assign(as, scope == 0 && !global ? (st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(st_.vars.scope_of(base))) : scope, 0);
+            Ex r = do_assign(as, scope == 0 && !global ? (st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(st_.vars.scope_of(base))) : scope, 0, &preval);
             if (r == Ex::Fatal) {
                 pending_flow_ = Flow::Exit;
                 return 1;

@@ -2,6 +2,7 @@
 // directory stack, and the small ones.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -76,6 +77,7 @@ int Exec::b_read(std::vector<std::string>& a) {
     bool exact = false;
     int fdn = 0;
     std::string prompt;
+    double timeout_s = -1;
     size_t i = 1;
     auto need = [&](size_t k, char opt) -> bool {
         if (k + 1 >= a.size()) {
@@ -126,6 +128,7 @@ int Exec::b_read(std::vector<std::string>& a) {
                             builtin_error("read", arg + ": invalid timeout specification");
                             return 1;
                         }
+                        timeout_s = std::strtod(arg.c_str(), nullptr);
                         break;
                     }
                     case 'u': {
@@ -152,6 +155,16 @@ int Exec::b_read(std::vector<std::string>& a) {
     }
     StreamPtr src = fd(fdn);
     if (!src) return builtin_error("read", std::to_string(fdn) + ": invalid file descriptor: Bad file descriptor");
+    if (timeout_s >= 0) {
+        auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<int64_t>(std::min(timeout_s, 1e9) * 1e6));
+        if (timeout_s == 0) return src->wait_readable(deadline) ? 0 : 1;
+        if (!src->wait_readable(deadline)) {
+            for (const auto& n : names) (void)assign(n, "");
+            if (names.empty() && array.empty()) (void)assign("REPLY", "");
+            return 142;
+        }
+    }
 
     // Read the raw input.
     std::string line;
@@ -1100,7 +1113,7 @@ int Exec::b_disown(std::vector<std::string>& a) {
             builtin_error("disown", a[i] + ": no such job");
             return 1;
         }
-        jobs.erase(std::remove(jobs.begin(), jobs.end(), j), jobs.end());
+        std::erase(jobs, j);
     }
     return 0;
 }

@@ -62,7 +62,7 @@ void CommandRegistry::add(std::string name, std::string help, CommandFn fn) {
     commands_.insert_or_assign(std::move(name), std::move(cmd));
 }
 
-bool CommandRegistry::remove(std::string_view name) {
+bool CommandRegistry::erase(std::string_view name) {
     auto it = commands_.find(name);
     if (it == commands_.end()) return false;
     commands_.erase(it);

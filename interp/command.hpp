@@ -93,7 +93,7 @@ class CommandRegistry {
 public:
     // Adds or replaces a command.
     void add(std::string name, std::string help, CommandFn fn);
-    bool remove(std::string_view name);
+    bool erase(std::string_view name);
     const RegisteredCommand* find(std::string_view name) const;
     std::vector<std::string> names() const;  // sorted
     size_t size() const { return commands_.size(); }

@@ -89,12 +89,18 @@ void StackThread::detach() {
 bool StackThread::start(size_t stack_bytes, std::function<void()> fn) {
     fn_ = std::move(fn);
     pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) return false;
+    if (pthread_attr_init(&attr) != 0) {
+        fn_ = nullptr;
+        return false;
+    }
     pthread_attr_setstacksize(&attr, stack_bytes);
     pthread_t t;
     int rc = pthread_create(&t, &attr, &StackThread::trampoline, this);
     pthread_attr_destroy(&attr);
-    if (rc != 0) return false;
+    if (rc != 0) {
+        fn_ = nullptr;  // release what the function holds (pipe ends, state)
+        return false;
+    }
     handle_ = static_cast<unsigned long>(t);
     started_ = true;
     return true;
@@ -140,7 +146,13 @@ uintptr_t stack_limit_for_current_thread() {
 
 Exec::Exec(Session& session, ShellState& state, const CancelToken& cancel)
     : s_(session), st_(state), cancel_(&cancel) {
-    stack_limit_ = stack_limit_for_current_thread();
+    auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (s_.eval_stack_low && sp > s_.eval_stack_low && sp <= s_.eval_stack_high) {
+        size_t size = s_.eval_stack_high - s_.eval_stack_low;
+        stack_limit_ = s_.eval_stack_low + std::max<size_t>(size / 8, 512 * 1024);
+    } else {
+        stack_limit_ = stack_limit_for_current_thread();
+    }
     if (st_.fds.size() < 3) st_.fds.resize(3);
     if (st_.frames.empty()) st_.frames.emplace_back();
 }
@@ -152,6 +164,7 @@ Exec::Exec(Exec& parent, ShellState& state)
       call_depth_(parent.call_depth_),
       subshell_depth_(parent.subshell_depth_),
       eval_depth_(parent.eval_depth_),
+      subst_depth_(parent.subst_depth_),
       lineno_(parent.lineno_),
       errexit_suppressed_(parent.errexit_suppressed_),
       in_trap_(parent.in_trap_),
@@ -201,6 +214,19 @@ int Exec::builtin_error(std::string_view name, std::string_view msg, int status)
     return status;
 }
 
+namespace {
+std::string xtrace_quote(const std::string& s) {
+    bool plain = !s.empty();
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
+            plain = false;
+            break;
+        }
+    if (plain) return s;
+    return quote_for_reuse(s, QuoteStyle::Single);
+}
+}  // namespace
+
 // ---------------------------------------------------------------- lists and statements
 
 Flow Exec::run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner) {
@@ -238,7 +264,8 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
 
 Flow Exec::after_command(const sx::Command*) {
     if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
-    if (!in_trap_ && st_.traps.count(kTrapErr)) run_trap(kTrapErr);
+    // Functions inherit the ERR trap only with set -E.
+    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) run_trap(kTrapErr);
     if (st_.opts[OptErrexit]) {
         exit_status_ = st_.status;
         return Flow::Exit;
@@ -254,7 +281,7 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
-    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) &&
+    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) && (call_depth_ == 0 || st_.opts[OptFunctrace]) &&
         cmd->kind != sx::NodeKind::Pipeline && cmd->kind != sx::NodeKind::AndOr)
         run_trap(kTrapDebug);
 
@@ -455,6 +482,11 @@ Flow Exec::exec_for(const sx::For* c) {
             result = Flow::Exit;
             break;
         }
+        if (st_.opts[OptXtrace]) {
+            std::string t = "for " + std::string(c->var) + " in";
+            for (const auto& it : items) t += " " + xtrace_quote(it);
+            xtrace_line(t);
+        }
         if (!assign(c->var, item)) {
             body_status = 1;
             break;
@@ -611,6 +643,7 @@ Flow Exec::exec_case(const sx::Case* c) {
     Ex r = expand_word(c->subject, subject);
     if (r == Ex::Fatal) return Flow::Exit;
     if (r == Ex::Fail) return Flow::Normal;
+    if (st_.opts[OptXtrace]) xtrace_line("case " + xtrace_quote(subject) + " in");
     PatternOptions po;
     po.nocase = st_.opts[ShNocasematch];
     po.extglob = true;
@@ -651,7 +684,7 @@ Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
         if (c->raw)
             for (const sx::Node* p : c->raw->parts)
                 if (p->kind == sx::NodeKind::Lit) text += p->as<sx::Lit>()->text;
-        xtrace_line("((" + text + "))");
+        xtrace_line("(( " + text + " ))");
     }
     int64_t v = 0;
     Ex r = arith(c->expr, c->raw, v, false);
@@ -976,25 +1009,14 @@ void Exec::xtrace_line(std::string_view text) {
     std::string ps4 = "+ ";
     if (const std::string* p = get_scalar("PS4")) ps4 = *p;
     std::string line;
-    // The first character of PS4 is repeated for each level of indirection (subshells do not count).
-    line = ps4;
+    // The first character of PS4 is repeated for each level of command substitution.
+    if (!ps4.empty()) line.assign(subst_depth_, ps4[0]);
+    line += ps4;
     line.append(text);
     line.push_back('\n');
     write_err(line);
 }
 
-namespace {
-std::string xtrace_quote(const std::string& s) {
-    bool plain = !s.empty();
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
-            plain = false;
-            break;
-        }
-    if (plain) return s;
-    return quote_for_reuse(s, QuoteStyle::Single);
-}
-}  // namespace
 
 Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
@@ -1054,6 +1076,18 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         }
         if (st_.opts[OptXtrace] && !c->assigns.empty()) {
             for (const sx::Assign* a : c->assigns) {
+                if (a->is_array) {
+                    std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
+                    const Var* av = lookup(a->name);
+                    bool first = true;
+                    if (av && av->is_indexed() && av->idx)
+                        for (const auto& [k2, v2] : av->idx->m) {
+                            t += (first ? "" : " ") + xtrace_quote(v2);
+                            first = false;
+                        }
+                    xtrace_line(t + ")");
+                    continue;
+                }
                 std::string v;
                 const std::string* cur = get_scalar(a->name);
                 if (cur) v = *cur;

@@ -171,6 +171,9 @@ struct Session {
     std::atomic<uint64_t> seed_counter{0};
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     uint64_t base_seed = 0;
+    // The evaluation fiber's stack, when there is one: an Exec running inside it uses these bounds.
+    uintptr_t eval_stack_low = 0;
+    uintptr_t eval_stack_high = 0;
     int64_t wall_start = 0;  // seconds since the epoch when the session started
     // Background threads (jobs, process substitutions) signal completion here.
     std::mutex jobs_mu;
@@ -342,7 +345,23 @@ public:
                      bool key_is_arith_done = false);
     bool assign_array(std::string_view name, const std::vector<std::string>& values, bool append);
     bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
-    Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0);
+    // An assignment's value, expanded (before the target binding is looked up or made).
+    struct AssignValue {
+        struct Elem {
+            bool keyed = false;
+            bool append = false;
+            std::string key;
+            std::string value;
+        };
+        bool is_array = false;
+        bool has_index = false;
+        std::string index;
+        std::string scalar;
+        std::vector<Elem> elems;
+    };
+    Ex eval_assign_value(const sx::Assign* a, AssignValue& out);
+    Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
+                 const AssignValue* pre = nullptr);
     bool unset_var(std::string_view name);
     std::string resolve_nameref(std::string_view name, bool& ok);
     void set_special(std::string_view name);  // after assigning a variable with side effects
@@ -455,6 +474,7 @@ public:
     uint32_t subshell_depth_ = 0;
     uint32_t eval_depth_ = 0;
     uint32_t loop_depth_ = 0;
+    uint32_t subst_depth_ = 0;  // nesting of $( ): the xtrace prefix repeats PS4's first character
     uint32_t levels_ = 0;       // pending break/continue levels
     int exit_status_ = 0;       // for Flow::Exit
     uint32_t lineno_ = 0;

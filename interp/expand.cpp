@@ -799,6 +799,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
+        child.subst_depth_ = subst_depth_ + 1;
         if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });
@@ -812,7 +813,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     }
     if (out.find('\0') != std::string::npos) {
         error("warning: command substitution: ignored null byte in input");
-        out.erase(std::remove(out.begin(), out.end(), '\0'), out.end());
+        std::erase(out, '\0');
     }
     while (!out.empty() && out.back() == '\n') out.pop_back();
     st_.status = status;

@@ -3,13 +3,16 @@
 // printf(3), %s %c %b %q %Q %T are padded here, byte-wise like glibc.
 #include "interp/printf.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 #include "interp/quote.hpp"
 
@@ -18,6 +21,8 @@ namespace {
 
 constexpr std::string_view kFlagChars = "#'-+ 0";
 constexpr std::string_view kLengthMods = "hjlLtz";
+// More significant digits than the exact decimal expansion of any long double has.
+constexpr int64_t kMaxExactDigits = 17000;
 
 // Concatenation without operator+ on temporaries (g++ 12 reports a false -Wrestrict for those).
 std::string concat(std::initializer_list<std::string_view> a, std::initializer_list<std::string_view> b = {}) {
@@ -54,7 +59,16 @@ public:
         : fmt_(fmt), args_(args), ctx_(ctx) {}
 
     PrintfResult run() {
+        // A pass costs the format's length even when it prints nothing (say "%s\\Uffffffff..."), so the
+        // passes over a long format are bounded too, not only the output.
+        uint64_t steps = 0;
         do {
+            steps += fmt_.size() + 1;
+            if (steps > ctx_.max_steps) {
+                diag({"format too costly for its arguments"});
+                r_.status = 1;
+                return std::move(r_);
+            }
             pass_start_ = r_.output.size();
             if (!one_pass()) return std::move(r_);
         } while (next_ < args_.size() && next_ != 0);
@@ -224,14 +238,26 @@ private:
             f += std::to_string(width);
         }
         int64_t prec = sp.has_dot ? (sp.star_prec ? sp.precision : std::max<int64_t>(sp.precision, 0)) : -1;
+        if constexpr (std::is_floating_point_v<T>) {
+            // Precisions that cannot change the output are lowered so that the size check below only refuses
+            // output that would really be large: inf and nan ignore the precision, and %g without `#` drops
+            // trailing zeros, which is every digit past the ~16500 of a long double's exact decimal expansion.
+            if (!std::isfinite(value)) {
+                prec = -1;
+            } else if ((conv == 'g' || conv == 'G') && sp.flags.find('#') == std::string::npos && prec > kMaxExactDigits) {
+                prec = kMaxExactDigits;
+            }
+        }
         if (prec >= 0) {
             f += '.';
             f += std::to_string(prec);
         }
         f += mod;
         f += conv;
-        // Bound the work before asking snprintf: glibc allocates a buffer of the precision's size.
-        if (static_cast<uint64_t>(width) > ctx_.max_output || (prec > 0 && static_cast<uint64_t>(prec) > ctx_.max_output))
+        // Bound the work before asking snprintf: glibc allocates a buffer of the precision's size. The output is
+        // at least the width; a precision may still collapse (%g), so it is only bounded for the allocation.
+        const uint64_t prec_bound = std::max<uint64_t>(ctx_.max_output, kMaxExactDigits);
+        if (static_cast<uint64_t>(width) > ctx_.max_output || (prec > 0 && static_cast<uint64_t>(prec) > prec_bound))
             return fail_too_large();
         int n = std::snprintf(nullptr, 0, f.c_str(), value);
         if (n < 0) return true;
@@ -251,7 +277,11 @@ private:
         auto convert = [&](int64_t t) {
             if (ctx_.local_time) return ctx_.local_time(t, tm);
             auto tt = static_cast<std::time_t>(t);
-            return gmtime_r(&tt, &tm) != nullptr;
+            if (gmtime_r(&tt, &tm) == nullptr) return false;
+#if defined(__GLIBC__) || defined(__APPLE__)
+            tm.tm_zone = "UTC";  // what bash shows with TZ=UTC (gmtime_r says "GMT")
+#endif
+            return true;
         };
         bool ok = convert(secs);
         if (!ok) {
@@ -356,14 +386,9 @@ private:
                     break;
                 }
                 case '(': {
-                    size_t j = i + 1;
-                    int depth = 1;
-                    for (; j < f.size(); ++j) {
-                        if (f[j] == '(') ++depth;
-                        else if (f[j] == ')' && --depth == 0) break;
-                    }
-                    if (j >= f.size() || j + 1 >= f.size() || f[j + 1] != 'T') {
-                        std::string bad = j + 1 < f.size() ? std::string(1, f[j + 1]) : std::string();
+                    size_t j = closing_paren(i);
+                    if (j == std::string_view::npos || j + 1 >= f.size() || f[j + 1] != 'T') {
+                        std::string bad = j != std::string_view::npos && j + 1 < f.size() ? std::string(1, f[j + 1]) : std::string();
                         diag({"warning: `", bad, "': invalid time format specification"});
                         if (!put("%")) return false;
                         i = sp.start;
@@ -437,6 +462,24 @@ private:
         return true;
     }
 
+    // The ')' that closes the '(' at open, as bash's nesting count finds it; npos when none does. Computed for
+    // the whole format at the first use, so a format full of unclosed "%(" stays linear.
+    size_t closing_paren(size_t open) {
+        if (parens_.empty()) {
+            parens_.assign(fmt_.size(), std::string_view::npos);
+            std::vector<size_t> stack;
+            for (size_t k = 0; k < fmt_.size(); ++k) {
+                if (fmt_[k] == '(') {
+                    stack.push_back(k);
+                } else if (fmt_[k] == ')' && !stack.empty()) {
+                    parens_[stack.back()] = k;
+                    stack.pop_back();
+                }
+            }
+        }
+        return parens_[open];
+    }
+
     void flush_escape_diags() {
         for (const auto& m : esc_diags_) diag({m});
         esc_diags_.clear();
@@ -450,6 +493,7 @@ private:
     size_t pass_start_ = 0;
     bool conversion_error_ = false;
     std::vector<std::string> esc_diags_;
+    std::vector<size_t> parens_;
 };
 
 }  // namespace

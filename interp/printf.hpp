@@ -20,6 +20,9 @@ struct PrintfContext {
     // that grows past it, stops formatting with status 1 and "printf: output too large", so a hostile
     // `printf '%*d' 2000000000 1` never allocates gigabytes.
     size_t max_output = size_t{16} << 20;
+    // Most format bytes scanned over all passes (the format is reused while arguments remain). Past it:
+    // status 1 and "printf: format too costly for its arguments", before the pass that would exceed it.
+    uint64_t max_steps = uint64_t{1} << 28;
     // %(fmt)T: the time for an argument of -1 (or no argument) and for -2 (the shell's start), in seconds
     // since the epoch.
     int64_t now = 0;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "interp/exec.hpp"
+#include "interp/fiber.hpp"
 
 namespace bashkit::interp {
 
@@ -37,6 +38,10 @@ public:
     IoResult read_until(char delim, std::string& out, size_t max) override {
         ByteStream* t = get();
         return t ? t->read_until(delim, out, max) : IoResult{};
+    }
+    bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
+        ByteStream* t = get();
+        return t ? t->wait_readable(deadline) : true;
     }
     std::string describe() const override { return "pipe"; }
 
@@ -67,18 +72,9 @@ public:
     std::shared_ptr<ProxyStream> proxies[3];
     std::mutex run_mu;
 
-    // The evaluation thread.
-    StackThread worker;
-    std::mutex mu;
-    std::condition_variable cv;
-    std::function<void()> task;
-    std::atomic<bool> task_ready{false};
-    bool stop = false;
-    std::atomic<bool> stop_flag{false};
-    std::atomic<bool> task_done{false};
-    uintptr_t stack_limit = 0;
+    // Evaluation runs on a large stack of its own: a fiber switched to from the caller's thread.
+    EvalFiber fiber;
 
-    void worker_loop();
     void post_and_wait(std::function<void()> fn);
 };
 
@@ -162,57 +158,16 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     Exec::install_dynamic_vars(state);
     for (const auto& [k, v] : options.env) set(k, v, kAttrExport);
 
-    bool ok = worker.start(session.limits.eval_stack_bytes, [this] { worker_loop(); });
-    if (!ok) {
-        // Fall back to a default-sized stack; depth limits still hold.
-        worker.start(8u << 20, [this] { worker_loop(); });
-    }
-}
-
-// The hand-off between the caller and the evaluation thread spins briefly before it blocks, so that a
-// short run() costs microseconds rather than two scheduler wake-ups.
-namespace {
-constexpr auto kSpin = std::chrono::microseconds(50);
-// Yield rather than pause: on a busy machine the other side of the hand-off may need this CPU.
-inline void cpu_relax() { std::this_thread::yield(); }
-}  // namespace
-
-void ShellImpl::worker_loop() {
-    while (true) {
-        // Spin for a new task, then sleep.
-        auto until = std::chrono::steady_clock::now() + kSpin;
-        while (!task_ready.load(std::memory_order_acquire) && !stop_flag.load(std::memory_order_acquire) &&
-               std::chrono::steady_clock::now() < until)
-            cpu_relax();
-        std::function<void()> fn;
-        {
-            std::unique_lock lock(mu);
-            cv.wait(lock, [&] { return task_ready.load() || stop; });
-            if (stop && !task_ready.load()) return;
-            fn = std::move(task);
-            task_ready.store(false);
-        }
-        fn();
-        {
-            std::lock_guard lock(mu);
-            task_done.store(true, std::memory_order_release);
-        }
-        cv.notify_all();
-    }
+    fiber.allocate(session.limits.eval_stack_bytes);
+    session.eval_stack_low = fiber.low();
+    session.eval_stack_high = fiber.high();
 }
 
 void ShellImpl::post_and_wait(std::function<void()> fn) {
-    {
-        std::lock_guard lock(mu);
-        task = std::move(fn);
-        task_done.store(false);
-        task_ready.store(true, std::memory_order_release);
-    }
-    cv.notify_all();
-    auto until = std::chrono::steady_clock::now() + kSpin;
-    while (!task_done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) cpu_relax();
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return task_done.load(); });
+    if (fiber.ok())
+        fiber.run(fn);
+    else
+        fn();  // no big stack: the stack guard still bounds the depth on the caller's stack
 }
 
 int ShellImpl::close(ByteStream& in, ByteStream& out, ByteStream& err) {
@@ -237,7 +192,7 @@ int ShellImpl::close(ByteStream& in, ByteStream& out, ByteStream& err) {
     session.run_token.cancel();
     {
         std::unique_lock lock(session.jobs_mu);
-        session.jobs_cv.wait_for(lock, std::chrono::seconds(30), [&] { return session.live_threads.load() == 0; });
+        session.jobs_cv.wait(lock, [&] { return session.live_threads.load() == 0; });
     }
     session.run_token.reset();
     proxies[0]->set(nullptr);
@@ -256,15 +211,8 @@ ShellImpl::~ShellImpl() {
     session.close_token.cancel();
     {
         std::unique_lock lock(session.jobs_mu);
-        session.jobs_cv.wait_for(lock, std::chrono::seconds(30), [&] { return session.live_threads.load() == 0; });
+        session.jobs_cv.wait(lock, [&] { return session.live_threads.load() == 0; });
     }
-    {
-        std::lock_guard lock(mu);
-        stop = true;
-        stop_flag.store(true);
-    }
-    cv.notify_all();
-    worker.join();
 }
 
 int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err) {
@@ -337,6 +285,7 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
 }
 
 // ---------------------------------------------------------------- Shell
+
 
 Shell::Shell(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options)
     : impl_(std::make_unique<ShellImpl>(fs, registry, std::move(options))) {}

@@ -228,6 +228,18 @@ IoResult PipeReader::read_until(char delim, std::string& out, size_t max) {
     return {got, 0};
 }
 
+bool PipeReader::wait_readable(std::chrono::steady_clock::time_point deadline) {
+    PipeCore& c = *core_;
+    std::unique_lock lock(c.mu);
+    while (c.size == 0 && c.writers > 0) {
+        if (c.cancelled()) return true;  // the read will report it
+        auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) return false;
+        c.can_read.wait_for(lock, std::min<std::chrono::steady_clock::duration>(deadline - now, kCancelPoll));
+    }
+    return true;
+}
+
 PipeWriter::~PipeWriter() { close(); }
 
 void PipeWriter::close() {

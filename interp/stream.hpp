@@ -5,6 +5,7 @@
 // threads at once (pipeline stages, background jobs), so every implementation is thread-safe.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,12 @@ public:
     // Reads up to and including `delim` (or up to max bytes, or to EOF), appending to out. Streams that can
     // look ahead override this so that `read` consumes exactly one line and leaves the rest.
     virtual IoResult read_until(char delim, std::string& out, size_t max = SIZE_MAX);
+    // Waits until a read would not block (data or end of input) or the deadline passes; false on timeout.
+    // Streams that never block say yes at once.
+    virtual bool wait_readable(std::chrono::steady_clock::time_point deadline) {
+        (void)deadline;
+        return true;
+    }
     // Ends this end of the stream early: a writer signals EOF, a reader makes writers fail with EPIPE.
     // Destruction closes too.
     virtual void close() {}
@@ -143,6 +150,7 @@ public:
     bool readable() const override { return true; }
     IoResult read(char* buf, size_t n) override;
     IoResult read_until(char delim, std::string& out, size_t max = SIZE_MAX) override;
+    bool wait_readable(std::chrono::steady_clock::time_point deadline) override;
     void close() override;
     std::string describe() const override { return "pipe"; }
 
@@ -185,6 +193,9 @@ public:
     IoResult write(std::string_view data) override { return t_.write(data); }
     IoResult read_until(char delim, std::string& out, size_t max) override {
         return t_.read_until(delim, out, max);
+    }
+    bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
+        return t_.wait_readable(deadline);
     }
     std::string describe() const override { return t_.describe(); }
 

@@ -133,9 +133,9 @@ int64_t VarStore::scope_of(std::string_view name) const {
 }
 
 Var& VarStore::lookup_or_create(std::string_view name) {
-    auto it = map_.find(name);
-    if (it == map_.end()) it = map_.emplace(std::string(name), Chain{}).first;
-    Chain& c = it->second;
+    Chain* cp = chain(name);
+    if (!cp) cp = &map_.emplace(std::string(name), Chain{}).first->second;
+    Chain& c = *cp;
     if (c.empty()) c.push_back(Binding{0, Var{}});
     return c.back().var;
 }

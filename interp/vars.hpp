@@ -5,6 +5,7 @@
 // scope). Lookup is one hash probe; a function return pops the bindings its scope created.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -123,11 +124,24 @@ public:
     using Chain = std::vector<Binding>;
     using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
 
+    VarStore() = default;
+    // A copy (a subshell) starts with an empty lookup cache: the cache points into this store's table.
+    VarStore(const VarStore& o) : map_(o.map_), scope_names_(o.scope_names_), total_bytes_(o.total_bytes_) {}
+    VarStore& operator=(const VarStore& o) {
+        if (this != &o) {
+            map_ = o.map_;
+            scope_names_ = o.scope_names_;
+            total_bytes_ = o.total_bytes_;
+            cache_ = {};
+        }
+        return *this;
+    }
+
     // Innermost binding of name (set or not), or nullptr.
     Var* find(std::string_view name) {
-        auto it = map_.find(name);
-        if (it == map_.end() || it->second.empty()) return nullptr;
-        return &it->second.back().var;
+        Chain* c = chain(name);
+        if (!c || c->empty()) return nullptr;
+        return &c->back().var;
     }
     const Var* find(std::string_view name) const {
         auto it = map_.find(name);
@@ -164,6 +178,26 @@ public:
     }
 
 private:
+    // The chain of name, or nullptr. Chains are never erased, so a pointer to one stays valid; a small
+    // cache keyed by the address of the name (names in the syntax tree do not move) skips hashing in loops.
+    Chain* chain(std::string_view name) {
+        auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
+        CacheEntry& e = cache_[h & (kCacheSize - 1)];
+        if (e.ptr == name.data() && e.len == name.size() && e.key->compare(name) == 0) return e.chain;
+        auto it = map_.find(name);
+        if (it == map_.end()) return nullptr;
+        e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
+        return &it->second;
+    }
+    struct CacheEntry {
+        const char* ptr = nullptr;
+        size_t len = 0;
+        Chain* chain = nullptr;
+        const std::string* key = nullptr;
+    };
+    static constexpr size_t kCacheSize = 64;
+    std::array<CacheEntry, kCacheSize> cache_{};
+
     Map map_;
     // Names bound at each scope > 0, to pop them.
     std::vector<std::vector<std::string>> scope_names_;

@@ -475,28 +475,65 @@ bool Exec::unset_var(std::string_view name) {
     return true;
 }
 
-Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs) {
-    std::string_view name = a->name;
-    Var* v;
-    if (scope_override != UINT32_MAX) {
-        bool created = false;
-        v = &st_.vars.declare_at(name, scope_override, &created);
-        if (created && scope_override > 0) {
-            // A temporary or local binding starts from the value below it when it is a plain variable
-            // assignment in front of a command (bash's temporary environment starts empty, like here).
+Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out) {
+    out = AssignValue{};
+    if (a->is_array) {
+        out.is_array = true;
+        for (const sx::ArrayElem& el : a->elems) {
+            if (el.key) {
+                AssignValue::Elem e;
+                e.keyed = true;
+                e.append = el.append;
+                Ex r = expand_word(el.key, e.key, false);
+                if (r != Ex::Ok) return r;
+                r = expand_assign_value(el.value, e.value);
+                if (r != Ex::Ok) return r;
+                out.elems.push_back(std::move(e));
+            } else {
+                std::vector<std::string> vals;
+                Ex r = el.value ? expand_word_fields(el.value, vals) : Ex::Ok;
+                if (r != Ex::Ok) return r;
+                for (auto& v : vals) {
+                    AssignValue::Elem e;
+                    e.value = std::move(v);
+                    out.elems.push_back(std::move(e));
+                }
+            }
         }
+        return Ex::Ok;
+    }
+    Ex r = expand_assign_value(a->value, out.scalar);
+    if (r != Ex::Ok) return r;
+    if (a->index) {
+        out.has_index = true;
+        r = expand_word(a->index, out.index, false);
+        if (r != Ex::Ok) return r;
+    }
+    return Ex::Ok;
+}
+
+Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+    // The value is expanded before the binding exists: `local a=("${a[@]}")` and `x=$x cmd` see the outer x.
+    AssignValue own;
+    if (!pre) {
+        Ex r = eval_assign_value(a, own);
+        if (r != Ex::Ok) return r;
+        pre = &own;
+    }
+    const AssignValue& val = *pre;
+    std::string_view name = a->name;
+    Var* v = nullptr;
+    if (scope_override != UINT32_MAX) {
+        v = &st_.vars.declare_at(name, scope_override);
         if (v->readonly()) {
             error(std::string(name) + ": readonly variable");
             st_.status = 1;
             return Ex::Fail;
         }
         v->attrs |= add_attrs;
-    } else {
-        v = nullptr;
     }
 
-    if (a->is_array) {
-        // Collect the elements first: keyed ([k]=v) or positional (split and globbed).
+    if (val.is_array) {
         Var* target = v ? v : lookup_mut(name);
         if (!target) target = &st_.vars.lookup_or_create(name);
         if (target->readonly()) {
@@ -527,69 +564,52 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
         std::string tname(name);
         int64_t next = 0;
         if (!assoc) next = target->idx ? target->idx->next_index() : 0;
-        for (const sx::ArrayElem& el : a->elems) {
-            if (el.key) {
-                std::string key, val;
-                Ex r = expand_word(el.key, key, false);
-                if (r != Ex::Ok) return r;
-                r = expand_assign_value(el.value, val);
-                if (r != Ex::Ok) return r;
+        for (size_t k = 0; k < val.elems.size(); ++k) {
+            const AssignValue::Elem& el = val.elems[k];
+            if (el.keyed) {
                 if (assoc) {
-                    if (!assign_elem(tname, key, val, el.append)) return st_.status = 1, Ex::Fail;
+                    if (!assign_elem(tname, el.key, el.value, el.append)) return st_.status = 1, Ex::Fail;
                 } else {
-                    int64_t k = 0;
-                    if (arith_text(key, k, true) != Ex::Ok) return Ex::Fatal;
+                    int64_t kk = 0;
+                    if (arith_text(el.key, kk, true) != Ex::Ok) return Ex::Fatal;
                     Var* cur = st_.vars.find(tname);
-                    if (k < 0 && cur && cur->idx) k += cur->idx->next_index();
-                    if (!assign_elem(tname, to_dec(k), val, el.append, true)) return st_.status = 1, Ex::Fail;
-                    next = k + 1;
+                    if (kk < 0 && cur && cur->idx) kk += cur->idx->next_index();
+                    if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return st_.status = 1, Ex::Fail;
+                    next = kk + 1;
                 }
-            } else {
-                std::vector<std::string> vals;
-                Ex r = el.value ? expand_word_fields(el.value, vals) : Ex::Ok;
-                if (r != Ex::Ok) return r;
-                if (assoc) {
-                    // bash 5.2: (k1 v1 k2 v2) pairs in an associative array assignment.
-                    for (size_t i = 0; i < vals.size(); i += 2) {
-                        std::string val = i + 1 < vals.size() ? vals[i + 1] : std::string();
-                        if (!assign_elem(tname, vals[i], val, false)) return st_.status = 1, Ex::Fail;
-                    }
-                    continue;
-                }
-                for (auto& s : vals) {
-                    if (!assign_elem(tname, to_dec(next), s, false, true)) return st_.status = 1, Ex::Fail;
-                    ++next;
-                }
+                continue;
             }
+            if (assoc) {
+                // bash 5.2: (k1 v1 k2 v2) pairs in an associative array assignment.
+                std::string v2 = k + 1 < val.elems.size() && !val.elems[k + 1].keyed ? val.elems[k + 1].value : std::string();
+                if (k + 1 < val.elems.size() && !val.elems[k + 1].keyed) ++k;
+                if (!assign_elem(tname, el.value, v2, false)) return st_.status = 1, Ex::Fail;
+                continue;
+            }
+            if (!assign_elem(tname, to_dec(next), el.value, false, true)) return st_.status = 1, Ex::Fail;
+            ++next;
         }
         return Ex::Ok;
     }
 
-    std::string val;
-    Ex r = expand_assign_value(a->value, val);
-    if (r != Ex::Ok) return r;
-    if (a->index) {
-        std::string key;
-        r = expand_word(a->index, key, false);
-        if (r != Ex::Ok) return r;
+    if (val.has_index) {
         Var* cur = v ? v : lookup_mut(name);
         if (!(cur && cur->is_assoc())) {
             int64_t k = 0;
-            if (arith_text(key, k, true) != Ex::Ok) return Ex::Fatal;
-            key = to_dec(k);
-            if (!assign_elem(name, key, val, a->append, true)) {
+            if (arith_text(val.index, k, true) != Ex::Ok) return Ex::Fatal;
+            if (!assign_elem(name, to_dec(k), val.scalar, a->append, true)) {
                 st_.status = 1;
                 return Ex::Fail;
             }
             return Ex::Ok;
         }
-        if (!assign_elem(name, key, val, a->append)) {
+        if (!assign_elem(name, val.index, val.scalar, a->append)) {
             st_.status = 1;
             return Ex::Fail;
         }
         return Ex::Ok;
     }
-    bool ok = v ? assign_to(*v, name, val, a->append) : assign(name, val, a->append);
+    bool ok = v ? assign_to(*v, name, val.scalar, a->append) : assign(name, val.scalar, a->append);
     if (!ok) {
         st_.status = 1;
         return Ex::Fail;

@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <ctime>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -353,7 +356,13 @@ struct BashRun {
     std::string out;
     std::string err;
     int status = -1;
+    bool too_large = false;  // stdout passed kMaxBashOutput: bash was killed
+    bool timed_out = false;  // bash ran past kBashTimeoutMs (glibc can take a minute on a %g precision of INT_MAX)
 };
+
+constexpr int kBashTimeoutMs = 2000;
+
+constexpr size_t kMaxBashOutput = size_t{1} << 20;
 
 // Runs /bin/bash with argv (after "bash") in the C.UTF-8 locale and UTC, collecting stdout and stderr.
 BashRun run_bash(const std::vector<std::string>& argv) {
@@ -389,14 +398,28 @@ BashRun run_bash(const std::vector<std::string>& argv) {
     pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
     std::string* sinks[2] = {&r.out, &r.err};
     int open_fds = 2;
+    int waited_ms = 0;
     while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) break;
+        int ready = poll(fds, 2, 100);
+        if (ready < 0) break;
+        if (ready == 0) {
+            waited_ms += 100;
+            if (waited_ms >= kBashTimeoutMs && !r.timed_out) {
+                r.timed_out = true;
+                kill(pid, SIGKILL);
+            }
+            continue;
+        }
         for (int k = 0; k < 2; ++k) {
             if (fds[k].fd < 0 || fds[k].revents == 0) continue;
             char buf[4096];
             ssize_t n = read(fds[k].fd, buf, sizeof buf);
             if (n > 0) {
                 sinks[k]->append(buf, static_cast<size_t>(n));
+                if (sinks[k]->size() > kMaxBashOutput && !r.too_large) {
+                    r.too_large = true;
+                    kill(pid, SIGKILL);
+                }
             } else {
                 close(fds[k].fd);
                 fds[k].fd = -1;
@@ -432,6 +455,193 @@ TEST(Printf, TableMatchesBash) {
         BashRun b = run_bash(argv);
         EXPECT_EQ(b.out, c.out.v) << describe(c);
         EXPECT_EQ(b.status, c.status) << describe(c);
+    }
+}
+
+PrintfResult run(std::string_view fmt, std::vector<std::string> args, const PrintfContext& ctx = {}) {
+    return format(fmt, args, ctx);
+}
+
+bool has_diag(const PrintfResult& r, std::string_view msg) {
+    for (const auto& d : r.diagnostics)
+        if (d == msg) return true;
+    return false;
+}
+
+TEST(Printf, HostileWidthOrPrecisionIsRefused) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"%*d", {"2000000000", "1"}},     {"%*d", {"-2000000000", "1"}}, {"%2000000000d", {"1"}},
+        {"%.2000000000d", {"1"}},         {"%.*d", {"2000000000", "1"}}, {"%.2000000000f", {"1"}},
+        {"%2000000000f", {"1"}},          {"%.*e", {"2000000000", "1"}}, {"%2000000000s", {"x"}},
+        {"%*s", {"2000000000", "x"}},     {"%-*s", {"2000000000", "x"}}, {"%2000000000b", {"x"}},
+        {"%2000000000q", {"x"}},          {"%2000000000Q", {"x"}},       {"%2000000000c", {"x"}},
+        {"%2000000000(%Y)T", {"0"}},      {"%*x", {"2147483647", "1"}},  {"%2147483647u", {"1"}},
+        {"%99999999999b", {"x"}},         {"%*d", {"99999999999", "1"}},
+    };
+    for (const auto& [fmt, args] : cases) {
+        PrintfResult r = run(fmt, args);
+        EXPECT_EQ(r.status, 1) << fmt;
+        EXPECT_TRUE(has_diag(r, "printf: output too large")) << fmt;
+        EXPECT_LT(r.output.size(), 100u) << fmt;
+    }
+    // A huge precision that cannot show in the output is not refused (bash, slowly, prints the same).
+    EXPECT_EQ(run("%.*g", {"2147483647", "1.5"}).output, "1.5");
+    EXPECT_EQ(run("[%.*G]", {"2147483647", "12"}).output, "[12]");
+    EXPECT_EQ(run("[%10.*f]", {"2147483647", "inf"}).output, "[       inf]");
+    EXPECT_EQ(run("[%.*f]", {"2147483647", "nan"}).output, "[nan]");
+    EXPECT_EQ(run("%#.*g", {"2147483647", "1.5"}).status, 1);
+    // The clamped `*` width still warns like bash, naming the argument after it.
+    EXPECT_TRUE(has_diag(run("%*d", {"99999999999", "1"}), "printf: warning: 1: Numerical result out of range"));
+}
+
+TEST(Printf, OutputLimitStopsGrowth) {
+    PrintfContext ctx;
+    ctx.max_output = 10;
+    PrintfResult r = run("%s", {"aaaa", "bbbb", "cccc"}, ctx);
+    EXPECT_EQ(r.output, "aaaabbbb");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(has_diag(r, "printf: output too large"));
+    r = run("0123456789ab", {}, ctx);
+    EXPECT_EQ(r.output, "0123456789");
+    EXPECT_EQ(r.status, 1);
+    r = run("%10d", {"5"}, ctx);  // exactly at the limit is fine
+    EXPECT_EQ(r.output, "         5");
+    EXPECT_EQ(r.status, 0);
+    r = run("%11d", {"5"}, ctx);
+    EXPECT_EQ(r.output, "");
+    EXPECT_EQ(r.status, 1);
+    // Within the default limit, large widths are honoured.
+    r = run("%5000d|", {"7"});
+    EXPECT_EQ(r.output.size(), 5001u);
+    EXPECT_EQ(r.output.substr(4999), "7|");
+}
+
+TEST(Printf, LongFormatsStayLinear) {
+    // Unclosed "%(" everywhere: each one is a warning and prints "%(", without rescanning the rest.
+    std::string fmt;
+    for (int k = 0; k < 100000; ++k) fmt += "%(";
+    PrintfResult r = run(fmt, {});
+    EXPECT_EQ(r.output, fmt);
+    EXPECT_EQ(r.status, 0);  // warnings only, as in bash
+    EXPECT_EQ(r.diagnostics.size(), 100000u);
+    // A format that prints nothing, reused for many arguments, is bounded by max_steps.
+    PrintfContext ctx;
+    ctx.max_steps = 1000;
+    std::vector<std::string> args(100, "x");
+    r = format("%.0s" + std::string(100, 'a'), args, ctx);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(has_diag(r, "printf: format too costly for its arguments"));
+    EXPECT_LE(r.output.size(), 1000u);
+    r = format("%.0s\\Uffffffff", args);  // within the default budget
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.output, "");
+}
+
+TEST(Printf, TimeComesFromTheContext) {
+    PrintfContext ctx;
+    ctx.now = 365 * 86400;      // 1971-01-01
+    ctx.shell_start = 86400;    // 1970-01-02
+    EXPECT_EQ(run("%(%Y-%m-%d)T", {}, ctx).output, "1971-01-01");
+    EXPECT_EQ(run("%(%Y-%m-%d)T", {"-1"}, ctx).output, "1971-01-01");
+    EXPECT_EQ(run("%(%Y-%m-%d)T", {"-2"}, ctx).output, "1970-01-02");
+    EXPECT_EQ(run("%(%s)T", {}, ctx).output, "31536000");
+    EXPECT_EQ(run("%(%s|%%s)T", {"42"}, ctx).output, "42|%s");
+    EXPECT_EQ(run("%(%Z %z)T", {"0"}, ctx).output, "UTC +0000");  // bash with TZ=UTC
+    // An injected time zone one hour east of UTC.
+    ctx.local_time = [](int64_t secs, std::tm& tm) {
+        if (secs < 0) return false;
+        std::time_t t = static_cast<std::time_t>(secs + 3600);
+        return gmtime_r(&t, &tm) != nullptr;
+    };
+    EXPECT_EQ(run("%(%H:%M)T", {"0"}, ctx).output, "01:00");
+    // A time the zone function rejects falls back to the epoch, as bash does when localtime() fails.
+    EXPECT_EQ(run("%(%H:%M)T", {"-5"}, ctx).output, "01:00");
+    // Results longer than bash's 128-byte buffer are empty.
+    EXPECT_EQ(run("[%(" + std::string(200, 'x') + ")T]", {"0"}, ctx).output, "[]");
+}
+
+TEST(Printf, PercentNReportsAssignments) {
+    PrintfResult r = run("ab%ncd%n", {"x", "y"});
+    EXPECT_EQ(r.output, "abcd");
+    ASSERT_EQ(r.assignments.size(), 2u);
+    EXPECT_EQ(r.assignments[0], (std::pair<std::string, int64_t>{"x", 2}));
+    EXPECT_EQ(r.assignments[1], (std::pair<std::string, int64_t>{"y", 4}));
+    // Counted from the start of the current pass over the format.
+    r = run("%s%n", {"abc", "v", "de", "w"});
+    ASSERT_EQ(r.assignments.size(), 2u);
+    EXPECT_EQ(r.assignments[0].second, 3);
+    EXPECT_EQ(r.assignments[1].second, 2);
+    r = run("%n", {"1x"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(has_diag(r, "printf: `1x': not a valid identifier"));
+}
+
+TEST(Printf, CLocale) {
+    PrintfContext ctx;
+    ctx.utf8 = false;  // expectations from LC_ALL=C bash
+    EXPECT_EQ(run("\\u00e9|\\U0001F600", {}, ctx).output, "\\u00E9|\\U0001F600");
+    EXPECT_EQ(run("%d", {"'\xc3\xa9"}, ctx).output, "195");
+    EXPECT_EQ(run("%q", {"\xc3\xa9"}, ctx).output, "$'\\303\\251'");
+    EXPECT_EQ(run("%d", {"'\xc3\xa9"}).output, "233");
+}
+
+// Random formats built from printf's pieces, with random arguments, must give bash's stdout, status and
+// messages.
+TEST(Printf, RandomFormatsMatchBash) {
+    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
+    static const std::vector<std::string> kText = {"a", " ", "|", "\\n", "\\t", "\\x41", "\\101", "\\u00e9", "\\q",
+                                                  "%%", "\\", "-", "\\c"};
+    static const std::vector<std::string> kFlags = {"", "", "-", "+", " ", "#", "0", "-0", "+ ", "'"};
+    static const std::vector<std::string> kWidths = {"", "", "3", "10", "*", "0"};
+    static const std::vector<std::string> kPrecisions = {"", "", ".", ".0", ".2", ".*", ".10"};
+    static const std::vector<std::string> kMods = {"", "", "", "l", "ll", "h", "j", "z", "L"};
+    static const std::string kConvs = "diouxXeEfFgGaAcsbqQk";
+    static const std::vector<std::string> kArgs = {"", "0", "1", "-1", "42", "abc", "12abc", "0x1f", "010", "08",
+                                                   "'A", "\"b", "3.5", "-2.25", "1e3", "inf", "a b", "\\n", "\\c",
+                                                   "\xc3\xa9", "%", "-5", "99999999999999999999", "x\\0101y", "~/a"};
+    std::mt19937 rng(2024);
+    for (int n = 0; n < 300; ++n) {
+        std::string fmt;
+        size_t pieces = 1 + rng() % 4;
+        for (size_t p = 0; p < pieces; ++p) {
+            if (rng() % 3 == 0) {
+                fmt += kText[rng() % kText.size()];
+                continue;
+            }
+            // One draw per statement: the order of operands of + is unspecified, the formats must not be.
+            fmt += '%';
+            fmt += kFlags[rng() % kFlags.size()];
+            fmt += kWidths[rng() % kWidths.size()];
+            fmt += kPrecisions[rng() % kPrecisions.size()];
+            fmt += kMods[rng() % kMods.size()];
+            fmt += kConvs[rng() % kConvs.size()];
+        }
+        std::vector<std::string> args;
+        size_t nargs = rng() % 5;
+        for (size_t a = 0; a < nargs; ++a) args.push_back(kArgs[rng() % kArgs.size()]);
+        PrintfResult r = format(fmt, args);
+        std::vector<std::string> argv = {"-c", "printf -- \"$@\"", "_", fmt};
+        argv.insert(argv.end(), args.begin(), args.end());
+        BashRun b = run_bash(argv);
+        std::string desc = "printf '" + fmt + "'";
+        for (const auto& a : args) desc += " '" + a + "'";
+        if (b.timed_out) continue;  // nothing to compare with
+        if (b.too_large) {  // e.g. a `*` width of INT_MAX: we refuse what bash does
+            EXPECT_EQ(r.status, 1) << desc;
+            EXPECT_TRUE(has_diag(r, "printf: output too large")) << desc;
+            continue;
+        }
+        std::string bash_err;
+        for (size_t at = 0; at < b.err.size();) {
+            size_t nl = b.err.find('\n', at);
+            std::string line = b.err.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+            if (line.rfind("_: line 1: ", 0) == 0) line = line.substr(11);
+            bash_err += (bash_err.empty() ? "" : "\n") + line;
+            at = nl == std::string::npos ? b.err.size() : nl + 1;
+        }
+        EXPECT_EQ(r.output, b.out) << desc;
+        EXPECT_EQ(r.status, b.status) << desc;
+        EXPECT_EQ(join(r.diagnostics), bash_err) << desc;
     }
 }
 

@@ -87,6 +87,14 @@ struct Fixture {
             (void)c.out.write(out + "\n");
             return 0;
         });
+        reg.add("sleepms", "sleepms N: sleeps N milliseconds (cancellable)", [](CommandContext& c) {
+            auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::stol(c.argv.at(1)));
+            while (std::chrono::steady_clock::now() < until) {
+                if (c.cancelled()) return 130;
+                std::this_thread::sleep_for(5ms);
+            }
+            return 0;
+        });
         reg.add("runargs", "runargs CMD...: runs a command through the runner", [](CommandContext& c) {
             std::vector<std::string> argv(c.argv.begin() + 1, c.argv.end());
             return c.runner->run_command(argv, c.env, c.in, c.out, c.err);
@@ -197,6 +205,44 @@ TEST(Shell, ScriptsInPathRunInChildInterpreter) {
     Shell sh(f.fs, f.reg);
     auto r = sh.run("greet you; echo $?; /tmp/noexec; echo $?");
     EXPECT_EQ(r.out, "hi you from /usr/local/bin/greet\n4\n126\n");
+}
+
+TEST(Shell, ReadTimeout) {
+    Fixture f;
+    Shell sh(f.fs, f.reg);
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = sh.run("{ sleepms 1000; echo late; } | { read -t 0.1 x; echo \"$? [$x]\"; }");
+    EXPECT_EQ(r.out, "142 []\n");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    r = sh.run("read -t 1 x <<< now; echo \"$? $x\"; read -t 0 < /dev/null; echo $?; { sleepms 300; } | { read -t 0; echo $?; }");
+    EXPECT_EQ(r.out, "0 now\n0\n1\n");
+}
+
+TEST(Shell, BackgroundJobsRunConcurrently) {
+    Fixture f;
+    Shell sh(f.fs, f.reg);
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = sh.run("for i in 1 2 3 4; do sleepms 300 & done; wait; echo done");
+    EXPECT_EQ(r.out, "done\n");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1100ms);
+    r = sh.run("sleepms 5000 & pid=$!; kill $pid; wait $pid; echo $?");
+    EXPECT_EQ(r.out, "143\n");
+}
+
+TEST(Shell, JobsPersistAcrossRuns) {
+    Fixture f;
+    Shell sh(f.fs, f.reg);
+    EXPECT_EQ(sh.run("{ sleepms 200; echo bg-done > /tmp/out; } &").exit_code, 0);
+    auto r = sh.run("wait; read l < /tmp/out; echo $l");
+    EXPECT_EQ(r.out, "bg-done\n");
+}
+
+TEST(Shell, XtraceLikeBash) {
+    Fixture f;
+    Shell sh(f.fs, f.reg);
+    auto r = sh.run("set -x; x=$(echo b); echo \"a b\" c; for i in 1; do :; done; case a in a) ;; esac; (( 1+1 )); a=(1 2)");
+    EXPECT_EQ(r.err,
+              "++ echo b\n+ x=b\n+ echo 'a b' c\n+ for i in 1\n+ :\n+ case a in\n+ ((  1+1  ))\n+ a=(1 2)\n");
 }
 
 // ---------------------------------------------------------------- limits
@@ -422,7 +468,7 @@ TEST(Registry, AddFindRemove) {
     ASSERT_NE(reg.find("a"), nullptr);
     EXPECT_EQ(reg.find("a")->help, "a help");
     EXPECT_EQ(reg.names(), (std::vector<std::string>{"a", "b"}));
-    EXPECT_TRUE(reg.remove("a"));
+    EXPECT_TRUE(reg.erase("a"));
     EXPECT_EQ(reg.find("a"), nullptr);
 }
 
