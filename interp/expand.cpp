@@ -836,7 +836,8 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     const std::string& pat = f.pattern();
     bool extglob = st_.opts[ShExtglob] || f.diverged;
     if (!is_glob(pat, true)) {
-        out.push_back(unquote_pattern(pat));
+        // No live glob character after all (`x='a\*'; echo $x`): the word stays as it is, backslash included.
+        out.push_back(f.text);
         return Ex::Ok;
     }
     PathPattern pp = split_path_pattern(pat, extglob);

@@ -173,8 +173,12 @@ public:
 
     // Byte accounting for the limits (approximate: values assigned through the store's helpers).
     size_t total_bytes() const { return total_bytes_; }
+    // Saturating: values set before accounting started (the initial environment) may be released later.
     void add_bytes(int64_t delta) {
-        total_bytes_ = static_cast<size_t>(static_cast<int64_t>(total_bytes_) + delta);
+        if (delta < 0 && static_cast<size_t>(-delta) > total_bytes_)
+            total_bytes_ = 0;
+        else
+            total_bytes_ = static_cast<size_t>(static_cast<int64_t>(total_bytes_) + delta);
     }
 
 private:
