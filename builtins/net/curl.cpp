@@ -887,7 +887,8 @@ private:
 
         // The script's -H headers: "Name: value", "Name:" removes a default, "Name;" sends it empty.
         std::vector<std::pair<std::string, std::string>> hs;
-        for (const auto& h : c_.headers) {
+        for (std::string h : c_.headers) {
+            h.resize(std::min(h.find_first_of("\r\n"), h.size()));  // one header per -H, never a second line
             size_t colon = h.find(':');
             if (colon == std::string::npos) {
                 if (!h.empty() && h.back() == ';') hs.emplace_back(h.substr(0, h.size() - 1), "");
@@ -1042,7 +1043,8 @@ private:
             }
             if (c_.verbose) ctx_.err.write("* " + o.errormsg + "\n");
             report(o, e.blocked);
-            if (output && !output->to_stdout() && output->opened()) (void)output->finish();
+            // What arrived before the failure stays (curl keeps a partial file), ahead of any -w text.
+            if (output && (output->to_stdout() || output->opened())) (void)output->finish();
             if (c_.write_out) write_out(ctx_, *c_.write_out, o);
             return o.code;
         }

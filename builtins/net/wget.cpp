@@ -413,7 +413,8 @@ private:
             req.connect_timeout = req.timeout;
         }
         std::vector<std::pair<std::string, std::string>> hs;
-        for (const auto& h : c_.headers) {
+        for (std::string h : c_.headers) {
+            h.resize(std::min(h.find_first_of("\r\n"), h.size()));  // one header per --header
             size_t colon = h.find(':');
             if (colon == std::string::npos) continue;
             std::string value = netutil::trim(h.substr(colon + 1));
