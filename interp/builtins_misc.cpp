@@ -867,7 +867,20 @@ int Exec::b_unalias(std::vector<std::string>& a) {
 
 std::shared_ptr<Job> Exec::find_job(const std::string& spec, bool& bad) {
     bad = false;
-    auto& jobs = st_.jobs->jobs;
+    auto& all = st_.jobs->jobs;
+    if (!spec.starts_with("%")) {
+        int64_t pid = 0;
+        if (!parse_int(spec, pid)) {
+            bad = true;
+            return nullptr;
+        }
+        for (auto& j : all)
+            if (j->pid == pid) return j;
+        return nullptr;
+    }
+    std::vector<std::shared_ptr<Job>> jobs;
+    for (auto& j : all)
+        if (!j->hidden) jobs.push_back(j);
     if (spec.starts_with("%")) {
         std::string s = spec.substr(1);
         if (s.empty() || s == "%" || s == "+") {
@@ -1002,7 +1015,9 @@ int Exec::b_jobs(std::vector<std::string>& a) {
         if (a[i] == "-p") pids = true;
         else if (a[i] == "-l") long_fmt = true;
     }
-    auto& jobs = st_.jobs->jobs;
+    std::vector<std::shared_ptr<Job>> jobs;
+    for (auto& j : st_.jobs->jobs)
+        if (!j->hidden) jobs.push_back(j);
     std::string out;
     for (size_t k = 0; k < jobs.size(); ++k) {
         auto& j = jobs[k];
@@ -1021,8 +1036,10 @@ int Exec::b_jobs(std::vector<std::string>& a) {
         out += line + "\n";
         if (done) j->reported = true;
     }
-    jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [](const std::shared_ptr<Job>& j) { return j->done && j->reported; }),
-               jobs.end());
+    auto& table = st_.jobs->jobs;
+    table.erase(std::remove_if(table.begin(), table.end(),
+                               [](const std::shared_ptr<Job>& j) { return j->done && j->reported; }),
+                table.end());
     write_out(out);
     return 0;
 }
@@ -1625,6 +1642,19 @@ int Exec::b_exec(std::vector<std::string>& a) {
     }
     pending_flow_ = Flow::Exit;
     return exit_status_;
+}
+
+}  // namespace bashkit::interp
+
+namespace bashkit::interp {
+
+void Exec::wait_hidden_jobs() {
+    for (auto& j : st_.jobs->jobs)
+        if (j->hidden && wait_job(*j) < 0) return;
+    auto& table = st_.jobs->jobs;
+    table.erase(std::remove_if(table.begin(), table.end(),
+                               [](const std::shared_ptr<Job>& j) { return j->hidden && j->done; }),
+                table.end());
 }
 
 }  // namespace bashkit::interp

@@ -894,7 +894,8 @@ int64_t Exec::start_job(std::shared_ptr<ShellState> state, const sx::Command* cm
 }
 
 int64_t Exec::start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body) {
-    return start_thread_job(std::move(state), [body](Exec& child) { return child.exec_list(body); }, "procsub", false);
+    int64_t pid = start_thread_job(std::move(state), [body](Exec& child) { return child.exec_list(body); }, "procsub", false);
+    return pid;
 }
 
 int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
@@ -977,10 +978,9 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     }
     th->detach();
     job->thread = std::move(th);
-    if (in_table) {
-        st_.jobs->jobs.push_back(job);
-        st_.last_bg_pid = job->pid;
-    }
+    job->hidden = !in_table;
+    st_.jobs->jobs.push_back(job);
+    st_.last_bg_pid = job->pid;
     return job->pid;
 }
 

@@ -105,6 +105,7 @@ struct Job {
     std::atomic<int> status{0};
     int signal = 0;  // set by kill: the job reports 128 + signal
     bool reported = false;
+    bool hidden = false;  // a process substitution: waited for by `wait`, not listed by `jobs`
     ~Job();
 };
 
@@ -291,6 +292,8 @@ public:
     static void install_dynamic_vars(ShellState& st);
     std::shared_ptr<Job> find_job(const std::string& spec, bool& bad);
     int wait_job(Job& j);
+    // Waits for the process substitutions still running (their output belongs to this run).
+    void wait_hidden_jobs();
     // Runs argv (after expansion): function, builtin, registry, PATH.
     Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
                   bool only_builtins = false);

@@ -256,6 +256,7 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
         ex.source_name_ = source_name;
         Flow f = ex.run_script(*parsed->script, parsed);
         status = f == Flow::Exit ? ex.exit_status_ : state.status;
+        ex.wait_hidden_jobs();
         state.status = status;
         if (session.run_token.timed_out()) {
             ex.write_err(source_name + ": execution timed out after " +

@@ -188,7 +188,7 @@ private:
     Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
         CacheEntry& e = cache_[h & (kCacheSize - 1)];
-        if (e.ptr == name.data() && e.len == name.size() && e.key->compare(name) == 0) return e.chain;
+        if (e.key && e.ptr == name.data() && e.len == name.size() && e.key->compare(name) == 0) return e.chain;
         auto it = map_.find(name);
         if (it == map_.end()) return nullptr;
         e = CacheEntry{name.data(), name.size(), &it->second, &it->first};

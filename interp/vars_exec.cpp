@@ -142,6 +142,9 @@ const Var* Exec::lookup(std::string_view name) {
             scratch_.set = true;
             return &scratch_;
         }
+        if (target == name) return nullptr;  // a nameref without a target reads as unset
+        const Var* tv = st_.vars.find(target);
+        if (tv && (tv->attrs & kAttrNameref)) return nullptr;  // a chain that did not resolve
         return lookup(target);
     }
     return v;
