@@ -81,6 +81,7 @@ struct HopState {
     size_t body_bytes = 0;
     size_t max_bytes = 0;
     bool too_big = false;
+    bool skip_redirect_body = false;  // following redirects: a redirect's own body is not the answer
     std::string body;
     std::string raw_headers;
     std::string status_line;
@@ -112,6 +113,21 @@ curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* ad
     return ::socket(addr->family, addr->socktype, addr->protocol);
 }
 
+bool is_redirect(long status) {
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// Whether the response being received is a redirect this client will follow (so its body must not reach
+// the caller's on_body: curl -L shows only the final answer's body).
+bool will_follow(const HopState& st) {
+    size_t sp = st.status_line.find(' ');
+    if (sp == std::string::npos) return false;
+    long status = std::atol(st.status_line.c_str() + sp + 1);
+    if (!is_redirect(status)) return false;
+    return std::any_of(st.headers.begin(), st.headers.end(),
+                       [](const auto& h) { return iequals(h.first, "Location") && !h.second.empty(); });
+}
+
 size_t on_write(char* data, size_t size, size_t n, void* userp) {
     auto* st = static_cast<HopState*>(userp);
     size_t len = size * n;
@@ -120,6 +136,7 @@ size_t on_write(char* data, size_t size, size_t n, void* userp) {
         return 0;
     }
     st->body_bytes += len;
+    if (st->skip_redirect_body && will_follow(*st)) return len;
     if (st->on_body && *st->on_body) {
         (*st->on_body)(std::string_view(data, len));
     } else {
@@ -174,10 +191,6 @@ struct CurlHandle {
         if (h) curl_easy_cleanup(h);
     }
 };
-
-bool is_redirect(long status) {
-    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
 
 // Resolves `location` against `base` with libcurl's own rules.
 std::optional<std::string> resolve_location(const std::string& base, const std::string& location) {
@@ -361,6 +374,7 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
         st.cancel = cancel;
         st.on_body = &on_body;
         st.max_bytes = options_.max_response_bytes;
+        st.skip_redirect_body = request.follow_redirects;
 
         // Resolve and judge every answer before connecting.
         std::vector<IpAddress> addrs;

@@ -1,0 +1,68 @@
+// Interpreter benchmarks: the workloads of bench/compare, measured in-process.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "builtins/registry.hpp"
+#include "interp/shell.hpp"
+#include "vfs/memory_fs.hpp"
+
+namespace bi = bashkit::interp;
+
+namespace {
+
+const bi::CommandRegistry& registry() {
+    static const bi::CommandRegistry r = [] {
+        bi::CommandRegistry reg;
+        bashkit::builtins::register_all(reg);
+        return reg;
+    }();
+    return r;
+}
+
+void run_script(benchmark::State& state, const std::string& script) {
+    bashkit::vfs::MemoryFs fs;
+    bi::Shell sh(fs, registry());
+    for (auto _ : state) {
+        auto r = sh.run(script);
+        if (r.exit_code != 0) state.SkipWithError(("status " + std::to_string(r.exit_code) + ": " + r.err).c_str());
+        benchmark::DoNotOptimize(r.out);
+    }
+}
+
+void BM_ArithLoop(benchmark::State& state) {
+    run_script(state, "x=0; for ((i=0;i<" + std::to_string(state.range(0)) + ";i++)); do x=$((x+i)); done");
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ArithLoop)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_FunctionCalls(benchmark::State& state) {
+    run_script(state, "f() { :; }; for ((i=0;i<" + std::to_string(state.range(0)) + ";i++)); do f; done");
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_FunctionCalls)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_StringAppend(benchmark::State& state) {
+    run_script(state, "s=; for ((i=0;i<" + std::to_string(state.range(0)) + ";i++)); do s+=x; done");
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_StringAppend)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_ExecuteTrueWarm(benchmark::State& state) {
+    bashkit::vfs::MemoryFs fs;
+    bi::Shell sh(fs, registry());
+    (void)sh.run("true");
+    for (auto _ : state) benchmark::DoNotOptimize(sh.run("true").exit_code);
+}
+BENCHMARK(BM_ExecuteTrueWarm)->Unit(benchmark::kMicrosecond);
+
+void BM_NewSessionEchoHi(benchmark::State& state) {
+    for (auto _ : state) {
+        bashkit::vfs::MemoryFs fs;
+        bi::Shell sh(fs, registry());
+        benchmark::DoNotOptimize(sh.run("echo hi").out);
+    }
+}
+BENCHMARK(BM_NewSessionEchoHi)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,22 @@
+#include "builtins/files/files.hpp"
+#include "builtins/files/files_impl.hpp"
+
+namespace bashkit::builtins {
+
+void register_file_utils(interp::CommandRegistry& registry) {
+    files::register_ls(registry);
+    files::register_cp_mv(registry);
+    files::register_rm(registry);
+    files::register_mkdir(registry);
+    files::register_touch(registry);
+    files::register_ln(registry);
+    files::register_chmod(registry);
+    files::register_stat(registry);
+    files::register_find(registry);
+    files::register_paths(registry);
+    files::register_du_df(registry);
+    files::register_tree(registry);
+    files::register_file(registry);
+}
+
+}  // namespace bashkit::builtins

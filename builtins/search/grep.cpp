@@ -1,0 +1,621 @@
+// grep, egrep, fgrep: GNU grep 3.8 under LC_ALL=C.
+//
+// Recursion (-r, -R) visits the entries of a directory in byte order of their names (GNU grep uses the
+// order readdir returns, which on a real disk is arbitrary; sorted is deterministic). -r skips symlinks
+// found while walking, -R follows them (a directory loop is reported and skipped). Directories are walked
+// with an explicit stack, so depth is unbounded without growing the C++ stack.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "builtins/search/grep_impl.hpp"
+#include "builtins/search/matcher.hpp"
+#include "builtins/search/options.hpp"
+#include "builtins/search/searcher.hpp"
+#include "interp/pattern.hpp"
+#include "vfs/filesystem.hpp"
+
+namespace bashkit::builtins::search {
+namespace {
+
+enum Opt {
+    kOptAfter = 1, kOptBefore, kOptContext, kOptDigits, kOptExtended, kOptFixed, kOptBasic, kOptPerl,
+    kOptRegexp, kOptFile, kOptIcase, kOptNoIcase, kOptWord, kOptLine, kOptInvert, kOptCount, kOptFilesWith,
+    kOptFilesWithout, kOptQuiet, kOptSilent, kOptOnly, kOptLineNumber, kOptNoFilename, kOptWithFilename,
+    kOptRecursive, kOptDerefRecursive, kOptMaxCount, kOptNullData, kOptNull, kOptText, kOptBinaryFiles,
+    kOptNoBinary, kOptInclude, kOptExclude, kOptExcludeDir, kOptColor, kOptLabel, kOptDirectories,
+    kOptDevices, kOptGroupSep, kOptNoGroupSep, kOptHelp, kOptVersion, kOptLineBuffered, kOptInitialTab,
+    kOptByteOffset, kOptUnixByteOffsets,
+};
+
+const std::vector<OptionSpec>& grep_specs() {
+    static const std::vector<OptionSpec> specs = {
+        {"after-context", 'A', ArgKind::kRequired, kOptAfter},
+        {"before-context", 'B', ArgKind::kRequired, kOptBefore},
+        {"extended-regexp", 'E', ArgKind::kNone, kOptExtended},
+        {"fixed-strings", 'F', ArgKind::kNone, kOptFixed},
+        {"basic-regexp", 'G', ArgKind::kNone, kOptBasic},
+        {"perl-regexp", 'P', ArgKind::kNone, kOptPerl},
+        {"regexp", 'e', ArgKind::kRequired, kOptRegexp},
+        {"file", 'f', ArgKind::kRequired, kOptFile},
+        {"ignore-case", 'i', ArgKind::kNone, kOptIcase},
+        {"", 'y', ArgKind::kNone, kOptIcase},
+        {"no-ignore-case", 0, ArgKind::kNone, kOptNoIcase},
+        {"word-regexp", 'w', ArgKind::kNone, kOptWord},
+        {"line-regexp", 'x', ArgKind::kNone, kOptLine},
+        {"invert-match", 'v', ArgKind::kNone, kOptInvert},
+        {"files-with-matches", 'l', ArgKind::kNone, kOptFilesWith},
+        {"files-without-match", 'L', ArgKind::kNone, kOptFilesWithout},
+        {"quiet", 'q', ArgKind::kNone, kOptQuiet},
+        {"silent", 0, ArgKind::kNone, kOptQuiet},
+        {"no-messages", 's', ArgKind::kNone, kOptSilent},
+        {"only-matching", 'o', ArgKind::kNone, kOptOnly},
+        {"line-number", 'n', ArgKind::kNone, kOptLineNumber},
+        {"no-filename", 'h', ArgKind::kNone, kOptNoFilename},
+        {"with-filename", 'H', ArgKind::kNone, kOptWithFilename},
+        {"recursive", 'r', ArgKind::kNone, kOptRecursive},
+        {"dereference-recursive", 'R', ArgKind::kNone, kOptDerefRecursive},
+        {"max-count", 'm', ArgKind::kRequired, kOptMaxCount},
+        {"null-data", 'z', ArgKind::kNone, kOptNullData},
+        {"null", 'Z', ArgKind::kNone, kOptNull},
+        {"text", 'a', ArgKind::kNone, kOptText},
+        {"binary-files", 0, ArgKind::kRequired, kOptBinaryFiles},
+        {"", 'I', ArgKind::kNone, kOptNoBinary},
+        {"include", 0, ArgKind::kRequired, kOptInclude},
+        {"exclude", 0, ArgKind::kRequired, kOptExclude},
+        {"exclude-dir", 0, ArgKind::kRequired, kOptExcludeDir},
+        {"context", 'C', ArgKind::kRequired, kOptContext},
+        {"color", 0, ArgKind::kOptional, kOptColor},
+        {"colour", 0, ArgKind::kOptional, kOptColor},
+        {"count", 'c', ArgKind::kNone, kOptCount},
+        {"label", 0, ArgKind::kRequired, kOptLabel},
+        {"directories", 'd', ArgKind::kRequired, kOptDirectories},
+        {"devices", 'D', ArgKind::kRequired, kOptDevices},
+        {"group-separator", 0, ArgKind::kRequired, kOptGroupSep},
+        {"no-group-separator", 0, ArgKind::kNone, kOptNoGroupSep},
+        {"help", 0, ArgKind::kNone, kOptHelp},
+        {"version", 'V', ArgKind::kNone, kOptVersion},
+        {"line-buffered", 0, ArgKind::kNone, kOptLineBuffered},
+        {"initial-tab", 'T', ArgKind::kNone, kOptInitialTab},
+        {"byte-offset", 'b', ArgKind::kNone, kOptByteOffset},
+        {"unix-byte-offsets", 'u', ArgKind::kNone, kOptUnixByteOffsets},
+    };
+    return specs;
+}
+
+constexpr std::string_view kUsage = "Usage: grep [OPTION]... PATTERNS [FILE]...\n";
+constexpr std::string_view kTry = "Try 'grep --help' for more information.\n";
+
+constexpr std::string_view kHelp =
+    "Usage: grep [OPTION]... PATTERNS [FILE]...\n"
+    "Search for PATTERNS in each FILE.\n"
+    "Example: grep -i 'hello world' menu.h main.c\n"
+    "PATTERNS can contain multiple patterns separated by newlines.\n"
+    "\n"
+    "Pattern selection and interpretation:\n"
+    "  -E, --extended-regexp     PATTERNS are extended regular expressions\n"
+    "  -F, --fixed-strings       PATTERNS are strings\n"
+    "  -G, --basic-regexp        PATTERNS are basic regular expressions\n"
+    "  -P, --perl-regexp         PATTERNS are Perl-like regular expressions (RE2 syntax:\n"
+    "                            no back-references or lookaround)\n"
+    "  -e, --regexp=PATTERNS     use PATTERNS for matching\n"
+    "  -f, --file=FILE           take PATTERNS from FILE\n"
+    "  -i, --ignore-case         ignore case distinctions in patterns and data\n"
+    "      --no-ignore-case      do not ignore case distinctions (default)\n"
+    "  -w, --word-regexp         match only whole words\n"
+    "  -x, --line-regexp         match only whole lines\n"
+    "  -z, --null-data           a data line ends in 0 byte, not newline\n"
+    "\n"
+    "Miscellaneous:\n"
+    "  -s, --no-messages         suppress error messages\n"
+    "  -v, --invert-match        select non-matching lines\n"
+    "  -V, --version             display version information and exit\n"
+    "      --help                display this help text and exit\n"
+    "\n"
+    "Output control:\n"
+    "  -m, --max-count=NUM       stop after NUM selected lines\n"
+    "  -n, --line-number         print line number with output lines\n"
+    "  -H, --with-filename       print file name with output lines\n"
+    "  -h, --no-filename         suppress the file name prefix on output\n"
+    "      --label=LABEL         use LABEL as the standard input file name prefix\n"
+    "  -o, --only-matching       show only nonempty parts of lines that match\n"
+    "  -q, --quiet, --silent     suppress all normal output\n"
+    "      --binary-files=TYPE   assume that binary files are TYPE;\n"
+    "                            TYPE is 'binary', 'text', or 'without-match'\n"
+    "  -a, --text                equivalent to --binary-files=text\n"
+    "  -I                        equivalent to --binary-files=without-match\n"
+    "  -d, --directories=ACTION  how to handle directories;\n"
+    "                            ACTION is 'read', 'recurse', or 'skip'\n"
+    "  -D, --devices=ACTION      how to handle devices; ACTION is 'read' or 'skip'\n"
+    "  -r, --recursive           like --directories=recurse\n"
+    "  -R, --dereference-recursive  likewise, but follow all symlinks\n"
+    "      --include=GLOB        search only files that match GLOB (a file pattern)\n"
+    "      --exclude=GLOB        skip files that match GLOB\n"
+    "      --exclude-dir=GLOB    skip directories that match GLOB\n"
+    "  -L, --files-without-match  print only names of FILEs with no selected lines\n"
+    "  -l, --files-with-matches  print only names of FILEs with selected lines\n"
+    "  -c, --count               print only a count of selected lines per FILE\n"
+    "  -Z, --null                print 0 byte after FILE name\n"
+    "\n"
+    "Context control:\n"
+    "  -B, --before-context=NUM  print NUM lines of leading context\n"
+    "  -A, --after-context=NUM   print NUM lines of trailing context\n"
+    "  -C, --context=NUM         print NUM lines of output context\n"
+    "  -NUM                      same as --context=NUM\n"
+    "      --group-separator=SEP  print SEP on line between matches with context\n"
+    "      --no-group-separator  do not print separator for matches with context\n"
+    "      --color[=WHEN],\n"
+    "      --colour[=WHEN]       accepted; WHEN is 'never', 'always', or 'auto' (no colors are output)\n"
+    "\n"
+    "Directories are searched in sorted order. Regular expressions run on RE2: back-references are\n"
+    "refused with an error.\n"
+    "When FILE is '-', read standard input.  With no FILE, read '.' if\n"
+    "recursive, '-' otherwise.  With fewer than two FILEs, assume -h.\n"
+    "Exit status is 0 if any line is selected, 1 otherwise;\n"
+    "if any error occurs and -q is not given, the exit status is 2.\n";
+
+struct GlobRule {
+    interp::Pattern pattern;
+    bool include = false;
+};
+
+bool glob_hits(const interp::Pattern& p, std::string_view name, bool command_line) {
+    if (p.match(name)) return true;
+    if (!command_line) return false;
+    for (size_t i = 0; i < name.size(); ++i)
+        if (name[i] == '/' && i + 1 < name.size() && name[i + 1] != '/' && p.match(name.substr(i + 1))) return true;
+    return false;
+}
+
+// GNU's exclude list: the first rule decides the default, then each rule can flip the verdict when it
+// matches and would change it.
+bool excluded_by(const std::vector<GlobRule>& rules, std::string_view name, bool command_line) {
+    if (rules.empty()) return false;
+    bool excluded = rules.front().include;
+    for (const auto& r : rules)
+        if (excluded == r.include && glob_hits(r.pattern, name, command_line)) excluded = !excluded;
+    return excluded;
+}
+
+bool parse_count(const std::string& s, uint64_t& out) {
+    if (s.empty()) return false;
+    uint64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        if (v > (UINT64_MAX - 9) / 10) {
+            v = UINT64_MAX;
+            continue;
+        }
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    out = v;
+    return true;
+}
+
+void split_lines(std::string_view text, std::vector<std::string>& out) {
+    size_t start = 0;
+    while (true) {
+        const size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) {
+            out.emplace_back(text.substr(start));
+            return;
+        }
+        out.emplace_back(text.substr(start, nl - start));
+        start = nl + 1;
+    }
+}
+
+class Grep {
+public:
+    Grep(interp::CommandContext& ctx, std::string prog) : ctx_(ctx), prog_(std::move(prog)), out_(ctx.out) {}
+    int run(Syntax syntax);
+
+private:
+    void message(const std::string& text) {
+        out_.flush();
+        ctx_.err.write(prog_ + ": " + text + "\n");
+    }
+    void file_error(std::string_view name, vfs::Errc e) {
+        error_ = true;
+        if (!suppress_) message(std::string(name) + ": " + std::string(vfs::error_message(e)));
+    }
+    int usage_error(const std::string& text) {
+        if (!text.empty()) ctx_.err.write(prog_ + ": " + text + "\n");
+        ctx_.err.write(std::string(kUsage) + std::string(kTry));
+        return 2;
+    }
+    // Searches one operand (or a file met while walking). Returns false to stop everything.
+    bool search_operand(const std::string& display);
+    bool walk(const std::string& display, const std::string& abs, const vfs::Stat& st);
+    bool search_file(const std::string& display, const std::string& abs);
+    bool search_stream(const std::string& display, const ReadFn& read);
+
+    interp::CommandContext& ctx_;
+    std::string prog_;
+    Output out_;
+    SearchConfig cfg_;
+    std::unique_ptr<Matcher> matcher_;
+    std::vector<GlobRule> file_rules_;
+    std::vector<interp::Pattern> dir_rules_;
+    bool suppress_ = false;
+    bool recursive_ = false;
+    bool deref_ = false;
+    bool skip_dirs_ = false;
+    bool skip_devices_ = false;
+    bool implicit_dot_ = false;
+    std::string label_ = "(standard input)";
+    bool error_ = false;
+    bool any_selected_ = false;
+    bool stop_ = false;
+};
+
+int Grep::run(Syntax syntax) {
+    ParsedArgs args = parse_options(ctx_.argv, grep_specs(), kOptDigits);
+    if (!args.error.empty()) return usage_error(args.error);
+    MatcherOptions mo;
+    mo.syntax = syntax;
+    std::vector<std::string> patterns;
+    bool have_patterns = false;
+    bool syntax_set = false;
+    auto set_syntax = [&](Syntax sx) {
+        if (syntax_set && mo.syntax != sx) return false;
+        syntax_set = true;
+        mo.syntax = sx;
+        return true;
+    };
+    bool with_filename = false, no_filename = false;
+    std::string after_arg, before_arg, context_arg;
+    bool after_set = false, before_set = false, context_set = false;
+    for (const auto& o : args.options) {
+        switch (o.id) {
+            case kOptHelp: ctx_.out.write(kHelp); return 0;
+            case kOptVersion: ctx_.out.write("grep (GNU grep) 3.8\nbashkit in-process implementation over RE2.\n"); return 0;
+            case kOptExtended:
+                if (!set_syntax(Syntax::kExtended)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptFixed:
+                if (!set_syntax(Syntax::kFixed)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptBasic:
+                if (!set_syntax(Syntax::kBasic)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptPerl:
+                if (!set_syntax(Syntax::kPerl)) {
+                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
+                    return 2;
+                }
+                break;
+            case kOptRegexp:
+                split_lines(o.arg, patterns);
+                have_patterns = true;
+                break;
+            case kOptFile: {
+                have_patterns = true;
+                std::string text;
+                if (o.arg == "-") {
+                    (void)ctx_.in.read_all(text);
+                } else {
+                    auto r = ctx_.fs.read_file(ctx_.resolve(o.arg));
+                    if (!r.ok()) {
+                        ctx_.err.write(prog_ + ": " + o.arg + ": " + std::string(vfs::error_message(r.error())) + "\n");
+                        return 2;
+                    }
+                    text = std::move(r).value();
+                }
+                if (!text.empty()) {
+                    if (text.back() == '\n') text.pop_back();
+                    split_lines(text, patterns);
+                }
+                break;
+            }
+            case kOptIcase: mo.icase = true; break;
+            case kOptNoIcase: mo.icase = false; break;
+            case kOptWord: mo.word = true; break;
+            case kOptLine: mo.line = true; break;
+            case kOptInvert: cfg_.invert = true; break;
+            case kOptCount: cfg_.count = true; break;
+            case kOptFilesWith: cfg_.list_matching = true; cfg_.list_missing = false; break;
+            case kOptFilesWithout: cfg_.list_missing = true; cfg_.list_matching = false; break;
+            case kOptQuiet: cfg_.quiet = true; break;
+            case kOptSilent: suppress_ = true; break;
+            case kOptOnly: cfg_.only_matching = true; break;
+            case kOptLineNumber: cfg_.line_numbers = true; break;
+            case kOptNoFilename: no_filename = true; with_filename = false; break;
+            case kOptWithFilename: with_filename = true; no_filename = false; break;
+            case kOptRecursive: recursive_ = true; deref_ = false; skip_dirs_ = false; break;
+            case kOptDerefRecursive: recursive_ = true; deref_ = true; skip_dirs_ = false; break;
+            case kOptMaxCount: {
+                uint64_t v = 0;
+                if (!parse_count(o.arg, v)) {
+                    ctx_.err.write(prog_ + ": invalid max count\n");
+                    return 2;
+                }
+                cfg_.max_count = v;
+                break;
+            }
+            case kOptNullData: mo.eol = '\0'; break;
+            case kOptNull: cfg_.null_after_name = true; break;
+            case kOptText: cfg_.binary = BinaryMode::kText; break;
+            case kOptNoBinary: cfg_.binary = BinaryMode::kWithoutMatch; break;
+            case kOptBinaryFiles:
+                if (o.arg == "binary") cfg_.binary = BinaryMode::kGrep;
+                else if (o.arg == "text") cfg_.binary = BinaryMode::kText;
+                else if (o.arg == "without-match") cfg_.binary = BinaryMode::kWithoutMatch;
+                else {
+                    ctx_.err.write(prog_ + ": unknown binary-files type\n");
+                    return 2;
+                }
+                break;
+            case kOptInclude:
+            case kOptExclude:
+                file_rules_.push_back({interp::Pattern::compile(o.arg), o.id == kOptInclude});
+                break;
+            case kOptExcludeDir: dir_rules_.push_back(interp::Pattern::compile(o.arg)); break;
+            case kOptColor:
+                if (o.has_arg && o.arg != "never" && o.arg != "always" && o.arg != "auto" && o.arg != "yes" &&
+                    o.arg != "no" && o.arg != "force" && o.arg != "none" && o.arg != "tty" && o.arg != "if-tty") {
+                    // GNU grep shows its help (and succeeds) for an unknown WHEN.
+                    ctx_.out.write(kHelp);
+                    return 0;
+                }
+                break;
+            case kOptLabel: label_ = o.arg; break;
+            case kOptDirectories:
+                if (o.arg == "recurse") recursive_ = true, skip_dirs_ = false;
+                else if (o.arg == "skip") skip_dirs_ = true, recursive_ = false;
+                else if (o.arg == "read") skip_dirs_ = false, recursive_ = false;
+                else {
+                    ctx_.err.write(prog_ + ": invalid argument '" + o.arg + "' for '--directories'\n"
+                                   "Valid arguments are:\n  - 'read'\n  - 'recurse'\n  - 'skip'\n" +
+                                   std::string(kUsage) + std::string(kTry));
+                    return 1;  // argmatch's usage(EXIT_FAILURE)
+                }
+                break;
+            case kOptDevices:
+                if (o.arg == "skip") skip_devices_ = true;
+                else if (o.arg == "read") skip_devices_ = false;
+                else {
+                    ctx_.err.write(prog_ + ": unknown devices method\n");
+                    return 2;
+                }
+                break;
+            case kOptGroupSep: cfg_.group_separator = o.arg; cfg_.separator = true; break;
+            case kOptNoGroupSep: cfg_.separator = false; break;
+            case kOptAfter: after_arg = o.arg; after_set = true; break;
+            case kOptBefore: before_arg = o.arg; before_set = true; break;
+            case kOptContext:
+            case kOptDigits: context_arg = o.arg; context_set = true; break;
+            default: break;  // --line-buffered, -T, -b, -u: accepted, no effect
+        }
+    }
+    auto context_value = [&](const std::string& s, size_t& out) {
+        uint64_t v = 0;
+        if (!parse_count(s, v)) {
+            ctx_.err.write(prog_ + ": " + s + ": invalid context length argument\n");
+            return false;
+        }
+        out = static_cast<size_t>(std::min<uint64_t>(v, SIZE_MAX / 2));
+        return true;
+    };
+    size_t ctx_default = 0;
+    if (context_set && !context_value(context_arg, ctx_default)) return 2;
+    cfg_.after = cfg_.before = ctx_default;
+    if (after_set && !context_value(after_arg, cfg_.after)) return 2;
+    if (before_set && !context_value(before_arg, cfg_.before)) return 2;
+    cfg_.separator_always = context_set || after_set || before_set;
+    if (cfg_.quiet || cfg_.list_matching || cfg_.list_missing) cfg_.count = false;
+    if (cfg_.only_matching) {
+        cfg_.after = cfg_.before = 0;
+        cfg_.separator_always = false;
+    }
+
+    std::vector<std::string> operands = std::move(args.operands);
+    if (!have_patterns) {
+        if (operands.empty()) return usage_error("");
+        split_lines(operands.front(), patterns);
+        operands.erase(operands.begin());
+    }
+    std::string error;
+    matcher_ = Matcher::compile(patterns, mo, error);
+    if (!matcher_) {
+        ctx_.err.write(prog_ + ": " + error + "\n");
+        return 2;
+    }
+    cfg_.matcher = matcher_.get();
+    cfg_.eol = mo.eol;
+    cfg_.suppress_errors = suppress_;
+    cfg_.program = prog_;
+    if (cfg_.max_count == 0) return 1;  // GNU grep reads nothing
+
+    if (operands.empty()) {
+        if (recursive_) {
+            implicit_dot_ = true;
+            operands.push_back(".");
+        } else {
+            operands.push_back("-");
+        }
+    }
+    bool show_names = operands.size() > 1 || implicit_dot_;
+    if (!show_names && recursive_ && operands.front() != "-") show_names = ctx_.fs.is_directory(ctx_.resolve(operands.front()));
+    cfg_.with_filename = with_filename || (show_names && !no_filename);
+
+    for (const auto& op : operands) {
+        if (!search_operand(op)) break;
+    }
+    out_.flush();
+    if (cfg_.quiet && any_selected_) return 0;
+    if (error_) return 2;
+    return any_selected_ ? 0 : 1;
+}
+
+bool Grep::search_stream(const std::string& display, const ReadFn& read) {
+    SearchResult r = search_input(cfg_, read, display, out_, ctx_.err, &ctx_.cancel);
+    if (r.read_error) {
+        file_error(display, static_cast<vfs::Errc>(r.read_error));
+    }
+    if (r.selected > 0) {
+        any_selected_ = true;
+        if (cfg_.quiet) {
+            stop_ = true;
+            return false;
+        }
+    }
+    if (r.stopped) {
+        stop_ = true;
+        return false;
+    }
+    return true;
+}
+
+bool Grep::search_file(const std::string& display, const std::string& abs) {
+    auto h = ctx_.fs.open_read(abs);
+    if (!h.ok()) {
+        file_error(display, h.error());
+        return true;
+    }
+    vfs::FileHandle& fh = **h;
+    const ReadFn read = [&fh](char* buf, size_t n, int& err) -> size_t {
+        auto r = fh.read(buf, n);
+        if (!r.ok()) {
+            err = vfs::to_errno(r.error());
+            return 0;
+        }
+        return *r;
+    };
+    return search_stream(display, read);
+}
+
+bool Grep::search_operand(const std::string& op) {
+    if (ctx_.cancelled()) return false;
+    if (op == "-") {
+        const ReadFn read = [this](char* buf, size_t n, int& err) -> size_t {
+            auto r = ctx_.in.read(buf, n);
+            if (!r.ok()) {
+                err = r.err;
+                return 0;
+            }
+            return r.n;
+        };
+        return search_stream(label_, read);
+    }
+    const std::string abs = ctx_.resolve(op);
+    auto st = ctx_.fs.stat(abs);
+    if (!st.ok()) {
+        // A dangling symlink or a missing file.
+        file_error(op, st.error());
+        return true;
+    }
+    if (st->is_directory()) {
+        if (skip_dirs_) return true;
+        if (!recursive_) {
+            file_error(op, vfs::Errc::is_directory);
+            return true;
+        }
+        if (!implicit_dot_) {
+            for (const auto& p : dir_rules_)
+                if (glob_hits(p, op, true)) return true;
+        }
+        return walk(implicit_dot_ ? std::string() : op, abs, *st);
+    }
+    if (excluded_by(file_rules_, op, true)) return true;
+    if (skip_devices_ && !st->is_regular()) return true;
+    return search_file(op, abs);
+}
+
+bool Grep::walk(const std::string& display, const std::string& abs, const vfs::Stat& st) {
+    struct Frame {
+        std::string display;  // "" for the implicit "."
+        std::string abs;
+        std::vector<vfs::DirEntry> entries;
+        size_t next = 0;
+        uint64_t dev = 0, ino = 0;
+    };
+    auto join = [](const std::string& base, const std::string& name) {
+        if (base.empty()) return name;
+        if (base.back() == '/') return base + name;
+        return base + "/" + name;
+    };
+    std::vector<Frame> stack;
+    auto push = [&](std::string disp, std::string path, const vfs::Stat& s) {
+        auto list = ctx_.fs.readdir(path);
+        if (!list.ok()) {
+            file_error(disp.empty() ? "." : disp, list.error());
+            return;
+        }
+        Frame f;
+        f.display = std::move(disp);
+        f.abs = std::move(path);
+        f.entries = std::move(list).value();
+        std::sort(f.entries.begin(), f.entries.end(),
+                  [](const vfs::DirEntry& a, const vfs::DirEntry& b) { return a.name < b.name; });
+        f.dev = s.dev;
+        f.ino = s.ino;
+        stack.push_back(std::move(f));
+    };
+    push(display, abs, st);
+    while (!stack.empty()) {
+        if (stop_ || ctx_.cancelled()) return false;
+        Frame& top = stack.back();
+        if (top.next >= top.entries.size()) {
+            stack.pop_back();
+            continue;
+        }
+        const vfs::DirEntry& e = top.entries[top.next++];
+        const std::string disp = join(top.display, e.name);
+        const std::string path = top.abs.back() == '/' ? top.abs + e.name : top.abs + "/" + e.name;
+        auto ls = ctx_.fs.lstat(path);
+        if (!ls.ok()) {
+            file_error(disp, ls.error());
+            continue;
+        }
+        vfs::Stat s = *ls;
+        if (s.is_symlink()) {
+            if (!deref_) continue;
+            auto fs = ctx_.fs.stat(path);
+            if (!fs.ok()) {
+                file_error(disp, fs.error());
+                continue;
+            }
+            s = *fs;
+        }
+        if (s.is_directory()) {
+            bool skip = false;
+            for (const auto& p : dir_rules_) skip = skip || p.match(e.name);
+            if (skip) continue;
+            {
+                bool loop = false;
+                for (const auto& f : stack) loop = loop || (f.dev == s.dev && f.ino == s.ino);
+                if (loop) {
+                    if (!suppress_) message("warning: " + disp + ": recursive directory loop");
+                    continue;
+                }
+            }
+            push(disp, path, s);
+            continue;
+        }
+        if (!s.is_regular() && (skip_devices_ || recursive_)) continue;  // devices are skipped while walking
+        if (excluded_by(file_rules_, e.name, false)) continue;
+        if (!search_file(disp, path)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int grep_main(interp::CommandContext& ctx, Syntax syntax, std::string_view warning) {
+    if (!warning.empty()) ctx.err.write(std::string(warning));
+    Grep g(ctx, "grep");
+    return g.run(syntax);
+}
+
+}  // namespace bashkit::builtins::search

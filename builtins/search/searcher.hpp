@@ -1,0 +1,92 @@
+// Searching one input: reads it in large chunks (bounded memory whatever its size), finds the matching
+// lines with the Matcher a whole chunk at a time, and prints what grep or rg prints for them: selected
+// lines with their prefixes, context lines and `--` separators, -o matches, counts, file names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "builtins/search/matcher.hpp"
+#include "interp/stream.hpp"
+
+namespace bashkit::builtins::search {
+
+// Buffered output to a stream: flushed in large writes. A failed write (a closed pipe) sets failed and
+// drops everything after it.
+class Output {
+public:
+    explicit Output(interp::ByteStream& s) : s_(s) { buf_.reserve(kFlushAt + 4096); }
+    ~Output() { flush(); }
+    void put(std::string_view data) {
+        buf_.append(data);
+        if (buf_.size() >= kFlushAt) flush();
+    }
+    void put(char c) {
+        buf_.push_back(c);
+        if (buf_.size() >= kFlushAt) flush();
+    }
+    void flush();
+    bool failed() const { return failed_; }
+    // Whether a group of lines with context was printed (by any file): the next group, in this file or
+    // the next, is preceded by the group separator.
+    bool group_printed = false;
+    int error() const { return err_; }
+
+private:
+    static constexpr size_t kFlushAt = 64 * 1024;
+    interp::ByteStream& s_;
+    std::string buf_;
+    bool failed_ = false;
+    int err_ = 0;
+};
+
+enum class BinaryMode {
+    kGrep,          // grep: after a NUL, matching stops printing lines; "binary file matches" at the end
+    kText,          // grep -a / rg -a: search as text
+    kWithoutMatch,  // grep -I: a binary file does not match
+    kRgQuit,        // rg on a file it found while walking: stop at the first NUL, silently
+    kRgConvert,     // rg on a file named on the command line: stop at the first match after a NUL, with a
+                    // "binary file matches (found "\0" byte around offset N)" line
+};
+
+struct SearchConfig {
+    const Matcher* matcher = nullptr;
+    bool invert = false;         // -v
+    bool count = false;          // -c
+    bool list_matching = false;  // -l
+    bool list_missing = false;   // -L
+    bool quiet = false;          // -q (stop at the first selected line)
+    bool only_matching = false;  // -o
+    bool line_numbers = false;   // -n
+    bool with_filename = false;  // -H
+    bool null_after_name = false;  // -Z
+    size_t before = 0;           // -B
+    size_t after = 0;            // -A
+    uint64_t max_count = UINT64_MAX;  // -m
+    char eol = '\n';             // '\0' with -z
+    BinaryMode binary = BinaryMode::kGrep;
+    bool suppress_errors = false;  // -s: no "binary file matches" message either
+    bool separator = true;
+    bool separator_always = false; // a context option was given, even -A0: separators between groups         // print group separators between context groups
+    std::string group_separator = "--";
+    std::string program = "grep";
+    bool count_zero = true;        // -c prints files with no selected line (grep does, rg does not)  // for messages
+};
+
+// Where the bytes come from: returns bytes read (0 at end), or sets err (an errno) and returns 0.
+using ReadFn = std::function<size_t(char* buf, size_t n, int& err)>;
+
+struct SearchResult {
+    uint64_t selected = 0;  // selected lines (counted up to max_count)
+    int read_error = 0;     // errno of a failed read (the caller prints the message)
+    bool stopped = false;   // output failed or cancelled: the caller should stop everything
+};
+
+// Searches one input. `name` is what prefixes lines and what -l/-L/-c print.
+SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::string_view name, Output& out,
+                          interp::ByteStream& err, const interp::CancelToken* cancel);
+
+}  // namespace bashkit::builtins::search

@@ -1,0 +1,186 @@
+// wc: line, word, byte and line-length counts, aligned the way GNU wc aligns them.
+#include "builtins/text/tools.hpp"
+
+namespace bashkit::builtins::text {
+
+namespace {
+
+struct Counts {
+    uint64_t lines = 0, words = 0, bytes = 0, maxlen = 0;
+};
+
+struct Counter {
+    Counts c;
+    bool in_word = false;
+    uint64_t linepos = 0;
+    void feed(std::string_view d, bool need_words) {
+        c.bytes += d.size();
+        if (!need_words) {
+            for (char ch : d) c.lines += ch == '\n';
+            return;
+        }
+        for (char ch : d) {
+            auto u = static_cast<unsigned char>(ch);
+            switch (u) {
+                case '\n':
+                    ++c.lines;
+                    [[fallthrough]];
+                case '\r':
+                case '\f':
+                    if (linepos > c.maxlen) c.maxlen = linepos;
+                    linepos = 0;
+                    in_word = false;
+                    break;
+                case '\t':
+                    linepos += 8 - (linepos % 8);
+                    in_word = false;
+                    break;
+                case ' ':
+                    ++linepos;
+                    in_word = false;
+                    break;
+                case '\v': in_word = false; break;
+                default:
+                    if (u >= 0x20 && u < 0x7f) ++linepos;
+                    if (!in_word) {
+                        in_word = true;
+                        ++c.words;
+                    }
+            }
+        }
+    }
+    void end() {
+        if (linepos > c.maxlen) c.maxlen = linepos;
+    }
+};
+
+}  // namespace
+
+int cmd_wc(CommandContext& ctx) {
+    static constexpr LongOpt kLong[] = {
+        {"bytes", Arg::none, 'c'},          {"chars", Arg::none, 'm'},      {"lines", Arg::none, 'l'},
+        {"words", Arg::none, 'w'},          {"max-line-length", Arg::none, 'L'},
+        {"files0-from", Arg::required, 301},
+    };
+    std::vector<ParsedOpt> opts;
+    std::vector<std::string> files;
+    if (!parse_options(ctx, {"clLmw", kLong}, opts, files)) return 1;
+    bool pl = false, pw = false, pc = false, pm = false, pL = false;
+    for (auto& o : opts) {
+        switch (o.id) {
+            case 'c': pc = true; break;
+            case 'm': pm = true; break;
+            case 'l': pl = true; break;
+            case 'w': pw = true; break;
+            case 'L': pL = true; break;
+            case 301:
+                ctx.error("--files0-from is not supported");
+                return 1;
+            case kOptHelp:
+                return print_help(ctx, "[OPTION]... [FILE]...\nPrint newline, word, and byte counts for each FILE.\n");
+            case kOptVersion: return version(ctx);
+        }
+    }
+    if (!(pl || pw || pc || pm || pL)) pl = pw = pc = true;
+    bool need_words = pw || pL;
+    bool no_operands = files.empty();
+    if (no_operands) files.push_back("-");
+    int nprint = pl + pw + pc + pm + pL;
+
+    // Width: from the total size of the regular files (GNU's compute_number_width).
+    struct FileInfo {
+        bool failed = false;
+        bool regular = false;
+        uint64_t size = 0;
+    };
+    std::vector<FileInfo> info(files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (files[i] == "-") {
+            info[i].regular = false;
+            continue;
+        }
+        auto st = ctx.fs.stat(ctx.resolve(files[i]));
+        if (!st) {
+            info[i].failed = true;
+            continue;
+        }
+        info[i].regular = st->is_regular();
+        info[i].size = st->size;
+    }
+    int width = 1;
+    if (files.size() == 1 && nprint == 1) info[0].failed = true;
+    if (!info[0].failed) {
+        int minw = 1;
+        uint64_t total = 0;
+        for (auto& fi : info) {
+            if (fi.failed) continue;
+            if (fi.regular) total += fi.size;
+            else minw = 7;
+        }
+        for (; total >= 10; total /= 10) ++width;
+        if (width < minw) width = minw;
+    }
+
+    Output out(ctx);
+    auto print = [&](const Counts& c, const std::string* name) {
+        std::string line;
+        char b[32];
+        auto add = [&](uint64_t v) {
+            int n = std::snprintf(b, sizeof b, "%*llu", width, static_cast<unsigned long long>(v));
+            if (!line.empty()) line += ' ';
+            line.append(b, static_cast<size_t>(n));
+        };
+        if (pl) add(c.lines);
+        if (pw) add(c.words);
+        if (pm) add(c.bytes);
+        if (pc) add(c.bytes);
+        if (pL) add(c.maxlen);
+        if (name) {
+            line += ' ';
+            line += *name;
+        }
+        line += '\n';
+        out.put(line);
+    };
+    Counts total;
+    int status = 0;
+    std::string buf(64 * 1024, '\0');
+    for (size_t i = 0; i < files.size(); ++i) {
+        const std::string& f = files[i];
+        Input in;
+        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
+            out.flush();
+            file_error(ctx, f, e);
+            status = 1;
+            continue;
+        }
+        Counter k;
+        bool failed = false;
+        for (;;) {
+            auto r = in.read(buf.data(), buf.size());
+            k.feed(std::string_view(buf.data(), r.n), need_words);
+            if (r.err == vfs::Errc::cancelled) return out.status(130);
+            if (r.err != vfs::Errc::ok) {
+                out.flush();
+                file_error(ctx, f, r.err);
+                status = 1;
+                failed = true;
+                break;
+            }
+            if (r.n == 0) break;
+        }
+        (void)failed;
+        k.end();
+        total.lines += k.c.lines;
+        total.words += k.c.words;
+        total.bytes += k.c.bytes;
+        total.maxlen = std::max(total.maxlen, k.c.maxlen);
+        print(k.c, no_operands ? nullptr : &f);
+        out.flush();
+    }
+    static const std::string kTotal = "total";
+    if (files.size() > 1) print(total, &kTotal);
+    return out.status(status);
+}
+
+}  // namespace bashkit::builtins::text

@@ -1,0 +1,56 @@
+// ByteStreams over the CLI's own file descriptors. Only the front end touches the host like this; the
+// library underneath reaches the world through CommandContext alone.
+#pragma once
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <string_view>
+
+#include "interp/stream.hpp"
+
+namespace bashkit::cli {
+
+class FdSink final : public interp::ByteStream {
+public:
+    explicit FdSink(int fd) : fd_(fd) {}
+    bool writable() const override { return true; }
+    interp::IoResult write(std::string_view data) override {
+        size_t done = 0;
+        while (done < data.size()) {
+            ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return {done, errno};
+            }
+            done += size_t(n);
+        }
+        return {done, 0};
+    }
+    std::string describe() const override { return fd_ == 1 ? "/dev/stdout" : "/dev/stderr"; }
+
+private:
+    int fd_;
+};
+
+// Unbuffered reads, so a script read from stdin line by line leaves the rest for its commands.
+class FdSource final : public interp::ByteStream {
+public:
+    explicit FdSource(int fd) : fd_(fd) {}
+    bool readable() const override { return true; }
+    interp::IoResult read(char* buf, size_t n) override {
+        for (;;) {
+            ssize_t r = ::read(fd_, buf, n);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) return {0, errno};
+            return {size_t(r), 0};
+        }
+    }
+    std::string describe() const override { return "/dev/stdin"; }
+
+private:
+    int fd_;
+};
+
+}  // namespace bashkit::cli

@@ -1,0 +1,192 @@
+// The evaluator's side of arithmetic: variables for interp/arith through ArithHost.
+#include "interp/arith.hpp"
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+
+namespace bashkit::interp {
+
+namespace {
+
+class Host final : public ArithHost {
+public:
+    explicit Host(Exec& ex) : ex_(ex) {}
+
+    ArithResult<std::optional<std::string>> get(ArithRef& ref) override {
+        if (!ref.has_index) {
+            const std::string* s = ex_.get_scalar(ref.name);
+            if (!s) return std::optional<std::string>();
+            return std::optional<std::string>(*s);
+        }
+        const Var* v = ex_.lookup(ref.name);
+        auto key = resolve(ref, v);
+        if (!key.ok()) return key.error();
+        if (!v) return std::optional<std::string>();
+        const std::string& k = *key;
+        if (v->is_assoc()) {
+            const std::string* s = v->assoc ? v->assoc->get(k) : nullptr;
+            return std::optional<std::string>(s ? *s : std::string());
+        }
+        int64_t i = 0;
+        parse_int(k, i);
+        if (v->is_indexed()) {
+            if (!v->idx) return std::optional<std::string>(std::string());
+            auto it = v->idx->m.find(i);
+            return std::optional<std::string>(it == v->idx->m.end() ? std::string() : it->second);
+        }
+        if (i == 0 && v->set) return std::optional<std::string>(v->str);
+        return std::optional<std::string>(std::string());
+    }
+
+    ArithResult<void> set(ArithRef& ref, int64_t value) override {
+        std::string val = to_dec(value);
+        if (!ref.has_index) {
+            if (!ex_.assign(ref.name, val)) return ArithError{ArithError::Kind::Host, {}};
+            return {};
+        }
+        const Var* v = ex_.lookup(ref.name);
+        auto key = resolve(ref, v);
+        if (!key.ok()) return key.error();
+        bool assoc = v && v->is_assoc();
+        if (!ex_.assign_elem(ref.name, *key, val, false, !assoc)) return ArithError{ArithError::Kind::Host, {}};
+        return {};
+    }
+
+    ArithResult<std::string> expand(const syntax::Word& word) override {
+        std::string out;
+        Ex r = ex_.expand_word(&word, out, false);
+        if (r != Ex::Ok) {
+            ex_.arith_expand_failed_ = r;
+            return ArithError{ArithError::Kind::Host, {}};
+        }
+        return out;
+    }
+
+    bool nounset() const override { return ex_.state().opts[OptNounset]; }
+
+private:
+    // The subscript as a key: the assoc key, or the decimal index (negative ones counted from the end).
+    ArithResult<std::string> resolve(ArithRef& ref, const Var* v) {
+        if (ref.resolved) return *ref.resolved;
+        std::string sub;
+        if (ref.index_word) {
+            Ex r = ex_.expand_word(ref.index_word, sub, false);
+            if (r != Ex::Ok) {
+                ex_.arith_expand_failed_ = r;
+                return ArithError{ArithError::Kind::Host, {}};
+            }
+        } else {
+            sub = std::string(ref.index_text);
+        }
+        if (v && v->is_assoc()) {
+            ref.resolved = sub;
+            return sub;
+        }
+        ArithOptions o;
+        o.depth = ref.depth;
+        auto r = eval_text(sub, *this, o);
+        if (!r.ok()) return r.error();
+        int64_t i = *r;
+        if (i < 0 && v && v->is_indexed() && v->idx) {
+            int64_t n = v->idx->next_index();
+            if (i + n < 0) {
+                return ArithError{ArithError::Kind::Host,
+                                  std::string(ref.name) + "[" + sub + "]: bad array subscript"};
+            }
+            i += n;
+        }
+        ref.resolved = to_dec(i);
+        return *ref.resolved;
+    }
+
+    Exec& ex_;
+};
+
+}  // namespace
+
+Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error) {
+    if (arith_expand_failed_ != Ex::Ok) {
+        Ex r = arith_expand_failed_;
+        arith_expand_failed_ = Ex::Ok;
+        return r;
+    }
+    if (e.kind == ArithError::Kind::Unbound) {
+        error(e.message);
+        exit_status_ = is_subshell_ ? 1 : 127;
+        st_.status = 127;
+        return Ex::Fatal;
+    }
+    if (!e.message.empty()) error(std::string(prefix) + e.message);
+    st_.status = 1;
+    if (fatal_on_error) {
+        exit_status_ = 1;
+        return Ex::Fatal;
+    }
+    return Ex::Fail;
+}
+
+Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
+    Host host(*this);
+    std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
+    // An ArithWord leaf comes only from an expansion in the raw text: a raw word that is one literal has none.
+    bool plain = raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit;
+    if (expr && (plain || !has_expansions(*expr))) {
+        ArithOptions o;
+        if (plain) {
+            o.source = raw->parts[0]->as<sx::Lit>()->text;
+            o.origin = raw->parts[0]->pos;
+        }
+        auto r = eval(*expr, host, o);
+        if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error);
+        out = *r;
+        return Ex::Ok;
+    }
+    std::string text;
+    if (raw) {
+        FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+        Ex e = expand_parts(raw->parts, fb, true);
+        if (e != Ex::Ok) return e;
+        text = std::move(fb.text());
+    }
+    auto r = eval_text(text, host);
+    if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error);
+    out = *r;
+    return Ex::Ok;
+}
+
+Ex Exec::arith_text(std::string_view text, int64_t& out, bool fatal_on_error) {
+    // Fast path: a plain decimal number.
+    if (!text.empty() && text.size() < 19) {
+        bool digits = true;
+        int64_t v = 0;
+        for (char c : text) {
+            if (c < '0' || c > '9') {
+                digits = false;
+                break;
+            }
+            v = v * 10 + (c - '0');
+        }
+        if (digits && !(text.size() > 1 && text[0] == '0')) {
+            out = v;
+            return Ex::Ok;
+        }
+    }
+    Host host(*this);
+    auto r = eval_text(text, host);
+    if (!r.ok()) return arith_report(r.error(), "", fatal_on_error);
+    out = *r;
+    return Ex::Ok;
+}
+
+}  // namespace bashkit::interp
+
+namespace bashkit::interp {
+
+Ex Exec::arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix) {
+    Host host(*this);
+    auto r = eval_text(text, host);
+    if (!r.ok()) return arith_report(r.error(), prefix, false);
+    out = *r;
+    return Ex::Ok;
+}
+
+}  // namespace bashkit::interp

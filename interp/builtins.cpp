@@ -1,0 +1,1401 @@
+// Shell builtins, part 1: the table, options, echo/printf, cd/pwd, variables and declarations, set/shopt,
+// control flow, eval/source.
+#include <algorithm>
+#include <cstring>
+
+#include "interp/exec.hpp"
+#include "interp/printf.hpp"
+#include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
+
+namespace bashkit::interp {
+
+// ---------------------------------------------------------------- options
+
+namespace {
+constexpr OptInfo kOpts[kOptCount] = {
+    {"allexport", 'a', false}, {"braceexpand", 'B', true}, {"emacs", 0, false}, {"errexit", 'e', false},
+    {"errtrace", 'E', false}, {"functrace", 'T', false}, {"hashall", 'h', true}, {"histexpand", 'H', false},
+    {"history", 0, false}, {"ignoreeof", 0, false}, {"interactive-comments", 0, true}, {"keyword", 'k', false},
+    {"monitor", 'm', false}, {"noclobber", 'C', false}, {"noexec", 'n', false}, {"noglob", 'f', false},
+    {"nolog", 0, false}, {"notify", 'b', false}, {"nounset", 'u', false}, {"onecmd", 't', false},
+    {"physical", 'P', false}, {"pipefail", 0, false}, {"posix", 0, false}, {"privileged", 'p', false},
+    {"verbose", 'v', false}, {"vi", 0, false}, {"xtrace", 'x', false},
+    // shopt
+    {"autocd", 0, false}, {"assoc_expand_once", 0, false}, {"cdable_vars", 0, false}, {"cdspell", 0, false},
+    {"checkhash", 0, false}, {"checkjobs", 0, false}, {"checkwinsize", 0, true}, {"cmdhist", 0, true},
+    {"compat31", 0, false}, {"compat32", 0, false}, {"compat40", 0, false}, {"compat41", 0, false},
+    {"compat42", 0, false}, {"compat43", 0, false}, {"compat44", 0, false}, {"complete_fullquote", 0, true},
+    {"direxpand", 0, false}, {"dirspell", 0, false}, {"dotglob", 0, false}, {"execfail", 0, false},
+    {"expand_aliases", 0, false}, {"extdebug", 0, false}, {"extglob", 0, false}, {"extquote", 0, true},
+    {"failglob", 0, false}, {"force_fignore", 0, true}, {"globasciiranges", 0, true}, {"globskipdots", 0, true},
+    {"globstar", 0, false}, {"gnu_errfmt", 0, false}, {"histappend", 0, false}, {"histreedit", 0, false},
+    {"histverify", 0, false}, {"hostcomplete", 0, true}, {"huponexit", 0, false}, {"inherit_errexit", 0, false},
+    {"interactive_comments", 0, true}, {"lastpipe", 0, false}, {"lithist", 0, false},
+    {"localvar_inherit", 0, false}, {"localvar_unset", 0, false}, {"login_shell", 0, false},
+    {"mailwarn", 0, false}, {"no_empty_cmd_completion", 0, false}, {"nocaseglob", 0, false},
+    {"nocasematch", 0, false}, {"noexpand_translation", 0, false}, {"nullglob", 0, false},
+    {"patsub_replacement", 0, true}, {"progcomp", 0, true}, {"progcomp_alias", 0, false}, {"promptvars", 0, true},
+    {"restricted_shell", 0, false}, {"shift_verbose", 0, false}, {"sourcepath", 0, true},
+    {"varredir_close", 0, false}, {"xpg_echo", 0, false},
+};
+}  // namespace
+
+const OptInfo& opt_info(int opt) { return kOpts[opt]; }
+
+int find_set_option(std::string_view name) {
+    for (int i = 0; i < kSetOptCount; ++i)
+        if (name == kOpts[i].name) return i;
+    return -1;
+}
+int find_shopt(std::string_view name) {
+    for (int i = kSetOptCount; i < kOptCount; ++i)
+        if (name == kOpts[i].name) return i;
+    return -1;
+}
+int find_set_letter(char c) {
+    for (int i = 0; i < kSetOptCount; ++i)
+        if (kOpts[i].letter == c) return i;
+    return -1;
+}
+Options default_options() {
+    Options o;
+    for (int i = 0; i < kOptCount; ++i) o[static_cast<size_t>(i)] = kOpts[i].def;
+    return o;
+}
+
+// ---------------------------------------------------------------- table
+
+namespace {
+using E = Exec;
+// name, function, special (POSIX), declaration utility, help
+const Exec::BuiltinInfo kBuiltins[] = {
+    {".", &E::b_source, true, false, ". filename [arguments]"},
+    {":", &E::b_colon, true, false, ": [arguments]"},
+    {"[", &E::b_bracket, false, false, "[ arg... ]"},
+    {"alias", &E::b_alias, false, false, "alias [-p] [name[=value] ... ]"},
+    {"bg", &E::b_fg, false, false, "bg [job_spec ...]"},
+    {"break", &E::b_break, true, false, "break [n]"},
+    {"builtin", &E::b_builtin, false, false, "builtin [shell-builtin [arg ...]]"},
+    {"caller", &E::b_caller, false, false, "caller [expr]"},
+    {"cd", &E::b_cd, false, false, "cd [-L|[-P [-e]] [-@]] [dir]"},
+    {"command", &E::b_command, false, false, "command [-pVv] command [arg ...]"},
+    {"compgen", &E::b_compgen, false, false, "compgen [-abcdefgjksuv] [-o option] [-A action] [-G globpat] [-W wordlist] [-P prefix] [-S suffix] [-X filterpat] [word]"},
+    {"continue", &E::b_continue, true, false, "continue [n]"},
+    {"declare", &E::b_declare, false, true, "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]"},
+    {"dirs", &E::b_dirs, false, false, "dirs [-clpv] [+N] [-N]"},
+    {"disown", &E::b_disown, false, false, "disown [-h] [-ar] [jobspec ... | pid ...]"},
+    {"echo", &E::b_echo, false, false, "echo [-neE] [arg ...]"},
+    {"enable", &E::b_enable, false, false, "enable [-a] [-dnps] [-f filename] [name ...]"},
+    {"eval", &E::b_eval, true, false, "eval [arg ...]"},
+    {"exec", &E::b_exec, true, false, "exec [-cl] [-a name] [command [argument ...]] [redirection ...]"},
+    {"exit", &E::b_exit, true, false, "exit [n]"},
+    {"export", &E::b_export, true, true, "export [-fn] [name[=value] ...] or export -p"},
+    {"false", &E::b_false, false, false, "false"},
+    {"fg", &E::b_fg, false, false, "fg [job_spec]"},
+    {"getopts", &E::b_getopts, false, false, "getopts optstring name [arg ...]"},
+    {"hash", &E::b_hash, false, false, "hash [-lr] [-p pathname] [-dt] [name ...]"},
+    {"help", &E::b_help, false, false, "help [-dms] [pattern ...]"},
+    {"jobs", &E::b_jobs, false, false, "jobs [-lnprs] [jobspec ...] or jobs -x command [args]"},
+    {"kill", &E::b_kill, false, false, "kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]"},
+    {"let", &E::b_let, false, false, "let arg [arg ...]"},
+    {"local", &E::b_local, false, true, "local [option] name[=value] ..."},
+    {"logout", &E::b_logout, false, false, "logout [n]"},
+    {"mapfile", &E::b_mapfile, false, false, "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"},
+    {"popd", &E::b_popd, false, false, "popd [-n] [+N | -N]"},
+    {"printf", &E::b_printf, false, false, "printf [-v var] format [arguments]"},
+    {"pushd", &E::b_pushd, false, false, "pushd [-n] [+N | -N | dir]"},
+    {"pwd", &E::b_pwd, false, false, "pwd [-LP]"},
+    {"read", &E::b_read, false, false, "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]"},
+    {"readarray", &E::b_mapfile, false, false, "readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"},
+    {"readonly", &E::b_readonly, true, true, "readonly [-aAf] [name[=value] ...] or readonly -p"},
+    {"return", &E::b_return, true, false, "return [n]"},
+    {"set", &E::b_set, true, false, "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"},
+    {"shift", &E::b_shift, true, false, "shift [n]"},
+    {"shopt", &E::b_shopt, false, false, "shopt [-pqsu] [-o] [optname ...]"},
+    {"source", &E::b_source, false, false, "source filename [arguments]"},
+    {"suspend", &E::b_suspend, false, false, "suspend [-f]"},
+    {"test", &E::b_test, false, false, "test [expr]"},
+    {"times", &E::b_times, true, false, "times"},
+    {"trap", &E::b_trap, true, false, "trap [-lp] [[arg] signal_spec ...]"},
+    {"true", &E::b_true, false, false, "true"},
+    {"type", &E::b_type, false, false, "type [-afptP] name [name ...]"},
+    {"typeset", &E::b_declare, false, true, "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]"},
+    {"ulimit", &E::b_ulimit, false, false, "ulimit [-SHabcdefiklmnpqrstuvxPRT] [limit]"},
+    {"umask", &E::b_umask, false, false, "umask [-p] [-S] [mode]"},
+    {"unalias", &E::b_unalias, false, false, "unalias [-a] name [name ...]"},
+    {"unset", &E::b_unset, true, false, "unset [-f] [-v] [-n] [name ...]"},
+    {"wait", &E::b_wait, false, false, "wait [-fn] [-p var] [id ...]"},
+};
+}  // namespace
+
+std::span<const Exec::BuiltinInfo> Exec::builtins() { return kBuiltins; }
+
+const Exec::BuiltinInfo* Exec::find_builtin(std::string_view name) {
+    // The table is sorted by name (ASCII).
+    const BuiltinInfo* b = std::begin(kBuiltins);
+    const BuiltinInfo* e = std::end(kBuiltins);
+    auto it = std::lower_bound(b, e, name, [](const BuiltinInfo& x, std::string_view n) { return x.name < n; });
+    if (it != e && it->name == name) return it;
+    return nullptr;
+}
+
+Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const sx::Simple*) {
+    pending_flow_ = Flow::Normal;
+    broken_pipe_ = false;
+    int rc = (this->*b.fn)(argv);
+    st_.status = rc;
+    Flow f = pending_flow_;
+    pending_flow_ = Flow::Normal;
+    if (broken_pipe_ && is_subshell_ && f == Flow::Normal) {
+        exit_status_ = 141;
+        st_.status = 141;
+        return Flow::Exit;
+    }
+    return f;
+}
+
+// ---------------------------------------------------------------- trivial
+
+int Exec::b_colon(std::vector<std::string>&) { return 0; }
+int Exec::b_true(std::vector<std::string>&) { return 0; }
+int Exec::b_false(std::vector<std::string>&) { return 1; }
+
+// ---------------------------------------------------------------- echo / printf
+
+int Exec::b_echo(std::vector<std::string>& a) {
+    bool newline = true;
+    bool escapes = st_.opts[ShXpgEcho];
+    size_t i = 1;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (s.size() < 2 || s[0] != '-') break;
+        bool ok = true;
+        for (size_t k = 1; k < s.size(); ++k)
+            if (s[k] != 'n' && s[k] != 'e' && s[k] != 'E') ok = false;
+        if (!ok) break;
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'n') newline = false;
+            else if (s[k] == 'e') escapes = true;
+            else escapes = false;
+        }
+    }
+    std::string out;
+    for (size_t k = i; k < a.size(); ++k) {
+        if (k > i) out.push_back(' ');
+        if (escapes) {
+            DecodeResult d = ansi_c_decode(a[k], EscapeMode::Echo);
+            out += d.bytes;
+            if (d.saw_c) {
+                newline = false;
+                break;
+            }
+        } else {
+            out += a[k];
+        }
+    }
+    if (newline) out.push_back('\n');
+    if (!write_out(out)) {
+        if (broken_pipe_) return 141;
+        return builtin_error("echo", "write error: Bad file descriptor");
+    }
+    return 0;
+}
+
+int Exec::b_printf(std::vector<std::string>& a) {
+    size_t i = 1;
+    std::string var;
+    while (i < a.size()) {
+        if (a[i] == "--") {
+            ++i;
+            break;
+        }
+        if (a[i] == "-v" && i + 1 < a.size()) {
+            var = a[i + 1];
+            i += 2;
+            continue;
+        }
+        if (a[i].starts_with("-v") && a[i].size() > 2) {
+            var = a[i].substr(2);
+            ++i;
+            continue;
+        }
+        if (a[i].size() > 1 && a[i][0] == '-' && a[i] != "-") {
+            builtin_error("printf", a[i] + ": invalid option");
+            write_err("printf: usage: printf [-v var] format [arguments]\n");
+            return 2;
+        }
+        break;
+    }
+    if (i >= a.size()) {
+        write_err("printf: usage: printf [-v var] format [arguments]\n");
+        return 2;
+    }
+    if (!var.empty()) {
+        std::string base = var.substr(0, var.find('['));
+        if (!valid_name(base)) return builtin_error("printf", "`" + var + "': not a valid identifier");
+    }
+    PrintfContext ctx;
+    ctx.max_output = std::min(s_.limits.max_printf_width * 4 + 4096, s_.limits.max_variable_bytes);
+    ctx.now = s_.clock->now().sec;
+    ctx.shell_start = s_.wall_start;
+    std::span<const std::string> args(a.data() + i + 1, a.size() - i - 1);
+    PrintfResult r = format(a[i], args, ctx);
+    for (const auto& d : r.diagnostics) error(d);
+    for (const auto& [name, val] : r.assignments) (void)assign(name, to_dec(val));
+    if (!var.empty()) {
+        size_t lb = var.find('[');
+        bool ok = lb == std::string::npos
+                      ? assign(var, r.output)
+                      : assign_elem(var.substr(0, lb), var.substr(lb + 1, var.size() - lb - 2), r.output, false);
+        if (!ok) return 1;
+    } else if (!r.output.empty() && !write_out(r.output)) {
+        if (broken_pipe_) return 141;
+        return builtin_error("printf", "write error: Bad file descriptor");
+    }
+    return r.status;
+}
+
+// ---------------------------------------------------------------- cd / pwd / dirs
+
+namespace {
+// Lexical normalisation of an absolute path.
+std::string normalize(std::string_view p) {
+    std::vector<std::string_view> parts;
+    size_t i = 0;
+    while (i < p.size()) {
+        while (i < p.size() && p[i] == '/') ++i;
+        size_t j = i;
+        while (j < p.size() && p[j] != '/') ++j;
+        std::string_view c = p.substr(i, j - i);
+        i = j;
+        if (c.empty() || c == ".") continue;
+        if (c == "..") {
+            if (!parts.empty()) parts.pop_back();
+            continue;
+        }
+        parts.push_back(c);
+    }
+    std::string out;
+    for (auto c : parts) {
+        out.push_back('/');
+        out.append(c);
+    }
+    if (out.empty()) out = "/";
+    // POSIX leaves a leading "//" implementation-defined; bash keeps it.
+    if (p.size() >= 2 && p[0] == '/' && p[1] == '/' && (p.size() == 2 || p[2] != '/')) out.insert(0, "/");
+    return out;
+}
+}  // namespace
+
+bool Exec::cd_to(const std::string& target, bool physical, bool print) {
+    std::string path = target.starts_with("/") ? target : (st_.cwd == "/" ? "/" : st_.cwd + "/") + target;
+    std::string logical = normalize(path);
+    std::string dest = logical;
+    if (physical) {
+        auto rp = s_.fs.realpath(path);
+        if (!rp) {
+            builtin_error("cd", target + ": " + std::string(vfs::error_message(rp.error())));
+            return false;
+        }
+        dest = *rp;
+    }
+    auto st = s_.fs.stat(physical ? dest : path);
+    if (!st) {
+        // The lexical path may not exist while the physical one does (a/.. through a symlink).
+        builtin_error("cd", target + ": " + std::string(vfs::error_message(st.error())));
+        return false;
+    }
+    if (!st->is_directory()) {
+        builtin_error("cd", target + ": Not a directory");
+        return false;
+    }
+    std::string old = st_.cwd;
+    st_.cwd = dest;
+    (void)assign("OLDPWD", old);
+    (void)assign("PWD", dest);
+    if (print) write_out(dest + "\n");
+    return true;
+}
+
+int Exec::b_cd(std::vector<std::string>& a) {
+    bool physical = st_.opts[OptPhysical];
+    size_t i = 1;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (s == "--") {
+            ++i;
+            break;
+        }
+        if (s.size() < 2 || s[0] != '-') break;
+        bool ok = true;
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'P') physical = true;
+            else if (s[k] == 'L') physical = false;
+            else if (s[k] == 'e' || s[k] == '@') {
+            } else ok = false;
+        }
+        if (!ok) {
+            builtin_error("cd", s + ": invalid option");
+            write_err("cd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n");
+            return 2;
+        }
+    }
+    if (a.size() - i > 1) return builtin_error("cd", "too many arguments");
+    std::string target;
+    bool print = false;
+    if (i >= a.size()) {
+        const std::string* h = get_scalar("HOME");
+        if (!h) return builtin_error("cd", "HOME not set");
+        target = *h;
+        if (target.empty()) return 0;
+    } else {
+        target = a[i];
+        if (target == "-") {
+            const std::string* o = get_scalar("OLDPWD");
+            if (!o || o->empty()) return builtin_error("cd", "OLDPWD not set");
+            target = *o;
+            print = true;
+        } else if (!target.empty() && target[0] != '/' && !target.starts_with("./") && !target.starts_with("../") &&
+                   target != "." && target != "..") {
+            if (const std::string* cdpath = get_scalar("CDPATH"); cdpath && !cdpath->empty()) {
+                size_t start = 0;
+                while (start <= cdpath->size()) {
+                    size_t colon = cdpath->find(':', start);
+                    std::string dir = cdpath->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+                    if (!dir.empty()) {
+                        std::string cand = abs_path(dir + "/" + target);
+                        if (s_.fs.is_directory(cand)) {
+                            return cd_to(cand, physical, true) ? 0 : 1;
+                        }
+                    }
+                    if (colon == std::string::npos) break;
+                    start = colon + 1;
+                }
+            }
+        }
+    }
+    if (target.empty()) return 0;
+    return cd_to(target, physical, print) ? 0 : 1;
+}
+
+int Exec::b_pwd(std::vector<std::string>& a) {
+    bool physical = st_.opts[OptPhysical];
+    for (size_t i = 1; i < a.size(); ++i) {
+        if (a[i] == "-P") physical = true;
+        else if (a[i] == "-L") physical = false;
+        else if (a[i] == "--") break;
+        else if (a[i][0] == '-') {
+            builtin_error("pwd", a[i] + ": invalid option");
+            write_err("pwd: usage: pwd [-LP]\n");
+            return 2;
+        }
+    }
+    std::string p = st_.cwd;
+    if (physical) {
+        auto rp = s_.fs.realpath(p);
+        if (rp) p = *rp;
+    }
+    if (!write_out(p + "\n")) return broken_pipe_ ? 141 : 1;
+    return 0;
+}
+
+// ---------------------------------------------------------------- declarations
+
+namespace {
+std::string attr_flags(const Var& v) {
+    std::string f;
+    if (v.attrs & kAttrIndexed) f += 'a';
+    if (v.attrs & kAttrAssoc) f += 'A';
+    if (v.attrs & kAttrInteger) f += 'i';
+    if (v.attrs & kAttrNameref) f += 'n';
+    if (v.attrs & kAttrReadonly) f += 'r';
+    if (v.attrs & kAttrTrace) f += 't';
+    if (v.attrs & kAttrExport) f += 'x';
+    if (v.attrs & kAttrCapital) f += 'c';
+    if (v.attrs & kAttrLower) f += 'l';
+    if (v.attrs & kAttrUpper) f += 'u';
+    return f;
+}
+
+std::string assoc_key(const std::string& k) {
+    bool plain = !k.empty();
+    for (unsigned char c : k)
+        if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '/' || c == ':' || c == '@' || c >= 0x80)) plain = false;
+    if (plain) return k;
+    return quote_declare_value(k);
+}
+
+// name=value text for `set` and `declare -p` of arrays.
+std::string array_body(const Var& v) {
+    std::string out = "(";
+    bool first = true;
+    if (v.is_indexed() && v.idx) {
+        for (const auto& [k, s] : v.idx->m) {
+            if (!first) out += ' ';
+            first = false;
+            out += "[" + to_dec(k) + "]=" + quote_declare_value(s);
+        }
+    } else if (v.is_assoc() && v.assoc) {
+        for (const auto& [k, s] : v.assoc->ordered()) {
+            out += "[" + assoc_key(*k) + "]=" + quote_declare_value(*s) + " ";
+        }
+    }
+    out += ")";
+    return out;
+}
+}  // namespace
+
+void Exec::print_declare(std::string_view name, const Var& v, std::string& out) {
+    std::string flags = attr_flags(v);
+    out += "declare -";
+    out += flags.empty() ? "-" : flags;
+    out += ' ';
+    out += name;
+    if (v.is_array()) {
+        if (v.set || v.count() > 0) out += "=" + array_body(v);
+    } else if (v.set) {
+        out += "=" + quote_declare_value(v.str);
+    }
+    out += '\n';
+}
+
+void Exec::print_function(const Function& f, std::string& out) {
+    // Re-print the definition through the syntax printer.
+    sx::Arena arena;
+    auto* script = arena.node<sx::Script>(f.def->pos);
+    auto* stmt = arena.node<sx::Stmt>(f.def->pos);
+    stmt->cmd = const_cast<sx::FuncDef*>(f.def);
+    std::vector<sx::Stmt*> v{stmt};
+    script->body = arena.list<sx::Stmt*>(v);
+    std::string text = sx::print(*script);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    out += text;
+    out += '\n';
+}
+
+int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, bool local_mode) {
+    uint16_t add = 0, remove = 0;
+    bool print = false, funcs = false, func_names = false, global = false;
+    size_t i = 1;
+    const std::vector<const sx::Assign*>* decls = pending_decls_;
+    auto decl_at = [&](size_t k) -> const sx::Assign* {
+        return decls && k < decls->size() ? (*decls)[k] : nullptr;
+    };
+    for (; i < argv.size(); ++i) {
+        const std::string& s = argv[i];
+        if (decl_at(i)) break;
+        if (s == "--") {
+            ++i;
+            break;
+        }
+        if (s.size() < 2 || (s[0] != '-' && s[0] != '+')) break;
+        bool on = s[0] == '-';
+        for (size_t k = 1; k < s.size(); ++k) {
+            uint16_t bit = 0;
+            switch (s[k]) {
+                case 'a': bit = kAttrIndexed; break;
+                case 'A': bit = kAttrAssoc; break;
+                case 'i': bit = kAttrInteger; break;
+                case 'l': bit = kAttrLower; break;
+                case 'u': bit = kAttrUpper; break;
+                case 'n': bit = kAttrNameref; break;
+                case 'r': bit = kAttrReadonly; break;
+                case 'x': bit = kAttrExport; break;
+                case 't': bit = kAttrTrace; break;
+                case 'c': bit = kAttrCapital; break;
+                case 'p': print = true; continue;
+                case 'f': funcs = true; continue;
+                case 'F': funcs = func_names = true; continue;
+                case 'g': global = true; continue;
+                case 'I': continue;
+                default:
+                    builtin_error(cmd, std::string("-") + s[k] + ": invalid option");
+                    write_err(std::string(cmd) + ": usage: " + find_builtin(cmd)->help + "\n");
+                    return 2;
+            }
+            if (on) add |= bit;
+            else remove |= bit;
+        }
+    }
+    if (local_mode && st_.frames.size() <= 1 && call_depth_ == 0) {
+        return builtin_error(cmd, "can only be used in a function");
+    }
+    bool in_function = st_.scope > 0 && st_.frames.size() > 1;
+    uint32_t scope = (global || !in_function) ? 0 : st_.frames.back().scope;
+    if (local_mode) scope = st_.frames.back().scope;
+
+    if (funcs) {
+        std::string out;
+        int status = 0;
+        if (i >= argv.size()) {
+            std::vector<std::string> names;
+            for (const auto& [k, f] : st_.funcs) names.push_back(k);
+            std::sort(names.begin(), names.end());
+            for (const auto& n : names) {
+                const auto& f = st_.funcs[n];
+                if (add && !(f->attrs & add)) continue;
+                if (func_names) {
+                    out += "declare -f" + std::string((f->attrs & kAttrExport) ? "x" : "") + " " + n + "\n";
+                } else {
+                    print_function(*f, out);
+                }
+            }
+        } else {
+            for (; i < argv.size(); ++i) {
+                auto it = st_.funcs.find(argv[i]);
+                if (it == st_.funcs.end()) {
+                    status = 1;
+                    continue;
+                }
+                if (add || remove) {
+                    auto nf = std::make_shared<Function>(*it->second);
+                    nf->attrs = static_cast<uint16_t>((nf->attrs | (add & (kAttrExport | kAttrReadonly | kAttrTrace))) & ~remove);
+                    it->second = nf;
+                    continue;
+                }
+                if (func_names)
+                    out += argv[i] + "\n";
+                else
+                    print_function(*it->second, out);
+            }
+        }
+        write_out(out);
+        return status;
+    }
+
+    if (print || (i >= argv.size() && !add && !remove)) {
+        std::string out;
+        int status = 0;
+        if (i >= argv.size()) {
+            for (const auto& [name, v] : st_.vars.visible()) {
+                if (add && (v->attrs & add) != add) continue;
+                if (v->dyn != DynVar::None) {
+                    const Var* d = lookup(*name);
+                    if (!d) continue;
+                    if (print || add) print_declare(*name, *d, out);
+                    else if (d->is_array()) out += *name + "=" + array_body(*d) + "\n";
+                    else out += *name + "=" + quote_set_value(d->str) + "\n";
+                    continue;
+                }
+                if (!print && !add) {
+                    if (!v->set && !v->is_array()) continue;
+                    if (v->is_array())
+                        out += *name + "=" + array_body(*v) + "\n";
+                    else
+                        out += *name + "=" + quote_set_value(v->str) + "\n";
+                    continue;
+                }
+                print_declare(*name, *v, out);
+            }
+        } else {
+            for (; i < argv.size(); ++i) {
+                const std::string& n = argv[i];
+                const Var* v = st_.vars.find(n);
+                if (v && v->dyn != DynVar::None) v = lookup(n);
+                if (!v) {
+                    builtin_error(cmd, n + ": not found");
+                    status = 1;
+                    continue;
+                }
+                print_declare(n, *v, out);
+            }
+        }
+        write_out(out);
+        return status;
+    }
+
+    int status = 0;
+    for (; i < argv.size(); ++i) {
+        const sx::Assign* as = decl_at(i);
+        std::string name;
+        std::string value;
+        bool has_value = false;
+        bool append = false;
+        if (as) {
+            name = std::string(as->name);
+        } else {
+            const std::string& s = argv[i];
+            size_t eq = s.find('=');
+            if (eq == std::string::npos) {
+                name = s;
+            } else {
+                name = s.substr(0, eq);
+                value = s.substr(eq + 1);
+                has_value = true;
+                if (!name.empty() && name.back() == '+') {
+                    append = true;
+                    name.pop_back();
+                }
+            }
+        }
+        std::string base = name.substr(0, name.find('['));
+        if (!valid_name(base)) {
+            builtin_error(cmd, "`" + argv[i] + "': not a valid identifier");
+            status = 1;
+            continue;
+        }
+        // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
+        AssignValue preval;
+        if (as) {
+            Ex r = eval_assign_value(as, preval);
+            if (r == Ex::Fatal) {
+                pending_flow_ = Flow::Exit;
+                return 1;
+            }
+            if (r != Ex::Ok) {
+                status = 1;
+                continue;
+            }
+        }
+        // The binding to work on.
+        Var* v = nullptr;
+        if (scope == 0 && !global) {
+            v = st_.vars.find(base);
+            if (!v || (in_function && false)) v = &st_.vars.global(base);
+        } else if (scope == 0) {
+            v = &st_.vars.global(base);
+        } else {
+            bool created = false;
+            Var* outer = st_.vars.find(base);
+            Var copy_from;
+            bool inherit = outer && st_.opts[ShLocalvarInherit];
+            if (inherit) copy_from = *outer;
+            v = &st_.vars.declare_at(base, scope, &created);
+            if (created && inherit) {
+                *v = copy_from;
+                v->attrs &= static_cast<uint16_t>(~kAttrReadonly);
+            }
+        }
+        if (v->readonly() && (has_value || as || (remove & kAttrReadonly) || add)) {
+            if (has_value || as) {
+                builtin_error(cmd, base + ": readonly variable");
+                status = 1;
+                continue;
+            }
+            if (remove & kAttrReadonly) {
+                builtin_error(cmd, base + ": readonly variable");
+                status = 1;
+                continue;
+            }
+        }
+        if ((add & kAttrAssoc) && v->is_indexed()) {
+            builtin_error(cmd, base + ": cannot convert indexed to associative array");
+            status = 1;
+            continue;
+        }
+        if ((add & kAttrIndexed) && v->is_assoc()) {
+            builtin_error(cmd, base + ": cannot convert associative to indexed array");
+            status = 1;
+            continue;
+        }
+        if (v->dyn != DynVar::None && (add || remove)) v->dyn = DynVar::None;
+        // Attributes first, so the value is converted.
+        uint16_t newattrs = static_cast<uint16_t>((v->attrs | add) & ~remove & ~kAttrReadonly);
+        if (add & kAttrUpper) newattrs &= static_cast<uint16_t>(~kAttrLower);
+        if (add & kAttrLower) newattrs &= static_cast<uint16_t>(~kAttrUpper);
+        if ((add & kAttrIndexed) && !v->is_indexed()) {
+            auto arr = std::make_shared<IndexedArray>();
+            if (v->set) arr->m[0] = v->str;
+            v->str.clear();
+            v->idx = std::move(arr);
+        }
+        if ((add & kAttrAssoc) && !v->is_assoc()) {
+            v->assoc = std::make_shared<AssocArray>();
+            if (v->set && !v->str.empty()) v->assoc->slot("0") = v->str;
+            v->str.clear();
+        }
+        if ((newattrs & kAttrNameref) && !(v->attrs & kAttrNameref) && !has_value && !as && v->set) {
+            // declare -n on an existing variable: its value becomes the target name.
+            if (!valid_name(v->str)) {
+                builtin_error(cmd, v->str + ": invalid variable name for name reference");
+                status = 1;
+                continue;
+            }
+        }
+        v->attrs = static_cast<uint16_t>(newattrs | (v->attrs & kAttrReadonly));
+        if (as) {
+            if (as->is_array && !v->is_array() && !(v->attrs & kAttrNameref)) {
+                v->attrs |= kAttrIndexed;
+                v->idx = std::make_shared<IndexedArray>();
+                v->str.clear();
+            }
+            Ex r = do_assign(as, scope == 0 && !global ? (st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(st_.vars.scope_of(base))) : scope, 0, &preval);
+            if (r == Ex::Fatal) {
+                pending_flow_ = Flow::Exit;
+                return 1;
+            }
+            if (r != Ex::Ok) status = 1;
+            v = st_.vars.find(base);
+            if (v && (add & kAttrNameref) && v->set && !valid_name(v->str.substr(0, v->str.find('[')))) {
+                builtin_error(cmd, "`" + v->str + "': invalid variable name for name reference");
+                v->attrs &= static_cast<uint16_t>(~kAttrNameref);
+                status = 1;
+            }
+        } else if (has_value) {
+            if (v->attrs & kAttrNameref) {
+                v->str = value;
+                v->set = true;
+            } else if (name.find('[') != std::string::npos && name.back() == ']') {
+                std::string key = name.substr(base.size() + 1, name.size() - base.size() - 2);
+                if (!assign_elem(base, key, value, append)) status = 1;
+            } else if (!assign_to(*v, base, value, append)) {
+                status = 1;
+            }
+        } else if (v->is_array() && !v->set) {
+            // `declare -a a` leaves it declared without elements.
+        }
+        if (v && (add & kAttrReadonly)) v->attrs |= kAttrReadonly;
+    }
+    return status;
+}
+
+int Exec::b_declare(std::vector<std::string>& a) { return declare_impl(a, a[0], false); }
+
+int Exec::b_local(std::vector<std::string>& a) {
+    if (call_depth_ == 0 || st_.frames.size() <= 1) return builtin_error("local", "can only be used in a function");
+    return declare_impl(a, "local", true);
+}
+
+int Exec::b_export(std::vector<std::string>& a) {
+    bool unexport = false, funcs = false, print = false;
+    size_t i = 1;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (pending_decls_ && i < pending_decls_->size() && (*pending_decls_)[i]) break;
+        if (s == "--") {
+            ++i;
+            break;
+        }
+        if (s.size() < 2 || s[0] != '-') break;
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'n') unexport = true;
+            else if (s[k] == 'f') funcs = true;
+            else if (s[k] == 'p') print = true;
+            else {
+                builtin_error("export", std::string("-") + s[k] + ": invalid option");
+                write_err("export: usage: export [-fn] [name[=value] ...] or export -p\n");
+                return 2;
+            }
+        }
+    }
+    if (i >= a.size() || (print && i >= a.size())) {
+        std::string out;
+        if (funcs) {
+            for (const auto& [k, f] : st_.funcs)
+                if (f->attrs & kAttrExport) print_function(*f, out);
+        } else {
+            for (const auto& [name, v] : st_.vars.visible())
+                if (v->attrs & kAttrExport) print_declare(*name, *v, out);
+        }
+        write_out(out);
+        return 0;
+    }
+    if (funcs) {
+        int status = 0;
+        for (; i < a.size(); ++i) {
+            auto it = st_.funcs.find(a[i]);
+            if (it == st_.funcs.end()) {
+                builtin_error("export", a[i] + ": not a function");
+                status = 1;
+                continue;
+            }
+            auto nf = std::make_shared<Function>(*it->second);
+            if (unexport) nf->attrs &= static_cast<uint16_t>(~kAttrExport);
+            else nf->attrs |= kAttrExport;
+            it->second = nf;
+        }
+        return status;
+    }
+    int status = 0;
+    for (; i < a.size(); ++i) {
+        const sx::Assign* as = pending_decls_ && i < pending_decls_->size() ? (*pending_decls_)[i] : nullptr;
+        std::string name;
+        if (as) {
+            name = std::string(as->name);
+            Ex r = do_assign(as);
+            if (r == Ex::Fatal) {
+                pending_flow_ = Flow::Exit;
+                return 1;
+            }
+            if (r != Ex::Ok) {
+                status = 1;
+                continue;
+            }
+        } else {
+            const std::string& s = a[i];
+            size_t eq = s.find('=');
+            name = s.substr(0, eq);
+            bool append = false;
+            if (eq != std::string::npos && !name.empty() && name.back() == '+') {
+                append = true;
+                name.pop_back();
+            }
+            if (!valid_name(name)) {
+                builtin_error("export", "`" + s + "': not a valid identifier");
+                status = 1;
+                continue;
+            }
+            if (eq != std::string::npos && !assign(name, s.substr(eq + 1), append)) {
+                status = 1;
+                continue;
+            }
+        }
+        Var* v = lookup_mut(name);
+        if (!v) v = &st_.vars.lookup_or_create(name);
+        if (unexport)
+            v->attrs &= static_cast<uint16_t>(~kAttrExport);
+        else
+            v->attrs |= kAttrExport;
+    }
+    return status;
+}
+
+int Exec::b_readonly(std::vector<std::string>& a) {
+    bool funcs = false, print = false;
+    uint16_t type = 0;
+    size_t i = 1;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (pending_decls_ && i < pending_decls_->size() && (*pending_decls_)[i]) break;
+        if (s == "--") {
+            ++i;
+            break;
+        }
+        if (s.size() < 2 || s[0] != '-') break;
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'f') funcs = true;
+            else if (s[k] == 'p') print = true;
+            else if (s[k] == 'a') type = kAttrIndexed;
+            else if (s[k] == 'A') type = kAttrAssoc;
+            else {
+                builtin_error("readonly", std::string("-") + s[k] + ": invalid option");
+                return 2;
+            }
+        }
+    }
+    if (i >= a.size()) {
+        std::string out;
+        if (funcs) {
+            for (const auto& [k, f] : st_.funcs)
+                if (f->attrs & kAttrReadonly) print_function(*f, out);
+        } else {
+            for (const auto& [name, v] : st_.vars.visible())
+                if (v->attrs & kAttrReadonly) print_declare(*name, *v, out);
+        }
+        (void)print;
+        write_out(out);
+        return 0;
+    }
+    if (funcs) {
+        int status = 0;
+        for (; i < a.size(); ++i) {
+            auto it = st_.funcs.find(a[i]);
+            if (it == st_.funcs.end()) {
+                builtin_error("readonly", a[i] + ": not a function");
+                status = 1;
+                continue;
+            }
+            auto nf = std::make_shared<Function>(*it->second);
+            nf->attrs |= kAttrReadonly;
+            it->second = nf;
+        }
+        return status;
+    }
+    int status = 0;
+    for (; i < a.size(); ++i) {
+        const sx::Assign* as = pending_decls_ && i < pending_decls_->size() ? (*pending_decls_)[i] : nullptr;
+        std::string name;
+        if (as) {
+            name = std::string(as->name);
+            Var* cur = lookup_mut(name);
+            if (type && (!cur || !cur->is_array())) {
+                Var& nv = cur ? *cur : st_.vars.lookup_or_create(name);
+                nv.attrs |= type;
+                if (type == kAttrAssoc) nv.assoc = std::make_shared<AssocArray>();
+                else nv.idx = std::make_shared<IndexedArray>();
+            }
+            Ex r = do_assign(as);
+            if (r == Ex::Fatal) {
+                pending_flow_ = Flow::Exit;
+                return 1;
+            }
+            if (r != Ex::Ok) {
+                status = 1;
+                continue;
+            }
+        } else {
+            const std::string& s = a[i];
+            size_t eq = s.find('=');
+            name = s.substr(0, eq);
+            if (!valid_name(name)) {
+                builtin_error("readonly", "`" + s + "': not a valid identifier");
+                status = 1;
+                continue;
+            }
+            if (eq != std::string::npos && !assign(name, s.substr(eq + 1))) {
+                status = 1;
+                continue;
+            }
+        }
+        Var* v = lookup_mut(name);
+        if (!v) v = &st_.vars.lookup_or_create(name);
+        if (type && !v->is_array()) {
+            v->attrs |= type;
+            if (type == kAttrAssoc) v->assoc = std::make_shared<AssocArray>();
+            else v->idx = std::make_shared<IndexedArray>();
+        }
+        v->attrs |= kAttrReadonly;
+    }
+    return status;
+}
+
+int Exec::b_unset(std::vector<std::string>& a) {
+    bool funcs = false, vars = false, nameref = false;
+    size_t i = 1;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (s == "--") {
+            ++i;
+            break;
+        }
+        if (s.size() < 2 || s[0] != '-') break;
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'f') funcs = true;
+            else if (s[k] == 'v') vars = true;
+            else if (s[k] == 'n') nameref = true;
+            else {
+                builtin_error("unset", std::string("-") + s[k] + ": invalid option");
+                write_err("unset: usage: unset [-f] [-v] [-n] [name ...]\n");
+                return 2;
+            }
+        }
+    }
+    int status = 0;
+    for (; i < a.size(); ++i) {
+        std::string name = a[i];
+        if (funcs) {
+            auto it = st_.funcs.find(name);
+            if (it != st_.funcs.end()) {
+                if (it->second->attrs & kAttrReadonly) {
+                    builtin_error("unset", name + ": cannot unset: readonly function");
+                    status = 1;
+                    continue;
+                }
+                st_.funcs.erase(it);
+            }
+            continue;
+        }
+        size_t lb = name.find('[');
+        if (lb != std::string::npos && name.back() == ']') {
+            std::string base = name.substr(0, lb);
+            std::string sub = name.substr(lb + 1, name.size() - lb - 2);
+            if (!valid_name(base)) {
+                builtin_error("unset", "`" + name + "': not a valid identifier");
+                status = 1;
+                continue;
+            }
+            Var* v = lookup_mut(base);
+            if (!v) continue;
+            if (v->readonly()) {
+                builtin_error("unset", base + ": cannot unset: readonly variable");
+                status = 1;
+                continue;
+            }
+            if (sub == "@" || sub == "*") {
+                if (v->is_assoc()) {
+                    v->assoc_mut().clear();
+                    continue;
+                }
+                std::string b = base;
+                (void)unset_var(b);
+                continue;
+            }
+            if (v->is_assoc()) {
+                v->assoc_mut().erase(sub);
+            } else if (v->is_indexed()) {
+                int64_t k = 0;
+                Ex r = arith_text(sub, k, false);
+                if (r != Ex::Ok) {
+                    status = 1;
+                    continue;
+                }
+                IndexedArray& arr = v->idx_mut();
+                if (k < 0) {
+                    int64_t n = arr.next_index();
+                    if (k + n < 0) {
+                        builtin_error("unset", base + "[" + sub + "]: bad array subscript");
+                        status = 1;
+                        continue;
+                    }
+                    k += n;
+                }
+                arr.m.erase(k);
+            } else {
+                int64_t k = 0;
+                if (arith_text(sub, k, false) == Ex::Ok && k == 0) (void)unset_var(base);
+            }
+            continue;
+        }
+        if (!valid_name(name)) {
+            if (!vars) {
+                // Not a variable name: maybe a function's.
+                st_.funcs.erase(name);
+                continue;
+            }
+            builtin_error("unset", "`" + name + "': not a valid identifier");
+            status = 1;
+            continue;
+        }
+        Var* raw = st_.vars.find(name);
+        if (raw && !nameref && (raw->attrs & kAttrNameref) && raw->set) {
+            bool ok;
+            std::string target = resolve_nameref(name, ok);
+            if (ok && target != name) {
+                if (!unset_var(target)) status = 1;
+                continue;
+            }
+        }
+        if (raw) {
+            if (!unset_var(name)) status = 1;
+            continue;
+        }
+        if (!vars) {
+            auto it = st_.funcs.find(name);
+            if (it != st_.funcs.end()) st_.funcs.erase(it);
+        }
+    }
+    return status;
+}
+
+// ---------------------------------------------------------------- set / shopt
+
+int Exec::b_set(std::vector<std::string>& a) {
+    if (a.size() == 1) {
+        std::string out;
+        for (const auto& [name, v] : st_.vars.visible()) {
+            const Var* d = v;
+            if (v->dyn != DynVar::None) d = lookup(*name);
+            if (!d) continue;
+            if (d->is_array()) {
+                if (d->count() == 0 && !d->set) continue;
+                out += *name + "=" + array_body(*d) + "\n";
+            } else if (d->set) {
+                out += *name + "=" + quote_set_value(d->str) + "\n";
+            }
+        }
+        std::vector<std::string> names;
+        for (const auto& [k, f] : st_.funcs) names.push_back(k);
+        std::sort(names.begin(), names.end());
+        for (const auto& n : names) print_function(*st_.funcs[n], out);
+        write_out(out);
+        return 0;
+    }
+    size_t i = 1;
+    bool set_params = false;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (s == "--") {
+            ++i;
+            set_params = true;
+            break;
+        }
+        if (s == "-") {
+            st_.opts[OptXtrace] = false;
+            st_.opts[OptVerbose] = false;
+            ++i;
+            set_params = i < a.size() || true;
+            break;
+        }
+        if (s.size() < 2 || (s[0] != '-' && s[0] != '+')) break;
+        bool on = s[0] == '-';
+        for (size_t k = 1; k < s.size(); ++k) {
+            char c = s[k];
+            if (c == 'o') {
+                if (i + 1 >= a.size() || (k + 1 < s.size())) {
+                    // List the options.
+                    std::string out;
+                    for (int o = 0; o < kSetOptCount; ++o) {
+                        if (on) {
+                            std::string nm = kOpts[o].name;
+                            out += nm;
+                            out += nm.size() < 15 ? std::string(15 - nm.size(), ' ') : std::string();
+                            out += "\t";
+                            out += st_.opts[static_cast<size_t>(o)] ? "on\n" : "off\n";
+                        } else {
+                            out += std::string("set ") + (st_.opts[static_cast<size_t>(o)] ? "-o " : "+o ") + kOpts[o].name + "\n";
+                        }
+                    }
+                    write_out(out);
+                    continue;
+                }
+                const std::string& name = a[++i];
+                int o = find_set_option(name);
+                if (o < 0) {
+                    builtin_error("set", name + ": invalid option name");
+                    return 2;
+                }
+                st_.opts[static_cast<size_t>(o)] = on;
+                break;
+            }
+            int o = find_set_letter(c);
+            if (o < 0) {
+                builtin_error("set", std::string(1, s[0]) + c + ": invalid option");
+                write_err("set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
+                return 2;
+            }
+            st_.opts[static_cast<size_t>(o)] = on;
+        }
+    }
+    if (i < a.size() || set_params) {
+        if (i < a.size() || set_params) {
+            std::vector<std::string> p(a.begin() + static_cast<ptrdiff_t>(i), a.end());
+            if (i < a.size() || a[i - 1] == "--") params() = std::move(p);
+        }
+    }
+    return 0;
+}
+
+int Exec::b_shopt(std::vector<std::string>& a) {
+    bool set = false, unset = false, print = false, quiet = false, oflag = false;
+    size_t i = 1;
+    for (; i < a.size(); ++i) {
+        const std::string& s = a[i];
+        if (s == "--") {
+            ++i;
+            break;
+        }
+        if (s.size() < 2 || s[0] != '-') break;
+        for (size_t k = 1; k < s.size(); ++k) {
+            switch (s[k]) {
+                case 's': set = true; break;
+                case 'u': unset = true; break;
+                case 'p': print = true; break;
+                case 'q': quiet = true; break;
+                case 'o': oflag = true; break;
+                default:
+                    builtin_error("shopt", std::string("-") + s[k] + ": invalid option");
+                    write_err("shopt: usage: shopt [-pqsu] [-o] [optname ...]\n");
+                    return 2;
+            }
+        }
+    }
+    if (set && unset) return builtin_error("shopt", "cannot set and unset shell options simultaneously");
+    auto lookup_opt = [&](const std::string& n) { return oflag ? find_set_option(n) : find_shopt(n); };
+    auto line = [&](int o) {
+        bool on = st_.opts[static_cast<size_t>(o)];
+        if (print || set || unset) {
+            if (oflag) return std::string("set ") + (on ? "-o " : "+o ") + kOpts[o].name + "\n";
+            return std::string("shopt ") + (on ? "-s " : "-u ") + kOpts[o].name + "\n";
+        }
+        std::string nm = kOpts[o].name;
+        std::string out = nm;
+        out += nm.size() < 15 ? std::string(15 - nm.size(), ' ') : std::string();
+        out += "\t";
+        out += on ? "on\n" : "off\n";
+        return out;
+    };
+    int lo = oflag ? 0 : kSetOptCount, hi = oflag ? kSetOptCount : kOptCount;
+    if (i >= a.size()) {
+        if (quiet) return 0;
+        std::string out;
+        for (int o = lo; o < hi; ++o) {
+            bool on = st_.opts[static_cast<size_t>(o)];
+            if (set && !on) continue;
+            if (unset && on) continue;
+            out += line(o);
+        }
+        write_out(out);
+        return 0;
+    }
+    int status = 0;
+    std::string out;
+    for (; i < a.size(); ++i) {
+        int o = lookup_opt(a[i]);
+        if (o < 0) {
+            builtin_error("shopt", a[i] + ": invalid shell option name");
+            status = 1;
+            continue;
+        }
+        if (set) st_.opts[static_cast<size_t>(o)] = true;
+        else if (unset) st_.opts[static_cast<size_t>(o)] = false;
+        else {
+            if (!st_.opts[static_cast<size_t>(o)]) status = 1;
+            if (!quiet) out += line(o);
+        }
+    }
+    write_out(out);
+    return status;
+}
+
+// ---------------------------------------------------------------- control flow
+
+namespace {
+bool numeric_arg(const std::string& s, int64_t& n) { return parse_int(s, n); }
+}  // namespace
+
+int Exec::b_shift(std::vector<std::string>& a) {
+    int64_t n = 1;
+    if (a.size() > 1 && !numeric_arg(a[1], n)) return builtin_error("shift", a[1] + ": numeric argument required");
+    if (n < 0) return builtin_error("shift", a[1] + ": shift count out of range");
+    auto& p = params();
+    if (static_cast<size_t>(n) > p.size()) {
+        if (st_.opts[ShShiftVerbose]) builtin_error("shift", a[1] + ": shift count out of range");
+        return 1;
+    }
+    p.erase(p.begin(), p.begin() + n);
+    return 0;
+}
+
+int Exec::b_return(std::vector<std::string>& a) {
+    int64_t n = st_.status;
+    if (a.size() > 1 && !numeric_arg(a[1], n)) {
+        builtin_error("return", a[1] + ": numeric argument required");
+        n = 2;
+    }
+    if (call_depth_ == 0 && !in_source_) {
+        return builtin_error("return", "can only `return' from a function or sourced script", 2);
+    }
+    pending_flow_ = Flow::Return;
+    return static_cast<int>(static_cast<uint8_t>(n));
+}
+
+int Exec::b_exit(std::vector<std::string>& a) {
+    int64_t n = st_.status;
+    if (a.size() > 1 && !numeric_arg(a[1], n)) {
+        builtin_error("exit", a[1] + ": numeric argument required");
+        n = 2;
+    } else if (a.size() > 2) {
+        builtin_error("exit", "too many arguments");
+        return 1;
+    }
+    exit_status_ = static_cast<int>(static_cast<uint8_t>(n));
+    pending_flow_ = Flow::Exit;
+    if (!is_subshell_) st_.exited = true;
+    return exit_status_;
+}
+
+int Exec::b_logout(std::vector<std::string>&) { return builtin_error("logout", "not login shell: use `exit'"); }
+
+int Exec::b_break(std::vector<std::string>& a) {
+    int64_t n = 1;
+    if (a.size() > 1 && (!numeric_arg(a[1], n) || n < 1)) {
+        builtin_error("break", a[1] + ": loop count out of range");
+        n = 1;
+        if (!numeric_arg(a[1], n)) {
+            pending_flow_ = Flow::Exit;
+            exit_status_ = 128;
+            return 128;
+        }
+        return 1;
+    }
+    if (loop_depth_ == 0) {
+        builtin_error("break", "only meaningful in a `for', `while', or `until' loop");
+        return 0;
+    }
+    levels_ = static_cast<uint32_t>(std::min<int64_t>(n, loop_depth_));
+    pending_flow_ = Flow::Break;
+    return 0;
+}
+
+int Exec::b_continue(std::vector<std::string>& a) {
+    int64_t n = 1;
+    if (a.size() > 1 && (!numeric_arg(a[1], n) || n < 1)) {
+        builtin_error("continue", a[1] + ": loop count out of range");
+        return 1;
+    }
+    if (loop_depth_ == 0) {
+        builtin_error("continue", "only meaningful in a `for', `while', or `until' loop");
+        return 0;
+    }
+    levels_ = static_cast<uint32_t>(std::min<int64_t>(n, loop_depth_));
+    pending_flow_ = Flow::Continue;
+    return 0;
+}
+
+// ---------------------------------------------------------------- test
+
+int Exec::b_test(std::vector<std::string>& a) {
+    return test_command(std::span<const std::string>(a.data() + 1, a.size() - 1), "test");
+}
+
+int Exec::b_bracket(std::vector<std::string>& a) {
+    if (a.back() != "]") return builtin_error("[", "missing `]'", 2);
+    return test_command(std::span<const std::string>(a.data() + 1, a.size() - 2), "[");
+}
+
+// ---------------------------------------------------------------- eval / source
+
+int Exec::b_eval(std::vector<std::string>& a) {
+    std::string text;
+    size_t i = 1;
+    if (i < a.size() && a[i] == "--") ++i;
+    for (; i < a.size(); ++i) {
+        if (!text.empty()) text.push_back(' ');
+        text += a[i];
+    }
+    if (text.empty()) return 0;
+    st_.status = 0;
+    Flow f = run_source(text, source_name_, true);
+    pending_flow_ = f;
+    return st_.status;
+}
+
+int Exec::b_source(std::vector<std::string>& a) {
+    size_t i = 1;
+    if (i < a.size() && a[i] == "--") ++i;
+    if (i >= a.size()) {
+        builtin_error(a[0], "filename argument required");
+        write_err(a[0] + ": usage: " + a[0] + " filename [arguments]\n");
+        return 2;
+    }
+    std::string file = a[i];
+    std::string path;
+    if (file.find('/') == std::string::npos && st_.opts[ShSourcepath]) {
+        const std::string* pv = get_scalar("PATH");
+        if (pv) {
+            size_t start = 0;
+            while (start <= pv->size()) {
+                size_t colon = pv->find(':', start);
+                std::string dir = pv->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+                std::string cand = abs_path((dir.empty() ? std::string(".") : dir) + "/" + file);
+                if (s_.fs.is_regular_file(cand)) {
+                    path = cand;
+                    break;
+                }
+                if (colon == std::string::npos) break;
+                start = colon + 1;
+            }
+        }
+    }
+    if (path.empty()) path = abs_path(file);
+    auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+    if (!content) {
+        return builtin_error(a[0], file + ": " + std::string(vfs::error_message(content.error())));
+    }
+    if (s_.fs.is_directory(path)) return builtin_error(a[0], file + ": is a directory");
+    // Arguments replace the positional parameters for the duration.
+    bool with_args = i + 1 < a.size();
+    std::vector<std::string> saved;
+    if (with_args) {
+        saved = params();
+        params().assign(a.begin() + static_cast<ptrdiff_t>(i) + 1, a.end());
+    }
+    std::string saved_name = source_name_;
+    source_name_ = file;
+    bool saved_in_source = in_source_;
+    in_source_ = true;
+    uint32_t saved_offset = line_offset_;
+    line_offset_ = 0;
+    st_.status = 0;
+    Flow f = run_source(*content, file, false);
+    line_offset_ = saved_offset;
+    in_source_ = saved_in_source;
+    source_name_ = saved_name;
+    if (with_args) params() = std::move(saved);
+    if (f == Flow::Return) f = Flow::Normal;
+    pending_flow_ = f;
+    return st_.status;
+}
+
+}  // namespace bashkit::interp

@@ -1,0 +1,122 @@
+// The one way out: what a utility receives, and the registry utilities are found in.
+//
+// A utility (cat, grep, sed, ... in builtins/) is a function of a CommandContext. It reaches the world only
+// through the context: its argv, its three streams, the FileSystem (with the cwd to resolve relative
+// paths), the exported environment, the limits and cancel token, the clock, and - when the network is on -
+// the HTTP client. The sandbox fills a CommandRegistry with utilities; the interpreter looks commands up
+// there after functions and shell builtins.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "interp/limits.hpp"
+#include "interp/stream.hpp"
+#include "vfs/filesystem.hpp"
+
+namespace bashkit::net {
+class HttpClient;
+}
+
+namespace bashkit::interp {
+
+// The identity the session shows to scripts and utilities (whoami, id, hostname). Never the host's.
+struct Identity {
+    std::string user = "user";
+    std::string host = "bashkit";
+    uint32_t uid = 1000;
+    uint32_t gid = 1000;
+    int64_t pid = 1000;   // $$
+    int64_t ppid = 999;   // $PPID
+    std::string home;     // default: /home/<user>
+};
+
+// The exported environment of a command: name=value pairs sorted by name.
+class Environment {
+public:
+    Environment() = default;
+    explicit Environment(std::vector<std::pair<std::string, std::string>> vars);
+    // The value of name, or nullptr when it is not exported.
+    const std::string* get(std::string_view name) const;
+    void set(std::string name, std::string value);
+    void unset(std::string_view name);
+    const std::vector<std::pair<std::string, std::string>>& entries() const { return vars_; }
+
+private:
+    std::vector<std::pair<std::string, std::string>> vars_;  // sorted by name
+};
+
+struct CommandContext;
+
+// Runs another command from inside a utility (xargs, find -exec, env, timeout, nice, bash -c): the same
+// lookup as the shell (functions, builtins, registry, PATH), with the given streams.
+class CommandRunner {
+public:
+    virtual ~CommandRunner() = default;
+    virtual int run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in,
+                            ByteStream& out, ByteStream& err) = 0;
+    // Runs shell source text in a child interpreter (bash -c, sh -c, bash FILE): a fresh shell that
+    // shares the filesystem. args are $0 $1 ... of the child.
+    virtual int run_script(std::string_view source, std::span<const std::string> args, ByteStream& in,
+                           ByteStream& out, ByteStream& err) = 0;
+};
+
+struct CommandContext {
+    std::vector<std::string> argv;  // argv[0] is the command name as invoked
+    ByteStream& in;
+    ByteStream& out;
+    ByteStream& err;
+    vfs::FileSystem& fs;
+    std::string cwd;  // absolute
+    const Environment& env;
+    const ExecutionLimits& limits;
+    const CancelToken& cancel;
+    const vfs::Clock& clock;
+    CommandRunner* runner = nullptr;        // null when the caller cannot run commands
+    net::HttpClient* http = nullptr;        // null when the network is off
+    uint32_t umask = 022;
+    const Identity* identity = nullptr;     // the session's virtual user, host and ids
+
+    // path made absolute against cwd (not normalised; the FileSystem resolves . and ..).
+    std::string resolve(std::string_view path) const;
+    bool cancelled() const { return cancel.cancelled(); }
+    // Writes to err as "argv0: message\n".
+    void error(std::string_view message) const;
+};
+
+using CommandFn = std::function<int(CommandContext&)>;
+
+struct RegisteredCommand {
+    std::string name;
+    std::string help;  // one line: usage and summary
+    CommandFn fn;
+};
+
+// name -> utility. Filled by the sandbox before sessions run; read concurrently afterwards (lookups are
+// const and need no lock).
+class CommandRegistry {
+public:
+    // Adds or replaces a command.
+    void add(std::string name, std::string help, CommandFn fn);
+    bool erase(std::string_view name);
+    const RegisteredCommand* find(std::string_view name) const;
+    std::vector<std::string> names() const;  // sorted
+    size_t size() const { return commands_.size(); }
+
+private:
+    struct Hash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, RegisteredCommand, Hash, std::equal_to<>> commands_;
+};
+
+}  // namespace bashkit::interp

@@ -1,0 +1,505 @@
+// [[ ]] and test / [ : string, arithmetic and file tests over the FileSystem, =~ through RE2.
+#include <algorithm>
+#include <cstring>
+
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+#include "interp/pattern.hpp"
+#include "interp/regex.hpp"
+
+namespace bashkit::interp {
+
+namespace {
+
+bool is_dev_char(std::string_view p) {
+    return p == "/dev/null" || p == "/dev/zero" || p == "/dev/urandom" || p == "/dev/random" || p == "/dev/tty" ||
+           p == "/dev/full";
+}
+
+void regex_escape(std::string& out, std::string_view s) {
+    for (char c : s) {
+        if (std::strchr("\\.[]()*+?{}|^$", c) && c) out.push_back('\\');
+        out.push_back(c);
+    }
+}
+
+}  // namespace
+
+bool Exec::file_test(char op, const std::string& path_in) {
+    if (path_in.empty()) return false;
+    std::string path = abs_path(path_in);
+    // Devices the interpreter provides.
+    if (path.starts_with("/dev/")) {
+        std::string_view dev = std::string_view(path).substr(5);
+        bool fdlike = dev == "stdin" || dev == "stdout" || dev == "stderr" || dev.starts_with("fd/");
+        if (is_dev_char(path) || fdlike) {
+            if (fdlike) {
+                int n = dev == "stdin" ? 0 : dev == "stdout" ? 1 : dev == "stderr" ? 2 : -1;
+                if (n < 0) {
+                    int64_t v = -1;
+                    if (!parse_int(dev.substr(3), v) || v < 0 || v > 1023) return false;
+                    n = static_cast<int>(v);
+                }
+                if (!fd(n)) return false;
+                switch (op) {
+                    case 'e': case 'a': case 'r': case 'w': return true;
+                    case 'p': return true;
+                    case 'h': case 'L': return dev != "fd" && !dev.starts_with("fd/");
+                    default: return false;
+                }
+            }
+            switch (op) {
+                case 'e': case 'a': case 'c': case 'r': case 'w': return true;
+                default: return false;
+            }
+        }
+        if (dev.empty() || dev == "fd") {
+            // /dev and /dev/fd are directories we provide.
+            switch (op) {
+                case 'e': case 'a': case 'd': case 'r': case 'x': return true;
+                default: break;
+            }
+        }
+    }
+    if (op == 'h' || op == 'L') {
+        auto st = s_.fs.lstat(path);
+        return st && st->is_symlink();
+    }
+    auto st = s_.fs.stat(path);
+    if (!st) return false;
+    switch (op) {
+        case 'e': case 'a': return true;
+        case 'f': return st->is_regular();
+        case 'd': return st->is_directory();
+        case 'b': return st->type == vfs::FileType::block_device;
+        case 'c': return st->type == vfs::FileType::char_device;
+        case 'p': return st->type == vfs::FileType::fifo;
+        case 'S': return st->type == vfs::FileType::socket;
+        case 's': return st->size > 0;
+        case 'r': case 'w': return true;  // the sandbox user may read and write everything
+        case 'x': return st->is_directory() || (st->mode & 0111) != 0;
+        case 'u': return (st->mode & 04000) != 0;
+        case 'g': return (st->mode & 02000) != 0;
+        case 'k': return (st->mode & 01000) != 0;
+        case 'O': return st->uid == s_.id.uid;
+        case 'G': return st->gid == s_.id.gid;
+        case 'N': return st->mtime > st->atime;
+        default: return false;
+    }
+}
+
+// Unary tests shared by [[ ]] and test. known=false when op is not a unary operator.
+bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) {
+    known = true;
+    if (op.size() != 2 || op[0] != '-') {
+        known = false;
+        return false;
+    }
+    char c = op[1];
+    switch (c) {
+        case 'z': return arg.empty();
+        case 'n': return !arg.empty();
+        case 'o': {
+            int o = find_set_option(arg);
+            return o >= 0 && st_.opts[static_cast<size_t>(o)];
+        }
+        case 'v': {
+            size_t lb = arg.find('[');
+            if (lb != std::string::npos && arg.back() == ']') {
+                std::string name = arg.substr(0, lb), sub = arg.substr(lb + 1, arg.size() - lb - 2);
+                const Var* v = lookup(name);
+                if (!v) return false;
+                if (sub == "@" || sub == "*") return v->count() > 0;
+                if (v->is_assoc()) return v->assoc && v->assoc->get(sub);
+                int64_t i = 0;
+                if (arith_text(sub, i, false) != Ex::Ok) return false;
+                if (v->is_indexed()) {
+                    if (!v->idx) return false;
+                    if (i < 0) i += v->idx->next_index();
+                    return v->idx->m.count(i) > 0;
+                }
+                return i == 0 && v->set;
+            }
+            if (arg == "#" || arg == "?" || arg == "$" || arg == "-" || arg == "0") return true;
+            if (!arg.empty() && std::all_of(arg.begin(), arg.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+                int64_t n = 0;
+                parse_int(arg, n);
+                return n >= 1 && static_cast<size_t>(n) <= params().size();
+            }
+            const Var* v = lookup(arg);
+            if (!v) return false;
+            if (v->is_array()) return v->scalar_value() != nullptr;
+            return v->set;
+        }
+        case 'R': {
+            const Var* v = st_.vars.find(arg);
+            return v && (v->attrs & kAttrNameref) && v->set;
+        }
+        case 't': {
+            int64_t n = -1;
+            if (!parse_int(arg, n) || n < 0 || n > 1023) return false;
+            StreamPtr s = fd(static_cast<int>(n));
+            return s && s->is_tty();
+        }
+        case 'a': case 'b': case 'c': case 'd': case 'e': case 'f': case 'g': case 'h': case 'k': case 'p':
+        case 'r': case 's': case 'u': case 'w': case 'x': case 'G': case 'L': case 'N': case 'O': case 'S':
+            return file_test(c, arg);
+        default:
+            known = false;
+            return false;
+    }
+}
+
+namespace {
+
+// -nt -ot -ef
+bool file_compare(Exec& ex, std::string_view op, const std::string& a, const std::string& b) {
+    auto& fs = ex.session().fs;
+    auto sa = fs.stat(ex.abs_path(a));
+    auto sb = fs.stat(ex.abs_path(b));
+    if (op == "-nt") {
+        if (!sa) return false;
+        if (!sb) return true;
+        return sa->mtime > sb->mtime;
+    }
+    if (op == "-ot") {
+        if (!sb) return false;
+        if (!sa) return true;
+        return sa->mtime < sb->mtime;
+    }
+    if (!sa || !sb) return false;
+    return sa->dev == sb->dev && sa->ino == sb->ino;
+}
+
+bool is_binary_op(std::string_view op) {
+    static constexpr std::string_view ops[] = {"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le",
+                                               "-gt", "-ge", "-nt", "-ot", "-ef"};
+    for (auto o : ops)
+        if (o == op) return true;
+    return false;
+}
+
+}  // namespace
+
+Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
+    using K = sx::NodeKind;
+    switch (e->kind) {
+        case K::CondWord: {
+            std::string s;
+            Ex r = expand_word(e->as<sx::CondWord>()->word, s, true);
+            if (r != Ex::Ok) return r;
+            result = !s.empty();
+            return Ex::Ok;
+        }
+        case K::CondNot: {
+            Ex r = eval_cond(e->as<sx::CondNot>()->expr, result);
+            result = !result;
+            return r;
+        }
+        case K::CondParen:
+            return eval_cond(e->as<sx::CondParen>()->expr, result);
+        case K::CondAnd: {
+            const auto* a = e->as<sx::CondAnd>();
+            Ex r = eval_cond(a->left, result);
+            if (r != Ex::Ok || !result) return r;
+            return eval_cond(a->right, result);
+        }
+        case K::CondOr: {
+            const auto* o = e->as<sx::CondOr>();
+            Ex r = eval_cond(o->left, result);
+            if (r != Ex::Ok || result) return r;
+            return eval_cond(o->right, result);
+        }
+        case K::CondUnary: {
+            const auto* u = e->as<sx::CondUnary>();
+            std::string arg;
+            Ex r = expand_word(u->arg, arg, true);
+            if (r != Ex::Ok) return r;
+            if (st_.opts[OptXtrace]) xtrace_line("[[ " + std::string(u->op) + " " + arg + " ]]");
+            bool known = true;
+            result = unary_test(u->op, arg, known);
+            if (!known) {
+                error("unexpected argument `" + std::string(u->op) + "' to conditional unary operator");
+                return Ex::Fail;
+            }
+            return Ex::Ok;
+        }
+        case K::CondBinary: {
+            const auto* b = e->as<sx::CondBinary>();
+            std::string left;
+            Ex r = expand_word(b->left, left, true);
+            if (r != Ex::Ok) return r;
+            std::string_view op = b->op;
+            if (op == "==" || op == "=" || op == "!=") {
+                std::string pat;
+                r = expand_pattern(b->right, pat);
+                if (r != Ex::Ok) return r;
+                if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " " + std::string(op) + " " + pat + " ]]");
+                PatternOptions po;
+                po.nocase = st_.opts[ShNocasematch];
+                po.extglob = true;
+                bool m = pattern_match(pat, left, po);
+                result = op == "!=" ? !m : m;
+                return Ex::Ok;
+            }
+            if (op == "=~") {
+                // Quoted parts of the right side match literally.
+                std::string re;
+                if (b->right) {
+                    for (const sx::Node* p : b->right->parts) {
+                        bool q = p->kind == sx::NodeKind::SglQuoted || p->kind == sx::NodeKind::DblQuoted ||
+                                 p->kind == sx::NodeKind::Escaped || p->kind == sx::NodeKind::AnsiCQuoted;
+                        FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+                        r = expand_part(p, fb, false);
+                        if (r != Ex::Ok) return r;
+                        if (q)
+                            regex_escape(re, fb.text());
+                        else
+                            re += fb.text();
+                    }
+                }
+                if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " =~ " + re + " ]]");
+                RegexOptions ro;
+                ro.icase = st_.opts[ShNocasematch];
+                Regex rx = Regex::compile(re, RegexSyntax::kExtended, ro);
+                if (!rx.ok()) {
+                    result = false;
+                    st_.status = 2;
+                    return Ex::Fail;
+                }
+                std::vector<RegexSpan> spans;
+                result = rx.search(left, spans, 0);
+                Var& v = st_.vars.lookup_or_create("BASH_REMATCH");
+                if (!v.readonly()) {
+                    v.attrs = (v.attrs & ~kAttrAssoc) | kAttrIndexed;
+                    v.str.clear();
+                    auto arr = std::make_shared<IndexedArray>();
+                    if (result)
+                        for (size_t i = 0; i < spans.size(); ++i) {
+                            if (spans[i].matched())
+                                arr->m[static_cast<int64_t>(i)] =
+                                    left.substr(static_cast<size_t>(spans[i].begin),
+                                                static_cast<size_t>(spans[i].end - spans[i].begin));
+                            else
+                                arr->m[static_cast<int64_t>(i)] = "";
+                        }
+                    v.idx = std::move(arr);
+                    v.set = true;
+                }
+                return Ex::Ok;
+            }
+            std::string right;
+            r = expand_word(b->right, right, true);
+            if (r != Ex::Ok) return r;
+            if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " " + std::string(op) + " " + right + " ]]");
+            if (op == "<") {
+                result = left < right;
+                return Ex::Ok;
+            }
+            if (op == ">") {
+                result = left > right;
+                return Ex::Ok;
+            }
+            if (op == "-nt" || op == "-ot" || op == "-ef") {
+                result = file_compare(*this, op, left, right);
+                return Ex::Ok;
+            }
+            int64_t a = 0, c = 0;
+            r = arith_text(left, a, false);
+            if (r != Ex::Ok) return r;
+            r = arith_text(right, c, false);
+            if (r != Ex::Ok) return r;
+            if (op == "-eq") result = a == c;
+            else if (op == "-ne") result = a != c;
+            else if (op == "-lt") result = a < c;
+            else if (op == "-le") result = a <= c;
+            else if (op == "-gt") result = a > c;
+            else if (op == "-ge") result = a >= c;
+            else {
+                error("unexpected argument to conditional binary operator");
+                return Ex::Fail;
+            }
+            return Ex::Ok;
+        }
+        default:
+            result = false;
+            return Ex::Ok;
+    }
+}
+
+// ---------------------------------------------------------------- test / [
+
+namespace {
+
+struct TestParser {
+    Exec& ex;
+    std::span<const std::string> args;
+    std::string_view name;
+    size_t pos = 0;
+    bool failed = false;
+    std::string msg;
+
+    bool fail(std::string m) {
+        if (!failed) {
+            failed = true;
+            msg = std::move(m);
+        }
+        return false;
+    }
+
+    bool int_arg(const std::string& s, int64_t& v) {
+        if (!parse_int(s, v)) return fail(s + ": integer expression expected");
+        return true;
+    }
+
+    bool binary(const std::string& a, std::string_view op, const std::string& b) {
+        if (op == "=" || op == "==") return a == b;
+        if (op == "!=") return a != b;
+        if (op == "<") return a < b;
+        if (op == ">") return a > b;
+        if (op == "-nt" || op == "-ot" || op == "-ef") return file_compare(ex, op, a, b);
+        int64_t x = 0, y = 0;
+        if (!int_arg(a, x) || !int_arg(b, y)) return false;
+        if (op == "-eq") return x == y;
+        if (op == "-ne") return x != y;
+        if (op == "-lt") return x < y;
+        if (op == "-le") return x <= y;
+        if (op == "-gt") return x > y;
+        if (op == "-ge") return x >= y;
+        return fail(std::string(op) + ": binary operator expected");
+    }
+
+    bool unary(std::string_view op, const std::string& a) {
+        bool known = true;
+        bool r = ex.unary_test(op, a, known);
+        if (!known) return fail(std::string(op) + ": unary operator expected");
+        return r;
+    }
+
+    // Full grammar: or_expr := and_expr (-o and_expr)*
+    bool expr() {
+        bool v = and_expr();
+        while (pos < args.size() && args[pos] == "-o") {
+            ++pos;
+            bool r = and_expr();
+            v = v || r;
+        }
+        return v;
+    }
+    bool and_expr() {
+        bool v = not_expr();
+        while (pos < args.size() && args[pos] == "-a") {
+            ++pos;
+            bool r = not_expr();
+            v = v && r;
+        }
+        return v;
+    }
+    bool not_expr() {
+        if (pos < args.size() && args[pos] == "!") {
+            ++pos;
+            return !not_expr();
+        }
+        return primary();
+    }
+    bool primary() {
+        if (pos >= args.size()) return fail("argument expected");
+        const std::string& a = args[pos];
+        if (a == "(") {
+            ++pos;
+            bool v = expr();
+            if (pos >= args.size() || args[pos] != ")") return fail("`)' expected");
+            ++pos;
+            return v;
+        }
+        if (pos + 2 < args.size() + 0 && is_binary_op(args[pos + 1])) {
+            const std::string& op = args[pos + 1];
+            const std::string& b = args[pos + 2];
+            pos += 3;
+            return binary(a, op, b);
+        }
+        if (a.size() == 2 && a[0] == '-' && pos + 1 < args.size()) {
+            bool known = true;
+            std::string arg = args[pos + 1];
+            bool r = ex.unary_test(a, arg, known);
+            if (known) {
+                pos += 2;
+                return r;
+            }
+        }
+        ++pos;
+        return !a.empty();
+    }
+
+    bool eval_n(size_t n);
+};
+
+bool TestParser::eval_n(size_t n) {
+    // POSIX rules by argument count.
+    const auto& a = args;
+    size_t b = pos;
+    switch (n) {
+        case 0:
+            return false;
+        case 1:
+            pos += 1;
+            return !a[b].empty();
+        case 2:
+            if (a[b] == "!") {
+                pos += 2;
+                return a[b + 1].empty();
+            }
+            pos += 2;
+            return unary(a[b], a[b + 1]);
+        case 3:
+            if (is_binary_op(a[b + 1])) {
+                pos += 3;
+                return binary(a[b], a[b + 1], a[b + 2]);
+            }
+            if (a[b + 1] == "-a" || a[b + 1] == "-o") {
+                pos += 3;
+                bool l = !a[b].empty(), r = !a[b + 2].empty();
+                return a[b + 1] == "-a" ? (l && r) : (l || r);
+            }
+            if (a[b] == "!") {
+                pos += 1;
+                return !eval_n(2);
+            }
+            if (a[b] == "(" && a[b + 2] == ")") {
+                pos += 3;
+                return !a[b + 1].empty();
+            }
+            return fail(a[b + 1] + ": binary operator expected");
+        case 4:
+            if (a[b] == "!") {
+                pos += 1;
+                return !eval_n(3);
+            }
+            if (a[b] == "(" && a[b + 3] == ")") {
+                pos += 1;
+                bool v = eval_n(2);
+                pos += 1;
+                return v;
+            }
+            [[fallthrough]];
+        default: {
+            bool v = expr();
+            if (!failed && pos < args.size()) fail(args[pos] + ": too many arguments");
+            return v;
+        }
+    }
+}
+
+}  // namespace
+
+int Exec::test_command(std::span<const std::string> args, std::string_view name) {
+    TestParser p{*this, args, name, 0, false, {}};
+    bool v = p.eval_n(args.size());
+    if (p.failed) {
+        error(std::string(name) + ": " + p.msg);
+        return 2;
+    }
+    return v ? 0 : 1;
+}
+
+}  // namespace bashkit::interp

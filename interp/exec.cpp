@@ -1,0 +1,1694 @@
+// Command execution: lists, simple commands, pipelines, compound commands, functions, jobs.
+#include "interp/exec.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "interp/fields.hpp"
+#include "interp/pattern.hpp"
+#include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
+
+namespace bashkit::interp {
+
+// ---------------------------------------------------------------- small helpers
+
+std::string to_dec(int64_t v) {
+    char buf[24];
+    char* p = buf + sizeof buf;
+    uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    do {
+        *--p = static_cast<char>('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    return std::string(p, buf + sizeof buf - p);
+}
+
+bool parse_int(std::string_view s, int64_t& out) {
+    size_t i = 0, n = s.size();
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
+    while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n')) --n;
+    if (i >= n) return false;
+    bool neg = false;
+    if (s[i] == '-' || s[i] == '+') {
+        neg = s[i] == '-';
+        ++i;
+    }
+    if (i >= n) return false;
+    uint64_t v = 0;
+    for (; i < n; ++i) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        uint64_t d = static_cast<uint64_t>(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    if (!neg && v > static_cast<uint64_t>(INT64_MAX)) return false;
+    if (neg && v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
+    out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+    return true;
+}
+
+bool valid_name(std::string_view s) {
+    if (s.empty()) return false;
+    if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    for (char c : s)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    return true;
+}
+
+std::string line_prefix(std::string_view name, uint32_t line) {
+    std::string r(name);
+    r += ": line ";
+    r += std::to_string(line);
+    r += ": ";
+    return r;
+}
+
+// ---------------------------------------------------------------- threads
+
+StackThread::~StackThread() { join(); }
+
+void* StackThread::trampoline(void* arg) {
+    auto* self = static_cast<StackThread*>(arg);
+    // The function may own the StackThread (a detached job): run a local copy.
+    std::function<void()> fn = std::move(self->fn_);
+    fn();
+    return nullptr;
+}
+
+void StackThread::detach() {
+    if (started_ && !joined_) {
+        pthread_detach(static_cast<pthread_t>(handle_));
+        joined_ = true;
+    }
+}
+
+bool StackThread::start(size_t stack_bytes, std::function<void()> fn) {
+    fn_ = std::move(fn);
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) {
+        fn_ = nullptr;
+        return false;
+    }
+    pthread_attr_setstacksize(&attr, stack_bytes);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, &StackThread::trampoline, this);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        fn_ = nullptr;  // release what the function holds (pipe ends, state)
+        return false;
+    }
+    handle_ = static_cast<unsigned long>(t);
+    started_ = true;
+    return true;
+}
+
+void StackThread::join() {
+    if (started_ && !joined_) {
+        pthread_join(static_cast<pthread_t>(handle_), nullptr);
+        joined_ = true;
+    }
+}
+
+StackBounds current_stack_bounds() {
+    StackBounds b;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void* addr = nullptr;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            b.low = reinterpret_cast<uintptr_t>(addr);
+            b.high = b.low + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    return b;
+}
+
+Job::~Job() = default;
+
+// ---------------------------------------------------------------- Exec
+
+namespace {
+uintptr_t stack_limit_for_current_thread() {
+    StackBounds b = current_stack_bounds();
+    if (!b.low) return 0;
+    size_t size = b.high - b.low;
+    // Keep a margin for the deepest non-recursive work (a utility, the pattern matcher, RE2).
+    size_t margin = std::max<size_t>(size / 8, 512 * 1024);
+    if (margin >= size) margin = size / 2;
+    return b.low + margin;
+}
+}  // namespace
+
+Exec::Exec(Session& session, ShellState& state, const CancelToken& cancel)
+    : s_(session), st_(state), cancel_(&cancel) {
+    auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (s_.eval_stack_low && sp > s_.eval_stack_low && sp <= s_.eval_stack_high) {
+        size_t size = s_.eval_stack_high - s_.eval_stack_low;
+        stack_limit_ = s_.eval_stack_low + std::max<size_t>(size / 8, 512 * 1024);
+    } else {
+        stack_limit_ = stack_limit_for_current_thread();
+    }
+    if (st_.fds.size() < 3) st_.fds.resize(3);
+    if (st_.frames.empty()) st_.frames.emplace_back();
+}
+
+Exec::Exec(Exec& parent, ShellState& state)
+    : s_(parent.s_),
+      st_(state),
+      cancel_(parent.cancel_),
+      call_depth_(parent.call_depth_),
+      subshell_depth_(parent.subshell_depth_),
+      eval_depth_(parent.eval_depth_),
+      subst_depth_(parent.subst_depth_),
+      lineno_(parent.lineno_),
+      errexit_suppressed_(parent.errexit_suppressed_),
+      in_trap_(parent.in_trap_),
+      stack_limit_(parent.stack_limit_),
+      owner_hold_(parent.owner_hold_),
+      source_name_(parent.source_name_) {
+    cancel_hold_ = parent.cancel_hold_;
+    if (st_.fds.size() < 3) st_.fds.resize(3);
+    if (st_.frames.empty()) st_.frames.emplace_back();
+}
+
+Exec::Exec(Exec& parent, ShellState& state, bool new_thread) : Exec(parent, state) {
+    if (new_thread) stack_limit_ = stack_limit_for_current_thread();
+}
+
+bool Exec::stack_exhausted() const {
+    if (!stack_limit_) return false;
+    auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    return sp < stack_limit_;
+}
+
+bool Exec::check_cancel() {
+    if ((++cancel_tick_ & 31) == 0) return cancel_->cancelled();
+    return cancel_->cancelled_fast();
+}
+
+Flow Exec::cancelled_flow() {
+    exit_status_ = s_.run_token.timed_out() || cancel_->timed_out() ? 124 : 130;
+    st_.status = exit_status_;
+    return Flow::Exit;
+}
+
+void Exec::error(std::string_view msg) { error_at(lineno_, msg); }
+
+void Exec::error_at(uint32_t line, std::string_view msg) {
+    std::string m = line ? line_prefix(source_name_, line) : std::string(source_name_) + ": ";
+    m.append(msg);
+    m.push_back('\n');
+    write_err(m);
+}
+
+int Exec::builtin_error(std::string_view name, std::string_view msg, int status) {
+    std::string m(name);
+    m += ": ";
+    m += msg;
+    error(m);
+    return status;
+}
+
+namespace {
+std::string xtrace_quote(const std::string& s) {
+    bool plain = !s.empty();
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
+            plain = false;
+            break;
+        }
+    if (plain) return s;
+    return quote_for_reuse(s, QuoteStyle::Single);
+}
+}  // namespace
+
+// ---------------------------------------------------------------- lists and statements
+
+Flow Exec::run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner) {
+    auto saved = owner_hold_;
+    owner_hold_ = owner;
+    Flow f = exec_list(script.body);
+    owner_hold_ = std::move(saved);
+    return f;
+}
+
+Flow Exec::exec_list(sx::List<sx::Stmt*> stmts) {
+    for (const sx::Stmt* s : stmts) {
+        Flow f = exec_stmt(s);
+        if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+}
+
+Flow Exec::exec_stmt(const sx::Stmt* stmt) {
+    if (stmt->background) return exec_background(stmt);
+    Flow f = exec_command(stmt->cmd);
+    switch (stmt->cmd->kind) {
+        case sx::NodeKind::Simple:
+        case sx::NodeKind::Subshell:
+        case sx::NodeKind::ArithCmd:
+        case sx::NodeKind::CondCmd:
+            if (st_.pipestatus.size() != 1) st_.pipestatus.resize(1);
+            st_.pipestatus[0] = st_.status;
+            break;
+        default:
+            break;
+    }
+    return f;
+}
+
+Flow Exec::after_command(const sx::Command*) {
+    if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
+    // Functions inherit the ERR trap only with set -E.
+    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) run_trap(kTrapErr);
+    if (st_.opts[OptErrexit]) {
+        exit_status_ = st_.status;
+        return Flow::Exit;
+    }
+    return Flow::Normal;
+}
+
+Flow Exec::exec_command(const sx::Command* cmd) {
+    if (check_cancel()) return cancelled_flow();
+    if (stack_exhausted()) {
+        error("maximum nesting depth exceeded");
+        exit_status_ = st_.status = 1;
+        return Flow::Exit;
+    }
+    if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
+    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) && (call_depth_ == 0 || st_.opts[OptFunctrace]) &&
+        cmd->kind != sx::NodeKind::Pipeline && cmd->kind != sx::NodeKind::AndOr)
+        run_trap(kTrapDebug);
+
+    using K = sx::NodeKind;
+    if (cmd->kind == K::Simple) {
+        Flow f = exec_simple(cmd->as<sx::Simple>());
+        if (f != Flow::Normal) return f;
+        return after_command(cmd);
+    }
+    if (cmd->kind == K::Pipeline) return exec_pipeline(cmd->as<sx::Pipeline>());
+    if (cmd->kind == K::AndOr) return exec_andor(cmd->as<sx::AndOr>());
+    if (cmd->kind == K::FuncDef) return exec_funcdef(cmd->as<sx::FuncDef>());
+
+    RedirGuard guard(*this);
+    if (!cmd->redirs.empty()) {
+        Ex r = apply_redirs(cmd->redirs, &guard);
+        if (r == Ex::Fatal) return Flow::Exit;
+        if (r != Ex::Ok) {
+            st_.status = 1;
+            return after_command(cmd);
+        }
+    }
+    Flow f = Flow::Normal;
+    bool check = false;
+    switch (cmd->kind) {
+        case K::Brace:
+            f = exec_list(cmd->as<sx::Brace>()->body);
+            break;
+        case K::Subshell: {
+            if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+                error("subshell: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
+                st_.status = 1;
+                break;
+            }
+            const auto* sub = cmd->as<sx::Subshell>();
+            int status = in_subshell([&](Exec& child) {
+                child.subshell_depth_ = subshell_depth_ + 1;
+                return child.exec_list(sub->body);
+            });
+            st_.status = status;
+            if (cancel_->cancelled_fast()) return cancelled_flow();
+            check = true;
+            break;
+        }
+        case K::If:
+            f = exec_if(cmd->as<sx::If>());
+            break;
+        case K::While:
+            f = exec_while(cmd->as<sx::While>());
+            break;
+        case K::For:
+            f = exec_for(cmd->as<sx::For>());
+            break;
+        case K::ArithFor:
+            f = exec_arith_for(cmd->as<sx::ArithFor>());
+            break;
+        case K::Select:
+            f = exec_select(cmd->as<sx::Select>());
+            break;
+        case K::Case:
+            f = exec_case(cmd->as<sx::Case>());
+            break;
+        case K::ArithCmd:
+            f = exec_arith_cmd(cmd->as<sx::ArithCmd>());
+            check = true;
+            break;
+        case K::CondCmd:
+            f = exec_cond_cmd(cmd->as<sx::CondCmd>());
+            check = true;
+            break;
+        case K::Coproc:
+            f = exec_coproc(cmd->as<sx::Coproc>());
+            break;
+        default:
+            break;
+    }
+    if (f != Flow::Normal) return f;
+    if (check) return after_command(cmd);
+    return Flow::Normal;
+}
+
+Flow Exec::exec_andor(const sx::AndOr* a) {
+    uint32_t n = a->items.size;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i > 0) {
+            bool ok = st_.status == 0;
+            sx::AndOrOp op = a->ops[i - 1];
+            if ((op == sx::AndOrOp::And && !ok) || (op == sx::AndOrOp::Or && ok)) continue;
+        }
+        bool last = i + 1 == n;
+        if (!last) ++errexit_suppressed_;
+        Flow f = exec_command(a->items[i]);
+        if (!last) --errexit_suppressed_;
+        if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+}
+
+Flow Exec::exec_if(const sx::If* c) {
+    for (const sx::IfClause& cl : c->clauses) {
+        ++errexit_suppressed_;
+        Flow f = exec_list(cl.cond);
+        --errexit_suppressed_;
+        if (f != Flow::Normal) return f;
+        if (st_.status == 0) return exec_list(cl.body);
+    }
+    if (c->has_else) return exec_list(c->else_body);
+    st_.status = 0;
+    return Flow::Normal;
+}
+
+namespace {
+// Handles break/continue at a loop: returns true when the loop must stop, with f set to the flow to return.
+}  // namespace
+
+Flow Exec::exec_while(const sx::While* c) {
+    ++loop_depth_;
+    int body_status = 0;
+    uint64_t iterations = 0;
+    Flow result = Flow::Normal;
+    while (true) {
+        if (check_cancel()) {
+            result = cancelled_flow();
+            break;
+        }
+        if (s_.limits.max_loop_iterations && ++iterations > s_.limits.max_loop_iterations) {
+            error("loop: maximum iterations exceeded (" + std::to_string(s_.limits.max_loop_iterations) + ")");
+            body_status = 1;
+            result = Flow::Exit;
+            exit_status_ = 1;
+            break;
+        }
+        ++errexit_suppressed_;
+        Flow f = exec_list(c->cond);
+        --errexit_suppressed_;
+        if (f == Flow::Break || f == Flow::Continue) {
+            // break inside the condition acts on this loop
+            if (--levels_ > 0) {
+                result = f;
+                break;
+            }
+            if (f == Flow::Break) break;
+            continue;
+        }
+        if (f != Flow::Normal) {
+            result = f;
+            break;
+        }
+        bool ok = st_.status == 0;
+        if (ok == c->until) break;
+        f = exec_list(c->body);
+        body_status = st_.status;
+        if (f == Flow::Break || f == Flow::Continue) {
+            if (--levels_ > 0) {
+                result = f;
+                break;
+            }
+            if (f == Flow::Break) break;
+            continue;
+        }
+        if (f != Flow::Normal) {
+            result = f;
+            break;
+        }
+    }
+    --loop_depth_;
+    if (result == Flow::Normal) st_.status = body_status;
+    return result;
+}
+
+Flow Exec::exec_for(const sx::For* c) {
+    std::vector<std::string> items;
+    if (c->has_in) {
+        Ex r = expand_words(c->items, items);
+        if (r == Ex::Fatal) return Flow::Exit;
+        if (r == Ex::Fail) return Flow::Normal;
+    } else {
+        items = params();
+    }
+    if (!valid_name(c->var)) {
+        error("`" + std::string(c->var) + "': not a valid identifier");
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    ++loop_depth_;
+    Flow result = Flow::Normal;
+    st_.status = 0;
+    int body_status = 0;
+    uint64_t iterations = 0;
+    for (const std::string& item : items) {
+        if (check_cancel()) {
+            result = cancelled_flow();
+            break;
+        }
+        if (s_.limits.max_loop_iterations && ++iterations > s_.limits.max_loop_iterations) {
+            error("loop: maximum iterations exceeded (" + std::to_string(s_.limits.max_loop_iterations) + ")");
+            exit_status_ = 1;
+            result = Flow::Exit;
+            break;
+        }
+        if (st_.opts[OptXtrace]) {
+            std::string t = "for " + std::string(c->var) + " in";
+            for (const auto& it : items) t += " " + xtrace_quote(it);
+            xtrace_line(t);
+        }
+        if (!assign(c->var, item)) {
+            body_status = 1;
+            break;
+        }
+        Flow f = exec_list(c->body);
+        body_status = st_.status;
+        if (f == Flow::Break || f == Flow::Continue) {
+            if (--levels_ > 0) {
+                result = f;
+                break;
+            }
+            if (f == Flow::Break) break;
+            continue;
+        }
+        if (f != Flow::Normal) {
+            result = f;
+            break;
+        }
+    }
+    --loop_depth_;
+    if (result == Flow::Normal) st_.status = body_status;
+    return result;
+}
+
+Flow Exec::exec_arith_for(const sx::ArithFor* c) {
+    int64_t v = 0;
+    auto eval_part = [&](const sx::ArithPart& p, bool empty_true) -> Ex {
+        bool empty = !p.expr && (!p.raw || p.raw->parts.empty());
+        if (!empty && !p.expr && p.raw) {
+            empty = true;
+            for (const sx::Node* n : p.raw->parts)
+                if (n->kind != sx::NodeKind::Lit || n->as<sx::Lit>()->text.find_first_not_of(" \t\n") != std::string_view::npos)
+                    empty = false;
+        }
+        if (empty) {
+            v = empty_true ? 1 : 0;
+            return Ex::Ok;
+        }
+        return arith(p.expr, p.raw, v, false);
+    };
+    if (eval_part(c->init, false) != Ex::Ok) {
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    ++loop_depth_;
+    Flow result = Flow::Normal;
+    int body_status = 0;
+    uint64_t iterations = 0;
+    while (true) {
+        if (check_cancel()) {
+            result = cancelled_flow();
+            break;
+        }
+        if (s_.limits.max_loop_iterations && ++iterations > s_.limits.max_loop_iterations) {
+            error("loop: maximum iterations exceeded (" + std::to_string(s_.limits.max_loop_iterations) + ")");
+            exit_status_ = 1;
+            result = Flow::Exit;
+            break;
+        }
+        if (eval_part(c->cond, true) != Ex::Ok) {
+            body_status = 1;
+            break;
+        }
+        if (v == 0) break;
+        Flow f = exec_list(c->body);
+        body_status = st_.status;
+        if (f == Flow::Break) {
+            if (--levels_ > 0) result = f;
+            break;
+        }
+        if (f == Flow::Continue) {
+            if (--levels_ > 0) {
+                result = f;
+                break;
+            }
+        } else if (f != Flow::Normal) {
+            result = f;
+            break;
+        }
+        if (eval_part(c->step, false) != Ex::Ok) {
+            body_status = 1;
+            break;
+        }
+    }
+    --loop_depth_;
+    if (result == Flow::Normal) st_.status = body_status;
+    return result;
+}
+
+Flow Exec::exec_select(const sx::Select* c) {
+    std::vector<std::string> items;
+    if (c->has_in) {
+        Ex r = expand_words(c->items, items);
+        if (r == Ex::Fatal) return Flow::Exit;
+        if (r == Ex::Fail) return Flow::Normal;
+    } else {
+        items = params();
+    }
+    if (items.empty()) {
+        st_.status = 0;
+        return Flow::Normal;
+    }
+    ++loop_depth_;
+    Flow result = Flow::Normal;
+    while (true) {
+        if (check_cancel()) {
+            result = cancelled_flow();
+            break;
+        }
+        std::string menu;
+        size_t width = std::to_string(items.size()).size();
+        for (size_t i = 0; i < items.size(); ++i) {
+            std::string num = std::to_string(i + 1);
+            menu += std::string(width - num.size(), ' ') + num + ") " + items[i] + "\n";
+        }
+        const std::string* ps3 = get_scalar("PS3");
+        menu += ps3 ? *ps3 : "#? ";
+        write_err(menu);
+        std::string line;
+        IoResult rr = in().read_until('\n', line);
+        if (line.empty() || !rr.ok()) {
+            write_err("\n");
+            st_.status = 1;
+            break;
+        }
+        if (line.back() == '\n') line.pop_back();
+        (void)assign("REPLY", line);
+        int64_t n = 0;
+        if (line.empty()) continue;
+        if (parse_int(line, n) && n >= 1 && static_cast<size_t>(n) <= items.size())
+            (void)assign(c->var, items[static_cast<size_t>(n - 1)]);
+        else
+            (void)assign(c->var, "");
+        Flow f = exec_list(c->body);
+        if (f == Flow::Break || f == Flow::Continue) {
+            if (--levels_ > 0) {
+                result = f;
+                break;
+            }
+            if (f == Flow::Break) break;
+            continue;
+        }
+        if (f != Flow::Normal) {
+            result = f;
+            break;
+        }
+    }
+    --loop_depth_;
+    return result;
+}
+
+Flow Exec::exec_case(const sx::Case* c) {
+    std::string subject;
+    Ex r = expand_word(c->subject, subject);
+    if (r == Ex::Fatal) return Flow::Exit;
+    if (r == Ex::Fail) return Flow::Normal;
+    if (st_.opts[OptXtrace]) xtrace_line("case " + xtrace_quote(subject) + " in");
+    PatternOptions po;
+    po.nocase = st_.opts[ShNocasematch];
+    po.extglob = true;
+    st_.status = 0;
+    uint32_t n = c->items.size;
+    for (uint32_t i = 0; i < n; ++i) {
+        const sx::CaseItem& item = c->items[i];
+        bool matched = false;
+        for (const sx::Word* pw : item.patterns) {
+            std::string pat;
+            r = expand_pattern(pw, pat);
+            if (r == Ex::Fatal) return Flow::Exit;
+            if (r == Ex::Fail) return Flow::Normal;
+            if (pattern_match(pat, subject, po)) {
+                matched = true;
+                break;
+            }
+        }
+        if (!matched) continue;
+        while (true) {
+            Flow f = exec_list(c->items[i].body);
+            if (f != Flow::Normal) return f;
+            sx::CaseTerm t = c->items[i].term;
+            if (t == sx::CaseTerm::FallThrough && i + 1 < n) {
+                ++i;
+                continue;
+            }
+            if (t == sx::CaseTerm::Continue) break;  // test the next patterns
+            return Flow::Normal;
+        }
+    }
+    return Flow::Normal;
+}
+
+Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
+    if (st_.opts[OptXtrace]) {
+        std::string text;
+        if (c->raw)
+            for (const sx::Node* p : c->raw->parts)
+                if (p->kind == sx::NodeKind::Lit) text += p->as<sx::Lit>()->text;
+        xtrace_line("(( " + text + " ))");
+    }
+    int64_t v = 0;
+    Ex r = arith(c->expr, c->raw, v, false);
+    if (r == Ex::Fatal) return Flow::Exit;
+    if (r != Ex::Ok) {
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    st_.status = v != 0 ? 0 : 1;
+    return Flow::Normal;
+}
+
+Flow Exec::exec_cond_cmd(const sx::CondCmd* c) {
+    bool result = false;
+    Ex r = eval_cond(c->expr, result);
+    if (r == Ex::Fatal) return Flow::Exit;
+    if (r == Ex::Fail) {
+        st_.status = 2;
+        return Flow::Normal;
+    }
+    st_.status = result ? 0 : 1;
+    return Flow::Normal;
+}
+
+Flow Exec::exec_funcdef(const sx::FuncDef* f) {
+    std::string name(f->name);
+    auto it = st_.funcs.find(name);
+    if (it != st_.funcs.end() && (it->second->attrs & kAttrReadonly)) {
+        error(name + ": readonly function");
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    auto fn = std::make_shared<Function>();
+    fn->name = name;
+    fn->def = f;
+    fn->owner = owner_hold_;
+    fn->source = st_.frames.back().source;
+    if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
+    st_.funcs.insert_or_assign(std::move(name), std::move(fn));
+    st_.status = 0;
+    return Flow::Normal;
+}
+
+Flow Exec::exec_coproc(const sx::Coproc* c) {
+    // A coprocess: the body runs as a background job connected to two pipes, NAME[0] to read its output
+    // and NAME[1] to write to its input.
+    std::string name = c->name.empty() ? std::string("COPROC") : std::string(c->name);
+    PipeEnds to_child = make_pipe(cancel_);
+    PipeEnds from_child = make_pipe(cancel_);
+    int rfd = alloc_fd(60);
+    set_fd(rfd, from_child.reader);
+    int wfd = alloc_fd(60);
+    set_fd(wfd, to_child.writer);
+    auto state = std::make_shared<ShellState>(st_);
+    state->fds[0] = to_child.reader;
+    state->fds[1] = from_child.writer;
+    if (static_cast<size_t>(rfd) < state->fds.size()) state->fds[static_cast<size_t>(rfd)].reset();
+    if (static_cast<size_t>(wfd) < state->fds.size()) state->fds[static_cast<size_t>(wfd)].reset();
+    int64_t pid = start_job(state, c->body, "coproc " + name);
+    if (pid < 0) {
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    (void)assign_array(name, {to_dec(rfd), to_dec(wfd)}, false);
+    (void)assign(name + "_PID", to_dec(pid));
+    st_.status = 0;
+    return Flow::Normal;
+}
+
+// ---------------------------------------------------------------- pipelines
+
+Flow Exec::exec_pipeline(const sx::Pipeline* p) {
+    auto t0 = std::chrono::steady_clock::now();
+    uint32_t n = p->stages.size;
+    Flow result = Flow::Normal;
+    std::vector<int> statuses;
+    if (n == 0) {
+        st_.status = 0;
+    } else if (n == 1) {
+        if (p->negated) ++errexit_suppressed_;
+        Flow f = exec_command(p->stages[0]);
+        if (p->negated) --errexit_suppressed_;
+        if (f != Flow::Normal) return f;
+        statuses.push_back(st_.status);
+    } else {
+        statuses.assign(n, 0);
+        if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+            error("pipeline: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
+            st_.status = 1;
+            return Flow::Normal;
+        }
+        uint32_t want = n - 1;
+        uint32_t before = s_.threads.fetch_add(want);
+        if (before + want > s_.limits.max_threads) {
+            s_.threads.fetch_sub(want);
+            error("fork: retry: Resource temporarily unavailable (thread limit " +
+                  std::to_string(s_.limits.max_threads) + ")");
+            st_.status = 254;
+            return Flow::Normal;
+        }
+        std::vector<PipeEnds> pipes(n - 1);
+        for (auto& pe : pipes) pe = make_pipe(cancel_);
+        std::vector<std::unique_ptr<StackThread>> threads;
+        threads.reserve(n - 1);
+        bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
+        for (uint32_t i = 0; i + 1 < n; ++i) {
+            auto state = std::make_shared<ShellState>(st_);
+            state->jobs = std::make_shared<JobTable>(*st_.jobs);
+            state->subshell_level = st_.subshell_level + 1;
+            state->bashpid = s_.new_pid();
+            state->traps_display_only = !state->traps.empty();
+            if (i > 0) state->fds[0] = pipes[i - 1].reader;
+            state->fds[1] = pipes[i].writer;
+            if (p->stderr_too.size > i && p->stderr_too[i]) state->fds[2] = pipes[i].writer;
+            auto th = std::make_unique<StackThread>();
+            const sx::Command* stage = p->stages[i];
+            int* slot = &statuses[i];
+            Exec* parent = this;
+            bool started = th->start(s_.limits.stage_stack_bytes, [state, stage, slot, parent]() mutable {
+                {
+                    Exec child(*parent, *state, true);
+                    child.is_subshell_ = true;
+                    child.subshell_depth_ = parent->subshell_depth_ + 1;
+                    Flow f = child.exec_command(stage);
+                    int status = f == Flow::Exit ? child.exit_status_ : state->status;
+                    if (child.broken_pipe_ && f == Flow::Exit) status = child.exit_status_;
+                    state->status = status;
+                    child.exit_status_ = status;
+                    child.run_exit_trap();
+                    *slot = state->status;
+                }
+                state.reset();  // closes this stage's pipe ends
+            });
+            if (!started) {
+                error("fork: Resource temporarily unavailable");
+                statuses[i] = 254;
+            }
+            threads.push_back(std::move(th));
+        }
+        // The parent keeps no pipe ends but the last reader.
+        StreamPtr last_in = pipes[n - 2].reader;
+        for (auto& pe : pipes) {
+            pe.reader.reset();
+            pe.writer.reset();
+        }
+        const sx::Command* last = p->stages[n - 1];
+        if (lastpipe) {
+            RedirGuard guard(*this);
+            guard.save(0);
+            set_fd(0, std::move(last_in));
+            Flow f = exec_command(last);
+            guard.restore();
+            if (f != Flow::Normal) result = f;
+            statuses[n - 1] = f == Flow::Exit ? exit_status_ : st_.status;
+        } else {
+            int status = in_subshell([&](Exec& child) {
+                child.subshell_depth_ = subshell_depth_ + 1;
+                child.set_fd(0, std::move(last_in));
+                return child.exec_command(last);
+            });
+            statuses[n - 1] = status;
+        }
+        for (auto& th : threads) th->join();
+        s_.threads.fetch_sub(want);
+        if (cancel_->cancelled_fast()) return cancelled_flow();
+    }
+    if (n > 0) {
+        int status = statuses.back();
+        if (st_.opts[OptPipefail])
+            for (int s : statuses)
+                if (s != 0) status = s;
+        if (p->negated) status = status == 0 ? 1 : 0;
+        st_.status = status;
+        set_pipestatus(statuses);
+    } else if (p->negated) {
+        st_.status = st_.status == 0 ? 1 : 0;
+    }
+    if (p->timed) {
+        auto dt = std::chrono::steady_clock::now() - t0;
+        double secs = std::chrono::duration<double>(dt).count();
+        char buf[128];
+        if (p->time_posix) {
+            std::snprintf(buf, sizeof buf, "real %.2f\nuser %.2f\nsys %.2f\n", secs, 0.0, 0.0);
+        } else {
+            int m = static_cast<int>(secs / 60);
+            double s = secs - m * 60;
+            std::snprintf(buf, sizeof buf, "\nreal\t%dm%.3fs\nuser\t%dm%.3fs\nsys\t%dm%.3fs\n", m, s, 0, 0.0, 0, 0.0);
+        }
+        write_err(buf);
+    }
+    if (result != Flow::Normal) return result;
+    if (n >= 1 && !p->negated && n > 1) return after_command(p);
+    return Flow::Normal;
+}
+
+// ---------------------------------------------------------------- background jobs
+
+int Exec::alloc_fd(int from) {
+    for (int f = from; f < 1024; ++f)
+        if (static_cast<size_t>(f) >= st_.fds.size() || !st_.fds[static_cast<size_t>(f)]) return f;
+    return -1;
+}
+
+int64_t Exec::start_job(std::shared_ptr<ShellState> state, const sx::Command* cmd, std::string text) {
+    return start_thread_job(std::move(state), [cmd](Exec& child) { return child.exec_command(cmd); }, std::move(text), true);
+}
+
+int64_t Exec::start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body) {
+    int64_t pid = start_thread_job(std::move(state), [body](Exec& child) { return child.exec_list(body); }, "procsub", false);
+    return pid;
+}
+
+int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
+                               bool in_table) {
+    if (in_table) {
+        uint32_t jobs = s_.bg_jobs.fetch_add(1);
+        if (jobs + 1 > s_.limits.max_background_jobs) {
+            s_.bg_jobs.fetch_sub(1);
+            error("fork: retry: Resource temporarily unavailable (background job limit " +
+                  std::to_string(s_.limits.max_background_jobs) + ")");
+            return -1;
+        }
+    }
+    auto release_job = [this, in_table] {
+        if (in_table) s_.bg_jobs.fetch_sub(1);
+    };
+    if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+        release_job();
+        error("background job: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
+        return -1;
+    }
+    if (s_.threads.fetch_add(1) + 1 > s_.limits.max_threads) {
+        s_.threads.fetch_sub(1);
+        release_job();
+        error("fork: retry: Resource temporarily unavailable (thread limit " + std::to_string(s_.limits.max_threads) + ")");
+        return -1;
+    }
+    auto job = std::make_shared<Job>();
+    job->id = in_table ? st_.jobs->next_id++ : 0;
+    job->pid = s_.new_pid();
+    job->command = std::move(text);
+    auto token = std::make_shared<CancelToken>();
+    token->set_parent(cancel_hold_, cancel_);
+    job->token = token;
+    state->jobs = std::make_shared<JobTable>();
+    state->subshell_level = st_.subshell_level + 1;
+    state->bashpid = job->pid;
+    state->traps_display_only = !state->traps.empty();
+    Session* sess = &s_;
+    uint32_t depth = subshell_depth_ + 1;
+    uint32_t cdepth = call_depth_;
+    auto owner = owner_hold_;
+    std::string source = source_name_;
+    sess->live_threads.fetch_add(1);
+    auto th = std::make_unique<StackThread>();
+    bool ok = th->start(s_.limits.stage_stack_bytes, [sess, state, body, job, depth, cdepth, owner, source,
+                                                      in_table]() mutable {
+        {
+            Exec child(*sess, *state, *job->token);
+            child.cancel_hold_ = job->token;
+            child.is_subshell_ = true;
+            child.subshell_depth_ = depth;
+            child.call_depth_ = cdepth;
+            child.owner_hold_ = owner;
+            child.source_name_ = source;
+            Flow f = body(child);
+            int status = f == Flow::Exit ? child.exit_status_ : state->status;
+            state->status = status;
+            child.exit_status_ = status;
+            child.run_exit_trap();
+            job->status.store(state->status);
+        }
+        state.reset();
+        body = nullptr;
+        if (in_table) sess->bg_jobs.fetch_sub(1);
+        sess->threads.fetch_sub(1);
+        {
+            std::lock_guard lock(sess->jobs_mu);
+            job->done.store(true);
+            sess->live_threads.fetch_sub(1);
+        }
+        sess->jobs_cv.notify_all();
+    });
+    if (!ok) {
+        sess->live_threads.fetch_sub(1);
+        release_job();
+        s_.threads.fetch_sub(1);
+        error("fork: Resource temporarily unavailable");
+        return -1;
+    }
+    th->detach();
+    job->thread = std::move(th);
+    job->hidden = !in_table;
+    st_.jobs->jobs.push_back(job);
+    st_.last_bg_pid = job->pid;
+    return job->pid;
+}
+
+Flow Exec::exec_background(const sx::Stmt* stmt) {
+    auto state = std::make_shared<ShellState>(st_);
+    // Without job control a background job reads from /dev/null.
+    if (!st_.opts[OptMonitor]) state->fds[0] = std::make_shared<NullStream>();
+    std::string text;
+    int64_t pid = start_job(std::move(state), stmt->cmd, "command");
+    st_.status = pid < 0 ? 1 : 0;
+    return Flow::Normal;
+}
+
+// ---------------------------------------------------------------- simple commands
+
+void Exec::xtrace_line(std::string_view text) {
+    std::string ps4 = "+ ";
+    if (const std::string* p = get_scalar("PS4")) ps4 = *p;
+    std::string line;
+    // The first character of PS4 is repeated for each level of command substitution.
+    if (!ps4.empty()) line.assign(subst_depth_, ps4[0]);
+    line += ps4;
+    line.append(text);
+    line.push_back('\n');
+    write_err(line);
+}
+
+
+std::string Exec::command_text(const sx::Command* c) {
+    if (!c) return {};
+    sx::Arena arena;
+    auto* script = arena.node<sx::Script>(c->pos);
+    auto* stmt = arena.node<sx::Stmt>(c->pos);
+    stmt->cmd = const_cast<sx::Command*>(c);
+    std::vector<sx::Stmt*> v{stmt};
+    script->body = arena.list<sx::Stmt*>(v);
+    std::string text = sx::print(*script);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
+}
+
+Flow Exec::exec_simple(const sx::Simple* c) {
+    last_cmdsubst_status_ = -1;
+    if (!in_trap_) current_simple_ = c;
+    std::vector<std::string> argv;
+    std::vector<const sx::Assign*> decls;
+    if (!c->words.empty()) {
+        argv.reserve(c->words.size);
+        bool decl_cmd = false;
+        for (uint32_t i = 0; i < c->words.size; ++i) {
+            const sx::Word* w = c->words[i];
+            if (w->decl_assign && decl_cmd) {
+                if (decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
+                argv.emplace_back(w->decl_assign->name);
+                decls.push_back(w->decl_assign);
+                continue;
+            }
+            size_t before = argv.size();
+            Ex r;
+            if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit &&
+                w->parts[0]->as<sx::Lit>()->text.find_first_of("{~*?[") == std::string_view::npos) {
+                argv.emplace_back(w->parts[0]->as<sx::Lit>()->text);
+                r = Ex::Ok;
+            } else {
+                r = expand_word_fields(w, argv);
+            }
+            if (r == Ex::Fatal) return Flow::Exit;
+            if (r == Ex::Fail) {
+                st_.status = st_.status ? st_.status : 1;
+                return Flow::Normal;
+            }
+            if (i == 0 || (before == 0 && argv.size() > 0)) {
+                // Declaration utilities take assignment arguments.
+                if (!argv.empty()) {
+                    const std::string& name = argv[0];
+                    if (!st_.funcs.count(name)) {
+                        if (const BuiltinInfo* b = find_builtin(name)) decl_cmd = b->declaration;
+                    }
+                }
+            }
+        }
+        if (!decls.empty() && decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
+    }
+
+    if (argv.empty()) {
+        // Assignments and redirections only.
+        RedirGuard guard(*this);
+        int cmdsub_status = -1;
+        for (const sx::Assign* a : c->assigns) {
+            Ex r = do_assign(a);
+            if (r == Ex::Fatal) return Flow::Exit;
+            if (r == Ex::Fail) {
+                // An assignment error in a plain assignment statement ends a non-interactive shell.
+                exit_status_ = st_.status = 1;
+                return Flow::Exit;
+            }
+            if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
+        }
+        if (st_.opts[OptXtrace] && !c->assigns.empty()) {
+            for (const sx::Assign* a : c->assigns) {
+                if (a->is_array) {
+                    std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
+                    const Var* av = lookup(a->name);
+                    bool first = true;
+                    if (av && av->is_indexed() && av->idx)
+                        for (const auto& [k2, v2] : av->idx->m) {
+                            t += (first ? "" : " ") + xtrace_quote(v2);
+                            first = false;
+                        }
+                    xtrace_line(t + ")");
+                    continue;
+                }
+                std::string v;
+                const std::string* cur = get_scalar(a->name);
+                if (cur) v = *cur;
+                xtrace_line(std::string(a->name) + (a->append ? "+=" : "=") + xtrace_quote(v));
+            }
+        }
+        if (!c->redirs.empty()) {
+            Ex r = apply_redirs(c->redirs, &guard);
+            if (r == Ex::Fatal) return Flow::Exit;
+            if (r != Ex::Ok) {
+                st_.status = 1;
+                return Flow::Normal;
+            }
+        }
+        st_.status = cmdsub_status >= 0 ? cmdsub_status : 0;
+        return Flow::Normal;
+    }
+
+    if (st_.opts[OptXtrace]) {
+        std::string line;
+        for (const sx::Assign* a : c->assigns) {
+            std::string v;
+            if (a->value) (void)expand_assign_value(a->value, v);
+            line += std::string(a->name) + "=" + xtrace_quote(v) + " ";
+        }
+        for (size_t i = 0; i < argv.size(); ++i) {
+            if (i) line.push_back(' ');
+            line += xtrace_quote(argv[i]);
+        }
+        xtrace_line(line);
+    }
+
+    st_.last_arg = argv.back();
+    pending_decls_ = decls.empty() ? nullptr : &decls;
+    size_t procsubs = procsubst_fds_.size();
+    Flow f = run_argv(argv, c);
+    pending_decls_ = nullptr;
+    // Process substitutions live as long as the command that uses them.
+    while (procsubst_fds_.size() > procsubs) {
+        set_fd(procsubst_fds_.back(), nullptr);
+        procsubst_fds_.pop_back();
+    }
+    return f;
+}
+
+Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
+                    bool only_builtins) {
+    const std::string& name = argv[0];
+    sx::List<sx::Assign*> assigns;
+    sx::List<sx::Redirect*> redirs;
+    if (origin) {
+        assigns = origin->assigns;
+        redirs = origin->redirs;
+    }
+    // Alias expansion (expand_aliases): the first word is replaced by the alias text.
+    if (origin && st_.opts[ShExpandAliases] && !st_.aliases.empty() && !skip_functions) {
+        auto it = st_.aliases.find(name);
+        if (it != st_.aliases.end() && alias_depth_ < 16) {
+            std::string text = it->second;
+            for (size_t i = 1; i < argv.size(); ++i) text += " " + quote_for_reuse(argv[i], QuoteStyle::Single);
+            RedirGuard guard(*this);
+            if (!redirs.empty()) {
+                Ex r = apply_redirs(redirs, &guard);
+                if (r == Ex::Fatal) return Flow::Exit;
+                if (r != Ex::Ok) {
+                    st_.status = 1;
+                    return Flow::Normal;
+                }
+            }
+            ++alias_depth_;
+            Flow f = run_source(text, source_name_, true);
+            --alias_depth_;
+            return f;
+        }
+    }
+
+    FunctionPtr fn;
+    const BuiltinInfo* bi = nullptr;
+    const RegisteredCommand* rc = nullptr;
+    if (!skip_functions && !only_builtins) {
+        auto it = st_.funcs.find(name);
+        if (it != st_.funcs.end()) fn = it->second;
+    }
+    if (!fn) bi = find_builtin(name);
+    if (!fn && !bi && !only_builtins) rc = s_.registry.find(name);
+
+    if (fn || bi) {
+        // Temporary assignments live in a scope of their own around the command.
+        bool temp_scope = !assigns.empty();
+        uint32_t scope = st_.scope;
+        if (temp_scope) {
+            scope = ++st_.scope;
+            for (const sx::Assign* a : assigns) {
+                Ex r = do_assign(a, scope, kAttrExport);
+                if (r == Ex::Fatal) {
+                    st_.vars.pop_scope(scope);
+                    --st_.scope;
+                    return Flow::Exit;
+                }
+            }
+        }
+        RedirGuard guard(*this);
+        Flow f = Flow::Normal;
+        Ex r = redirs.empty() ? Ex::Ok : apply_redirs(redirs, &guard);
+        if (r == Ex::Fatal) {
+            f = Flow::Exit;
+        } else if (r != Ex::Ok) {
+            st_.status = 1;
+        } else if (fn) {
+            f = call_function(fn, argv);
+        } else {
+            f = run_builtin(*bi, argv, origin);
+            if (bi->fn == &Exec::b_exec && argv.size() == 1) guard.keep();
+        }
+        if (temp_scope) {
+            st_.vars.pop_scope(scope);
+            --st_.scope;
+        }
+        return f;
+    }
+
+    // A utility from the registry, or a script found through PATH.
+    std::vector<std::pair<std::string, std::string>> extra;
+    for (const sx::Assign* a : assigns) {
+        std::string v;
+        Ex r = expand_assign_value(a->value, v);
+        if (r == Ex::Fatal) return Flow::Exit;
+        const Var* cur = lookup(a->name);
+        if (cur && cur->readonly()) {
+            error(std::string(a->name) + ": readonly variable");
+            continue;
+        }
+        if (a->append) {
+            if (const std::string* old = get_scalar(a->name)) v = *old + v;
+        }
+        extra.emplace_back(std::string(a->name), std::move(v));
+    }
+    RedirGuard guard(*this);
+    if (!redirs.empty()) {
+        Ex r = apply_redirs(redirs, &guard);
+        if (r == Ex::Fatal) return Flow::Exit;
+        if (r != Ex::Ok) {
+            st_.status = 1;
+            return Flow::Normal;
+        }
+    }
+    if (only_builtins) {
+        error(name + ": not a shell builtin");
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    Environment env = build_env(extra.empty() ? nullptr : &extra);
+    if (!rc && (name == "bash" || name == "sh")) {
+        // A child interpreter, unless the sandbox registered its own.
+        st_.status = bash_command(argv, env);
+        if (cancel_->cancelled_fast()) return cancelled_flow();
+        return Flow::Normal;
+    }
+    if (rc) {
+        st_.status = run_registered(*rc, argv, env);
+        if (broken_pipe_ || st_.status == 141) {
+            if (is_subshell_ && broken_pipe_) {
+                exit_status_ = 141;
+                return Flow::Exit;
+            }
+        }
+        if (cancel_->cancelled_fast()) return cancelled_flow();
+        return Flow::Normal;
+    }
+    return exec_external(argv, env);
+}
+
+int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env) {
+    StreamPtr i = fd(0), o = fd(1), e = fd(2);
+    BadStream bad;
+    CommandContext ctx{argv,
+                       i ? *i : static_cast<ByteStream&>(bad),
+                       o ? *o : static_cast<ByteStream&>(bad),
+                       e ? *e : static_cast<ByteStream&>(bad),
+                       s_.fs,
+                       st_.cwd,
+                       env,
+                       s_.limits,
+                       *cancel_,
+                       *s_.clock,
+                       this,
+                       s_.http,
+                       st_.umask,
+                       &s_.id};
+    return rc.fn(ctx);
+}
+
+Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env) {
+    const std::string& name = argv[0];
+    std::string path;
+    if (name.find('/') != std::string::npos) {
+        path = abs_path(name);
+        auto st = s_.fs.stat(path);
+        if (!st) {
+            error(name + ": " + std::string(vfs::error_message(st.error())));
+            st_.status = 127;
+            return Flow::Normal;
+        }
+        if (st->is_directory()) {
+            error(name + ": Is a directory");
+            st_.status = 126;
+            return Flow::Normal;
+        }
+        if (!(st->mode & 0111)) {
+            error(name + ": Permission denied");
+            st_.status = 126;
+            return Flow::Normal;
+        }
+    } else {
+        path = find_in_path(name);
+        if (path.empty()) {
+            // bash calls command_not_found_handle when it is defined.
+            auto h = st_.funcs.find("command_not_found_handle");
+            if (h != st_.funcs.end() && !in_not_found_handler_) {
+                FunctionPtr fn = h->second;
+                std::vector<std::string> args;
+                args.reserve(argv.size() + 1);
+                args.emplace_back("command_not_found_handle");
+                args.insert(args.end(), argv.begin(), argv.end());
+                in_not_found_handler_ = true;
+                int status = in_subshell([&](Exec& child) { return child.call_function(fn, args); });
+                in_not_found_handler_ = false;
+                st_.status = status;
+                return Flow::Normal;
+            }
+            error(name + ": command not found");
+            st_.status = 127;
+            return Flow::Normal;
+        }
+        argv[0] = path;  // $0 of a script found through PATH is its path
+    }
+    st_.status = run_script_file(path, argv, env);
+    if (cancel_->cancelled_fast()) return cancelled_flow();
+    return Flow::Normal;
+}
+
+std::string Exec::find_in_path(const std::string& name) {
+    auto h = st_.hashed.find(name);
+    if (h != st_.hashed.end()) {
+        auto st = s_.fs.stat(h->second);
+        if (st && st->is_regular()) return h->second;
+    }
+    const std::string* pathv = get_scalar("PATH");
+    if (!pathv) return {};
+    std::string_view pv = *pathv;
+    size_t start = 0;
+    while (start <= pv.size()) {
+        size_t colon = pv.find(':', start);
+        std::string_view dir = pv.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+        std::string d = dir.empty() ? st_.cwd : abs_path(dir);
+        std::string candidate = d + (d.ends_with('/') ? "" : "/") + name;
+        auto st = s_.fs.stat(candidate);
+        if (st && st->is_regular() && (st->mode & 0111)) {
+            if (st_.opts[OptHashall]) st_.hashed[name] = candidate;
+            return candidate;
+        }
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+    }
+    return {};
+}
+
+int Exec::run_script_file(const std::string& path, std::vector<std::string>& argv, const Environment& env) {
+    auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+    if (!content) {
+        error(argv[0] + ": " + std::string(vfs::error_message(content.error())));
+        return 126;
+    }
+    std::string_view text = *content;
+    // #! line: a shell runs here; another interpreter is looked up in the registry by its name.
+    if (text.starts_with("#!")) {
+        size_t eol = text.find('\n');
+        std::string_view line = text.substr(2, eol == std::string_view::npos ? std::string_view::npos : eol - 2);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
+        std::string_view interp = line.substr(0, line.find_first_of(" \t"));
+        std::string_view rest = interp.size() < line.size() ? line.substr(interp.size() + 1) : std::string_view{};
+        std::string_view base = interp.substr(interp.rfind('/') == std::string_view::npos ? 0 : interp.rfind('/') + 1);
+        if (base == "env") {
+            while (!rest.empty() && (rest.front() == ' ' || rest.front() == '-')) {
+                if (rest.starts_with("-S")) rest.remove_prefix(2);
+                else rest.remove_prefix(1);
+            }
+            base = rest.substr(0, rest.find_first_of(" \t"));
+            rest = base.size() < rest.size() ? rest.substr(base.size() + 1) : std::string_view{};
+        }
+        if (!base.empty() && base != "bash" && base != "sh" && base != "dash" && base != "bashkit") {
+            const RegisteredCommand* rc = s_.registry.find(base);
+            if (!rc) {
+                error(argv[0] + ": " + std::string(interp) + ": bad interpreter: No such file or directory");
+                return 126;
+            }
+            std::vector<std::string> nargv;
+            nargv.emplace_back(base);
+            if (!rest.empty()) nargv.emplace_back(rest);
+            nargv.push_back(path);
+            for (size_t i = 1; i < argv.size(); ++i) nargv.push_back(argv[i]);
+            return run_registered(*rc, nargv, env);
+        }
+    }
+    std::vector<std::string> args(argv.begin(), argv.end());
+    args[0] = argv[0];
+    StreamPtr i = fd(0), o = fd(1), e = fd(2);
+    BadStream bad;
+    return child_shell(text, args, env, i ? *i : static_cast<ByteStream&>(bad), o ? *o : static_cast<ByteStream&>(bad),
+                       e ? *e : static_cast<ByteStream&>(bad), path);
+}
+
+int Exec::child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
+                      ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name) {
+    if (eval_depth_ + 1 > s_.limits.max_eval_depth || subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+        error("maximum nesting depth exceeded");
+        return 1;
+    }
+    ShellState st;
+    init_child_state(st, env);
+    st.script_name = args.empty() ? std::string("bashkit") : args[0];
+    if (args.size() > 1) st.frames.back().params.assign(args.begin() + 1, args.end());
+    st.fds[0] = std::make_shared<BorrowedStream>(in);
+    st.fds[1] = std::make_shared<BorrowedStream>(out);
+    st.fds[2] = std::make_shared<BorrowedStream>(err);
+    if (child_opts_) {
+        for (const auto& [o, on] : *child_opts_) st.opts[static_cast<size_t>(o)] = on;
+    }
+    Exec child(*this, st);
+    child.call_depth_ = 0;
+    child.loop_depth_ = 0;
+    child.errexit_suppressed_ = 0;
+    child.eval_depth_ = eval_depth_ + 1;
+    child.subshell_depth_ = subshell_depth_ + 1;
+    child.is_subshell_ = true;
+    child.source_name_ = std::string(name);
+    Flow f = child.run_source(source, name, false);
+    int status = f == Flow::Exit ? child.exit_status_ : st.status;
+    st.status = status;
+    child.exit_status_ = status;
+    child.run_exit_trap();
+    return st.status;
+}
+
+void Exec::init_child_state(ShellState& st, const Environment& env) {
+    st.fds.resize(3);
+    st.frames.emplace_back();
+    st.cwd = st_.cwd;
+    st.umask = st_.umask;
+    st.bashpid = s_.new_pid();
+    st.rng = next_random() * 2654435761u + 1;
+    st.seconds_base = st_.seconds_base;
+    for (const auto& [k, v] : env.entries()) {
+        Var& var = st.vars.global(k);
+        var.str = v;
+        var.set = true;
+        var.attrs |= kAttrExport;
+    }
+    install_dynamic_vars(st);
+    // Functions exported with `export -f` are inherited.
+    for (const auto& [k, f] : st_.funcs)
+        if (f->attrs & kAttrExport) st.funcs.emplace(k, f);
+    {
+        Var& lvl = st.vars.global("SHLVL");
+        int64_t n = 0;
+        parse_int(lvl.str, n);
+        lvl.str = to_dec(n + 1);
+        lvl.set = true;
+        lvl.attrs |= kAttrExport;
+    }
+}
+
+int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
+    // bash [-eux] [-o opt] [-c command [name [args...]] | file [args...]] ; otherwise the script is stdin.
+    std::vector<std::pair<int, bool>> opts;
+    size_t i = 1;
+    bool has_c = false;
+    std::string command;
+    for (; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--" || a == "-") {
+            ++i;
+            break;
+        }
+        if (a == "--version") {
+            write_out("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
+            return 0;
+        }
+        if (a.starts_with("--")) continue;  // --norc, --noprofile, --posix ...
+        if (a.size() < 2 || (a[0] != '-' && a[0] != '+')) break;
+        bool on = a[0] == '-';
+        for (size_t k = 1; k < a.size(); ++k) {
+            char c = a[k];
+            if (c == 'c') {
+                has_c = true;
+            } else if (c == 'o') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-o: option requires an argument", 2);
+                int o = find_set_option(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 'O') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-O: option requires an argument", 2);
+                int o = find_shopt(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid shell option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 's' || c == 'i' || c == 'l' || c == 'r') {
+            } else {
+                int o = find_set_letter(c);
+                if (o < 0) return builtin_error(argv[0], std::string("-") + c + ": invalid option", 2);
+                opts.emplace_back(o, on);
+            }
+        }
+    }
+    std::string source;
+    std::vector<std::string> args;
+    std::string name = argv[0];
+    if (has_c) {
+        if (i >= argv.size()) return builtin_error(argv[0], "-c: option requires an argument", 2);
+        source = argv[i++];
+        args.push_back(i < argv.size() ? argv[i++] : argv[0]);
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else if (i < argv.size()) {
+        std::string path = abs_path(argv[i]);
+        auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+        if (!content) {
+            error(argv[i] + ": " + std::string(vfs::error_message(content.error())));
+            return content.error() == vfs::Errc::no_such_file ? 127 : 126;
+        }
+        source = std::move(*content);
+        name = argv[i];
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else {
+        StreamPtr in = fd(0);
+        if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
+        args.push_back(argv[0]);
+    }
+    StreamPtr i0 = fd(0), o1 = fd(1), e2 = fd(2);
+    BadStream bad;
+    child_opts_ = &opts;
+    int st = child_shell(source, args, env, i0 ? *i0 : static_cast<ByteStream&>(bad),
+                         o1 ? *o1 : static_cast<ByteStream&>(bad), e2 ? *e2 : static_cast<ByteStream&>(bad),
+                         has_c ? std::string_view(argv[0]) : std::string_view(name));
+    child_opts_ = nullptr;
+    return st;
+}
+
+// ---------------------------------------------------------------- functions
+
+Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) {
+    if (call_depth_ >= s_.limits.max_call_depth) {
+        error(fn->name + ": maximum function nesting level exceeded (" + std::to_string(s_.limits.max_call_depth) + ")");
+        exit_status_ = st_.status = 1;
+        return Flow::Exit;
+    }
+    CallFrame frame;
+    frame.params.assign(std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end()));
+    frame.funcname = fn->name;
+    frame.source = fn->source;
+    frame.call_line = lineno_;
+    frame.scope = ++st_.scope;
+    st_.frames.push_back(std::move(frame));
+    ++call_depth_;
+    uint32_t saved_loop = loop_depth_;
+    loop_depth_ = 0;
+    auto saved_owner = owner_hold_;
+    owner_hold_ = fn->owner;
+    uint32_t saved_line = lineno_;
+
+    Flow f = exec_command(fn->def->body);
+
+    owner_hold_ = std::move(saved_owner);
+    loop_depth_ = saved_loop;
+    --call_depth_;
+    if (f == Flow::Return) f = Flow::Normal;
+    if (f == Flow::Break || f == Flow::Continue) {
+        levels_ = 0;
+        f = Flow::Normal;
+    }
+    if (!in_trap_ && st_.traps.count(kTrapReturn) && f == Flow::Normal) run_trap(kTrapReturn);
+    st_.vars.pop_scope(st_.frames.back().scope);
+    st_.frames.pop_back();
+    --st_.scope;
+    lineno_ = saved_line;
+    return f;
+}
+
+// ---------------------------------------------------------------- CommandRunner
+
+int Exec::run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in, ByteStream& out,
+                      ByteStream& err) {
+    if (argv.empty()) return 0;
+    // Runs in a copy of the shell (like a child process) with the given streams.
+    ShellState copy = st_;
+    copy.fds.assign(3, nullptr);
+    copy.fds[0] = std::make_shared<BorrowedStream>(in);
+    copy.fds[1] = std::make_shared<BorrowedStream>(out);
+    copy.fds[2] = std::make_shared<BorrowedStream>(err);
+    copy.jobs = std::make_shared<JobTable>();
+    for (const auto& [k, v] : env.entries()) {
+        Var& var = copy.vars.lookup_or_create(k);
+        if (var.readonly()) continue;
+        var.str = v;
+        var.set = true;
+        var.attrs |= kAttrExport;
+    }
+    Exec child(*this, copy);
+    child.is_subshell_ = true;
+    std::vector<std::string> args(argv.begin(), argv.end());
+    Flow f = child.run_argv(args, nullptr);
+    return f == Flow::Exit ? child.exit_status_ : copy.status;
+}
+
+int Exec::run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,
+                     ByteStream& err) {
+    Environment env = build_env();
+    return child_shell(source, args, env, in, out, err, args.empty() ? std::string_view("bashkit") : args[0]);
+}
+
+// ---------------------------------------------------------------- eval / source
+
+Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval) {
+    if (eval_depth_ + 1 > s_.limits.max_eval_depth) {
+        error("maximum eval/source nesting depth exceeded (" + std::to_string(s_.limits.max_eval_depth) + ")");
+        st_.status = 1;
+        return Flow::Normal;
+    }
+    sx::ParseOptions po;
+    po.extglob = true;
+    auto parsed = std::make_shared<sx::ParseResult>(sx::parse(text, po));
+    if (!parsed->ok()) {
+        const sx::ParseError& e = *parsed->error;
+        std::string msg;
+        if (is_eval)
+            msg = line_prefix(source_name_, lineno_ + e.pos.line - 1) + e.message + "\n";
+        else
+            msg = e.format(name) + "\n";
+        write_err(msg);
+        st_.status = 2;
+        return Flow::Normal;
+    }
+    ++eval_depth_;
+    uint32_t base_line = lineno_;
+    Flow f;
+    if (is_eval) {
+        // Line numbers inside eval continue from the eval command's line.
+        line_offset_ += base_line > 0 ? base_line - 1 : 0;
+        f = run_script(*parsed->script, parsed);
+        line_offset_ -= base_line > 0 ? base_line - 1 : 0;
+    } else {
+        f = run_script(*parsed->script, parsed);
+    }
+    --eval_depth_;
+    lineno_ = base_line;
+    return f;
+}
+
+void Exec::run_trap(int which) {
+    if (st_.traps_display_only) return;
+    auto it = st_.traps.find(which);
+    if (it == st_.traps.end() || it->second.action.empty()) return;
+    std::string action = it->second.action;
+    int saved_status = st_.status;
+    bool saved_in_trap = in_trap_;
+    in_trap_ = true;
+    uint32_t saved_line = lineno_;
+    Flow f = run_source(action, source_name_, true);
+    lineno_ = saved_line;
+    in_trap_ = saved_in_trap;
+    if (f == Flow::Exit) {
+        pending_trap_exit_ = true;
+        return;
+    }
+    st_.status = saved_status;
+}
+
+void Exec::run_exit_trap() {
+    if (exit_trap_done_) return;
+    exit_trap_done_ = true;
+    if (st_.traps_display_only) return;
+    auto it = st_.traps.find(kTrapExit);
+    if (it == st_.traps.end() || it->second.action.empty()) return;
+    std::string action = it->second.action;
+    st_.traps.erase(it);
+    int saved = exit_status_;
+    st_.status = saved;
+    bool saved_in_trap = in_trap_;
+    in_trap_ = true;
+    Flow f = run_source(action, source_name_, true);
+    in_trap_ = saved_in_trap;
+    if (f == Flow::Exit) {
+        st_.status = exit_status_;
+    } else {
+        st_.status = saved;
+        exit_status_ = saved;
+    }
+}
+
+}  // namespace bashkit::interp

@@ -1,0 +1,558 @@
+// The evaluator: shell state, and the Exec object that runs the AST over it on one thread.
+// Internal to interp/ (the public API is shell.hpp).
+#pragma once
+
+#include <atomic>
+#include <bitset>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "interp/command.hpp"
+#include "interp/limits.hpp"
+#include "interp/shell.hpp"
+#include "interp/stream.hpp"
+#include "interp/syntax/ast.hpp"
+#include "interp/syntax/parser.hpp"
+#include "interp/vars.hpp"
+#include "vfs/filesystem.hpp"
+
+namespace bashkit::interp {
+
+namespace sx = bashkit::syntax;
+
+// How a command list ends: normally, or unwinding for break/continue/return/exit.
+enum class [[nodiscard]] Flow : uint8_t { Normal, Break, Continue, Return, Exit };
+
+// The outcome of an expansion step: fine, the command fails (status set), or the shell must exit
+// (a fatal expansion error in a non-interactive shell: unbound variable, bad substitution, ${x?}).
+enum class [[nodiscard]] Ex : uint8_t { Ok, Fail, Fatal };
+
+// ---------------------------------------------------------------- options
+
+enum Opt : uint8_t {
+    // set -o
+    OptAllexport, OptBraceexpand, OptEmacs, OptErrexit, OptErrtrace, OptFunctrace, OptHashall,
+    OptHistexpand, OptHistory, OptIgnoreeof, OptInteractiveComments, OptKeyword, OptMonitor,
+    OptNoclobber, OptNoexec, OptNoglob, OptNolog, OptNotify, OptNounset, OptOnecmd, OptPhysical,
+    OptPipefail, OptPosix, OptPrivileged, OptVerbose, OptVi, OptXtrace,
+    kSetOptCount,
+    // shopt
+    ShAutocd = kSetOptCount, ShAssocExpandOnce, ShCdableVars, ShCdspell, ShCheckhash, ShCheckjobs,
+    ShCheckwinsize, ShCmdhist, ShCompat31, ShCompat32, ShCompat40, ShCompat41, ShCompat42, ShCompat43,
+    ShCompat44, ShCompleteFullquote, ShDirexpand, ShDirspell, ShDotglob, ShExecfail, ShExpandAliases,
+    ShExtdebug, ShExtglob, ShExtquote, ShFailglob, ShForceFignore, ShGlobasciiranges, ShGlobskipdots,
+    ShGlobstar, ShGnuErrfmt, ShHistappend, ShHistreedit, ShHistverify, ShHostcomplete, ShHuponexit,
+    ShInheritErrexit, ShInteractiveComments, ShLastpipe, ShLithist, ShLocalvarInherit, ShLocalvarUnset,
+    ShLoginShell, ShMailwarn, ShNoEmptyCmdCompletion, ShNocaseglob, ShNocasematch, ShNoexpandTranslation,
+    ShNullglob, ShPatsubReplacement, ShProgcomp, ShProgcompAlias, ShPromptvars, ShRestrictedShell,
+    ShShiftVerbose, ShSourcepath, ShVarredirClose, ShXpgEcho,
+    kOptCount
+};
+
+struct OptInfo {
+    const char* name;
+    char letter;  // set -<letter>, 0 when none
+    bool def;
+};
+const OptInfo& opt_info(int opt);
+// -1 when unknown.
+int find_set_option(std::string_view name);
+int find_shopt(std::string_view name);
+int find_set_letter(char c);
+
+using Options = std::bitset<kOptCount>;
+Options default_options();
+
+// ---------------------------------------------------------------- functions, frames, jobs
+
+struct Function {
+    std::string name;
+    const sx::FuncDef* def = nullptr;
+    std::shared_ptr<const sx::ParseResult> owner;  // keeps the tree alive
+    std::string source;                            // BASH_SOURCE of the definition
+    uint16_t attrs = 0;                            // kAttrExport, kAttrReadonly, kAttrTrace
+};
+using FunctionPtr = std::shared_ptr<const Function>;
+
+struct CallFrame {
+    std::vector<std::string> params;  // $1 ...
+    std::string funcname;             // empty for the main script
+    std::string source;               // BASH_SOURCE
+    uint32_t call_line = 0;           // BASH_LINENO: where this frame was called from
+    uint32_t scope = 0;               // variable scope level of its locals
+    bool is_source = false;           // a `source`d file (return is allowed)
+};
+
+class StackThread;
+struct Job {
+    int id = 0;
+    int64_t pid = 0;
+    std::string command;
+    std::shared_ptr<CancelToken> token;
+    std::unique_ptr<StackThread> thread;
+    std::atomic<bool> done{false};
+    std::atomic<int> status{0};
+    int signal = 0;  // set by kill: the job reports 128 + signal
+    bool reported = false;
+    bool hidden = false;  // a process substitution: waited for by `wait`, not listed by `jobs`
+    ~Job();
+};
+
+struct JobTable {
+    std::vector<std::shared_ptr<Job>> jobs;
+    int next_id = 1;
+};
+
+struct Trap {
+    std::string action;
+    std::shared_ptr<const sx::ParseResult> parsed;  // cache of action
+};
+
+// Everything a subshell copies.
+struct ShellState {
+    VarStore vars;
+    std::unordered_map<std::string, FunctionPtr, VarStore::Hash, std::equal_to<>> funcs;
+    Options opts = default_options();
+    std::string cwd = "/";
+    std::vector<StreamPtr> fds;
+    std::map<int, Trap> traps;  // 0 EXIT, signal numbers, kTrapErr, kTrapDebug, kTrapReturn
+    // In a subshell the parent's traps are shown by `trap` but never run, until the subshell sets one.
+    bool traps_display_only = false;
+    std::map<std::string, std::string> aliases;
+    std::vector<std::string> dirstack;
+    std::vector<CallFrame> frames;  // frames[0] is the main script
+    std::map<std::string, std::string> hashed;  // `hash`
+    std::shared_ptr<JobTable> jobs = std::make_shared<JobTable>();
+    std::string script_name = "bashkit";
+    std::string last_arg;  // $_
+    int status = 0;
+    int64_t last_bg_pid = 0;  // 0: no background job yet
+    int64_t bashpid = 0;
+    uint32_t scope = 0;
+    uint32_t subshell_level = 0;
+    uint32_t umask = 022;
+    uint64_t rng = 0;
+    int last_random = 0;
+    std::vector<int> pipestatus{0};  // PIPESTATUS
+    int64_t seconds_base = 0;  // SECONDS = now - seconds_base
+    int getopts_pos = 0;       // index into the current option cluster
+    int64_t getopts_optind = 1;
+    bool exited = false;
+};
+
+inline constexpr int kTrapExit = 0;
+inline constexpr int kTrapErr = 1000;
+inline constexpr int kTrapDebug = 1001;
+inline constexpr int kTrapReturn = 1002;
+
+// Shared by every thread of a session.
+struct Session {
+    Session(vfs::FileSystem& fs_, const CommandRegistry& reg_) : fs(fs_), registry(reg_) {}
+    vfs::FileSystem& fs;
+    const CommandRegistry& registry;
+    ExecutionLimits limits;
+    Identity id;
+    const vfs::Clock* clock = nullptr;
+    std::unique_ptr<vfs::Clock> own_clock;
+    net::HttpClient* http = nullptr;
+    CancelToken run_token;     // the current run()
+    CancelToken close_token;   // the session is closing
+    std::atomic<uint32_t> threads{0};
+    std::atomic<uint32_t> bg_jobs{0};
+    std::atomic<int64_t> next_pid{0};
+    std::atomic<uint64_t> seed_counter{0};
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    uint64_t base_seed = 0;
+    // The evaluation fiber's stack, when there is one: an Exec running inside it uses these bounds.
+    uintptr_t eval_stack_low = 0;
+    uintptr_t eval_stack_high = 0;
+    int64_t wall_start = 0;  // seconds since the epoch when the session started
+    // Background threads (jobs, process substitutions) signal completion here.
+    std::mutex jobs_mu;
+    std::condition_variable jobs_cv;
+    std::atomic<uint32_t> live_threads{0};
+
+    int64_t new_pid() { return next_pid.fetch_add(1, std::memory_order_relaxed); }
+};
+
+// A field of word expansion before pathname expansion.
+struct Field {
+    std::string text;  // after quote removal
+    std::string pat;   // the pattern form, valid when diverged (else equals text)
+    bool diverged = false;
+    bool glob = false;  // has an unquoted glob character
+    const std::string& pattern() const { return diverged ? pat : text; }
+};
+
+class FieldBuilder;
+struct ParamValue;
+struct ArithError;
+
+// Runs a thread with a stack of a given size (pthreads; std::thread cannot set it).
+class StackThread {
+public:
+    StackThread() = default;
+    ~StackThread();
+    StackThread(const StackThread&) = delete;
+    StackThread& operator=(const StackThread&) = delete;
+    // false when the thread could not be created.
+    bool start(size_t stack_bytes, std::function<void()> fn);
+    void join();
+    void detach();
+    bool joinable() const { return started_ && !joined_; }
+
+private:
+    static void* trampoline(void* arg);
+    std::function<void()> fn_;
+    unsigned long handle_ = 0;
+    bool started_ = false;
+    bool joined_ = false;
+};
+
+// The stack bounds of the calling thread, for the overflow backstop.
+struct StackBounds {
+    uintptr_t low = 0;   // lowest usable address
+    uintptr_t high = 0;  // highest
+};
+StackBounds current_stack_bounds();
+
+class Exec : public CommandRunner {
+public:
+    Exec(Session& session, ShellState& state, const CancelToken& cancel);
+    // A child evaluator on the same thread (subshell copy, command substitution): inherits depths.
+    Exec(Exec& parent, ShellState& state);
+    // A child evaluator for another thread (pipeline stage): inherits depths, measures its own stack.
+    Exec(Exec& parent, ShellState& state, bool new_thread);
+    ~Exec() override = default;
+
+    Session& session() { return s_; }
+    ShellState& state() { return st_; }
+
+    // ---- entry points
+    Flow run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner);
+    // Parses and runs source text (eval, source, traps). Syntax errors print and give status 2 (or 1).
+    Flow run_source(std::string_view text, std::string_view name, bool is_eval);
+    // Runs the EXIT trap if set (once).
+    void run_exit_trap();
+    int status() const { return st_.status; }
+    int exit_status() const { return exit_status_; }
+
+    // CommandRunner
+    int run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in, ByteStream& out,
+                    ByteStream& err) override;
+    int run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,
+                   ByteStream& err) override;
+
+    // ---- commands (exec.cpp)
+    Flow exec_list(sx::List<sx::Stmt*> stmts);
+    Flow exec_stmt(const sx::Stmt* stmt);
+    Flow exec_command(const sx::Command* cmd);
+    Flow exec_simple(const sx::Simple* cmd);
+    Flow exec_pipeline(const sx::Pipeline* p);
+    Flow exec_andor(const sx::AndOr* a);
+    Flow exec_if(const sx::If* c);
+    Flow exec_while(const sx::While* c);
+    Flow exec_for(const sx::For* c);
+    Flow exec_arith_for(const sx::ArithFor* c);
+    Flow exec_select(const sx::Select* c);
+    Flow exec_case(const sx::Case* c);
+    Flow exec_arith_cmd(const sx::ArithCmd* c);
+    Flow exec_cond_cmd(const sx::CondCmd* c);
+    Flow exec_funcdef(const sx::FuncDef* f);
+    Flow exec_subshell_body(sx::List<sx::Stmt*> body);
+    Flow exec_background(const sx::Stmt* stmt);
+    Flow exec_coproc(const sx::Coproc* c);
+    Flow cancelled_flow();
+    int alloc_fd(int from);
+    // Starts a background thread running cmd (or the list) in `state`; returns its pid or -1.
+    int64_t start_job(std::shared_ptr<ShellState> state, const sx::Command* cmd, std::string text);
+    int64_t start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body);
+    int64_t start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
+                             bool in_table);
+    void xtrace_line(std::string_view text);
+    int run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env);
+    Flow exec_external(std::vector<std::string>& argv, const Environment& env);
+    std::string find_in_path(const std::string& name);
+    int run_script_file(const std::string& path, std::vector<std::string>& argv, const Environment& env);
+    int child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
+                    ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name);
+    void init_child_state(ShellState& st, const Environment& env);
+    int bash_command(std::vector<std::string>& argv, const Environment& env);
+    static void install_dynamic_vars(ShellState& st);
+    std::shared_ptr<Job> find_job(const std::string& spec, bool& bad);
+    int wait_job(Job& j);
+    // Waits for the process substitutions still running (their output belongs to this run).
+    void wait_hidden_jobs();
+    // Runs argv (after expansion): function, builtin, registry, PATH.
+    Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
+                  bool only_builtins = false);
+    Flow call_function(const FunctionPtr& fn, std::vector<std::string>& argv);
+    // In a copy of the state (a subshell): fn runs with a child Exec. Returns the subshell's status.
+    template <class Fn>
+    int in_subshell(Fn&& fn);
+    bool check_cancel();
+    // Errexit handling after a command finished with status st_.status.
+    Flow after_command(const sx::Command* cmd);
+
+    // ---- expansion (expand.cpp)
+    Ex expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out);
+    Ex expand_word_fields(const sx::Word* w, std::vector<std::string>& out);  // split+glob
+    Ex expand_word(const sx::Word* w, std::string& out, bool tilde = true);  // one string, no split/glob
+    Ex expand_assign_value(const sx::Word* w, std::string& out);  // tilde after = and :
+    Ex expand_pattern(const sx::Word* w, std::string& out);       // pattern form (quoted chars escaped)
+    // Here-document body and here-string
+    Ex expand_heredoc(const sx::Redirect* r, std::string& out);
+    Ex expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted);
+    Ex expand_part(const sx::Node* part, FieldBuilder& fb, bool quoted);
+    Ex expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted);
+    Ex param_value(const sx::ParamExp* p, ParamValue& v);
+    Ex command_subst(sx::List<sx::Stmt*> body, std::string& out);
+    Ex arith_subst(const sx::ArithSubst* a, std::string& out);
+    Ex glob_field(const Field& f, std::vector<std::string>& out);
+    Ex proc_subst(const sx::ProcSubst* p, std::string& path);
+    Ex brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out);
+    std::string tilde_prefix(std::string_view user, bool& ok);
+    std::string ifs() const;
+
+    // ---- arithmetic (arith_glue.cpp)
+    // Evaluates arithmetic; on an error prints bash's message and returns Fail (or Fatal inside an
+    // expansion, where fatal_on_error is true).
+    Ex arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
+    Ex arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
+    Ex arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
+    Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error);
+
+    // ---- [[ ]] and test (cond.cpp)
+    Ex eval_cond(const sx::CondExpr* e, bool& result);
+    int test_command(std::span<const std::string> args, std::string_view name);  // test / [
+    bool unary_test(std::string_view op, const std::string& arg, bool& known);
+    bool file_test(char op, const std::string& path);
+
+    // ---- variables (vars_exec.cpp)
+    const Var* lookup(std::string_view name);  // resolves namerefs and dynamic variables
+    Var* lookup_mut(std::string_view name);    // resolves namerefs
+    const std::string* get_scalar(std::string_view name);
+    std::string get_str(std::string_view name);  // "" when unset
+    // Assignments; false when refused (readonly, limits): a message was printed.
+    bool assign(std::string_view name, std::string_view value, bool append = false);
+    bool assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
+                     bool key_is_arith_done = false);
+    bool assign_array(std::string_view name, const std::vector<std::string>& values, bool append);
+    bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
+    // An assignment's value, expanded (before the target binding is looked up or made).
+    struct AssignValue {
+        struct Elem {
+            bool keyed = false;
+            bool append = false;
+            std::string key;
+            std::string value;
+        };
+        bool is_array = false;
+        bool has_index = false;
+        std::string index;
+        std::string scalar;
+        std::vector<Elem> elems;
+    };
+    Ex eval_assign_value(const sx::Assign* a, AssignValue& out);
+    Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
+                 const AssignValue* pre = nullptr);
+    bool unset_var(std::string_view name);
+    std::string resolve_nameref(std::string_view name, bool& ok);
+    void set_special(std::string_view name);  // after assigning a variable with side effects
+    Environment build_env(const std::vector<std::pair<std::string, std::string>>* extra = nullptr);
+    std::vector<std::string>& params() { return st_.frames.back().params; }
+    void set_pipestatus(const std::vector<int>& statuses);
+    bool check_var_limits(const Var& v, std::string_view name);
+    std::string dyn_value(DynVar d);
+    uint64_t next_random();
+
+    // ---- redirections (redirect.cpp)
+    class RedirGuard;
+    Ex apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard);
+    StreamPtr open_path(const std::string& path, int how, int& err);  // how: 0 read 1 write 2 append 3 rw
+    StreamPtr fd(int n) const;
+    ByteStream& out();
+    ByteStream& err();
+    ByteStream& in();
+    void set_fd(int n, StreamPtr s);
+    // Writes to stdout/stderr; a broken pipe marks the shell to stop with 141.
+    bool write_out(std::string_view s);
+    void write_err(std::string_view s);
+    // "bashkit: line N: <msg>\n" on stderr.
+    void error(std::string_view msg);
+    void error_at(uint32_t line, std::string_view msg);
+    std::string abs_path(std::string_view p) const;
+
+    // ---- builtins (builtins*.cpp)
+    using BuiltinFn = int (Exec::*)(std::vector<std::string>& argv);
+    struct BuiltinInfo {
+        const char* name;
+        BuiltinFn fn;
+        bool special;
+        bool declaration;
+        const char* help;
+    };
+    static const BuiltinInfo* find_builtin(std::string_view name);
+    static std::span<const BuiltinInfo> builtins();
+    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const sx::Simple* origin);
+
+    int b_colon(std::vector<std::string>& a);
+    int b_true(std::vector<std::string>& a);
+    int b_false(std::vector<std::string>& a);
+    int b_echo(std::vector<std::string>& a);
+    int b_printf(std::vector<std::string>& a);
+    int b_cd(std::vector<std::string>& a);
+    int b_pwd(std::vector<std::string>& a);
+    int b_export(std::vector<std::string>& a);
+    int b_readonly(std::vector<std::string>& a);
+    int b_unset(std::vector<std::string>& a);
+    int b_local(std::vector<std::string>& a);
+    int b_declare(std::vector<std::string>& a);
+    int b_set(std::vector<std::string>& a);
+    int b_shift(std::vector<std::string>& a);
+    int b_return(std::vector<std::string>& a);
+    int b_exit(std::vector<std::string>& a);
+    int b_break(std::vector<std::string>& a);
+    int b_continue(std::vector<std::string>& a);
+    int b_test(std::vector<std::string>& a);
+    int b_bracket(std::vector<std::string>& a);
+    int b_read(std::vector<std::string>& a);
+    int b_eval(std::vector<std::string>& a);
+    int b_source(std::vector<std::string>& a);
+    int b_shopt(std::vector<std::string>& a);
+    int b_let(std::vector<std::string>& a);
+    int b_type(std::vector<std::string>& a);
+    int b_command(std::vector<std::string>& a);
+    int b_builtin(std::vector<std::string>& a);
+    int b_getopts(std::vector<std::string>& a);
+    int b_mapfile(std::vector<std::string>& a);
+    int b_trap(std::vector<std::string>& a);
+    int b_alias(std::vector<std::string>& a);
+    int b_unalias(std::vector<std::string>& a);
+    int b_wait(std::vector<std::string>& a);
+    int b_jobs(std::vector<std::string>& a);
+    int b_kill(std::vector<std::string>& a);
+    int b_pushd(std::vector<std::string>& a);
+    int b_popd(std::vector<std::string>& a);
+    int b_dirs(std::vector<std::string>& a);
+    int b_hash(std::vector<std::string>& a);
+    int b_help(std::vector<std::string>& a);
+    int b_umask(std::vector<std::string>& a);
+    int b_ulimit(std::vector<std::string>& a);
+    int b_times(std::vector<std::string>& a);
+    int b_caller(std::vector<std::string>& a);
+    int b_compgen(std::vector<std::string>& a);
+    int b_exec(std::vector<std::string>& a);
+    int b_enable(std::vector<std::string>& a);
+    int b_disown(std::vector<std::string>& a);
+    int b_fg(std::vector<std::string>& a);
+    int b_bashcmd(std::vector<std::string>& a);  // bash / sh as a command: a child interpreter
+    int b_suspend(std::vector<std::string>& a);
+    int b_logout(std::vector<std::string>& a);
+
+    // Helpers for builtins.
+    int builtin_error(std::string_view name, std::string_view msg, int status = 1);
+    int declare_impl(std::vector<std::string>& argv, std::string_view cmd, bool local_mode);
+    void print_declare(std::string_view name, const Var& v, std::string& out);
+    void print_function(const Function& f, std::string& out);
+    bool cd_to(const std::string& target, bool physical, bool print);
+    std::string describe_command(std::string_view name, bool& found, int mode);
+    int do_getopts(std::string_view optstring, std::string_view varname, const std::vector<std::string>& args);
+    void run_trap(int which);
+
+    // ---- state of this evaluator (not copied into subshells)
+    Session& s_;
+    ShellState& st_;
+    const CancelToken* cancel_;
+    uint32_t call_depth_ = 0;
+    uint32_t subshell_depth_ = 0;
+    uint32_t eval_depth_ = 0;
+    uint32_t loop_depth_ = 0;
+    uint32_t subst_depth_ = 0;  // nesting of $( ): the xtrace prefix repeats PS4's first character
+    uint32_t levels_ = 0;       // pending break/continue levels
+    int exit_status_ = 0;       // for Flow::Exit
+    uint32_t lineno_ = 0;
+    int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
+    bool in_trap_ = false;
+    bool broken_pipe_ = false;
+    bool is_subshell_ = false;
+    bool exit_trap_done_ = false;
+    uint32_t cancel_tick_ = 0;
+    uintptr_t stack_limit_ = 0;   // lowest address we allow the stack to reach
+    std::string cmdsubst_status_note_;
+    int last_cmdsubst_status_ = -1;  // status of the last $( ) in the current simple command
+    const std::shared_ptr<const sx::ParseResult>* current_owner_ = nullptr;
+    std::shared_ptr<const sx::ParseResult> owner_hold_;
+    Var scratch_;  // value of a dynamic variable
+    std::string source_name_ = "bashkit";
+    std::shared_ptr<const CancelToken> cancel_hold_;  // keeps a job's token alive
+    const std::vector<const sx::Assign*>* pending_decls_ = nullptr;  // assignment arguments of declare & co
+    uint32_t alias_depth_ = 0;
+    uint32_t line_offset_ = 0;  // added to node lines (eval text starts at the eval's line)
+    bool pending_trap_exit_ = false;
+    bool in_source_ = false;
+    Flow pending_flow_ = Flow::Normal;  // set by builtins: return, break, continue, exit
+    Ex arith_expand_failed_ = Ex::Ok;
+    std::vector<int> procsubst_fds_;
+    std::map<char, std::string> ulimits_;
+    const sx::Command* current_simple_ = nullptr;
+    bool in_not_found_handler_ = false;  // BASH_COMMAND (not updated inside traps)
+    std::string command_text(const sx::Command* c);
+    const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
+
+    bool stack_exhausted() const;
+};
+
+// Guard that restores file descriptors changed by redirections of one command.
+class Exec::RedirGuard {
+public:
+    explicit RedirGuard(Exec& e) : e_(e) {}
+    ~RedirGuard() { restore(); }
+    void save(int fd);
+    void restore();
+    void keep() { saved_.clear(); }  // exec: the changes stay
+
+private:
+    Exec& e_;
+    std::vector<std::pair<int, StreamPtr>> saved_;
+};
+
+template <class Fn>
+int Exec::in_subshell(Fn&& fn) {
+    ShellState copy = st_;
+    copy.jobs = std::make_shared<JobTable>(*st_.jobs);  // a snapshot: `jobs` in a subshell lists them
+    copy.subshell_level = st_.subshell_level + 1;
+    copy.bashpid = s_.new_pid();
+    // Traps are reset in a subshell (only displayed), except ignored ones.
+    copy.traps_display_only = !copy.traps.empty();
+    Exec child(*this, copy);
+    child.is_subshell_ = true;
+    Flow f = fn(child);
+    int status = f == Flow::Exit ? child.exit_status_ : copy.status;
+    if (f != Flow::Exit) child.exit_status_ = status;
+    copy.status = status;
+    child.run_exit_trap();
+    return copy.status;
+}
+
+// bash's message prefix for the current position: "bashkit: line N: ".
+std::string line_prefix(std::string_view name, uint32_t line);
+
+// Decimal text of a number.
+std::string to_dec(int64_t v);
+// Parses a decimal integer with optional sign and surrounding blanks (as `test` and `shift` do).
+bool parse_int(std::string_view s, int64_t& out);
+bool valid_name(std::string_view s);
+
+}  // namespace bashkit::interp

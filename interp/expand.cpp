@@ -1,0 +1,975 @@
+// Word expansion: brace, tilde, parameter/arithmetic/command substitution, splitting, pathname expansion,
+// quote removal, in bash's order.
+#include <algorithm>
+#include <cstring>
+
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+#include "interp/pattern.hpp"
+
+namespace bashkit::interp {
+
+// ---------------------------------------------------------------- FieldBuilder
+
+void append_escaped(std::string& out, std::string_view s) {
+    for (char c : s) {
+        if (pattern_special(c)) out.push_back('\\');
+        out.push_back(c);
+    }
+}
+
+FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set) : mode_(mode) {
+    if (mode != Mode::Fields) return;
+    if (!ifs_set) ifs = " \t\n";
+    for (unsigned char c : ifs) {
+        ifs_map_[c] = true;
+        if (c == ' ' || c == '\t' || c == '\n') ifs_ws_[c] = true;
+    }
+}
+
+void FieldBuilder::append(std::string_view s, bool is_quoted) {
+    Field& f = cur_;
+    if (mode_ == Mode::Single) {
+        f.text.append(s);
+        return;
+    }
+    if (is_quoted) {
+        if (!f.diverged) {
+            bool special = false;
+            for (char c : s)
+                if (pattern_special(c)) {
+                    special = true;
+                    break;
+                }
+            if (special) {
+                f.diverged = true;
+                f.pat = f.text;
+                append_escaped(f.pat, s);
+            }
+        } else {
+            append_escaped(f.pat, s);
+        }
+    } else {
+        if (f.diverged) f.pat.append(s);
+        if (!f.glob)
+            for (char c : s)
+                if (c == '*' || c == '?' || c == '[') {
+                    f.glob = true;
+                    break;
+                }
+    }
+    f.text.append(s);
+}
+
+void FieldBuilder::lit(std::string_view s) {
+    if (lit_splits) {
+        expansion(s, false);
+        return;
+    }
+    append(s, false);
+    active_ = true;
+    after_ws_ = false;
+}
+
+void FieldBuilder::quoted(std::string_view s) {
+    append(s, true);
+    active_ = true;
+    after_ws_ = false;
+}
+
+void FieldBuilder::raw_pattern(std::string_view pat, std::string_view text) {
+    Field& f = cur_;
+    if (mode_ != Mode::Single) {
+        if (!f.diverged) {
+            f.diverged = true;
+            f.pat = f.text;
+        }
+        f.pat.append(pat);
+        f.glob = true;
+    }
+    f.text.append(text);
+    active_ = true;
+    after_ws_ = false;
+}
+
+void FieldBuilder::end_field() {
+    fields_.push_back(std::move(cur_));
+    cur_ = Field{};
+    active_ = false;
+}
+
+void FieldBuilder::hard_break() {
+    if (mode_ != Mode::Fields) return;
+    end_field();
+    after_ws_ = false;
+}
+
+void FieldBuilder::soft_break() {
+    if (mode_ != Mode::Fields) return;
+    if (active_) end_field();
+    after_ws_ = false;
+}
+
+void FieldBuilder::expansion(std::string_view s, bool is_quoted) {
+    if (is_quoted || mode_ != Mode::Fields) {
+        append(s, is_quoted);
+        if (is_quoted) active_ = true;
+        else if (!s.empty()) active_ = true;
+        if (!s.empty() || is_quoted) after_ws_ = false;
+        return;
+    }
+    size_t i = 0, n = s.size();
+    while (i < n) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (is_ifs(c)) {
+            if (is_ifs_ws(c)) {
+                if (active_) {
+                    end_field();
+                    after_ws_ = true;
+                }
+            } else {
+                if (active_) {
+                    end_field();
+                    after_ws_ = false;
+                } else if (after_ws_) {
+                    after_ws_ = false;
+                } else {
+                    end_field();  // an empty field between two delimiters
+                }
+            }
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && !is_ifs(static_cast<unsigned char>(s[j]))) ++j;
+        append(s.substr(i, j - i), false);
+        active_ = true;
+        after_ws_ = false;
+        i = j;
+    }
+}
+
+void FieldBuilder::finish(std::vector<Field>& out) {
+    if (active_) end_field();
+    for (auto& f : fields_) out.push_back(std::move(f));
+    fields_.clear();
+}
+
+// ---------------------------------------------------------------- helpers
+
+std::string Exec::ifs() const {
+    const Var* v = st_.vars.find("IFS");
+    if (!v || !v->set) return " \t\n";
+    return v->str;
+}
+
+namespace {
+
+bool lit_has_brace(const sx::Word* w) {
+    for (const sx::Node* p : w->parts)
+        if (p->kind == sx::NodeKind::Lit && p->as<sx::Lit>()->text.find('{') != std::string_view::npos) return true;
+    return false;
+}
+
+// ---- brace expansion over a flat list of items: active characters (from Lit text) and opaque parts.
+struct BItem {
+    const sx::Node* part;  // non-null: an opaque part
+    char c;
+};
+using BSeq = std::vector<BItem>;
+
+bool parse_seq_int(std::string_view s, int64_t& v) {
+    if (s.empty()) return false;
+    size_t i = 0;
+    bool neg = false;
+    if (s[0] == '-' || s[0] == '+') {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    if (i >= s.size()) return false;
+    int64_t r = 0;
+    for (; i < s.size(); ++i) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        if (r > (INT64_MAX - 9) / 10) return false;
+        r = r * 10 + (s[i] - '0');
+    }
+    v = neg ? -r : r;
+    return true;
+}
+
+// {A..B[..S]}: fills out with the words; false when the text is not a sequence.
+bool brace_sequence(std::string_view body, std::vector<std::string>& out, size_t limit, bool& too_many) {
+    size_t d1 = body.find("..");
+    if (d1 == std::string_view::npos) return false;
+    std::string_view a = body.substr(0, d1);
+    std::string_view rest = body.substr(d1 + 2);
+    std::string_view b = rest, st;
+    size_t d2 = rest.find("..");
+    bool has_step = false;
+    if (d2 != std::string_view::npos) {
+        b = rest.substr(0, d2);
+        st = rest.substr(d2 + 2);
+        has_step = true;
+    }
+    int64_t step = 1;
+    if (has_step && !parse_seq_int(st, step)) return false;
+    if (step < 0) step = -step;
+    if (step == 0) step = 1;
+    int64_t x, y;
+    if (parse_seq_int(a, x) && parse_seq_int(b, y)) {
+        auto padded = [](std::string_view s) {
+            size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+            return s.size() > i + 1 && s[i] == '0';
+        };
+        size_t width = 0;
+        if (padded(a) || padded(b)) width = std::max(a.size(), b.size());
+        uint64_t span = x <= y ? static_cast<uint64_t>(y) - static_cast<uint64_t>(x)
+                               : static_cast<uint64_t>(x) - static_cast<uint64_t>(y);
+        uint64_t count = span / static_cast<uint64_t>(step) + 1;
+        if (count > limit) {
+            too_many = true;
+            return true;
+        }
+        int64_t v = x;
+        for (uint64_t k = 0; k < count; ++k) {
+            std::string s = std::to_string(v < 0 ? -v : v);
+            bool neg = v < 0;
+            size_t len = s.size() + (neg ? 1 : 0);
+            if (len < width) s.insert(0, width - len, '0');
+            if (neg) s.insert(0, 1, '-');
+            out.push_back(std::move(s));
+            if (x <= y)
+                v += step;
+            else
+                v -= step;
+        }
+        return true;
+    }
+    if (a.size() == 1 && b.size() == 1 && !(a[0] >= '0' && a[0] <= '9') == !(b[0] >= '0' && b[0] <= '9')) {
+        int ca = static_cast<unsigned char>(a[0]), cb = static_cast<unsigned char>(b[0]);
+        if (ca >= 0x80 || cb >= 0x80) return false;
+        int s = static_cast<int>(step);
+        if (ca <= cb)
+            for (int c = ca; c <= cb; c += s) out.emplace_back(1, static_cast<char>(c));
+        else
+            for (int c = ca; c >= cb; c -= s) out.emplace_back(1, static_cast<char>(c));
+        return true;
+    }
+    return false;
+}
+
+bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& too_many, int depth) {
+    if (too_many) return true;
+    if (depth > 200) {
+        out.push_back(in);
+        return true;
+    }
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i].part || in[i].c != '{') continue;
+        // Find the matching close brace and the top-level commas.
+        int lvl = 1;
+        size_t j = i + 1;
+        std::vector<size_t> commas;
+        for (; j < in.size(); ++j) {
+            if (in[j].part) continue;
+            char c = in[j].c;
+            if (c == '{') ++lvl;
+            else if (c == '}') {
+                if (--lvl == 0) break;
+            } else if (c == ',' && lvl == 1) commas.push_back(j);
+        }
+        if (j >= in.size()) continue;  // unmatched: later braces may still expand
+        BSeq prefix(in.begin(), in.begin() + static_cast<ptrdiff_t>(i));
+        BSeq suffix(in.begin() + static_cast<ptrdiff_t>(j) + 1, in.end());
+        if (!commas.empty()) {
+            size_t start = i + 1;
+            commas.push_back(j);
+            for (size_t c : commas) {
+                BSeq w = prefix;
+                w.insert(w.end(), in.begin() + static_cast<ptrdiff_t>(start), in.begin() + static_cast<ptrdiff_t>(c));
+                w.insert(w.end(), suffix.begin(), suffix.end());
+                brace_expand(w, out, limit, too_many, depth + 1);
+                if (too_many || out.size() > limit) {
+                    too_many = true;
+                    return true;
+                }
+                start = c + 1;
+            }
+            return true;
+        }
+        // A sequence expression: the body must be plain characters.
+        std::string body;
+        bool plain = true;
+        for (size_t k = i + 1; k < j; ++k) {
+            if (in[k].part) {
+                plain = false;
+                break;
+            }
+            body.push_back(in[k].c);
+        }
+        if (plain) {
+            std::vector<std::string> words;
+            if (brace_sequence(body, words, limit, too_many)) {
+                if (too_many) return true;
+                for (const std::string& s : words) {
+                    BSeq w = prefix;
+                    for (char c : s) w.push_back({nullptr, c});
+                    w.insert(w.end(), suffix.begin(), suffix.end());
+                    brace_expand(w, out, limit, too_many, depth + 1);
+                    if (too_many || out.size() > limit) {
+                        too_many = true;
+                        return true;
+                    }
+                }
+                return true;
+            }
+        }
+        // Not a brace expression: keep the `{` and look further.
+    }
+    out.push_back(in);
+    return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- words
+
+namespace {
+
+// Splits a word into brace-expansion items.
+BSeq word_items(const sx::Word* w) {
+    BSeq seq;
+    for (const sx::Node* p : w->parts) {
+        if (p->kind == sx::NodeKind::Lit) {
+            for (char c : p->as<sx::Lit>()->text) seq.push_back({nullptr, c});
+        } else {
+            seq.push_back({p, 0});
+        }
+    }
+    return seq;
+}
+
+}  // namespace
+
+Ex Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out) {
+    BSeq items = word_items(w);
+    std::vector<BSeq> results;
+    bool too_many = false;
+    brace_expand(items, results, s_.limits.max_array_entries, too_many, 0);
+    if (too_many) {
+        error("brace expansion: too many words (limit " + std::to_string(s_.limits.max_array_entries) + ")");
+        st_.status = 1;
+        return Ex::Fail;
+    }
+    for (const BSeq& r : results) {
+        std::vector<std::pair<const sx::Node*, std::string>> segs;
+        for (const BItem& it : r) {
+            if (it.part) {
+                segs.emplace_back(it.part, std::string());
+            } else {
+                if (segs.empty() || segs.back().first) segs.emplace_back(nullptr, std::string());
+                segs.back().second.push_back(it.c);
+            }
+        }
+        out.push_back(std::move(segs));
+    }
+    return Ex::Ok;
+}
+
+std::string Exec::tilde_prefix(std::string_view user, bool& ok) {
+    ok = true;
+    if (user.empty()) {
+        const std::string* h = get_scalar("HOME");
+        if (h) return *h;
+        return s_.id.home;
+    }
+    if (user == "+") {
+        const std::string* p = get_scalar("PWD");
+        if (p) return *p;
+        ok = false;
+        return {};
+    }
+    if (user == "-") {
+        const std::string* p = get_scalar("OLDPWD");
+        if (p) return *p;
+        ok = false;
+        return {};
+    }
+    if (user == s_.id.user) return s_.id.home;
+    if (user == "root") return "/root";
+    ok = false;
+    return {};
+}
+
+namespace {
+
+// The tilde prefix of a Lit at the start of a word: the text up to the first '/' (or all of it when the
+// word has no other part after it). Returns false when there is no expandable prefix.
+bool split_tilde(std::string_view lit, bool last_part, std::string_view& user, std::string_view& rest,
+                 bool stop_at_colon) {
+    if (lit.empty() || lit[0] != '~') return false;
+    size_t end = 1;
+    while (end < lit.size() && lit[end] != '/' && !(stop_at_colon && lit[end] == ':')) ++end;
+    if (end == lit.size() && !last_part) return false;  // the prefix continues into a quoted part
+    user = lit.substr(1, end - 1);
+    rest = lit.substr(end);
+    return true;
+}
+
+}  // namespace
+
+Ex Exec::expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted) {
+    for (const sx::Node* p : parts) {
+        Ex r = expand_part(p, fb, quoted);
+        if (r != Ex::Ok) return r;
+    }
+    return Ex::Ok;
+}
+
+Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
+    switch (p->kind) {
+        case sx::NodeKind::Lit: {
+            std::string_view t = p->as<sx::Lit>()->text;
+            if (quoted)
+                fb.quoted(t);
+            else
+                fb.lit(t);
+            return Ex::Ok;
+        }
+        case sx::NodeKind::Escaped:
+            fb.quoted(p->as<sx::Escaped>()->text);
+            return Ex::Ok;
+        case sx::NodeKind::SglQuoted:
+            fb.quoted(p->as<sx::SglQuoted>()->text);
+            return Ex::Ok;
+        case sx::NodeKind::AnsiCQuoted:
+            fb.quoted(p->as<sx::AnsiCQuoted>()->value);
+            return Ex::Ok;
+        case sx::NodeKind::DblQuoted: {
+            // "" makes a field; "$@" with no parameters makes none.
+            const auto* dq = p->as<sx::DblQuoted>();
+            if (dq->parts.empty()) fb.mark_quoted();
+            return expand_parts(dq->parts, fb, true);
+        }
+        case sx::NodeKind::ParamExp:
+            return expand_param(p->as<sx::ParamExp>(), fb, quoted);
+        case sx::NodeKind::CmdSubst: {
+            std::string out;
+            Ex r = command_subst(p->as<sx::CmdSubst>()->body, out);
+            if (r != Ex::Ok) return r;
+            fb.expansion(out, quoted);
+            return Ex::Ok;
+        }
+        case sx::NodeKind::ArithSubst: {
+            std::string out;
+            Ex r = arith_subst(p->as<sx::ArithSubst>(), out);
+            if (r != Ex::Ok) return r;
+            fb.expansion(out, quoted);
+            return Ex::Ok;
+        }
+        case sx::NodeKind::ProcSubst: {
+            std::string path;
+            Ex r = proc_subst(p->as<sx::ProcSubst>(), path);
+            if (r != Ex::Ok) return r;
+            fb.expansion(path, quoted);
+            return Ex::Ok;
+        }
+        case sx::NodeKind::ExtGlob: {
+            const auto* g = p->as<sx::ExtGlob>();
+            std::string pat, text;
+            pat.push_back(g->op);
+            pat.push_back('(');
+            text = pat;
+            for (uint32_t i = 0; i < g->alternatives.size; ++i) {
+                if (i) {
+                    pat.push_back('|');
+                    text.push_back('|');
+                }
+                FieldBuilder sub(FieldBuilder::Mode::Pattern, {}, false);
+                Ex r = expand_parts(g->alternatives[i]->parts, sub, quoted);
+                if (r != Ex::Ok) return r;
+                text += sub.text();
+                pat += sub.take_pattern();
+            }
+            pat.push_back(')');
+            text.push_back(')');
+            if (quoted)
+                fb.quoted(text);
+            else
+                fb.raw_pattern(pat, text);
+            return Ex::Ok;
+        }
+        default:
+            return Ex::Ok;
+    }
+}
+
+// Expands one word (already brace-expanded into segments, or the word's own parts) into fields.
+namespace {
+struct SegmentView {
+    const sx::Node* part;
+    std::string_view text;
+    // A `$name` whose name grew by brace expansion (`$x{a,b}` is `$xa $xb`): part is null, text the name.
+    bool var = false;
+};
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+}  // namespace
+
+Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
+    std::string ifs_val;
+    const Var* iv = st_.vars.find("IFS");
+    bool ifs_set = iv && iv->set;
+    if (ifs_set) ifs_val = iv->str;
+
+    auto expand_segments = [&](const std::vector<SegmentView>& segs) -> Ex {
+        FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set);
+        for (size_t i = 0; i < segs.size(); ++i) {
+            const SegmentView& sg = segs[i];
+            if (sg.var) {
+                const std::string* v = get_scalar(sg.text);
+                if (v) {
+                    fb.expansion(*v, false);
+                } else if (st_.opts[OptNounset]) {
+                    error(std::string(sg.text) + ": unbound variable");
+                    exit_status_ = is_subshell_ ? 1 : 127;
+                    return Ex::Fatal;
+                }
+                continue;
+            }
+            if (!sg.part) {
+                std::string_view text = sg.text;
+                if (i == 0) {
+                    std::string_view user, rest;
+                    if (split_tilde(text, segs.size() == 1, user, rest, false)) {
+                        bool ok;
+                        std::string home = tilde_prefix(user, ok);
+                        if (ok) {
+                            fb.quoted(home);
+                            text = rest;
+                            if (text.empty()) continue;
+                        }
+                    }
+                }
+                fb.lit(text);
+                continue;
+            }
+            Ex r = expand_part(sg.part, fb, false);
+            if (r != Ex::Ok) return r;
+        }
+        std::vector<Field> fields;
+        fb.finish(fields);
+        for (Field& f : fields) {
+            if (f.glob && !st_.opts[OptNoglob]) {
+                Ex r = glob_field(f, out);
+                if (r != Ex::Ok) return r;
+            } else {
+                out.push_back(std::move(f.text));
+            }
+        }
+        return Ex::Ok;
+    };
+
+    if (st_.opts[OptBraceexpand] && lit_has_brace(w)) {
+        std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
+        Ex r = brace_words(w, words);
+        if (r != Ex::Ok) return r;
+        std::vector<std::string> names;  // storage for grown variable names
+        for (const auto& segs : words) {
+            std::vector<SegmentView> views;
+            views.reserve(segs.size());
+            names.clear();
+            names.reserve(segs.size());
+            for (size_t k = 0; k < segs.size(); ++k) {
+                const auto& [part, text] = segs[k];
+                if (part && part->kind == sx::NodeKind::ParamExp && k + 1 < segs.size() && !segs[k + 1].first &&
+                    !segs[k + 1].second.empty() && ident_char(segs[k + 1].second[0])) {
+                    const auto* pe = part->as<sx::ParamExp>();
+                    if (!pe->braced && pe->op == sx::ParamOp::None && valid_name(pe->name)) {
+                        std::string_view next = segs[k + 1].second;
+                        size_t n = 0;
+                        while (n < next.size() && ident_char(next[n])) ++n;
+                        names.push_back(std::string(pe->name) + std::string(next.substr(0, n)));
+                        views.push_back({nullptr, names.back(), true});
+                        if (n < next.size()) views.push_back({nullptr, next.substr(n)});
+                        ++k;
+                        continue;
+                    }
+                }
+                views.push_back({part, text});
+            }
+            r = expand_segments(views);
+            if (r != Ex::Ok) return r;
+            if (out.size() > s_.limits.max_array_entries) {
+                error("expansion: too many words");
+                st_.status = 1;
+                return Ex::Fail;
+            }
+        }
+        return Ex::Ok;
+    }
+    std::vector<SegmentView> views;
+    views.reserve(w->parts.size);
+    for (const sx::Node* p : w->parts) {
+        if (p->kind == sx::NodeKind::Lit)
+            views.push_back({nullptr, p->as<sx::Lit>()->text});
+        else
+            views.push_back({p, {}});
+    }
+    return expand_segments(views);
+}
+
+Ex Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out) {
+    for (const sx::Word* w : words) {
+        // Fast path: a single literal word without braces, tildes or glob characters.
+        if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit) {
+            std::string_view t = w->parts[0]->as<sx::Lit>()->text;
+            if (t.find_first_of("{~*?[") == std::string_view::npos) {
+                out.emplace_back(t);
+                continue;
+            }
+        }
+        Ex r = expand_word_fields(w, out);
+        if (r != Ex::Ok) return r;
+    }
+    return Ex::Ok;
+}
+
+Ex Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
+    if (!w) {
+        out.clear();
+        return Ex::Ok;
+    }
+    if (w->parts.size == 1) {
+        const sx::Node* p = w->parts[0];
+        if (p->kind == sx::NodeKind::Lit && !(tilde && p->as<sx::Lit>()->text.starts_with('~'))) {
+            out.assign(p->as<sx::Lit>()->text);
+            return Ex::Ok;
+        }
+        if (p->kind == sx::NodeKind::SglQuoted) {
+            out.assign(p->as<sx::SglQuoted>()->text);
+            return Ex::Ok;
+        }
+    }
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    for (uint32_t i = 0; i < w->parts.size; ++i) {
+        const sx::Node* p = w->parts[i];
+        if (i == 0 && tilde && p->kind == sx::NodeKind::Lit) {
+            std::string_view user, rest;
+            if (split_tilde(p->as<sx::Lit>()->text, w->parts.size == 1, user, rest, false)) {
+                bool ok;
+                std::string home = tilde_prefix(user, ok);
+                if (ok) {
+                    fb.quoted(home);
+                    fb.lit(rest);
+                    continue;
+                }
+            }
+        }
+        Ex r = expand_part(p, fb, false);
+        if (r != Ex::Ok) return r;
+    }
+    out = std::move(fb.text());
+    return Ex::Ok;
+}
+
+Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
+    if (!w) {
+        out.clear();
+        return Ex::Ok;
+    }
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    bool at_start = true;  // start of the value or just after an unquoted ':'
+    for (uint32_t i = 0; i < w->parts.size; ++i) {
+        const sx::Node* p = w->parts[i];
+        if (p->kind != sx::NodeKind::Lit) {
+            at_start = false;
+            Ex r = expand_part(p, fb, false);
+            if (r != Ex::Ok) return r;
+            continue;
+        }
+        std::string_view t = p->as<sx::Lit>()->text;
+        bool last = i + 1 == w->parts.size;
+        while (!t.empty()) {
+            if (at_start && t[0] == '~') {
+                std::string_view user, rest;
+                size_t end = 1;
+                while (end < t.size() && t[end] != '/' && t[end] != ':') ++end;
+                if (end < t.size() || last) {
+                    user = t.substr(1, end - 1);
+                    rest = t.substr(end);
+                    bool ok;
+                    std::string home = tilde_prefix(user, ok);
+                    if (ok) {
+                        fb.quoted(home);
+                        t = rest;
+                        at_start = false;
+                        continue;
+                    }
+                }
+            }
+            size_t colon = t.find(':');
+            if (colon == std::string_view::npos) {
+                fb.lit(t);
+                at_start = false;
+                break;
+            }
+            fb.lit(t.substr(0, colon + 1));
+            t = t.substr(colon + 1);
+            at_start = true;
+        }
+    }
+    out = std::move(fb.text());
+    return Ex::Ok;
+}
+
+Ex Exec::expand_pattern(const sx::Word* w, std::string& out) {
+    if (!w) {
+        out.clear();
+        return Ex::Ok;
+    }
+    FieldBuilder fb(FieldBuilder::Mode::Pattern, {}, false);
+    Ex r = expand_parts(w->parts, fb, false);
+    if (r != Ex::Ok) return r;
+    out = fb.take_pattern();
+    return Ex::Ok;
+}
+
+Ex Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
+    out.clear();
+    if (!r->body) return Ex::Ok;
+    if (r->quoted_delim) {
+        for (const sx::Node* p : r->body->parts)
+            if (p->kind == sx::NodeKind::Lit) out.append(p->as<sx::Lit>()->text);
+        return Ex::Ok;
+    }
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    Ex e = expand_parts(r->body->parts, fb, true);
+    if (e != Ex::Ok) return e;
+    out = std::move(fb.text());
+    return Ex::Ok;
+}
+
+// ---------------------------------------------------------------- substitutions
+
+Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
+    if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+        error("command substitution: maximum nesting depth exceeded (" +
+              std::to_string(s_.limits.max_subshell_depth) + ")");
+        st_.status = 1;
+        return Ex::Fatal;
+    }
+    // $(<file): the file's content, without running anything.
+    if (body.size == 1 && !body[0]->background && body[0]->cmd->kind == sx::NodeKind::Simple) {
+        const auto* sc = body[0]->cmd->as<sx::Simple>();
+        if (sc->words.empty() && sc->assigns.empty() && sc->redirs.size == 1 &&
+            sc->redirs[0]->op == sx::RedirOp::In && sc->redirs[0]->fd < 0) {
+            std::vector<std::string> words;
+            Ex r = expand_word_fields(sc->redirs[0]->target, words);
+            if (r != Ex::Ok) return r;
+            if (words.size() != 1) {
+                error("ambiguous redirect");
+                st_.status = 1;
+                out.clear();
+                return Ex::Ok;
+            }
+            int err = 0;
+            StreamPtr s = open_path(words[0], 0, err);
+            out.clear();
+            if (!s) {
+                error(words[0] + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(err))));
+                st_.status = 1;
+                return Ex::Ok;
+            }
+            IoResult rr = s->read_all(out, s_.limits.max_variable_bytes + 1);
+            (void)rr;
+            if (out.size() > s_.limits.max_variable_bytes) {
+                error("command substitution: output exceeds the variable size limit");
+                out.clear();
+                st_.status = 1;
+                return Ex::Fatal;
+            }
+            while (!out.empty() && out.back() == '\n') out.pop_back();
+            st_.status = 0;
+            last_cmdsubst_status_ = 0;
+            return Ex::Ok;
+        }
+    }
+    auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1);
+    int status = in_subshell([&](Exec& child) {
+        child.subshell_depth_ = subshell_depth_ + 1;
+        child.set_fd(1, sink);
+        child.subst_depth_ = subst_depth_ + 1;
+        if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
+        return child.exec_list(body);
+    });
+    out = sink->take();
+    if (out.size() > s_.limits.max_variable_bytes) {
+        error("command substitution: output exceeds the variable size limit (" +
+              std::to_string(s_.limits.max_variable_bytes) + " bytes)");
+        out.clear();
+        st_.status = 1;
+        return Ex::Fatal;
+    }
+    if (out.find('\0') != std::string::npos) {
+        error("warning: command substitution: ignored null byte in input");
+        std::erase(out, '\0');
+    }
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    st_.status = status;
+    last_cmdsubst_status_ = status;
+    if (s_.run_token.cancelled() || cancel_->cancelled()) return Ex::Fatal;
+    return Ex::Ok;
+}
+
+Ex Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
+    int64_t v = 0;
+    Ex r = arith(a->expr, a->raw, v, true);
+    if (r != Ex::Ok) return r;
+    out = to_dec(v);
+    return Ex::Ok;
+}
+
+// ---------------------------------------------------------------- pathname expansion
+
+Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
+    const std::string& pat = f.pattern();
+    bool extglob = st_.opts[ShExtglob] || f.diverged;
+    if (!is_glob(pat, true)) {
+        // No live glob character after all (`x='a\*'; echo $x`): the word stays as it is, backslash included.
+        out.push_back(f.text);
+        return Ex::Ok;
+    }
+    PathPattern pp = split_path_pattern(pat, extglob);
+    PatternOptions po;
+    po.nocase = st_.opts[ShNocaseglob];
+    po.extglob = extglob;
+    po.pathname = true;
+    po.dotglob = st_.opts[ShDotglob];
+    bool globstar = st_.opts[ShGlobstar];
+
+    // (display path, filesystem path)
+    std::vector<std::pair<std::string, std::string>> cur;
+    if (pp.absolute)
+        cur.emplace_back("/", "/");
+    else
+        cur.emplace_back("", st_.cwd);
+    auto join = [](const std::string& a, std::string_view b) {
+        if (a.empty()) return std::string(b);
+        std::string r = a;
+        if (r.back() != '/') r.push_back('/');
+        r.append(b);
+        return r;
+    };
+    size_t budget = s_.limits.max_array_entries;
+    for (size_t ci = 0; ci < pp.components.size(); ++ci) {
+        const PathComponent& c = pp.components[ci];
+        bool last = ci + 1 == pp.components.size();
+        std::vector<std::pair<std::string, std::string>> next;
+        if (!c.glob) {
+            for (auto& [disp, fsp] : cur) {
+                std::string d = disp.empty() ? c.literal : (disp == "/" ? "/" + c.literal : disp + "/" + c.literal);
+                std::string p = join(fsp, c.literal);
+                if (!last || true) {
+                    auto st = s_.fs.lstat(p);
+                    if (!st) continue;
+                }
+                next.emplace_back(std::move(d), std::move(p));
+            }
+        } else if (c.globstar && globstar) {
+            // `**`: this directory and every directory below it (not following symlinks), and, as the
+            // last component, every file below too.
+            for (auto& [disp, fsp] : cur) {
+                std::vector<std::pair<std::string, std::string>> stack{{disp, fsp}};
+                std::vector<std::pair<std::string, std::string>> found;
+                if (!last) found.emplace_back(disp, fsp);
+                while (!stack.empty()) {
+                    auto [d, p] = stack.back();
+                    stack.pop_back();
+                    auto ents = s_.fs.readdir(p.empty() ? "/" : p);
+                    if (!ents) continue;
+                    std::sort(ents->begin(), ents->end(),
+                              [](const vfs::DirEntry& a, const vfs::DirEntry& b) { return a.name > b.name; });
+                    for (const auto& e : *ents) {
+                        if (e.name[0] == '.' && !po.dotglob) continue;
+                        std::string nd = d.empty() ? e.name : (d == "/" ? "/" + e.name : d + "/" + e.name);
+                        std::string np = join(p, e.name);
+                        auto st = s_.fs.lstat(np);
+                        bool dir = st && st->is_directory();
+                        if (dir || last) found.emplace_back(nd, np);
+                        if (dir) stack.emplace_back(nd, np);
+                        if (found.size() > budget) break;
+                    }
+                }
+                for (auto& x : found) next.push_back(std::move(x));
+            }
+        } else {
+            Pattern cp = Pattern::compile(c.pattern, po);
+            for (auto& [disp, fsp] : cur) {
+                auto ents = s_.fs.readdir(fsp.empty() ? "/" : fsp);
+                if (!ents) continue;
+                for (const auto& e : *ents) {
+                    if (!cp.match(e.name)) continue;
+                    if ((e.name == "." || e.name == "..")) continue;
+                    std::string nd = disp.empty() ? e.name : (disp == "/" ? "/" + e.name : disp + "/" + e.name);
+                    std::string np = join(fsp, e.name);
+                    if (!last) {
+                        auto st = s_.fs.stat(np);
+                        if (!st || !st->is_directory()) continue;
+                    }
+                    next.emplace_back(std::move(nd), std::move(np));
+                }
+                if (next.size() > budget) break;
+            }
+        }
+        cur = std::move(next);
+        if (cur.empty()) break;
+    }
+    std::vector<std::string> matches;
+    for (auto& [disp, fsp] : cur) {
+        if (pp.trailing_slash) {
+            auto st = s_.fs.stat(fsp);
+            if (!st || !st->is_directory()) continue;
+            disp.push_back('/');
+        }
+        matches.push_back(std::move(disp));
+    }
+    // GLOBIGNORE
+    if (const std::string* gi = get_scalar("GLOBIGNORE"); gi && !gi->empty()) {
+        std::vector<std::string> keep;
+        PatternOptions io = po;
+        io.dotglob = true;
+        for (auto& m : matches) {
+            bool ignored = false;
+            size_t start = 0;
+            while (start <= gi->size()) {
+                size_t colon = gi->find(':', start);
+                std::string_view one = std::string_view(*gi).substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+                if (!one.empty() && pattern_match(one, m, io)) ignored = true;
+                if (colon == std::string::npos) break;
+                start = colon + 1;
+            }
+            std::string_view base = m;
+            if (auto sl = base.rfind('/'); sl != std::string_view::npos) base = base.substr(sl + 1);
+            if (base == "." || base == "..") ignored = true;
+            if (!ignored) keep.push_back(std::move(m));
+        }
+        matches = std::move(keep);
+    }
+    if (matches.empty()) {
+        if (st_.opts[ShFailglob]) {
+            error("no match: " + f.text);
+            st_.status = 1;
+            exit_status_ = 1;
+            return Ex::Fatal;
+        }
+        if (st_.opts[ShNullglob]) return Ex::Ok;
+        out.push_back(f.text);
+        return Ex::Ok;
+    }
+    std::sort(matches.begin(), matches.end());
+    for (auto& m : matches) out.push_back(std::move(m));
+    return Ex::Ok;
+}
+
+}  // namespace bashkit::interp

@@ -1,0 +1,84 @@
+// Building the fields of one word during expansion: quote tracking, IFS splitting, and the pattern form
+// for pathname expansion and pattern contexts. Internal to interp/.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interp/exec.hpp"
+
+namespace bashkit::interp {
+
+// Bytes that mean something in a pattern (and `&` in a ${x/p/r} replacement): a quoted one is escaped in
+// the pattern form.
+inline bool pattern_special(char c) {
+    switch (c) {
+        case '*': case '?': case '[': case ']': case '\\': case '(': case ')': case '|': case '+':
+        case '@': case '!': case '&':
+            return true;
+        default:
+            return false;
+    }
+}
+// The pattern form of quoted text.
+void append_escaped(std::string& out, std::string_view s);
+
+class FieldBuilder {
+public:
+    enum class Mode : uint8_t {
+        Fields,   // command arguments: IFS splitting and globbing
+        Single,   // one string: assignments, [[ ]] operands, here-strings, case subject
+        Pattern,  // one string in pattern form: case patterns, [[ == ]], ${x#p}
+    };
+
+    FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set);
+
+    Mode mode() const { return mode_; }
+    bool splitting() const { return mode_ == Mode::Fields; }
+
+    // Unquoted literal text from the source: never split; glob characters stay active.
+    void lit(std::string_view s);
+    // Quoted text (or the result of a quoted expansion): never split, glob characters literal.
+    void quoted(std::string_view s);
+    // The result of an expansion: split by IFS when unquoted in Fields mode; glob characters active when
+    // unquoted.
+    void expansion(std::string_view s, bool is_quoted);
+    // Raw pattern text (extglob groups): goes into the pattern form unescaped, marks the field as a glob.
+    void raw_pattern(std::string_view pat, std::string_view text);
+    // A quoted part was seen (so "" makes an empty field).
+    void mark_quoted() { active_ = true; }
+    // "$@" inside quotes: ends the current field, which exists even when empty.
+    void hard_break();
+    // Between elements of unquoted $@ / ${a[@]}: ends the current field if it has started.
+    void soft_break();
+
+    // Fields mode: the finished fields.
+    void finish(std::vector<Field>& out);
+    // Single / Pattern mode: the text (after quote removal) and the pattern form.
+    std::string& text() { return cur_.text; }
+    std::string take_pattern() { return cur_.diverged ? std::move(cur_.pat) : std::move(cur_.text); }
+    bool glob() const { return cur_.glob; }
+    // Whether anything (even an empty quoted string) was produced.
+    bool active() const { return active_; }
+
+    // Inside the word of an unquoted ${x:-word}: its literal text is part of an expansion, so it splits.
+    bool lit_splits = false;
+
+private:
+    void append(std::string_view s, bool is_quoted);
+    void end_field();
+    bool is_ifs(unsigned char c) const { return ifs_map_[c]; }
+    bool is_ifs_ws(unsigned char c) const { return ifs_ws_[c]; }
+
+    Mode mode_;
+    Field cur_;
+    bool active_ = false;
+    // After a field ended by IFS white space (a following non-white delimiter joins it).
+    bool after_ws_ = false;
+    std::vector<Field> fields_;
+    bool ifs_map_[256] = {};
+    bool ifs_ws_[256] = {};
+};
+
+}  // namespace bashkit::interp

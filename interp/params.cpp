@@ -1,0 +1,848 @@
+// Parameter expansion: ${...} in all its forms.
+#include <algorithm>
+#include <cstring>
+
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+#include "interp/pattern.hpp"
+#include "interp/quote.hpp"
+
+namespace bashkit::interp {
+
+struct ParamValue {
+    bool is_list = false;  // @ * forms: `list` holds the elements
+    bool star = false;     // joined with IFS[0] when quoted
+    bool set = false;      // scalar: the parameter is set
+    std::string scalar;
+    std::vector<std::string> list;
+    std::string display;   // the name for messages: "x", "a[1]", "$1"
+    bool array_ref = false;  // the name refers to an array as a whole (for @A, @a)
+    std::string var_name;    // the variable behind it, when there is one
+};
+
+namespace {
+
+bool is_digits(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (c < '0' || c > '9') return false;
+    return true;
+}
+
+// UTF-8 aware character helpers (invalid bytes count as one character each).
+size_t char_len(std::string_view s, size_t i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    if (i + n > s.size()) return 1;
+    for (size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
+    return n;
+}
+size_t count_chars(std::string_view s) {
+    size_t n = 0;
+    for (size_t i = 0; i < s.size(); i += char_len(s, i)) ++n;
+    return n;
+}
+// Byte offset of character index k (clamped to the end).
+size_t char_offset(std::string_view s, size_t k) {
+    size_t i = 0;
+    while (k > 0 && i < s.size()) {
+        i += char_len(s, i);
+        --k;
+    }
+    return i;
+}
+
+// Case mapping of one character (ASCII plus Latin-1 supplement and basic Greek/Cyrillic in UTF-8).
+void map_char(std::string_view s, size_t i, size_t len, bool upper, std::string& out) {
+    if (len == 1) {
+        char c = s[i];
+        if (upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+        if (!upper && c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        out.push_back(c);
+        return;
+    }
+    Utf8Char u = decode_utf8(s, i);
+    if (u.len == 0) {
+        out.append(s.substr(i, len));
+        return;
+    }
+    uint32_t cp = u.cp;
+    if (upper) {
+        if ((cp >= 0xE0 && cp <= 0xFE && cp != 0xF7)) cp -= 0x20;
+        else if (cp >= 0x3B1 && cp <= 0x3C9 && cp != 0x3C2) cp -= 0x20;
+        else if (cp >= 0x430 && cp <= 0x44F) cp -= 0x20;
+        else if (cp >= 0x450 && cp <= 0x45F) cp -= 0x50;
+        else if (cp >= 0x100 && cp <= 0x17F && (cp & 1)) cp -= 1;
+    } else {
+        if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7)) cp += 0x20;
+        else if (cp >= 0x391 && cp <= 0x3A9 && cp != 0x3A2) cp += 0x20;
+        else if (cp >= 0x410 && cp <= 0x42F) cp += 0x20;
+        else if (cp >= 0x400 && cp <= 0x40F) cp += 0x50;
+        else if (cp >= 0x100 && cp <= 0x17F && !(cp & 1)) cp += 1;
+    }
+    append_code_point(out, cp);
+}
+
+}  // namespace
+
+// Looks up a parameter given as text (for ${!x} and namerefs): "name", "name[sub]", "1", "@", ...
+// sub is evaluated here.
+static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad);
+
+// The value of a named parameter (without indirection).
+static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, std::string_view index_text,
+                      bool has_index_text, char index_all, ParamValue& v) {
+    ShellState& st = ex.state();
+    v.display = std::string(name);
+    if (is_digits(name)) {
+        v.display = "$" + std::string(name);
+        size_t n = 0;
+        for (char c : name) {
+            n = n * 10 + static_cast<size_t>(c - '0');
+            if (n > 100000000) break;
+        }
+        if (n == 0) {
+            v.set = true;
+            v.scalar = st.script_name;
+        } else if (n <= ex.params().size()) {
+            v.set = true;
+            v.scalar = ex.params()[n - 1];
+        }
+        return Ex::Ok;
+    }
+    if (name.size() == 1 && !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
+        v.display = "$" + std::string(name);
+        switch (name[0]) {
+            case '@':
+            case '*':
+                v.is_list = true;
+                v.star = name[0] == '*';
+                v.list = ex.params();
+                v.set = !v.list.empty();
+                return Ex::Ok;
+            case '#':
+                v.set = true;
+                v.scalar = to_dec(static_cast<int64_t>(ex.params().size()));
+                return Ex::Ok;
+            case '?':
+                v.set = true;
+                v.scalar = to_dec(st.status);
+                return Ex::Ok;
+            case '$':
+                v.set = true;
+                v.scalar = to_dec(ex.session().id.pid);
+                return Ex::Ok;
+            case '!':
+                if (st.last_bg_pid) {
+                    v.set = true;
+                    v.scalar = to_dec(st.last_bg_pid);
+                }
+                return Ex::Ok;
+            case '-': {
+                v.set = true;
+                std::string f;
+                for (int i = 0; i < kSetOptCount; ++i)
+                    if (st.opts[i] && opt_info(i).letter) f.push_back(opt_info(i).letter);
+                // bash's order: himBHs... we keep letters in a stable order like bash for the common ones.
+                std::string ordered;
+                for (char c : std::string_view("abefhkmnptuvxBCEHPT"))
+                    if (f.find(c) != std::string::npos) ordered.push_back(c);
+                ordered.push_back('c');
+                v.scalar = ordered;
+                return Ex::Ok;
+            }
+            default:
+                return Ex::Ok;
+        }
+    }
+    v.var_name = std::string(name);
+    const Var* var = ex.lookup(name);
+    if (index_all) {
+        v.is_list = true;
+        v.star = index_all == '*';
+        v.display = std::string(name) + "[" + index_all + "]";
+        v.array_ref = true;
+        if (var) {
+            if (var->is_indexed()) {
+                if (var->idx)
+                    for (const auto& [k, s] : var->idx->m) v.list.push_back(s);
+            } else if (var->is_assoc()) {
+                if (var->assoc)
+                    for (const auto& [k, s] : var->assoc->ordered()) v.list.push_back(*s);
+            } else if (var->set) {
+                v.list.push_back(var->str);
+            }
+        }
+        v.set = !v.list.empty();
+        return Ex::Ok;
+    }
+    if (index || has_index_text) {
+        std::string sub;
+        if (index) {
+            Ex r = ex.expand_word(index, sub, false);
+            if (r != Ex::Ok) return r;
+        } else {
+            sub = std::string(index_text);
+        }
+        v.display = std::string(name) + "[" + sub + "]";
+        if (var && var->is_assoc()) {
+            if (var->assoc)
+                if (const std::string* s = var->assoc->get(sub)) {
+                    v.set = true;
+                    v.scalar = *s;
+                }
+            return Ex::Ok;
+        }
+        int64_t i = 0;
+        Ex r = ex.arith_text(sub, i, true);
+        if (r != Ex::Ok) return r;
+        if (!var) return Ex::Ok;
+        if (var->is_indexed()) {
+            if (!var->idx) return Ex::Ok;
+            if (i < 0) {
+                int64_t n = var->idx->next_index();
+                if (i + n < 0) {
+                    ex.error(std::string(name) + ": bad array subscript");
+                    return Ex::Ok;
+                }
+                i += n;
+            }
+            auto it = var->idx->m.find(i);
+            if (it != var->idx->m.end()) {
+                v.set = true;
+                v.scalar = it->second;
+            }
+            return Ex::Ok;
+        }
+        if ((i == 0 || i == -1) && var->set) {
+            v.set = true;
+            v.scalar = var->str;
+        }
+        return Ex::Ok;
+    }
+    if (var) {
+        if (const std::string* s = var->scalar_value()) {
+            v.set = true;
+            v.scalar = *s;
+        }
+        v.array_ref = var->is_array();
+    }
+    return Ex::Ok;
+}
+
+static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad) {
+    bad = false;
+    size_t lb = spec.find('[');
+    if (lb != std::string_view::npos && spec.back() == ']') {
+        std::string_view name = spec.substr(0, lb);
+        std::string_view sub = spec.substr(lb + 1, spec.size() - lb - 2);
+        if (!valid_name(name)) {
+            bad = true;
+            return Ex::Ok;
+        }
+        if (sub == "@" || sub == "*") return named_value(ex, name, nullptr, {}, false, sub[0], v);
+        return named_value(ex, name, nullptr, sub, true, 0, v);
+    }
+    if (valid_name(spec) || is_digits(spec) ||
+        (spec.size() == 1 && std::strchr("@*#?$!-", spec[0]) != nullptr))
+        return named_value(ex, spec, nullptr, {}, false, 0, v);
+    bad = true;
+    return Ex::Ok;
+}
+
+Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
+    if (p->indirect) {
+        ParamValue iv;
+        Ex r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
+        if (r != Ex::Ok) return r;
+        std::string target = iv.is_list ? (iv.list.empty() ? std::string() : iv.list[0]) : iv.scalar;
+        // A nameref: ${!ref} gives the name it refers to.
+        if (!p->index && !p->index_all && valid_name(p->name)) {
+            const Var* raw = st_.vars.find(p->name);
+            if (raw && raw->nameref()) {
+                v.set = raw->set;
+                v.scalar = raw->str;
+                v.display = std::string(p->name);
+                return Ex::Ok;
+            }
+        }
+        if (!iv.set || target.empty()) {
+            if (!iv.set && st_.opts[OptNounset]) {
+                error(iv.display + ": unbound variable");
+                exit_status_ = is_subshell_ ? 1 : 127;
+                return Ex::Fatal;
+            }
+            error(std::string(p->name) + ": invalid indirect expansion");
+            exit_status_ = 1;
+            return Ex::Fatal;
+        }
+        bool bad = false;
+        r = lookup_spec(*this, target, v, bad);
+        if (r != Ex::Ok) return r;
+        if (bad) {
+            error(target + ": invalid variable name");
+            exit_status_ = 1;
+            return Ex::Fatal;
+        }
+        return Ex::Ok;
+    }
+    return named_value(*this, p->name, p->index, {}, false, p->index_all, v);
+}
+
+namespace {
+
+// Emits a value (scalar or list) into the builder.
+void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string& ifs_val, bool ifs_set) {
+    if (!v.is_list) {
+        fb.expansion(v.scalar, quoted);
+        return;
+    }
+    if (fb.mode() != FieldBuilder::Mode::Fields || (quoted && v.star)) {
+        std::string sep = v.star ? (ifs_set ? ifs_val.substr(0, ifs_val.empty() ? 0 : 1) : " ") : " ";
+        if (v.star && ifs_set && !ifs_val.empty()) sep = std::string(1, ifs_val[0]);
+        std::string joined;
+        for (size_t i = 0; i < v.list.size(); ++i) {
+            if (i) joined += sep;
+            joined += v.list[i];
+        }
+        fb.expansion(joined, quoted);
+        if (quoted) fb.mark_quoted();
+        return;
+    }
+    if (quoted) {
+        for (size_t i = 0; i < v.list.size(); ++i) {
+            if (i) fb.hard_break();
+            fb.expansion(v.list[i], true);
+        }
+        return;
+    }
+    for (size_t i = 0; i < v.list.size(); ++i) {
+        if (i) fb.soft_break();
+        fb.expansion(v.list[i], false);
+    }
+}
+
+}  // namespace
+
+Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
+    // Fast path: $name / ${name} of an ordinary variable.
+    if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
+        std::string_view n = p->name;
+        if (!n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) {
+            const Var* var = lookup(n);
+            if (var && !var->is_array()) {
+                if (var->set) {
+                    fb.expansion(var->str, quoted);
+                    return Ex::Ok;
+                }
+            } else if (var) {
+                if (const std::string* s = var->scalar_value()) {
+                    fb.expansion(*s, quoted);
+                    return Ex::Ok;
+                }
+            }
+            if (st_.opts[OptNounset]) {
+                error(std::string(n) + ": unbound variable");
+                exit_status_ = is_subshell_ ? 1 : 127;
+                return Ex::Fatal;
+            }
+            return Ex::Ok;
+        }
+    }
+
+    const Var* ifsv = st_.vars.find("IFS");
+    bool ifs_set = ifsv && ifsv->set;
+    std::string ifs_val = ifs_set ? ifsv->str : std::string(" \t\n");
+
+    if (p->op == sx::ParamOp::PrefixNames) {
+        ParamValue v;
+        v.is_list = true;
+        v.star = !p->at_form;
+        for (auto& n : st_.vars.names_with_prefix(p->name)) {
+            const Var* var = st_.vars.find(n);
+            if (var && (var->set || var->is_array())) v.list.push_back(n);
+        }
+        emit(fb, v, quoted, ifs_val, ifs_set);
+        return Ex::Ok;
+    }
+    if (p->op == sx::ParamOp::Keys) {
+        ParamValue v;
+        v.is_list = true;
+        v.star = p->index_all == '*';
+        const Var* var = lookup(p->name);
+        if (var) {
+            if (var->is_indexed() && var->idx)
+                for (const auto& [k, s] : var->idx->m) v.list.push_back(to_dec(k));
+            else if (var->is_assoc() && var->assoc)
+                for (const auto& [k, s] : var->assoc->ordered()) v.list.push_back(*k);
+            else if (!var->is_array() && var->set)
+                v.list.push_back("0");
+        }
+        emit(fb, v, quoted, ifs_val, ifs_set);
+        return Ex::Ok;
+    }
+
+    ParamValue v;
+    Ex r = param_value(p, v);
+    if (r != Ex::Ok) return r;
+
+    using Op = sx::ParamOp;
+    Op op = p->op;
+    bool is_set = v.is_list ? !v.list.empty() : v.set;
+    bool is_null = v.is_list ? (v.list.empty() || (v.list.size() == 1 && v.list[0].empty())) : v.scalar.empty();
+
+    if (op == Op::Default || op == Op::Assign || op == Op::Error || op == Op::Alternate) {
+        bool use_word = p->colon ? (!is_set || is_null) : !is_set;
+        if (op == Op::Alternate) {
+            if (!use_word) {
+                if (quoted) fb.mark_quoted();
+                if (p->arg) {
+                    bool saved = fb.lit_splits;
+                    fb.lit_splits = !quoted;
+                    r = expand_parts(p->arg->parts, fb, quoted);
+                    fb.lit_splits = saved;
+                    return r;
+                }
+            }
+            return Ex::Ok;
+        }
+        if (!use_word) {
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        }
+        if (op == Op::Default) {
+            if (quoted) fb.mark_quoted();
+            if (p->arg) {
+                bool saved = fb.lit_splits;
+                fb.lit_splits = !quoted;
+                r = expand_parts(p->arg->parts, fb, quoted);
+                fb.lit_splits = saved;
+                return r;
+            }
+            return Ex::Ok;
+        }
+        if (op == Op::Error) {
+            std::string msg;
+            if (p->arg) {
+                r = expand_word(p->arg, msg);
+                if (r != Ex::Ok) return r;
+            }
+            if (msg.empty()) msg = "parameter null or not set";
+            error(v.display.starts_with("$") ? v.display.substr(1) + ": " + msg : v.display + ": " + msg);
+            exit_status_ = is_subshell_ ? 1 : 127;
+            return Ex::Fatal;
+        }
+        // Assign
+        std::string val;
+        if (p->arg) {
+            r = expand_assign_value(p->arg, val);
+            if (r != Ex::Ok) return r;
+        }
+        if (v.is_list || !valid_name(p->name) || p->indirect) {
+            std::string nm = v.display.starts_with("$") ? v.display.substr(1) : v.display;
+            error(nm + ": cannot assign in this way");
+            exit_status_ = 1;
+            return Ex::Fatal;
+        }
+        bool ok;
+        if (p->index) {
+            std::string key;
+            r = expand_word(p->index, key, false);
+            if (r != Ex::Ok) return r;
+            ok = assign_elem(p->name, key, val, false);
+        } else {
+            ok = assign(p->name, val);
+        }
+        if (!ok) {
+            exit_status_ = 1;
+            return Ex::Fatal;
+        }
+        // The value after assignment (attributes such as -i or -u may have changed it).
+        ParamValue nv;
+        r = param_value(p, nv);
+        if (r != Ex::Ok) return r;
+        if (quoted) fb.mark_quoted();
+        fb.expansion(nv.scalar, quoted);
+        return Ex::Ok;
+    }
+
+    if (!is_set && !v.is_list && st_.opts[OptNounset] && !(op == Op::Length && false)) {
+        error(v.display + ": unbound variable");
+        exit_status_ = is_subshell_ ? 1 : 127;
+        return Ex::Fatal;
+    }
+    if (op == Op::Length && v.is_list && st_.opts[OptNounset] && !is_set && !v.array_ref && false) {
+    }
+
+    switch (op) {
+        case Op::None:
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        case Op::Length: {
+            size_t n = v.is_list ? v.list.size() : count_chars(v.scalar);
+            fb.expansion(to_dec(static_cast<int64_t>(n)), quoted);
+            return Ex::Ok;
+        }
+        case Op::RemPrefix:
+        case Op::RemLongPrefix:
+        case Op::RemSuffix:
+        case Op::RemLongSuffix: {
+            std::string pat;
+            r = expand_pattern(p->arg, pat);
+            if (r != Ex::Ok) return r;
+            PatternOptions po;
+            po.extglob = st_.opts[ShExtglob];
+            Pattern cp = Pattern::compile(pat, po);
+            auto apply = [&](std::string& s) {
+                std::optional<size_t> k;
+                switch (op) {
+                    case Op::RemPrefix:
+                        k = cp.shortest_prefix(s);
+                        if (k) s.erase(0, *k);
+                        break;
+                    case Op::RemLongPrefix:
+                        k = cp.longest_prefix(s);
+                        if (k) s.erase(0, *k);
+                        break;
+                    case Op::RemSuffix:
+                        k = cp.shortest_suffix(s);
+                        if (k) s.erase(*k);
+                        break;
+                    default:
+                        k = cp.longest_suffix(s);
+                        if (k) s.erase(*k);
+                        break;
+                }
+            };
+            if (v.is_list)
+                for (auto& s : v.list) apply(s);
+            else
+                apply(v.scalar);
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        }
+        case Op::Replace:
+        case Op::ReplaceAll:
+        case Op::ReplacePrefix:
+        case Op::ReplaceSuffix: {
+            std::string pat;
+            r = expand_pattern(p->arg, pat);
+            if (r != Ex::Ok) return r;
+            std::string rep_pat;
+            if (p->arg2) {
+                r = expand_pattern(p->arg2, rep_pat);
+                if (r != Ex::Ok) return r;
+            }
+            bool amp = st_.opts[ShPatsubReplacement];
+            // The replacement: quoted characters literal, an unquoted & stands for the match.
+            struct Piece {
+                bool match;
+                std::string text;
+            };
+            std::vector<Piece> pieces;
+            {
+                std::string lit;
+                for (size_t i = 0; i < rep_pat.size(); ++i) {
+                    char c = rep_pat[i];
+                    if (c == '\\' && i + 1 < rep_pat.size()) {
+                        lit.push_back(rep_pat[++i]);
+                    } else if (c == '&' && amp) {
+                        pieces.push_back({false, std::move(lit)});
+                        lit.clear();
+                        pieces.push_back({true, {}});
+                    } else {
+                        lit.push_back(c);
+                    }
+                }
+                pieces.push_back({false, std::move(lit)});
+            }
+            auto build = [&](std::string_view matched) {
+                std::string out;
+                for (const auto& pc : pieces) out += pc.match ? std::string(matched) : pc.text;
+                return out;
+            };
+            PatternOptions po;
+            po.extglob = st_.opts[ShExtglob];
+            Pattern cp = Pattern::compile(pat, po);
+            auto apply = [&](std::string& s) {
+                if (op == Op::ReplacePrefix) {
+                    auto k = cp.longest_prefix(s);
+                    if (k) s = build(std::string_view(s).substr(0, *k)) + s.substr(*k);
+                    return;
+                }
+                if (op == Op::ReplaceSuffix) {
+                    auto k = cp.longest_suffix(s);
+                    if (k) s = s.substr(0, *k) + build(std::string_view(s).substr(*k));
+                    return;
+                }
+                if (pat.empty()) return;
+                if (op == Op::Replace) {
+                    auto m = cp.find_first(s);
+                    if (m) s = s.substr(0, m->begin) + build(std::string_view(s).substr(m->begin, m->end - m->begin)) + s.substr(m->end);
+                    return;
+                }
+                auto all = cp.find_all(s);
+                if (all.empty()) return;
+                std::string out;
+                size_t last = 0;
+                for (const auto& m : all) {
+                    out.append(s, last, m.begin - last);
+                    out += build(std::string_view(s).substr(m.begin, m.end - m.begin));
+                    last = m.end;
+                }
+                out.append(s, last);
+                s = std::move(out);
+            };
+            if (v.is_list)
+                for (auto& s : v.list) apply(s);
+            else
+                apply(v.scalar);
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        }
+        case Op::Substring: {
+            std::string off_text, len_text;
+            int64_t off = 0, len = 0;
+            bool has_len = p->arg2 != nullptr;
+            if (p->arg) {
+                r = expand_word(p->arg, off_text, false);
+                if (r != Ex::Ok) return r;
+            }
+            r = arith_text(off_text, off, true);
+            if (r != Ex::Ok) return r;
+            if (has_len) {
+                r = expand_word(p->arg2, len_text, false);
+                if (r != Ex::Ok) return r;
+                r = arith_text(len_text, len, true);
+                if (r != Ex::Ok) return r;
+            }
+            if (v.is_list) {
+                std::vector<std::string> out;
+                bool positional = p->name == "@" || p->name == "*";
+                if (positional && !p->indirect) {
+                    // $0 is element 0.
+                    std::vector<std::string> all;
+                    all.push_back(st_.script_name);
+                    for (auto& s : v.list) all.push_back(s);
+                    int64_t n = static_cast<int64_t>(all.size());
+                    if (off < 0) off += n;
+                    if (off < 0 || off > n) off = n;
+                    int64_t end = n;
+                    if (has_len) {
+                        if (len < 0) {
+                            error(v.display.substr(1) + ": " + to_dec(len) + ": substring expression < 0");
+                            exit_status_ = 1;
+                            return Ex::Fatal;
+                        }
+                        end = std::min<int64_t>(n, off + len);
+                    }
+                    if (off == 0 && v.list.size() + 1 == all.size() && false) {
+                    }
+                    for (int64_t i = off; i < end; ++i) out.push_back(all[static_cast<size_t>(i)]);
+                } else {
+                    // Array: by index.
+                    const Var* var = lookup(v.var_name);
+                    std::vector<std::pair<int64_t, std::string>> elems;
+                    if (var && var->is_indexed() && var->idx)
+                        for (const auto& [k, s] : var->idx->m) elems.emplace_back(k, s);
+                    else if (var && var->is_assoc() && var->assoc) {
+                        int64_t k = 0;
+                        for (const auto& [kk, s] : var->assoc->ordered()) elems.emplace_back(k++, *s);
+                    } else if (var && var->set)
+                        elems.emplace_back(0, var->str);
+                    int64_t top = elems.empty() ? 0 : elems.back().first + 1;
+                    if (off < 0) off += top;
+                    if (off < 0) {
+                        off = INT64_MAX;
+                    }
+                    if (has_len && len < 0) {
+                        error(v.display + ": " + to_dec(len) + ": substring expression < 0");
+                        exit_status_ = 1;
+                        return Ex::Fatal;
+                    }
+                    int64_t taken = 0;
+                    for (const auto& [k, s] : elems) {
+                        if (k < off) continue;
+                        if (has_len && taken >= len) break;
+                        out.push_back(s);
+                        ++taken;
+                    }
+                }
+                v.list = std::move(out);
+                emit(fb, v, quoted, ifs_val, ifs_set);
+                return Ex::Ok;
+            }
+            std::string& s = v.scalar;
+            int64_t n = static_cast<int64_t>(count_chars(s));
+            if (off < 0) off += n;
+            if (off < 0 || off > n) {
+                v.scalar.clear();
+                emit(fb, v, quoted, ifs_val, ifs_set);
+                return Ex::Ok;
+            }
+            int64_t end = n;
+            if (has_len) {
+                if (len < 0) {
+                    end = n + len;
+                    if (end < off) {
+                        error(v.display + ": " + to_dec(len) + ": substring expression < 0");
+                        exit_status_ = 1;
+                        return Ex::Fatal;
+                    }
+                } else {
+                    end = off + len > n ? n : off + len;
+                }
+            }
+            size_t b0 = char_offset(s, static_cast<size_t>(off));
+            size_t b1 = char_offset(s, static_cast<size_t>(end));
+            v.scalar = s.substr(b0, b1 - b0);
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        }
+        case Op::UpperFirst:
+        case Op::UpperAll:
+        case Op::LowerFirst:
+        case Op::LowerAll: {
+            std::string pat;
+            if (p->arg) {
+                r = expand_pattern(p->arg, pat);
+                if (r != Ex::Ok) return r;
+            }
+            bool upper = op == Op::UpperFirst || op == Op::UpperAll;
+            bool all = op == Op::UpperAll || op == Op::LowerAll;
+            std::optional<Pattern> cp;
+            if (!pat.empty()) cp = Pattern::compile(pat, PatternOptions{});
+            auto apply = [&](std::string& s) {
+                std::string out;
+                for (size_t i = 0; i < s.size();) {
+                    size_t l = char_len(s, i);
+                    bool doit = (all || i == 0) && (!cp || cp->match(std::string_view(s).substr(i, l)));
+                    if (doit)
+                        map_char(s, i, l, upper, out);
+                    else
+                        out.append(s, i, l);
+                    i += l;
+                }
+                s = std::move(out);
+            };
+            if (v.is_list)
+                for (auto& s : v.list) apply(s);
+            else
+                apply(v.scalar);
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        }
+        case Op::Transform: {
+            char t = p->transform;
+            const Var* var = v.var_name.empty() ? nullptr : lookup(v.var_name);
+            auto attr_letters = [&](const Var* vv) {
+                std::string a;
+                if (!vv) return a;
+                if (vv->is_indexed()) a += 'a';
+                if (vv->is_assoc()) a += 'A';
+                if (vv->attrs & kAttrInteger) a += 'i';
+                if (vv->attrs & kAttrLower) a += 'l';
+                if (vv->attrs & kAttrNameref) a += 'n';
+                if (vv->attrs & kAttrReadonly) a += 'r';
+                if (vv->attrs & kAttrTrace) a += 't';
+                if (vv->attrs & kAttrUpper) a += 'u';
+                if (vv->attrs & kAttrExport) a += 'x';
+                return a;
+            };
+            auto one = [&](std::string& s) {
+                switch (t) {
+                    case 'Q': s = quote_for_reuse(s, QuoteStyle::Single); break;
+                    case 'E': s = ansi_c_decode(s, EscapeMode::DollarQuote).bytes; break;
+                    case 'u': if (!s.empty()) { std::string o; size_t l = char_len(s, 0); map_char(s, 0, l, true, o); s = o + s.substr(l); } break;
+                    case 'U': { std::string o; for (size_t i = 0; i < s.size();) { size_t l = char_len(s, i); map_char(s, i, l, true, o); i += l; } s = o; break; }
+                    case 'L': { std::string o; for (size_t i = 0; i < s.size();) { size_t l = char_len(s, i); map_char(s, i, l, false, o); i += l; } s = o; break; }
+                    case 'P': break;
+                    default: break;
+                }
+            };
+            if (t == 'a') {
+                std::string a = attr_letters(var);
+                if (v.is_list) {
+                    for (auto& s : v.list) s = a;
+                } else {
+                    v.scalar = is_set ? a : std::string();
+                }
+                emit(fb, v, quoted, ifs_val, ifs_set);
+                return Ex::Ok;
+            }
+            if (t == 'A') {
+                if (!var) return Ex::Ok;
+                std::string a = attr_letters(var);
+                std::string out;
+                if (v.is_list && var->is_array()) {
+                    print_declare(v.var_name, *var, out);
+                    if (!out.empty() && out.back() == '\n') out.pop_back();
+                } else if (v.array_ref && var->is_array()) {
+                    // ${a@A} on an array: element 0 only, as a declare with the flags.
+                    if (!is_set) {
+                        out = "declare -" + a + " " + v.var_name;
+                    } else {
+                        out = "declare -" + a + " " + v.var_name + "=" + quote_for_reuse(v.scalar, QuoteStyle::Single);
+                    }
+                } else {
+                    if (!is_set) return Ex::Ok;
+                    if (a.empty())
+                        out = v.var_name + "=" + quote_for_reuse(v.scalar, QuoteStyle::Single);
+                    else
+                        out = "declare -" + a + " " + v.var_name + "=" + quote_for_reuse(v.scalar, QuoteStyle::Single);
+                }
+                fb.expansion(out, quoted);
+                return Ex::Ok;
+            }
+            if (t == 'K' || t == 'k') {
+                if (v.is_list && var && var->is_array()) {
+                    std::vector<std::string> items;
+                    if (var->is_indexed() && var->idx)
+                        for (const auto& [k, s] : var->idx->m) {
+                            items.push_back(to_dec(k));
+                            items.push_back(s);
+                        }
+                    if (var->is_assoc() && var->assoc)
+                        for (const auto& [k, s] : var->assoc->ordered()) {
+                            items.push_back(*k);
+                            items.push_back(*s);
+                        }
+                    if (t == 'k') {
+                        v.list = std::move(items);
+                        emit(fb, v, quoted, ifs_val, ifs_set);
+                        return Ex::Ok;
+                    }
+                    std::string out;
+                    for (size_t i = 0; i + 1 < items.size(); i += 2) {
+                        out += var->is_assoc() ? quote_for_reuse(items[i], QuoteStyle::Single) == items[i] ? items[i] : quote_for_reuse(items[i], QuoteStyle::Single) : items[i];
+                        out += " ";
+                        out += quote_declare_value(items[i + 1]);
+                        out += " ";
+                    }
+                    fb.expansion(out, quoted);
+                    return Ex::Ok;
+                }
+                if (v.is_list) {
+                    for (auto& s : v.list) s = quote_for_reuse(s, QuoteStyle::Single);
+                } else if (is_set) {
+                    v.scalar = quote_for_reuse(v.scalar, QuoteStyle::Single);
+                }
+                emit(fb, v, quoted, ifs_val, ifs_set);
+                return Ex::Ok;
+            }
+            if (!is_set) return Ex::Ok;
+            if (v.is_list)
+                for (auto& s : v.list) one(s);
+            else
+                one(v.scalar);
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+        }
+        default:
+            emit(fb, v, quoted, ifs_val, ifs_set);
+            return Ex::Ok;
+    }
+}
+
+}  // namespace bashkit::interp

@@ -1,0 +1,361 @@
+// Shell: the session object. Owns the state and an evaluation thread with a large stack; run() parses on
+// the caller's thread and evaluates on the session's thread.
+#include "interp/shell.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "interp/exec.hpp"
+#include "interp/fiber.hpp"
+
+namespace bashkit::interp {
+
+namespace {
+
+// fd 0/1/2 of the session: forwards to the streams of the current run (nothing between runs), so a dup
+// made in one run (`exec 3>&1`) or a background job outliving its run never touches a dead stream.
+class ProxyStream : public ByteStream {
+public:
+    explicit ProxyStream(bool input) : input_(input) {}
+    bool readable() const override { return input_; }
+    bool writable() const override { return !input_; }
+    void set(ByteStream* t) {
+        std::lock_guard lock(mu_);
+        target_ = t;
+    }
+    IoResult read(char* buf, size_t n) override {
+        ByteStream* t = get();
+        return t ? t->read(buf, n) : IoResult{};
+    }
+    IoResult write(std::string_view data) override {
+        ByteStream* t = get();
+        return t ? t->write(data) : IoResult{data.size(), 0};
+    }
+    IoResult read_until(char delim, std::string& out, size_t max) override {
+        ByteStream* t = get();
+        return t ? t->read_until(delim, out, max) : IoResult{};
+    }
+    bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
+        ByteStream* t = get();
+        return t ? t->wait_readable(deadline) : true;
+    }
+    std::string describe() const override { return "pipe"; }
+
+private:
+    ByteStream* get() {
+        std::lock_guard lock(mu_);
+        return target_;
+    }
+    std::mutex mu_;
+    ByteStream* target_ = nullptr;
+    bool input_;
+};
+
+}  // namespace
+
+class ShellImpl {
+public:
+    ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options);
+    ~ShellImpl();
+
+    int run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err);
+    int close(ByteStream& in, ByteStream& out, ByteStream& err);
+    bool closed = false;
+    bool last_exited = false;
+
+    Session session;
+    ShellState state;
+    std::shared_ptr<ProxyStream> proxies[3];
+    std::mutex run_mu;
+
+    // Evaluation runs on a large stack of its own: a fiber switched to from the caller's thread.
+    EvalFiber fiber;
+
+    void post_and_wait(std::function<void()> fn);
+};
+
+ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options)
+    : session(fs, registry) {
+    session.limits = options.limits;
+    session.id = options.identity;
+    if (session.id.home.empty()) session.id.home = session.id.user == "root" ? "/root" : "/home/" + session.id.user;
+    session.http = options.http;
+    if (options.clock) {
+        session.clock = options.clock;
+    } else {
+        session.own_clock = std::make_unique<vfs::SystemClock>();
+        session.clock = session.own_clock.get();
+    }
+    if (options.random_seed) {
+        session.base_seed = options.random_seed;
+    } else {
+        // Not cryptographic: $RANDOM and /dev/urandom of the sandbox only need to differ between sessions.
+        uint64_t x = static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+        x ^= reinterpret_cast<uintptr_t>(this) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 31;
+        x *= 0xbf58476d1ce4e5b9ull;
+        x ^= x >> 27;
+        session.base_seed = x ? x : 1;
+    }
+    session.next_pid = session.id.pid + 1;
+    session.wall_start = session.clock->now().sec;
+
+    for (int i = 0; i < 3; ++i) proxies[i] = std::make_shared<ProxyStream>(i == 0);
+    state.fds = {proxies[0], proxies[1], proxies[2]};
+    state.frames.emplace_back();
+    state.frames.back().params = options.args;
+    state.script_name = options.script_name;
+    state.bashpid = session.id.pid;
+    state.rng = static_cast<uint32_t>(session.base_seed ^ (session.base_seed >> 32));
+    state.seconds_base = session.wall_start;
+
+    std::string cwd = options.cwd;
+    if (cwd.empty()) cwd = fs.is_directory(session.id.home) ? session.id.home : "/";
+    state.cwd = cwd;
+
+    auto set = [&](const std::string& name, const std::string& value, uint16_t attrs = 0) {
+        Var& v = state.vars.global(name);
+        v.str = value;
+        v.set = true;
+        v.attrs |= attrs;
+    };
+    const Identity& id = session.id;
+    set("HOME", id.home, kAttrExport);
+    set("PATH", "/usr/local/bin:/usr/bin:/bin", kAttrExport);
+    set("USER", id.user, kAttrExport);
+    set("LOGNAME", id.user, kAttrExport);
+    set("SHELL", "/bin/bash", kAttrExport);
+    set("PWD", cwd, kAttrExport);
+    set("SHLVL", "1", kAttrExport);
+    set("HOSTNAME", id.host);
+    set("IFS", " \t\n");
+    set("PS2", "> ");
+    set("PS4", "+ ");
+    set("OPTIND", "1");
+    set("OPTERR", "1");
+    set("UID", std::to_string(id.uid), kAttrInteger | kAttrReadonly);
+    set("EUID", std::to_string(id.uid), kAttrInteger | kAttrReadonly);
+    set("PPID", std::to_string(id.ppid), kAttrInteger | kAttrReadonly);
+    set("BASH", "/bin/bash");
+    set("BASH_VERSION", "5.2.15(1)-release");
+    set("OSTYPE", "linux-gnu");
+    set("HOSTTYPE", "x86_64");
+    set("MACHTYPE", "x86_64-pc-linux-gnu");
+    set("BASHOPTS", "checkwinsize:cmdhist:complete_fullquote:extquote:force_fignore:globasciiranges:globskipdots:hostcomplete:interactive_comments:patsub_replacement:progcomp:promptvars:sourcepath", kAttrReadonly);
+    set("SHELLOPTS", "braceexpand:hashall:interactive-comments", kAttrReadonly);
+    {
+        Var& v = state.vars.global("BASH_VERSINFO");
+        v.attrs = kAttrIndexed | kAttrReadonly;
+        v.idx = std::make_shared<IndexedArray>();
+        const char* parts[] = {"5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"};
+        for (int i = 0; i < 6; ++i) v.idx->m[i] = parts[i];
+        v.set = true;
+    }
+    Exec::install_dynamic_vars(state);
+    for (const auto& [k, v] : options.env) set(k, v, kAttrExport);
+
+    fiber.allocate(session.limits.eval_stack_bytes);
+    session.eval_stack_low = fiber.low();
+    session.eval_stack_high = fiber.high();
+}
+
+void ShellImpl::post_and_wait(std::function<void()> fn) {
+    if (fiber.ok())
+        fiber.run(fn);
+    else
+        fn();  // no big stack: the stack guard still bounds the depth on the caller's stack
+}
+
+int ShellImpl::close(ByteStream& in, ByteStream& out, ByteStream& err) {
+    std::lock_guard run_lock(run_mu);
+    int status = state.status;
+    if (closed) return status;
+    closed = true;
+    proxies[0]->set(&in);
+    proxies[1]->set(&out);
+    proxies[2]->set(&err);
+    session.run_token.reset();
+    if (session.limits.timeout.count() > 0)
+        session.run_token.set_deadline(CancelToken::Clock::now() + session.limits.timeout);
+    post_and_wait([&] {
+        Exec ex(session, state, session.run_token);
+        ex.exit_status_ = state.status;
+        ex.run_exit_trap();
+        status = ex.exit_status_;
+    });
+    session.run_token.set_deadline(CancelToken::Clock::time_point::max());
+    // Background jobs end with the shell.
+    session.run_token.cancel();
+    {
+        std::unique_lock lock(session.jobs_mu);
+        session.jobs_cv.wait(lock, [&] { return session.live_threads.load() == 0; });
+    }
+    session.run_token.reset();
+    proxies[0]->set(nullptr);
+    proxies[1]->set(nullptr);
+    proxies[2]->set(nullptr);
+    state.status = status;
+    return status;
+}
+
+ShellImpl::~ShellImpl() {
+    // Cancel background work, run the EXIT trap, stop the evaluation thread.
+    NullStream null;
+    close(null, null, null);
+    std::lock_guard run_lock(run_mu);
+    session.run_token.cancel();
+    session.close_token.cancel();
+    {
+        std::unique_lock lock(session.jobs_mu);
+        session.jobs_cv.wait(lock, [&] { return session.live_threads.load() == 0; });
+    }
+}
+
+int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err) {
+    std::lock_guard run_lock(run_mu);
+    sx::ParseOptions po;
+    po.extglob = true;
+    auto parsed = std::make_shared<sx::ParseResult>(sx::parse(script, po));
+    std::optional<sx::ParseError> syntax_error;
+    if (!parsed->ok()) {
+        // bash reads a script line by line: the complete lines before the error run first.
+        syntax_error = parsed->error;
+        parsed.reset();
+        uint32_t line = syntax_error->pos.line;
+        std::vector<size_t> starts{0};
+        for (size_t i = 0; i < script.size() && starts.size() < line; ++i)
+            if (script[i] == '\n') starts.push_back(i + 1);
+        int attempts = 0;
+        for (size_t k = std::min<size_t>(starts.size(), line) ; k-- > 1 && attempts < 64; ++attempts) {
+            auto prefix = std::make_shared<sx::ParseResult>(sx::parse(script.substr(0, starts[k]), po));
+            if (prefix->ok()) {
+                parsed = std::move(prefix);
+                break;
+            }
+        }
+        if (!parsed) {
+            (void)err.write(syntax_error->format(name) + "\n");
+            state.status = 2;
+            return 2;
+        }
+    }
+    proxies[0]->set(&in);
+    proxies[1]->set(&out);
+    proxies[2]->set(&err);
+    session.run_token.reset();
+    if (session.limits.timeout.count() > 0)
+        session.run_token.set_deadline(CancelToken::Clock::now() + session.limits.timeout);
+    int status = 0;
+    std::string source_name(name);
+    post_and_wait([&] {
+        Exec ex(session, state, session.run_token);
+        ex.source_name_ = source_name;
+        Flow f = ex.run_script(*parsed->script, parsed);
+        status = f == Flow::Exit ? ex.exit_status_ : state.status;
+        ex.wait_hidden_jobs();
+        state.status = status;
+        if (session.run_token.timed_out()) {
+            ex.write_err(source_name + ": execution timed out after " +
+                         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(session.limits.timeout).count()) +
+                         " s\n");
+            status = 124;
+        } else if (session.run_token.cancelled_fast() && f == Flow::Exit && status == 130) {
+            ex.write_err(source_name + ": execution cancelled\n");
+        } else if (f == Flow::Exit && state.exited) {
+            ex.exit_status_ = status;
+            ex.run_exit_trap();
+            status = ex.exit_status_;
+        }
+        if (syntax_error && !(f == Flow::Exit)) {
+            ex.write_err(syntax_error->format(source_name) + "\n");
+            status = 2;
+        }
+        last_exited = state.exited;
+        state.exited = false;
+        state.status = status;
+    });
+    session.run_token.set_deadline(CancelToken::Clock::time_point::max());
+    proxies[0]->set(nullptr);
+    proxies[1]->set(nullptr);
+    proxies[2]->set(nullptr);
+    return status;
+}
+
+// ---------------------------------------------------------------- Shell
+
+
+Shell::Shell(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options)
+    : impl_(std::make_unique<ShellImpl>(fs, registry, std::move(options))) {}
+
+Shell::~Shell() = default;
+
+ExecResult Shell::run(std::string_view script, std::string_view stdin_data) {
+    StringSource in{std::string(stdin_data)};
+    StringSink out(impl_->session.limits.max_output_bytes);
+    StringSink err(impl_->session.limits.max_output_bytes);
+    ExecResult r;
+    r.exit_code = impl_->run(script, "bashkit", in, out, err);
+    r.out_truncated = out.truncated();
+    r.err_truncated = err.truncated();
+    r.out = out.take();
+    r.err = err.take();
+    return r;
+}
+
+int Shell::run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err) {
+    return impl_->run(script, "bashkit", in, out, err);
+}
+
+int Shell::run_file(std::string_view path, std::vector<std::string> args, ByteStream& in, ByteStream& out,
+                    ByteStream& err) {
+    auto content = impl_->session.fs.read_file(std::string(path), impl_->session.limits.max_variable_bytes);
+    if (!content) {
+        std::string msg = "bashkit: " + std::string(path) + ": " + std::string(vfs::error_message(content.error())) + "\n";
+        (void)err.write(msg);
+        return 127;
+    }
+    impl_->state.script_name = std::string(path);
+    impl_->state.frames.front().params = std::move(args);
+    return impl_->run(*content, path, in, out, err);
+}
+
+ExecResult Shell::close() {
+    NullStream in;
+    StringSink out(impl_->session.limits.max_output_bytes);
+    StringSink err(impl_->session.limits.max_output_bytes);
+    ExecResult r;
+    r.exit_code = impl_->close(in, out, err);
+    r.out_truncated = out.truncated();
+    r.err_truncated = err.truncated();
+    r.out = out.take();
+    r.err = err.take();
+    return r;
+}
+
+void Shell::cancel() { impl_->session.run_token.cancel(); }
+
+bool Shell::exited() const { return impl_->last_exited; }
+
+std::string Shell::get_var(std::string_view name) const {
+    const Var* v = impl_->state.vars.find(name);
+    if (!v) return {};
+    const std::string* s = v->scalar_value();
+    return s ? *s : std::string();
+}
+
+void Shell::set_var(std::string_view name, std::string_view value, bool exported) {
+    Var& v = impl_->state.vars.lookup_or_create(name);
+    v.str = std::string(value);
+    v.set = true;
+    if (exported) v.attrs |= kAttrExport;
+}
+
+std::string Shell::cwd() const { return impl_->state.cwd; }
+
+const ExecutionLimits& Shell::limits() const { return impl_->session.limits; }
+
+}  // namespace bashkit::interp

@@ -1,0 +1,90 @@
+// A shell session: the interpreter with its state, over a FileSystem and a CommandRegistry.
+//
+//   vfs::MemoryFs fs;
+//   interp::CommandRegistry registry;          // filled with utilities by the sandbox
+//   interp::Shell sh(fs, registry);
+//   auto r = sh.run("x=1; echo $((x+1))");     // r.exit_code == 0, r.out == "2\n"
+//   r = sh.run("echo $x");                     // state persists: "1\n"
+//
+// Each run() parses its script and evaluates it like `bash -c` would, on the session's evaluation thread
+// (which has a large stack; depth is bounded by the limits as well). Variables, functions, the cwd, options,
+// traps, aliases and background jobs persist from one run() to the next, as in an interactive shell. An
+// EXIT trap runs when a script calls `exit` and when the session is destroyed.
+//
+// Thread-safety: one run() at a time per Shell (calls from several threads are serialised); cancel() may
+// be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interp/command.hpp"
+#include "interp/limits.hpp"
+#include "interp/stream.hpp"
+#include "vfs/filesystem.hpp"
+
+namespace bashkit::interp {
+
+struct ShellOptions {
+    Identity identity;
+    ExecutionLimits limits;
+    std::string cwd = "";          // initial directory; default: home when it exists, else "/"
+    // Extra environment variables (exported), applied after the defaults (PATH, HOME, USER, ...).
+    std::vector<std::pair<std::string, std::string>> env;
+    std::string script_name = "bashkit";  // $0
+    std::vector<std::string> args;        // $1 ...
+    const vfs::Clock* clock = nullptr;     // null: the system clock
+    uint64_t random_seed = 0;             // 0: seeded from the host's random device
+    net::HttpClient* http = nullptr;       // passed to utilities through CommandContext
+};
+
+struct ExecResult {
+    int exit_code = 0;
+    std::string out;   // stdout
+    std::string err;   // stderr
+    bool out_truncated = false;
+    bool err_truncated = false;
+};
+
+class ShellImpl;
+
+class Shell {
+public:
+    Shell(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options = {});
+    ~Shell();
+    Shell(const Shell&) = delete;
+    Shell& operator=(const Shell&) = delete;
+
+    // Runs a script; stdout and stderr are collected (up to limits.max_output_bytes each).
+    ExecResult run(std::string_view script, std::string_view stdin_data = {});
+    // Runs a script with caller-provided streams (the CLI streams to its own stdout). Returns the status.
+    int run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err);
+    // Runs a script given as a file path in the FileSystem (`bashkit FILE`), with $0 set to the path.
+    int run_file(std::string_view path, std::vector<std::string> args, ByteStream& in, ByteStream& out,
+                 ByteStream& err);
+
+    // Ends the session like a shell exiting: runs the EXIT trap (if one is set and did not run yet) and
+    // returns what it printed, with the final status (the last status, or the trap's `exit`). Background
+    // jobs are cancelled. The destructor does the same, discarding the output.
+    ExecResult close();
+
+    // Cancels the current run (and background jobs) from any thread; the run ends soon with status 130.
+    void cancel();
+    // Whether `exit` was called (the session stays usable; a front end may stop here).
+    bool exited() const;
+
+    // Direct access for embedders and tests.
+    std::string get_var(std::string_view name) const;  // "" when unset
+    void set_var(std::string_view name, std::string_view value, bool exported = false);
+    std::string cwd() const;
+
+    const ExecutionLimits& limits() const;
+
+private:
+    std::unique_ptr<ShellImpl> impl_;
+};
+
+}  // namespace bashkit::interp

@@ -1,0 +1,270 @@
+#include "interp/stream.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "interp/limits.hpp"
+
+namespace bashkit::interp {
+
+namespace {
+// How often a blocked pipe end wakes up to look at the cancel token.
+constexpr auto kCancelPoll = std::chrono::milliseconds(20);
+}  // namespace
+
+// ---------------------------------------------------------------- ByteStream defaults
+
+IoResult ByteStream::read(char*, size_t) { return {0, EBADF}; }
+IoResult ByteStream::write(std::string_view) { return {0, EBADF}; }
+
+IoResult ByteStream::read_until(char delim, std::string& out, size_t max) {
+    size_t got = 0;
+    while (got < max) {
+        char c;
+        IoResult r = read(&c, 1);
+        if (!r.ok()) return {got, r.err};
+        if (r.n == 0) break;
+        out.push_back(c);
+        ++got;
+        if (c == delim) break;
+    }
+    return {got, 0};
+}
+
+IoResult ByteStream::read_all(std::string& out, size_t max) {
+    char buf[16384];
+    size_t got = 0;
+    while (got < max) {
+        IoResult r = read(buf, std::min(sizeof buf, max - got));
+        if (!r.ok()) return {got, r.err};
+        if (r.n == 0) break;
+        out.append(buf, r.n);
+        got += r.n;
+    }
+    return {got, 0};
+}
+
+// ---------------------------------------------------------------- StringSink
+
+IoResult StringSink::write(std::string_view data) {
+    std::lock_guard lock(mu_);
+    size_t room = cap_ > buf_.size() ? cap_ - buf_.size() : 0;
+    if (data.size() > room) {
+        buf_.append(data.substr(0, room));
+        truncated_ = true;
+    } else {
+        buf_.append(data);
+    }
+    return {data.size(), 0};
+}
+
+bool StringSink::truncated() const {
+    std::lock_guard lock(mu_);
+    return truncated_;
+}
+
+std::string StringSink::take() {
+    std::lock_guard lock(mu_);
+    std::string out = std::move(buf_);
+    buf_.clear();
+    truncated_ = false;
+    return out;
+}
+
+std::string StringSink::str() const {
+    std::lock_guard lock(mu_);
+    return buf_;
+}
+
+size_t StringSink::size() const {
+    std::lock_guard lock(mu_);
+    return buf_.size();
+}
+
+// ---------------------------------------------------------------- StringSource
+
+IoResult StringSource::read(char* buf, size_t n) {
+    std::lock_guard lock(mu_);
+    size_t k = std::min(n, data_.size() - pos_);
+    if (k) std::memcpy(buf, data_.data() + pos_, k);
+    pos_ += k;
+    return {k, 0};
+}
+
+IoResult StringSource::read_until(char delim, std::string& out, size_t max) {
+    std::lock_guard lock(mu_);
+    size_t avail = std::min(max, data_.size() - pos_);
+    const char* start = data_.data() + pos_;
+    const void* hit = avail ? std::memchr(start, static_cast<unsigned char>(delim), avail) : nullptr;
+    size_t k = hit ? static_cast<size_t>(static_cast<const char*>(hit) - start) + 1 : avail;
+    out.append(start, k);
+    pos_ += k;
+    return {k, 0};
+}
+
+// ---------------------------------------------------------------- /dev/zero, /dev/urandom
+
+IoResult ZeroStream::read(char* buf, size_t n) {
+    if (cancel_ && cancel_->cancelled()) return {0, ECANCELED};
+    std::memset(buf, 0, n);
+    return {n, 0};
+}
+
+IoResult RandomStream::read(char* buf, size_t n) {
+    if (cancel_ && cancel_->cancelled()) return {0, ECANCELED};
+    std::lock_guard lock(mu_);
+    size_t i = 0;
+    while (i < n) {
+        uint64_t v = rng_();
+        size_t k = std::min<size_t>(8, n - i);
+        std::memcpy(buf + i, &v, k);
+        i += k;
+    }
+    return {n, 0};
+}
+
+// ---------------------------------------------------------------- pipes
+
+struct PipeCore {
+    std::mutex mu;
+    std::condition_variable can_read;
+    std::condition_variable can_write;
+    std::vector<char> ring;
+    size_t head = 0;  // index of the first unread byte
+    size_t size = 0;  // unread bytes
+    int writers = 1;
+    bool reader_open = true;
+    const CancelToken* cancel = nullptr;
+
+    bool cancelled() const { return cancel && cancel->cancelled(); }
+
+    // Copies up to n unread bytes out (or up to and including delim when delim >= 0). Lock held.
+    size_t take(char* out, size_t n) {
+        size_t k = std::min(n, size);
+        size_t cap = ring.size();
+        size_t first = std::min(k, cap - head);
+        std::memcpy(out, ring.data() + head, first);
+        if (k > first) std::memcpy(out + first, ring.data(), k - first);
+        head = (head + k) % cap;
+        size -= k;
+        return k;
+    }
+    size_t put(const char* in, size_t n) {
+        size_t cap = ring.size();
+        size_t k = std::min(n, cap - size);
+        size_t tail = (head + size) % cap;
+        size_t first = std::min(k, cap - tail);
+        std::memcpy(ring.data() + tail, in, first);
+        if (k > first) std::memcpy(ring.data(), in + first, k - first);
+        size += k;
+        return k;
+    }
+};
+
+PipeEnds make_pipe(const CancelToken* cancel, size_t capacity) {
+    auto core = std::make_shared<PipeCore>();
+    core->ring.resize(std::max<size_t>(capacity, 1));
+    core->cancel = cancel;
+    return {std::make_shared<PipeReader>(core), std::make_shared<PipeWriter>(core)};
+}
+
+PipeReader::~PipeReader() { close(); }
+
+void PipeReader::close() {
+    if (closed_) return;
+    closed_ = true;
+    std::lock_guard lock(core_->mu);
+    core_->reader_open = false;
+    core_->can_write.notify_all();
+}
+
+IoResult PipeReader::read(char* buf, size_t n) {
+    if (n == 0) return {};
+    PipeCore& c = *core_;
+    std::unique_lock lock(c.mu);
+    while (c.size == 0) {
+        if (c.writers == 0) return {};
+        if (c.cancelled()) return {0, ECANCELED};
+        c.can_read.wait_for(lock, kCancelPoll);
+    }
+    size_t k = c.take(buf, n);
+    c.can_write.notify_all();
+    return {k, 0};
+}
+
+IoResult PipeReader::read_until(char delim, std::string& out, size_t max) {
+    PipeCore& c = *core_;
+    size_t got = 0;
+    std::unique_lock lock(c.mu);
+    while (got < max) {
+        while (c.size == 0) {
+            if (c.writers == 0) return {got, 0};
+            if (c.cancelled()) return {got, ECANCELED};
+            c.can_read.wait_for(lock, kCancelPoll);
+        }
+        // Scan the unread bytes for the delimiter, in at most two contiguous runs.
+        size_t cap = c.ring.size();
+        size_t limit = std::min(c.size, max - got);
+        size_t k = 0;
+        bool found = false;
+        while (k < limit) {
+            char ch = c.ring[(c.head + k) % cap];
+            ++k;
+            if (ch == delim) {
+                found = true;
+                break;
+            }
+        }
+        size_t old = out.size();
+        out.resize(old + k);
+        c.take(out.data() + old, k);
+        got += k;
+        c.can_write.notify_all();
+        if (found) break;
+    }
+    return {got, 0};
+}
+
+bool PipeReader::wait_readable(std::chrono::steady_clock::time_point deadline) {
+    PipeCore& c = *core_;
+    std::unique_lock lock(c.mu);
+    while (c.size == 0 && c.writers > 0) {
+        if (c.cancelled()) return true;  // the read will report it
+        auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) return false;
+        c.can_read.wait_for(lock, std::min<std::chrono::steady_clock::duration>(deadline - now, kCancelPoll));
+    }
+    return true;
+}
+
+PipeWriter::~PipeWriter() { close(); }
+
+void PipeWriter::close() {
+    if (closed_) return;
+    closed_ = true;
+    std::lock_guard lock(core_->mu);
+    --core_->writers;
+    core_->can_read.notify_all();
+}
+
+IoResult PipeWriter::write(std::string_view data) {
+    PipeCore& c = *core_;
+    size_t done = 0;
+    std::unique_lock lock(c.mu);
+    while (done < data.size()) {
+        if (!c.reader_open) return {done, EPIPE};
+        if (c.cancelled()) return {done, ECANCELED};
+        if (c.size == c.ring.size()) {
+            c.can_write.wait_for(lock, kCancelPoll);
+            continue;
+        }
+        done += c.put(data.data() + done, data.size() - done);
+        c.can_read.notify_all();
+    }
+    return {done, 0};
+}
+
+}  // namespace bashkit::interp

@@ -1,0 +1,211 @@
+#include "interp/vars.hpp"
+
+#include <algorithm>
+
+namespace bashkit::interp {
+
+namespace {
+// bash's hash_string: FNV-1, 32 bits.
+uint32_t fnv1(std::string_view s) {
+    uint32_t h = 2166136261u;
+    for (unsigned char c : s) {
+        h *= 16777619u;
+        h ^= c;
+    }
+    return h;
+}
+}  // namespace
+
+// ---------------------------------------------------------------- AssocArray
+
+const std::string* AssocArray::get(std::string_view key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second.value;
+}
+
+std::string& AssocArray::slot(std::string_view key, bool* created) {
+    auto it = map_.find(key);
+    if (it != map_.end()) {
+        if (created) *created = false;
+        return it->second.value;
+    }
+    if (created) *created = true;
+    // bash grows its table (x4) once it holds twice as many entries as buckets.
+    if (map_.size() >= static_cast<size_t>(buckets_) * 2) buckets_ *= 4;
+    Entry e;
+    e.seq = ++seq_;
+    e.hash = fnv1(key);
+    return map_.emplace(std::string(key), std::move(e)).first->second.value;
+}
+
+bool AssocArray::erase(std::string_view key) {
+    auto it = map_.find(key);
+    if (it == map_.end()) return false;
+    map_.erase(it);
+    return true;
+}
+
+void AssocArray::clear() {
+    map_.clear();
+    buckets_ = 1024;
+}
+
+std::vector<std::pair<const std::string*, const std::string*>> AssocArray::ordered() const {
+    struct Item {
+        uint32_t bucket;
+        uint64_t seq;
+        const std::string* k;
+        const std::string* v;
+    };
+    std::vector<Item> items;
+    items.reserve(map_.size());
+    uint32_t mask = buckets_ - 1;
+    for (const auto& [k, e] : map_) items.push_back({e.hash & mask, e.seq, &k, &e.value});
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        if (a.bucket != b.bucket) return a.bucket < b.bucket;
+        return a.seq > b.seq;
+    });
+    std::vector<std::pair<const std::string*, const std::string*>> out;
+    out.reserve(items.size());
+    for (const auto& i : items) out.emplace_back(i.k, i.v);
+    return out;
+}
+
+// ---------------------------------------------------------------- Var
+
+IndexedArray& Var::idx_mut() {
+    if (!idx)
+        idx = std::make_shared<IndexedArray>();
+    else if (idx.use_count() > 1)
+        idx = std::make_shared<IndexedArray>(*idx);
+    return *idx;
+}
+
+AssocArray& Var::assoc_mut() {
+    if (!assoc)
+        assoc = std::make_shared<AssocArray>();
+    else if (assoc.use_count() > 1)
+        assoc = std::make_shared<AssocArray>(*assoc);
+    return *assoc;
+}
+
+const std::string* Var::scalar_value() const {
+    if (attrs & kAttrIndexed) {
+        if (!idx) return nullptr;
+        auto it = idx->m.find(0);
+        return it == idx->m.end() ? nullptr : &it->second;
+    }
+    if (attrs & kAttrAssoc) return assoc ? assoc->get("0") : nullptr;
+    return set ? &str : nullptr;
+}
+
+size_t Var::count() const {
+    if (attrs & kAttrIndexed) return idx ? idx->m.size() : 0;
+    if (attrs & kAttrAssoc) return assoc ? assoc->size() : 0;
+    return set ? 1 : 0;
+}
+
+size_t var_bytes(const Var& v) {
+    size_t n = v.str.size();
+    if (v.idx)
+        for (const auto& [k, s] : v.idx->m) n += s.size() + 8;
+    if (v.assoc)
+        for (const auto& [k, s] : v.assoc->ordered()) n += k->size() + s->size();
+    return n;
+}
+
+// ---------------------------------------------------------------- VarStore
+
+Var* VarStore::find_at(std::string_view name, uint32_t scope) {
+    auto it = map_.find(name);
+    if (it == map_.end()) return nullptr;
+    for (auto b = it->second.rbegin(); b != it->second.rend(); ++b) {
+        if (b->scope == scope) return &b->var;
+        if (b->scope < scope) break;
+    }
+    return nullptr;
+}
+
+int64_t VarStore::scope_of(std::string_view name) const {
+    auto it = map_.find(name);
+    if (it == map_.end() || it->second.empty()) return -1;
+    return it->second.back().scope;
+}
+
+Var& VarStore::lookup_or_create(std::string_view name) {
+    Chain* cp = chain(name);
+    if (!cp) cp = &map_.emplace(std::string(name), Chain{}).first->second;
+    Chain& c = *cp;
+    if (c.empty()) c.push_back(Binding{0, Var{}});
+    return c.back().var;
+}
+
+Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) {
+    auto it = map_.find(name);
+    if (it == map_.end()) it = map_.emplace(std::string(name), Chain{}).first;
+    Chain& c = it->second;
+    // Bindings are ordered by scope; find the place for `scope`.
+    size_t pos = c.size();
+    while (pos > 0 && c[pos - 1].scope > scope) --pos;
+    if (pos > 0 && c[pos - 1].scope == scope) {
+        if (created) *created = false;
+        return c[pos - 1].var;
+    }
+    if (created) *created = true;
+    c.insert(c.begin() + static_cast<ptrdiff_t>(pos), Binding{scope, Var{}});
+    if (scope > 0) {
+        if (scope_names_.size() <= scope) scope_names_.resize(scope + 1);
+        scope_names_[scope].push_back(it->first);
+    }
+    return c[pos].var;
+}
+
+Var& VarStore::global(std::string_view name) { return declare_at(name, 0); }
+
+bool VarStore::unset(std::string_view name, uint32_t current_scope) {
+    auto it = map_.find(name);
+    if (it == map_.end() || it->second.empty()) return false;
+    Chain& c = it->second;
+    Binding& b = c.back();
+    add_bytes(-static_cast<int64_t>(var_bytes(b.var)));
+    if (b.scope == current_scope && current_scope > 0) {
+        b.var = Var{};
+        return true;
+    }
+    c.pop_back();
+    return true;
+}
+
+void VarStore::pop_scope(uint32_t scope) {
+    if (scope == 0 || scope >= scope_names_.size()) return;
+    for (const std::string& name : scope_names_[scope]) {
+        auto it = map_.find(name);
+        if (it == map_.end()) continue;
+        Chain& c = it->second;
+        if (!c.empty() && c.back().scope == scope) {
+            add_bytes(-static_cast<int64_t>(var_bytes(c.back().var)));
+            c.pop_back();
+        }
+    }
+    scope_names_[scope].clear();
+}
+
+std::vector<std::pair<const std::string*, const Var*>> VarStore::visible() const {
+    std::vector<std::pair<const std::string*, const Var*>> out;
+    out.reserve(map_.size());
+    for (const auto& [name, c] : map_)
+        if (!c.empty()) out.emplace_back(&name, &c.back().var);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
+    return out;
+}
+
+std::vector<std::string> VarStore::names_with_prefix(std::string_view prefix) const {
+    std::vector<std::string> out;
+    for (const auto& [name, c] : map_)
+        if (!c.empty() && name.size() >= prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+            out.push_back(name);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace bashkit::interp

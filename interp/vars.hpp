@@ -1,0 +1,215 @@
+// Shell variables: scalars, indexed and associative arrays, attributes, and dynamic scoping.
+//
+// Scoping is "shallow binding": one hash table maps a name to a short stack of bindings, innermost last,
+// each tagged with the scope level (0 = global, one more per function call or temporary-assignment
+// scope). Lookup is one hash probe; a function return pops the bindings its scope created.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace bashkit::interp {
+
+enum VarAttr : uint16_t {
+    kAttrExport = 1u << 0,    // -x
+    kAttrReadonly = 1u << 1,  // -r
+    kAttrInteger = 1u << 2,   // -i
+    kAttrLower = 1u << 3,     // -l
+    kAttrUpper = 1u << 4,     // -u
+    kAttrNameref = 1u << 5,   // -n
+    kAttrIndexed = 1u << 6,   // -a
+    kAttrAssoc = 1u << 7,     // -A
+    kAttrTrace = 1u << 8,     // -t
+    kAttrCapital = 1u << 9,   // -c (bash's undocumented capitalize)
+};
+
+// Variables whose value is computed when read.
+enum class DynVar : uint8_t {
+    None,
+    Random,
+    Srandom,
+    Seconds,
+    Lineno,
+    Bashpid,
+    Funcname,
+    BashSource,
+    BashLineno,
+    EpochSeconds,
+    EpochRealtime,
+    BashSubshell,
+    BashArgc,
+    BashArgv,
+    Groups,
+    Pipestatus,
+    Underscore,
+    BashCommand,
+};
+
+// Sparse indexed array.
+struct IndexedArray {
+    std::map<int64_t, std::string> m;
+    int64_t next_index() const { return m.empty() ? 0 : m.rbegin()->first + 1; }
+};
+
+// Associative array, iterated in the order bash 5.2 iterates its hash table (FNV-1 buckets, newest first
+// within a bucket), so `${!a[@]}` lists keys like bash does.
+class AssocArray {
+public:
+    const std::string* get(std::string_view key) const;
+    // Returns the value slot (created empty when missing) and whether it was created.
+    std::string& slot(std::string_view key, bool* created = nullptr);
+    bool erase(std::string_view key);
+    size_t size() const { return map_.size(); }
+    bool empty() const { return map_.empty(); }
+    void clear();
+    // (key, value) pairs in bash's order.
+    std::vector<std::pair<const std::string*, const std::string*>> ordered() const;
+
+private:
+    struct Entry {
+        std::string value;
+        uint64_t seq = 0;
+        uint32_t hash = 0;
+    };
+    struct Hash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;
+    uint64_t seq_ = 0;
+    uint32_t buckets_ = 1024;
+};
+
+struct Var {
+    std::string str;  // scalar value (or the target name of a nameref)
+    std::shared_ptr<IndexedArray> idx;    // when kAttrIndexed
+    std::shared_ptr<AssocArray> assoc;    // when kAttrAssoc
+    uint16_t attrs = 0;
+    DynVar dyn = DynVar::None;
+    bool set = false;  // has a value: `declare x` and `local x` declare without one
+
+    bool is_indexed() const { return attrs & kAttrIndexed; }
+    bool is_assoc() const { return attrs & kAttrAssoc; }
+    bool is_array() const { return attrs & (kAttrIndexed | kAttrAssoc); }
+    bool readonly() const { return attrs & kAttrReadonly; }
+    bool exported() const { return attrs & kAttrExport; }
+    bool nameref() const { return attrs & kAttrNameref; }
+
+    // Copy-on-write access to the arrays (a subshell copy shares them until one side writes).
+    IndexedArray& idx_mut();
+    AssocArray& assoc_mut();
+    // The scalar view: element 0 of an indexed array, element "0" of an associative one.
+    const std::string* scalar_value() const;
+    // Element count (1 for a set scalar, 0 for an unset one).
+    size_t count() const;
+};
+
+class VarStore {
+public:
+    struct Binding {
+        uint32_t scope = 0;
+        Var var;
+    };
+    struct Hash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    using Chain = std::vector<Binding>;
+    using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
+
+    VarStore() = default;
+    // A copy (a subshell) starts with an empty lookup cache: the cache points into this store's table.
+    VarStore(const VarStore& o) : map_(o.map_), scope_names_(o.scope_names_), total_bytes_(o.total_bytes_) {}
+    VarStore& operator=(const VarStore& o) {
+        if (this != &o) {
+            map_ = o.map_;
+            scope_names_ = o.scope_names_;
+            total_bytes_ = o.total_bytes_;
+            cache_ = {};
+        }
+        return *this;
+    }
+
+    // Innermost binding of name (set or not), or nullptr.
+    Var* find(std::string_view name) {
+        Chain* c = chain(name);
+        if (!c || c->empty()) return nullptr;
+        return &c->back().var;
+    }
+    const Var* find(std::string_view name) const {
+        auto it = map_.find(name);
+        if (it == map_.end() || it->second.empty()) return nullptr;
+        return &it->second.back().var;
+    }
+    // The binding of name at exactly `scope`, or nullptr.
+    Var* find_at(std::string_view name, uint32_t scope);
+    // The scope of the innermost binding, or -1.
+    int64_t scope_of(std::string_view name) const;
+    // The innermost binding, or a new global (scope 0) one when the name has none: where a plain
+    // assignment goes.
+    Var& lookup_or_create(std::string_view name);
+    // The binding at `scope`, created (unset, with no attributes) when missing. Also registers it so
+    // pop_scope(scope) removes it.
+    Var& declare_at(std::string_view name, uint32_t scope, bool* created = nullptr);
+    // A global binding: the scope-0 one, created when missing (declare -g).
+    Var& global(std::string_view name);
+    // unset: a binding at the current function scope stays as an unset local; any other innermost
+    // binding is removed, revealing the one below. Returns false when there was nothing.
+    bool unset(std::string_view name, uint32_t current_scope);
+    // Removes every binding made at `scope` (function return, end of a temporary assignment).
+    void pop_scope(uint32_t scope);
+
+    // Every visible variable (innermost bindings), sorted by name.
+    std::vector<std::pair<const std::string*, const Var*>> visible() const;
+    // Visible names starting with prefix, sorted.
+    std::vector<std::string> names_with_prefix(std::string_view prefix) const;
+
+    // Byte accounting for the limits (approximate: values assigned through the store's helpers).
+    size_t total_bytes() const { return total_bytes_; }
+    // Saturating: values set before accounting started (the initial environment) may be released later.
+    void add_bytes(int64_t delta) {
+        if (delta < 0 && static_cast<size_t>(-delta) > total_bytes_)
+            total_bytes_ = 0;
+        else
+            total_bytes_ = static_cast<size_t>(static_cast<int64_t>(total_bytes_) + delta);
+    }
+
+private:
+    // The chain of name, or nullptr. Chains are never erased, so a pointer to one stays valid; a small
+    // cache keyed by the address of the name (names in the syntax tree do not move) skips hashing in loops.
+    Chain* chain(std::string_view name) {
+        auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
+        CacheEntry& e = cache_[h & (kCacheSize - 1)];
+        if (e.key && e.ptr == name.data() && e.len == name.size() && e.key->compare(name) == 0) return e.chain;
+        auto it = map_.find(name);
+        if (it == map_.end()) return nullptr;
+        e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
+        return &it->second;
+    }
+    struct CacheEntry {
+        const char* ptr = nullptr;
+        size_t len = 0;
+        Chain* chain = nullptr;
+        const std::string* key = nullptr;
+    };
+    static constexpr size_t kCacheSize = 64;
+    std::array<CacheEntry, kCacheSize> cache_{};
+
+    Map map_;
+    // Names bound at each scope > 0, to pop them.
+    std::vector<std::vector<std::string>> scope_names_;
+    size_t total_bytes_ = 0;
+};
+
+// Bytes a variable's values take.
+size_t var_bytes(const Var& v);
+
+}  // namespace bashkit::interp

@@ -1,0 +1,668 @@
+// Variable access for the evaluator: lookups with namerefs and dynamic variables, assignments with
+// attributes and limits, the environment of commands.
+#include <algorithm>
+#include <chrono>
+
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+
+namespace bashkit::interp {
+
+namespace {
+
+uint32_t intrand32(uint32_t last) {
+    int64_t ret = last == 0 ? 123459876 : last;
+    int64_t h = ret / 127773;
+    int64_t l = ret - 127773 * h;
+    int64_t t = 16807 * l - 2836 * h;
+    return static_cast<uint32_t>(t < 0 ? t + 0x7fffffff : t);
+}
+
+int64_t now_seconds(const vfs::Clock& c) { return c.now().sec; }
+
+}  // namespace
+
+uint64_t Exec::next_random() {
+    // bash's brand(): Park-Miller, folded to 15 bits, never the same value twice in a row.
+    uint32_t seed = static_cast<uint32_t>(st_.rng);
+    int rv;
+    do {
+        seed = intrand32(seed);
+        rv = static_cast<int>(((seed >> 16) ^ (seed & 65535)) & 0x7fff);
+    } while (rv == st_.last_random);
+    st_.rng = seed;
+    st_.last_random = rv;
+    return static_cast<uint64_t>(rv);
+}
+
+std::string Exec::dyn_value(DynVar d) {
+    switch (d) {
+        case DynVar::Random: return to_dec(static_cast<int64_t>(next_random()));
+        case DynVar::Srandom: {
+            uint64_t x = s_.base_seed ^ (s_.seed_counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+            x ^= x >> 33;
+            x *= 0xff51afd7ed558ccdull;
+            x ^= x >> 33;
+            return to_dec(static_cast<int64_t>(x & 0xffffffffu));
+        }
+        case DynVar::Seconds: return to_dec(now_seconds(*s_.clock) - st_.seconds_base);
+        case DynVar::Lineno: return to_dec(lineno_);
+        case DynVar::Bashpid: return to_dec(st_.bashpid);
+        case DynVar::EpochSeconds: return to_dec(now_seconds(*s_.clock));
+        case DynVar::EpochRealtime: {
+            vfs::TimeSpec t = s_.clock->now();
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(t.sec),
+                          static_cast<long long>(t.nsec / 1000));
+            return buf;
+        }
+        case DynVar::BashSubshell: return to_dec(st_.subshell_level);
+        case DynVar::Underscore: return st_.last_arg;
+        case DynVar::BashCommand: return command_text(current_simple_);
+        default: return {};
+    }
+}
+
+const Var* Exec::lookup(std::string_view name) {
+    Var* v = st_.vars.find(name);
+    if (!v) return nullptr;
+    if (v->dyn != DynVar::None) {
+        scratch_ = Var{};
+        switch (v->dyn) {
+            case DynVar::Funcname:
+            case DynVar::BashSource:
+            case DynVar::BashLineno: {
+                scratch_.attrs = kAttrIndexed;
+                auto arr = std::make_shared<IndexedArray>();
+                int64_t k = 0;
+                for (size_t i = st_.frames.size(); i-- > 1;) {
+                    const CallFrame& f = st_.frames[i];
+                    if (v->dyn == DynVar::Funcname)
+                        arr->m[k++] = f.funcname;
+                    else if (v->dyn == DynVar::BashSource)
+                        arr->m[k++] = f.source.empty() ? "environment" : f.source;
+                    else
+                        arr->m[k++] = to_dec(f.call_line);
+                }
+                if (arr->m.empty()) return nullptr;
+                scratch_.idx = std::move(arr);
+                scratch_.set = true;
+                return &scratch_;
+            }
+            case DynVar::Pipestatus: {
+                scratch_.attrs = kAttrIndexed;
+                scratch_.idx = std::make_shared<IndexedArray>();
+                int64_t k = 0;
+                for (int v : st_.pipestatus) scratch_.idx->m.emplace_hint(scratch_.idx->m.end(), k++, to_dec(v));
+                scratch_.set = true;
+                return &scratch_;
+            }
+            case DynVar::Groups: {
+                scratch_.attrs = kAttrIndexed;
+                scratch_.idx = std::make_shared<IndexedArray>();
+                scratch_.idx->m[0] = to_dec(s_.id.gid);
+                scratch_.set = true;
+                return &scratch_;
+            }
+            default:
+                scratch_.str = dyn_value(v->dyn);
+                scratch_.set = true;
+                scratch_.attrs = v->attrs;
+                return &scratch_;
+        }
+    }
+    if (v->attrs & kAttrNameref) {
+        bool ok = true;
+        std::string target = resolve_nameref(name, ok);
+        if (!ok || target.empty()) return v->set ? nullptr : nullptr;
+        size_t lb = target.find('[');
+        if (lb != std::string::npos && target.back() == ']') {
+            std::string base = target.substr(0, lb);
+            std::string sub = target.substr(lb + 1, target.size() - lb - 2);
+            const Var* arr = lookup(base);
+            if (!arr) return nullptr;
+            const std::string* val = nullptr;
+            if (arr->is_assoc()) {
+                if (arr->assoc) val = arr->assoc->get(sub);
+            } else {
+                int64_t i = 0;
+                if (arith_text(sub, i, false) != Ex::Ok) return nullptr;
+                if (arr->is_indexed() && arr->idx) {
+                    if (i < 0) i += arr->idx->next_index();
+                    auto it = arr->idx->m.find(i);
+                    if (it != arr->idx->m.end()) val = &it->second;
+                } else if (i == 0 && arr->set) {
+                    val = &arr->str;
+                }
+            }
+            if (!val) return nullptr;
+            std::string copy = *val;
+            scratch_ = Var{};
+            scratch_.str = std::move(copy);
+            scratch_.set = true;
+            return &scratch_;
+        }
+        if (target == name) return nullptr;  // a nameref without a target reads as unset
+        const Var* tv = st_.vars.find(target);
+        if (tv && (tv->attrs & kAttrNameref)) return nullptr;  // a chain that did not resolve
+        return lookup(target);
+    }
+    return v;
+}
+
+std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
+    ok = true;
+    std::string cur(name);
+    for (int hops = 0; hops < 16; ++hops) {
+        Var* v = st_.vars.find(cur);
+        if (!v || !(v->attrs & kAttrNameref)) return cur;
+        if (!v->set || v->str.empty()) return cur;
+        if (v->str == cur) {
+            ok = false;
+            return {};
+        }
+        cur = v->str;
+    }
+    error(std::string(name) + ": circular name reference");
+    ok = false;
+    return {};
+}
+
+Var* Exec::lookup_mut(std::string_view name) {
+    Var* v = st_.vars.find(name);
+    if (v && (v->attrs & kAttrNameref) && v->set && !v->str.empty()) {
+        bool ok;
+        std::string target = resolve_nameref(name, ok);
+        if (!ok) return nullptr;
+        return st_.vars.find(target);
+    }
+    return v;
+}
+
+const std::string* Exec::get_scalar(std::string_view name) {
+    const Var* v = lookup(name);
+    if (!v) return nullptr;
+    return v->scalar_value();
+}
+
+std::string Exec::get_str(std::string_view name) {
+    const std::string* s = get_scalar(name);
+    return s ? *s : std::string();
+}
+
+bool Exec::check_var_limits(const Var& v, std::string_view name) {
+    (void)v;
+    (void)name;
+    return true;
+}
+
+namespace {
+void apply_case_attrs(uint16_t attrs, std::string& s) {
+    if (attrs & kAttrUpper) {
+        for (char& c : s)
+            if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+    } else if (attrs & kAttrLower) {
+        for (char& c : s)
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    } else if (attrs & kAttrCapital) {
+        bool first = true;
+        for (char& c : s) {
+            if (first && c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+            else if (!first && c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+            first = false;
+        }
+    }
+}
+}  // namespace
+
+// Computes the stored form of a value for a variable with attrs (integer evaluation, case).
+static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std::string_view value, bool append,
+                          std::string& out) {
+    if (attrs & kAttrInteger) {
+        int64_t v = 0;
+        if (ex.arith_text(value, v, false) != Ex::Ok) return false;
+        if (append && old) {
+            int64_t o = 0;
+            if (ex.arith_text(*old, o, false) != Ex::Ok) return false;
+            v = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(v));
+        }
+        out = to_dec(v);
+        return true;
+    }
+    if (append && old) {
+        out.reserve(old->size() + value.size());
+        out = *old;
+        out.append(value);
+    } else {
+        out.assign(value);
+    }
+    apply_case_attrs(attrs, out);
+    return true;
+}
+
+bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append) {
+    if (v.readonly()) {
+        error(std::string(name) + ": readonly variable");
+        return false;
+    }
+    const ExecutionLimits& L = s_.limits;
+    if (v.is_array()) {
+        std::string key = "0";
+        return assign_elem(name, key, value, append);
+    }
+    size_t old_size = v.str.size();
+    size_t new_size = append ? old_size + value.size() : value.size();
+    if (new_size > L.max_variable_bytes) {
+        error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
+        return false;
+    }
+    if (new_size > old_size && st_.vars.total_bytes() + (new_size - old_size) > L.max_total_variable_bytes) {
+        error(std::string(name) + ": variables exceed the total size limit (" +
+              std::to_string(L.max_total_variable_bytes) + " bytes)");
+        return false;
+    }
+    if (v.dyn != DynVar::None) {
+        // Assigning a dynamic variable: RANDOM seeds, SECONDS restarts; the others lose their magic.
+        if (v.dyn == DynVar::Random) {
+            int64_t seed = 0;
+            parse_int(value, seed);
+            st_.rng = static_cast<uint32_t>(seed);
+            st_.last_random = 0;
+            return true;
+        }
+        if (v.dyn == DynVar::Seconds) {
+            int64_t n = 0;
+            (void)arith_text(value, n, false);
+            st_.seconds_base = s_.clock->now().sec - n;
+            return true;
+        }
+        if (v.dyn == DynVar::Lineno || v.dyn == DynVar::Bashpid || v.dyn == DynVar::Funcname ||
+            v.dyn == DynVar::BashSource || v.dyn == DynVar::BashLineno || v.dyn == DynVar::Groups ||
+            v.dyn == DynVar::BashSubshell || v.dyn == DynVar::Pipestatus || v.dyn == DynVar::BashCommand)
+            return true;  // silently ignored, as bash does
+        if (v.dyn == DynVar::Underscore) {
+            st_.last_arg.assign(value);
+            return true;
+        }
+        v.dyn = DynVar::None;
+    }
+    if (v.attrs & (kAttrInteger | kAttrUpper | kAttrLower | kAttrCapital)) {
+        std::string out;
+        if (!convert_value(*this, v.attrs, v.set ? &v.str : nullptr, value, append, out)) return false;
+        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(old_size));
+        v.str = std::move(out);
+    } else if (append && v.set) {
+        v.str.append(value);
+        st_.vars.add_bytes(static_cast<int64_t>(value.size()));
+    } else {
+        v.str.assign(value);
+        st_.vars.add_bytes(static_cast<int64_t>(value.size()) - static_cast<int64_t>(old_size));
+    }
+    v.set = true;
+    if (st_.opts[OptAllexport]) v.attrs |= kAttrExport;
+    if (name.size() >= 4 && (name == "OPTIND" || name == "HOME")) set_special(name);
+    return true;
+}
+
+void Exec::set_special(std::string_view name) {
+    if (name == "OPTIND") {
+        st_.getopts_pos = 0;
+        const std::string* s = get_scalar("OPTIND");
+        int64_t n = 1;
+        if (s) parse_int(*s, n);
+        st_.getopts_optind = n;
+    }
+}
+
+bool Exec::assign(std::string_view name, std::string_view value, bool append) {
+    Var* v = st_.vars.find(name);
+    if (v && (v->attrs & kAttrNameref)) {
+        bool ok;
+        std::string target = resolve_nameref(name, ok);
+        if (!ok) return false;
+        if (target != name) {
+            size_t lb = target.find('[');
+            if (lb != std::string::npos && target.back() == ']')
+                return assign_elem(target.substr(0, lb), target.substr(lb + 1, target.size() - lb - 2), value, append);
+            if (!valid_name(target)) {
+                error("`" + target + "': not a valid identifier");
+                return false;
+            }
+            return assign(target, value, append);
+        }
+        // An unset nameref: the assignment sets the name it refers to.
+        if (!v->set) {
+            if (!valid_name(value)) {
+                error("`" + std::string(value) + "': not a valid identifier");
+                return false;
+            }
+            v->str.assign(value);
+            v->set = true;
+            return true;
+        }
+    }
+    if (!v) v = &st_.vars.lookup_or_create(name);
+    return assign_to(*v, name, value, append);
+}
+
+bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
+                       bool key_is_arith_done) {
+    Var* v = st_.vars.find(name);
+    std::string resolved;
+    if (v && (v->attrs & kAttrNameref)) {
+        bool ok;
+        resolved = resolve_nameref(name, ok);
+        if (!ok) return false;
+        name = resolved;
+        v = st_.vars.find(name);
+    }
+    if (!v) v = &st_.vars.lookup_or_create(name);
+    if (v->readonly()) {
+        error(std::string(name) + ": readonly variable");
+        return false;
+    }
+    const ExecutionLimits& L = s_.limits;
+    if (value.size() + (append ? 0 : 0) > L.max_variable_bytes) {
+        error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
+        return false;
+    }
+    if (st_.vars.total_bytes() + value.size() > L.max_total_variable_bytes) {
+        error(std::string(name) + ": variables exceed the total size limit (" +
+              std::to_string(L.max_total_variable_bytes) + " bytes)");
+        return false;
+    }
+    if (v->is_assoc()) {
+        AssocArray& a = v->assoc_mut();
+        bool created = false;
+        std::string& slot = a.slot(key, &created);
+        if (created && a.size() > L.max_array_entries) {
+            a.erase(key);
+            error(std::string(name) + ": too many array elements (limit " + std::to_string(L.max_array_entries) + ")");
+            return false;
+        }
+        std::string out;
+        if (!convert_value(*this, v->attrs, created ? nullptr : &slot, value, append, out)) return false;
+        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(slot.size()));
+        slot = std::move(out);
+        v->set = true;
+        return true;
+    }
+    int64_t idx = 0;
+    if (key_is_arith_done) {
+        parse_int(key, idx);
+    } else if (arith_text(key, idx, false) != Ex::Ok) {
+        return false;
+    }
+    if (!v->is_indexed()) {
+        // A scalar becomes element 0 of a new indexed array.
+        auto arr = std::make_shared<IndexedArray>();
+        if (v->set) arr->m[0] = std::move(v->str);
+        v->str.clear();
+        v->idx = std::move(arr);
+        v->attrs |= kAttrIndexed;
+        v->dyn = DynVar::None;
+    }
+    IndexedArray& a = v->idx_mut();
+    if (idx < 0) {
+        int64_t n = a.next_index();
+        if (idx + n < 0) {
+            error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            return false;
+        }
+        idx += n;
+    }
+    auto it = a.m.find(idx);
+    bool created = it == a.m.end();
+    if (created && a.m.size() >= L.max_array_entries) {
+        error(std::string(name) + ": too many array elements (limit " + std::to_string(L.max_array_entries) + ")");
+        return false;
+    }
+    std::string out;
+    if (!convert_value(*this, v->attrs, created ? nullptr : &it->second, value, append, out)) return false;
+    if (created) {
+        st_.vars.add_bytes(static_cast<int64_t>(out.size()));
+        a.m.emplace_hint(a.m.end(), idx, std::move(out));
+    } else {
+        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(it->second.size()));
+        it->second = std::move(out);
+    }
+    v->set = true;
+    return true;
+}
+
+bool Exec::assign_array(std::string_view name, const std::vector<std::string>& values, bool append) {
+    Var* v = lookup_mut(name);
+    if (!v) v = &st_.vars.lookup_or_create(name);
+    if (v->readonly()) {
+        error(std::string(name) + ": readonly variable");
+        return false;
+    }
+    if (v->is_assoc()) {
+        error(std::string(name) + ": cannot assign a list to an associative array without keys");
+        return false;
+    }
+    if (!v->is_indexed()) {
+        v->attrs |= kAttrIndexed;
+        v->idx = std::make_shared<IndexedArray>();
+        if (append && v->set) v->idx->m[0] = v->str;
+        v->str.clear();
+        v->dyn = DynVar::None;
+    }
+    IndexedArray& a = v->idx_mut();
+    if (!append) {
+        st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
+        a.m.clear();
+    }
+    int64_t next = a.next_index();
+    if (a.m.size() + values.size() > s_.limits.max_array_entries) {
+        error(std::string(name) + ": too many array elements (limit " + std::to_string(s_.limits.max_array_entries) + ")");
+        return false;
+    }
+    for (const std::string& s : values) {
+        std::string out;
+        if (!convert_value(*this, v->attrs, nullptr, s, false, out)) return false;
+        st_.vars.add_bytes(static_cast<int64_t>(out.size()));
+        a.m.emplace_hint(a.m.end(), next++, std::move(out));
+    }
+    v->set = true;
+    return true;
+}
+
+bool Exec::unset_var(std::string_view name) {
+    Var* v = st_.vars.find(name);
+    if (!v) return true;
+    if (v->readonly()) {
+        error(std::string(name) + ": cannot unset: readonly variable");
+        return false;
+    }
+    st_.vars.unset(name, st_.scope);
+    return true;
+}
+
+Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out) {
+    out = AssignValue{};
+    if (a->is_array) {
+        out.is_array = true;
+        for (const sx::ArrayElem& el : a->elems) {
+            if (el.key) {
+                AssignValue::Elem e;
+                e.keyed = true;
+                e.append = el.append;
+                Ex r = expand_word(el.key, e.key, false);
+                if (r != Ex::Ok) return r;
+                r = expand_assign_value(el.value, e.value);
+                if (r != Ex::Ok) return r;
+                out.elems.push_back(std::move(e));
+            } else {
+                std::vector<std::string> vals;
+                Ex r = el.value ? expand_word_fields(el.value, vals) : Ex::Ok;
+                if (r != Ex::Ok) return r;
+                for (auto& v : vals) {
+                    AssignValue::Elem e;
+                    e.value = std::move(v);
+                    out.elems.push_back(std::move(e));
+                }
+            }
+        }
+        return Ex::Ok;
+    }
+    Ex r = expand_assign_value(a->value, out.scalar);
+    if (r != Ex::Ok) return r;
+    if (a->index) {
+        out.has_index = true;
+        r = expand_word(a->index, out.index, false);
+        if (r != Ex::Ok) return r;
+    }
+    return Ex::Ok;
+}
+
+Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+    // The value is expanded before the binding exists: `local a=("${a[@]}")` and `x=$x cmd` see the outer x.
+    AssignValue own;
+    if (!pre) {
+        Ex r = eval_assign_value(a, own);
+        if (r != Ex::Ok) return r;
+        pre = &own;
+    }
+    const AssignValue& val = *pre;
+    std::string_view name = a->name;
+    Var* v = nullptr;
+    if (scope_override != UINT32_MAX) {
+        v = &st_.vars.declare_at(name, scope_override);
+        if (v->readonly()) {
+            error(std::string(name) + ": readonly variable");
+            st_.status = 1;
+            return Ex::Fail;
+        }
+        v->attrs |= add_attrs;
+    }
+
+    if (val.is_array) {
+        Var* target = v ? v : lookup_mut(name);
+        if (!target) target = &st_.vars.lookup_or_create(name);
+        if (target->readonly()) {
+            error(std::string(name) + ": readonly variable");
+            st_.status = 1;
+            return Ex::Fail;
+        }
+        bool assoc = target->is_assoc();
+        if (!a->append) {
+            st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*target)));
+            if (assoc) {
+                target->assoc_mut().clear();
+            } else {
+                target->attrs |= kAttrIndexed;
+                target->idx = std::make_shared<IndexedArray>();
+                target->str.clear();
+                target->dyn = DynVar::None;
+            }
+            target->set = true;
+        } else if (!target->is_array()) {
+            auto arr = std::make_shared<IndexedArray>();
+            if (target->set) arr->m[0] = target->str;
+            target->str.clear();
+            target->idx = std::move(arr);
+            target->attrs |= kAttrIndexed;
+            target->set = true;
+        }
+        std::string tname(name);
+        int64_t next = 0;
+        if (!assoc) next = target->idx ? target->idx->next_index() : 0;
+        for (size_t k = 0; k < val.elems.size(); ++k) {
+            const AssignValue::Elem& el = val.elems[k];
+            if (el.keyed) {
+                if (assoc) {
+                    if (!assign_elem(tname, el.key, el.value, el.append)) return st_.status = 1, Ex::Fail;
+                } else {
+                    int64_t kk = 0;
+                    if (arith_text(el.key, kk, true) != Ex::Ok) return Ex::Fatal;
+                    Var* cur = st_.vars.find(tname);
+                    if (kk < 0 && cur && cur->idx) kk += cur->idx->next_index();
+                    if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return st_.status = 1, Ex::Fail;
+                    next = kk + 1;
+                }
+                continue;
+            }
+            if (assoc) {
+                // bash 5.2: (k1 v1 k2 v2) pairs in an associative array assignment.
+                std::string v2 = k + 1 < val.elems.size() && !val.elems[k + 1].keyed ? val.elems[k + 1].value : std::string();
+                if (k + 1 < val.elems.size() && !val.elems[k + 1].keyed) ++k;
+                if (!assign_elem(tname, el.value, v2, false)) return st_.status = 1, Ex::Fail;
+                continue;
+            }
+            if (!assign_elem(tname, to_dec(next), el.value, false, true)) return st_.status = 1, Ex::Fail;
+            ++next;
+        }
+        return Ex::Ok;
+    }
+
+    if (val.has_index) {
+        Var* cur = v ? v : lookup_mut(name);
+        if (!(cur && cur->is_assoc())) {
+            int64_t k = 0;
+            if (arith_text(val.index, k, true) != Ex::Ok) return Ex::Fatal;
+            if (!assign_elem(name, to_dec(k), val.scalar, a->append, true)) {
+                st_.status = 1;
+                return Ex::Fail;
+            }
+            return Ex::Ok;
+        }
+        if (!assign_elem(name, val.index, val.scalar, a->append)) {
+            st_.status = 1;
+            return Ex::Fail;
+        }
+        return Ex::Ok;
+    }
+    bool ok = v ? assign_to(*v, name, val.scalar, a->append) : assign(name, val.scalar, a->append);
+    if (!ok) {
+        st_.status = 1;
+        return Ex::Fail;
+    }
+    return Ex::Ok;
+}
+
+Environment Exec::build_env(const std::vector<std::pair<std::string, std::string>>* extra) {
+    std::vector<std::pair<std::string, std::string>> vars;
+    for (const auto& [name, v] : st_.vars.visible()) {
+        if (!(v->attrs & kAttrExport)) continue;
+        if (v->is_array()) continue;
+        if (v->dyn != DynVar::None) {
+            const Var* d = lookup(*name);
+            if (d && d->set) vars.emplace_back(*name, d->str);
+            continue;
+        }
+        if (!v->set) continue;
+        vars.emplace_back(*name, v->str);
+    }
+    if (extra)
+        for (const auto& e : *extra) vars.push_back(e);
+    return Environment(std::move(vars));
+}
+
+void Exec::set_pipestatus(const std::vector<int>& statuses) { st_.pipestatus = statuses; }
+
+void Exec::install_dynamic_vars(ShellState& st) {
+    auto dyn = [&](const char* name, DynVar d, uint16_t attrs = 0) {
+        Var& v = st.vars.global(name);
+        v.dyn = d;
+        v.set = true;
+        v.attrs |= attrs;
+    };
+    dyn("RANDOM", DynVar::Random, kAttrInteger);
+    dyn("SRANDOM", DynVar::Srandom);
+    dyn("SECONDS", DynVar::Seconds, kAttrInteger);
+    dyn("LINENO", DynVar::Lineno, kAttrInteger);
+    dyn("BASHPID", DynVar::Bashpid, kAttrInteger);
+    dyn("FUNCNAME", DynVar::Funcname, kAttrIndexed);
+    dyn("BASH_SOURCE", DynVar::BashSource, kAttrIndexed);
+    dyn("BASH_LINENO", DynVar::BashLineno, kAttrIndexed);
+    dyn("EPOCHSECONDS", DynVar::EpochSeconds);
+    dyn("EPOCHREALTIME", DynVar::EpochRealtime);
+    dyn("BASH_SUBSHELL", DynVar::BashSubshell);
+    dyn("GROUPS", DynVar::Groups, kAttrIndexed);
+    dyn("PIPESTATUS", DynVar::Pipestatus, kAttrIndexed);
+    dyn("_", DynVar::Underscore);
+    dyn("BASH_COMMAND", DynVar::BashCommand);
+}
+
+}  // namespace bashkit::interp
