@@ -1,0 +1,287 @@
+#include "tests/common/difftable.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "builtins/registry.hpp"
+#include "interp/shell.hpp"
+#include "vfs/memory_fs.hpp"
+
+extern char** environ;
+
+namespace bashkit::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kNoNewline = " (no newline at end)";
+
+std::string sanitize(const std::string& s) {
+    std::string out;
+    for (char c : s) out.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    return out;
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Strips a trailing " (no newline at end)" from `s`; says whether it was there.
+bool strip_no_newline(std::string& s) {
+    const std::string nn = kNoNewline;
+    if (s.size() >= nn.size() && s.compare(s.size() - nn.size(), nn.size(), nn) == 0) {
+        s.resize(s.size() - nn.size());
+        return true;
+    }
+    return false;
+}
+
+void drop_last_newline(std::string& s) {
+    if (!s.empty() && s.back() == '\n') s.pop_back();
+}
+
+void parse_file(const fs::path& f, std::vector<DiffCase>& cases) {
+    std::ifstream in(f, std::ios::binary);
+    std::string l;
+    const std::string stem = f.stem().string();
+    DiffCase* cur = nullptr;
+    enum { None, Script, File, Stdin, Stdout } section = None;
+    bool no_newline = false;  // for the open File or Stdout section
+    int lineno = 0;
+    auto close_section = [&]() {
+        if (cur && no_newline) {
+            if (section == Stdout) drop_last_newline(cur->stdout_data);
+            if (section == File) drop_last_newline(cur->setup.back().content);
+        }
+        no_newline = false;
+        section = None;
+    };
+    while (std::getline(in, l)) {
+        ++lineno;
+        if (starts_with(l, "=== ")) {
+            close_section();
+            cur = &cases.emplace_back();
+            cur->file = f.filename().string();
+            cur->name = l.substr(4);
+            cur->line = lineno;
+            cur->id = sanitize(stem + "_" + cur->name);
+            section = Script;
+            continue;
+        }
+        if (!cur) continue;
+        if (starts_with(l, "--- ")) {
+            close_section();
+            std::string rest = l.substr(4);
+            if (starts_with(rest, "file ")) {
+                SetupEntry e;
+                e.path = rest.substr(5);
+                no_newline = strip_no_newline(e.path);
+                cur->setup.push_back(e);
+                section = File;
+            } else if (starts_with(rest, "dir ")) {
+                cur->setup.push_back({SetupEntry::kDir, rest.substr(4), "", false});
+            } else if (starts_with(rest, "symlink ")) {
+                const std::string spec = rest.substr(8);
+                const size_t arrow = spec.find(" -> ");
+                cur->setup.push_back({SetupEntry::kSymlink, spec.substr(0, arrow),
+                                      arrow == std::string::npos ? "" : spec.substr(arrow + 4), false});
+            } else if (rest == "stdin") {
+                cur->has_stdin = true;
+                section = Stdin;
+            } else if (starts_with(rest, "stdout")) {
+                no_newline = rest.find("no newline") != std::string::npos;
+                section = Stdout;
+            } else if (starts_with(rest, "status ")) {
+                cur->status = std::stoi(rest.substr(7));
+            } else if (starts_with(rest, "requires: ")) {
+                cur->requires_tool = rest.substr(10);
+            } else if (starts_with(rest, "bashkit-only:")) {
+                cur->bashkit_only = rest.substr(13);
+            } else if (starts_with(rest, "known-difference:")) {
+                cur->known_difference = rest.substr(17);
+            } else {
+                ADD_FAILURE() << f.string() << ":" << lineno << ": unknown section '" << l << "'";
+            }
+            continue;
+        }
+        switch (section) {
+            case Script: cur->script += l + "\n"; break;
+            case File: cur->setup.back().content += l + "\n"; break;
+            case Stdin: cur->stdin_data += l + "\n"; break;
+            case Stdout: cur->stdout_data += l + "\n"; break;
+            default: break;
+        }
+    }
+    close_section();
+}
+
+std::string read_host_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+    if (from.empty()) return;
+    for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
+        s.replace(pos, from.size(), to);
+}
+
+constexpr const char* kHome = "/home/user";
+
+}  // namespace
+
+std::vector<DiffCase> load_diff_cases(const std::string& dir) {
+    std::vector<DiffCase> cases;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::path(BASHKIT_SOURCE_DIR) / dir, ec))
+        if (e.path().extension() == ".txt") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) parse_file(f, cases);
+    std::set<std::string> seen;
+    for (auto& c : cases) {
+        const std::string base = c.id;
+        for (int n = 2; !seen.insert(c.id).second; ++n) c.id = base + "_" + std::to_string(n);
+    }
+    return cases;
+}
+
+RunResult run_real(const DiffConfig& config, const DiffCase& c) {
+    RunResult r;
+    if (!c.bashkit_only.empty() || access("/bin/bash", X_OK) != 0) return r;
+    if (!c.requires_tool.empty() && access(("/usr/bin/" + c.requires_tool).c_str(), X_OK) != 0) return r;
+    if (config.real_available && !config.real_available(c)) return r;
+    char tmpl[] = "/tmp/bashkit-diff-XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    if (!d) return r;
+    const fs::path dir(d);
+    const fs::path work = dir / "work";
+    std::error_code ec;
+    fs::create_directory(work, ec);
+    for (const auto& sub : config.dirs) fs::create_directories(work / sub, ec);
+    for (const auto& e : c.setup) {
+        const fs::path p = work / e.path;
+        fs::create_directories(p.parent_path(), ec);
+        if (e.kind == SetupEntry::kDir) {
+            fs::create_directories(p, ec);
+        } else if (e.kind == SetupEntry::kSymlink) {
+            fs::create_symlink(e.content, p, ec);
+        } else {
+            std::ofstream(p, std::ios::binary) << e.content;
+        }
+    }
+    std::ofstream(dir / "stdin", std::ios::binary) << c.stdin_data;
+    std::string script = config.prelude + c.script;
+    if (config.real_script) script = config.real_script(c, script);
+    script = "umask 022; " + script;
+    std::vector<std::string> args = {"/usr/bin/env", "-i", "HOME=" + work.string(), "PATH=/usr/bin:/bin",
+                                     "USER=user"};
+    for (const auto& [k, v] : config.env) args.push_back(k + "=" + v);
+    if (access("/usr/bin/timeout", X_OK) == 0) {
+        args.emplace_back("/usr/bin/timeout");
+        args.emplace_back("20");
+    }
+    for (const char* a : {"/bin/bash", "-c"}) args.emplace_back(a);
+    args.push_back(script);
+    args.emplace_back("bash");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    const std::string in_path = (dir / "stdin").string();
+    const std::string out_path = (dir / "stdout").string();
+    const std::string err_path = (dir / "stderr").string();
+    posix_spawn_file_actions_addopen(&fa, 0, c.has_stdin ? in_path.c_str() : "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addchdir_np(&fa, work.c_str());
+    pid_t pid;
+    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc == 0) {
+        int st = 0;
+        waitpid(pid, &st, 0);
+        r.ran = true;
+        r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        r.out = read_host_file(out_path);
+        r.err = read_host_file(err_path);
+        replace_all(r.out, work.string(), kHome);
+    }
+    // Scripts may leave unreadable or unwritable folders behind.
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+        if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir, ec);
+    return r;
+}
+
+RunResult run_bashkit(const DiffConfig& config, const DiffCase& c) {
+    RunResult r;
+    vfs::MemoryFs mfs;
+    const std::string home = kHome;
+    EXPECT_TRUE(mfs.mkdir_all(home).ok());
+    EXPECT_TRUE(mfs.mkdir_all("/tmp").ok());
+    for (const auto& sub : config.dirs) EXPECT_TRUE(mfs.mkdir_all(home + "/" + sub).ok()) << sub;
+    for (const auto& e : c.setup) {
+        const std::string p = home + "/" + e.path;
+        EXPECT_TRUE(mfs.mkdir_all(vfs::path_dirname(p)).ok()) << p;
+        if (e.kind == SetupEntry::kDir) {
+            EXPECT_TRUE(mfs.mkdir_all(p).ok()) << p;
+        } else if (e.kind == SetupEntry::kSymlink) {
+            EXPECT_TRUE(mfs.symlink(e.content, p).ok()) << p;
+        } else {
+            EXPECT_TRUE(mfs.write_file(p, e.content).ok()) << p;
+        }
+    }
+    interp::CommandRegistry registry;
+    if (config.utilities) builtins::register_all(registry);
+    interp::ShellOptions opts;
+    opts.script_name = "bash";
+    opts.limits.timeout = std::chrono::seconds(20);
+    opts.env = config.env;
+    interp::Shell sh(mfs, registry, opts);
+    auto res = sh.run(config.prelude + c.script, c.stdin_data);
+    // bash -c runs the EXIT trap as the shell ends.
+    auto fin = sh.close();
+    r.ran = true;
+    r.out = res.out + fin.out;
+    r.err = res.err + fin.err;
+    r.status = fin.exit_code;
+    return r;
+}
+
+void check_case(const DiffConfig& config, const DiffCase& c) {
+    SCOPED_TRACE(config.cases_dir + "/" + c.file + ":" + std::to_string(c.line) + " " + c.name);
+    const RunResult real = run_real(config, c);
+    if (real.ran) {
+        EXPECT_EQ(real.out, c.stdout_data) << "the real tools' stdout differs from the stored expectation\n"
+                                           << "--- script\n" << c.script << "--- stderr\n" << real.err;
+        EXPECT_EQ(real.status, c.status) << "the real tools' status differs from the stored expectation";
+    }
+    if (!c.known_difference.empty()) return;
+    const RunResult r = run_bashkit(config, c);
+    EXPECT_EQ(r.out, c.stdout_data) << "bashkit's stdout\n--- script\n" << c.script << "--- stderr\n" << r.err;
+    EXPECT_EQ(r.status, c.status) << "bashkit's status\n--- stderr\n" << r.err;
+}
+
+DiffTable::DiffTable(DiffConfig config) : config_(std::move(config)), cases_(load_diff_cases(config_.cases_dir)) {}
+
+std::vector<size_t> DiffTable::indices() const {
+    std::vector<size_t> v(cases_.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+    return v;
+}
+
+}  // namespace bashkit::testing
