@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -265,6 +266,15 @@ RunResult run_bashkit(const DiffConfig& config, const DiffCase& c) {
 void check_case(const DiffConfig& config, const DiffCase& c) {
     SCOPED_TRACE(config.cases_dir + "/" + c.file + ":" + std::to_string(c.line) + " " + c.name);
     const RunResult real = run_real(config, c);
+    // tests/tools/fill_cases: record what the real tools printed, for the case file to be rewritten.
+    if (const char* fill = std::getenv("BASHKIT_DIFF_FILL"); fill && *fill) {
+        std::ofstream(fs::path(fill) / "cases_dir") << config.cases_dir;
+        if (real.ran) {
+            std::ofstream(fs::path(fill) / (c.file + ":" + std::to_string(c.line)), std::ios::binary)
+                << real.status << "\n" << real.out;
+        }
+        return;
+    }
     if (real.ran) {
         EXPECT_EQ(real.out, c.stdout_data) << "the real tools' stdout differs from the stored expectation\n"
                                            << "--- script\n" << c.script << "--- stderr\n" << real.err;

@@ -23,6 +23,9 @@
 // Both sides start in an empty working directory seen as /home/user (HOME); the real run's output has its
 // temporary directory replaced by /home/user so that absolute paths compare. The real bash runs under
 // `env -i` with HOME, PATH=/usr/bin:/bin, USER=user, umask 022 and the table's environment.
+//
+// tests/tools/fill_cases fills or refreshes the stdout and status of cases from the real tools, through this
+// same harness (so the filler and the test can never run a case differently).
 #pragma once
 
 #include <gtest/gtest.h>
