@@ -52,6 +52,10 @@ public:
     virtual bool is_tty() const { return false; }
     // A name for messages and /proc-like introspection ("pipe", "/dev/null", a path).
     virtual std::string describe() const { return {}; }
+    // The host file descriptor the stream reads or writes directly, or -1. Always -1 for the library's own
+    // streams; only a front end's streams over its own stdin/stdout/stderr have one, so that a front end
+    // running host programs (ShellOptions::external) can hand them the descriptor instead of copying bytes.
+    virtual int host_fd() const { return -1; }
 
     // Convenience: reads everything to EOF (at most max bytes).
     IoResult read_all(std::string& out, size_t max = SIZE_MAX);
@@ -198,6 +202,7 @@ public:
         return t_.wait_readable(deadline);
     }
     std::string describe() const override { return t_.describe(); }
+    int host_fd() const override { return t_.host_fd(); }
 
 private:
     ByteStream& t_;
