@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,24 +71,35 @@ void block_sigpipe() {
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-// stream -> program: copies until the stream ends, the program stops reading, or the program has exited.
-void pump_in(interp::ByteStream& in, int fd, const std::atomic<bool>& exited) {
+// stream -> program. The pipe is non-blocking; `wake` is signalled when the program has exited. Whatever
+// was taken from the stream but not written is left in `pending` for the caller to put back.
+void pump_in(interp::ByteStream& in, int fd, int wake, const std::atomic<bool>& exited, std::string& pending) {
     block_sigpipe();
     std::vector<char> buf(64 * 1024);
+    auto slice = 1ms;  // how long to wait for input before looking at `exited` again (grows while idle)
     while (!exited.load()) {
-        // Not blocking in read() while the program may exit: a stream that never ends must not hold us.
-        if (!in.wait_readable(std::chrono::steady_clock::now() + 50ms)) continue;
-        if (exited.load()) break;
-        interp::IoResult r = in.read(buf.data(), buf.size());
-        if (r.n == 0) break;
-        size_t done = 0;
-        while (done < r.n) {
-            ssize_t w = ::write(fd, buf.data() + done, r.n - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) break;
-            done += size_t(w);
+        if (pending.empty()) {
+            // Not blocking in read() while the program may exit: a stream that never ends must not hold us.
+            if (!in.wait_readable(std::chrono::steady_clock::now() + slice)) {
+                if (slice < 50ms) slice *= 2;
+                continue;
+            }
+            slice = 1ms;
+            if (exited.load()) break;
+            interp::IoResult r = in.read(buf.data(), buf.size());
+            if (r.n == 0) break;  // end of input (or an error): the program sees EOF
+            pending.assign(buf.data(), r.n);
         }
-        if (done < r.n) break;
+        pollfd p[2] = {{fd, POLLOUT, 0}, {wake, POLLIN, 0}};
+        if (::poll(p, 2, -1) < 0 && errno != EINTR) break;
+        if (exited.load()) break;
+        ssize_t w = ::write(fd, pending.data(), pending.size());
+        if (w > 0) {
+            pending.erase(0, size_t(w));
+        } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            pending.clear();
+            break;
+        }
     }
     ::close(fd);
 }
@@ -179,6 +191,7 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
     interp::ByteStream* streams[3] = {&cmd.in, &cmd.out, &cmd.err};
     Fds child_side;      // closed once the program has them
     int parent_side[3] = {-1, -1, -1};  // pumped: our end of the pipe
+    int keep_read = -1;
     int child_fd[3] = {-1, -1, -1};
     for (int i = 0; i < 3; ++i) {
         if (i == 2 && streams[2] == streams[1] && parent_side[1] >= 0) {
@@ -199,11 +212,16 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
             int e = errno;
             for (int& fd : parent_side)
                 if (fd >= 0) ::close(fd);
+            if (keep_read >= 0) ::close(keep_read);
             cmd.err.write("bashkit: " + args[0] + ": " + std::strerror(e) + "\n");
             return 126;
         }
         child_fd[i] = child_side.keep(i == 0 ? p[0] : p[1]);
         parent_side[i] = i == 0 ? p[1] : p[0];
+        if (i == 0) {
+            // A copy of the program's end of its stdin pipe, to take back what it leaves unread.
+            keep_read = ::fcntl(p[0], F_DUPFD_CLOEXEC, 3);
+        }
     }
 
     posix_spawn_file_actions_t fa;
@@ -230,6 +248,7 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
     if (rc != 0) {
         for (int& fd : parent_side)
             if (fd >= 0) ::close(fd);
+        if (keep_read >= 0) ::close(keep_read);
         if (rc == ENOEXEC) return std::nullopt;  // no #! line: a shell script, run by the interpreter
         cmd.err.write("bashkit: " + args[0] + ": " + std::strerror(rc) + "\n");
         return rc == ENOENT ? 127 : 126;
@@ -237,14 +256,36 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
 
     std::atomic<bool> exited{false};
     std::thread in_pump;
-    if (parent_side[0] >= 0) in_pump = std::thread(pump_in, std::ref(cmd.in), parent_side[0], std::cref(exited));
+    std::string pending;
+    int wake = -1;
+    if (parent_side[0] >= 0) {
+        wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        ::fcntl(parent_side[0], F_SETFL, ::fcntl(parent_side[0], F_GETFL) | O_NONBLOCK);
+        in_pump = std::thread(pump_in, std::ref(cmd.in), parent_side[0], wake, std::cref(exited), std::ref(pending));
+    }
     std::vector<std::thread> out_pumps;
     for (int i = 1; i < 3; ++i)
         if (parent_side[i] >= 0) out_pumps.emplace_back(pump_out, parent_side[i], std::ref(*streams[i]));
 
     int status = wait_child(pid, cmd.cancel);
     exited.store(true);
-    if (in_pump.joinable()) in_pump.join();
+    if (in_pump.joinable()) {
+        uint64_t one = 1;
+        (void)!::write(wake, &one, sizeof one);
+        in_pump.join();
+        // What the program did not read goes back to the stream, as it would stay in a real pipe.
+        std::string left;
+        if (keep_read >= 0) {
+            ::fcntl(keep_read, F_SETFL, ::fcntl(keep_read, F_GETFL) | O_NONBLOCK);
+            char b[65536];
+            ssize_t n;
+            while ((n = ::read(keep_read, b, sizeof b)) > 0) left.append(b, size_t(n));
+            ::close(keep_read);
+        }
+        left += pending;
+        if (!left.empty()) (void)cmd.in.unread(left);
+        ::close(wake);
+    }
     for (auto& t : out_pumps) t.join();
     return status;
 }

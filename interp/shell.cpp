@@ -48,6 +48,10 @@ public:
         std::lock_guard lock(mu_);
         return target_ ? target_->host_fd() : -1;
     }
+    bool unread(std::string_view data) override {
+        ByteStream* t = get();
+        return t && t->unread(data);
+    }
 
 private:
     ByteStream* get() {
