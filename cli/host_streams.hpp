@@ -14,8 +14,11 @@ namespace bashkit::cli {
 
 class FdSink final : public interp::ByteStream {
 public:
-    explicit FdSink(int fd) : fd_(fd) {}
+    // tty: whether `test -t` may report a terminal (only outside the sandbox: --host).
+    explicit FdSink(int fd, bool tty = false) : fd_(fd), tty_(tty) {}
     bool writable() const override { return true; }
+    int host_fd() const override { return fd_; }
+    bool is_tty() const override { return tty_ && ::isatty(fd_) == 1; }
     interp::IoResult write(std::string_view data) override {
         size_t done = 0;
         while (done < data.size()) {
@@ -32,13 +35,16 @@ public:
 
 private:
     int fd_;
+    bool tty_;
 };
 
 // Unbuffered reads, so a script read from stdin line by line leaves the rest for its commands.
 class FdSource final : public interp::ByteStream {
 public:
-    explicit FdSource(int fd) : fd_(fd) {}
+    explicit FdSource(int fd, bool tty = false) : fd_(fd), tty_(tty) {}
     bool readable() const override { return true; }
+    int host_fd() const override { return fd_; }
+    bool is_tty() const override { return tty_ && ::isatty(fd_) == 1; }
     interp::IoResult read(char* buf, size_t n) override {
         for (;;) {
             ssize_t r = ::read(fd_, buf, n);
@@ -51,6 +57,7 @@ public:
 
 private:
     int fd_;
+    bool tty_;
 };
 
 }  // namespace bashkit::cli

@@ -7,12 +7,17 @@
 //   bashkit -n FILE | -n -c CMD | -n < FILE     check syntax like `bash -n` (status 0, or 2 on an error)
 //   bashkit --dump-ast [FILE | -c CMD]           print the AST as JSON
 //   bashkit --print [FILE | -c CMD]              print the script back in canonical form
+//   bashkit --root DIR | --mount HOST:VIRT[:ro] | --overlay HOST:VIRT | --session ID [--instance ID] |
+//           --ephemeral | --cwd VIRT ...         choose the file system (cli/tree.hpp)
+//   bashkit --host ...                           unsandboxed: the real file system and host programs
 //
-// The CLI is a front end: it may read host files (the script named on its command line); the library
-// underneath never does.
+// The CLI is a front end: it may read host files (the script named on its command line), open host folders
+// for the file system the flags ask for and, with --host, start host programs (cli/host_exec.hpp); the
+// library underneath never does.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -25,15 +30,17 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include "builtins/registry.hpp"
 #include "net/http.hpp"
+#include "cli/host_exec.hpp"
 #include "cli/host_streams.hpp"
+#include "cli/tree.hpp"
 #include "interp/shell.hpp"
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
-#include "vfs/memory_fs.hpp"
 
 namespace sx = bashkit::syntax;
 namespace vfs = bashkit::vfs;
@@ -54,6 +61,25 @@ constexpr const char* kUsage =
     "\t-O extglob\taccept extended glob patterns when parsing\n"
     "\t--dump-ast\tprint the syntax tree as JSON\n"
     "\t--print\t\tprint the script back as canonical bash source\n"
+    "File system (default: in memory, with /workspace as the cwd, /tmp and /home/user as HOME):\n"
+    "\t--root DIR\t\tthe host folder DIR is / (nothing is created in it; /tmp is in memory\n"
+    "\t\t\t\twhen DIR has none; the cwd is /workspace when DIR has one, else /)\n"
+    "\t--mount HOST:VIRT[:ro]\tthe host folder HOST at VIRT; :ro refuses every change (repeatable)\n"
+    "\t--overlay HOST:VIRT\tHOST at VIRT copy-on-write: the script sees its changes, HOST never\n"
+    "\t\t\t\tchanges, the changes are gone at exit (repeatable)\n"
+    "\t--session ID\t\ta session tree on disk under $TMPDIR/bashkit-sessions-UID; a later run\n"
+    "\t\t\t\twith the same ids finds its files\n"
+    "\t--instance ID\t\twith --session: the instance the session belongs to (part of the folder)\n"
+    "\t--ephemeral\t\tthe session tree in memory only; nothing is written to disk\n"
+    "\t--cwd VIRT\t\tthe working directory at start (an absolute path of the tree)\n"
+    "Unsandboxed:\n"
+    "\t--host\t\t\tthe real file system (virtual paths are host paths, the cwd is the caller's),\n"
+    "\t\t\t\tthe caller's environment and user, no time limit, the network on (unless\n"
+    "\t\t\t\t--network/--allow say otherwise), and host programs from PATH for commands\n"
+    "\t\t\t\tthat are not builtins or in-process utilities; shell scripts run in bashkit\n"
+    "\t\t\t\titself. For use as a plain shell and for external conformance suites\n"
+    "\t--host-utilities\twith --host: run utilities (cat, grep, sed...) from the host PATH too,\n"
+    "\t\t\t\tinstead of the in-process ones (shell builtins stay built in)\n"
     "Network (default: none; private and loopback addresses are always blocked unless allowed):\n"
     "\t--network none|all\t\tno network (default), or any http/https URL\n"
     "\t--allow HOST[:PORT]\t\tallow HTTPS to this host (repeatable; means an allow list)\n"
@@ -122,6 +148,7 @@ void report(const Source& src, const sx::ParseError& err) {
 
 // The CLI's network settings, turned into the HTTP client that utilities get.
 struct NetworkFlags {
+    bool given = false;         // --network or --allow was on the command line
     std::string mode = "none";  // none | all | allow
     std::vector<std::string> allow;
     bool allow_private_ips = false;
@@ -167,37 +194,100 @@ std::unique_ptr<net::HttpClient> make_client(const NetworkFlags& f) {
     return std::make_unique<net::HttpClient>(std::move(o));
 }
 
-// A sandbox session as the CLI runs it: an in-memory file system with the usual layout, every utility
-// registered, and the CLI's own stdin/stdout/stderr as the script's streams.
+// Everything the command line says about how scripts run (as opposed to what runs).
+struct RunConfig {
+    NetworkFlags net;
+    cli::FsFlags fs;
+    bool host_utilities = false;  // --host-utilities
+};
+
+// --host: the caller's own user, host name and process ids instead of the virtual ones.
+interp::Identity host_identity() {
+    interp::Identity id;
+    id.uid = ::getuid();
+    id.gid = ::getgid();
+    id.pid = ::getpid();
+    id.ppid = ::getppid();
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) == 0 && host[0]) id.host = host;
+    std::vector<char> buf(16384);
+    passwd pw{};
+    passwd* found = nullptr;
+    if (::getpwuid_r(id.uid, &pw, buf.data(), buf.size(), &found) == 0 && found) {
+        id.user = found->pw_name;
+        id.home = found->pw_dir;
+    }
+    if (const char* home = std::getenv("HOME"); home && home[0] == '/') id.home = home;
+    return id;
+}
+
+// --host: the caller's environment, except what the shell sets itself.
+std::vector<std::pair<std::string, std::string>> host_environment() {
+    std::vector<std::pair<std::string, std::string>> env;
+    for (char** e = environ; *e; ++e) {
+        std::string_view kv = *e;
+        size_t eq = kv.find('=');
+        if (eq == std::string_view::npos || eq == 0) continue;
+        std::string name(kv.substr(0, eq));
+        bool ident = !(name[0] >= '0' && name[0] <= '9');
+        for (char c : name) ident = ident && (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
+        if (!ident) continue;
+        if (name == "PWD" || name == "OLDPWD" || name == "UID" || name == "EUID" || name == "PPID" ||
+            name == "BASHOPTS" || name == "SHELLOPTS" || name == "BASH_VERSINFO") {
+            continue;
+        }
+        std::string value(kv.substr(eq + 1));
+        if (name == "SHLVL") value = std::to_string(std::atoi(value.c_str()) + 1);
+        env.emplace_back(std::move(name), std::move(value));
+    }
+    return env;
+}
+
+// A session as the CLI runs it: the file system the flags chose (an in-memory one with the usual layout by
+// default), every utility registered, and the CLI's own stdin/stdout/stderr as the script's streams.
 struct Session {
-    vfs::MemoryFs fs;
+    cli::Tree tree;
     interp::CommandRegistry registry;
-    cli::FdSource in{0};
-    cli::FdSink out{1};
-    cli::FdSink err{2};
+    cli::FdSource in;
+    cli::FdSink out;
+    cli::FdSink err;
     std::unique_ptr<net::HttpClient> http;
     interp::Shell shell;
 
-    static interp::ShellOptions options(std::string name, std::vector<std::string> args, net::HttpClient* http) {
+    static interp::ShellOptions options(const cli::Tree& tree, const RunConfig& cfg, std::string name,
+                                        std::vector<std::string> args, net::HttpClient* http) {
         interp::ShellOptions o;
         o.http = http;
-        o.cwd = "/workspace";
+        o.cwd = tree.cwd;
         o.script_name = std::move(name);
         o.args = std::move(args);
+        if (cfg.fs.host) {
+            o.identity = host_identity();
+            o.env = host_environment();
+            o.limits.timeout = std::chrono::milliseconds(0);  // a plain shell has no time limit
+            o.external = cli::run_host_program;
+        }
         return o;
     }
-    static vfs::MemoryFs& layout(vfs::MemoryFs& fs) {
-        for (const char* d : {"/workspace", "/tmp", "/home/user"}) (void)fs.mkdir_all(d);
-        (void)fs.chmod("/tmp", 01777);
-        return fs;
-    }
-    static interp::CommandRegistry& filled(interp::CommandRegistry& r) {
-        builtins::register_all(r);
+    static interp::CommandRegistry& filled(interp::CommandRegistry& r, const RunConfig& cfg) {
+        if (!cfg.host_utilities) builtins::register_all(r);
         return r;
     }
-    Session(std::string name, std::vector<std::string> args, const NetworkFlags& net)
-        : http(make_client(net)),
-          shell(layout(fs), filled(registry), options(std::move(name), std::move(args), http.get())) {}
+    static NetworkFlags network(const RunConfig& cfg) {
+        NetworkFlags n = cfg.net;
+        if (cfg.fs.host && !n.given) {
+            n.mode = "all";
+            n.allow_private_ips = true;
+        }
+        return n;
+    }
+    Session(cli::Tree t, std::string name, std::vector<std::string> args, const RunConfig& cfg)
+        : tree(std::move(t)),
+          in(0, cfg.fs.host),
+          out(1, cfg.fs.host),
+          err(2, cfg.fs.host),
+          http(make_client(network(cfg))),
+          shell(*tree.fs, filled(registry, cfg), options(tree, cfg, std::move(name), std::move(args), http.get())) {}
 
     // Ends the session like bash exiting: the EXIT trap runs and may change the status.
     int finish(int status) {
@@ -237,8 +327,8 @@ bool complete(const std::string& text, const sx::ParseOptions& opts, std::option
 }
 
 // bash reading a script from stdin: statement by statement, each run before the next is read.
-int run_stdin(const sx::ParseOptions& opts, const NetworkFlags& net) {
-    Session session("bashkit", {}, net);
+int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg) {
+    Session session(std::move(tree), "bashkit", {}, cfg);
     std::string buffer, line;
     uint32_t line_base = 0;  // lines consumed before `buffer`, for messages
     int status = 0;
@@ -270,7 +360,9 @@ int main(int argc, char** argv) {
     std::optional<std::string> command;
     std::optional<std::string> file;
     sx::ParseOptions opts;
-    NetworkFlags netflags;
+    RunConfig cfg;
+    NetworkFlags& netflags = cfg.net;
+    cli::FsFlags& fsflags = cfg.fs;
     bool want_c = false;
 
     int i = 1;
@@ -292,10 +384,12 @@ int main(int argc, char** argv) {
             if (a == "--network") {
                 if (v != "none" && v != "all") return usage_error("--network: expected none or all, got '" + v + "'");
                 netflags.mode = v;
+                netflags.given = true;
             } else if (a == "--allow") {
                 auto hp = net::parse_host_port(v);
                 if (!hp.value) return usage_error("--allow: " + hp.error);
                 netflags.mode = "allow";
+                netflags.given = true;
                 netflags.allow.push_back(v);
             } else if (a == "--resolve") {
                 size_t eq = v.find('=');
@@ -338,6 +432,32 @@ int main(int argc, char** argv) {
                 }
                 netflags.bindings.push_back(std::move(b));
             }
+        } else if (a == "--root" || a == "--mount" || a == "--overlay" || a == "--cwd" || a == "--session" ||
+                   a == "--instance") {
+            if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
+            std::string v = argv[++i];
+            if (a == "--mount" || a == "--overlay") {
+                cli::MountFlag m;
+                if (auto e = cli::parse_mount(a, v, a == "--overlay", m)) return usage_error(*e);
+                fsflags.mounts.push_back(std::move(m));
+            } else if (v.empty()) {
+                return usage_error(std::string(a) + ": the value must not be empty");
+            } else if (a == "--root") {
+                if (fsflags.root) return usage_error("--root: given twice");
+                fsflags.root = v;
+            } else if (a == "--cwd") {
+                fsflags.cwd = v;
+            } else if (a == "--session") {
+                fsflags.session = v;
+            } else {
+                fsflags.instance = v;
+            }
+        } else if (a == "--ephemeral") {
+            fsflags.ephemeral = true;
+        } else if (a == "--host") {
+            fsflags.host = true;
+        } else if (a == "--host-utilities") {
+            cfg.host_utilities = true;
         } else if (a == "--allow-private-ips") {
             netflags.allow_private_ips = true;
         } else if (a == "-n") {
@@ -371,8 +491,20 @@ int main(int argc, char** argv) {
         file = argv[i++];
     }
     std::vector<std::string> rest(argv + i, argv + argc);
+    if (cfg.host_utilities && !fsflags.host) return usage_error("--host-utilities: needs --host");
 
-    if (mode == Mode::Run && !command && !file) return run_stdin(opts, netflags);
+    // The file system is built before the script is read, so that a bad flag fails at once (status 2).
+    std::optional<cli::Tree> tree;
+    if (mode == Mode::Run) {
+        if (fsflags.host) {
+            fsflags.uid = ::getuid();
+            fsflags.gid = ::getgid();
+        }
+        cli::TreeOrError t = cli::build_tree(fsflags);
+        if (!t.tree) return usage_error(t.error);
+        tree = std::move(t.tree);
+    }
+    if (mode == Mode::Run && !command && !file) return run_stdin(opts, std::move(*tree), cfg);
 
     Source src;
     if (command) {
@@ -408,7 +540,7 @@ int main(int argc, char** argv) {
     // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.
     std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
     if (command && !rest.empty()) rest.erase(rest.begin());
-    Session session(name, std::move(rest), netflags);
+    Session session(std::move(*tree), name, std::move(rest), cfg);
     int status = session.shell.run(src.text, session.in, session.out, session.err);
     return session.finish(status);
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -93,6 +94,24 @@ struct CommandContext {
 };
 
 using CommandFn = std::function<int(CommandContext&)>;
+
+// A program outside the interpreter, for a front end that runs host programs (the CLI's --host mode). The
+// library never runs one by itself: only when ShellOptions::external is set, a command that is neither a
+// function, a builtin nor a registered utility, and that names an executable file (found through PATH or
+// given as a path), is first handed to it, before the interpreter would run the file as a shell script.
+struct ExternalCommand {
+    std::span<const std::string> argv;  // argv[0] is the command name as invoked
+    std::string_view path;              // the file, an absolute path in the FileSystem
+    const Environment& env;             // the exported environment
+    std::string_view cwd;               // absolute, in the FileSystem
+    ByteStream& in;
+    ByteStream& out;
+    ByteStream& err;
+    const CancelToken& cancel;          // the runner ends the program when it fires
+};
+
+// Returns the program's status, or std::nullopt to let the interpreter run the file itself (a shell script).
+using ExternalRunner = std::function<std::optional<int>(const ExternalCommand&)>;
 
 struct RegisteredCommand {
     std::string name;

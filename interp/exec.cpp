@@ -1327,8 +1327,20 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
             st_.status = 127;
             return Flow::Normal;
         }
-        argv[0] = path;  // $0 of a script found through PATH is its path
     }
+    if (s_.external) {
+        StreamPtr i = fd(0), o = fd(1), e = fd(2);
+        BadStream bad;
+        ExternalCommand cmd{argv, path, env, st_.cwd, i ? *i : static_cast<ByteStream&>(bad),
+                            o ? *o : static_cast<ByteStream&>(bad), e ? *e : static_cast<ByteStream&>(bad),
+                            *cancel_};
+        if (std::optional<int> status = s_.external(cmd)) {
+            st_.status = *status;
+            if (cancel_->cancelled_fast()) return cancelled_flow();
+            return Flow::Normal;
+        }
+    }
+    if (name.find('/') == std::string::npos) argv[0] = path;  // $0 of a script found through PATH is its path
     st_.status = run_script_file(path, argv, env);
     if (cancel_->cancelled_fast()) return cancelled_flow();
     return Flow::Normal;

@@ -166,6 +166,7 @@ struct Session {
     const vfs::Clock* clock = nullptr;
     std::unique_ptr<vfs::Clock> own_clock;
     net::HttpClient* http = nullptr;
+    ExternalRunner external;   // empty in the sandbox (ShellOptions::external)
     CancelToken run_token;     // the current run()
     CancelToken close_token;   // the session is closing
     std::atomic<uint32_t> threads{0};

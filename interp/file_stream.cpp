@@ -1,5 +1,6 @@
 #include "interp/file_stream.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -36,6 +37,14 @@ IoResult FileStream::read(char* buf, size_t n) {
     auto r = h_->read(buf, n);
     if (!r) return {0, vfs::to_errno(r.error())};
     return {*r, 0};
+}
+
+bool FileStream::unread(std::string_view data) {
+    if (!readable_) return false;
+    std::lock_guard lock(mu_);
+    buf_ = std::string(data) + buf_.substr(std::min(pos_, buf_.size()));
+    pos_ = 0;
+    return true;
 }
 
 IoResult FileStream::read_until(char delim, std::string& out, size_t max) {

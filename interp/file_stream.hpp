@@ -19,6 +19,7 @@ public:
     IoResult read(char* buf, size_t n) override;
     IoResult write(std::string_view data) override;
     IoResult read_until(char delim, std::string& out, size_t max = SIZE_MAX) override;
+    bool unread(std::string_view data) override;
     std::string describe() const override { return path_; }
 
 private:

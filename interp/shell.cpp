@@ -44,13 +44,21 @@ public:
         return t ? t->wait_readable(deadline) : true;
     }
     std::string describe() const override { return "pipe"; }
+    int host_fd() const override {
+        std::lock_guard lock(mu_);
+        return target_ ? target_->host_fd() : -1;
+    }
+    bool unread(std::string_view data) override {
+        ByteStream* t = get();
+        return t && t->unread(data);
+    }
 
 private:
     ByteStream* get() {
         std::lock_guard lock(mu_);
         return target_;
     }
-    std::mutex mu_;
+    mutable std::mutex mu_;
     ByteStream* target_ = nullptr;
     bool input_;
 };
@@ -84,6 +92,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     session.id = options.identity;
     if (session.id.home.empty()) session.id.home = session.id.user == "root" ? "/root" : "/home/" + session.id.user;
     session.http = options.http;
+    session.external = std::move(options.external);
     if (options.clock) {
         session.clock = options.clock;
     } else {

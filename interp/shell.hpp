@@ -39,6 +39,9 @@ struct ShellOptions {
     const vfs::Clock* clock = nullptr;     // null: the system clock
     uint64_t random_seed = 0;             // 0: seeded from the host's random device
     net::HttpClient* http = nullptr;       // passed to utilities through CommandContext
+    // Runs host programs (see ExternalCommand). Empty, the default: never; an executable file found in the
+    // FileSystem is run as a shell script, and nothing outside the sandbox can be started.
+    ExternalRunner external;
 };
 
 struct ExecResult {

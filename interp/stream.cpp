@@ -105,6 +105,17 @@ IoResult StringSource::read_until(char delim, std::string& out, size_t max) {
     return {k, 0};
 }
 
+bool StringSource::unread(std::string_view data) {
+    std::lock_guard lock(mu_);
+    if (data.size() <= pos_ && std::string_view(data_).substr(pos_ - data.size(), data.size()) == data) {
+        pos_ -= data.size();
+    } else {
+        data_ = std::string(data) + data_.substr(pos_);
+        pos_ = 0;
+    }
+    return true;
+}
+
 // ---------------------------------------------------------------- /dev/zero, /dev/urandom
 
 IoResult ZeroStream::read(char* buf, size_t n) {
@@ -237,6 +248,22 @@ bool PipeReader::wait_readable(std::chrono::steady_clock::time_point deadline) {
         if (now >= deadline) return false;
         c.can_read.wait_for(lock, std::min<std::chrono::steady_clock::duration>(deadline - now, kCancelPoll));
     }
+    return true;
+}
+
+bool PipeReader::unread(std::string_view data) {
+    if (data.empty()) return true;
+    PipeCore& c = *core_;
+    std::lock_guard lock(c.mu);
+    // The bytes go in front of the unread ones; the ring grows when they do not fit.
+    const size_t old = c.size;
+    std::vector<char> ring(std::max(c.ring.size(), old + data.size()));
+    std::memcpy(ring.data(), data.data(), data.size());
+    c.take(ring.data() + data.size(), old);
+    c.ring = std::move(ring);
+    c.head = 0;
+    c.size = old + data.size();
+    c.can_read.notify_all();
     return true;
 }
 

@@ -52,6 +52,17 @@ public:
     virtual bool is_tty() const { return false; }
     // A name for messages and /proc-like introspection ("pipe", "/dev/null", a path).
     virtual std::string describe() const { return {}; }
+    // The host file descriptor the stream reads or writes directly, or -1. Always -1 for the library's own
+    // streams; only a front end's streams over its own stdin/stdout/stderr have one, so that a front end
+    // running host programs (ShellOptions::external) can hand them the descriptor instead of copying bytes.
+    virtual int host_fd() const { return -1; }
+    // Puts bytes back at the front of a readable stream, to be read again before anything else; false
+    // when the stream cannot (the bytes are then lost). For a front end that copied more of the input to a
+    // host program than the program read: with a real pipe, the rest would have stayed for the next reader.
+    virtual bool unread(std::string_view data) {
+        (void)data;
+        return false;
+    }
 
     // Convenience: reads everything to EOF (at most max bytes).
     IoResult read_all(std::string& out, size_t max = SIZE_MAX);
@@ -87,6 +98,7 @@ public:
     bool readable() const override { return true; }
     IoResult read(char* buf, size_t n) override;
     IoResult read_until(char delim, std::string& out, size_t max = SIZE_MAX) override;
+    bool unread(std::string_view data) override;
     std::string describe() const override { return "pipe"; }
 
 private:
@@ -151,6 +163,7 @@ public:
     IoResult read(char* buf, size_t n) override;
     IoResult read_until(char delim, std::string& out, size_t max = SIZE_MAX) override;
     bool wait_readable(std::chrono::steady_clock::time_point deadline) override;
+    bool unread(std::string_view data) override;
     void close() override;
     std::string describe() const override { return "pipe"; }
 
@@ -198,6 +211,8 @@ public:
         return t_.wait_readable(deadline);
     }
     std::string describe() const override { return t_.describe(); }
+    int host_fd() const override { return t_.host_fd(); }
+    bool unread(std::string_view data) override { return t_.unread(data); }
 
 private:
     ByteStream& t_;

@@ -1,0 +1,72 @@
+// The file system a CLI run works on, from the command-line flags (issue 4), built from the vfs classes:
+//
+//   (default)              an in-memory MemoryFs with /workspace (the cwd), /tmp and /home/user (HOME)
+//   --root DIR             the host folder DIR is "/" (HostFs). Nothing is created in it: the cwd is
+//                          /workspace when DIR has one, else "/"; when DIR has no tmp/, an in-memory /tmp is
+//                          mounted over it (so mktemp works without writing to DIR)
+//   --mount HOST:VIRT[:ro] the host folder HOST at VIRT (HostFs in a MountTable; ":ro" refuses every change
+//                          with "Read-only file system"; ":rw" is the default). Repeatable
+//   --overlay HOST:VIRT    HOST at VIRT copy-on-write (OverlayFs: the HostFs below is only read, changes stay
+//                          in memory and are gone when bashkit ends). Repeatable
+//   --session ID [--instance ID]
+//                          the session tree (vfs/session_tree.hpp): a folder under
+//                          $TMPDIR/bashkit-sessions-<uid>/ named from both ids, with /workspace (the cwd),
+//                          /tmp and /home/user; a later run with the same ids finds the files
+//   --ephemeral            the session tree in memory only: nothing is written to disk
+//   --cwd VIRT             the working directory at start (an absolute path of the tree)
+//   --host                 the real file system: a HostFs rooted at the host's "/", so virtual paths are host
+//                          paths; the cwd is the CLI's own
+//
+// A mount or overlay at "/" replaces the default root. --root, --session/--ephemeral, a mount at "/" and
+// --host each choose the root, so at most one of them may be given; --ephemeral cannot be combined with
+// --root or --mount (both write to the host). Mounts go on top of the root, whatever it is.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vfs/filesystem.hpp"
+
+namespace bashkit::cli {
+
+struct MountFlag {
+    std::string host;
+    std::string virt;
+    bool read_only = false;
+    bool overlay = false;
+};
+
+struct FsFlags {
+    std::optional<std::string> root;
+    std::vector<MountFlag> mounts;
+    std::optional<std::string> cwd;
+    std::optional<std::string> session;
+    std::optional<std::string> instance;
+    bool ephemeral = false;
+    bool host = false;
+    uint32_t uid = 1000;  // owner reported for host files (the virtual user; the real one with --host)
+    uint32_t gid = 1000;
+};
+
+// Parses the value of --mount (HOST:VIRT[:ro|:rw]) or --overlay (HOST:VIRT). HOST may itself contain ':';
+// VIRT is the part after the last one. Returns an error message (without the "bashkit: " prefix).
+std::optional<std::string> parse_mount(std::string_view flag, std::string_view value, bool overlay, MountFlag& out);
+
+struct Tree {
+    std::shared_ptr<vfs::FileSystem> fs;
+    std::string cwd;
+};
+
+// Builds the tree; on a bad combination or a host folder that cannot be opened, an error message such as
+// "--root: /nope: No such file or directory".
+struct TreeOrError {
+    std::optional<Tree> tree;
+    std::string error;
+};
+TreeOrError build_tree(const FsFlags& flags);
+
+}  // namespace bashkit::cli
