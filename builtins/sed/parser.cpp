@@ -334,6 +334,7 @@ private:
         }
         std::string err;
         if (!normalize_text(pattern, TextKind::kRegex, opt_.posix, err)) bad_prog(err);
+        if (opt_.posix) pattern = without_gnu_ops(pattern, opt_.extended);
         interp::RegexOptions ro;
         ro.icase = icase;
         ro.newline_sensitive = multiline;
@@ -352,6 +353,41 @@ private:
         }
         prog_.regexes.push_back(std::move(re));
         return static_cast<int>(prog_.regexes.size() - 1);
+    }
+
+    // --posix compiles with RE_NO_GNU_OPS: \+ \? \| \s \S \w \W \b \B \< \> \` \' are the plain characters.
+    static std::string without_gnu_ops(std::string_view p, bool ere) {
+        static constexpr std::string_view kGnu = "+?|sSwWbB<>`'";
+        std::string out;
+        for (size_t i = 0; i < p.size(); ++i) {
+            const char c = p[i];
+            if (c == '[') {  // copy a bracket expression as it is
+                size_t j = i + 1;
+                if (j < p.size() && p[j] == '^') ++j;
+                if (j < p.size() && p[j] == ']') ++j;
+                while (j < p.size() && p[j] != ']') {
+                    if (p[j] == '[' && j + 1 < p.size() && (p[j + 1] == ':' || p[j + 1] == '.' || p[j + 1] == '=')) {
+                        const size_t end = p.find(std::string{p[j + 1], ']'}, j + 2);
+                        j = end == std::string_view::npos ? p.size() : end + 2;
+                    } else {
+                        ++j;
+                    }
+                }
+                const size_t stop = j < p.size() ? j + 1 : p.size();
+                out.append(p.substr(i, stop - i));
+                i = stop - 1;
+                continue;
+            }
+            if (c == '\\' && i + 1 < p.size() && kGnu.find(p[i + 1]) != std::string_view::npos) {
+                const char e = p[++i];
+                if (ere && (e == '+' || e == '?' || e == '|')) out += '\\';
+                out += e;
+                continue;
+            }
+            out += c;
+            if (c == '\\' && i + 1 < p.size()) out += p[++i];
+        }
+        return out;
     }
 
     bool compile_address(Address& addr, int c) {
