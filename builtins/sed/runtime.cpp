@@ -145,6 +145,10 @@ private:
 
 enum class Range : uint8_t { inactive, active, closed };
 
+// The pattern and hold spaces may not grow past this (a runaway `G;D` or `H` loop would otherwise take all
+// the host's memory); GNU sed has no limit. Legitimate whole-file scripts (:a;N;$!ba) fit far below it.
+constexpr size_t kMaxSpaceBytes = size_t{1} << 30;
+
 class Runner {
 public:
     Runner(CommandContext& ctx, const Program& prog, const RunOptions& opt, const std::vector<std::string>& files)
@@ -407,6 +411,7 @@ private:
 
     [[noreturn]] void read_error() {
         const vfs::Errc e = cur_ ? cur_->error() : vfs::Errc::io_error;
+        if (e == vfs::Errc::cancelled) throw Panic{"", 130};
         throw Panic{"read error on " + (cur_name_ == "-" ? std::string("stdin") : cur_name_) + ": " + errstr(e), 4};
     }
 
@@ -809,6 +814,10 @@ private:
                         break;
                     default: break;
                 }
+                if (line_.size() > kMaxSpaceBytes || hold_.size() > kMaxSpaceBytes)
+                    throw Panic{"pattern or hold space exceeds " + std::to_string(kMaxSpaceBytes >> 20) +
+                                    " MiB (bashkit's limit)",
+                                4};
             }
             ++i;
         }
