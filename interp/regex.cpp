@@ -63,7 +63,7 @@ struct Piece {
 class Translator {
 public:
     Translator(std::string_view p, bool ere, const RegexOptions& o) : p_(p), ere_(ere), opt_(o) {
-        latin1_ = !valid_utf8(p);
+        latin1_ = opt_.bytes || !valid_utf8(p);
     }
 
     RegexTranslation run() {

@@ -47,6 +47,9 @@ struct RegexOptions {
     // Without REG_NEWLINE, POSIX `.` and `[^a]` match a newline and ^ $ only match at the ends of the
     // text. With it (newline_sensitive), `.` and `[^a]` never match a newline and ^ $ match at lines.
     bool newline_sensitive = false;
+    // One byte is one character (the C locale, as sed and grep see text under LC_ALL=C): the pattern and
+    // the text are matched as Latin-1, so `.` matches one byte of a UTF-8 sequence and classes are ASCII.
+    bool bytes = false;
 };
 
 enum class RegexError {
