@@ -193,7 +193,7 @@ void Runtime::format(std::string& out, std::string_view fmt, const std::vector<V
                     ch.assign(1, static_cast<char>(code & 0xff));
                 } else {
                     std::string_view s = to_str(v, buf);
-                    if (!s.empty()) ch.assign(1, s[0]);
+                    ch.assign(1, s.empty() ? '\0' : s[0]);  // gawk prints a NUL for ""
                 }
                 pad(out, ch, width, left);
                 break;
@@ -203,8 +203,6 @@ void Runtime::format(std::string& out, std::string_view fmt, const std::vector<V
                 double d = to_num(need(conv_at));
                 if (std::isnan(d) || std::isinf(d)) {
                     std::string s = std::isnan(d) ? (std::signbit(d) ? "-nan" : "+nan") : (d < 0 ? "-inf" : "+inf");
-                    if (!std::isnan(d) && d > 0 && flags.find('+') == std::string::npos) s = "inf";
-                    if (std::isnan(d) && flags.find('+') == std::string::npos && !std::signbit(d)) s = "nan";
                     pad(out, s, width, left);
                     break;
                 }
@@ -245,10 +243,6 @@ void Runtime::format(std::string& out, std::string_view fmt, const std::vector<V
                 double d = to_num(need(conv_at));
                 if (std::isnan(d) || std::isinf(d)) {
                     std::string s = std::isnan(d) ? (std::signbit(d) ? "-nan" : "+nan") : (d < 0 ? "-inf" : "+inf");
-                    if (flags.find('+') == std::string::npos && s[0] == '+') {
-                        s = s.substr(1);
-                        if (flags.find(' ') != std::string::npos) s = " " + s;
-                    }
                     if (conv >= 'A' && conv <= 'Z')
                         for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
                     pad(out, s, width, left);
@@ -276,13 +270,24 @@ void Runtime::format(std::string& out, std::string_view fmt, const std::vector<V
 
 namespace {
 
-// Appends sub/gsub's replacement: & is the match, \& a literal &, \\ a backslash.
+// Appends sub/gsub's replacement (gawk's rules): & is the match; a run of k backslashes before & gives k/2
+// backslashes and, when k is odd, a literal &; backslashes not before & are kept as they are.
 void sub_replacement(std::string& out, std::string_view repl, std::string_view match) {
     for (size_t i = 0; i < repl.size(); ++i) {
         char c = repl[i];
-        if (c == '\\' && i + 1 < repl.size() && (repl[i + 1] == '&' || repl[i + 1] == '\\')) {
-            out += repl[i + 1];
-            ++i;
+        if (c == '\\') {
+            size_t j = i;
+            while (j < repl.size() && repl[j] == '\\') ++j;
+            size_t k = j - i;
+            if (j < repl.size() && repl[j] == '&') {
+                out.append(k / 2, '\\');
+                if (k % 2) out += '&';
+                else out.append(match);
+                i = j;
+            } else {
+                out.append(k, '\\');
+                i = j - 1;
+            }
         } else if (c == '&') {
             out.append(match);
         } else {
@@ -709,7 +714,16 @@ const Value& Runtime::builtin(const Node* n, Value& tmp) {
             std::string b2;
             std::string s = arg_str(0, buf);
             std::string t = arg_str(1, b2);
-            size_t p = s.find(t);
+            size_t p;
+            if (icase_) {
+                auto low = [](std::string x) {
+                    for (auto& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                    return x;
+                };
+                p = low(s).find(low(t));
+            } else {
+                p = s.find(t);
+            }
             tmp.set_num(p == std::string::npos ? 0 : static_cast<double>(p + 1));
             return tmp;
         }

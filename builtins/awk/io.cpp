@@ -263,7 +263,10 @@ bool Runtime::open_next_main() {
             }
             auto fh = ctx_.fs.open_read(path);
             if (!fh.ok()) {
-                fatal("cannot open file `" + arg + "' for reading: " + std::string(vfs::error_message(fh.error())), 0);
+                // gawk names the program line only once a rule has run
+                throw AwkFatal{"cannot open file `" + arg + "' for reading: " +
+                                   std::string(vfs::error_message(fh.error())),
+                               cur_line_, false};
             }
             auto handle = std::shared_ptr<vfs::FileHandle>(std::move(fh).value());
             main_owned_ = std::make_unique<Reader>([handle](char* b, size_t n) {
@@ -282,7 +285,7 @@ bool Runtime::open_next_main() {
         used_file_operand_ = true;
         main_reader_ = stdin_reader();
         globals_[kFILENAME].kind = Cell::kScalar;
-        globals_[kFILENAME].v.set_str("");
+        globals_[kFILENAME].v.set_str("-");
         fnr_ = 0;
         return true;
     }
@@ -422,7 +425,7 @@ const Value& Runtime::getline(const Node* n, Value& tmp) {
                 tmp.set_num(0);
                 return tmp;
             }
-            deliver(true, false);
+            deliver(false, false);
             tmp.set_num(1);
             return tmp;
         }

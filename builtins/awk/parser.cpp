@@ -551,7 +551,6 @@ private:
         ++i_;
         std::string out;
         bool in_bracket = false;
-        size_t bracket_start = 0;
         while (true) {
             if (i_ >= s_.size() || s_[i_] == '\n') {
                 fail(err, "unterminated regexp", start);
@@ -576,7 +575,7 @@ private:
                 continue;
             }
             if (in_bracket) {
-                if (c == ']' && i_ > bracket_start) in_bracket = false;
+                if (c == ']') in_bracket = false;
                 if (c == '[' && i_ + 1 < s_.size() && s_[i_ + 1] == ':') {
                     size_t k = s_.find(":]", i_ + 2);
                     if (k != std::string_view::npos) {
@@ -594,7 +593,6 @@ private:
                 out += c;
                 ++i_;
                 if (i_ < s_.size() && s_[i_] == '^') out += s_[i_++];
-                bracket_start = i_ + 1;  // a ']' right here is a member
                 if (i_ < s_.size() && s_[i_] == ']') {
                     out += ']';
                     ++i_;
@@ -634,6 +632,25 @@ public:
             if (!item()) return false;
             skip_terms();
         }
+        // a function name used as a variable
+        for (size_t g = kSpecialCount; g < p_->globals.size(); ++g) {
+            const std::string& name = p_->globals[g];
+            if (p_->function_index.count(name)) {
+                plain_error(first_use_.count(name) ? first_use_[name] : 1,
+                            "function `" + name + "' called with space between name and `(',\nor used as a variable or an array");
+                return false;
+            }
+        }
+        // calls with more arguments than parameters: a warning, as gawk gives
+        for (const Node& n : p_->nodes) {
+            if (n.kind != NK::Call) continue;
+            const Function& f = p_->functions[static_cast<size_t>(n.id)];
+            if (f.defined && static_cast<int>(n.args.size()) > f.nparams) {
+                r_.warnings.push_back("awk: " + (sources_.empty() ? std::string("cmd. line") : sources_[0].name) + ":" +
+                                      std::to_string(n.line) + ": warning: function `" + f.name +
+                                      "' called with more arguments than declared");
+            }
+        }
         // functions called but never defined
         for (const auto& f : p_->functions) {
             if (!f.defined) {
@@ -658,6 +675,8 @@ private:
     ParseResult& r_;
     std::unique_ptr<Program> p_;
     Function* func_ = nullptr;  // the function being parsed
+    PatternKind rule_kind_ = PatternKind::Always;
+    std::unordered_map<std::string, int> first_use_;
     int depth_ = 0;
     int loop_depth_ = 0;
     bool failed_ = false;
@@ -709,6 +728,17 @@ private:
         return false;
     }
     bool syntax() { return error_at(cur(), "syntax error"); }
+    bool plain_error(int line, const std::string& msg) {
+        if (failed_) return false;
+        failed_ = true;
+        ParseError e;
+        e.source = sources_.empty() ? "cmd. line" : sources_[0].name;
+        e.line = line;
+        e.message = msg;
+        e.plain = true;
+        r_.error = e;
+        return false;
+    }
     bool expect(T t) {
         if (accept(t)) return true;
         return syntax();
@@ -733,6 +763,7 @@ private:
         auto it = p_->global_index.find(name);
         if (it != p_->global_index.end()) return it->second;
         int slot = static_cast<int>(p_->globals.size());
+        first_use_.emplace(name, pos_ < toks_.size() ? toks_[pos_].line : 1);
         p_->globals.push_back(name);
         p_->global_index.emplace(name, slot);
         return slot;
@@ -790,7 +821,9 @@ private:
                 if (is(T::Newline) || is(T::End)) return error_at(cur(), "each rule must have a pattern or an action part");
                 return syntax();
             }
+            rule_kind_ = rule.kind;
             rule.action = block();
+            rule_kind_ = PatternKind::Always;
             if (!rule.action) return false;
             if (rule.kind == PatternKind::End) p_->has_end = true;
             if (rule.kind != PatternKind::Begin) p_->has_main = p_->has_main || rule.kind != PatternKind::End;
@@ -1085,14 +1118,17 @@ private:
             case T::KwPrintf:
                 return print_stmt();
             case T::KwNext:
-                advance();
-                if (func_ == nullptr) {
-                    // allowed in functions at run time; BEGIN/END checks are done at run time too
+            case T::KwNextFile: {
+                const char* what = t.t == T::KwNext ? "next" : "nextfile";
+                if (!func_ && (rule_kind_ == PatternKind::Begin || rule_kind_ == PatternKind::End)) {
+                    plain_error(t.line, std::string("`") + what + "' used in " +
+                                            (rule_kind_ == PatternKind::Begin ? "BEGIN" : "END") + " action");
+                    return nullptr;
                 }
-                return stmt(SK::Next, line);
-            case T::KwNextFile:
+                SK k = t.t == T::KwNext ? SK::Next : SK::NextFile;
                 advance();
-                return stmt(SK::NextFile, line);
+                return stmt(k, line);
+            }
             case T::KwBreak:
                 advance();
                 if (loop_depth_ == 0) {
@@ -1788,6 +1824,7 @@ ParseResult parse_program(const std::vector<Source>& sources) {
 std::string format_parse_error(const ParseError& e) {
     std::string where = "awk: " + e.source + ":" + std::to_string(e.line) + ": ";
     if (e.fatal) return where + "fatal: " + e.message + "\n";
+    if (e.plain) return where + "error: " + e.message + "\n";
     std::string out = where + e.line_text + "\n";
     out += where + std::string(static_cast<size_t>(std::max(0, e.col)), ' ') + "^ " + e.message + "\n";
     return out;

@@ -24,6 +24,7 @@ struct ParseError {
     std::string line_text;   // the source line, for the echo
     std::string message;     // "syntax error", "unexpected newline or end of string", ...
     bool fatal = false;      // printed as "fatal: message" without the echo
+    bool plain = false;      // printed as "error: message" without the echo
     int status = 1;
 };
 

@@ -217,7 +217,7 @@ int awk_main(interp::CommandContext& ctx) {
     }
     for (; i < argv.size(); ++i) opts.argv.push_back(argv[i]);
     if (have_fs) {
-        std::string v = fs == "t" ? "\t" : unescape_string(fs, &warnings, "awk: cmd. line:1: ");
+        std::string v = unescape_string(fs, &warnings, "awk: cmd. line:1: ");
         opts.assigns.insert(opts.assigns.begin(), {"FS", v});
     }
     if (sources.size() == 1) opts.source_name = sources[0].name;

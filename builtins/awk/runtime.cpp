@@ -183,7 +183,10 @@ int Runtime::run() {
             if (f == Flow::Next || f == Flow::NextFile) fatal("`next' used in BEGIN action");
         }
         in_begin_ = false;
-        if (!has_begin_exit && (prog_.has_main || prog_.has_end)) main_loop();
+        if (!has_begin_exit && (prog_.has_main || prog_.has_end)) {
+            in_main_ = true;
+            main_loop();
+        }
         if (!exiting_ || !in_end_) {
             in_end_ = true;
             exiting_ = false;
@@ -208,6 +211,13 @@ int Runtime::run() {
         } catch (...) {
         }
         std::string where = e.line > 0 ? "awk: " + opts_.source_name + ":" + std::to_string(e.line) + ": " : "awk: ";
+        if (e.line > 0 && in_main_ && !in_end_ && e.file_context) {
+            std::string b;
+            std::string fname(to_str(globals_[kFILENAME].v, b));
+            std::string fnr;
+            format_number(fnr_, "%.6g", fnr);
+            where += "(FILENAME=" + (fname.empty() ? std::string("-") : fname) + " FNR=" + fnr + ") ";
+        }
         (void)ctx_.err.write(where + "fatal: " + e.message + "\n");
         status = 2;
     } catch (const AwkCancelled&) {
@@ -228,6 +238,7 @@ void Runtime::main_loop() {
                 r.kind == PatternKind::EndFile)
                 continue;
             try {
+                if (r.pat) cur_line_ = r.pat->line;
                 if (!match_pattern(r)) continue;
                 if (r.action) {
                     f = exec(r.action);
@@ -641,6 +652,8 @@ void Runtime::on_special(int slot) {
             break;
         }
         case kOFS:
+            // gawk rebuilds $0 when a field is assigned: a later OFS does not apply to it
+            if (record_dirty_) rebuild_record();
             ofs_ = std::string(to_str(v, buf));
             break;
         case kORS:
@@ -916,8 +929,6 @@ const Value& Runtime::eval(const Node* n, Value& tmp) {
 
 const Value& Runtime::call(const Node* n, Value& tmp) {
     const Function& f = prog_.functions[static_cast<size_t>(n->id)];
-    if (static_cast<int>(n->args.size()) > f.nparams)
-        fatal("function `" + f.name + "' called with more arguments than declared");
     if (static_cast<uint32_t>(call_depth_) >= max_depth_)
         fatal("function call nesting too deep (limit " + std::to_string(max_depth_) + ")");
     check_cancel();
@@ -926,6 +937,11 @@ const Value& Runtime::call(const Node* n, Value& tmp) {
     fr.locals.resize(static_cast<size_t>(f.nparams));
     for (size_t i = 0; i < n->args.size(); ++i) {
         const Node* a = n->args[i];
+        if (i >= fr.locals.size()) {
+            Value t;
+            (void)eval(a, t);  // extra arguments are evaluated and dropped (gawk warned at parse time)
+            continue;
+        }
         Cell& lc = fr.locals[i];
         if (a->kind == NK::Var || a->kind == NK::Local) {
             Cell* c = &cell_of(a);

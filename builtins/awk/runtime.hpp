@@ -65,6 +65,7 @@ enum class Flow : uint8_t { Normal, Break, Continue, Next, NextFile, Exit, Retur
 struct AwkFatal {
     std::string message;
     int line = 0;
+    bool file_context = true;  // add "(FILENAME=x FNR=n)" while records are being processed
 };
 struct AwkCancelled {};
 
@@ -120,6 +121,7 @@ private:
     bool exiting_ = false;
     bool in_end_ = false;
     bool in_begin_ = false;
+    bool in_main_ = false;
     int cur_line_ = 0;
     uint64_t tick_ = 0;
 
@@ -140,7 +142,7 @@ private:
     std::unique_ptr<interp::Regex> rs_re_;
 
     // field splitting cache
-    std::string split_fs_key_;
+    std::string split_fs_key_ = " ";
     int split_mode_ = 0;  // 0 default blanks, 1 single char, 2 empty (chars), 3 regex, 4 tab
     char split_char_ = ' ';
     const interp::Regex* split_re_ = nullptr;
@@ -175,8 +177,8 @@ private:
     std::string out_buf_;
 
     // rand
-    std::mt19937 rng_{0};
-    double seed_ = 0;
+    std::mt19937 rng_{1};
+    double seed_ = 1;  // gawk starts as if srand(1) had been called
     bool rand_used_ = false;
 
     // --- program execution
