@@ -122,6 +122,7 @@ struct Program {
     int range_count = 0;
     bool has_main = false;  // a rule other than BEGIN (so input is read)
     bool has_end = false;
+    bool has_file_rules = false;  // BEGINFILE or ENDFILE
 };
 
 }  // namespace bashkit::builtins::awk

@@ -218,6 +218,25 @@ Reader* Runtime::stdin_reader() {
     return stdin_reader_.get();
 }
 
+bool Runtime::run_file_rules(PatternKind kind) {
+    if (!prog_.has_file_rules) return true;
+    for (auto& r : prog_.rules) {
+        if (r.kind != kind) continue;
+        Flow f = Flow::Normal;
+        try {
+            f = exec(r.action);
+        } catch (const FlowSignal& s) {
+            f = s.flow;
+        }
+        if (f == Flow::Exit) {
+            main_done_ = true;
+            return true;
+        }
+        if (f == Flow::NextFile) return false;
+    }
+    return true;
+}
+
 void Runtime::end_main_file() {
     main_reader_ = nullptr;
     main_owned_.reset();
@@ -296,7 +315,14 @@ bool Runtime::open_next_main() {
 bool Runtime::next_main_record(std::string& rec, std::string& rt) {
     while (true) {
         if (main_done_) return false;
-        if (!main_reader_ && !open_next_main()) return false;
+        if (!main_reader_) {
+            if (!open_next_main()) return false;
+            if (!run_file_rules(PatternKind::BeginFile)) {
+                end_main_file();  // nextfile in BEGINFILE skips the file
+                continue;
+            }
+            if (main_done_) return false;
+        }
         int err = 0;
         if (read_record_from(*main_reader_, rec, rt, err)) {
             nr_ += 1;
@@ -314,6 +340,7 @@ bool Runtime::next_main_record(std::string& rec, std::string& rt) {
                       "': " + std::string(vfs::error_message(static_cast<vfs::Errc>(err))),
                   0);
         }
+        run_file_rules(PatternKind::EndFile);
         end_main_file();
     }
 }

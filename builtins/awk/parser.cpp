@@ -176,8 +176,17 @@ std::string awk_regex_to_ere(std::string_view re) {
         return true;
     };
     size_t i = 0;
+    bool at_start = true;  // where a repetition operator has nothing to repeat (gawk: a literal)
     while (i < re.size()) {
         char c = re[i];
+        if (at_start && (c == '*' || c == '+' || c == '?')) {
+            out += '\\';
+            out += c;
+            ++i;
+            at_start = false;
+            continue;
+        }
+        at_start = (c == '(' || c == '|' || (c == '^' && at_start));
         if (c == '\\') {
             if (octal_or_escape(i, out, false)) continue;
             if (i + 1 < re.size()) {
@@ -612,7 +621,8 @@ private:
     }
 };
 
-constexpr int kMaxNesting = 400;
+constexpr int kMaxNesting = 400;   // nested blocks, parentheses and unary operators
+constexpr int kMaxChain = 20000;   // operators in one left-associative chain (a + b + c ...)
 
 class Parser {
 public:
@@ -826,6 +836,7 @@ private:
             rule_kind_ = PatternKind::Always;
             if (!rule.action) return false;
             if (rule.kind == PatternKind::End) p_->has_end = true;
+            if (rule.kind == PatternKind::BeginFile || rule.kind == PatternKind::EndFile) p_->has_file_rules = true;
             if (rule.kind != PatternKind::Begin) p_->has_main = p_->has_main || rule.kind != PatternKind::End;
             p_->rules.push_back(rule);
             return terminator_after_item();
@@ -1315,7 +1326,9 @@ private:
 
     Node* or_expr(bool in_print) {
         Node* l = and_expr(in_print);
+        int chain = 0;
         while (l && is(T::Or)) {
+            if (!chain_ok(chain)) return nullptr;
             int line = cur().line;
             advance();
             skip_newlines();
@@ -1331,7 +1344,9 @@ private:
 
     Node* and_expr(bool in_print) {
         Node* l = in_expr(in_print);
+        int chain = 0;
         while (l && is(T::And)) {
+            if (!chain_ok(chain)) return nullptr;
             int line = cur().line;
             advance();
             skip_newlines();
@@ -1369,7 +1384,9 @@ private:
 
     Node* match_expr(bool in_print) {
         Node* l = rel_expr(in_print);
+        int chain = 0;
         while (l && (is(T::Tilde) || is(T::NoMatch))) {
+            if (!chain_ok(chain)) return nullptr;
             int line = cur().line;
             char op = is(T::Tilde) ? 0 : 1;
             advance();
@@ -1455,9 +1472,18 @@ private:
         return l;
     }
 
+    // A left-associative chain builds a tree as deep as it is long: cap it so evaluation cannot overflow.
+    bool chain_ok(int& n) {
+        if (++n <= kMaxChain) return true;
+        error_at(cur(), "expression nesting too deep");
+        return false;
+    }
+
     Node* additive(bool in_print) {
         Node* l = multiplicative(in_print);
+        int chain = 0;
         while (l && (is(T::Plus) || is(T::Minus))) {
+            if (!chain_ok(chain)) return nullptr;
             int line = cur().line;
             char op = is(T::Plus) ? '+' : '-';
             advance();
@@ -1474,7 +1500,9 @@ private:
 
     Node* multiplicative(bool in_print) {
         Node* l = unary(in_print);
+        int chain = 0;
         while (l && (is(T::Star) || is(T::Slash) || is(T::Percent))) {
+            if (!chain_ok(chain)) return nullptr;
             int line = cur().line;
             char op = is(T::Star) ? '*' : is(T::Slash) ? '/' : '%';
             advance();

@@ -11,11 +11,6 @@ namespace bashkit::builtins::awk {
 
 namespace {
 
-// Unwinds an expression when a user function executes exit, next or nextfile.
-struct FlowSignal {
-    Flow flow;
-};
-
 const Value kEmpty{};
 
 bool simple_float_format(std::string_view f) {
@@ -254,7 +249,10 @@ void Runtime::main_loop() {
             if (f != Flow::Normal) break;
         }
         if (f == Flow::Exit) return;
-        if (f == Flow::NextFile) end_main_file();
+        if (f == Flow::NextFile) {
+            run_file_rules(PatternKind::EndFile);
+            end_main_file();
+        }
     }
 }
 
@@ -1006,11 +1004,7 @@ void Runtime::prepare_split(std::string_view fs) {
         split_mode_ = 2;
     } else if (fs.size() == 1 && fs[0] != '\\') {
         split_mode_ = 1;
-        split_char_ = fs[0];
-        if (icase_ && std::isalpha(static_cast<unsigned char>(fs[0]))) {
-            split_mode_ = 3;
-            split_re_ = &dyn_regex(std::string("[") + fs[0] + "]");
-        }
+        split_char_ = fs[0];  // literal, even with IGNORECASE (as gawk)
     } else {
         split_mode_ = 3;
         split_re_ = &dyn_regex(fs);

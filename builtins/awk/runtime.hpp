@@ -68,6 +68,10 @@ struct AwkFatal {
     bool file_context = true;  // add "(FILENAME=x FNR=n)" while records are being processed
 };
 struct AwkCancelled {};
+// Unwinds an expression when a user function executes exit, next or nextfile.
+struct FlowSignal {
+    Flow flow;
+};
 
 // A record source: a stream, a file or a string, with a read buffer.
 class Reader {
@@ -231,6 +235,7 @@ private:
     int split_into(std::string_view s, std::string_view fs, const interp::Regex* force_re, bool paragraph,
                    std::vector<std::string>& out, std::vector<std::string>* seps);
     void end_main_file();
+    bool run_file_rules(PatternKind kind);  // false: nextfile was executed
     void prepare_split(std::string_view fs);
 
     // --- regex
