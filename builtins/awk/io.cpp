@@ -346,7 +346,15 @@ bool Runtime::next_main_record(std::string& rec, std::string& rt) {
 }
 
 Reader* Runtime::file_reader(const std::string& name, int& err) {
-    if (name == "-" || name == "/dev/stdin") return stdin_reader();
+    if (name == "-" || name == "/dev/stdin" || name == "/dev/fd/0") return stdin_reader();
+    if (name == "/dev/null") {
+        auto it = in_files_.find(name);
+        if (it != in_files_.end()) return it->second.get();
+        auto r = std::make_unique<Reader>([](char*, size_t) { return interp::IoResult{}; });
+        Reader* p = r.get();
+        in_files_.emplace(name, std::move(r));
+        return p;
+    }
     auto it = in_files_.find(name);
     if (it != in_files_.end()) return it->second.get();
     auto fh = ctx_.fs.open_read(ctx_.resolve(name));
@@ -500,9 +508,11 @@ Output* Runtime::output_for(char redir, const std::string& name) {
     auto it = outputs_.find(name);
     if (it != outputs_.end()) return it->second.get();
     auto o = std::make_unique<Output>();
-    if (name == "/dev/stdout" || (name == "-" && redir != '|')) {
+    if (redir != '|' && (name == "/dev/stdout" || name == "/dev/fd/1" || name == "-")) {
         o->kind = Output::kStdout;
-    } else if (name == "/dev/stderr") {
+    } else if (redir != '|' && name == "/dev/null") {
+        o->kind = Output::kNull;
+    } else if (redir != '|' && (name == "/dev/stderr" || name == "/dev/fd/2")) {
         o->kind = Output::kStderr;
     } else if (redir == '|') {
         o->kind = Output::kPipe;
@@ -530,6 +540,8 @@ void Runtime::write_out(Output* o, std::string_view data) {
             return;
         case Output::kStderr:
             (void)ctx_.err.write(data);
+            return;
+        case Output::kNull:
             return;
         case Output::kFile:
             o->buf.append(data);

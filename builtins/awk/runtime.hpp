@@ -91,7 +91,7 @@ private:
 };
 
 struct Output {
-    enum Kind : uint8_t { kFile, kPipe, kStdout, kStderr };
+    enum Kind : uint8_t { kFile, kPipe, kStdout, kStderr, kNull };
     Kind kind = kFile;
     std::unique_ptr<vfs::FileHandle> fh;
     std::string buf;
