@@ -621,7 +621,7 @@ private:
     }
 };
 
-constexpr int kMaxNesting = 400;   // nested blocks, parentheses and unary operators
+constexpr int kMaxNesting = 1500;  // nested blocks, parentheses and unary operators
 constexpr int kMaxChain = 20000;   // operators in one left-associative chain (a + b + c ...)
 
 class Parser {
