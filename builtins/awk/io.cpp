@@ -5,6 +5,7 @@
 
 #include "builtins/awk/parser.hpp"
 #include "builtins/awk/runtime.hpp"
+#include "builtins/text/util.hpp"  // device_stream: /dev/zero, /dev/urandom, ... as the text tools see them
 
 namespace bashkit::builtins::awk {
 
@@ -45,6 +46,11 @@ bool is_ident(std::string_view s) {
 
 bool Reader::more(int& err) {
     if (eof_) return false;
+    if (buf_.size() - pos_ > max_record_) {
+        err = EFBIG;
+        eof_ = true;
+        return false;
+    }
     if (pos_ > 0 && (pos_ >= buf_.size() || pos_ > (kChunk / 2))) {
         buf_.erase(0, pos_);
         pos_ = 0;
@@ -214,6 +220,7 @@ Reader* Runtime::stdin_reader() {
     if (!stdin_reader_) {
         interp::ByteStream* in = &ctx_.in;
         stdin_reader_ = std::make_unique<Reader>([in](char* b, size_t n) { return in->read(b, n); });
+        stdin_reader_->set_max_record(ctx_.limits.max_variable_bytes);
     }
     return stdin_reader_.get();
 }
@@ -235,6 +242,29 @@ bool Runtime::run_file_rules(PatternKind kind) {
         if (f == Flow::NextFile) return false;
     }
     return true;
+}
+
+std::unique_ptr<Reader> Runtime::open_reader(const std::string& name, int& err) {
+    std::string path = ctx_.resolve(name);
+    auto owned = std::make_shared<std::unique_ptr<interp::ByteStream>>();
+    if (interp::ByteStream* d = text::device_stream(ctx_, path, *owned)) {
+        auto r = std::make_unique<Reader>([d, owned](char* b, size_t n) { return d->read(b, n); });
+        r->set_max_record(ctx_.limits.max_variable_bytes);
+        return r;
+    }
+    auto fh = ctx_.fs.open_read(path);
+    if (!fh.ok()) {
+        err = vfs::to_errno(fh.error());
+        return nullptr;
+    }
+    auto handle = std::shared_ptr<vfs::FileHandle>(std::move(fh).value());
+    auto r = std::make_unique<Reader>([handle](char* b, size_t n) {
+        auto res = handle->read(b, n);
+        if (!res.ok()) return interp::IoResult{0, vfs::to_errno(res.error())};
+        return interp::IoResult{res.value(), 0};
+    });
+    r->set_max_record(ctx_.limits.max_variable_bytes);
+    return r;
 }
 
 void Runtime::end_main_file() {
@@ -280,19 +310,14 @@ bool Runtime::open_next_main() {
                 (void)ctx_.err.write("awk: warning: command line argument `" + arg + "' is a directory: skipped\n");
                 continue;
             }
-            auto fh = ctx_.fs.open_read(path);
-            if (!fh.ok()) {
+            int err = 0;
+            main_owned_ = open_reader(arg, err);
+            if (!main_owned_) {
                 // gawk names the program line only once a rule has run
                 throw AwkFatal{"cannot open file `" + arg + "' for reading: " +
-                                   std::string(vfs::error_message(fh.error())),
+                                   std::string(vfs::error_message(static_cast<vfs::Errc>(err))),
                                cur_line_, false};
             }
-            auto handle = std::shared_ptr<vfs::FileHandle>(std::move(fh).value());
-            main_owned_ = std::make_unique<Reader>([handle](char* b, size_t n) {
-                auto r = handle->read(b, n);
-                if (!r.ok()) return interp::IoResult{0, vfs::to_errno(r.error())};
-                return interp::IoResult{r.value(), 0};
-            });
             main_reader_ = main_owned_.get();
         }
         globals_[kFILENAME].kind = Cell::kScalar;
@@ -347,27 +372,10 @@ bool Runtime::next_main_record(std::string& rec, std::string& rt) {
 
 Reader* Runtime::file_reader(const std::string& name, int& err) {
     if (name == "-" || name == "/dev/stdin" || name == "/dev/fd/0") return stdin_reader();
-    if (name == "/dev/null") {
-        auto it = in_files_.find(name);
-        if (it != in_files_.end()) return it->second.get();
-        auto r = std::make_unique<Reader>([](char*, size_t) { return interp::IoResult{}; });
-        Reader* p = r.get();
-        in_files_.emplace(name, std::move(r));
-        return p;
-    }
     auto it = in_files_.find(name);
     if (it != in_files_.end()) return it->second.get();
-    auto fh = ctx_.fs.open_read(ctx_.resolve(name));
-    if (!fh.ok()) {
-        err = vfs::to_errno(fh.error());
-        return nullptr;
-    }
-    auto handle = std::shared_ptr<vfs::FileHandle>(std::move(fh).value());
-    auto r = std::make_unique<Reader>([handle](char* b, size_t n) {
-        auto res = handle->read(b, n);
-        if (!res.ok()) return interp::IoResult{0, vfs::to_errno(res.error())};
-        return interp::IoResult{res.value(), 0};
-    });
+    auto r = open_reader(name, err);
+    if (!r) return nullptr;
     Reader* p = r.get();
     in_files_.emplace(name, std::move(r));
     return p;

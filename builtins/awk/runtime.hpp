@@ -77,6 +77,8 @@ struct FlowSignal {
 class Reader {
 public:
     explicit Reader(std::function<interp::IoResult(char*, size_t)> fill) : fill_(std::move(fill)) {}
+    // A record longer than this fails with EFBIG (the session's max_variable_bytes).
+    void set_max_record(size_t n) { max_record_ = n; }
     // Reads the next record; false at end of input. err receives an errno-like code on failure.
     bool next(int rs_mode, char rs_char, const interp::Regex* rs_re, std::string& rec, std::string& rt,
               const interp::CancelToken& cancel, int& err);
@@ -87,7 +89,7 @@ private:
     std::string buf_;
     size_t pos_ = 0;
     bool eof_ = false;
-    bool started_ = false;
+    size_t max_record_ = SIZE_MAX;
 };
 
 struct Output {
@@ -249,6 +251,7 @@ private:
     bool open_next_main();
     Reader* stdin_reader();
     Reader* file_reader(const std::string& name, int& err);
+    std::unique_ptr<Reader> open_reader(const std::string& name, int& err);
     Reader* cmd_reader(const std::string& cmd);
     Output* output_for(char redir, const std::string& name);
     void write_out(Output* o, std::string_view data);
