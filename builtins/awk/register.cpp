@@ -94,7 +94,6 @@ int awk_main(interp::CommandContext& ctx) {
         } else {
             auto r = ctx.fs.read_file(ctx.resolve(name));
             if (!r.ok()) {
-                std::string path = name;
                 (void)ctx.err.write("awk: fatal: cannot open source file `" + name + "' for reading: " +
                                     std::string(vfs::error_message(r.error())) + "\n");
                 return 2;
@@ -208,13 +207,10 @@ int awk_main(interp::CommandContext& ctx) {
         sources.push_back(Source{"cmd. line", argv[i]});
         ++i;
     }
-    opts.argv.push_back(argv.empty() ? "awk" : "awk");
-    if (!argv.empty()) {
-        std::string a0 = argv[0];
-        size_t slash = a0.rfind('/');
-        if (slash != std::string::npos) a0 = a0.substr(slash + 1);
-        opts.argv[0] = a0.empty() ? "awk" : a0;
-    }
+    // ARGV[0] is the name the program was invoked by (awk or gawk)
+    std::string a0 = argv.empty() ? std::string("awk") : argv[0];
+    if (size_t slash = a0.rfind('/'); slash != std::string::npos) a0 = a0.substr(slash + 1);
+    opts.argv.push_back(a0.empty() ? std::string("awk") : a0);
     for (; i < argv.size(); ++i) opts.argv.push_back(argv[i]);
     if (have_fs) {
         std::string v = unescape_string(fs, &warnings, "awk: cmd. line:1: ");
@@ -229,8 +225,7 @@ int awk_main(interp::CommandContext& ctx) {
         (void)ctx.err.write(format_parse_error(*pr.error));
         return pr.error->status;
     }
-    // -v assignments go to variables the program never names too (they may be read through SYMTAB in
-    // gawk); here they only matter when named, and FS must always exist.
+    // -v assignments to variables the program never names are dropped: nothing could read them.
     Runtime rt(ctx, *pr.program, std::move(opts));
     return rt.run();
 }
