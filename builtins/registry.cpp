@@ -1,5 +1,6 @@
 #include "builtins/registry.hpp"
 
+#include "builtins/awk/awk.hpp"
 #include "builtins/files/files.hpp"
 #include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
@@ -14,6 +15,7 @@ void register_all(interp::CommandRegistry& registry) {
     register_search_utils(registry);
     register_net_utils(registry);
     register_sed_utils(registry);
+    register_awk_utils(registry);
 }
 
 }  // namespace bashkit::builtins
