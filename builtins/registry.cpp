@@ -1,6 +1,8 @@
 #include "builtins/registry.hpp"
 
+#include "builtins/data/data.hpp"
 #include "builtins/files/files.hpp"
+#include "builtins/jq/jq.hpp"
 #include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
 #include "builtins/text/text.hpp"
@@ -12,6 +14,8 @@ void register_all(interp::CommandRegistry& registry) {
     register_text_utils(registry);
     register_search_utils(registry);
     register_net_utils(registry);
+    register_jq_utils(registry);
+    register_data_utils(registry);
 }
 
 }  // namespace bashkit::builtins
