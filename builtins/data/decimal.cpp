@@ -58,6 +58,7 @@ int Decimal::length() const {
 }
 
 std::string Decimal::to_string(bool bc_style) const {
+    if (bc_style && d_.empty()) return "0";  // bc prints zero as 0 whatever its scale
     std::string s;
     if (neg_) s.push_back('-');
     int n = static_cast<int>(d_.size());
