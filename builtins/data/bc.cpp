@@ -828,7 +828,6 @@ private:
             Decimal frac = Decimal::sub(a, ip);
             Decimal base = Decimal::from_int(obase_);
             // digits until obase^k reaches 10^scale (GNU bc's out_num)
-            Decimal limit = Decimal::from_int(1).with_scale(0);
             Decimal ten_scale = Decimal::from_int(1);
             for (int k = 0; k < v.scale(); ++k) ten_scale = Decimal::mul(ten_scale, Decimal::from_int(10), 0);
             Decimal pw = Decimal::from_int(1);
@@ -848,7 +847,6 @@ private:
                 frac = Decimal::sub(frac, d);
                 pw = Decimal::mul(pw, base, 0);
             }
-            (void)limit;
         }
         return s;
     }
