@@ -12,6 +12,8 @@
 //  - input_filename/input_line_number only work with libjq's own (host-file) input reader: they are
 //    redefined to read the position this reader publishes in the JQ_ORIGIN attribute.
 //  - --debug-trace/--debug-dump-disasm (host stdout/stderr) are ignored; --run-tests and -L modules refused.
+//  - ltrimstr/rtrimstr are wrapped so that libjq 1.6's leak on non-string input cannot grow a long-lived
+//    process.
 //
 // Thread safety. libjq 1.6 keeps process-wide state (oniguruma's tables, the colour table, builtins being
 // compiled from a shared source, allocation handlers), so every libjq call made by any session runs under
@@ -58,6 +60,11 @@ constexpr std::string_view kPrelude =
     "def input_filename: get_jq_origin[0]; "
     "def input_line_number: get_jq_origin[1]; "
     "def stderr: [\"\\u0001bashkit:stderr\", .] | debug | .[1]; "
+    // libjq 1.6 leaks the error value of startswith/endswith when ltrimstr/rtrimstr get a non-string;
+    // only strings reach the builtins (the others are returned unchanged, as the builtins do).
+    "def __bashkit_ltrimstr($x): ltrimstr($x); def __bashkit_rtrimstr($x): rtrimstr($x); "
+    "def ltrimstr($x): if type == \"string\" and ($x | type) == \"string\" then __bashkit_ltrimstr($x) else . end; "
+    "def rtrimstr($x): if type == \"string\" and ($x | type) == \"string\" then __bashkit_rtrimstr($x) else . end; "
     "$__bashkit_env as $ENV | ";
 
 std::string take_string(jv s) {  // consumes a string jv
