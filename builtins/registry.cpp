@@ -1,7 +1,9 @@
 #include "builtins/registry.hpp"
 
 #include "builtins/awk/awk.hpp"
+#include "builtins/data/data.hpp"
 #include "builtins/files/files.hpp"
+#include "builtins/jq/jq.hpp"
 #include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
 #include "builtins/sed/sed.hpp"
@@ -16,6 +18,8 @@ void register_all(interp::CommandRegistry& registry) {
     register_net_utils(registry);
     register_sed_utils(registry);
     register_awk_utils(registry);
+    register_jq_utils(registry);
+    register_data_utils(registry);
 }
 
 }  // namespace bashkit::builtins

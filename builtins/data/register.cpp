@@ -1,0 +1,29 @@
+#include "builtins/data/data.hpp"
+
+#include "builtins/data/tools.hpp"
+
+namespace bashkit::builtins {
+
+void register_data_utils(interp::CommandRegistry& registry) {
+    struct Entry {
+        const char* name;
+        const char* help;
+        interp::CommandFn fn;
+    };
+    const Entry entries[] = {
+        {"base64", "base64 [-d] [-i] [-w COLS] [FILE] : base64 encode or decode", data::cmd_base64},
+        {"base32", "base32 [-d] [-i] [-w COLS] [FILE] : base32 encode or decode", data::cmd_base32},
+        {"md5sum", "md5sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : MD5 checksums", data::cmd_md5sum},
+        {"sha1sum", "sha1sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-1 checksums", data::cmd_sha1sum},
+        {"sha224sum", "sha224sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-224 checksums", data::cmd_sha224sum},
+        {"sha256sum", "sha256sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-256 checksums", data::cmd_sha256sum},
+        {"sha384sum", "sha384sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-384 checksums", data::cmd_sha384sum},
+        {"sha512sum", "sha512sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-512 checksums", data::cmd_sha512sum},
+        {"cksum", "cksum [FILE]... : POSIX CRC checksum and byte count", data::cmd_cksum},
+        {"expr", "expr EXPRESSION : evaluate an expression (| & < <= = != >= > + - * / % : match substr index length)", data::cmd_expr},
+        {"bc", "bc [-lqsw] [FILE]... : arbitrary-precision calculator", data::cmd_bc},
+    };
+    for (const auto& e : entries) registry.add(e.name, e.help, e.fn);
+}
+
+}  // namespace bashkit::builtins

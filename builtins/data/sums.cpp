@@ -1,0 +1,381 @@
+// md5sum sha1sum sha224sum sha256sum sha384sum sha512sum (digests by OpenSSL's EVP interface) and cksum
+// (the POSIX CRC), with GNU coreutils 9.1's output formats, --check mode, messages and statuses.
+#include <openssl/evp.h>
+
+#include <array>
+#include <memory>
+
+#include "builtins/data/tools.hpp"
+
+namespace bashkit::builtins::data {
+
+namespace {
+
+struct Algo {
+    const char* prog;
+    const char* tag;  // --tag name: MD5, SHA1, SHA256...
+    const EVP_MD* (*md)();
+    size_t bytes;
+};
+
+constexpr Algo kMd5{"md5sum", "MD5", EVP_md5, 16};
+constexpr Algo kSha1{"sha1sum", "SHA1", EVP_sha1, 20};
+constexpr Algo kSha224{"sha224sum", "SHA224", EVP_sha224, 28};
+constexpr Algo kSha256{"sha256sum", "SHA256", EVP_sha256, 32};
+constexpr Algo kSha384{"sha384sum", "SHA384", EVP_sha384, 48};
+constexpr Algo kSha512{"sha512sum", "SHA512", EVP_sha512, 64};
+
+struct MdCtxFree {
+    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+// Digests a whole input; the error of a failed read otherwise (cancelled included).
+vfs::Errc digest_input(CommandContext& ctx, const Algo& algo, const std::string& name, std::string& hex) {
+    text::Input in;
+    if (vfs::Errc e = in.open_input(ctx, name); e != vfs::Errc::ok) return e;
+    std::unique_ptr<EVP_MD_CTX, MdCtxFree> md(EVP_MD_CTX_new());
+    if (!md || EVP_DigestInit_ex(md.get(), algo.md(), nullptr) != 1) return vfs::Errc::io_error;
+    std::string buf(64 * 1024, '\0');
+    for (;;) {
+        text::ReadResult r = in.read(buf.data(), buf.size());
+        if (r.err != vfs::Errc::ok) return r.err;
+        if (r.n == 0) break;
+        if (EVP_DigestUpdate(md.get(), buf.data(), r.n) != 1) return vfs::Errc::io_error;
+    }
+    std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+    unsigned int len = 0;
+    if (EVP_DigestFinal_ex(md.get(), out.data(), &len) != 1) return vfs::Errc::io_error;
+    static constexpr char kHex[] = "0123456789abcdef";
+    hex.clear();
+    for (unsigned int i = 0; i < len; ++i) {
+        hex.push_back(kHex[out[i] >> 4]);
+        hex.push_back(kHex[out[i] & 15]);
+    }
+    return vfs::Errc::ok;
+}
+
+bool needs_escape(std::string_view name) { return name.find_first_of("\\\n") != std::string_view::npos; }
+
+std::string escape_name(std::string_view name) {
+    std::string r;
+    for (char c : name) {
+        if (c == '\\') r += "\\\\";
+        else if (c == '\n') r += "\\n";
+        else r.push_back(c);
+    }
+    return r;
+}
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// One line of a checksum file: "HEX  NAME", "HEX *NAME", "HEX NAME" or "ALGO (NAME) = HEX", any of them
+// with a leading backslash meaning NAME is escaped (\\ and \n).
+bool parse_check_line(const Algo& algo, std::string_view line, std::string& hex, std::string& name) {
+    size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    bool escaped = false;
+    if (i < line.size() && line[i] == '\\') {
+        escaped = true;
+        ++i;
+    }
+    std::string_view rest = line.substr(i);
+    const size_t hexlen = algo.bytes * 2;
+    std::string_view raw_name;
+    std::string_view tag(algo.tag);
+    if (rest.size() > tag.size() + 2 && rest.substr(0, tag.size()) == tag &&
+        (rest.substr(tag.size(), 2) == " (" || rest[tag.size()] == '(')) {
+        size_t open = rest.find('(', tag.size());
+        size_t close = rest.rfind(") = ");
+        if (close == std::string_view::npos || close < open) return false;
+        raw_name = rest.substr(open + 1, close - open - 1);
+        std::string_view h = rest.substr(close + 4);
+        if (h.size() != hexlen) return false;
+        for (char c : h)
+            if (!is_hex(c)) return false;
+        hex.assign(h);
+    } else {
+        if (rest.size() < hexlen + 2) return false;
+        for (size_t k = 0; k < hexlen; ++k)
+            if (!is_hex(rest[k])) return false;
+        hex.assign(rest.substr(0, hexlen));
+        size_t k = hexlen;
+        if (rest[k] != ' ' && rest[k] != '\t') return false;
+        ++k;
+        if (k < rest.size() && (rest[k] == ' ' || rest[k] == '*') && k + 1 < rest.size()) ++k;
+        raw_name = rest.substr(k);
+        if (raw_name.empty()) return false;
+    }
+    for (char& c : hex) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    name.clear();
+    if (!escaped) {
+        name.assign(raw_name);
+        return true;
+    }
+    for (size_t k = 0; k < raw_name.size(); ++k) {
+        if (raw_name[k] != '\\') {
+            name.push_back(raw_name[k]);
+            continue;
+        }
+        if (k + 1 >= raw_name.size()) return false;
+        char n = raw_name[++k];
+        if (n == '\\') name.push_back('\\');
+        else if (n == 'n') name.push_back('\n');
+        else return false;
+    }
+    return true;
+}
+
+struct CheckOpts {
+    bool quiet = false, status_only = false, strict = false, warn = false, ignore_missing = false;
+};
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+    return "WARNING: " + std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+int check_file(CommandContext& ctx, const Algo& algo, const std::string& file, const CheckOpts& co,
+               text::Output& out) {
+    text::Input in;
+    if (vfs::Errc e = in.open_input(ctx, file); e != vfs::Errc::ok) {
+        text::file_error(ctx, file, e);
+        return 1;
+    }
+    const std::string shown = file == "-" ? "standard input" : file;
+    text::LineReader lr(in);
+    std::string_view line;
+    uint64_t lineno = 0, misformatted = 0, read_failures = 0, mismatched = 0, matched = 0, properly = 0;
+    while (lr.next(line)) {
+        ++lineno;
+        if (ctx.cancelled()) return out.status(130);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty() || line[0] == '#') continue;
+        std::string hex, name;
+        if (!parse_check_line(algo, line, hex, name)) {
+            ++misformatted;
+            if (co.warn) {
+                out.flush();
+                ctx.error(text::quote_name(shown) + ": " + std::to_string(lineno) + ": improperly formatted " +
+                          algo.tag + " checksum line");
+            }
+            continue;
+        }
+        ++properly;
+        std::string actual;
+        vfs::Errc e = digest_input(ctx, algo, name, actual);
+        if (e == vfs::Errc::cancelled) return out.status(130);
+        if (e != vfs::Errc::ok) {
+            if (co.ignore_missing && e == vfs::Errc::no_such_file) continue;
+            ++read_failures;
+            out.flush();
+            text::file_error(ctx, name, e);
+            if (!co.status_only) out.put(name + ": FAILED open or read\n");
+            continue;
+        }
+        const std::string shown_name = name.find('\n') != std::string::npos ? "\\" + escape_name(name) : name;
+        if (actual == hex) {
+            ++matched;
+            if (!co.status_only && !co.quiet) out.put(shown_name + ": OK\n");
+        } else {
+            ++mismatched;
+            if (!co.status_only) out.put(shown_name + ": FAILED\n");
+        }
+    }
+    if (lr.error() == vfs::Errc::cancelled) return out.status(130);
+    if (lr.error() != vfs::Errc::ok) {
+        out.flush();
+        text::file_error(ctx, file, lr.error());
+        return 1;
+    }
+    out.flush();
+    if (properly == 0) {
+        ctx.error(text::quote_name(shown) + ": no properly formatted checksum lines found");
+        return 1;
+    }
+    if (!co.status_only) {
+        if (misformatted) ctx.error(plural(misformatted, "line is improperly formatted", "lines are improperly formatted"));
+        if (read_failures) ctx.error(plural(read_failures, "listed file could not be read", "listed files could not be read"));
+        if (mismatched) ctx.error(plural(mismatched, "computed checksum did NOT match", "computed checksums did NOT match"));
+        if (co.ignore_missing && matched == 0 && mismatched == 0) {
+            ctx.error(text::quote_name(shown) + ": no file was verified");
+        }
+    }
+    if (co.ignore_missing && matched == 0 && mismatched == 0) return 1;
+    bool ok = mismatched == 0 && read_failures == 0 && !(co.strict && misformatted);
+    return ok ? 0 : 1;
+}
+
+enum : int {
+    kOptTag = kOptFirstLongOnly,
+    kOptQuiet,
+    kOptStatus,
+    kOptStrict,
+    kOptIgnoreMissing,
+};
+
+int run_sum(CommandContext& ctx, const Algo& algo) {
+    constexpr OptionSpec kSpecs[] = {
+        {'b', 'b', "binary"},
+        {'c', 'c', "check"},
+        {kOptTag, 0, "tag"},
+        {'t', 't', "text"},
+        {'z', 'z', "zero"},
+        {kOptIgnoreMissing, 0, "ignore-missing"},
+        {kOptQuiet, 0, "quiet"},
+        {kOptStatus, 0, "status"},
+        {kOptStrict, 0, "strict"},
+        {'w', 'w', "warn"},
+        {kOptHelp, 0, "help"},
+        {kOptVersion, 0, "version"},
+    };
+    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    bool binary = false, text_mode = false, check = false, tag = false, zero = false;
+    CheckOpts co;
+    const char* only_check = nullptr;
+    for (const auto& o : p.options) {
+        switch (o.id) {
+            case 'b': binary = true; text_mode = false; break;
+            case 't': text_mode = true; binary = false; break;
+            case 'c': check = true; break;
+            case kOptTag: tag = true; binary = true; text_mode = false; break;
+            case 'z': zero = true; break;
+            case kOptIgnoreMissing: co.ignore_missing = true; only_check = "--ignore-missing"; break;
+            case kOptQuiet: co.quiet = true; co.status_only = false; co.warn = false; only_check = "--quiet"; break;
+            case kOptStatus: co.status_only = true; co.quiet = false; co.warn = false; only_check = "--status"; break;
+            case kOptStrict: co.strict = true; only_check = "--strict"; break;
+            case 'w': co.warn = true; co.quiet = co.status_only = false; only_check = "--warn"; break;
+            case kOptHelp:
+                (void)ctx.out.write(std::string("Usage: ") + algo.prog + " [OPTION]... [FILE]...\nPrint or check " +
+                                    algo.tag + " checksums.\n");
+                return 0;
+            case kOptVersion: return version(ctx);
+        }
+    }
+    if (!p.ok()) return usage_error(ctx, p.error);
+    bool saw_text = false, saw_binary = false;
+    for (const auto& o : p.options) {
+        if (o.id == 't') saw_text = true;
+        if (o.id == 'b') saw_binary = true;
+    }
+    if (tag && text_mode) return usage_error(ctx, "--tag does not support --text mode");
+    if (zero && check) return usage_error(ctx, "the --zero option is not supported when verifying checksums");
+    if (tag && check) return usage_error(ctx, "the --tag option is meaningless when verifying checksums");
+    if ((saw_text || saw_binary) && check) {
+        return usage_error(ctx, "the --binary and --text options are meaningless when verifying checksums");
+    }
+    if (only_check && !check) {
+        return usage_error(ctx, std::string("the ") + only_check + " option is meaningful only when verifying checksums");
+    }
+    std::vector<std::string> files = p.operands;
+    if (files.empty()) files.emplace_back("-");
+    text::Output out(ctx);
+    int status = 0;
+    for (const std::string& f : files) {
+        if (ctx.cancelled()) return out.status(130);
+        if (check) {
+            if (check_file(ctx, algo, f, co, out) != 0) status = 1;
+            continue;
+        }
+        std::string hex;
+        vfs::Errc e = digest_input(ctx, algo, f, hex);
+        if (e == vfs::Errc::cancelled) return out.status(130);
+        if (e != vfs::Errc::ok) {
+            out.flush();
+            text::file_error(ctx, f, e);
+            status = 1;
+            continue;
+        }
+        const bool esc = !zero && needs_escape(f);
+        std::string line = esc ? "\\" : "";
+        const std::string shown = esc ? escape_name(f) : f;
+        if (tag) {
+            line += std::string(algo.tag) + " (" + shown + ") = " + hex;
+        } else {
+            line += hex + (binary ? " *" : "  ") + shown;
+        }
+        line.push_back(zero ? '\0' : '\n');
+        out.put(line);
+    }
+    return out.status(status);
+}
+
+// POSIX cksum: CRC-32 (polynomial 0x04C11DB7, most significant bit first) over the data and then its length.
+uint32_t crc_table_entry(uint32_t i) {
+    uint32_t c = i << 24;
+    for (int k = 0; k < 8; ++k) c = (c & 0x80000000u) ? (c << 1) ^ 0x04C11DB7u : c << 1;
+    return c;
+}
+
+const std::array<uint32_t, 256>& crc_table() {
+    static const std::array<uint32_t, 256> t = [] {
+        std::array<uint32_t, 256> r{};
+        for (uint32_t i = 0; i < 256; ++i) r[i] = crc_table_entry(i);
+        return r;
+    }();
+    return t;
+}
+
+}  // namespace
+
+int cmd_md5sum(CommandContext& ctx) { return run_sum(ctx, kMd5); }
+int cmd_sha1sum(CommandContext& ctx) { return run_sum(ctx, kSha1); }
+int cmd_sha224sum(CommandContext& ctx) { return run_sum(ctx, kSha224); }
+int cmd_sha256sum(CommandContext& ctx) { return run_sum(ctx, kSha256); }
+int cmd_sha384sum(CommandContext& ctx) { return run_sum(ctx, kSha384); }
+int cmd_sha512sum(CommandContext& ctx) { return run_sum(ctx, kSha512); }
+
+int cmd_cksum(CommandContext& ctx) {
+    constexpr OptionSpec kSpecs[] = {
+        {kOptHelp, 0, "help"},
+        {kOptVersion, 0, "version"},
+    };
+    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    for (const auto& o : p.options) {
+        if (o.id == kOptHelp) {
+            (void)ctx.out.write("Usage: cksum [FILE]...\nPrint the POSIX CRC checksum and byte count of each FILE.\n");
+            return 0;
+        }
+        if (o.id == kOptVersion) return version(ctx);
+    }
+    if (!p.ok()) return usage_error(ctx, p.error);
+    const auto& table = crc_table();
+    std::vector<std::string> files = p.operands;
+    const bool named = !files.empty();
+    if (!named) files.emplace_back("-");
+    text::Output out(ctx);
+    int status = 0;
+    std::string buf(64 * 1024, '\0');
+    for (const std::string& f : files) {
+        text::Input in;
+        vfs::Errc e = in.open_input(ctx, f);
+        uint32_t crc = 0;
+        uint64_t size = 0;
+        while (e == vfs::Errc::ok) {
+            text::ReadResult r = in.read(buf.data(), buf.size());
+            if (r.err != vfs::Errc::ok) {
+                e = r.err;
+                break;
+            }
+            if (r.n == 0) break;
+            size += r.n;
+            for (size_t i = 0; i < r.n; ++i) {
+                crc = (crc << 8) ^ table[((crc >> 24) ^ static_cast<unsigned char>(buf[i])) & 0xff];
+            }
+        }
+        if (e == vfs::Errc::cancelled) return out.status(130);
+        if (e != vfs::Errc::ok) {
+            out.flush();
+            text::file_error(ctx, f, e);
+            status = 1;
+            continue;
+        }
+        for (uint64_t n = size; n; n >>= 8) crc = (crc << 8) ^ table[((crc >> 24) ^ (n & 0xff)) & 0xff];
+        crc = ~crc;
+        std::string line = std::to_string(crc) + " " + std::to_string(size);
+        if (named) line += " " + f;
+        line.push_back('\n');
+        out.put(line);
+    }
+    return out.status(status);
+}
+
+}  // namespace bashkit::builtins::data

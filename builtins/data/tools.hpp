@@ -1,0 +1,27 @@
+// The data utilities, one function each (registered in register.cpp). They reuse the text family's input
+// and output plumbing (builtins/text/util.hpp) and the shared option parser (builtins/common/args.hpp).
+#pragma once
+
+#include "builtins/common/args.hpp"
+#include "builtins/text/util.hpp"
+
+namespace bashkit::builtins::data {
+
+using interp::CommandContext;
+
+int cmd_base64(CommandContext& ctx);
+int cmd_base32(CommandContext& ctx);
+int cmd_md5sum(CommandContext& ctx);
+int cmd_sha1sum(CommandContext& ctx);
+int cmd_sha224sum(CommandContext& ctx);
+int cmd_sha256sum(CommandContext& ctx);
+int cmd_sha384sum(CommandContext& ctx);
+int cmd_sha512sum(CommandContext& ctx);
+int cmd_cksum(CommandContext& ctx);
+int cmd_expr(CommandContext& ctx);
+int cmd_bc(CommandContext& ctx);
+
+// "NAME (bashkit) 1.0" for --version.
+int version(CommandContext& ctx);
+
+}  // namespace bashkit::builtins::data
