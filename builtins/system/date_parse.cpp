@@ -504,6 +504,7 @@ bool parse_date(std::string_view text, int64_t now_sec, int64_t now_nsec, const 
         return true;
     }
     State st;
+    if (toks.empty()) ++st.dates;  // an empty string is today's midnight
     Parser p(std::move(toks));
     if (!p.parse(st)) return false;
     if (st.dates > 1 || st.times > 1 || st.days > 1 || st.zones > 1) return false;
@@ -518,8 +519,10 @@ bool parse_date(std::string_view text, int64_t now_sec, int64_t now_nsec, const 
         } else if (st.year_digits == 2) {
             year += year < 69 ? 2000 : 1900;
         }
-        mon = st.month;
-        mday = st.mday;
+        if (st.month || st.mday) {
+            mon = st.month;
+            mday = st.mday;
+        }
         if (mon < 1 || mon > 12 || mday < 1 || mday > days_in_month(year, static_cast<int>(mon))) return false;
     }
     if (st.times) {

