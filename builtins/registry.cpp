@@ -7,6 +7,7 @@
 #include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
 #include "builtins/sed/sed.hpp"
+#include "builtins/system/system.hpp"
 #include "builtins/text/text.hpp"
 
 namespace bashkit::builtins {
@@ -20,6 +21,7 @@ void register_all(interp::CommandRegistry& registry) {
     register_awk_utils(registry);
     register_jq_utils(registry);
     register_data_utils(registry);
+    register_system_utils(registry);
 }
 
 }  // namespace bashkit::builtins

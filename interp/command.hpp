@@ -57,13 +57,43 @@ private:
 
 struct CommandContext;
 
+// How a nested command is run (the defaults give plain run_command).
+struct RunOptions {
+    // The token the nested command (and everything it runs) is cancelled by, instead of the caller's: what
+    // `timeout` uses to stop one command and not the script around it. Make it with
+    // CommandRunner::child_cancel_token() (so the session's cancel and timeout still reach the command), then
+    // arm a deadline on it or cancel it from another thread. The caller's own token is left untouched.
+    std::shared_ptr<const CancelToken> cancel;
+    // The command's exported environment is exactly `env` (env -i, env -u): variables the shell exports
+    // that env lacks are not exported to it. By default env is applied over the shell's variables.
+    bool exact_env = false;
+    // Skip shell functions, as exec() would (env, xargs, timeout, nohup run programs, not functions).
+    bool skip_functions = false;
+    // The working directory of the command (absolute; env -C); empty: the caller's.
+    std::string cwd;
+};
+
+// What a command name resolves to, in the shell's lookup order.
+enum class CommandKind : unsigned char { none, function, builtin, utility, file };
+
 // Runs another command from inside a utility (xargs, find -exec, env, timeout, nice, bash -c): the same
 // lookup as the shell (functions, builtins, registry, PATH), with the given streams.
 class CommandRunner {
 public:
     virtual ~CommandRunner() = default;
+    int run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in, ByteStream& out,
+                    ByteStream& err) {
+        return run_command(argv, env, in, out, err, RunOptions{});
+    }
     virtual int run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in,
-                            ByteStream& out, ByteStream& err) = 0;
+                            ByteStream& out, ByteStream& err, const RunOptions& options) = 0;
+    // A fresh token below the one the runner's commands run under (cancelled with it), for RunOptions::cancel.
+    virtual std::shared_ptr<CancelToken> child_cancel_token() = 0;
+    // What `name` would run as (functions only when with_functions), without running it: lets env, xargs
+    // and timeout report a missing command with their own message and status 127. For a file found through
+    // PATH, or an existing path (a name with a slash: any type, executable or not), *path receives its
+    // absolute path.
+    virtual CommandKind find_command(std::string_view name, bool with_functions, std::string* path) = 0;
     // Runs shell source text in a child interpreter (bash -c, sh -c, bash FILE): a fresh shell that
     // shares the filesystem. args are $0 $1 ... of the child.
     virtual int run_script(std::string_view source, std::span<const std::string> args, ByteStream& in,

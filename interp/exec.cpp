@@ -1595,7 +1595,7 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
 // ---------------------------------------------------------------- CommandRunner
 
 int Exec::run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in, ByteStream& out,
-                      ByteStream& err) {
+                      ByteStream& err, const RunOptions& options) {
     if (argv.empty()) return 0;
     // Runs in a copy of the shell (like a child process) with the given streams.
     ShellState copy = st_;
@@ -1604,6 +1604,13 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
     copy.fds[1] = std::make_shared<BorrowedStream>(out);
     copy.fds[2] = std::make_shared<BorrowedStream>(err);
     copy.jobs = std::make_shared<JobTable>();
+    if (!options.cwd.empty()) copy.cwd = options.cwd;
+    if (options.exact_env) {
+        std::vector<std::string> drop;
+        for (const auto& [name, v] : copy.vars.visible())
+            if ((v->attrs & kAttrExport) && !env.get(*name)) drop.push_back(*name);
+        for (const std::string& name : drop) copy.vars.lookup_or_create(name).attrs &= ~kAttrExport;
+    }
     for (const auto& [k, v] : env.entries()) {
         Var& var = copy.vars.lookup_or_create(k);
         if (var.readonly()) continue;
@@ -1613,9 +1620,38 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
     }
     Exec child(*this, copy);
     child.is_subshell_ = true;
+    if (options.cancel) {
+        child.cancel_ = options.cancel.get();
+        child.cancel_hold_ = options.cancel;
+    }
     std::vector<std::string> args(argv.begin(), argv.end());
-    Flow f = child.run_argv(args, nullptr);
+    Flow f = child.run_argv(args, nullptr, options.skip_functions);
     return f == Flow::Exit ? child.exit_status_ : copy.status;
+}
+
+std::shared_ptr<CancelToken> Exec::child_cancel_token() {
+    auto token = std::make_shared<CancelToken>();
+    token->set_parent(cancel_hold_, cancel_);
+    return token;
+}
+
+CommandKind Exec::find_command(std::string_view name, bool with_functions, std::string* path) {
+    if (name.empty()) return CommandKind::none;
+    std::string n(name);
+    if (with_functions && st_.funcs.count(n)) return CommandKind::function;
+    if (find_builtin(name)) return CommandKind::builtin;
+    if (s_.registry.find(name) || name == "bash" || name == "sh") return CommandKind::utility;
+    std::string p;
+    if (name.find('/') != std::string_view::npos) {
+        p = abs_path(name);
+        auto st = s_.fs.stat(p);
+        if (!st) return CommandKind::none;  // the caller tells a directory or a non-executable file apart
+    } else {
+        p = find_in_path(n);
+        if (p.empty()) return CommandKind::none;
+    }
+    if (path) *path = std::move(p);
+    return CommandKind::file;
 }
 
 int Exec::run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,

@@ -250,8 +250,11 @@ public:
     int exit_status() const { return exit_status_; }
 
     // CommandRunner
+    using CommandRunner::run_command;
     int run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in, ByteStream& out,
-                    ByteStream& err) override;
+                    ByteStream& err, const RunOptions& options) override;
+    CommandKind find_command(std::string_view name, bool with_functions, std::string* path) override;
+    std::shared_ptr<CancelToken> child_cancel_token() override;
     int run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,
                    ByteStream& err) override;
 

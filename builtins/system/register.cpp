@@ -1,0 +1,38 @@
+#include "builtins/system/system.hpp"
+
+#include "builtins/system/tools.hpp"
+
+namespace bashkit::builtins {
+
+void register_system_utils(interp::CommandRegistry& registry) {
+    using namespace systemutil;
+    struct Entry {
+        const char* name;
+        const char* help;
+        interp::CommandFn fn;
+    };
+    const Entry entries[] = {
+        {"date", "date [-u] [-d STRING | -f FILE | -r FILE] [-I[FMT] | -R | --rfc-3339=FMT] [+FORMAT] : print the date and time (TZ from the environment)", cmd_date},
+        {"sleep", "sleep NUMBER[smhd]... : wait for the sum of the durations (cancellable)", cmd_sleep},
+        {"timeout", "timeout [-s SIG] [-k DUR] [--preserve-status] [--foreground] [-v] DURATION COMMAND [ARG]... : run a command with a time limit (status 124 when it expires)", cmd_timeout},
+        {"env", "env [-i] [-0] [-u NAME]... [-C DIR] [-S STRING] [-] [NAME=VALUE]... [COMMAND [ARG]...] : run a command in a modified environment, or print the environment", cmd_env},
+        {"printenv", "printenv [-0] [VARIABLE]... : print environment variables", cmd_printenv},
+        {"nohup", "nohup COMMAND [ARG]... : run a command (no terminal, no hangup in the sandbox)", cmd_nohup},
+        {"xargs", "xargs [-0] [-a FILE] [-d DELIM] [-E EOF] [-I R] [-L N] [-n N] [-P N] [-r] [-s N] [-t] [-x] [COMMAND [ARG]...] : build and run command lines from input (sequentially)", cmd_xargs},
+        {"which", "which [-a] NAME... : locate commands in PATH (utilities appear in /usr/bin and /bin)", cmd_which},
+        {"whoami", "whoami : print the session's user name", cmd_whoami},
+        {"id", "id [-u|-g|-G] [-n] [-r] [-z] [USER] : print the session's user and group ids", cmd_id},
+        {"groups", "groups [USER]... : print group memberships", cmd_groups},
+        {"logname", "logname : print the login name", cmd_logname},
+        {"hostname", "hostname [-s|-f|-d|-i|-I] : print the session's host name", cmd_hostname},
+        {"uname", "uname [-asnrvmpio] : print (virtual) system information", cmd_uname},
+        {"arch", "arch : print the machine architecture", cmd_arch},
+        {"nproc", "nproc [--all] [--ignore=N] : print the number of processing units (1)", cmd_nproc},
+        {"tty", "tty [-s] : print the terminal name (never a terminal)", cmd_tty},
+        {"true", "true : do nothing, successfully (as a command for env, xargs, timeout)", cmd_true},
+        {"false", "false : do nothing, unsuccessfully", cmd_false},
+    };
+    for (const auto& e : entries) registry.add(e.name, e.help, e.fn);
+}
+
+}  // namespace bashkit::builtins
