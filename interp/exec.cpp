@@ -1,5 +1,6 @@
 // Command execution: lists, simple commands, pipelines, compound commands, functions, jobs.
 #include "interp/exec.hpp"
+#include "interp/dev_fs.hpp"
 
 #include <pthread.h>
 
@@ -1265,14 +1266,21 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     return exec_external(argv, env);
 }
 
+DeviceSource Exec::device_source() const {
+    return DeviceSource{[this](int n) { return fd(n); },
+                        [this] { return s_.base_seed ^ (s_.seed_counter.fetch_add(1) + 0x51ed); }, cancel_};
+}
+
 int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env) {
     StreamPtr i = fd(0), o = fd(1), e = fd(2);
     BadStream bad;
+    // The utility sees /dev through the shell's descriptors: `cat <(cmd)`, `diff <(a) <(b)`.
+    DevFs fs(s_.fs, device_source());
     CommandContext ctx{argv,
                        i ? *i : static_cast<ByteStream&>(bad),
                        o ? *o : static_cast<ByteStream&>(bad),
                        e ? *e : static_cast<ByteStream&>(bad),
-                       s_.fs,
+                       fs,
                        st_.cwd,
                        env,
                        s_.limits,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "interp/command.hpp"
+#include "interp/dev_fs.hpp"
 #include "interp/limits.hpp"
 #include "interp/shell.hpp"
 #include "interp/stream.hpp"
@@ -408,6 +409,8 @@ public:
         const char* help;
     };
     static const BuiltinInfo* find_builtin(std::string_view name);
+    // What /dev/fd/N, /dev/stdin, /dev/urandom ... of this shell refer to (dev_fs.hpp).
+    DeviceSource device_source() const;
     static std::span<const BuiltinInfo> builtins();
     Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const sx::Simple* origin);
 

@@ -73,33 +73,8 @@ std::string Exec::abs_path(std::string_view p) const {
 StreamPtr Exec::open_path(const std::string& path, int how, int& err) {
     err = 0;
     if (path.starts_with("/dev/")) {
-        std::string_view dev = std::string_view(path).substr(5);
-        if (dev == "null") return std::make_shared<NullStream>();
-        if (dev == "zero") return std::make_shared<ZeroStream>(cancel_);
-        if (dev == "urandom" || dev == "random")
-            return std::make_shared<RandomStream>(s_.base_seed ^ (s_.seed_counter.fetch_add(1) + 0x51ed), cancel_);
-        if (dev == "stdin" || dev == "stdout" || dev == "stderr" || dev.starts_with("fd/")) {
-            int n = dev == "stdin" ? 0 : dev == "stdout" ? 1 : dev == "stderr" ? 2 : -1;
-            if (n < 0) {
-                int64_t v = -1;
-                if (!parse_int(dev.substr(3), v) || v < 0 || v > 1023) {
-                    err = ENOENT;
-                    return nullptr;
-                }
-                n = static_cast<int>(v);
-            }
-            StreamPtr s = fd(n);
-            if (!s) err = EBADF;
-            return s;
-        }
-        if (dev == "tty") {
-            err = ENXIO;
-            return nullptr;
-        }
-        if (dev == "full") {
-            err = ENOSPC;
-            return nullptr;
-        }
+        DevicePath d = classify_device(vfs::normalize_path(path));
+        if (d.kind != DevicePath::Kind::none) return open_device(d, how, device_source(), err);
     }
     std::string p = abs_path(path);
     vfs::OpenFlags flags = vfs::OpenFlags::none;

@@ -40,6 +40,8 @@ constexpr ErrcInfo kErrcInfo[] = {
     {Errc::not_supported, "EOPNOTSUPP", "Operation not supported"},
     {Errc::quota_exceeded, "EDQUOT", "Disk quota exceeded"},
     {Errc::cancelled, "ECANCELED", "Operation canceled"},
+    {Errc::illegal_seek, "ESPIPE", "Illegal seek"},
+    {Errc::no_device, "ENXIO", "No such device or address"},
 };
 
 const ErrcInfo* find_info(Errc e) noexcept {

@@ -75,6 +75,8 @@ enum class Errc : int {
     not_supported = EOPNOTSUPP,     // "Operation not supported"
     quota_exceeded = EDQUOT,        // "Disk quota exceeded"
     cancelled = ECANCELED,          // "Operation canceled"
+    illegal_seek = ESPIPE,          // "Illegal seek" (a pipe or a device)
+    no_device = ENXIO,              // "No such device or address" (/dev/tty without a terminal)
 };
 
 // The text glibc's strerror() gives for the code (C locale), e.g. "No such file or directory".

@@ -54,7 +54,8 @@ TEST(Errc, ErrnoRoundTrip) {
     EXPECT_EQ(to_errno(Errc::no_such_file), ENOENT);
     EXPECT_EQ(from_errno(0), Errc::ok);
     EXPECT_EQ(from_errno(ENOTSUP), Errc::not_supported);
-    EXPECT_EQ(from_errno(ENXIO), Errc::io_error);  // no code of its own
+    EXPECT_EQ(from_errno(ENXIO), Errc::no_device);
+    EXPECT_EQ(from_errno(ENODEV), Errc::io_error);  // no code of its own
     EXPECT_EQ(from_errno(-5), Errc::io_error);
 }
 
