@@ -215,8 +215,29 @@ enum class Status { Ok, Error, TooDeep };
 
 Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err);
 
+// A plain decimal number (surrounding blanks allowed, no leading 0 unless it is "0"): what a full evaluation of
+// the text would give, without one.
+bool plain_decimal(std::string_view text, int64_t& out) {
+    size_t p = 0;
+    while (p < text.size() && is_space(text[p])) ++p;
+    size_t end = text.size();
+    while (end > p && is_space(text[end - 1])) --end;
+    if (p == end || (text[p] == '0' && end - p != 1)) return false;
+    uint64_t v = 0;
+    for (size_t i = p; i < end; ++i) {
+        if (!is_digit(text[i])) return false;
+        v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+    }
+    out = wrap(v);
+    return true;
+}
+
 // The value of a variable operand: unset or empty is 0, anything else is evaluated as an expression.
 Status lookup(Ctx& c, ArithRef& ref, int64_t& out, ArithError& err) {
+    // The common case, a counter holding a number, without copying its value.
+    std::string_view seen;
+    if (c.depth < c.max_depth && c.host.peek(ref, seen) && plain_decimal(seen, out))
+        return Status::Ok;
     auto r = c.host.get(ref);
     if (!r) {
         err = std::move(r.error());
@@ -759,17 +780,7 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) 
     }
     if (c.depth >= c.max_depth) return Status::TooDeep;
     // Fast path for the common value, a plain decimal number (what the full evaluation would give).
-    size_t end = text.size();
-    while (end > p && is_space(text[end - 1])) --end;
-    if (text[p] != '0' || end - p == 1) {
-        uint64_t v = 0;
-        size_t i = p;
-        for (; i < end && is_digit(text[i]); ++i) v = v * 10 + static_cast<uint64_t>(text[i] - '0');
-        if (i == end) {
-            out = wrap(v);
-            return Status::Ok;
-        }
-    }
+    if (plain_decimal(text, out)) return Status::Ok;
     ++c.depth;
     TextEval te(c, text);
     bool ok = te.run(out, err);
@@ -1097,6 +1108,13 @@ private:
 
     int64_t number(const syntax::ArithNum& n) {
         int64_t v = 0;
+        // The usual constant, a short decimal number (`i<1000000`), without convert_number's bases.
+        if (!n.text.empty() && n.text.size() <= 18 && n.text[0] != '0') {
+            size_t i = 0;
+            for (; i < n.text.size() && is_digit(n.text[i]); ++i) v = v * 10 + (n.text[i] - '0');
+            if (i == n.text.size()) return v;
+            v = 0;
+        }
         if (const char* msg = convert_number(n.text, v)) {
             SourceMap map(root_, o_);
             size_t s = map.start(n);

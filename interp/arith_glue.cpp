@@ -1,4 +1,6 @@
 // The evaluator's side of arithmetic: variables for interp/arith through ArithHost.
+#include <charconv>
+
 #include "interp/arith.hpp"
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
@@ -37,12 +39,28 @@ public:
         return std::optional<std::string>(std::string());
     }
 
+    bool peek(const ArithRef& ref, std::string_view& out) override {
+        if (ref.has_index) return false;
+        // What get_scalar() would read, for a variable without magic: dynamic variables (RANDOM counts its
+        // reads), namerefs and arrays take the full path.
+        const Var* v = ex_.state().vars.find(ref.name);
+        if (!v || !v->set || v->dyn != DynVar::None || (v->attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc)))
+            return false;
+        out = v->str;
+        return true;
+    }
+
     ArithResult<void> set(ArithRef& ref, int64_t value) override {
-        std::string val = to_dec(value);
         if (!ref.has_index) {
-            if (!ex_.assign(ref.name, val)) return ArithError{ArithError::Kind::Host, {}};
+            // The decimal text on the stack: `i++` assigns without building a string.
+            char buf[24];
+            auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+            (void)ec;
+            if (!ex_.assign(ref.name, std::string_view(buf, static_cast<size_t>(end - buf))))
+                return ArithError{ArithError::Kind::Host, {}};
             return {};
         }
+        std::string val = to_dec(value);
         const Var* v = ex_.lookup(ref.name);
         auto key = resolve(ref, v);
         if (!key.ok()) return key.error();

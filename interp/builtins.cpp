@@ -132,11 +132,28 @@ const Exec::BuiltinInfo kBuiltins[] = {
 std::span<const Exec::BuiltinInfo> Exec::builtins() { return kBuiltins; }
 
 const Exec::BuiltinInfo* Exec::find_builtin(std::string_view name) {
-    // The table is sorted by name (ASCII).
-    const BuiltinInfo* b = std::begin(kBuiltins);
-    const BuiltinInfo* e = std::end(kBuiltins);
-    auto it = std::lower_bound(b, e, name, [](const BuiltinInfo& x, std::string_view n) { return x.name < n; });
-    if (it != e && it->name == name) return it;
+    // Runs for every simple command, so no strlen per probe: the table is sorted by name (ASCII), so the
+    // names with one first byte are a contiguous run, indexed once; a run holds at most a few names.
+    struct Index {
+        uint8_t begin[256] = {};
+        uint8_t end[256] = {};
+        uint8_t len[std::size(kBuiltins)] = {};
+        Index() {
+            for (size_t i = std::size(kBuiltins); i-- > 0;) {
+                auto c = static_cast<unsigned char>(kBuiltins[i].name[0]);
+                if (end[c] == 0) end[c] = static_cast<uint8_t>(i + 1);
+                begin[c] = static_cast<uint8_t>(i);
+                len[i] = static_cast<uint8_t>(std::strlen(kBuiltins[i].name));
+            }
+        }
+    };
+    static_assert(std::size(kBuiltins) < 255);
+    static const Index index;
+    if (name.empty() || name.size() > 16) return nullptr;
+    auto c = static_cast<unsigned char>(name[0]);
+    for (uint8_t i = index.begin[c]; i < index.end[c]; ++i)
+        if (index.len[i] == name.size() && std::memcmp(kBuiltins[i].name, name.data(), name.size()) == 0)
+            return &kBuiltins[i];
     return nullptr;
 }
 

@@ -1030,16 +1030,25 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     std::vector<const sx::Assign*> decls;
     if (!c->words.empty()) {
         argv.reserve(c->words.size);
-        bool decl_cmd = false;
+        // Declaration utilities (declare, local, export, readonly...) take assignment arguments. Whether the
+        // command is one is decided by its first field, and only asked once an assignment-like word follows.
+        int decl_cmd = -1;  // unknown
+        auto is_decl_cmd = [&]() {
+            if (decl_cmd < 0) {
+                decl_cmd = 0;
+                if (!st_.funcs.count(argv[0]))
+                    if (const BuiltinInfo* b = find_builtin(argv[0])) decl_cmd = b->declaration;
+            }
+            return decl_cmd == 1;
+        };
         for (uint32_t i = 0; i < c->words.size; ++i) {
             const sx::Word* w = c->words[i];
-            if (w->decl_assign && decl_cmd) {
+            if (w->decl_assign && !argv.empty() && is_decl_cmd()) {
                 if (decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
                 argv.emplace_back(w->decl_assign->name);
                 decls.push_back(w->decl_assign);
                 continue;
             }
-            size_t before = argv.size();
             Ex r;
             if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit &&
                 w->parts[0]->as<sx::Lit>()->text.find_first_of("{~*?[") == std::string_view::npos) {
@@ -1052,15 +1061,6 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             if (r == Ex::Fail) {
                 st_.status = st_.status ? st_.status : 1;
                 return Flow::Normal;
-            }
-            if (i == 0 || (before == 0 && argv.size() > 0)) {
-                // Declaration utilities take assignment arguments.
-                if (!argv.empty()) {
-                    const std::string& name = argv[0];
-                    if (!st_.funcs.count(name)) {
-                        if (const BuiltinInfo* b = find_builtin(name)) decl_cmd = b->declaration;
-                    }
-                }
             }
         }
         if (!decls.empty() && decls.size() < argv.size()) decls.resize(argv.size(), nullptr);

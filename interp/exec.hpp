@@ -525,7 +525,9 @@ public:
 class Exec::RedirGuard {
 public:
     explicit RedirGuard(Exec& e) : e_(e) {}
-    ~RedirGuard() { restore(); }
+    ~RedirGuard() {
+        if (!saved_.empty()) restore();  // most commands have no redirections: no call
+    }
     void save(int fd);
     void restore();
     void keep() { saved_.clear(); }  // exec: the changes stay

@@ -678,6 +678,14 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
         out.clear();
         return Ex::Ok;
     }
+    // `s+=x`, `n=0`: one literal without a tilde is its own value.
+    if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit) {
+        std::string_view t = w->parts[0]->as<sx::Lit>()->text;
+        if (t.find('~') == std::string_view::npos) {
+            out.assign(t);
+            return Ex::Ok;
+        }
+    }
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     bool at_start = true;  // start of the value or just after an unquoted ':'
     for (uint32_t i = 0; i < w->parts.size; ++i) {

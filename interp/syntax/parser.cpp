@@ -515,6 +515,8 @@ void Parser::read_heredocs() {
 }
 
 void Parser::read_heredoc(Redirect* r) {
+    bool saved_in_body = in_heredoc_body_;
+    in_heredoc_body_ = true;
     std::vector<Node*> parts;
     LitBuf lit;
     Pos start = lx_.pos();
@@ -596,6 +598,7 @@ void Parser::read_heredoc(Redirect* r) {
     Word* body = a_.node<Word>(start);
     body->parts = a_.list<Node*>(parts);
     r->body = body;
+    in_heredoc_body_ = saved_in_body;
 }
 
 // ---------------------------------------------------------------- simple commands
@@ -1498,10 +1501,16 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         case '$': {
             Pos p = lx_.pos();
             uint32_t off = lx_.off();
-            if (in_dq && (n == '\'' || n == '"')) break;
             Node* q = nullptr;
-            // read_dollar reads $'..' and $".." outside double quotes only
-            q = read_dollar(in_dq);
+            if (in_dq && (n == '\'' || n == '"')) {
+                // In the word of a ${..} inside double quotes, $'..' is ANSI-C quoting and $".." a
+                // translated string (bash's extquote, on by default); in a here-document body they stay text.
+                if (in_heredoc_body_) break;
+                q = n == '\'' ? read_ansic() : read_dquote(true);
+            } else {
+                // read_dollar reads $'..' and $".." outside double quotes only
+                q = read_dollar(in_dq);
+            }
             if (q) {
                 lit_flush(lit, parts);
                 parts.push_back(q);
@@ -2000,7 +2009,10 @@ std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     (void)start;
     ok = false;
     no_time_ = true;
+    bool saved_in_body = in_heredoc_body_;
+    in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     std::vector<Stmt*> body = parse_stmts(false);
+    in_heredoc_body_ = saved_in_body;
     no_time_ = false;
     if (failed()) return body;
     Token t = lx_.next();
