@@ -225,8 +225,12 @@ void Runtime::main_loop() {
     std::string rec, rt;
     while (true) {
         if (ctx_.cancelled()) throw AwkCancelled{};
-        if (!next_main_record(rec, rt)) break;
-        set_record(rec);
+        // With a one-character RS the record is read straight into $0 (set_record then sees it in place
+        // and copies nothing); a failed read leaves it untouched, so END still sees the last record. Not with
+        // BEGINFILE/ENDFILE rules, which run inside next_main_record and may change the fields.
+        std::string& into = rs_mode_ == 0 && !record_dirty_ && !prog_.has_file_rules ? fields_[0].s : rec;
+        if (!next_main_record(into, rt)) break;
+        set_record(into);
         Flow f = Flow::Normal;
         for (auto& r : prog_.rules) {
             if (r.kind == PatternKind::Begin || r.kind == PatternKind::End || r.kind == PatternKind::BeginFile ||
@@ -1097,6 +1101,55 @@ int Runtime::split_into(std::string_view s, std::string_view fs, const interp::R
 
 void Runtime::split_record() {
     split_done_ = true;
+    if (rs_mode_ != 1 || active_fs_ == " ") {
+        prepare_split(active_fs_);
+        if (split_mode_ == 0 || split_mode_ == 1) {
+            // Blanks or one character: the fields are written in place, reusing their strings' storage
+            // (no vector of new strings per record). $0 is moved out while fields_ may grow.
+            std::string rec = std::move(fields_[0].s);
+            const char* p = rec.data();
+            const size_t size = rec.size();
+            int n = 0;
+            auto put = [&](size_t b, size_t e) {
+                ++n;
+                if (fields_.size() <= static_cast<size_t>(n)) fields_.resize(static_cast<size_t>(n) + 1);
+                Value& f = fields_[static_cast<size_t>(n)];
+                f.type = Value::kStrnum;
+                f.flags = 0;
+                f.s.assign(p + b, e - b);
+            };
+            if (size > 0) {
+                if (split_mode_ == 0) {
+                    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n'; };
+                    size_t i = 0;
+                    while (i < size && blank(p[i])) ++i;
+                    while (i < size) {
+                        const size_t b = i;
+                        while (i < size && !blank(p[i])) ++i;
+                        put(b, i);
+                        while (i < size && blank(p[i])) ++i;
+                    }
+                } else {
+                    size_t b = 0;
+                    while (true) {
+                        const void* hit = std::memchr(p + b, split_char_, size - b);
+                        if (!hit) {
+                            put(b, size);
+                            break;
+                        }
+                        const size_t e = static_cast<size_t>(static_cast<const char*>(hit) - p);
+                        put(b, e);
+                        b = e + 1;
+                    }
+                }
+            }
+            fields_[0].s = std::move(rec);
+            nf_ = n;
+            globals_[kNF].kind = Cell::kScalar;
+            globals_[kNF].v.set_num(n);
+            return;
+        }
+    }
     static thread_local std::vector<std::string> parts;
     std::string_view s = fields_[0].s;
     int n = split_into(s, active_fs_, nullptr, rs_mode_ == 1, parts, nullptr);
