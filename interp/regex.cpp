@@ -601,28 +601,52 @@ Regex Regex::compile(std::string_view pattern, RegexSyntax syntax, const RegexOp
         return r;
     }
     r.groups_ = r.re_->NumberOfCapturingGroups();
+    if (!options.icase && !pattern.empty() && r.groups_ == 0) {
+        const std::string_view special = syntax == RegexSyntax::kBasic ? "\\.[]*^$" : "\\.[]()*+?{}|^$";
+        if (pattern.find_first_of(special) == std::string_view::npos) {
+            r.literal_.assign(pattern);
+            r.is_literal_ = true;
+        }
+    }
     return r;
 }
 
 bool Regex::match(std::string_view text) const {
     if (!re_) return false;
+    if (is_literal_) return text == literal_;
     return re_->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::ANCHOR_BOTH, nullptr, 0);
 }
 
 bool Regex::search(std::string_view text) const {
     if (!re_) return false;
+    if (is_literal_) return text.find(literal_) != std::string_view::npos;
     return re_->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
 }
 
 bool Regex::search(std::string_view text, std::vector<RegexSpan>& spans, size_t from) const {
     spans.assign(static_cast<size_t>(groups_) + 1, RegexSpan{});
     if (!re_ || from > text.size()) return false;
-    std::vector<re2::StringPiece> sub(static_cast<size_t>(groups_) + 1);
+    if (is_literal_) {
+        const size_t at = text.find(literal_, from);
+        if (at == std::string_view::npos) return false;
+        spans[0] = RegexSpan{static_cast<long>(at), static_cast<long>(at + literal_.size())};
+        return true;
+    }
+    // Most patterns have few groups: no allocation per call for them (sed s///g calls this per match).
+    constexpr size_t kInline = 10;
+    re2::StringPiece inline_sub[kInline];
+    std::vector<re2::StringPiece> heap_sub;
+    const size_t nsub = static_cast<size_t>(groups_) + 1;
+    re2::StringPiece* sub = inline_sub;
+    if (nsub > kInline) {
+        heap_sub.resize(nsub);
+        sub = heap_sub.data();
+    }
     // A null data() marks an unset group, so the text must have a non-null base even when empty.
     if (text.data() == nullptr) text = std::string_view("", 0);
     const re2::StringPiece whole(text.data(), text.size());
-    if (!re_->Match(whole, from, text.size(), RE2::UNANCHORED, sub.data(), groups_ + 1)) return false;
-    for (size_t k = 0; k < sub.size(); ++k) {
+    if (!re_->Match(whole, from, text.size(), RE2::UNANCHORED, sub, groups_ + 1)) return false;
+    for (size_t k = 0; k < nsub; ++k) {
         if (sub[k].data() == nullptr) continue;
         const long b = static_cast<long>(sub[k].data() - text.data());
         spans[k] = RegexSpan{b, b + static_cast<long>(sub[k].size())};

@@ -107,6 +107,10 @@ public:
 private:
     Regex() = default;
     std::unique_ptr<re2::RE2> re_;
+    // A case-sensitive pattern without any special character (sed 's/a/b/g', awk gsub("x", ...)): matched
+    // with a plain substring search, which finds the same leftmost match without RE2's per-call cost.
+    std::string literal_;
+    bool is_literal_ = false;
     RegexError error_ = RegexError::kNone;
     std::string message_;
     int groups_ = 0;

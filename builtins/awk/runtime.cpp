@@ -2,6 +2,7 @@
 #include "builtins/awk/runtime.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 
@@ -224,9 +225,13 @@ int Runtime::run() {
 void Runtime::main_loop() {
     std::string rec, rt;
     while (true) {
-        if (ctx_.cancelled()) throw AwkCancelled{};
-        if (!next_main_record(rec, rt)) break;
-        set_record(rec);
+        check_cancel();  // every 1024 records: reading the clock per record costs more than the record
+        // With a one-character RS the record is read straight into $0 (set_record then sees it in place
+        // and copies nothing); a failed read leaves it untouched, so END still sees the last record. Not with
+        // BEGINFILE/ENDFILE rules, which run inside next_main_record and may change the fields.
+        std::string& into = rs_mode_ == 0 && !record_dirty_ && !prog_.has_file_rules ? fields_[0].s : rec;
+        if (!next_main_record(into, rt)) break;
+        set_record(into);
         Flow f = Flow::Normal;
         for (auto& r : prog_.rules) {
             if (r.kind == PatternKind::Begin || r.kind == PatternKind::End || r.kind == PatternKind::BeginFile ||
@@ -982,6 +987,7 @@ void Runtime::set_record(std::string_view text) {
     z.type = Value::kStrnum;
     z.flags = 0;
     split_done_ = false;
+    partial_started_ = false;
     record_dirty_ = false;
     Value& fsv = globals_[kFS].v;
     if (fsv.type == Value::kNum) {
@@ -1095,7 +1101,95 @@ int Runtime::split_into(std::string_view s, std::string_view fs, const interp::R
     return static_cast<int>(out.size());
 }
 
+bool Runtime::split_fast(int upto) {
+    if (!partial_started_) {
+        if (rs_mode_ == 1 && active_fs_ != " ") return false;
+        prepare_split(active_fs_);
+        if (split_mode_ != 0 && split_mode_ != 1) return false;
+        // Kept apart from split_mode_/split_char_, which split() may change before this record is done.
+        partial_started_ = true;
+        partial_blanks_ = split_mode_ == 0;
+        partial_char_ = split_char_;
+        partial_n_ = 0;
+        partial_pos_ = 0;
+        // Room for every field of the record now, so fields_ never moves while the record is split in
+        // steps (an expression like `$1 $5` holds a reference to $1 while $5 is split).
+        const std::string& r = fields_[0].s;
+        size_t bound;
+        if (!partial_blanks_) {
+            bound = static_cast<size_t>(std::count(r.begin(), r.end(), partial_char_)) + 1;
+        } else if (r.size() <= 65536) {
+            bound = (r.size() + 1) / 2;
+        } else {
+            bound = 0;
+            bool in = false;
+            for (char c : r) {
+                const bool b = c == ' ' || c == '\t' || c == '\n';
+                bound += !b && !in;
+                in = !b;
+            }
+        }
+        if (fields_.capacity() < bound + 2) fields_.reserve(bound + 2);
+    }
+    // The fields are written in place, reusing their strings' storage (no vector of new strings per
+    // record). $0 is moved out while fields_ may grow.
+    std::string rec = std::move(fields_[0].s);
+    const char* p = rec.data();
+    const size_t size = rec.size();
+    auto put = [&](size_t b, size_t e) {
+        ++partial_n_;
+        if (fields_.size() <= static_cast<size_t>(partial_n_)) fields_.resize(static_cast<size_t>(partial_n_) + 1);
+        Value& f = fields_[static_cast<size_t>(partial_n_)];
+        f.type = Value::kStrnum;
+        f.flags = 0;
+        f.s.assign(p + b, e - b);
+    };
+    constexpr size_t kDone = SIZE_MAX;
+    size_t i = size == 0 ? kDone : partial_pos_;
+    if (partial_blanks_) {
+        auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n'; };
+        while (i != kDone && partial_n_ < upto) {
+            while (i < size && blank(p[i])) ++i;
+            if (i == size) {
+                i = kDone;
+                break;
+            }
+            const size_t b = i;
+            while (i < size && !blank(p[i])) ++i;
+            put(b, i);
+        }
+        // A record that ends in blanks has no more fields.
+        if (i != kDone) {
+            size_t j = i;
+            while (j < size && blank(p[j])) ++j;
+            if (j == size) i = kDone;
+        }
+    } else {
+        while (i != kDone && partial_n_ < upto) {
+            const void* hit = std::memchr(p + i, partial_char_, size - i);
+            if (!hit) {
+                put(i, size);
+                i = kDone;
+                break;
+            }
+            const size_t e = static_cast<size_t>(static_cast<const char*>(hit) - p);
+            put(i, e);
+            i = e + 1;
+        }
+    }
+    fields_[0].s = std::move(rec);
+    partial_pos_ = i;
+    if (i == kDone) {
+        split_done_ = true;
+        nf_ = partial_n_;
+        globals_[kNF].kind = Cell::kScalar;
+        globals_[kNF].v.set_num(nf_);
+    }
+    return true;
+}
+
 void Runtime::split_record() {
+    if (split_fast(INT_MAX)) return;
     split_done_ = true;
     static thread_local std::vector<std::string> parts;
     std::string_view s = fields_[0].s;
@@ -1129,7 +1223,12 @@ const Value& Runtime::field(int i) {
         if (record_dirty_) rebuild_record();
         return fields_[0];
     }
-    if (!split_done_) split_record();
+    if (!split_done_) {
+        // Only as far as field i (gawk does the same): `{ s += $3 }` never splits the rest of the line.
+        if (partial_started_ && i <= partial_n_) return fields_[static_cast<size_t>(i)];
+        if (!split_fast(i)) split_record();
+        else if (!split_done_) return fields_[static_cast<size_t>(i)];
+    }
     if (i > nf_) return kEmpty;
     return fields_[static_cast<size_t>(i)];
 }

@@ -135,6 +135,13 @@ private:
     std::vector<Value> fields_;   // [0] is $0
     int nf_ = 0;
     bool split_done_ = true;
+    // Lazy splitting (split_fast): fields 1..partial_n_ of the current record are set, the rest starts at
+    // byte partial_pos_ of $0 (SIZE_MAX when the record has no more).
+    bool partial_started_ = false;
+    bool partial_blanks_ = true;
+    char partial_char_ = ' ';
+    int partial_n_ = 0;
+    size_t partial_pos_ = 0;
     bool record_dirty_ = false;
     std::string active_fs_ = " ";
     double nr_ = 0, fnr_ = 0;
@@ -230,6 +237,9 @@ private:
     // --- fields
     void set_record(std::string_view text);
     void split_record();
+    // Blank or one-character FS: splits $0 on from where it stopped, up to field `upto`; false for other
+    // separators (split_record does those).
+    bool split_fast(int upto);
     void rebuild_record();
     const Value& field(int i);
     Value& field_ref(int i);

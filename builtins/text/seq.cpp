@@ -1,4 +1,5 @@
 // seq: print a sequence of numbers, with GNU's precision and equal-width rules.
+#include <charconv>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -212,8 +213,12 @@ int cmd_seq(CommandContext& ctx) {
         uint64_t iter = 0;
         for (long long x = a; d > 0 ? x <= z : x >= z; x += d) {
             if (any) out.put(sep);
-            int n = equal ? std::snprintf(b, sizeof b, "%0*lld", width, x) : std::snprintf(b, sizeof b, "%lld", x);
-            out.put(std::string_view(b, static_cast<size_t>(n)));
+            size_t n;
+            if (equal)
+                n = static_cast<size_t>(std::snprintf(b, sizeof b, "%0*lld", width, x));
+            else
+                n = static_cast<size_t>(std::to_chars(b, b + sizeof b, x).ptr - b);  // %lld without printf's cost
+            out.put(std::string_view(b, n));
             any = true;
             if ((++iter & 0xfff) == 0) {
                 if (ctx.cancelled()) return out.status(130);

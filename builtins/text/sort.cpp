@@ -264,16 +264,28 @@ struct Sorter {
     }
 
     // A line with its first key located (and parsed, for -n) once, before sorting.
+    // For -n, a key that is an integer of at most 18 digits (the common case) is kept as its value, so
+    // comparing two of them is one integer comparison; other keys are compared from their text. The record
+    // stays small (48 bytes) because the sort moves records, not pointers.
     struct Rec {
         std::string_view line;
         std::string_view key;
-        NumericKey num;
+        int64_t ival = 0;
+        bool fast = false;
     };
     Rec make_rec(std::string_view line) const {
-        Rec r{line, line, {}};
+        Rec r{line, line};
         if (!cfg.keys.empty()) {
             r.key = key_text(line, cfg.keys[0]);
-            if (cfg.keys[0].numeric) r.num = parse_numeric_key(r.key);
+            if (cfg.keys[0].numeric) {
+                const NumericKey n = parse_numeric_key(r.key);
+                if (n.frac.empty() && n.whole.size() <= 18) {
+                    int64_t v = 0;
+                    for (char c : n.whole) v = v * 10 + (c - '0');
+                    r.ival = n.neg ? -v : v;
+                    r.fast = true;
+                }
+            }
         }
         return r;
     }
@@ -282,7 +294,7 @@ struct Sorter {
             const Key& k = cfg.keys[0];
             int d;
             if (k.numeric) {
-                d = compare_numeric_keys(a.num, b.num);
+                d = a.fast && b.fast ? (a.ival > b.ival) - (a.ival < b.ival) : numeric_compare(a.key, b.key);
                 if (k.reverse) d = -d;
             } else {
                 d = one_key(k, a.key, b.key);
@@ -500,7 +512,6 @@ int cmd_sort(CommandContext& ctx) {
     }
 
     std::string data;
-    std::vector<std::pair<size_t, size_t>> spans;  // offset, length
     for (const auto& f : files) {
         Input in;
         if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
@@ -517,41 +528,44 @@ int cmd_sort(CommandContext& ctx) {
         // Every file's last line ends, even without a delimiter.
         if (data.size() > start && data.back() != delim) data.push_back(delim);
     }
-    for (size_t p = 0; p < data.size();) {
-        const void* hit = std::memchr(data.data() + p, delim, data.size() - p);
-        size_t e = hit ? static_cast<size_t>(static_cast<const char*>(hit) - data.data()) : data.size();
-        spans.emplace_back(p, e - p);
-        p = e + 1;
-    }
+    // Calls f(line) for every line of data, in order.
+    auto each_line = [&](auto&& f) {
+        for (size_t p = 0; p < data.size();) {
+            const void* hit = std::memchr(data.data() + p, delim, data.size() - p);
+            const size_t e = hit ? static_cast<size_t>(static_cast<const char*>(hit) - data.data()) : data.size();
+            f(std::string_view(data.data() + p, e - p));
+            p = e + 1;
+        }
+    };
+    // Only what the sort needs is built: views of the lines, or records when there are keys (no second
+    // copy of either for the output, which is written from them).
     std::vector<std::string_view> lines;
+    std::vector<Sorter::Rec> recs;
+    // Every line ends with delim (see above): sized once, not regrown (and recopied) while filling.
+    const auto count = static_cast<size_t>(std::count(data.begin(), data.end(), delim));
     if (cfg.keys.empty()) {
         // Whole-line byte order: equal lines are identical, so an unstable sort gives the same output.
-        lines.reserve(spans.size());
-        for (auto& [o, n] : spans) lines.emplace_back(data.data() + o, n);
-        spans.clear();
-        spans.shrink_to_fit();
+        lines.reserve(count);
+        each_line([&](std::string_view l) { lines.push_back(l); });
         if (cfg.reverse)
             std::sort(lines.begin(), lines.end(),
                       [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(b, a) < 0; });
         else
             std::sort(lines.begin(), lines.end(),
                       [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(a, b) < 0; });
+    } else {
+        recs.reserve(count);
+        each_line([&](std::string_view l) { recs.push_back(sorter.make_rec(l)); });
+        if (ctx.cancelled()) return 130;
+        // Without -s or -u, records that compare equal are identical lines (the last-resort comparison is
+        // the whole line), so their order cannot show: the faster unstable sort gives the same output.
+        auto less = [&](const Sorter::Rec& a, const Sorter::Rec& b) { return sorter.compare(a, b) < 0; };
+        if (cfg.stable || cfg.unique)
+            std::stable_sort(recs.begin(), recs.end(), less);
+        else
+            std::sort(recs.begin(), recs.end(), less);
     }
-    std::vector<Sorter::Rec> recs;
-    recs.reserve(spans.size());
-    for (auto& [o, n] : spans) recs.push_back(sorter.make_rec(std::string_view(data.data() + o, n)));
-    spans.clear();
-    spans.shrink_to_fit();
     if (ctx.cancelled()) return 130;
-    std::stable_sort(recs.begin(), recs.end(),
-                     [&](const Sorter::Rec& a, const Sorter::Rec& b) { return sorter.compare(a, b) < 0; });
-    if (ctx.cancelled()) return 130;
-    if (!recs.empty()) {
-        lines.reserve(recs.size());
-        for (auto& r : recs) lines.push_back(r.line);
-    }
-    recs.clear();
-    recs.shrink_to_fit();
 
     OutputFile file_out;
     interp::ByteStream* target = nullptr;
@@ -564,15 +578,22 @@ int cmd_sort(CommandContext& ctx) {
     }
     Output out(ctx, target);
     const std::string_view* prev = nullptr;
-    for (const auto& l : lines) {
+    auto emit = [&](const std::string_view& l) {
         if (cfg.unique && prev) {
             int d = cfg.keys.empty() ? Sorter::bytes_compare(*prev, l) : sorter.key_compare(*prev, l);
-            if (d == 0) continue;
+            if (d == 0) return true;
         }
         out.put(l);
         out.put(delim);
         prev = &l;
-        if (out.failed()) break;
+        return !out.failed();
+    };
+    if (cfg.keys.empty()) {
+        for (const auto& l : lines)
+            if (!emit(l)) break;
+    } else {
+        for (const auto& r : recs)
+            if (!emit(r.line)) break;
     }
     int st = out.finish();
     if (st && target) {
