@@ -107,6 +107,7 @@ struct Arg {
     bool lit = false;
     std::string text;  // the value when lit, else the source text
     Pos pos;
+    bool proc_subst = false;  // the word is one <(...) or >(...): a pipe, not a file
 };
 
 // Which options of a utility take a value in the next argument.
@@ -155,6 +156,7 @@ private:
     Arg arg(const Word* w) {
         Arg a;
         a.pos = map(w->pos);
+        a.proc_subst = w->parts.size == 1 && w->parts[0]->is<ProcSubst>();
         if (auto v = literal(*w)) {
             a.lit = true;
             a.text = std::move(*v);
@@ -355,19 +357,21 @@ private:
             push(a_.network, std::move(n));
             return;
         }
-        if (t.lit && is_quiet_device(p)) return;
+        if ((t.lit && is_quiet_device(p)) || t.proc_subst) return;
         if (reads) push(a_.reads, FileUse{t.text, t.pos, std::string(via), !t.lit});
         if (writes) push(a_.writes, FileUse{t.text, t.pos, std::string(via), !t.lit});
     }
 
+    // Entries come in source order: the command, then what its words run (substitutions run first, but a
+    // person reads `echo $(date)` as echo's).
     void simple(const Simple& s) {
         for (const Assign* a : s.assigns) assign(a);
-        for (const Word* w : s.words) word(w);
         if (s.words.empty()) return;
         std::vector<Arg> v;
         v.reserve(s.words.size);
         for (const Word* w : s.words) v.push_back(arg(w));
         run(v, 0, v.size(), via_);
+        for (const Word* w : s.words) word(w);
     }
 
     // ------------------------------------------------------------ commands and what they do
@@ -379,6 +383,15 @@ private:
             s += v[i].text;
         }
         return s;
+    }
+
+    // v[b, e), with the words that contain `mark` ({} of find -exec, the string of xargs -I) made dynamic:
+    // they are replaced at run time.
+    static std::vector<Arg> placeholders(const std::vector<Arg>& v, size_t b, size_t e, std::string_view mark) {
+        std::vector<Arg> out(v.begin() + static_cast<std::ptrdiff_t>(b), v.begin() + static_cast<std::ptrdiff_t>(e));
+        for (Arg& a : out)
+            if (a.text.find(mark) != std::string::npos) a.lit = false;
+        return out;
     }
 
     // The command v[b, e), started the way `via` says.
@@ -562,7 +575,13 @@ private:
             if (auto f = opt_value(v, e, opts, "--arg-file")) file_use(*f, "xargs", true, false);
             push(a_.dynamic, DynamicUse{"xargs", clip(join(v, b, e)), pos});
             if (ops.empty()) return;  // runs echo
-            run(v, ops[0], e, "xargs");
+            auto repl = opt_value(v, e, opts, "-I");
+            if (!repl) repl = opt_value(v, e, opts, "--replace");
+            if (repl && repl->lit && !repl->text.empty()) {
+                run(placeholders(v, ops[0], e, repl->text), 0, e - ops[0], "xargs");
+            } else {
+                run(v, ops[0], e, "xargs");
+            }
             return;
         }
         if (name == "find") {
@@ -577,7 +596,7 @@ private:
                     size_t j = i + 1;
                     while (j < e && !(v[j].lit && (v[j].text == ";" || v[j].text == "+"))) ++j;
                     push(a_.dynamic, DynamicUse{"find_exec", clip(join(v, i, std::min(j + 1, e))), v[i].pos});
-                    run(v, i + 1, j, "find " + t);
+                    run(placeholders(v, i + 1, j, "{}"), 0, j - i - 1, "find " + t);
                     i = j;
                 } else if (t == "-delete") {
                     if (starts.empty()) file_use(Arg{true, ".", pos}, "find -delete", false, true);
