@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "interp/builtin_names.hpp"
 #include "interp/syntax/analyze.hpp"
 
 namespace sx = bashkit::syntax;
@@ -23,7 +24,9 @@ sort -u out/names.txt -o out/names.txt
 eval "$POST_HOOK"
 )";
 
-    sx::Analysis a = sx::analyze(script);
+    sx::AnalyzeOptions options;
+    options.is_builtin = bashkit::interp::is_shell_builtin;  // tells `set` and `eval` from utilities
+    sx::Analysis a = sx::analyze(script, options);
     if (!a.ok) {
         std::printf("the script does not parse: line %u: %s\n", a.errors[0].pos.line, a.errors[0].message.c_str());
         return 1;
@@ -31,7 +34,8 @@ eval "$POST_HOOK"
 
     // A prompt a person can answer.
     std::printf("This script wants to run:");
-    for (const std::string& name : a.command_names) std::printf(" %s", name.c_str());
+    for (const sx::CommandUse& c : a.commands)
+        if (c.kind == "command") std::printf(" %s%s", c.name.c_str(), c.dynamic ? " [known at run time]" : "");
     std::printf("\n");
     for (const sx::FileUse& w : a.writes)
         std::printf("  writes %s%s (line %u, %s)\n", w.path.c_str(), w.dynamic ? " [known at run time]" : "",
@@ -48,7 +52,8 @@ eval "$POST_HOOK"
         std::printf("  defines the function %s (line %u)\n", f.name.c_str(), f.pos.line);
     std::printf("Allow? [y/N]\n\n%s\n", sx::to_json(a).c_str());
 
-    bool ok = a.uses_network && a.uses_eval && !a.dynamic.empty() && !a.writes.empty() &&
+    bool ok = a.commands.size() == 7 && a.commands[0].kind == "builtin" && a.commands[3].kind == "function" &&
+              a.uses_network && a.uses_eval && !a.dynamic.empty() && !a.writes.empty() &&
               a.writes.front().path == "out" && a.functions.size() == 1 && a.functions[0].name == "fetch";
     return ok ? 0 : 1;
 }

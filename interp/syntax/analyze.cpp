@@ -418,12 +418,22 @@ private:
         semantics(basename(n.text), v, b, e);
     }
 
+    // An option met by operands(), with its value when it takes one (attached or in the next word).
+    struct Opt {
+        std::string name;  // "-o", "--output"
+        std::optional<Arg> value;
+    };
+    using Opts = std::vector<Opt>;
+
     // Indexes of the operands of v[b, e) (not options nor option values), given which options take values.
     // Stops at the first operand when stop_at_operand (the rest belongs to a wrapped command).
     static std::vector<size_t> operands(const std::vector<Arg>& v, size_t b, size_t e, const OptSpec& spec,
-                                        bool stop_at_operand = false, std::vector<std::pair<std::string, size_t>>* opts = nullptr) {
+                                        bool stop_at_operand = false, Opts* opts = nullptr) {
         std::vector<size_t> out;
         bool only_operands = false;
+        auto note = [&](std::string name, std::optional<Arg> value) {
+            if (opts) opts->push_back(Opt{std::move(name), std::move(value)});
+        };
         for (size_t i = b; i < e; ++i) {
             const Arg& a = v[i];
             std::string_view t = a.text;
@@ -437,52 +447,55 @@ private:
                 continue;
             }
             if (t.rfind("--", 0) == 0) {
-                std::string_view name = t.substr(0, t.find('='));
-                bool has_value = t.find('=') != std::string_view::npos;
-                bool takes = in(name, spec.longs);
-                if (opts) opts->emplace_back(std::string(name), takes && !has_value ? i + 1 : i);
-                if (takes && !has_value) ++i;
+                size_t eq = t.find('=');
+                std::string name(t.substr(0, eq));
+                if (eq != std::string_view::npos) {
+                    note(name, Arg{true, std::string(t.substr(eq + 1)), a.pos});
+                } else if (in(name, spec.longs)) {
+                    note(name, i + 1 < e ? std::optional<Arg>(v[i + 1]) : std::nullopt);
+                    ++i;
+                } else {
+                    note(name, std::nullopt);
+                }
                 continue;
             }
             for (size_t k = 1; k < t.size(); ++k) {
-                if (spec.shorts.find(t[k]) != std::string_view::npos) {
-                    if (opts) opts->emplace_back(std::string("-") + t[k], k + 1 == t.size() ? i + 1 : i);
-                    if (k + 1 == t.size()) ++i;
-                    break;
+                std::string name = std::string("-") + t[k];
+                if (spec.shorts.find(t[k]) == std::string_view::npos) {
+                    note(name, std::nullopt);
+                    continue;
                 }
-                if (opts) opts->emplace_back(std::string("-") + t[k], i);
+                if (k + 1 < t.size()) {
+                    note(name, Arg{true, std::string(t.substr(k + 1)), a.pos});
+                } else {
+                    note(name, i + 1 < e ? std::optional<Arg>(v[i + 1]) : std::nullopt);
+                    ++i;
+                }
+                break;
             }
         }
         return out;
     }
 
-    // The value of option `name` collected by operands(), as an Arg (the attached form keeps its text).
-    static std::optional<Arg> opt_value(const std::vector<Arg>& v, size_t e,
-                                        const std::vector<std::pair<std::string, size_t>>& opts, std::string_view name) {
-        for (const auto& [n, i] : opts) {
-            if (n != name || i >= e) continue;
-            Arg a = v[i];
-            std::string_view t = a.text;
-            if (a.lit && t.rfind(name, 0) == 0) {  // --output=FILE or -oFILE
-                size_t off = name.size() + (t.size() > name.size() && t[name.size()] == '=' ? 1 : 0);
-                a.text = std::string(t.substr(off));
-            }
-            return a;
-        }
+    // The value of the first option `name` that operands() met.
+    static std::optional<Arg> opt_value(const Opts& opts, std::string_view name) {
+        for (const Opt& o : opts)
+            if (o.name == name && o.value) return o.value;
         return std::nullopt;
     }
 
-    static bool has_opt(const std::vector<std::pair<std::string, size_t>>& opts, std::string_view name) {
-        for (const auto& o : opts)
-            if (o.first == name) return true;
+    static bool has_opt(const Opts& opts, std::string_view name) {
+        for (const Opt& o : opts)
+            if (o.name == name) return true;
         return false;
     }
 
-    void network(std::string_view cmd, const std::vector<Arg>& v, const std::vector<size_t>& ops, Pos pos) {
+    void network(std::string_view cmd, const std::vector<Arg>& v, const std::vector<size_t>& ops, Pos pos,
+                 std::vector<std::string> more = {}) {
         a_.uses_network = true;
         NetworkUse n{std::string(cmd), pos, {}};
-        for (size_t i : ops)
-            if (v[i].lit) n.urls.push_back(v[i].text);
+        for (size_t i : ops) n.urls.push_back(v[i].text);
+        for (std::string& u : more) n.urls.push_back(std::move(u));
         push(a_.network, std::move(n));
     }
 
@@ -524,7 +537,7 @@ private:
     void semantics(std::string_view name, const std::vector<Arg>& v, size_t b, size_t e) {
         const Pos pos = v[b].pos;
         const size_t a0 = b + 1;  // first argument
-        std::vector<std::pair<std::string, size_t>> opts;
+        Opts opts;
 
         // ---- wrappers: run the command in their arguments
         auto wrap = [&](const OptSpec& spec, std::string_view via, size_t skip_operands = 0) {
@@ -571,12 +584,12 @@ private:
             auto ops = operands(v, a0, e, {"adEIiLlnPs", {"--arg-file", "--delimiter", "--eof", "--replace",
                                                           "--max-lines", "--max-args", "--max-procs", "--max-chars",
                                                           "--process-slot-var"}}, true, &opts);
-            if (auto f = opt_value(v, e, opts, "-a")) file_use(*f, "xargs", true, false);
-            if (auto f = opt_value(v, e, opts, "--arg-file")) file_use(*f, "xargs", true, false);
+            if (auto f = opt_value(opts, "-a")) file_use(*f, "xargs", true, false);
+            if (auto f = opt_value(opts, "--arg-file")) file_use(*f, "xargs", true, false);
             push(a_.dynamic, DynamicUse{"xargs", clip(join(v, b, e)), pos});
             if (ops.empty()) return;  // runs echo
-            auto repl = opt_value(v, e, opts, "-I");
-            if (!repl) repl = opt_value(v, e, opts, "--replace");
+            auto repl = opt_value(opts, "-I");
+            if (!repl) repl = opt_value(opts, "--replace");
             if (repl && repl->lit && !repl->text.empty()) {
                 run(placeholders(v, ops[0], e, repl->text), 0, e - ops[0], "xargs");
             } else {
@@ -681,14 +694,14 @@ private:
                                              "--proxy", "--max-time", "--connect-timeout", "--retry", "--config",
                                              "--cert", "--key", "--resolve", "--url", "--json", "--output-dir"}},
                                 false, &opts);
-            std::vector<size_t> urls = ops;
-            for (const auto& [n, i] : opts)
-                if (n == "--url" && i < e) urls.push_back(i);
-            network(name, v, urls, pos);
-            if (auto f = opt_value(v, e, opts, "-o")) file_use(*f, "curl -o", false, f->text != "-");
-            if (auto f = opt_value(v, e, opts, "--output")) file_use(*f, "curl -o", false, f->text != "-");
-            if (auto f = opt_value(v, e, opts, "-T")) file_use(*f, "curl -T", true, false);
-            if (auto f = opt_value(v, e, opts, "--upload-file")) file_use(*f, "curl -T", true, false);
+            std::vector<std::string> more;
+            for (const Opt& o : opts)
+                if (o.name == "--url" && o.value) more.push_back(o.value->text);
+            network(name, v, ops, pos, std::move(more));
+            if (auto f = opt_value(opts, "-o")) file_use(*f, "curl -o", false, f->text != "-");
+            if (auto f = opt_value(opts, "--output")) file_use(*f, "curl -o", false, f->text != "-");
+            if (auto f = opt_value(opts, "-T")) file_use(*f, "curl -T", true, false);
+            if (auto f = opt_value(opts, "--upload-file")) file_use(*f, "curl -T", true, false);
             if (has_opt(opts, "-O") || has_opt(opts, "--remote-name"))
                 for (size_t i : ops) file_use(Arg{false, std::string(basename(v[i].text)), v[i].pos}, "curl -O", false, true);
             return;
@@ -700,8 +713,8 @@ private:
                                              "--header", "--post-data", "--post-file", "--input-file"}},
                                 false, &opts);
             network(name, v, ops, pos);
-            auto out = opt_value(v, e, opts, "-O");
-            if (!out) out = opt_value(v, e, opts, "--output-document");
+            auto out = opt_value(opts, "-O");
+            if (!out) out = opt_value(opts, "--output-document");
             if (out) {
                 if (out->text != "-") file_use(*out, "wget -O", false, true);
             } else {
@@ -711,7 +724,7 @@ private:
         }
         if (one_of(name, {"nc", "ncat", "netcat", "telnet", "socat", "ftp", "sftp", "aria2c", "http", "https",
                           "lynx", "w3m", "links", "ping", "dig", "nslookup", "host", "whois"})) {
-            network(name, v, operands(v, a0, e, {"pwsiqeWcl", {}}), pos);
+            network(name, v, operands(v, a0, e, {name == "ping" ? "cwWisItlp" : "pwsiqeW", {}}), pos);
             return;
         }
         if (name == "ssh") {
@@ -757,8 +770,8 @@ private:
         if (name == "tee") return files(v, operands(v, a0, e, {"", {"--output-error"}}), 0, "tee", false, true);
         if (name == "cp" || name == "mv" || name == "install" || name == "ln") {
             auto ops = operands(v, a0, e, {name == "install" ? "tSmogb" : "tS", {"--target-directory", "--suffix", "--mode", "--owner", "--group"}}, false, &opts);
-            auto target = opt_value(v, e, opts, "-t");
-            if (!target) target = opt_value(v, e, opts, "--target-directory");
+            auto target = opt_value(opts, "-t");
+            if (!target) target = opt_value(opts, "--target-directory");
             bool src_writes = name == "mv";
             bool src_reads = name != "ln";
             if (target) {
@@ -778,24 +791,24 @@ private:
                                             {"--date", "--reference", "--mode", "--size", "--iterations"}}, false, &opts);
             files(v, ops, 0, name, false, true);
             if (name == "touch")
-                if (auto r = opt_value(v, e, opts, "-r")) file_use(*r, name, true, false);
+                if (auto r = opt_value(opts, "-r")) file_use(*r, name, true, false);
             return;
         }
         if (one_of(name, {"chmod", "chown", "chgrp"})) {
             auto ops = operands(v, a0, e, {"", {}}, false, &opts);
             bool ref = false;
-            for (const auto& o : opts) ref = ref || o.first == "--reference";
+            for (const Opt& o : opts) ref = ref || o.name == "--reference";
             files(v, ops, ref ? 0 : 1, name, false, true);
             return;
         }
         if (name == "sed") {
             auto ops = operands(v, a0, e, {"efl", {"--expression", "--file", "--line-length"}}, false, &opts);
             bool in_place = false, script_opt = false;
-            for (const auto& o : opts) {
-                in_place = in_place || o.first == "-i" || o.first == "--in-place";
-                script_opt = script_opt || o.first == "-e" || o.first == "-f" || o.first == "--expression" || o.first == "--file";
+            for (const Opt& o : opts) {
+                in_place = in_place || o.name == "-i" || o.name == "--in-place";
+                script_opt = script_opt || o.name == "-e" || o.name == "-f" || o.name == "--expression" || o.name == "--file";
             }
-            if (auto f = opt_value(v, e, opts, "-f")) file_use(*f, "sed -f", true, false);
+            if (auto f = opt_value(opts, "-f")) file_use(*f, "sed -f", true, false);
             files(v, ops, script_opt ? 0 : 1, in_place ? "sed -i" : "sed", true, in_place);
             return;
         }
@@ -809,8 +822,8 @@ private:
         }
         if (name == "sort") {
             auto ops = operands(v, a0, e, {"kotST", {"--key", "--output", "--field-separator", "--buffer-size", "--temporary-directory"}}, false, &opts);
-            auto out = opt_value(v, e, opts, "-o");
-            if (!out) out = opt_value(v, e, opts, "--output");
+            auto out = opt_value(opts, "-o");
+            if (!out) out = opt_value(opts, "--output");
             files(v, ops, 0, name, true, false);
             if (out) file_use(*out, "sort -o", false, true);
             return;
@@ -827,14 +840,14 @@ private:
                                                          "--exclude-dir", "--label", "--color", "--type", "--glob"}},
                                 false, &opts);
             bool pat_opt = has_opt(opts, "-e") || has_opt(opts, "-f") || has_opt(opts, "--regexp") || has_opt(opts, "--file");
-            if (auto f = opt_value(v, e, opts, "-f")) file_use(*f, name, true, false);
+            if (auto f = opt_value(opts, "-f")) file_use(*f, name, true, false);
             files(v, ops, pat_opt ? 0 : 1, name, true, false);
             return;
         }
         if (name == "awk" || name == "gawk" || name == "mawk") {
             auto ops = operands(v, a0, e, {"fvF", {"--file", "--assign", "--field-separator"}}, false, &opts);
             bool prog_file = has_opt(opts, "-f") || has_opt(opts, "--file");
-            if (auto f = opt_value(v, e, opts, "-f")) file_use(*f, name, true, false);
+            if (auto f = opt_value(opts, "-f")) file_use(*f, name, true, false);
             for (size_t k = prog_file ? 0 : 1; k < ops.size(); ++k) {
                 const Arg& a = v[ops[k]];
                 if (a.lit && a.text.find('=') != std::string::npos && a.text[0] != '=' && a.text[0] != '/') continue;
@@ -895,12 +908,12 @@ private:
                 std::string mode = v.size() > a0 && a0 < e && v[a0].lit && !v[a0].text.empty() && v[a0].text[0] != '-' ? v[a0].text : "";
                 bool create = has_opt(opts, "-c") || has_opt(opts, "-r") || has_opt(opts, "-u") || mode.find_first_of("cru") != std::string::npos;
                 bool extract = has_opt(opts, "-x") || mode.find('x') != std::string::npos;
-                std::optional<Arg> f = opt_value(v, e, opts, "-f");
-                if (!f) f = opt_value(v, e, opts, "--file");
+                std::optional<Arg> f = opt_value(opts, "-f");
+                if (!f) f = opt_value(opts, "--file");
                 if (!f && !mode.empty() && mode.find('f') != std::string::npos && !ops.empty() && ops.size() > 1) f = v[ops[1]];
                 if (f && f->text != "-") file_use(*f, "tar", !create, create);
                 if (extract) {
-                    auto dir = opt_value(v, e, opts, "-C");
+                    auto dir = opt_value(opts, "-C");
                     file_use(dir ? *dir : Arg{false, "(archive members)", pos}, "tar -x", false, true);
                 }
                 return;
@@ -912,7 +925,7 @@ private:
             }
             if (name == "unzip") {
                 if (!ops.empty()) file_use(v[ops[0]], name, true, false);
-                auto dir = opt_value(v, e, opts, "-d");
+                auto dir = opt_value(opts, "-d");
                 file_use(dir ? *dir : Arg{false, "(archive members)", pos}, "unzip", false, true);
                 return;
             }
@@ -924,7 +937,7 @@ private:
             }
             files(v, ops, 0, name, true, false);
             for (std::string_view o : {"-o", "--output"})
-                if (auto out = opt_value(v, e, opts, o)) file_use(*out, std::string(name) + " -o", false, true);
+                if (auto out = opt_value(opts, o)) file_use(*out, std::string(name) + " -o", false, true);
             return;
         }
     }

@@ -69,7 +69,8 @@ struct FileUse {
 struct NetworkUse {
     std::string command;            // "curl", "wget", "git", "/dev/tcp", ...
     Pos pos;
-    std::vector<std::string> urls;  // literal arguments that look like URLs or hosts, where known
+    std::vector<std::string> urls;  // the operands naming where it connects (URLs, hosts, ports): values,
+                                    // or the source text of words known only at run time
 };
 
 // Something the analysis cannot see through.
