@@ -812,6 +812,18 @@ private:
             files(v, ops, script_opt ? 0 : 1, in_place ? "sed -i" : "sed", true, in_place);
             return;
         }
+        if (name == "perl" || name == "ruby") {
+            // perl -pi -e CODE FILE...: -i edits the files in place.
+            auto ops = operands(v, a0, e, {"eEIMrx", {}}, false, &opts);
+            bool in_place = has_opt(opts, "-i");
+            bool inline_code = has_opt(opts, "-e") || has_opt(opts, "-E");
+            if (!inline_code && !ops.empty()) {
+                file_use(v[ops[0]], name, true, false);  // the script file
+                return;  // its operands are the script's business
+            }
+            files(v, ops, 0, in_place ? std::string(name) + " -i" : std::string(name), true, in_place);
+            return;
+        }
         if (name == "dd") {
             for (size_t i = a0; i < e; ++i) {
                 const Arg& a = v[i];

@@ -110,8 +110,9 @@ Analysis analyze(std::string_view script, const AnalyzeOptions& options = {});
 // For a tree already parsed (its parse succeeded).
 Analysis analyze(const Script& script, const AnalyzeOptions& options = {});
 
-// The report as one JSON object, deterministic, without whitespace. Every field above is present; in
-// entries, "dynamic_args" and "via" are left out when empty and "dynamic" when false.
+// The report as one JSON object, deterministic, without whitespace. Every field above is present, plus
+// "has_dynamic" (dynamic is not empty); positions are "line" and "col"; in entries, "dynamic_args" and
+// "via" are left out when empty and "dynamic" when false. Strings are bytes as in printer.hpp's to_json.
 std::string to_json(const Analysis& analysis);
 
 }  // namespace bashkit::syntax
