@@ -7,6 +7,8 @@
 //   bashkit -n FILE | -n -c CMD | -n < FILE     check syntax like `bash -n` (status 0, or 2 on an error)
 //   bashkit --dump-ast [FILE | -c CMD]           print the AST as JSON
 //   bashkit --print [FILE | -c CMD]              print the script back in canonical form
+//   bashkit --analyze [FILE | -c CMD]            pre-run analysis as JSON, nothing run (status 2 when the
+//                                                script does not parse, like -n; the error is in the JSON)
 //   bashkit --root DIR | --mount HOST:VIRT[:ro] | --overlay HOST:VIRT | --session ID [--instance ID] |
 //           --ephemeral | --cwd VIRT ...         choose the file system (cli/tree.hpp)
 //   bashkit --host ...                           unsandboxed: the real file system and host programs
@@ -38,7 +40,9 @@
 #include "cli/host_exec.hpp"
 #include "cli/host_streams.hpp"
 #include "cli/tree.hpp"
+#include "interp/builtin_names.hpp"
 #include "interp/shell.hpp"
+#include "interp/syntax/analyze.hpp"
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
 
@@ -61,6 +65,9 @@ constexpr const char* kUsage =
     "\t-O extglob\taccept extended glob patterns when parsing\n"
     "\t--dump-ast\tprint the syntax tree as JSON\n"
     "\t--print\t\tprint the script back as canonical bash source\n"
+    "\t--analyze\tprint, without running anything, the commands the script may run, the files\n"
+    "\t\t\tit may write and read, its network use, eval, source and dynamic commands,\n"
+    "\t\t\tas JSON (status 2 when it does not parse, like -n)\n"
     "File system (default: in memory, with /workspace as the cwd, /tmp and /home/user as HOME):\n"
     "\t--root DIR\t\tthe host folder DIR is / (nothing is created in it; /tmp is in memory\n"
     "\t\t\t\twhen DIR has none; the cwd is /workspace when DIR has one, else /)\n"
@@ -91,7 +98,7 @@ constexpr const char* kUsage =
     "\t--help\t\tshow this help\n"
     "\t--version\tshow the version\n";
 
-enum class Mode { Run, Check, DumpAst, Print };
+enum class Mode { Run, Check, DumpAst, Print, Analyze };
 
 struct Source {
     std::string text;
@@ -378,6 +385,8 @@ int main(int argc, char** argv) {
             mode = Mode::DumpAst;
         } else if (a == "--print") {
             mode = Mode::Print;
+        } else if (a == "--analyze") {
+            mode = Mode::Analyze;
         } else if (a == "--network" || a == "--allow" || a == "--resolve" || a == "--header-binding") {
             if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
             std::string v = argv[++i];
@@ -520,6 +529,14 @@ int main(int argc, char** argv) {
         src = Source{ss.str(), "bashkit"};
     }
 
+    if (mode == Mode::Analyze) {
+        sx::AnalyzeOptions ao;
+        ao.parse = opts;
+        ao.is_builtin = interp::is_shell_builtin;
+        sx::Analysis an = sx::analyze(src.text, ao);
+        std::cout << sx::to_json(an) << "\n";
+        return an.ok ? 0 : 2;
+    }
     sx::ParseResult r = sx::parse(src.text, opts);
     if (!r.ok()) {
         report(src, *r.error);
@@ -535,6 +552,7 @@ int main(int argc, char** argv) {
             std::cout << sx::print(*r.script);
             return 0;
         case Mode::Run:
+        case Mode::Analyze:
             break;
     }
     // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "interp/builtin_names.hpp"
 #include "interp/exec.hpp"
 #include "interp/printf.hpp"
 #include "interp/quote.hpp"
@@ -130,6 +131,8 @@ const Exec::BuiltinInfo kBuiltins[] = {
 }  // namespace
 
 std::span<const Exec::BuiltinInfo> Exec::builtins() { return kBuiltins; }
+
+bool is_shell_builtin(std::string_view name) { return Exec::find_builtin(name) != nullptr; }
 
 const Exec::BuiltinInfo* Exec::find_builtin(std::string_view name) {
     // Runs for every simple command, so no strlen per probe: the table is sorted by name (ASCII), so the

@@ -203,6 +203,41 @@ size_t utf8_sequence(std::string_view s, size_t i) {
     return len;
 }
 
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    out += '"';
+    size_t i = 0;
+    while (i < s.size()) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20 || c == 0x7F) {
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 0xF];
+            ++i;
+        } else if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (size_t n = utf8_sequence(s, i); n > 0) {
+            out.append(s.substr(i, n));
+            i += n;
+        } else {
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 0xF];
+            ++i;
+        }
+    }
+    out += '"';
+}
+
+namespace {
+
 class Json {
 public:
     explicit Json(bool positions) : positions_(positions) {}
@@ -220,36 +255,7 @@ private:
 
     // ------------------------------------------------------------ primitives
 
-    void str(std::string_view s) {
-        static constexpr char hex[] = "0123456789abcdef";
-        out += '"';
-        size_t i = 0;
-        while (i < s.size()) {
-            unsigned char c = static_cast<unsigned char>(s[i]);
-            if (c == '"' || c == '\\') {
-                out += '\\';
-                out += static_cast<char>(c);
-                ++i;
-            } else if (c < 0x20 || c == 0x7F) {
-                out += "\\u00";
-                out += hex[c >> 4];
-                out += hex[c & 0xF];
-                ++i;
-            } else if (c < 0x80) {
-                out += static_cast<char>(c);
-                ++i;
-            } else if (size_t n = utf8_sequence(s, i); n > 0) {
-                out.append(s.substr(i, n));
-                i += n;
-            } else {
-                out += "\\u00";
-                out += hex[c >> 4];
-                out += hex[c & 0xF];
-                ++i;
-            }
-        }
-        out += '"';
-    }
+    void str(std::string_view s) { append_json_string(out, s); }
 
     void key(std::string_view k) {
         out += ',';

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "interp/syntax/ast.hpp"
 
@@ -14,5 +15,9 @@ std::string print(const Word& word);
 // The tree as JSON, one object per node with "kind" and, when with_positions, "line" and "col".
 // Two trees are equal (positions aside) exactly when to_json(a, false) == to_json(b, false).
 std::string to_json(const Script& script, bool with_positions = true);
+
+// Appends s as a JSON string literal (with the quotes) the way to_json writes strings: valid UTF-8 is
+// copied, control bytes and bytes outside valid UTF-8 become \u00XX, so the output is always valid JSON.
+void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace bashkit::syntax
