@@ -156,7 +156,7 @@ int cmd_cmp(CommandContext& ctx) {
         // One file is a prefix of the other.
         status = 1;
         if (!silent) {
-            out.flush();
+            // Written at once, ahead of the buffered stdout (as cmp's unbuffered stderr is).
             const std::string& shorter = a.size() < b.size() ? names[0] : names[1];
             if (n == 0) {
                 ctx.error("EOF on " + shorter + " which is empty");

@@ -20,6 +20,7 @@ struct Options {
     bool recursive = false;
     bool new_file = false;
     bool all_space = false;    // -w
+    bool trailing_space = false;  // -Z
     bool space_change = false; // -b
     bool blank_lines = false;  // -B
     bool ignore_case = false;  // -i
@@ -71,6 +72,8 @@ std::string line_key(std::string_view line, const Options& o) {
         }
     } else {
         k.assign(line);
+        if (o.trailing_space)
+            while (!k.empty() && is_space(k.back())) k.pop_back();
     }
     if (o.ignore_case)
         for (char& c : k)
@@ -103,11 +106,21 @@ public:
         Side a, b;
         a.name = n0;
         b.name = n1;
-        int st = stat_side(a, true);
-        int st2 = stat_side(b, true);
+        int st = stat_side(a, !o_.new_file);
+        int st2 = stat_side(b, !o_.new_file);
+        if (o_.new_file && (st == 2) != (st2 == 2)) {
+            // -N: a missing operand reads as an empty file.
+            Side& m = st == 2 ? a : b;
+            m.absent = true;
+            m.st = {};
+            st = st2 = 0;
+        } else if (o_.new_file && (st == 2 || st2 == 2)) {
+            if (st == 2) stat_side(a, true);
+            if (st2 == 2) stat_side(b, true);
+        }
         if (st == 2 || st2 == 2) return 2;
-        const bool dir_a = !a.is_stdin && a.st.is_directory();
-        const bool dir_b = !b.is_stdin && b.st.is_directory();
+        const bool dir_a = !a.is_stdin && !a.absent && a.st.is_directory();
+        const bool dir_b = !b.is_stdin && !b.absent && b.st.is_directory();
         if (dir_a && dir_b) return compare_dirs(a.name, a.path, b.name, b.path);
         if (dir_a != dir_b) {
             // A file against a directory: the file of the same base name in the directory.
@@ -187,7 +200,7 @@ private:
             out_.put((o_.brief ? "Files " : "Binary files ") + a.name + " and " + b.name + " differ\n");
             return 1;
         }
-        if (a.data == b.data) return same(a, b);
+        if (a.data == b.data && o_.format != Format::side_by_side) return same(a, b);
         split_lines(a);
         split_lines(b);
         // Equivalence classes of lines.
@@ -198,7 +211,8 @@ private:
             for (size_t i = 0; i < s.lines.size(); ++i) {
                 std::string k = line_key(s.lines[i], o_);
                 // The last line without its newline differs from the same text with one.
-                if (s.incomplete && i + 1 == s.lines.size() && !o_.all_space && !o_.space_change) k.push_back('\n');
+                if (s.incomplete && i + 1 == s.lines.size() && !o_.all_space && !o_.space_change && !o_.trailing_space)
+                    k.push_back('\n');
                 auto [it, _] = classes.emplace(std::move(k), static_cast<int>(classes.size()));
                 ids.push_back(it->second);
             }
@@ -228,18 +242,20 @@ private:
         }
         bool real = false;
         for (const auto& c : changes) real |= !c.ignorable;
-        if (!real) return same(a, b);
-        if (o_.brief) {
+        if (!real && o_.format != Format::side_by_side) return same(a, b);
+        if (o_.brief && real) {
             out_.put("Files " + a.name + " and " + b.name + " differ\n");
             return 1;
         }
-        if (in_dir) out_.put(header_line(a, b));
+        if (o_.brief) return same(a, b);
+        if (in_dir && real) out_.put(header_line(a, b));
         switch (o_.format) {
         case Format::normal: print_normal(a, b, changes); break;
         case Format::unified: print_unified(a, b, changes); break;
         case Format::context: print_context(a, b, changes); break;
         case Format::side_by_side: print_side_by_side(a, b, changes); break;
         }
+        if (!real) return same(a, b);
         return 1;
     }
 
@@ -587,6 +603,7 @@ constexpr OptionSpec kSpecs[] = {
     {'y', 'y', "side-by-side"},
     {'W', 'W', "width", ArgKind::required},
     {'w', 'w', "ignore-all-space"},
+    {'Z', 'Z', "ignore-trailing-space"},
     {'b', 'b', "ignore-space-change"},
     {'B', 'B', "ignore-blank-lines"},
     {'i', 'i', "ignore-case"},
@@ -616,27 +633,42 @@ bool parse_count(const std::string& s, int64_t& v) {
 int cmd_diff(CommandContext& ctx) {
     ParsedArgs p = parse_args(ctx.argv, kSpecs);
     Options o;
+    int style = 0;  // the output style chosen so far (an option id), for "conflicting output style options"
+    auto set_style = [&](int id, Format f) {
+        int key = id == 'U' ? 'u' : id == 'C' ? 'c' : id;
+        if (style != 0 && style != key) return false;
+        style = key;
+        o.format = f;
+        return true;
+    };
     for (const auto& opt : p.options) {
+        bool ok_style = true;
+        switch (opt.id) {
+        case 'u': ok_style = set_style('u', Format::unified); break;
+        case 'c': ok_style = set_style('c', Format::context); break;
+        case 'U': ok_style = set_style('U', Format::unified); break;
+        case 'C': ok_style = set_style('C', Format::context); break;
+        case 'y': ok_style = set_style('y', Format::side_by_side); break;
+        case kOptNormal: ok_style = set_style(kOptNormal, Format::normal); break;
+        default: break;
+        }
+        if (!ok_style) return diff_usage(ctx, "conflicting output style options");
         switch (opt.id) {
         case kOptHelp:
             return text::print_help(ctx, "[OPTION]... FILES\nCompare FILES line by line.\n");
         case kOptVersion:
             (void)ctx.out.write("diff (GNU diffutils) 3.8 (bashkit)\n");
             return 0;
-        case 'u': o.format = Format::unified; break;
-        case 'c': o.format = Format::context; break;
         case 'U':
         case 'C':
             if (!parse_count(opt.value, o.context)) {
                 ctx.error("invalid context length '" + opt.value + "'");
                 return diff_usage(ctx, "");
             }
-            o.format = opt.id == 'U' ? Format::unified : Format::context;
             break;
         case 'q': o.brief = true; break;
         case 'r': o.recursive = true; break;
         case 'N': o.new_file = true; break;
-        case 'y': o.format = Format::side_by_side; break;
         case 'W':
             if (!parse_count(opt.value, o.width) || o.width == 0) {
                 ctx.error("invalid width '" + opt.value + "'");
@@ -644,13 +676,13 @@ int cmd_diff(CommandContext& ctx) {
             }
             break;
         case 'w': o.all_space = true; break;
+        case 'Z': o.trailing_space = true; break;
         case 'b': o.space_change = true; break;
         case 'B': o.blank_lines = true; break;
         case 'i': o.ignore_case = true; break;
         case 'a': o.text = true; break;
         case 's': o.report_same = true; break;
         case kOptLabel: o.labels.push_back(opt.value); break;
-        case kOptNormal: o.format = Format::normal; break;
         default: break;
         }
     }

@@ -109,7 +109,7 @@ bool parse_patch(std::string_view text, std::vector<FilePatch>& out, Error& err)
             while (i < lines.size() && lines[i].starts_with("@@ -")) {
                 Hunk h;
                 if (!parse_hunk_header(lines[i], h)) {
-                    err.message = "malformed patch at line " + std::to_string(i + 1) + ": " + std::string(lines[i]);
+                    err.message = "malformed patch at line " + std::to_string(i + 1) + ": " + std::string(lines[i]) + "\n";
                     fp.malformed = true;
                     out.push_back(std::move(fp));
                     return false;
@@ -121,7 +121,7 @@ bool parse_patch(std::string_view text, std::vector<FilePatch>& out, Error& err)
                 char last = 0;
                 while (need_old > 0 || need_new > 0 || (i < lines.size() && lines[i].starts_with("\\"))) {
                     if (i >= lines.size()) {
-                        err.message = "malformed patch at line " + std::to_string(i + 1) + ": ";
+                        err.message = "malformed patch at line " + std::to_string(i + 1) + ":  \n";
                         fp.malformed = true;
                         out.push_back(std::move(fp));
                         return false;
@@ -155,7 +155,7 @@ bool parse_patch(std::string_view text, std::vector<FilePatch>& out, Error& err)
                         seen_change = true;
                         h.trailing = 0;
                     } else {
-                        err.message = "malformed patch at line " + std::to_string(i + 1) + ": " + std::string(b);
+                        err.message = "malformed patch at line " + std::to_string(i + 1) + ": " + std::string(b) + "\n";
                         fp.malformed = true;
                         out.push_back(std::move(fp));
                         return false;
@@ -331,9 +331,11 @@ private:
         std::string old_raw = reverse ? fp.new_name : fp.old_name;
         std::string new_raw = reverse ? fp.old_name : fp.new_name;
         std::string o = stripped(old_raw), n = stripped(new_raw);
+        std::string warned;
         for (std::string* s : {&o, &n}) {
             if (!s->empty() && dangerous(*s)) {
-                out_.put("Ignoring potentially dangerous file name " + *s + "\n");
+                if (*s != warned) out_.put("Ignoring potentially dangerous file name " + *s + "\n");
+                warned = *s;
                 s->clear();
                 refused = true;
             }
@@ -561,7 +563,8 @@ int cmd_patch(CommandContext& ctx) {
     if (!p.operands.empty()) pt.operand = p.operands[0];
     if (p.operands.size() >= 2 && input.empty()) input = p.operands[1];
     if (p.operands.size() > 2) {
-        (void)ctx.err.write("patch: **** Too many file arguments\n");
+        ctx.error(p.operands[2] + ": extra operand");
+        (void)ctx.err.write("patch: Try 'patch --help' for more information.\n");
         return 2;
     }
     std::string text;
