@@ -219,8 +219,31 @@ private:
         };
         classify(a, ia);
         classify(b, ib);
+        // The common prefix and suffix (exact text) are settled first and never take part in the search
+        // or in the sliding of change boundaries, as in GNU diff.
+        size_t pre = 0, suf = 0;
+        const size_t na = ia.size(), nb = ib.size();
+        auto same_line = [&](size_t i, size_t j) {
+            return a.lines[i] == b.lines[j] &&
+                   (a.incomplete && i + 1 == na) == (b.incomplete && j + 1 == nb);
+        };
+        while (pre < na && pre < nb && same_line(pre, pre)) ++pre;
+        while (suf < na - pre && suf < nb - pre && same_line(na - 1 - suf, nb - 1 - suf)) ++suf;
+        if (o_.format == Format::unified || o_.format == Format::context) {
+            // Formats with context keep that many lines of the prefix and suffix in play (GNU's horizon).
+            const size_t keep = static_cast<size_t>(o_.context);
+            pre -= std::min(pre, keep);
+            suf -= std::min(suf, keep);
+        }
+        EditFlags mid;
+        if (!compute_edits(std::span<const int>(ia).subspan(pre, na - pre - suf),
+                           std::span<const int>(ib).subspan(pre, nb - pre - suf), mid, &ctx_.cancel))
+            return 130;
         EditFlags flags;
-        if (!compute_edits(ia, ib, flags, &ctx_.cancel)) return 130;
+        flags.a.assign(na, 0);
+        flags.b.assign(nb, 0);
+        std::copy(mid.a.begin(), mid.a.end(), flags.a.begin() + static_cast<std::ptrdiff_t>(pre));
+        std::copy(mid.b.begin(), mid.b.end(), flags.b.begin() + static_cast<std::ptrdiff_t>(pre));
         std::vector<Change> changes;
         size_t i = 0, j = 0;
         while (i < ia.size() || j < ib.size()) {
@@ -433,7 +456,7 @@ private:
         return col;
     }
 
-    void sbs_line(const std::string_view* left, const std::string_view* right, char sep) {
+    void sbs_line(const std::string_view* left, const std::string_view* right, char sep, bool newline = true) {
         int64_t w = o_.width;
         int64_t off = (w + 8 + 3) / 16 * 8;
         int64_t half = std::max<int64_t>(0, std::min(off - 3, w - off));
@@ -449,22 +472,31 @@ private:
             pad(col, col2);
             half_line(*right, col2, half);
         }
-        out_.put('\n');
+        if (newline) out_.put('\n');
     }
 
     void print_side_by_side(const Side& a, const Side& b, const std::vector<Change>& ch) {
         int64_t i = 0, j = 0;
+        const int64_t na = static_cast<int64_t>(a.lines.size()), nb = static_cast<int64_t>(b.lines.size());
+        // A line printed from an incomplete last line ends without a newline (the right side decides).
+        auto nl = [&](int64_t li, int64_t ri) {
+            if (ri >= 0) return !(b.incomplete && ri + 1 == nb);
+            return !(a.incomplete && li + 1 == na);
+        };
         auto common_until = [&](int64_t ai) {
-            for (; i < ai; ++i, ++j) sbs_line(&a.lines[static_cast<size_t>(i)], &b.lines[static_cast<size_t>(j)], ' ');
+            for (; i < ai; ++i, ++j)
+                sbs_line(&a.lines[static_cast<size_t>(i)], &b.lines[static_cast<size_t>(j)], ' ', nl(i, j));
         };
         for (const auto& c : ch) {
             common_until(c.a);
             int64_t both = std::min(c.count_a, c.count_b);
             for (int64_t d = 0; d < both; ++d)
                 sbs_line(&a.lines[static_cast<size_t>(c.a + d)], &b.lines[static_cast<size_t>(c.b + d)],
-                         c.ignorable ? ' ' : '|');
-            for (int64_t d = both; d < c.count_a; ++d) sbs_line(&a.lines[static_cast<size_t>(c.a + d)], nullptr, '<');
-            for (int64_t d = both; d < c.count_b; ++d) sbs_line(nullptr, &b.lines[static_cast<size_t>(c.b + d)], '>');
+                         c.ignorable ? ' ' : '|', nl(c.a + d, c.b + d));
+            for (int64_t d = both; d < c.count_a; ++d)
+                sbs_line(&a.lines[static_cast<size_t>(c.a + d)], nullptr, '<', nl(c.a + d, -1));
+            for (int64_t d = both; d < c.count_b; ++d)
+                sbs_line(nullptr, &b.lines[static_cast<size_t>(c.b + d)], '>', nl(-1, c.b + d));
             i = c.a + c.count_a;
             j = c.b + c.count_b;
         }

@@ -193,8 +193,33 @@ bool compute_edits(std::span<const int> a, std::span<const int> b, EditFlags& fl
                    const interp::CancelToken* cancel) {
     flags.a.assign(a.size(), 0);
     flags.b.assign(b.size(), 0);
-    Search s(a, b, flags, cancel);
-    if (!s.run(0, static_cast<int64_t>(a.size()), 0, static_cast<int64_t>(b.size()))) return false;
+    // A line with no equal in the other sequence is changed whatever the alignment: leave such lines out
+    // of the search (it gets shorter and cheaper), then map the result back.
+    int max_id = 0;
+    for (int v : a) max_id = std::max(max_id, v);
+    for (int v : b) max_id = std::max(max_id, v);
+    std::vector<uint32_t> in_a(static_cast<size_t>(max_id) + 1, 0), in_b(static_cast<size_t>(max_id) + 1, 0);
+    for (int v : a) ++in_a[static_cast<size_t>(v)];
+    for (int v : b) ++in_b[static_cast<size_t>(v)];
+    std::vector<int> ka, kb;
+    std::vector<size_t> map_a, map_b;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (in_b[static_cast<size_t>(a[i])] == 0) flags.a[i] = 1;
+        else ka.push_back(a[i]), map_a.push_back(i);
+    }
+    for (size_t j = 0; j < b.size(); ++j) {
+        if (in_a[static_cast<size_t>(b[j])] == 0) flags.b[j] = 1;
+        else kb.push_back(b[j]), map_b.push_back(j);
+    }
+    EditFlags kept;
+    kept.a.assign(ka.size(), 0);
+    kept.b.assign(kb.size(), 0);
+    Search s(ka, kb, kept, cancel);
+    if (!s.run(0, static_cast<int64_t>(ka.size()), 0, static_cast<int64_t>(kb.size()))) return false;
+    for (size_t i = 0; i < ka.size(); ++i)
+        if (kept.a[i]) flags.a[map_a[i]] = 1;
+    for (size_t j = 0; j < kb.size(); ++j)
+        if (kept.b[j]) flags.b[map_b[j]] = 1;
     shift_boundaries(a, flags.a, flags.b);
     shift_boundaries(b, flags.b, flags.a);
     return true;
