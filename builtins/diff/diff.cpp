@@ -317,8 +317,10 @@ private:
         size_t k = 0;
         while (k < changes.size()) {
             size_t e = k + 1;
+            // An ignorable (-B) change joins only when closer than the context; others within 2*context.
             while (e < changes.size() &&
-                   changes[e].a - (changes[e - 1].a + changes[e - 1].count_a) <= 2 * o_.context)
+                   changes[e].a - (changes[e - 1].a + changes[e - 1].count_a) <
+                       (changes[e].ignorable ? o_.context : 2 * o_.context + 1))
                 ++e;
             bool real = false;
             for (size_t t = k; t < e; ++t) real |= !changes[t].ignorable;
@@ -491,8 +493,14 @@ private:
             common_until(c.a);
             int64_t both = std::min(c.count_a, c.count_b);
             for (int64_t d = 0; d < both; ++d)
-                sbs_line(&a.lines[static_cast<size_t>(c.a + d)], &b.lines[static_cast<size_t>(c.b + d)],
-                         c.ignorable ? ' ' : '|', nl(c.a + d, c.b + d));
+            {
+                // A pair where only one side lacks its final newline: '\\' (left) or '/' (right).
+                const bool li = a.incomplete && c.a + d + 1 == na, ri = b.incomplete && c.b + d + 1 == nb;
+                char sep = c.ignorable ? ' ' : '|';
+                if (li != ri) sep = li ? '\\' : '/';
+                sbs_line(&a.lines[static_cast<size_t>(c.a + d)], &b.lines[static_cast<size_t>(c.b + d)], sep,
+                         li != ri || nl(c.a + d, c.b + d));
+            }
             for (int64_t d = both; d < c.count_a; ++d)
                 sbs_line(&a.lines[static_cast<size_t>(c.a + d)], nullptr, '<', nl(c.a + d, -1));
             for (int64_t d = both; d < c.count_b; ++d)
