@@ -214,7 +214,6 @@ int64_t find_hunk(const Lines& lines, const Hunk& h, int64_t want, int64_t from)
             if (lines.v[static_cast<size_t>(at + k)] != h.old_lines[static_cast<size_t>(k)]) return false;
         return true;
     };
-    // A hunk without leading context (not all context) belongs at the start; without trailing, at the end.
     if (len == 0) return std::clamp<int64_t>(want, from, n);
     for (int64_t d = 0; d <= n; ++d) {
         if (matches(want + d)) return want + d;
@@ -248,13 +247,11 @@ Result apply_hunks(const Lines& in, const std::vector<Hunk>& hunks, std::string&
         }
         for (; pos < at; ++pos) r.lines.v.push_back(in.v[static_cast<size_t>(pos)]);
         int64_t off = at - (h.old_count == 0 ? h.old_start : h.old_start - 1);
-        if (off != offset || off != 0) {
-            if (off != 0) {
-                r.mismatch = true;
-                int64_t shown = at + 1 + delta;
-                msg += "Hunk #" + std::to_string(k + 1) + " succeeded at " + std::to_string(shown) + " (offset " +
-                       std::to_string(off) + (off == 1 || off == -1 ? " line).\n" : " lines).\n");
-            }
+        if (off != 0) {
+            r.mismatch = true;
+            int64_t shown = at + 1 + delta;
+            msg += "Hunk #" + std::to_string(k + 1) + " succeeded at " + std::to_string(shown) + " (offset " +
+                   std::to_string(off) + (off == 1 || off == -1 ? " line).\n" : " lines).\n");
         }
         offset = off;
         for (const auto& l : h.new_lines) r.lines.v.push_back(l);
@@ -263,12 +260,6 @@ Result apply_hunks(const Lines& in, const std::vector<Hunk>& hunks, std::string&
         if (pos == static_cast<int64_t>(in.v.size()) && !h.new_lines.empty()) r.lines.incomplete = h.new_incomplete;
     }
     for (; pos < static_cast<int64_t>(in.v.size()); ++pos) r.lines.v.push_back(in.v[static_cast<size_t>(pos)]);
-    if (!hunks.empty() && pos == static_cast<int64_t>(in.v.size())) {
-        // The end of the file: incomplete when the input's last line survived unchanged, or a hunk said so.
-        bool touched_end = false;
-        for (const auto& h : hunks) (void)h;
-        (void)touched_end;
-    }
     return r;
 }
 
@@ -277,7 +268,7 @@ public:
     Patcher(CommandContext& ctx) : ctx_(ctx), out_(ctx) {}
 
     int strip = -1;  // -p; -1: basename
-    bool reverse = false, forward = false, dry_run = false;
+    bool reverse = false, forward = false, dry_run = false, quiet = false;
     std::string output;   // -o
     std::string operand;  // FILE
 
@@ -402,8 +393,9 @@ private:
         if (reverse)
             for (auto& h : hunks) reverse_hunk(h);
         std::string shown = output.empty() ? target : output;
-        out_.put((dry_run ? "checking file " : "patching file ") + shown +
-                 (output.empty() ? std::string() : " (read from " + target + ")") + "\n");
+        if (!quiet)
+            out_.put((dry_run ? "checking file " : "patching file ") + shown +
+                     (output.empty() ? std::string() : " (read from " + target + ")") + "\n");
         if (fp.malformed) return 2;
         Lines in;
         std::string original;
@@ -450,7 +442,7 @@ private:
                 return 1;
             }
         }
-        out_.put(msg);
+        if (!quiet || !res.failed.empty()) out_.put(msg);
         // The last line's newline: the input's, unless a hunk rewrote the end.
         if (!res.lines.v.empty()) {
             bool end_touched = false;
@@ -528,7 +520,6 @@ int cmd_patch(CommandContext& ctx) {
     ParsedArgs p = parse_args(ctx.argv, kSpecs);
     Patcher pt(ctx);
     std::string input;
-    bool quiet = false;
     for (const auto& opt : p.options) {
         switch (opt.id) {
         case kOptHelp:
@@ -549,7 +540,7 @@ int cmd_patch(CommandContext& ctx) {
         case 'N': pt.forward = true; break;
         case 'i': input = opt.value; break;
         case 'o': pt.output = opt.value; break;
-        case 's': quiet = true; break;
+        case 's': pt.quiet = true; break;
         case kOptFirstLongOnly: pt.dry_run = true; break;
         default: break;
         }
@@ -559,7 +550,6 @@ int cmd_patch(CommandContext& ctx) {
         (void)ctx.err.write("patch: Try 'patch --help' for more information.\n");
         return 2;
     }
-    (void)quiet;
     if (!p.operands.empty()) pt.operand = p.operands[0];
     if (p.operands.size() >= 2 && input.empty()) input = p.operands[1];
     if (p.operands.size() > 2) {
