@@ -475,6 +475,10 @@ private:
             (void)ctx_.fs.write_file(ctx_.resolve(target + ".orig"), original);
         }
         std::string dest = ctx_.resolve(output.empty() ? target : output);
+        if (remove && !result.empty() && output.empty()) {
+            out_.put("Not deleting file " + target + " as content differs from patch\n");
+            status = 1;
+        }
         if (remove && result.empty() && output.empty()) {
             auto s = ctx_.fs.unlink(dest);
             if (!s) {
