@@ -313,6 +313,24 @@ private:
 
     bool exists(const std::string& name) { return ctx_.fs.is_regular_file(ctx_.resolve(name)); }
 
+    // Whether the deepest existing directory on the way to name resolves outside the working directory.
+    bool escapes_cwd(const std::string& name) {
+        auto root = ctx_.fs.realpath(ctx_.cwd);
+        if (!root) return false;
+        std::string dir = vfs::path_dirname(ctx_.resolve(name));
+        std::string full = ctx_.resolve(name);
+        // The file itself when it is a symlink, else the nearest existing parent.
+        std::string probe = ctx_.fs.is_symlink(full) ? full : dir;
+        while (!ctx_.fs.exists(probe) && probe != "/") probe = vfs::path_dirname(probe);
+        auto real = ctx_.fs.realpath(probe);
+        if (!real) return true;
+        const std::string& r = real.value();
+        const std::string& c = root.value();
+        if (r == c) return false;
+        std::string prefix = c == "/" ? c : c + "/";
+        return r.compare(0, prefix.size(), prefix) != 0;
+    }
+
     static size_t components(const std::string& n) { return vfs::split_path(n).size(); }
 
     // Picks the file to patch, GNU style: an existing file among the names, preferring fewer path
@@ -385,6 +403,14 @@ private:
             for (auto l : split(fp.preamble)) out_.put("|" + std::string(l) + "\n");
             out_.put("--------------------------\n");
             out_.put("File to patch: \nSkip this patch? [y] \nSkipping patch.\n");
+            out_.put(std::to_string(total) + " out of " + std::to_string(total) + " " + hunks_word(total) +
+                     " ignored\n");
+            return 1;
+        }
+        if (operand.empty() && escapes_cwd(target)) {
+            // A name from the patch that reaches outside the working directory through a symbolic link.
+            out_.flush();
+            ctx_.error("**** Refusing to patch " + target + ": it resolves outside the working directory");
             out_.put(std::to_string(total) + " out of " + std::to_string(total) + " " + hunks_word(total) +
                      " ignored\n");
             return 1;
