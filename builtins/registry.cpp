@@ -2,6 +2,7 @@
 
 #include "builtins/awk/awk.hpp"
 #include "builtins/data/data.hpp"
+#include "builtins/diff/diff.hpp"
 #include "builtins/files/files.hpp"
 #include "builtins/jq/jq.hpp"
 #include "builtins/net/net.hpp"
@@ -21,6 +22,7 @@ void register_all(interp::CommandRegistry& registry) {
     register_awk_utils(registry);
     register_jq_utils(registry);
     register_data_utils(registry);
+    register_diff_utils(registry);
     register_system_utils(registry);
 }
 

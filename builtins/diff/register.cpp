@@ -1,0 +1,20 @@
+#include "builtins/diff/diff.hpp"
+
+#include "builtins/diff/tools.hpp"
+
+namespace bashkit::builtins {
+
+void register_diff_utils(interp::CommandRegistry& registry) {
+    registry.add("diff",
+                 "diff [-qrNuciwbBy] [-U N] [-C N] [-W N] [--label L]... FILE1 FILE2 : compare files line by line "
+                 "(GNU diff 3.8)",
+                 diffutil::cmd_diff);
+    registry.add("cmp", "cmp [-blsn N] FILE1 [FILE2 [SKIP1 [SKIP2]]] : compare two files byte by byte",
+                 diffutil::cmd_cmp);
+    registry.add("patch",
+                 "patch [-pN] [-R] [-N] [--dry-run] [-i PATCHFILE] [-o OUT] [FILE] : apply a unified diff "
+                 "(GNU patch 2.7; exact or offset matches, no fuzz)",
+                 diffutil::cmd_patch);
+}
+
+}  // namespace bashkit::builtins

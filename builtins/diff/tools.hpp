@@ -1,0 +1,15 @@
+// The diff family's utilities, one function each (registered in register.cpp).
+#pragma once
+
+#include "builtins/common/args.hpp"
+#include "builtins/text/util.hpp"
+
+namespace bashkit::builtins::diffutil {
+
+using interp::CommandContext;
+
+int cmd_diff(CommandContext& ctx);
+int cmd_cmp(CommandContext& ctx);
+int cmd_patch(CommandContext& ctx);
+
+}  // namespace bashkit::builtins::diffutil
