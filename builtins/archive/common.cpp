@@ -354,8 +354,12 @@ Extractor::Outcome Extractor::write_file(struct archive* a, struct archive_entry
         if (r == ARCHIVE_EOF) break;
         if (r < ARCHIVE_WARN) {
             discard();
-            const char* msg = archive_error_string(a);
-            error(fmt::format("{}: {}", name, msg ? msg : "Read error"));
+            const std::string msg = archive_error_string(a) ? archive_error_string(a) : "Read error";
+            if (msg.find("runcated") != std::string::npos || msg.find("EOF") != std::string::npos)
+                error("Unexpected EOF in archive");
+            else
+                error(fmt::format("{}: {}", name, msg));
+            read_error = true;
             return Outcome::fatal;
         }
         const uint64_t end = static_cast<uint64_t>(offset) + size;

@@ -67,11 +67,13 @@ constexpr LongSpec kLong[] = {
 constexpr std::string_view kShortWithArg = "fCb";
 constexpr std::string_view kShortFlags = "cxtvzjJaOkmpfCb";
 
-int usage(CommandContext& ctx, std::string_view msg) {
+int usage(CommandContext& ctx, std::string_view msg, int status = 2) {
     if (!msg.empty()) ctx.err.write(fmt::format("tar: {}\n", msg));
     ctx.err.write(kTry);
-    return 2;
+    return status;
 }
+// GNU tar exits 64 (EX_USAGE) when getopt rejects an option.
+int bad_option(CommandContext& ctx, std::string_view msg) { return usage(ctx, msg, 64); }
 
 // Applies one option; returns an error message or empty.
 std::string apply(TarOptions& o, int id, const std::string& val, CommandContext& ctx) {
@@ -133,7 +135,7 @@ int parse(CommandContext& ctx, TarOptions& o) {
         i = 2;
         for (char c : letters) {
             if (kShortFlags.find(c) == std::string_view::npos) {
-                return usage(ctx, fmt::format("invalid option -- '{}'", c));
+                return bad_option(ctx, fmt::format("invalid option -- '{}'", c));
             }
             std::string val;
             if (kShortWithArg.find(c) != std::string_view::npos) {
@@ -176,8 +178,8 @@ int parse(CommandContext& ctx, TarOptions& o) {
                     found = &s;
                 }
             }
-            if (!found) return usage(ctx, fmt::format("unrecognized option '{}'", a));
-            if (matches > 1) return usage(ctx, fmt::format("option '{}' is ambiguous", a));
+            if (!found) return bad_option(ctx, fmt::format("unrecognized option '{}'", a));
+            if (matches > 1) return bad_option(ctx, fmt::format("option '{}' is ambiguous", a));
             if (found->id == kHelp) {
                 ctx.out.write("Usage: tar [OPTION...] [FILE]...\nGNU 'tar' saves many files together into a single "
                               "tape or disk archive, and can\nrestore individual files from the archive.\n");
@@ -189,10 +191,10 @@ int parse(CommandContext& ctx, TarOptions& o) {
             }
             if (found->arg && !has_val) {
                 if (i + 1 >= argv.size())
-                    return usage(ctx, fmt::format("option '--{}' requires an argument", found->name));
+                    return bad_option(ctx, fmt::format("option '--{}' requires an argument", found->name));
                 val = argv[++i];
             } else if (!found->arg && has_val) {
-                return usage(ctx, fmt::format("option '--{}' doesn't allow an argument", found->name));
+                return bad_option(ctx, fmt::format("option '--{}' doesn't allow an argument", found->name));
             }
             auto e = apply(o, found->id, val, ctx);
             if (!e.empty()) return usage(ctx, e);
@@ -200,7 +202,7 @@ int parse(CommandContext& ctx, TarOptions& o) {
         }
         for (size_t k = 1; k < a.size(); ++k) {
             char c = a[k];
-            if (kShortFlags.find(c) == std::string_view::npos) return usage(ctx, fmt::format("invalid option -- '{}'", c));
+            if (kShortFlags.find(c) == std::string_view::npos) return bad_option(ctx, fmt::format("invalid option -- '{}'", c));
             std::string val;
             if (kShortWithArg.find(c) != std::string_view::npos) {
                 if (k + 1 < a.size()) {
@@ -208,7 +210,7 @@ int parse(CommandContext& ctx, TarOptions& o) {
                 } else if (i + 1 < argv.size()) {
                     val = argv[++i];
                 } else {
-                    return usage(ctx, fmt::format("option requires an argument -- '{}'", c));
+                    return bad_option(ctx, fmt::format("option requires an argument -- '{}'", c));
                 }
                 k = a.size();
             }
@@ -345,7 +347,7 @@ struct Creator {
             return;
         }
         if (self && st->dev == self->first && st->ino == self->second) {
-            err(fmt::format("{}: archive cannot contain itself; not dumped", name));
+            err(fmt::format("{}: file is the archive; not dumped", name));
             return;
         }
         struct archive_entry* e = archive_entry_new();
@@ -670,6 +672,10 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         if (outcome == Extractor::Outcome::fatal) {
             x.finish();
             out.flush();
+            if (x.read_error) {
+                ctx.err.write("tar: Error is not recoverable: exiting now\n");
+                return 2;
+            }
             return finish_status(ctx, true);
         }
         if (outcome == Extractor::Outcome::skipped) failed = true;

@@ -99,6 +99,7 @@ struct Zipper {
     bool missing = false;
     uint64_t bytes = 0;
     bool too_big = false;
+    std::vector<std::string> pending;  // "  adding: ..." lines, printed after the names are all checked
 
     void put(Member m, bool from_old) {
         auto it = index.find(m.name);
@@ -109,7 +110,7 @@ struct Zipper {
                 uint64_t c = deflated_size(m.data, level);
                 if (c < m.data.size()) how = fmt::format("deflated {}%", percent(m.data.size(), c));
             }
-            ctx.out.write(fmt::format("{}: {} ({})\n", updating ? "updating" : "  adding", m.name, how));
+            pending.push_back(fmt::format("{}: {} ({})\n", updating ? "updating" : "  adding", m.name, how));
         }
         if (it != index.end()) {
             members[it->second] = std::move(m);
@@ -123,7 +124,7 @@ struct Zipper {
         if (ctx.cancelled() || too_big) return;
         auto st = symlinks ? ctx.fs.lstat(path) : ctx.fs.stat(path);
         if (!st) {
-            ctx.out.write(fmt::format("\tzip warning: name not matched: {}\n", name));
+            if (!quiet) ctx.out.write(fmt::format("\tzip warning: name not matched: {}\n", name));
             missing = true;
             return;
         }
@@ -279,6 +280,7 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
     const size_t before = z.members.size();
     for (const auto& op : operands) z.add(ctx.resolve(op), op);
     if (z.too_big) return 4;
+    for (const auto& line : z.pending) ctx.out.write(line);
     if (z.members.size() == before && (operands.empty() || z.missing)) {
         bool changed = false;
         (void)changed;
@@ -355,7 +357,7 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
             return 15;
         }
     }
-    return z.missing ? 18 : 0;
+    return 0;
 }
 
 // ----------------------------------------------------------------------------------------------- unzip
@@ -460,10 +462,7 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
     if (list) {
         ctx.out.write("  Length      Date    Time    Name\n---------  ---------- -----   ----\n");
     } else if (!pipe) {
-        if (!dir.empty() && !ctx.fs.exists(x.root())) {
-            if (!quiet) ctx.out.write(fmt::format("   creating: {}/\n", dir));
-            (void)ctx.fs.mkdir_all(x.root());
-        }
+        if (!dir.empty() && !ctx.fs.exists(x.root())) (void)ctx.fs.mkdir_all(x.root());
         if (!x.prepare()) return 1;
     }
     uint64_t total = 0, count = 0;
@@ -507,12 +506,14 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
         if (!pipe && !is_dir && ctx.fs.lexists(target)) {
             bool replace = all;
             if (!all && !none) {
-                msg.write(fmt::format("replace {}? [y]es, [n]o, [A]ll, [N]one, [r]ename: ", shown_name));
+                // Info-ZIP asks on stderr.
+                ctx.err.write(fmt::format("replace {}? [y]es, [n]o, [A]ll, [N]one, [r]ename: ", shown_name));
                 std::string answer;
                 auto rr = ctx.in.read_until('\n', answer);
                 if (answer.empty() || !rr.ok()) {
-                    msg.write(" NULL\n(EOF or read error, treating as \"[N]one\" ...)\n");
+                    ctx.err.write(" NULL\n(EOF or read error, treating as \"[N]one\" ...)\n");
                     none = true;
+                    status = std::max(status, 1);
                 } else if (answer[0] == 'y') {
                     replace = true;
                 } else if (answer[0] == 'A') {
