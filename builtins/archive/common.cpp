@@ -133,13 +133,14 @@ void Extractor::limit_error() {
 }
 
 bool Extractor::prepare() {
+    const std::string& shown = shown_root.empty() ? root_ : shown_root;
     auto rp = ctx_.fs.realpath(root_);
     if (!rp) {
-        error(fmt::format("{}: Cannot open: {}", root_, vfs::error_message(rp.error())));
+        error(fmt::format("{}: Cannot open: {}", shown, vfs::error_message(rp.error())));
         return false;
     }
     if (!ctx_.fs.is_directory(*rp)) {
-        error(fmt::format("{}: Cannot open: {}", root_, vfs::error_message(vfs::Errc::not_directory)));
+        error(fmt::format("{}: Cannot open: {}", shown, vfs::error_message(vfs::Errc::not_directory)));
         return false;
     }
     real_root_ = *rp;

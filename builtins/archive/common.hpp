@@ -99,7 +99,8 @@ public:
     bool to_stdout = false;        // tar -O: regular files' data to stdout
     uint64_t expanded = 0;         // bytes written so far
     uint64_t entries = 0;
-    bool read_error = false;       // the last fatal outcome was the archive's data (truncated, corrupt)
+    bool read_error = false;
+    std::string shown_root;        // the root as the user wrote it, for messages (default: the path)       // the last fatal outcome was the archive's data (truncated, corrupt)
 
     const std::string& root() const { return root_; }
     // Limit message: "<prog>: archive expands beyond the limit of N bytes".

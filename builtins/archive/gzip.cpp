@@ -32,7 +32,10 @@ struct Gz {
     uint64_t total_in = 0, total_out = 0;
     int listed = 0;
 
-    void err(std::string_view msg) { ctx.err.write(fmt::format("{}: {}\n", prog, msg)); }
+    // GNU gzip starts the messages about bad compressed data on a new line.
+    void err(std::string_view msg, bool newline_first = false) {
+        ctx.err.write(fmt::format("{}{}: {}\n", newline_first ? "\n" : "", prog, msg));
+    }
     void warn(int st) {
         if (status < st) status = st;
     }
@@ -228,13 +231,13 @@ struct Gz {
         switch (r) {
             case Inflate::ok: return true;
             case Inflate::trailing:
-                if (!o.quiet) err(fmt::format("{}: decompression OK, trailing garbage ignored", name));
+                if (!o.quiet) err(fmt::format("{}: decompression OK, trailing garbage ignored", name), true);
                 warn(2);
                 return true;
-            case Inflate::not_gzip: err(fmt::format("{}: not in gzip format", name)); break;
-            case Inflate::corrupt: err(fmt::format("{}: invalid compressed data--format violated", name)); break;
-            case Inflate::crc: err(fmt::format("{}: invalid compressed data--crc error", name)); break;
-            case Inflate::truncated: err(fmt::format("{}: unexpected end of file", name)); break;
+            case Inflate::not_gzip: err(fmt::format("{}: not in gzip format", name), true); break;
+            case Inflate::corrupt: err(fmt::format("{}: invalid compressed data--format violated", name), true); break;
+            case Inflate::crc: err(fmt::format("{}: invalid compressed data--crc error", name), true); break;
+            case Inflate::truncated: err(fmt::format("{}: unexpected end of file", name), true); break;
             case Inflate::limit:
                 err(fmt::format("{}: expands beyond the limit of {} bytes", name, limits.max_expanded_bytes));
                 break;
@@ -265,7 +268,7 @@ struct Gz {
         }
         auto u8 = [&](size_t i) { return static_cast<unsigned char>(d[i]); };
         if (d.size() < 18 || u8(0) != 0x1f || u8(1) != 0x8b) {
-            err(fmt::format("{}: not in gzip format", name));
+            err(fmt::format("{}: not in gzip format", name), true);
             warn(1);
             return;
         }
@@ -286,10 +289,10 @@ struct Gz {
         ctx.out.write(fmt::format("{:>19} {:>19} {} {}\n", csize, usize, ratio(usize, cdata), shown));
         total_in += csize;
         total_out += usize;
-        total_hdr_ += hdr + 8;
+        last_hdr_ = hdr + 8;
         ++listed;
     }
-    uint64_t total_hdr_ = 0;
+    uint64_t last_hdr_ = 0;  // GNU's totals line subtracts the last member's header only
 
     static std::string ratio(uint64_t usize, int64_t cdata) {
         double r = usize == 0 ? 0.0 : 100.0 * (static_cast<double>(usize) - static_cast<double>(cdata)) /
@@ -354,7 +357,7 @@ struct Gz {
             }
             st = *fs2;
             if (st.is_directory()) {
-                if (!o.quiet) err(fmt::format("{}: is a directory -- ignored", name));
+                if (!o.quiet) err(fmt::format("{} is a directory -- ignored", name));
                 warn(2);
                 return;
             }
@@ -378,7 +381,6 @@ struct Gz {
             } else {
                 if (name.ends_with(o.suffix) && !o.force) {
                     if (!o.quiet) err(fmt::format("{} already has {} suffix -- unchanged", name, o.suffix));
-                    warn(2);
                     return;
                 }
                 target = name + o.suffix;
@@ -495,7 +497,7 @@ int cmd_gzip(CommandContext& ctx, const ArchiveLimits& limits) {
         if (g.status == 141) return 141;
     }
     if (g.o.list && g.listed > 1) {
-        const int64_t cdata = static_cast<int64_t>(g.total_in) - static_cast<int64_t>(g.total_hdr_);
+        const int64_t cdata = static_cast<int64_t>(g.total_in) - static_cast<int64_t>(g.last_hdr_);
         ctx.out.write(fmt::format("{:>19} {:>19} {} (totals)\n", g.total_in, g.total_out,
                                   Gz::ratio(g.total_out, cdata)));
     }

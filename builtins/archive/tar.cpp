@@ -126,26 +126,8 @@ std::string apply(TarOptions& o, int id, const std::string& val, CommandContext&
 
 // Parses tar's three option styles: old (first word `cvf ARCHIVE`), short (-cvf ARCHIVE) and long.
 // Returns -1 when parsed, else the exit status (help, version, error).
-int parse(CommandContext& ctx, TarOptions& o) {
-    const auto& argv = ctx.argv;
-    size_t i = 1;
-    std::vector<std::string> pending;  // old style: letters whose arguments come from the next words
-    if (argv.size() > 1 && !argv[1].empty() && argv[1][0] != '-') {
-        const std::string& letters = argv[1];
-        i = 2;
-        for (char c : letters) {
-            if (kShortFlags.find(c) == std::string_view::npos) {
-                return bad_option(ctx, fmt::format("invalid option -- '{}'", c));
-            }
-            std::string val;
-            if (kShortWithArg.find(c) != std::string_view::npos) {
-                if (i >= argv.size()) return usage(ctx, fmt::format("Old option '{}' requires an argument.", c));
-                val = argv[i++];
-            }
-            auto e = apply(o, c, val, ctx);
-            if (!e.empty()) return usage(ctx, e);
-        }
-    }
+// Parses dash and long options (and operands) of words[i..]; -1 when all went well, else the status.
+int parse_words(CommandContext& ctx, TarOptions& o, const std::vector<std::string>& argv, size_t i) {
     bool only_operands = false;
     for (; i < argv.size(); ++i) {
         const std::string& a = argv[i];
@@ -218,6 +200,42 @@ int parse(CommandContext& ctx, TarOptions& o) {
             if (!e.empty()) return usage(ctx, e);
         }
     }
+    return -1;
+}
+
+int parse(CommandContext& ctx, TarOptions& o) {
+    // TAR_OPTIONS holds options that apply before the command line's.
+    if (const std::string* env = ctx.env.get("TAR_OPTIONS")) {
+        std::vector<std::string> words;
+        size_t p = 0;
+        while (p < env->size()) {
+            size_t q = env->find_first_of(" \t\n", p);
+            if (q == std::string::npos) q = env->size();
+            if (q > p) words.push_back(env->substr(p, q - p));
+            p = q + 1;
+        }
+        if (int st = parse_words(ctx, o, words, 0); st >= 0) return st;
+    }
+    const auto& argv = ctx.argv;
+    size_t i = 1;
+    std::vector<std::string> pending;  // old style: letters whose arguments come from the next words
+    if (argv.size() > 1 && !argv[1].empty() && argv[1][0] != '-') {
+        const std::string& letters = argv[1];
+        i = 2;
+        for (char c : letters) {
+            if (kShortFlags.find(c) == std::string_view::npos) {
+                return bad_option(ctx, fmt::format("invalid option -- '{}'", c));
+            }
+            std::string val;
+            if (kShortWithArg.find(c) != std::string_view::npos) {
+                if (i >= argv.size()) return usage(ctx, fmt::format("Old option '{}' requires an argument.", c));
+                val = argv[i++];
+            }
+            auto e = apply(o, c, val, ctx);
+            if (!e.empty()) return usage(ctx, e);
+        }
+    }
+    if (int st = parse_words(ctx, o, argv, i); st >= 0) return st;
     if (o.mode == Mode::none)
         return usage(ctx, "You must specify one of the '-Acdtrux', '--delete' or '--test-label' options");
     return -1;
@@ -550,17 +568,21 @@ bool selected(const std::vector<std::string>& members, std::vector<bool>& seen, 
 
 int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     std::vector<std::string> members;
-    std::string root = ctx.cwd;
+    std::string root = ctx.cwd, shown_root;
     for (const auto& op : o.operands) {
-        if (op.is_dir) root = vfs::join_path(root, op.text);
-        else members.push_back(op.text);
+        if (op.is_dir) {
+            root = vfs::join_path(root, op.text);
+            shown_root = op.text;
+        }
+        else {
+            members.push_back(op.text);
+        }
     }
     std::vector<bool> seen(members.size(), false);
     ReadArchive r;
     archive_read_support_filter_all(r.a);
     archive_read_support_format_tar(r.a);
     archive_read_support_format_gnutar(r.a);
-    archive_read_support_format_empty(r.a);
     InputSource src;
     src.ctx = &ctx;
     if (o.file == "-") {
@@ -571,6 +593,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         return 2;
     }
     Extractor x(ctx, limits, "tar", root);
+    x.shown_root = shown_root;
     x.keep_old = o.keep_old;
     x.restore_mtime = !o.touch;
     x.preserve_perms = o.preserve;
@@ -611,6 +634,22 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             }
             ctx.err.write("tar: Error is not recoverable: exiting now\n");
             return 2;
+        }
+        if (first && o.file == "-" && o.filter == 0) {
+            // GNU tar does not guess the compression of a pipe.
+            const char* flag = nullptr;
+            switch (archive_filter_code(r.a, 0)) {
+                case ARCHIVE_FILTER_GZIP: flag = "-z"; break;
+                case ARCHIVE_FILTER_BZIP2: flag = "-j"; break;
+                case ARCHIVE_FILTER_XZ: flag = "-J"; break;
+                case ARCHIVE_FILTER_ZSTD: flag = "--zstd"; break;
+                default: break;
+            }
+            if (flag) {
+                ctx.err.write(fmt::format("tar: Archive is compressed. Use {} option\n", flag));
+                ctx.err.write("tar: Error is not recoverable: exiting now\n");
+                return 2;
+            }
         }
         first = false;
         if (!x.count_entry()) {

@@ -554,7 +554,7 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
     }
     for (size_t i = 0; i < members.size(); ++i) {
         if (!seen[i]) {
-            ctx.out.write(fmt::format("caution: filename not matched:  {}\n", members[i]));
+            ctx.err.write(fmt::format("caution: filename not matched:  {}\n", members[i]));
             status = std::max(status, 11);
         }
     }
