@@ -488,6 +488,8 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         case 'Z': archive_write_add_filter_zstd(w.a); break;
         default: archive_write_add_filter_none(w.a); break;
     }
+    // Like GNU tar: the tar stream is padded to whole records, the compressed stream after it is not.
+    if (filter) archive_write_set_bytes_in_last_block(w.a, 1);
     OutputSink sink;
     sink.ctx = &ctx;
     std::unique_ptr<vfs::FileHandle> fh;

@@ -90,6 +90,7 @@ struct Member {
 };
 
 struct Zipper {
+    Zipper(CommandContext& c, const ArchiveLimits& l) : ctx(c), limits(l) {}
     CommandContext& ctx;
     const ArchiveLimits& limits;
     bool recursive = false, quiet = false, junk = false, no_dirs = false, symlinks = false;
@@ -195,7 +196,7 @@ bool open_zip(struct archive* a, const std::string& data) {
 }  // namespace
 
 int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
-    Zipper z{ctx, limits};
+    Zipper z(ctx, limits);
     std::vector<std::string> operands;
     bool only_operands = false;
     for (size_t i = 1; i < ctx.argv.size(); ++i) {
@@ -289,6 +290,7 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
     }
     WriteArchive w;
     archive_write_set_format_zip(w.a);
+    archive_write_set_bytes_in_last_block(w.a, 1);  // a zip ends with its directory, unpadded
     OutputSink sink;
     sink.ctx = &ctx;
     std::unique_ptr<vfs::FileHandle> fh;

@@ -21,9 +21,9 @@ namespace {
 
 struct Member {
     enum Kind { file, dir, symlink, hardlink } kind = file;
-    std::string name;
-    std::string data;    // file content
-    std::string target;  // symlink or hard link target
+    std::string name = {};
+    std::string data = {};    // file content
+    std::string target = {};  // symlink or hard link target
     uint64_t zeros = 0;  // file of this many zero bytes instead of data
 };
 
@@ -40,6 +40,7 @@ std::string make_archive(const std::vector<Member>& members, const std::string& 
     if (format == "zip") archive_write_set_format_zip(a);
     else archive_write_set_format_gnutar(a);
     if (filter == "gzip") archive_write_add_filter_gzip(a);
+    if (format == "zip" || !filter.empty()) archive_write_set_bytes_in_last_block(a, 1);  // no zero padding
     archive_write_open(a, &out, nullptr, append_cb, nullptr);
     const std::string chunk(1 << 20, '\0');
     for (const auto& m : members) {
@@ -302,7 +303,7 @@ TEST_F(Hostile, TruncatedAndCorruptInputsFailCleanly) {
     put("/home/user/x/noise.gz", "\x1f\x8b\x08\x00" + noise);
     put("/home/user/x/noise.zip", "PK\x03\x04" + noise);
     const std::string zip = make_archive({{Member::file, "a", std::string(50000, 'z')}}, "zip");
-    put("/home/user/x/trunc.zip", zip.substr(0, zip.size() - 30));
+    put("/home/user/x/trunc.zip", zip.substr(0, zip.size() / 2));
     ASSERT_TRUE(fs.mkdir_all("/home/user/x/o").ok());
     for (const char* cmd : {"tar xzf trunc.tgz -C o", "tar xzf corrupt.tgz -C o", "tar xf noise -C o",
                             "tar tf noise.gz", "gunzip -c noise.gz", "gunzip -c corrupt.tgz", "gzip -t trunc.tgz",
@@ -312,7 +313,9 @@ TEST_F(Hostile, TruncatedAndCorruptInputsFailCleanly) {
         EXPECT_FALSE(r.err.empty()) << cmd;
     }
     // No member half written: whatever was extracted is complete.
-    if (fs.lexists("/home/user/x/o/a")) EXPECT_EQ(content("/home/user/x/o/a"), std::string(100000, 'a'));
+    if (fs.lexists("/home/user/x/o/a")) {
+        EXPECT_TRUE(content("/home/user/x/o/a") == std::string(100000, 'a'));
+    }
     auto ents = fs.readdir("/home/user/x/o");
     ASSERT_TRUE(ents.ok());
     for (const auto& e : *ents) EXPECT_EQ(e.name.find(".bkx"), std::string::npos) << e.name;
