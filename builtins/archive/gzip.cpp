@@ -371,6 +371,22 @@ struct Gz {
         // Where the result goes.
         const bool to_stdout = o.to_stdout || is_stdin || o.test;
         std::string target;
+        if (!to_stdout && o.decompress && !is_stdin) {
+            // GNU gzip looks at the input before the output name: a file that is not gzip says so.
+            char magic[2] = {0, 0};
+            auto h = ctx.fs.open_read(path);
+            size_t got = 0;
+            if (h) {
+                auto r = (*h)->read(magic, 2);
+                got = r ? *r : 0;
+            }
+            std::string stripped;
+            if (strip_suffix(name, o.suffix, stripped) &&
+                (got < 2 || static_cast<unsigned char>(magic[0]) != 0x1f || static_cast<unsigned char>(magic[1]) != 0x8b)) {
+                report(got == 0 ? Inflate::truncated : Inflate::not_gzip, name, "");
+                return;
+            }
+        }
         if (!to_stdout) {
             if (o.decompress) {
                 if (!strip_suffix(name, o.suffix, target)) {

@@ -275,7 +275,7 @@ char filter_for_name(std::string_view name) {
 struct Lister {
     CommandContext& ctx;
     const TarOptions& o;
-    size_t ugswidth = 19;
+    size_t ugswidth = 18;  // GNU's 19 counts the slash between owner and group
 
     std::string line(struct archive_entry* e) {
         const char* hl = archive_entry_hardlink(e);
@@ -626,7 +626,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             std::string msg = archive_error_string(r.a) ? archive_error_string(r.a) : "read error";
             if (src.err != vfs::Errc::ok) {
                 ctx.err.write(fmt::format("tar: {}: Read error: {}\n", o.file, vfs::error_message(src.err)));
-            } else if (first && archive_format(r.a) == 0) {
+            } else if (first && (archive_format(r.a) == 0 || msg.find("Unrecognized archive format") != std::string::npos)) {
                 ctx.err.write("tar: This does not look like a tar archive\n");
                 return finish_status(ctx, true);
             } else if (msg.find("runcated") != std::string::npos || msg.find("EOF") != std::string::npos) {

@@ -335,7 +335,6 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
         const bool deflate = !m.dir && !m.data.empty() && z.level > 0 && deflated_size(m.data, z.level) < m.data.size();
         if (deflate) {
             archive_write_zip_set_compression_deflate(w.a);
-            archive_write_set_format_option(w.a, "zip", "compression-level", std::to_string(z.level).c_str());
         } else {
             archive_write_zip_set_compression_store(w.a);
         }
