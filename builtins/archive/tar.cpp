@@ -605,7 +605,15 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         return 2;
     }
     if (open_read(r.a, src) != ARCHIVE_OK) {
-        ctx.err.write(fmt::format("tar: {}\n", archive_error_string(r.a) ? archive_error_string(r.a) : "read error"));
+        const std::string msg = archive_error_string(r.a) ? archive_error_string(r.a) : "read error";
+        if (src.err != vfs::Errc::ok) {
+            ctx.err.write(fmt::format("tar: {}: Read error: {}\n", o.file, vfs::error_message(src.err)));
+        } else if (msg.find("Unrecognized archive format") != std::string::npos) {
+            ctx.err.write("tar: This does not look like a tar archive\n");
+            return finish_status(ctx, true);
+        } else {
+            ctx.err.write(fmt::format("tar: {}\n", msg));
+        }
         ctx.err.write("tar: Error is not recoverable: exiting now\n");
         return 2;
     }
