@@ -335,8 +335,16 @@ struct Gz {
         text::Input in;
         vfs::Stat st{};
         const std::string path = is_stdin ? "" : ctx.resolve(name);
+        // The interpreter's devices (/dev/zero, /dev/stdin, ...) are streams, not files of the FileSystem.
+        const bool device = !is_stdin && path.starts_with("/dev/") && !ctx.fs.lexists(path);
         if (is_stdin) {
             in.open_stdin(ctx);
+        } else if (device) {
+            if (auto e = in.open_input(ctx, name); e != vfs::Errc::ok) {
+                err(fmt::format("{}: {}", name, vfs::error_message(e)));
+                warn(1);
+                return;
+            }
         } else {
             auto s = ctx.fs.lstat(path);
             if (!s) {
@@ -369,7 +377,7 @@ struct Gz {
         }
         const std::string shown = is_stdin ? "stdin" : name;
         // Where the result goes.
-        const bool to_stdout = o.to_stdout || is_stdin || o.test;
+        const bool to_stdout = o.to_stdout || is_stdin || o.test || device;
         std::string target;
         if (!to_stdout && o.decompress && !is_stdin) {
             // GNU gzip looks at the input before the output name: a file that is not gzip says so.

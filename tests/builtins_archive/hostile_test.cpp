@@ -121,11 +121,11 @@ protected:
         limits.max_archive_bytes = 4 << 20;
         builtins::register_archive_utils(registry, limits);
     }
-    interp::ExecResult run(const std::string& script) {
+    interp::ExecResult run(const std::string& script, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
         interp::ShellOptions opts;
         opts.cwd = "/home/user/x";
         opts.env = {{"LC_ALL", "C"}};
-        opts.limits.timeout = std::chrono::seconds(30);
+        opts.limits.timeout = timeout;
         interp::Shell sh(fs, registry, opts);
         return sh.run(script);
     }
@@ -320,6 +320,16 @@ TEST_F(Hostile, TruncatedAndCorruptInputsFailCleanly) {
     ASSERT_TRUE(ents.ok());
     for (const auto& e : *ents) EXPECT_EQ(e.name.find(".bkx"), std::string::npos) << e.name;
     expect_outside_untouched();
+}
+
+TEST_F(Hostile, EndlessInputStopsAtTheTimeout) {
+    // The cancel token reaches the compression and decompression loops: an endless stream ends with the run.
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run("gzip -c /dev/zero | gunzip -c | wc -c", std::chrono::milliseconds(1500));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+    auto r2 = run("gzip -c /dev/zero > z.gz", std::chrono::milliseconds(1000));
+    EXPECT_EQ(r2.exit_code, 124) << r2.err;
+    EXPECT_FALSE(fs.lexists("/home/user/x/z.gz/x"));
 }
 
 TEST_F(Hostile, ExtractionRootMayBeASymlinkOfItsOwn) {
