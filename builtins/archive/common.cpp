@@ -251,9 +251,10 @@ Extractor::Outcome Extractor::extract(struct archive* a, struct archive_entry* e
                     return Outcome::skipped;
                 }
             }
-            (void)ctx_.fs.chmod(path, mode);
-            if (restore_mtime && archive_entry_mtime_is_set(e))
-                dir_times_.push_back({path, archive_entry_mtime(e), archive_entry_mtime_nsec(e)});
+            (void)ctx_.fs.chmod(path, mode | 0700);
+            const bool has_time = restore_mtime && archive_entry_mtime_is_set(e);
+            dir_times_.push_back({path, mode, has_time, has_time ? archive_entry_mtime(e) : 0,
+                                  has_time ? archive_entry_mtime_nsec(e) : 0});
             return Outcome::ok;
         }
         case AE_IFLNK: {
@@ -406,8 +407,10 @@ Extractor::Outcome Extractor::write_file(struct archive* a, struct archive_entry
 }
 
 void Extractor::finish() {
-    for (auto it = dir_times_.rbegin(); it != dir_times_.rend(); ++it)
-        (void)ctx_.fs.utimes(it->path, vfs::TimeSet::omit(), vfs::TimeSet::at({it->sec, it->nsec}));
+    for (auto it = dir_times_.rbegin(); it != dir_times_.rend(); ++it) {
+        (void)ctx_.fs.chmod(it->path, it->mode);
+        if (it->has_time) (void)ctx_.fs.utimes(it->path, vfs::TimeSet::omit(), vfs::TimeSet::at({it->sec, it->nsec}));
+    }
     dir_times_.clear();
 }
 

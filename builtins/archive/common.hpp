@@ -117,8 +117,10 @@ private:
     std::string prog_;
     std::string root_;       // as given (absolute)
     std::string real_root_;  // canonical
-    struct DirTime {
+    struct DirTime {  // applied after all members: a read-only directory must still receive its members
         std::string path;
+        uint32_t mode;
+        bool has_time;
         int64_t sec, nsec;
     };
     std::vector<DirTime> dir_times_;
