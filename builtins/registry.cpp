@@ -1,5 +1,6 @@
 #include "builtins/registry.hpp"
 
+#include "builtins/archive/archive.hpp"
 #include "builtins/awk/awk.hpp"
 #include "builtins/data/data.hpp"
 #include "builtins/diff/diff.hpp"
@@ -24,6 +25,7 @@ void register_all(interp::CommandRegistry& registry) {
     register_data_utils(registry);
     register_diff_utils(registry);
     register_system_utils(registry);
+    register_archive_utils(registry);
 }
 
 }  // namespace bashkit::builtins

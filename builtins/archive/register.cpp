@@ -1,0 +1,27 @@
+#include "builtins/archive/archive.hpp"
+#include "builtins/archive/tools.hpp"
+
+namespace bashkit::builtins {
+
+void register_archive_utils(interp::CommandRegistry& registry, const ArchiveLimits& limits) {
+    using Fn = int (*)(interp::CommandContext&, const ArchiveLimits&);
+    struct Entry {
+        const char* name;
+        const char* help;
+        Fn fn;
+    };
+    const Entry entries[] = {
+        {"tar", "tar -c|-x|-t [-vzjJaOkmp] [-f ARCHIVE] [-C DIR] [--strip-components=N] [--exclude=PAT] [FILE]... : tape archives", archive::cmd_tar},
+        {"gzip", "gzip [-cdfklnNqtv19] [FILE]... : compress or expand files (.gz)", archive::cmd_gzip},
+        {"gunzip", "gunzip [-cfklqtv] [FILE]... : expand .gz files", archive::cmd_gzip},
+        {"zcat", "zcat [-f] [FILE]... : expand .gz files to stdout", archive::cmd_gzip},
+        {"zip", "zip [-rqjD0-9] ZIPFILE FILE... : package files into a zip archive", archive::cmd_zip},
+        {"unzip", "unzip [-lqo] [-d DIR] ZIPFILE [MEMBER]... : list or extract a zip archive", archive::cmd_unzip},
+    };
+    for (const auto& e : entries) {
+        Fn fn = e.fn;
+        registry.add(e.name, e.help, [fn, limits](interp::CommandContext& ctx) { return fn(ctx, limits); });
+    }
+}
+
+}  // namespace bashkit::builtins

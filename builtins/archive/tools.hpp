@@ -1,0 +1,14 @@
+// The archive utilities, one function each (registered in register.cpp).
+#pragma once
+
+#include "builtins/archive/archive.hpp"
+#include "interp/command.hpp"
+
+namespace bashkit::builtins::archive {
+
+int cmd_tar(interp::CommandContext& ctx, const ArchiveLimits& limits);
+int cmd_gzip(interp::CommandContext& ctx, const ArchiveLimits& limits);  // gzip, gunzip, zcat by argv[0]
+int cmd_zip(interp::CommandContext& ctx, const ArchiveLimits& limits);
+int cmd_unzip(interp::CommandContext& ctx, const ArchiveLimits& limits);
+
+}  // namespace bashkit::builtins::archive
