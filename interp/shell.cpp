@@ -367,4 +367,9 @@ std::string Shell::cwd() const { return impl_->state.cwd; }
 
 const ExecutionLimits& Shell::limits() const { return impl_->session.limits; }
 
+void Shell::set_timeout(std::chrono::milliseconds timeout) {
+    std::lock_guard run_lock(impl_->run_mu);
+    impl_->session.limits.timeout = timeout;
+}
+
 }  // namespace bashkit::interp
