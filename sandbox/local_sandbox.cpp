@@ -90,12 +90,16 @@ public:
         auto fs = vfs::HostFs::open("/", ho);
         if (!fs) throw SandboxError("DangerousLocalSandbox: cannot open the host file system");
         fs_ = std::move(*fs);
+        table_ = std::make_unique<ProcessTable>();
+        procs_ = ProcessTools{table_.get(), {opts_.shell == "sh" ? "/bin/sh" : "/bin/bash", "-c"}, workspace_};
         started_ = true;
     }
 
     void stop() override {
         if (!started_) return;
         started_ = false;
+        procs_ = ProcessTools{};
+        table_.reset();  // kills the background processes
         fs_.reset();
         if (delete_ && !workspace_.empty() && !DangerousLocalSandbox::check_deletable_workspace(workspace_)) {
             std::error_code ec;
@@ -115,6 +119,7 @@ public:
     }
 
     std::string location() const override { return workspace_; }
+    const ProcessTools* processes() override { return table_ ? &procs_ : nullptr; }
 
 protected:
     vfs::FileSystem* filesystem() override { return fs_.get(); }
@@ -126,6 +131,8 @@ private:
     std::string id_;
     std::string workspace_;
     std::shared_ptr<vfs::FileSystem> fs_;
+    std::unique_ptr<ProcessTable> table_;
+    ProcessTools procs_;
     bool started_ = false;
 };
 

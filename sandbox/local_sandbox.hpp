@@ -14,6 +14,9 @@
 //   - Network is always all (the host's); header bindings are not supported (nothing intercepts the wire).
 //   - Refuses the GitIdentity hook (it would overwrite the user's own ~/.gitconfig).
 //   - The file tools work on host paths: relative ones from the workspace, absolute ones as they are.
+//   - Background processes: with full access the session also offers the process tools (start_process,
+//     read_process_output, write_process_input, kill_process; sandbox/tools.hpp), each process in a group
+//     of its own, all killed at close().
 #pragma once
 
 #include <memory>

@@ -4,12 +4,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
+#include <utility>
 
 extern char** environ;
 
@@ -48,56 +51,84 @@ struct Fd {
 
 }  // namespace
 
-ProcessResult run_process(const ProcessOptions& o) {
-    ProcessResult r;
-    if (o.argv.empty()) {
-        r.started = false;
-        r.exit_code = 127;
-        r.err = "run_process: empty argv";
-        return r;
+namespace {
+
+// Starts argv with three pipes, in a new process group. On success the caller owns pid and the parent ends.
+struct Spawned {
+    pid_t pid = -1;
+    int in = -1, out = -1, err = -1;
+};
+
+std::optional<Spawned> spawn_piped(const std::vector<std::string>& args, const std::string& cwd, std::string& error) {
+    if (args.empty()) {
+        error = "run_process: empty argv";
+        return std::nullopt;
     }
     int in[2], out[2], err[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    if (::pipe2(in, O_CLOEXEC) != 0) {
+        error = std::string("pipe: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    Fd in_r{in[0]}, in_w{in[1]};
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+        error = std::string("pipe: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    Fd out_r{out[0]}, out_w{out[1]};
+    if (::pipe2(err, O_CLOEXEC) != 0) {
+        error = std::string("pipe: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    Fd err_r{err[0]}, err_w{err[1]};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        error = args[0] + ": " + std::strerror(rc);
+        return std::nullopt;
+    }
+    Spawned s;
+    s.pid = pid;
+    s.in = std::exchange(in_w.fd, -1);
+    s.out = std::exchange(out_r.fd, -1);
+    s.err = std::exchange(err_r.fd, -1);
+    return s;
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessOptions& o) {
+    ProcessResult r;
+    std::string error;
+    auto sp = spawn_piped(o.argv, o.cwd, error);
+    if (!sp) {
         r.started = false;
         r.exit_code = 127;
-        r.err = std::string("pipe: ") + std::strerror(errno);
+        r.err = error;
         return r;
     }
-    Fd in_w{in[1]}, out_r{out[0]}, err_r{err[0]};
+    pid_t pid = sp->pid;
+    Fd in_w{sp->in}, out_r{sp->out}, err_r{sp->err};
     {
-        Fd in_r{in[0]}, out_w{out[1]}, err_w{err[1]};
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-        posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-        if (!o.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, o.cwd.c_str());
-        posix_spawnattr_t attr;
-        posix_spawnattr_init(&attr);
-        sigset_t none, all;
-        sigemptyset(&none);
-        sigfillset(&all);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &all);
-        posix_spawnattr_setpgroup(&attr, 0);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        std::vector<char*> argv;
-        for (const auto& a : o.argv) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        pid_t pid = -1;
-        int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&attr);
-        if (rc != 0) {
-            r.started = false;
-            r.exit_code = 127;
-            r.err = o.argv[0] + ": " + std::strerror(rc);
-            return r;
-        }
-        // Children's ends close here.
-        in_r.reset();
-        out_w.reset();
-        err_w.reset();
 
         ::fcntl(in_w.fd, F_SETFL, O_NONBLOCK);
         if (o.stdin_data.empty()) in_w.reset();
@@ -184,6 +215,165 @@ ProcessResult run_process(const ProcessOptions& o) {
         }
     }
     return r;
+}
+
+// ------------------------------------------------------------------------------------------ ProcessTable
+
+struct ProcessTable::Proc {
+    pid_t pid = -1;
+    int in = -1;
+    std::mutex mu;
+    std::string out, err;
+    bool running = true;
+    int exit_code = 0;
+    std::thread reader;
+    size_t cap = 0;
+};
+
+ProcessTable::~ProcessTable() { kill_all(); }
+
+ProcessTable::Started ProcessTable::start(const std::vector<std::string>& argv, const std::string& cwd) {
+    std::string error;
+    auto sp = spawn_piped(argv, cwd, error);
+    if (!sp) return {0, error};
+    auto p = std::make_shared<Proc>();
+    p->pid = sp->pid;
+    p->in = sp->in;
+    p->cap = max_buffer_bytes;
+    int out = sp->out, err = sp->err;
+    p->reader = std::thread([p, out, err] {
+        Fd o{out}, e{err};
+        char buf[65536];
+        bool exited = false;
+        int status = 0;
+        Clock::time_point drain_until = Clock::time_point::max();
+        while (!exited || o.fd >= 0 || e.fd >= 0) {
+            if (!exited && ::waitpid(p->pid, &status, WNOHANG) == p->pid) {
+                exited = true;
+                drain_until = Clock::now() + std::chrono::milliseconds(300);
+            }
+            if (exited && Clock::now() >= drain_until) break;
+            pollfd fds[2];
+            int n = 0, io = -1, ie = -1;
+            if (o.fd >= 0) { fds[n] = {o.fd, POLLIN, 0}; io = n++; }
+            if (e.fd >= 0) { fds[n] = {e.fd, POLLIN, 0}; ie = n++; }
+            int pr = ::poll(fds, nfds_t(n), 50);
+            if (pr <= 0) continue;
+            auto pump = [&](int idx, Fd& fd, std::string Proc::*dst) {
+                if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
+                ssize_t k = ::read(fd.fd, buf, sizeof buf);
+                if (k <= 0) {
+                    if (k < 0 && (errno == EINTR || errno == EAGAIN)) return;
+                    fd.reset();
+                    return;
+                }
+                std::lock_guard lock(p->mu);
+                std::string& d = (*p).*dst;
+                d.append(buf, size_t(k));
+                if (d.size() > p->cap) d.erase(0, d.size() - p->cap);
+            };
+            pump(io, o, &Proc::out);
+            pump(ie, e, &Proc::err);
+        }
+        if (!exited) {
+            while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
+            }
+        }
+        std::lock_guard lock(p->mu);
+        p->running = false;
+        p->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    });
+    std::lock_guard lock(mu_);
+    int id = next_id_++;
+    procs_[id] = std::move(p);
+    return {id, {}};
+}
+
+ProcessTable::Output ProcessTable::read(int id) {
+    std::shared_ptr<Proc> p;
+    {
+        std::lock_guard lock(mu_);
+        auto it = procs_.find(id);
+        if (it == procs_.end()) return {};
+        p = it->second;
+    }
+    std::lock_guard lock(p->mu);
+    Output o;
+    o.found = true;
+    o.out = std::exchange(p->out, {});
+    o.err = std::exchange(p->err, {});
+    o.running = p->running;
+    o.exit_code = p->exit_code;
+    return o;
+}
+
+std::optional<std::string> ProcessTable::write(int id, const std::string& data, bool close_stdin) {
+    std::shared_ptr<Proc> p;
+    {
+        std::lock_guard lock(mu_);
+        auto it = procs_.find(id);
+        if (it == procs_.end()) return "no process " + std::to_string(id);
+        p = it->second;
+    }
+    std::lock_guard lock(p->mu);
+    if (p->in < 0) return "the input of process " + std::to_string(id) + " is closed";
+    // A process that closed its input gives EPIPE, not a SIGPIPE that would end the embedder.
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    size_t done = 0;
+    std::optional<std::string> error;
+    while (done < data.size()) {
+        ssize_t k = ::write(p->in, data.data() + done, data.size() - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            error = std::string("write: ") + std::strerror(errno);
+            if (errno == EPIPE) {
+                timespec zero{0, 0};
+                (void)sigtimedwait(&pipe_set, nullptr, &zero);
+            }
+            break;
+        }
+        done += size_t(k);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (error) return error;
+    if (close_stdin) {
+        ::close(p->in);
+        p->in = -1;
+    }
+    return std::nullopt;
+}
+
+bool ProcessTable::kill(int id) {
+    std::shared_ptr<Proc> p;
+    {
+        std::lock_guard lock(mu_);
+        auto it = procs_.find(id);
+        if (it == procs_.end()) return false;
+        p = it->second;
+    }
+    {
+        std::lock_guard lock(p->mu);
+        if (p->running) ::kill(-p->pid, SIGKILL);
+        if (p->in >= 0) {
+            ::close(p->in);
+            p->in = -1;
+        }
+    }
+    std::lock_guard lock(mu_);  // one joiner at a time
+    if (p->reader.joinable()) p->reader.join();
+    return true;
+}
+
+void ProcessTable::kill_all() {
+    std::vector<int> ids;
+    {
+        std::lock_guard lock(mu_);
+        for (const auto& [id, p] : procs_) ids.push_back(id);
+    }
+    for (int id : ids) kill(id);
 }
 
 }  // namespace bashkit::sandbox

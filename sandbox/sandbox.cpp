@@ -77,7 +77,7 @@ SandboxSession Sandbox::open(std::string session_id) {
     return s;
 }
 
-std::vector<ToolSpec> Sandbox::tools() const { return tools_for(access_); }
+std::vector<ToolSpec> Sandbox::tools() const { return tools_for(access_, attrs_.supports_background_processes); }
 
 // ------------------------------------------------------------------------------------------ SandboxSession
 
@@ -158,13 +158,13 @@ void SandboxSession::write_file(const std::string& path, const std::string& cont
     if (auto e = backend_->write_text(path, content)) throw SandboxError(*e);
 }
 
-std::vector<ToolSpec> SandboxSession::tools() const { return tools_for(access_); }
+std::vector<ToolSpec> SandboxSession::tools() const { return tools_for(access_, background_); }
 
 nlohmann::json SandboxSession::call_tool(const std::string& name, const nlohmann::json& args) {
     if (!open_) return {{"ok", false}, {"error", name + ": the session is not open"}};
     return sandbox::call_tool(access_, *backend_,
                               [this](const std::string& cmd, std::optional<double> t) { return backend_->execute(cmd, t); },
-                              name, args);
+                              name, args, backend_->processes());
 }
 
 }  // namespace bashkit::sandbox

@@ -56,6 +56,8 @@ public:
     virtual SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds) = 0;
     // Where the session lives, once started: a host folder, a container id; empty when nowhere.
     virtual std::string location() const { return {}; }
+    // The process tools' table, for types that support background processes (null otherwise).
+    virtual const ProcessTools* processes() { return nullptr; }
 };
 
 // One live session. Move-only; the destructor closes it. Usable as the context of hooks.

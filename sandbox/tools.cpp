@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "interp/pattern.hpp"
+#include "sandbox/process.hpp"
 #include "sandbox/types.hpp"
 
 namespace bashkit::sandbox {
@@ -23,38 +24,53 @@ struct Param {
 struct ToolDef {
     const char* name;
     SandboxAccess min_access;
+    bool process = false;  // a process tool (background processes only)
     const char* description;
     std::vector<Param> params;
 };
 
 const std::vector<ToolDef>& defs() {
     static const std::vector<ToolDef> d = {
-        {"bash", SandboxAccess::full,
+        {"bash", SandboxAccess::full, false,
          "Run a bash command in the sandbox and return its exit code, stdout and stderr. Shell state (variables, "
          "the working directory, functions) persists between calls.",
          {{"command", "string", true, "The bash command or script to run."},
           {"timeout_seconds", "number", false, "Stop the command after this many seconds (exit code 124)."}}},
-        {"read_file", SandboxAccess::files, "Read a text file, optionally a range of lines.",
+        {"read_file", SandboxAccess::files, false, "Read a text file, optionally a range of lines.",
          {{"path", "string", true, "The file (relative paths are relative to the working directory)."},
           {"offset", "integer", false, "The first line to return, counting from 1 (default 1)."},
           {"limit", "integer", false, "How many lines to return at most (default: all)."}}},
-        {"write_file", SandboxAccess::files, "Create or replace a file with the given content (parent folders are created).",
+        {"write_file", SandboxAccess::files, false, "Create or replace a file with the given content (parent folders are created).",
          {{"path", "string", true, "The file to write."}, {"content", "string", true, "The whole new content."}}},
-        {"edit_file", SandboxAccess::files,
+        {"edit_file", SandboxAccess::files, false,
          "Replace old_string by new_string in a file. old_string must occur exactly once unless replace_all is true.",
          {{"path", "string", true, "The file to edit."},
           {"old_string", "string", true, "The exact text to replace (not empty)."},
           {"new_string", "string", true, "The replacement text."},
           {"replace_all", "boolean", false, "Replace every occurrence (default false)."}}},
-        {"list_files", SandboxAccess::files, "List the entries of a folder, optionally recursively and filtered by a glob on names.",
+        {"list_files", SandboxAccess::files, false, "List the entries of a folder, optionally recursively and filtered by a glob on names.",
          {{"path", "string", false, "The folder (default: the working directory)."},
           {"recursive", "boolean", false, "Descend into sub-folders (default false)."},
           {"pattern", "string", false, "A glob the entry's name must match, e.g. \"*.py\"."}}},
-        {"search_files", SandboxAccess::files,
+        {"search_files", SandboxAccess::files, false,
          "Search file contents for a regular expression (RE2 syntax); returns matching lines with their path and line number.",
          {{"pattern", "string", true, "The regular expression."},
           {"path", "string", false, "The folder or file to search (default: the working directory)."},
           {"glob", "string", false, "Only files whose name matches this glob, e.g. \"*.cpp\"."}}},
+        {"start_process", SandboxAccess::full, true,
+         "Start a shell command in the background (a server, a watcher, an interactive program) and return its "
+         "process_id at once.",
+         {{"command", "string", true, "The shell command to start."}}},
+        {"read_process_output", SandboxAccess::full, true,
+         "Return the stdout and stderr a background process wrote since the last read, whether it is still "
+         "running and, once it ended, its exit code.",
+         {{"process_id", "integer", true, "The id start_process returned."}}},
+        {"write_process_input", SandboxAccess::full, true, "Write to the stdin of a background process.",
+         {{"process_id", "integer", true, "The id start_process returned."},
+          {"input", "string", true, "The bytes to write (add \"\\n\" for a line)."},
+          {"close_stdin", "boolean", false, "Close its stdin afterwards (end of input)."}}},
+        {"kill_process", SandboxAccess::full, true, "Kill a background process and everything it started.",
+         {{"process_id", "integer", true, "The id start_process returned."}}},
     };
     return d;
 }
@@ -100,8 +116,34 @@ std::string base_name(const std::string& path) {
     return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const ToolDef& def, const json& a) {
+json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const ToolDef& def, const json& a,
+             const ProcessTools* procs) {
     std::string tool = def.name;
+    if (def.process) {
+        ProcessTable& table = *procs->table;
+        if (tool == "start_process") {
+            std::vector<std::string> argv = procs->shell;
+            argv.push_back(a["command"].get<std::string>());
+            auto st = table.start(argv, procs->cwd);
+            if (!st.error.empty()) return fail(tool, st.error);
+            return {{"ok", true}, {"process_id", st.id}};
+        }
+        int id = a["process_id"].get<int>();
+        if (tool == "read_process_output") {
+            auto o = table.read(id);
+            if (!o.found) return fail(tool, "no process " + std::to_string(id));
+            return {{"ok", true}, {"stdout", o.out}, {"stderr", o.err}, {"running", o.running},
+                    {"exit_code", o.running ? json(nullptr) : json(o.exit_code)}};
+        }
+        if (tool == "write_process_input") {
+            std::string input = a["input"].get<std::string>();
+            if (auto e = table.write(id, input, a.contains("close_stdin") && a["close_stdin"].get<bool>())) return fail(tool, *e);
+            return {{"ok", true}, {"bytes_written", input.size()}};
+        }
+        if (!table.kill(id)) return fail(tool, "no process " + std::to_string(id));
+        auto o = table.read(id);
+        return {{"ok", true}, {"process_id", id}, {"exit_code", o.exit_code}};
+    }
     auto str = [&](const char* k, std::string dflt = {}) { return a.contains(k) ? a[k].get<std::string>() : dflt; };
     (void)access;
     if (tool == "bash") {
@@ -236,15 +278,17 @@ json ToolSpec::to_json() const {
     return {{"type", "function"}, {"function", {{"name", name}, {"description", description}, {"parameters", parameters}}}};
 }
 
-std::vector<ToolSpec> tools_for(SandboxAccess access) {
+std::vector<ToolSpec> tools_for(SandboxAccess access, bool background_processes) {
     std::vector<ToolSpec> out;
     for (const auto& d : defs()) {
+        if (d.process && !background_processes) continue;
         if (access >= d.min_access && access != SandboxAccess::none) out.push_back(spec_of(d));
     }
     return out;
 }
 
-json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const std::string& name, const json& args) {
+json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const std::string& name, const json& args,
+               const ProcessTools* processes) {
     try {
         const ToolDef* def = nullptr;
         for (const auto& d : defs())
@@ -252,6 +296,7 @@ json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute
         if (!def) return fail(name, "unknown tool");
         if (access == SandboxAccess::none || access < def->min_access)
             return fail(name, "not available with access=" + std::string(to_string(access)));
+        if (def->process && !(processes && processes->table)) return fail(name, "this sandbox has no background processes");
         if (!args.is_object()) return fail(name, "arguments must be a JSON object");
         for (const auto& [k, v] : args.items()) {
             auto it = std::find_if(def->params.begin(), def->params.end(), [&](const Param& p) { return k == p.name; });
@@ -260,7 +305,7 @@ json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute
         }
         for (const auto& p : def->params)
             if (p.required && !args.contains(p.name)) return fail(name, "missing required argument '" + std::string(p.name) + "'");
-        return run_tool(access, files, execute, *def, args);
+        return run_tool(access, files, execute, *def, args, processes);
     } catch (const std::exception& e) {
         return fail(name, e.what());
     } catch (...) {

@@ -9,6 +9,11 @@
 //          list_files {path?, recursive?, pattern?} pattern: a glob on the entry's name ("*.py")
 //          search_files {pattern, path?, glob?}     pattern: an RE2 regular expression; glob filters names
 //   none   (no tools)
+// and, for full access where the sandbox supports background processes (DangerousLocalSandbox):
+//          start_process {command}                  runs it in the background; returns process_id
+//          read_process_output {process_id}         output since the last read; running; exit_code
+//          write_process_input {process_id, input, close_stdin?}
+//          kill_process {process_id}                kills its process group
 //
 // call_tool() validates the arguments against the schema (unknown tool, missing or extra property, wrong
 // type) and returns a JSON object; it never throws. Success: {"ok": true, ...tool fields}; failure:
@@ -19,6 +24,8 @@
 //   edit_file     path, replacements
 //   list_files    entries: [{path, type: "file"|"directory"|"symlink"|"other", size}] (sorted, at most 5000)
 //   search_files  matches: [{path, line, text}] (at most 1000), truncated
+//   start_process process_id;  read_process_output stdout, stderr, running, exit_code (null while running);
+//   write_process_input bytes_written;  kill_process process_id, exit_code
 #pragma once
 
 #include <cstdint>
@@ -42,8 +49,8 @@ struct ToolSpec {
     nlohmann::json to_json() const;
 };
 
-// The tools of an access level.
-std::vector<ToolSpec> tools_for(SandboxAccess access);
+// The tools of an access level (with the process tools when background_processes).
+std::vector<ToolSpec> tools_for(SandboxAccess access, bool background_processes = false);
 
 struct FileEntry {
     std::string path;
@@ -78,8 +85,17 @@ protected:
 
 using ExecuteFn = std::function<SandboxExecutionResult(const std::string& command, std::optional<double> timeout)>;
 
-// Runs one tool: validates args, checks the tool belongs to `access`, and calls it. Never throws.
+class ProcessTable;
+// Where the process tools start programs: SHELL... COMMAND in cwd, in table.
+struct ProcessTools {
+    ProcessTable* table = nullptr;
+    std::vector<std::string> shell;  // {"/bin/bash", "-c"}
+    std::string cwd;
+};
+
+// Runs one tool: validates args, checks the tool belongs to `access` (process tools need `processes`), and
+// calls it. Never throws.
 nlohmann::json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const std::string& name,
-                         const nlohmann::json& args);
+                         const nlohmann::json& args, const ProcessTools* processes = nullptr);
 
 }  // namespace bashkit::sandbox

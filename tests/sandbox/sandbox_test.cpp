@@ -570,6 +570,45 @@ TEST_F(LocalFixture, WorkspaceRules) {
     EXPECT_TRUE(fs::exists(tmp.path + "/scratch"));
 }
 
+TEST_F(LocalFixture, ProcessTools) {
+    DangerousLocalSandbox sb({.workspace = tmp.path + "/ws"});
+    EXPECT_EQ(sb.tools().size(), 10u);
+    SandboxSession s = sb.open();
+    std::vector<std::string> names;
+    for (const auto& t : s.tools()) names.push_back(t.name);
+    EXPECT_EQ(std::vector<std::string>(names.begin() + 6, names.end()),
+              (std::vector<std::string>{"start_process", "read_process_output", "write_process_input", "kill_process"}));
+    json r = s.call_tool("start_process", {{"command", "while read l; do echo \"got $l\"; done; echo done >&2; exit 3"}});
+    ASSERT_EQ(r["ok"], true) << r.dump();
+    int id = r["process_id"];
+    EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", "a\nb\n"}})["bytes_written"], 4);
+    EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", ""}, {"close_stdin", true}})["ok"], true);
+    std::string out, err;
+    json o;
+    for (int i = 0; i < 100; ++i) {
+        o = s.call_tool("read_process_output", {{"process_id", id}});
+        out += o["stdout"].get<std::string>();
+        err += o["stderr"].get<std::string>();
+        if (!o["running"].get<bool>()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(out, "got a\ngot b\n");
+    EXPECT_EQ(err, "done\n");
+    EXPECT_EQ(o["exit_code"], 3);
+    // A long-running one, killed.
+    int id2 = s.call_tool("start_process", {{"command", "sleep 60"}})["process_id"];
+    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", id2}})["exit_code"], nullptr);
+    EXPECT_EQ(s.call_tool("kill_process", {{"process_id", id2}}), json({{"ok", true}, {"process_id", id2}, {"exit_code", 137}}));
+    EXPECT_EQ(s.call_tool("kill_process", {{"process_id", 99}})["error"], "kill_process: no process 99");
+    EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", "x"}})["error"],
+              "write_process_input: the input of process 1 is closed");
+    // BashkitSandbox has none.
+    TempDir base;
+    BashkitSandbox bk({.base_dir = base.path});
+    EXPECT_EQ(bk.open().call_tool("start_process", {{"command", "ls"}})["error"],
+              "start_process: this sandbox has no background processes");
+}
+
 // ================================================================================ tools
 
 TEST(SandboxTools, ListsPerAccessWithSchemas) {
