@@ -121,7 +121,8 @@ SandboxAttributes LocalDockerSandbox::static_attributes() {
 }
 
 LocalDockerSandbox::LocalDockerSandbox(LocalDockerSandboxOptions options)
-    : Sandbox(static_attributes(), options.network, {}, options.hooks, options.access), opts_(std::move(options)) {
+    : Sandbox(static_attributes(), options.network, options.header_bindings, options.hooks, options.access),
+      opts_(std::move(options)) {
     if (opts_.image.empty()) throw std::invalid_argument("LocalDockerSandbox: image must not be empty");
     if (opts_.shell.empty()) throw std::invalid_argument("LocalDockerSandbox: shell must not be empty");
     if (!(opts_.default_exec_timeout_seconds > 0))

@@ -32,6 +32,7 @@ struct LocalDockerSandboxOptions {
     std::string setup_script;    // run once after the container starts
     double setup_script_timeout_seconds = 300;
     Network network = Network::none();  // none | all
+    WorkspaceHeaderBindings header_bindings;  // none supported
     std::vector<std::shared_ptr<SandboxHook>> hooks;
     std::optional<SandboxAccess> access;  // unset: full
     std::string docker = "docker";        // the docker CLI (a path or a name in PATH)

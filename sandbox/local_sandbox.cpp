@@ -152,7 +152,7 @@ SandboxAttributes NoSandbox::static_attributes() {
 }
 
 NoSandbox::NoSandbox(NoSandboxOptions options)
-    : Sandbox(static_attributes(), Network::none(), {}, std::move(options.hooks), options.access) {}
+    : Sandbox(static_attributes(), options.network, options.header_bindings, std::move(options.hooks), options.access) {}
 
 std::unique_ptr<SessionBackend> NoSandbox::make_backend(const std::string&) { return std::make_unique<NoBackend>(); }
 
@@ -170,7 +170,8 @@ SandboxAttributes DangerousLocalSandbox::static_attributes() {
 }
 
 DangerousLocalSandbox::DangerousLocalSandbox(DangerousLocalSandboxOptions options)
-    : Sandbox(static_attributes(), Network::all(), {}, options.hooks, options.access,
+    : Sandbox(static_attributes(), options.network.value_or(Network::all()), options.header_bindings, options.hooks,
+              options.access,
               {{"GitIdentity", "it would overwrite the user's own ~/.gitconfig"}}),
       opts_(std::move(options)) {
     if (opts_.shell != "bash" && opts_.shell != "sh")

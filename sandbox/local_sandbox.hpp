@@ -30,6 +30,8 @@
 namespace bashkit::sandbox {
 
 struct NoSandboxOptions {
+    Network network = Network::none();        // only none
+    WorkspaceHeaderBindings header_bindings;  // none supported
     std::vector<std::shared_ptr<SandboxHook>> hooks;
     std::optional<SandboxAccess> access;  // only none
 };
@@ -48,6 +50,8 @@ struct DangerousLocalSandboxOptions {
     double default_exec_timeout_seconds = 600;
     std::string workspace;                   // empty: a new folder under ~/.cache/bashkit-local-host/
     std::optional<bool> delete_on_cleanup;   // unset: true without a workspace, false with one
+    std::optional<Network> network;          // unset: all, the only one supported
+    WorkspaceHeaderBindings header_bindings; // none supported
     std::vector<std::shared_ptr<SandboxHook>> hooks;
     std::optional<SandboxAccess> access;     // unset: full
 };

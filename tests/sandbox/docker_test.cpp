@@ -61,6 +61,8 @@ TEST(LocalDocker, Refusals) {
     EXPECT_EQ(error_of([] { LocalDockerSandbox({.setup_script_timeout_seconds = -3}); }),
               "LocalDockerSandbox: setup_script_timeout_seconds must be positive");
     EXPECT_NO_THROW(LocalDockerSandbox({.network = Network::all()}));
+    EXPECT_EQ(error_of([] { LocalDockerSandbox({.header_bindings = {MistralApiBinding{}}}); }),
+              "LocalDockerSandbox does not support header binding MistralApiBinding; supported: none");
     EXPECT_EQ(LocalDockerSandbox({.access = SandboxAccess::files}).access(), SandboxAccess::files);
 }
 

@@ -426,6 +426,11 @@ TEST(SandboxRefusals, NoSandbox) {
               "NoSandbox does not support access=files; supported: none");
     EXPECT_EQ(error_of([] { NoSandbox({.access = SandboxAccess::full}); }),
               "NoSandbox does not support access=full; supported: none");
+    EXPECT_EQ(error_of([] { NoSandbox({.network = Network::all()}); }), "NoSandbox does not support network=all; supported: none");
+    EXPECT_EQ(error_of([] { NoSandbox({.network = Network::allow({"a.com"})}); }),
+              "NoSandbox does not support network=allow; supported: none");
+    EXPECT_EQ(error_of([] { NoSandbox({.header_bindings = {HeaderBinding{"a.com", "X", "s"}}}); }),
+              "NoSandbox does not support header binding HeaderBinding; supported: none");
     auto s = sb.open();
     auto r = s.execute("echo hi");
     EXPECT_EQ(r.exit_code, 127);
@@ -474,6 +479,13 @@ TEST(SandboxRefusals, DangerousLocal) {
     EXPECT_EQ(error_of([] { DangerousLocalSandbox({.default_exec_timeout_seconds = -1}); }),
               "DangerousLocalSandbox: default_exec_timeout_seconds must be positive");
     EXPECT_EQ(DangerousLocalSandbox({.access = SandboxAccess::files}).access(), SandboxAccess::files);
+    EXPECT_EQ(DangerousLocalSandbox({.network = Network::all()}).network().kind(), Network::Kind::All);
+    EXPECT_EQ(error_of([] { DangerousLocalSandbox({.network = Network::none()}); }),
+              "DangerousLocalSandbox does not support network=none; supported: all");
+    EXPECT_EQ(error_of([] { DangerousLocalSandbox({.network = Network::allow({"pypi.org"})}); }),
+              "DangerousLocalSandbox does not support network=allow; supported: all");
+    EXPECT_EQ(error_of([] { DangerousLocalSandbox({.header_bindings = {GitHubBinding{{"a/b"}}}}); }),
+              "DangerousLocalSandbox does not support header binding GitHubBinding; supported: none");
 }
 
 // ================================================================================ DangerousLocalSandbox
