@@ -298,11 +298,29 @@ TEST_F(BashkitFixture, TimeoutDefaultAndPerCommand) {
     EXPECT_EQ(error_of([&] { s.execute("true", 0.0); }), "execute: timeout_seconds must be positive");
 }
 
-TEST_F(BashkitFixture, NetworkNoneByDefault) {
-    BashkitSandbox sb(opts());
-    auto r = sb.open().execute("curl -s https://example.com/; echo status=$?");
-    EXPECT_NE(r.stdout_.find("status="), std::string::npos);
-    EXPECT_EQ(r.stdout_.find("status=0"), std::string::npos);
+TEST_F(BashkitFixture, NetworkPolicies) {
+    // Every refusal below happens before any connection, so the test needs no network.
+    BashkitSandbox none(opts());
+    auto r = none.open().execute("curl -sS https://example.com/; echo $?");
+    EXPECT_EQ(r.stdout_, "7\n");
+    EXPECT_EQ(r.stderr_, "curl: (7) blocked by the sandbox: network access is disabled in this sandbox\n");
+    auto o = opts();
+    o.network = Network::allow({"example.com"});
+    BashkitSandbox allow(o);
+    r = allow.open().execute("curl -sS https://other.com/; curl -sS http://example.com/");
+    EXPECT_EQ(r.stderr_,
+              "curl: (7) blocked by the sandbox: host 'other.com' is not in the sandbox's allow list\n"
+              "curl: (7) blocked by the sandbox: only https is allowed by the sandbox's allow list\n");
+    o.network = Network::all();
+    BashkitSandbox all(o);  // block_private_ips defaults to true
+    r = all.open().execute("curl -sS http://127.0.0.1:9/");
+    EXPECT_EQ(r.exit_code, 7);
+    EXPECT_EQ(r.stderr_, "curl: (7) blocked by the sandbox: address 127.0.0.1 is not allowed (loopback 127.0.0.0/8)\n");
+    // Header binding secrets are nowhere the script can look.
+    o.header_bindings = {HeaderBinding{"api.example.com", "Authorization", "s3cr3t-value", "/", "Bearer "}};
+    BashkitSandbox bound(o);
+    r = bound.open().execute("env; set; cat /proc/self/environ 2>/dev/null; grep -r s3cr3t / 2>/dev/null");
+    EXPECT_EQ(r.stdout_.find("s3cr3t"), std::string::npos);
 }
 
 TEST_F(BashkitFixture, HooksRunInOrder) {
@@ -407,6 +425,26 @@ TEST_F(BashkitFixture, ReopenedAcrossProcesses) {
     sb.delete_session("shared");
     EXPECT_FALSE(fs::exists(sb.session_dir("shared")));
 }
+
+#ifdef BASHKIT_CLI
+// The bashkit command with --session/--instance opens the same folder as BashkitSandbox with the default base.
+TEST(BashkitCli, SharesSessionTrees) {
+    std::string instance = "cli-" + random_session_id();
+    BashkitSandbox sb({.instance_id = instance});
+    {
+        SandboxSession s = sb.open("shared");
+        ASSERT_EQ(s.execute("echo from-sandbox > f.txt").exit_code, 0);
+    }
+    ProcessResult r = run_process({.argv = {BASHKIT_CLI, "--session", "shared", "--instance", instance, "-c",
+                                            "cat f.txt && echo from-cli >> f.txt"},
+                                   .timeout_seconds = 60});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "from-sandbox\n");
+    EXPECT_EQ(sb.open("shared").execute("cat f.txt").stdout_, "from-sandbox\nfrom-cli\n");
+    sb.delete_session("shared");
+    EXPECT_FALSE(fs::exists(sb.session_dir("shared")));
+}
+#endif
 
 // ================================================================================ refusals
 
