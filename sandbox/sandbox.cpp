@@ -14,6 +14,12 @@ std::string join(const std::vector<T>& v, F name) {
     return s;
 }
 
+// A timeout beyond any use (about 31 years) is capped there, so conversions to clock ticks cannot overflow.
+std::optional<double> capped(std::optional<double> t) {
+    if (t && *t > 1e9) return 1e9;
+    return t;
+}
+
 }  // namespace
 
 std::string random_session_id() {
@@ -143,7 +149,7 @@ void SandboxSession::close() {
 SandboxExecutionResult SandboxSession::execute(const std::string& command, std::optional<double> timeout_seconds) {
     if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
     if (timeout_seconds && !(*timeout_seconds > 0)) throw std::invalid_argument("execute: timeout_seconds must be positive");
-    return backend_->execute(command, timeout_seconds);
+    return backend_->execute(command, capped(timeout_seconds));
 }
 
 std::string SandboxSession::read_file(const std::string& path) {
@@ -163,7 +169,7 @@ std::vector<ToolSpec> SandboxSession::tools() const { return tools_for(access_, 
 nlohmann::json SandboxSession::call_tool(const std::string& name, const nlohmann::json& args) {
     if (!open_) return {{"ok", false}, {"error", name + ": the session is not open"}};
     return sandbox::call_tool(access_, *backend_,
-                              [this](const std::string& cmd, std::optional<double> t) { return backend_->execute(cmd, t); },
+                              [this](const std::string& cmd, std::optional<double> t) { return backend_->execute(cmd, capped(t)); },
                               name, args, backend_->processes());
 }
 

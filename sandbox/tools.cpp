@@ -298,7 +298,9 @@ json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute
             return fail(name, "not available with access=" + std::string(to_string(access)));
         if (def->process && !(processes && processes->table)) return fail(name, "this sandbox has no background processes");
         if (!args.is_object()) return fail(name, "arguments must be a JSON object");
-        for (const auto& [k, v] : args.items()) {
+        for (const auto& item : args.items()) {
+            const std::string k = item.key();
+            const json& v = item.value();
             auto it = std::find_if(def->params.begin(), def->params.end(), [&](const Param& p) { return k == p.name; });
             if (it == def->params.end()) return fail(name, "unknown argument '" + k + "'");
             if (!has_type(v, it->type)) return fail(name, "argument '" + k + "' must be of type " + it->type);

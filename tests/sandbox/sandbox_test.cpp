@@ -709,6 +709,7 @@ TEST_F(ToolsFixture, CallsAndErrors) {
     auto r = ok("bash", {{"command", "echo hi; echo e >&2; exit 2"}});
     EXPECT_EQ(r, json({{"ok", true}, {"exit_code", 2}, {"stdout", "hi\n"}, {"stderr", "e\n"}, {"timed_out", false}}));
     EXPECT_EQ(ok("bash", {{"command", "sleep 5"}, {"timeout_seconds", 0.2}})["exit_code"], 124);
+    EXPECT_EQ(ok("bash", {{"command", "echo ok"}, {"timeout_seconds", 1e300}})["stdout"], "ok\n");  // capped, no overflow
     r = ok("write_file", {{"path", "src/a.py"}, {"content", "one\ntwo\nthree\nfour\n"}});
     EXPECT_EQ(r, json({{"ok", true}, {"path", "src/a.py"}, {"bytes_written", 19}}));
     r = ok("read_file", {{"path", "src/a.py"}, {"offset", 2}, {"limit", 2}});
