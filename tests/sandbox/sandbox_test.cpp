@@ -290,6 +290,7 @@ TEST_F(BashkitFixture, TimeoutDefaultAndPerCommand) {
     auto r = s.execute("while true; do :; done", 0.3);
     EXPECT_EQ(r.exit_code, 124);
     EXPECT_TRUE(r.timed_out);
+    EXPECT_EQ(r.stderr_, "bashkit: execution timed out after 0.3 s\n");
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
     // The next command gets the default again (300 s), and the session still works.
     r = s.execute("echo ok");
