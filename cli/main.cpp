@@ -35,7 +35,6 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include "builtins/registry.hpp"
 #include "net/http.hpp"
 #include "cli/host_exec.hpp"
 #include "cli/host_streams.hpp"
@@ -45,12 +44,13 @@
 #include "interp/syntax/analyze.hpp"
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
+#include "sandbox/setup.hpp"
 
 namespace sx = bashkit::syntax;
 namespace vfs = bashkit::vfs;
 namespace interp = bashkit::interp;
 namespace cli = bashkit::cli;
-namespace builtins = bashkit::builtins;
+namespace sandbox = bashkit::sandbox;
 namespace net = bashkit::net;
 
 namespace {
@@ -198,7 +198,7 @@ std::unique_ptr<net::HttpClient> make_client(const NetworkFlags& f) {
     }
     o.header_bindings = f.bindings;
     o.secrets = std::make_shared<EnvSecrets>();
-    return std::make_unique<net::HttpClient>(std::move(o));
+    return sandbox::make_http_client(std::move(o));
 }
 
 // Everything the command line says about how scripts run (as opposed to what runs).
@@ -277,7 +277,8 @@ struct Session {
         return o;
     }
     static interp::CommandRegistry& filled(interp::CommandRegistry& r, const RunConfig& cfg) {
-        if (!cfg.host_utilities) builtins::register_all(r);
+        // --host keeps the host's own git: the sandbox's `git config` stands in for it only inside a sandbox.
+        if (!cfg.host_utilities) sandbox::register_commands(r, /*git_config=*/!cfg.fs.host);
         return r;
     }
     static NetworkFlags network(const RunConfig& cfg) {

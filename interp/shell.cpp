@@ -268,9 +268,15 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
         ex.wait_hidden_jobs();
         state.status = status;
         if (session.run_token.timed_out()) {
-            ex.write_err(source_name + ": execution timed out after " +
-                         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(session.limits.timeout).count()) +
-                         " s\n");
+            // Whole seconds as "300 s"; a sub-second or fractional timeout (set per command) as "0.5 s".
+            int64_t ms = session.limits.timeout.count();
+            std::string secs = std::to_string(ms / 1000);
+            if (ms % 1000) {
+                std::string frac = std::to_string(1000 + ms % 1000).substr(1);
+                while (frac.back() == '0') frac.pop_back();
+                secs += "." + frac;
+            }
+            ex.write_err(source_name + ": execution timed out after " + secs + " s\n");
             status = 124;
         } else if (session.run_token.cancelled_fast() && f == Flow::Exit && status == 130) {
             ex.write_err(source_name + ": execution cancelled\n");
@@ -366,5 +372,10 @@ void Shell::set_var(std::string_view name, std::string_view value, bool exported
 std::string Shell::cwd() const { return impl_->state.cwd; }
 
 const ExecutionLimits& Shell::limits() const { return impl_->session.limits; }
+
+void Shell::set_timeout(std::chrono::milliseconds timeout) {
+    std::lock_guard run_lock(impl_->run_mu);
+    impl_->session.limits.timeout = timeout;
+}
 
 }  // namespace bashkit::interp

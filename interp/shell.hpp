@@ -15,6 +15,7 @@
 // be called from any thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -85,6 +86,9 @@ public:
     std::string cwd() const;
 
     const ExecutionLimits& limits() const;
+    // Changes limits().timeout for the following run() calls (0 disables); waits for a run in progress.
+    // The sandbox API uses it for the timeout_seconds of one execute().
+    void set_timeout(std::chrono::milliseconds timeout);
 
 private:
     std::unique_ptr<ShellImpl> impl_;

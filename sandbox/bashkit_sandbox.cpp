@@ -1,0 +1,134 @@
+#include "sandbox/bashkit_sandbox.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "interp/shell.hpp"
+#include "sandbox/setup.hpp"
+#include "vfs/session_tree.hpp"
+
+namespace bashkit::sandbox {
+namespace {
+
+vfs::SessionTreeOptions tree_options(const BashkitSandboxOptions& o, const std::string& session_id) {
+    vfs::SessionTreeOptions so;
+    so.session_id = session_id;
+    so.instance_id = o.instance_id;
+    so.base_dir = o.base_dir;
+    so.ephemeral = o.ephemeral;
+    so.limits = o.fs_limits;
+    return so;
+}
+
+class BashkitBackend final : public SessionBackend {
+public:
+    BashkitBackend(const BashkitSandboxOptions& o, const WorkspaceHeaderBindings& bindings, std::string id)
+        : opts_(o), bindings_(bindings), id_(std::move(id)) {}
+    ~BashkitBackend() override { stop(); }
+
+    void start() override {
+        auto tree = vfs::open_session_tree(tree_options(opts_, id_));
+        if (!tree) {
+            throw SandboxError("BashkitSandbox: cannot open the session tree of '" + id_ +
+                               "': " + std::string(vfs::error_message(tree.error())));
+        }
+        tree_ = std::move(*tree);
+        net::ClientOptions co;
+        co.network = opts_.network;
+        co.block_private_ips = opts_.block_private_ips;
+        co.resolver = opts_.resolver;
+        auto wire = bindings_.wire();
+        co.header_bindings = std::move(wire.bindings);
+        co.secrets = std::move(wire.secrets);
+        http_ = make_http_client(std::move(co));
+        interp::ShellOptions so;
+        so.limits = opts_.limits;
+        so.cwd = tree_.cwd;
+        so.identity.home = tree_.home;
+        so.http = http_.get();
+        shell_ = std::make_unique<interp::Shell>(*tree_.fs, default_registry(), std::move(so));
+    }
+
+    void stop() override {
+        std::lock_guard lock(mu_);
+        if (!shell_) return;
+        (void)shell_->close();
+        shell_.reset();
+        http_.reset();
+        tree_.fs.reset();
+    }
+
+    SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds) override {
+        std::lock_guard lock(mu_);
+        if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
+        double t = timeout_seconds.value_or(opts_.default_exec_timeout_seconds);
+        shell_->set_timeout(std::chrono::milliseconds(int64_t(std::ceil(t * 1000))));
+        interp::ExecResult r = shell_->run(command);
+        SandboxExecutionResult out;
+        out.exit_code = r.exit_code;
+        out.timed_out = r.exit_code == 124 && r.err.find("execution timed out after") != std::string::npos;
+        out.stdout_ = std::move(r.out);
+        out.stderr_ = std::move(r.err);
+        return out;
+    }
+
+    std::string location() const override { return tree_.host_dir; }
+
+protected:
+    vfs::FileSystem* filesystem() override { return tree_.fs.get(); }
+    std::string working_directory() override {
+        // The shell's cwd only between runs (a run holds mu_ for its whole length).
+        std::unique_lock lock(mu_, std::try_to_lock);
+        if (lock.owns_lock() && shell_) return shell_->cwd();
+        return tree_.cwd;
+    }
+
+private:
+    BashkitSandboxOptions opts_;
+    WorkspaceHeaderBindings bindings_;
+    std::string id_;
+    vfs::SessionTree tree_;
+    std::unique_ptr<net::HttpClient> http_;
+    std::unique_ptr<interp::Shell> shell_;
+    std::mutex mu_;
+};
+
+}  // namespace
+
+SandboxAttributes BashkitSandbox::static_attributes() {
+    SandboxAttributes a;
+    a.type = "BashkitSandbox";
+    a.supported_network = {Network::Kind::None, Network::Kind::All, Network::Kind::Allow};
+    a.supported_header_bindings = {"HeaderBinding", "GitHubBinding", "MistralApiBinding"};
+    a.supported_access = {SandboxAccess::none, SandboxAccess::files, SandboxAccess::full};
+    a.delete_on_cleanup = false;
+    a.supports_background_processes = false;
+    return a;
+}
+
+BashkitSandbox::BashkitSandbox(BashkitSandboxOptions options)
+    : Sandbox(static_attributes(), options.network, options.header_bindings, options.hooks, options.access),
+      opts_(std::move(options)) {
+    if (!(opts_.default_exec_timeout_seconds > 0))
+        throw std::invalid_argument("BashkitSandbox: default_exec_timeout_seconds must be positive");
+    if (opts_.ephemeral) attrs_.delete_on_cleanup = true;
+}
+
+std::string BashkitSandbox::session_dir(const std::string& session_id) const {
+    if (opts_.ephemeral) return {};
+    std::string base = opts_.base_dir.empty() ? vfs::default_session_base() : opts_.base_dir;
+    return base + "/" + vfs::session_folder_name(opts_.instance_id, session_id);
+}
+
+void BashkitSandbox::delete_session(const std::string& session_id) {
+    auto s = vfs::delete_session_tree(tree_options(opts_, session_id));
+    if (!s) throw SandboxError("BashkitSandbox: cannot delete session '" + session_id + "': " +
+                               std::string(vfs::error_message(s.error())));
+}
+
+std::unique_ptr<SessionBackend> BashkitSandbox::make_backend(const std::string& session_id) {
+    return std::make_unique<BashkitBackend>(opts_, bindings_, session_id);
+}
+
+}  // namespace bashkit::sandbox
