@@ -144,7 +144,8 @@ vfs::Result<vfs::Stat> DevFs::device_stat(const DevicePath& d) {
         }
         case K::fd: {
             StreamPtr s = d.fd >= 0 && src_.fd ? src_.fd(d.fd) : nullptr;
-            if (!s) return d.fd < 0 ? Errc::no_such_file : Errc::bad_descriptor;
+            // As Linux's /proc/self/fd: a closed descriptor has no entry (a redirection says EBADF instead).
+            if (!s) return Errc::no_such_file;
             st.type = s->describe() == "pipe" ? vfs::FileType::fifo : vfs::FileType::char_device;
             st.mode = 0600;
             st.ino = 100 + static_cast<uint64_t>(d.fd);
@@ -205,7 +206,7 @@ vfs::Result<std::unique_ptr<vfs::FileHandle>> DevFs::open(std::string_view path,
     }
     int err = 0;
     StreamPtr s = open_device(d, w ? 1 : 0, src_, err);
-    if (!s) return vfs::from_errno(err);
+    if (!s) return d.kind == DevicePath::Kind::fd ? Errc::no_such_file : vfs::from_errno(err);
     auto st = device_stat(d);
     if (!st) return st.error();
     return std::unique_ptr<vfs::FileHandle>(std::make_unique<DeviceHandle>(std::move(s), *st, r, w));

@@ -66,7 +66,8 @@ void format_number(double d, std::string_view fmt, std::string& out);
 
 // Integral value in the range where "%d" formatting is exact.
 inline bool is_integral(double d) {
-    return d == static_cast<double>(static_cast<int64_t>(d)) && d > -9.2e18 && d < 9.2e18;
+    // The range check comes first: converting a double outside int64_t's range is undefined behaviour.
+    return d > -9.2e18 && d < 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d));
 }
 
 }  // namespace bashkit::builtins::awk
