@@ -11,14 +11,7 @@ namespace bi = bashkit::interp;
 
 namespace {
 
-const bi::CommandRegistry& registry() {
-    static const bi::CommandRegistry r = [] {
-        bi::CommandRegistry reg;
-        bashkit::builtins::register_all(reg);
-        return reg;
-    }();
-    return r;
-}
+const bi::CommandRegistry& registry() { return bashkit::builtins::all_utilities(); }
 
 void run_script(benchmark::State& state, const std::string& script) {
     bashkit::vfs::MemoryFs fs;

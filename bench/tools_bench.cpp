@@ -15,14 +15,7 @@ namespace bi = bashkit::interp;
 
 namespace {
 
-const bi::CommandRegistry& registry() {
-    static const bi::CommandRegistry r = [] {
-        bi::CommandRegistry reg;
-        bashkit::builtins::register_all(reg);
-        return reg;
-    }();
-    return r;
-}
+const bi::CommandRegistry& registry() { return bashkit::builtins::all_utilities(); }
 
 size_t data_bytes() {
     const char* mb = std::getenv("TOOLS_BENCH_MB");

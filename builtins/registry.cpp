@@ -28,4 +28,13 @@ void register_all(interp::CommandRegistry& registry) {
     register_archive_utils(registry);
 }
 
+const interp::CommandRegistry& all_utilities() {
+    static const interp::CommandRegistry registry = [] {
+        interp::CommandRegistry r;
+        register_all(r);
+        return r;
+    }();
+    return registry;
+}
+
 }  // namespace bashkit::builtins

@@ -11,11 +11,6 @@ namespace bashkit::interp {
 
 namespace {
 
-bool is_dev_char(std::string_view p) {
-    return p == "/dev/null" || p == "/dev/zero" || p == "/dev/urandom" || p == "/dev/random" || p == "/dev/tty" ||
-           p == "/dev/full";
-}
-
 void regex_escape(std::string& out, std::string_view s) {
     for (char c : s) {
         if (std::strchr("\\.[]()*+?{}|^$", c) && c) out.push_back('\\');
@@ -28,32 +23,27 @@ void regex_escape(std::string& out, std::string_view s) {
 bool Exec::file_test(char op, const std::string& path_in) {
     if (path_in.empty()) return false;
     std::string path = abs_path(path_in);
-    // Devices the interpreter provides.
+    // Devices the interpreter provides (dev_fs.hpp).
     if (path.starts_with("/dev/")) {
-        std::string_view dev = std::string_view(path).substr(5);
-        bool fdlike = dev == "stdin" || dev == "stdout" || dev == "stderr" || dev.starts_with("fd/");
-        if (is_dev_char(path) || fdlike) {
-            if (fdlike) {
-                int n = dev == "stdin" ? 0 : dev == "stdout" ? 1 : dev == "stderr" ? 2 : -1;
-                if (n < 0) {
-                    int64_t v = -1;
-                    if (!parse_int(dev.substr(3), v) || v < 0 || v > 1023) return false;
-                    n = static_cast<int>(v);
-                }
-                if (!fd(n)) return false;
-                switch (op) {
-                    case 'e': case 'a': case 'r': case 'w': return true;
-                    case 'p': return true;
-                    case 'h': case 'L': return dev != "fd" && !dev.starts_with("fd/");
-                    default: return false;
-                }
+        using K = DevicePath::Kind;
+        const DevicePath d = classify_device(path);
+        if (d.kind == K::fd) {
+            if (d.fd < 0 || !fd(d.fd)) return false;
+            switch (op) {
+                case 'e': case 'a': case 'r': case 'w': return true;
+                case 'p': return true;
+                // /dev/stdin, /dev/stdout and /dev/stderr are symlinks (to /proc/self/fd/N) on Linux.
+                case 'h': case 'L': return !path.starts_with("/dev/fd/");
+                default: return false;
             }
+        }
+        if (d.kind != K::none && d.kind != K::dev_dir && d.kind != K::fd_dir) {
             switch (op) {
                 case 'e': case 'a': case 'c': case 'r': case 'w': return true;
                 default: return false;
             }
         }
-        if (dev.empty() || dev == "fd") {
+        if (path == "/dev/" || d.kind == K::fd_dir) {
             // /dev and /dev/fd are directories we provide.
             switch (op) {
                 case 'e': case 'a': case 'd': case 'r': case 'x': return true;

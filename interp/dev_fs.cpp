@@ -62,8 +62,6 @@ bool parse_fd(std::string_view s, int& out) {
     return true;
 }
 
-bool is_dev(std::string_view path) { return path == "/dev" || path.starts_with("/dev/"); }
-
 }  // namespace
 
 DevicePath classify_device(std::string_view p) {
@@ -88,9 +86,8 @@ DevicePath classify_device(std::string_view p) {
     return {};
 }
 
-StreamPtr open_device(const DevicePath& d, int how, const DeviceSource& src, int& err) {
+StreamPtr open_device(const DevicePath& d, const DeviceSource& src, int& err) {
     using K = DevicePath::Kind;
-    (void)how;
     err = 0;
     switch (d.kind) {
         case K::null: return std::make_shared<NullStream>();
@@ -118,7 +115,7 @@ StreamPtr open_device(const DevicePath& d, int how, const DeviceSource& src, int
 // ---------------------------------------------------------------------------------------------------- DevFs
 
 DevicePath DevFs::device(std::string_view path) const {
-    if (!is_dev(path) && path.find("/dev") == std::string_view::npos) return {};
+    if (path.find("/dev") == std::string_view::npos) return {};
     std::string p = vfs::normalize_path(path);
     return classify_device(p);
 }
@@ -205,7 +202,7 @@ vfs::Result<std::unique_ptr<vfs::FileHandle>> DevFs::open(std::string_view path,
         return std::unique_ptr<vfs::FileHandle>(std::make_unique<DirHandle>(*st));
     }
     int err = 0;
-    StreamPtr s = open_device(d, w ? 1 : 0, src_, err);
+    StreamPtr s = open_device(d, src_, err);
     if (!s) return d.kind == DevicePath::Kind::fd ? Errc::no_such_file : vfs::from_errno(err);
     auto st = device_stat(d);
     if (!st) return st.error();

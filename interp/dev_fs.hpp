@@ -31,10 +31,10 @@ struct DeviceSource {
     const CancelToken* cancel = nullptr;  // ends endless reads (/dev/zero)
 };
 
-// Opens a device for reading (how 0) or writing (how != 0). Null with *err set (an errno value) when the
+// Opens a device (the same stream serves reading and writing). Null with err set (an errno value) when the
 // device refuses: ENXIO for /dev/tty (no terminal in the sandbox), EBADF for a closed descriptor, ENOENT for
 // /dev/fd/N out of range, EISDIR for /dev and /dev/fd. Writes to /dev/full fail with ENOSPC.
-StreamPtr open_device(const DevicePath& d, int how, const DeviceSource& src, int& err);
+StreamPtr open_device(const DevicePath& d, const DeviceSource& src, int& err);
 
 // A FileSystem that shows /dev over another one: the devices above, /dev/fd listing the open descriptors,
 // everything else delegated unchanged. Each device is a character device (a descriptor on a pipe is a fifo);

@@ -74,7 +74,7 @@ StreamPtr Exec::open_path(const std::string& path, int how, int& err) {
     err = 0;
     if (path.starts_with("/dev/")) {
         DevicePath d = classify_device(vfs::normalize_path(path));
-        if (d.kind != DevicePath::Kind::none) return open_device(d, how, device_source(), err);
+        if (d.kind != DevicePath::Kind::none) return open_device(d, device_source(), err);
     }
     std::string p = abs_path(path);
     vfs::OpenFlags flags = vfs::OpenFlags::none;

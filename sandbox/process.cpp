@@ -49,6 +49,21 @@ struct Fd {
     }
 };
 
+// Reads what poll() reported ready on fds[idx] into buf; closes fd at end of file or on a hard error.
+// Returns the bytes read (0 when there was nothing, or idx < 0).
+size_t read_ready(const pollfd* fds, int idx, Fd& fd, char* buf, size_t n) {
+    if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return 0;
+    ssize_t k = ::read(fd.fd, buf, n);
+    if (k > 0) return size_t(k);
+    if (!(k < 0 && (errno == EINTR || errno == EAGAIN))) fd.reset();
+    return 0;
+}
+
+// A waitpid() status as a shell status: the exit code, or 128 + the signal.
+int shell_status(int status) {
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
 }  // namespace
 
 namespace {
@@ -178,15 +193,9 @@ ProcessResult run_process(const ProcessOptions& o) {
             if (pr < 0 && errno != EINTR) break;
             if (pr <= 0) continue;
             auto pump = [&](int idx, Fd& fd, std::string& dst) {
-                if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-                ssize_t k = ::read(fd.fd, buf, sizeof buf);
-                if (k <= 0) {
-                    if (k < 0 && (errno == EINTR || errno == EAGAIN)) return;
-                    fd.reset();
-                    return;
-                }
+                size_t k = read_ready(fds, idx, fd, buf, sizeof buf);
                 size_t room = o.max_output_bytes > dst.size() ? o.max_output_bytes - dst.size() : 0;
-                dst.append(buf, std::min(room, size_t(k)));
+                dst.append(buf, std::min(room, k));
             };
             pump(idx_out, out_r, r.out);
             pump(idx_err, err_r, r.err);
@@ -206,13 +215,7 @@ ProcessResult run_process(const ProcessOptions& o) {
             while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
             }
         }
-        if (r.timed_out) {
-            r.exit_code = 124;
-        } else if (WIFEXITED(status)) {
-            r.exit_code = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
-            r.exit_code = 128 + WTERMSIG(status);
-        }
+        r.exit_code = r.timed_out ? 124 : shell_status(status);
     }
     return r;
 }
@@ -260,16 +263,11 @@ ProcessTable::Started ProcessTable::start(const std::vector<std::string>& argv, 
             int pr = ::poll(fds, nfds_t(n), 50);
             if (pr <= 0) continue;
             auto pump = [&](int idx, Fd& fd, std::string Proc::*dst) {
-                if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-                ssize_t k = ::read(fd.fd, buf, sizeof buf);
-                if (k <= 0) {
-                    if (k < 0 && (errno == EINTR || errno == EAGAIN)) return;
-                    fd.reset();
-                    return;
-                }
+                size_t k = read_ready(fds, idx, fd, buf, sizeof buf);
+                if (k == 0) return;
                 std::lock_guard lock(p->mu);
                 std::string& d = (*p).*dst;
-                d.append(buf, size_t(k));
+                d.append(buf, k);
                 if (d.size() > p->cap) d.erase(0, d.size() - p->cap);
             };
             pump(io, o, &Proc::out);
@@ -281,7 +279,7 @@ ProcessTable::Started ProcessTable::start(const std::vector<std::string>& argv, 
         }
         std::lock_guard lock(p->mu);
         p->running = false;
-        p->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+        p->exit_code = shell_status(status);
     });
     std::lock_guard lock(mu_);
     int id = next_id_++;

@@ -392,37 +392,31 @@ private:
     void print_context(const Side& a, const Side& b, const std::vector<Change>& ch) {
         out_.put("*** " + file_label(a, 0, true) + "\n");
         out_.put("--- " + file_label(b, 1, true) + "\n");
-        for (auto [k, e] : hunks(ch)) {
+        for (auto hunk : hunks(ch)) {
+            const size_t k = hunk.first, e = hunk.second;  // named, so the lambda below can capture them
             int64_t a0, a1, b0, b1;
             hunk_extent(a, b, ch, k, e, a0, a1, b0, b1);
             out_.put("***************\n");
             out_.put("*** " + context_range(a0, a1 - a0) + " ****\n");
-            bool any_a = false, any_b = false;
-            for (size_t t = k; t < e; ++t) {
-                any_a |= ch[t].count_a > 0;
-                any_b |= ch[t].count_b > 0;
-            }
-            if (any_a) {
-                int64_t i = a0;
+            // One side of the hunk: its lines from..to, changed ones marked "! " (changed on both sides) or
+            // `only` (removed or added); printed only when the side has a change at all.
+            auto side = [&](const Side& f, int64_t from, int64_t to, int64_t Change::*at, int64_t Change::*count,
+                            int64_t Change::*other, const char* only) {
+                bool any = false;
+                for (size_t t = k; t < e; ++t) any |= ch[t].*count > 0;
+                if (!any) return;
+                int64_t i = from;
                 for (size_t t = k; t < e; ++t) {
                     const Change& c = ch[t];
-                    for (; i < c.a; ++i) put_line(a, i, "  ");
-                    for (int64_t d = 0; d < c.count_a; ++d) put_line(a, c.a + d, c.count_b ? "! " : "- ");
-                    i = c.a + c.count_a;
+                    for (; i < c.*at; ++i) put_line(f, i, "  ");
+                    for (int64_t d = 0; d < c.*count; ++d) put_line(f, c.*at + d, c.*other ? "! " : only);
+                    i = c.*at + c.*count;
                 }
-                for (; i < a1; ++i) put_line(a, i, "  ");
-            }
+                for (; i < to; ++i) put_line(f, i, "  ");
+            };
+            side(a, a0, a1, &Change::a, &Change::count_a, &Change::count_b, "- ");
             out_.put("--- " + context_range(b0, b1 - b0) + " ----\n");
-            if (any_b) {
-                int64_t j = b0;
-                for (size_t t = k; t < e; ++t) {
-                    const Change& c = ch[t];
-                    for (; j < c.b; ++j) put_line(b, j, "  ");
-                    for (int64_t d = 0; d < c.count_b; ++d) put_line(b, c.b + d, c.count_a ? "! " : "+ ");
-                    j = c.b + c.count_b;
-                }
-                for (; j < b1; ++j) put_line(b, j, "  ");
-            }
+            side(b, b0, b1, &Change::b, &Change::count_b, &Change::count_a, "+ ");
         }
     }
 

@@ -3,22 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "sandbox/docker_sandbox.hpp"
+#include "tests/sandbox/error_of.hpp"
 
 namespace bashkit::sandbox {
 namespace {
 
 using json = nlohmann::json;
 using Argv = std::vector<std::string>;
-
-template <class F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no exception)";
-}
 
 // Records every command line and answers from a script of results (default: status 0, no output).
 struct Recorder {

@@ -19,6 +19,7 @@
 #include "sandbox/bashkit_sandbox.hpp"
 #include "sandbox/local_sandbox.hpp"
 #include "sandbox/setup.hpp"
+#include "tests/sandbox/error_of.hpp"
 
 extern char** environ;
 
@@ -48,16 +49,6 @@ std::string slurp(const std::string& p) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-template <class F>
-std::string error_of(F f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no exception)";
 }
 
 // A hook that records what it saw.
