@@ -24,12 +24,12 @@ struct HostFsFactory {
     static constexpr bool kHardLinks = true;
 };
 
-using HostFsTypes = ::testing::Types<HostFsFactory<HostFsOptions::Confinement::automatic>,
-                                     HostFsFactory<HostFsOptions::Confinement::nofollow_walk>>;
 
 }  // namespace
 
-INSTANTIATE_TYPED_TEST_SUITE_P(HostFs, FileSystemConformance, HostFsTypes);
+BASHKIT_FS_CONFORMANCE(HostFs,
+                       conformance::factory<HostFsFactory<HostFsOptions::Confinement::automatic>>("Automatic"),
+                       conformance::factory<HostFsFactory<HostFsOptions::Confinement::nofollow_walk>>("NofollowWalk"));
 
 }  // namespace bashkit::vfs
 

@@ -19,7 +19,7 @@ struct LimitedMemoryFactory {
 
 }  // namespace
 
-INSTANTIATE_TYPED_TEST_SUITE_P(LimitedFs, FileSystemConformance, ::testing::Types<LimitedMemoryFactory>);
+BASHKIT_FS_CONFORMANCE(LimitedFs, conformance::factory<LimitedMemoryFactory>("OverMemory"));
 
 namespace {
 

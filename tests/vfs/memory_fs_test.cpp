@@ -22,7 +22,7 @@ struct MemoryFsFactory {
 
 }  // namespace
 
-INSTANTIATE_TYPED_TEST_SUITE_P(MemoryFs, FileSystemConformance, ::testing::Types<MemoryFsFactory>);
+BASHKIT_FS_CONFORMANCE(MemoryFs, conformance::factory<MemoryFsFactory>("Plain"));
 
 namespace {
 

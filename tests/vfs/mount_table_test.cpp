@@ -44,11 +44,11 @@ struct MountOverlayRootFactory {
     static constexpr bool kHardLinks = true;
 };
 
-using MountTypes = ::testing::Types<MountHostRootFactory, MountOverlayRootFactory>;
 
 }  // namespace
 
-INSTANTIATE_TYPED_TEST_SUITE_P(MountTable, FileSystemConformance, MountTypes);
+BASHKIT_FS_CONFORMANCE(MountTable, conformance::factory<MountHostRootFactory>("HostRoot"),
+                       conformance::factory<MountOverlayRootFactory>("OverlayRoot"));
 
 }  // namespace bashkit::vfs
 

@@ -53,11 +53,12 @@ struct OverlayHostOverMemoryFactory {
     static constexpr bool kHardLinks = true;
 };
 
-using OverlayTypes = ::testing::Types<OverlayMemoryFactory, OverlayHostFactory, OverlayHostOverMemoryFactory>;
 
 }  // namespace
 
-INSTANTIATE_TYPED_TEST_SUITE_P(OverlayFs, FileSystemConformance, OverlayTypes);
+BASHKIT_FS_CONFORMANCE(OverlayFs, conformance::factory<OverlayMemoryFactory>("MemoryOverMemory"),
+                       conformance::factory<OverlayHostFactory>("HostOverHost"),
+                       conformance::factory<OverlayHostOverMemoryFactory>("HostOverMemory"));
 
 }  // namespace bashkit::vfs
 
