@@ -51,21 +51,45 @@ std::vector<std::string> shell_builtins() {
     return names;
 }
 
+// A registry help line is "USAGE: SUMMARY" (or "USAGE : SUMMARY"); the separator is the first ": " outside
+// brackets and parentheses (usages like find's hold colons of their own).
+std::pair<std::string, std::string> split_help(const std::string& help) {
+    int depth = 0;
+    for (std::size_t i = 0; i + 1 < help.size(); ++i) {
+        const char c = help[i];
+        if (c == '[' || c == '(') ++depth;
+        if ((c == ']' || c == ')') && depth > 0) --depth;
+        if (depth == 0 && c == ':' && help[i + 1] == ' ') {
+            std::size_t end = i;
+            while (end > 0 && help[end - 1] == ' ') --end;
+            return {help.substr(0, end), help.substr(i + 2)};
+        }
+    }
+    return {help, ""};
+}
+
 std::string commands_block() {
     std::string out;
     const auto builtins = shell_builtins();
-    out += "- **shell builtins** (" + std::to_string(builtins.size()) + "): " + code_list(builtins) + "\n";
     std::size_t total = 0;
+    std::string families;
     for (const auto& f : builtins::families()) {
         interp::CommandRegistry r;
         f.add(r);
         const auto names = r.names();
         total += names.size();
-        out += "- **" + std::string(f.what) + "** (`builtins/" + std::string(f.name) + "/`, " +
-               std::to_string(names.size()) + "): " + code_list(names) + "\n";
+        families += "\n**" + std::string(f.what) + "** (`builtins/" + std::string(f.name) + "/`, " +
+                    std::to_string(names.size()) + "):\n\n";
+        for (const auto& n : names) {
+            const auto [usage, summary] = split_help(r.find(n)->help);
+            families += "- `" + usage + "`" + (summary.empty() ? "" : ": " + summary) + "\n";
+        }
     }
-    return "Utilities: " + std::to_string(total) + ", in " + std::to_string(builtins::families().size()) +
-           " families.\n\n" + out;
+    out += std::to_string(builtins.size()) + " shell builtins and " + std::to_string(total) + " utilities in " +
+           std::to_string(builtins::families().size()) + " families.\n\n";
+    out += "**shell builtins** (" + std::to_string(builtins.size()) + ", as in bash; `help NAME` shows the usage): " +
+           code_list(builtins) + "\n" + families;
+    return out;
 }
 
 std::string bytes(uint64_t n) {
