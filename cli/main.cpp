@@ -12,6 +12,7 @@
 //   bashkit --root DIR | --mount HOST:VIRT[:ro] | --overlay HOST:VIRT | --session ID [--instance ID] |
 //           --ephemeral | --cwd VIRT ...         choose the file system (cli/tree.hpp)
 //   bashkit --host ...                           unsandboxed: the real file system and host programs
+//   bashkit serve [--port N] ...                 the remote sandbox server (cli/serve.hpp)
 //
 // The CLI is a front end: it may read host files (the script named on its command line), open host folders
 // for the file system the flags ask for and, with --host, start host programs (cli/host_exec.hpp); the
@@ -38,6 +39,7 @@
 #include "net/http.hpp"
 #include "cli/host_exec.hpp"
 #include "cli/host_streams.hpp"
+#include "cli/serve.hpp"
 #include "cli/tree.hpp"
 #include "interp/builtin_names.hpp"
 #include "interp/shell.hpp"
@@ -96,7 +98,9 @@ constexpr const char* kUsage =
     "\t\t\t\t\tadd a secret header on the wire; the secret is read from the CLI's\n"
     "\t\t\t\t\tenvironment variable SECRET_NAME and never shown to the script\n"
     "\t--help\t\tshow this help\n"
-    "\t--version\tshow the version\n";
+    "\t--version\tshow the version\n"
+    "Server:\n"
+    "\tbashkit serve ...\tserve the remote sandbox protocol (see 'bashkit serve --help')\n";
 
 enum class Mode { Run, Check, DumpAst, Print, Analyze };
 
@@ -364,6 +368,8 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `bashkit serve ...`: the remote sandbox server (a script named serve runs as `bashkit ./serve`).
+    if (argc > 1 && std::string_view(argv[1]) == "serve") return cli::serve_main(argc - 1, argv + 1);
     Mode mode = Mode::Run;
     std::optional<std::string> command;
     std::optional<std::string> file;
