@@ -546,7 +546,7 @@ MistralSandbox::MistralSandbox(MistralSandboxOptions options, EnvLookup env)
     } else {
         std::vector<std::string> cidrs;
         for (const auto& hp : network_.hosts()) {
-            if (auto ip = net::parse_ip(hp.host)) cidrs.push_back(ip->to_string() + (ip->v6 ? "/128" : "/32"));
+            if (auto ip = net::parse_ip(hp.host)) cidrs.push_back(hp.host + (ip->v6 ? "/128" : "/32"));
         }
         egress_ = EgressPolicy::custom(std::move(cidrs));
     }

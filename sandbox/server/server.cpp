@@ -209,10 +209,10 @@ struct SandboxServer::Impl {
             return fail(res, 400, "bad_request", e.what());
         }
         if (bo.network.kind() != Network::Kind::None && !opts.allow_network)
-            return fail(res, 403, "forbidden",
+            return fail(res, 400, "not_allowed",
                         "network=" + bo.network.describe() + " is not allowed by this server (it was started without --allow-network)");
         if (!bo.header_bindings.empty() && !opts.allow_header_bindings)
-            return fail(res, 403, "forbidden",
+            return fail(res, 400, "not_allowed",
                         "header bindings are not allowed by this server (it was started without --allow-header-bindings)");
         {
             std::lock_guard lock(mu);
@@ -396,6 +396,8 @@ SandboxServer::SandboxServer(SandboxServerOptions options) : impl_(std::make_uni
     if (options.max_ttl_seconds <= 0) throw std::invalid_argument("SandboxServer: max_ttl_seconds must be positive");
     if (options.max_sessions_per_token == 0)
         throw std::invalid_argument("SandboxServer: max_sessions_per_token must be positive");
+    if (!(options.reap_interval_seconds >= 0))
+        throw std::invalid_argument("SandboxServer: reap_interval_seconds must not be negative");
     if (!(options.max_exec_timeout_seconds > 0))
         throw std::invalid_argument("SandboxServer: max_exec_timeout_seconds must be positive");
     impl_->opts = std::move(options);
@@ -424,11 +426,11 @@ bool SandboxServer::serve() {
         std::lock_guard lock(m.reaper_mu);
         m.stopping = false;
     }
-    if (!m.reaper.joinable()) {
+    if (!m.reaper.joinable() && m.opts.reap_interval_seconds > 0) {
         m.reaper = std::thread([&m] {
             std::unique_lock lock(m.reaper_mu);
             while (!m.stopping) {
-                m.reaper_cv.wait_for(lock, std::chrono::seconds(1));
+                m.reaper_cv.wait_for(lock, std::chrono::duration<double>(m.opts.reap_interval_seconds));
                 if (m.stopping) break;
                 lock.unlock();
                 m.reap();
@@ -441,8 +443,10 @@ bool SandboxServer::serve() {
 
 int SandboxServer::start() {
     int p = bind();
-    // Connections made before the thread reaches accept() wait in the listen backlog.
     impl_->listener = std::thread([this] { (void)serve(); });
+    // Wait until it listens, so that a stop() right after start() cannot miss it (connections made before
+    // would wait in the listen backlog anyway).
+    for (int i = 0; i < 5000 && !impl_->http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return p;
 }
 

@@ -41,6 +41,9 @@ struct SandboxServerOptions {
     bool allow_header_bindings = false;    // sessions may ask for GitHubBinding / MistralApiBinding
     interp::ExecutionLimits limits;        // per command (limits.timeout is the exec's timeout)
     vfs::FsLimits fs_limits;
+    // How often the reaper thread deletes expired sessions; 0: no reaper thread (call reap()). Expired
+    // sessions are 404 either way.
+    double reap_interval_seconds = 1;
     // The clock TTLs and idle timeouts are measured with (tests move it forward); empty: steady_clock::now.
     std::function<std::chrono::steady_clock::time_point()> clock;
 };

@@ -586,7 +586,7 @@ TEST(MistralRemote, OversizedRequestIsRefused) {
 }
 
 TEST(MistralRemote, SessionTtlAndIdleTimeout) {
-    Served srv({.max_ttl_seconds = 100});
+    Served srv({.max_ttl_seconds = 100, .reap_interval_seconds = 0});
     MistralSandboxOptions o = srv.options();
     o.ttl_seconds = 1000;  // capped by the server at 100
     MistralSandbox sb(std::move(o), kNoEnv);
@@ -611,8 +611,20 @@ TEST(MistralRemote, SessionTtlAndIdleTimeout) {
     srv.skew->fetch_add(8);
     EXPECT_EQ(srv.server->reap(), 0u);
     srv.skew->fetch_add(3);
-    EXPECT_EQ(srv.server->reap(), 1u);  // what the reaper thread does every second
+    EXPECT_EQ(srv.server->reap(), 1u);  // what the reaper thread does every second (off in this test)
     EXPECT_EQ(srv.server->session_count(), 0u);
+}
+
+TEST(MistralRemote, ReaperThreadDeletesExpiredSessions) {
+    Served srv({.reap_interval_seconds = 0.05});
+    MistralSandboxOptions o = srv.options();
+    o.ttl_seconds = 30;
+    MistralSandbox sb(std::move(o), kNoEnv);
+    SandboxSession s = sb.open();
+    EXPECT_EQ(srv.server->session_count(), 1u);
+    srv.skew->store(31);
+    for (int i = 0; i < 200 && srv.server->session_count() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(srv.server->session_count(), 0u);  // gone without any request for it
 }
 
 TEST(MistralRemote, ServerLimits) {
@@ -628,13 +640,13 @@ TEST(MistralRemote, ServerLimits) {
     net.network = Network::all();
     MistralSandbox with_net(std::move(net), kNoEnv);
     EXPECT_EQ(error_of([&] { with_net.open(); }),
-              "MistralSandbox: creating the sandbox failed (HTTP 403: network=all is not allowed by this server (it was "
+              "MistralSandbox: creating the sandbox failed (HTTP 400: network=all is not allowed by this server (it was "
               "started without --allow-network))");
     MistralSandboxOptions bind = srv.options("token-b");
     bind.header_bindings = {MistralApiBinding{}};
     MistralSandbox with_bind(std::move(bind), kNoEnv);
     EXPECT_EQ(error_of([&] { with_bind.open(); }),
-              "MistralSandbox: creating the sandbox failed (HTTP 403: header bindings are not allowed by this server (it "
+              "MistralSandbox: creating the sandbox failed (HTTP 400: header bindings are not allowed by this server (it "
               "was started without --allow-header-bindings))");
     auto c = srv.client();
     auto r = c.Post("/v1/sessions", bearer("token-b"), "[1, 2]", "application/json");
