@@ -36,6 +36,7 @@ constexpr const char* kServeUsage =
     "\t\t\t\t\tcapped here; expired sessions are deleted\n"
     "\t--max-sessions N\t\tsessions per token (default 32); more get 429\n"
     "\t--max-exec-timeout SECONDS\tlongest command (default 3600)\n"
+    "\t--max-session-bytes N\t\tdata one session's files may hold (default 1073741824)\n"
     "\t--base-dir DIR\t\t\tkeep session trees on disk under DIR (deleted with the session);\n"
     "\t\t\t\t\tdefault: in memory\n"
     "\t--allow-network\t\t\tlet sessions ask for network all or allow(...) (default: none only;\n"
@@ -90,7 +91,7 @@ int serve_main(int argc, char** argv) {
         }
         bool takes = a == "--host" || a == "--port" || a == "--token-file" || a == "--token-env" ||
                      a == "--max-request-bytes" || a == "--max-ttl" || a == "--max-sessions" ||
-                     a == "--max-exec-timeout" || a == "--base-dir";
+                     a == "--max-exec-timeout" || a == "--max-session-bytes" || a == "--base-dir";
         if (!takes) return usage_error("unknown option '" + std::string(a) + "'");
         if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
         std::string v = argv[++i];
@@ -107,6 +108,7 @@ int serve_main(int argc, char** argv) {
         else if (a == "--max-ttl") o.max_ttl_seconds = int64_t(n);
         else if (a == "--max-sessions") o.max_sessions_per_token = size_t(n);
         else if (a == "--max-exec-timeout") o.max_exec_timeout_seconds = n;
+        else if (a == "--max-session-bytes") o.fs_limits.max_total_bytes = uint64_t(n);
         else if (a == "--base-dir") o.base_dir = v;
     }
     if (token_files.empty() && token_envs.empty()) token_envs.push_back("BASHKIT_SERVE_TOKENS");

@@ -694,7 +694,7 @@ TEST(BashkitServe, HelpAndUsageErrors) {
     ProcessResult help = run_process({.argv = {BASHKIT_CLI, "serve", "--help"}, .timeout_seconds = 30});
     EXPECT_EQ(help.exit_code, 0);
     for (const char* flag : {"--host", "--port", "--token-file", "--token-env", "--max-request-bytes", "--max-ttl",
-                             "--max-sessions", "--max-exec-timeout", "--base-dir", "--allow-network",
+                             "--max-sessions", "--max-exec-timeout", "--max-session-bytes", "--base-dir", "--allow-network",
                              "--allow-header-bindings"})
         EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
     ProcessResult bad = run_process({.argv = {BASHKIT_CLI, "serve", "--port", "http"}, .timeout_seconds = 30});
@@ -708,6 +708,20 @@ TEST(BashkitServe, HelpAndUsageErrors) {
     EXPECT_EQ(none.exit_code, 2);
     EXPECT_EQ(none.err, "bashkit serve: no token: pass --token-file FILE or set BASHKIT_SERVE_TOKENS (or the --token-env "
                         "variable)\nTry 'bashkit serve --help' for more information.\n");
+}
+
+// SIGTERM stops it cleanly (status 0); tokens from BASHKIT_SERVE_TOKENS.
+TEST(BashkitServe, StopsOnSigterm) {
+    std::string script = std::string("BASHKIT_SERVE_TOKENS=t1,t2 '") + BASHKIT_CLI +
+                         "' serve --port 0 > out.txt & pid=$!; "
+                         "for i in $(seq 100); do grep -q listening out.txt 2>/dev/null && break; sleep 0.05; done; "
+                         "kill -TERM $pid; wait $pid; echo status=$?; cut -d: -f1-2 out.txt";
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("bashkit-serve-" + random_session_id());
+    fs::create_directories(dir);
+    ProcessResult r = run_process({.argv = {"/bin/sh", "-c", script}, .cwd = dir.string(), .timeout_seconds = 60});
+    EXPECT_EQ(r.out, "status=0\nbashkit serve: listening on http\n") << r.err;
+    fs::remove_all(dir);
 }
 
 // The command itself: started with a token file, it prints its port; MistralSandbox works against it.
