@@ -672,6 +672,26 @@ TEST(MistralRemote, NetworkAllowedByTheServer) {
     EXPECT_NE(r.exit_code, 0);
 }
 
+// With base_dir the session trees are on disk, and deleting a session removes its folder.
+TEST(MistralRemote, ServerSessionsOnDisk) {
+    namespace fs = std::filesystem;
+    fs::path base = fs::temp_directory_path() / ("bashkit-serve-base-" + random_session_id());
+    fs::create_directories(base);
+    {
+        Served srv({.base_dir = base.string()});
+        MistralSandbox sb(srv.options(), kNoEnv);
+        SandboxSession s = sb.open();
+        s.write_file("/workspace/on-disk.txt", "persisted");
+        size_t found = 0;
+        for (const auto& e : fs::recursive_directory_iterator(base))
+            if (e.path().filename() == "on-disk.txt") ++found;
+        EXPECT_EQ(found, 1u);
+        s.close();
+        EXPECT_TRUE(fs::is_empty(base)) << "the session folder is deleted with the session";
+    }
+    fs::remove_all(base);
+}
+
 TEST(SandboxServer, Refusals) {
     EXPECT_EQ(error_of([] { SandboxServer s({}); }), "SandboxServer: at least one token is required");
     EXPECT_EQ(error_of([] { SandboxServer s({.tokens = {""}}); }), "SandboxServer: a token is empty");
