@@ -672,6 +672,94 @@ TEST(MistralRemote, NetworkAllowedByTheServer) {
     EXPECT_NE(r.exit_code, 0);
 }
 
+// A fake service: creates answer `create_status`; the status probe says "starting" `starting` times, then
+// "ready"; counts the probes and deletes.
+struct FakeService {
+    httplib::Server http;
+    std::thread thread;
+    int port = 0;
+    int create_status = 201;
+    std::atomic<int> starting{0}, probes{0}, deletes{0};
+    FakeService() {
+        http.Post("/v1/sessions", [this](const httplib::Request&, httplib::Response& res) {
+            res.status = create_status;
+            res.set_content(create_status == 201 ? R"({"id": "sbx-fake", "status": "starting"})" : R"({"error": "no"})",
+                            "application/json");
+        });
+        http.Get("/v1/sessions/sbx-fake", [this](const httplib::Request&, httplib::Response& res) {
+            ++probes;
+            res.set_content(starting-- > 0 ? R"({"status": "starting"})" : R"({"status": "ready"})", "application/json");
+        });
+        http.Delete("/v1/sessions/sbx-fake", [this](const httplib::Request&, httplib::Response& res) {
+            ++deletes;
+            res.status = 204;
+        });
+        port = http.bind_to_any_port("127.0.0.1");
+        thread = std::thread([this] { http.listen_after_bind(); });
+    }
+    ~FakeService() {
+        while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        http.stop();
+        thread.join();
+    }
+    MistralSandboxOptions options() const {
+        MistralSandboxOptions o;
+        o.endpoint = "http://127.0.0.1:" + std::to_string(port);
+        o.api_token = "t";
+        o.readiness_interval_seconds = 0.01;
+        return o;
+    }
+};
+
+TEST(MistralRemote, ReadinessProbes) {
+    {
+        FakeService svc;
+        svc.starting = 3;
+        MistralSandboxOptions o = svc.options();
+        o.readiness_max_retries = 3;  // the first probe and 3 retries: the 4th sees "ready"
+        MistralSandbox sb(std::move(o), kNoEnv);
+        SandboxSession s = sb.open();
+        EXPECT_EQ(svc.probes, 4);
+        EXPECT_EQ(s.location(), "sbx-fake");
+    }
+    {
+        FakeService svc;
+        svc.starting = 100;
+        MistralSandboxOptions o = svc.options();
+        o.readiness_max_retries = 2;
+        MistralSandbox sb(std::move(o), kNoEnv);
+        EXPECT_EQ(error_of([&] { sb.open(); }), "MistralSandbox: sandbox 'sbx-fake' is not ready (status 'starting')");
+        EXPECT_EQ(svc.probes, 3);
+        EXPECT_EQ(svc.deletes, 1);  // the sandbox that never became ready is deleted
+    }
+    {
+        FakeService svc;
+        svc.starting = 100;
+        MistralSandboxOptions o = svc.options();
+        o.readiness_interval_seconds = 0.2;
+        o.wait_ready_timeout_seconds = 0.5;  // bounds the whole wait, whatever readiness_max_retries says
+        MistralSandbox sb(std::move(o), kNoEnv);
+        EXPECT_EQ(error_of([&] { sb.open(); }), "MistralSandbox: sandbox 'sbx-fake' is not ready (status 'starting')");
+        EXPECT_LE(svc.probes, 3);
+    }
+}
+
+TEST(MistralRemote, CreateRefusedByTheService) {
+    for (int status : {401, 403}) {
+        FakeService svc;
+        svc.create_status = status;
+        MistralSandbox sb(svc.options(), kNoEnv);
+        EXPECT_EQ(error_of([&] { sb.open(); }),
+                  "Mistral Cloud refused to create the sandbox (HTTP " + std::to_string(status) +
+                      "). Check that the API token is valid and that its role may create sandboxes (a workspace role "
+                      "with the sandbox create permission, such as Admin or Developer).");
+    }
+    FakeService svc;
+    svc.create_status = 503;
+    MistralSandbox sb(svc.options(), kNoEnv);
+    EXPECT_EQ(error_of([&] { sb.open(); }), "MistralSandbox: creating the sandbox failed (HTTP 503: no)");
+}
+
 // With base_dir the session trees are on disk, and deleting a session removes its folder.
 TEST(MistralRemote, ServerSessionsOnDisk) {
     namespace fs = std::filesystem;
