@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "ext_common.hpp"
 #include "sandbox/bashkit_sandbox.hpp"
@@ -149,6 +152,25 @@ TEST(StreamingSandbox, BashkitSandboxStreams) {
     EXPECT_EQ(rec2.joined(false), "first\n");
     EXPECT_EQ(rec2.texts(true).front(), "warn\n");
     EXPECT_EQ(r.stderr_, rec2.joined(true));
+}
+
+TEST(StreamingSandbox, DangerousLocalSandboxStreamsFromThePipes) {
+    if (access("/bin/bash", X_OK) != 0) GTEST_SKIP() << "no /bin/bash";
+    std::string ws = (std::filesystem::temp_directory_path() / ("bashkit-ext-stream-" + sandbox::random_session_id())).string();
+    std::filesystem::create_directories(ws);
+    {
+        sandbox::DangerousLocalSandbox sb({.workspace = ws, .delete_on_cleanup = true});
+        sandbox::SandboxSession s = sb.open();
+        Recorder rec;
+        sandbox::SandboxExecutionResult r = s.execute(kLoop, std::nullopt, rec.callbacks());
+        Clock::time_point end = Clock::now();
+        EXPECT_EQ(r.stdout_, "1\n2\n3\n");
+        EXPECT_EQ(rec.joined(false), r.stdout_);
+        ASSERT_FALSE(rec.chunks.empty());
+        EXPECT_EQ(rec.chunks[0].text, "1\n");
+        EXPECT_GE(ms_before(rec.chunks[0].at, end), 150);
+    }
+    std::filesystem::remove_all(ws);
 }
 
 TEST(StreamingSandbox, OtherTypesDeliverAtTheEnd) {
