@@ -106,16 +106,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"greet x y | upper | sort -r", "HELLO Y\nHELLO X\n"},
         Case{"seq 3 | upper | wc -l", "3\n"},
         Case{"yes abc | upper | head -n 2", "ABC\nABC\n"},
-        Case{"greet | upper; echo \"${PIPESTATUS[*]}\"", "0 0\n"},  // greet's message went to stderr
-        Case{"greet 2>&1 | upper; echo \"${PIPESTATUS[*]}\"", "BASHKIT: MISSING NAME\n2 0\n"},
+        Case{"greet | upper; echo \"${PIPESTATUS[*]}\"", "2 0\n"},  // greet's message went to stderr
+        Case{"greet 2>&1 | upper; echo \"${PIPESTATUS[*]}\"", "GREET: MISSING NAME\n2 0\n"},
         Case{"set -o pipefail; greet 2>/dev/null | upper; echo $?", "2\n"},
         // redirections
         Case{"greet a > out.txt; greet b >> out.txt; cat out.txt", "hello a\nhello b\n"},
         Case{"echo low > in.txt; upper < in.txt", "LOW\n"},
         Case{"upper <<< 'here string'", "HERE STRING\n"},
         Case{"upper <<'EOF'\nhere doc\nEOF", "HERE DOC\n"},
-        Case{"greet 2> err.txt; echo $?; cat err.txt", "2\nbashkit: missing name\n"},
-        Case{"{ greet a; greet; } > all.txt 2>&1; cat all.txt", "hello a\nbashkit: missing name\n"},
+        Case{"greet 2> err.txt; echo $?; cat err.txt", "2\ngreet: missing name\n"},
+        Case{"{ greet a; greet; } > all.txt 2>&1; cat all.txt", "hello a\ngreet: missing name\n"},
         Case{"upper < <(greet proc)", "HELLO PROC\n"},
         Case{"x=$(greet sub | upper); echo \"[$x]\"", "[HELLO SUB]\n"},
         // arguments from files, the cwd, the FileSystem
@@ -157,7 +157,7 @@ TEST(CustomCommand, ErrorsGoToStderr) {
     interp::ExecResult r = s.sh.run("greet");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
-    EXPECT_EQ(r.err, "bashkit: missing name\n");  // ctx.error writes "argv0: message"
+    EXPECT_EQ(r.err, "greet: missing name\n");  // ctx.error writes "argv0: message"
 }
 
 TEST(CustomCommand, RefusesBuiltinAndUtilityNamesUnlessReplaced) {
@@ -211,7 +211,7 @@ TEST(CustomCommand, BelongsToOneSession) {
     EXPECT_EQ(a.run("greet a").out, "hello a\n");
     interp::ExecResult r = b.run("greet b");
     EXPECT_EQ(r.exit_code, 127);
-    EXPECT_EQ(r.err, "bashkit: greet: command not found\n");
+    EXPECT_EQ(r.err, "bashkit: line 1: greet: command not found\n");
     EXPECT_EQ(builtins::all_utilities().find("greet"), nullptr);
     // A replacement in one session leaves the other's utility alone.
     a.add_command("wc", "", [](CommandContext& ctx) { return ctx.out.write("fake\n").ok() ? 0 : 1; }, true);
@@ -259,7 +259,7 @@ TEST(CustomCommandSandbox, FromOptionsAndPerSession) {
     EXPECT_EQ(s1.execute("timeout 0.2 greet t").stdout_, "hello t\n");
     sandbox::SandboxExecutionResult r = s2.execute("upper");
     EXPECT_EQ(r.exit_code, 127);
-    EXPECT_EQ(r.stderr_, "bashkit: upper: command not found\n");
+    EXPECT_EQ(r.stderr_, "bashkit: line 1: upper: command not found\n");
     EXPECT_EQ(s2.execute("greet only-options").stdout_, "hello only-options\n");
     // The tools of the session reach it too (bash tool).
     nlohmann::json t = s1.call_tool("bash", {{"command", "greet tool | upper"}});
