@@ -64,7 +64,7 @@ int main() {
         {"mkdir -p q && touch q/T-1 && cd q && find . -type f -exec basename {} \\; | xargs ticket | rot13",
          "G-1 bcra    ybtva cntr oebxra\n"},
         {"timeout 5 ticket T-2 > saved.txt && rot13 < saved.txt | rot13", "T-2 closed  typo in README\n"},
-        {"ticket T-9 2>&1; echo \"status $?\"", "bashkit: T-9: no such ticket\nstatus 1\n"},
+        {"ticket T-9 2>&1; echo \"status $?\"", "ticket: T-9: no such ticket\nstatus 1\n"},
         {"help rot13", "rot13: rot13 : rotate letters by 13 (stdin to stdout)\n"},
     };
     int failures = 0;
