@@ -163,7 +163,7 @@ void state_from_json(std::string_view text, ShellState& out) {
         for (const json& e : member(j, "variables", json::value_t::array)) {
             if (!e.is_object()) bad("a variable is not an object");
             std::string name = member(e, "name", json::value_t::string).get<std::string>();
-            if (name.empty()) bad("a variable has no name");
+            if (!valid_name(name)) bad("variable name '" + name + "' is not valid");
             Var& v = st.vars.global(name);
             if (v.dyn != DynVar::None) continue;
             v.attrs = parse_attr_letters(member(e, "attrs", json::value_t::string).get<std::string>());

@@ -134,6 +134,21 @@ TEST(State, IncompatibleSnapshotsAreRefused) {
     EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }),
               "restore_state: function f: its source is not one function definition");
     broken = json::parse(a.sh.save_state());
+    broken["variables"].push_back({{"name", "a b"}, {"attrs", ""}, {"set", true}, {"value", "x"}});
+    EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }), "restore_state: variable name 'a b' is not valid");
+    broken = json::parse(a.sh.save_state());
+    broken["variables"].push_back({{"name", "v"}, {"attrs", "aZ"}, {"set", true}, {"indexed", json::array()}});
+    EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }), "restore_state: unknown variable attribute 'Z'");
+    broken = json::parse(a.sh.save_state());
+    broken["variables"].push_back({{"name", "v"}, {"attrs", "a"}, {"set", true}, {"indexed", json::array({json::array({"x", "y"})})}});
+    EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }), "restore_state: array v: expected [index, value] pairs");
+    broken = json::parse(a.sh.save_state());
+    broken.erase("cwd");
+    EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }), "restore_state: the snapshot has no 'cwd'");
+    broken = json::parse(a.sh.save_state());
+    broken["umask"] = "022";
+    EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }), "restore_state: 'umask' has the wrong type");
+    broken = json::parse(a.sh.save_state());
     broken["options"]["set"]["nosuchoption"] = true;
     EXPECT_EQ(error_of([&] { b.sh.restore_state(broken.dump()); }), "restore_state: set option nosuchoption: unknown");
     // Each refusal left the session as it was.
