@@ -74,11 +74,10 @@ public:
     bool writable() const override { return true; }
     std::string describe() const override { return "pipe"; }
     IoResult write(std::string_view data) override {
+        // One lock around both, so the chunks reach the callback in the order the result holds them.
+        std::lock_guard lock(mu_);
         IoResult r = sink_.write(data);
-        if (fn_ && !data.empty()) {
-            std::lock_guard lock(mu_);
-            fn_(data);
-        }
+        if (fn_ && !data.empty()) fn_(data);
         return r;
     }
     StringSink& sink() { return sink_; }

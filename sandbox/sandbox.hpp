@@ -126,7 +126,8 @@ public:
 
     // Registers a command in this session only (BashkitSandbox; see CustomCommand). Throws
     // std::invalid_argument for a refused name, SandboxError when the session is not open or its type has
-    // no custom commands.
+    // no custom commands. Like save_state and restore_state, it waits for an execute() in progress: do not
+    // call these from inside a command or an output callback of the same session.
     void add_command(CustomCommand command);
     // Snapshot and resume (BashkitSandbox): the shell state (variables, functions, aliases, options, traps,
     // cwd, directory stack) as JSON text, and restoring it into a session - this one, or another one later,
