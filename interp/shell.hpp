@@ -11,6 +11,11 @@
 // traps, aliases and background jobs persist from one run() to the next, as in an interactive shell. An
 // EXIT trap runs when a script calls `exit` and when the session is destroyed.
 //
+// Embedder extensions:
+//   sh.add_command("ticket", "ticket ID : show a ticket", [](CommandContext& ctx) { ... return 0; });
+//   sh.run("ticket 7 | grep open", {}, {.on_stdout = [](std::string_view chunk) { show(chunk); }});
+//   std::string snap = sh.save_state();        // JSON; later, in a new Shell: other.restore_state(snap)
+//
 // Thread-safety: one run() at a time per Shell (calls from several threads are serialised); cancel() may
 // be called from any thread.
 #pragma once
