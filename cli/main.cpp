@@ -13,6 +13,9 @@
 //           --ephemeral | --cwd VIRT ...         choose the file system (cli/tree.hpp)
 //   bashkit --host ...                           unsandboxed: the real file system and host programs
 //   bashkit serve [--port N] ...                 the remote sandbox server (cli/serve.hpp)
+//   bashkit --load-state FILE | --save-state FILE ...  resume the shell state a previous run saved (variables,
+//                                                functions, aliases, options, traps, cwd, dir stack), and/or
+//                                                save it when the script ends (before the EXIT trap)
 //
 // The CLI is a front end: it may read host files (the script named on its command line), open host folders
 // for the file system the flags ask for and, with --host, start host programs (cli/host_exec.hpp); the
@@ -96,6 +99,10 @@ constexpr const char* kUsage =
     "\t--header-binding HOST,HEADER,SECRET_NAME[,PATH_PREFIX[,PREFIX[,SUFFIX]]]\n"
     "\t\t\t\t\tadd a secret header on the wire; the secret is read from the CLI's\n"
     "\t\t\t\t\tenvironment variable SECRET_NAME and never shown to the script\n"
+    "Shell state:\n"
+    "\t--load-state FILE\tbefore running, restore the shell state (variables, functions, aliases,\n"
+    "\t\t\t\toptions, traps, cwd, directory stack, $0 and arguments) saved in FILE\n"
+    "\t--save-state FILE\tafter running (before the EXIT trap), save the shell state to FILE as JSON\n"
     "\t--help\t\tshow this help\n"
     "\t--version\tshow the version\n"
     "Server:\n"
@@ -209,6 +216,8 @@ struct RunConfig {
     NetworkFlags net;
     cli::FsFlags fs;
     bool host_utilities = false;  // --host-utilities
+    std::string load_state;       // --load-state FILE
+    std::string save_state;       // --save-state FILE
 };
 
 // --host: the caller's own user, host name and process ids instead of the virtual ones.
@@ -300,8 +309,39 @@ struct Session {
           http(make_client(network(cfg))),
           shell(*tree.fs, filled(registry, cfg), options(tree, cfg, std::move(name), std::move(args), http.get())) {}
 
-    // Ends the session like bash exiting: the EXIT trap runs and may change the status.
-    int finish(int status) {
+    // --load-state: false (a message printed) when the file cannot be read or is not a usable snapshot.
+    bool load(const RunConfig& cfg) {
+        if (cfg.load_state.empty()) return true;
+        std::ifstream f(cfg.load_state, std::ios::binary);
+        if (!f) {
+            std::cerr << "bashkit: --load-state: " << cfg.load_state << ": " << std::strerror(errno) << "\n";
+            return false;
+        }
+        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        try {
+            shell.restore_state(text);
+        } catch (const interp::StateError& e) {
+            std::cerr << "bashkit: --load-state: " << cfg.load_state << ": " << e.what() << "\n";
+            return false;
+        }
+        return true;
+    }
+    // --save-state: false (a message printed) when the file cannot be written.
+    bool save(const RunConfig& cfg) {
+        if (cfg.save_state.empty()) return true;
+        std::ofstream f(cfg.save_state, std::ios::binary | std::ios::trunc);
+        if (f) f << shell.save_state() << "\n";
+        if (!f) {
+            std::cerr << "bashkit: --save-state: " << cfg.save_state << ": " << std::strerror(errno) << "\n";
+            return false;
+        }
+        return true;
+    }
+
+    // Ends the session like bash exiting: the EXIT trap runs and may change the status. The state is saved
+    // first (--save-state).
+    int finish(int status, const RunConfig& cfg) {
+        if (!save(cfg) && status == 0) status = 1;
         if (shell.exited()) return status;
         interp::ExecResult r = shell.close();
         if (!r.out.empty()) out.write(r.out);
@@ -340,6 +380,7 @@ bool complete(const std::string& text, const sx::ParseOptions& opts, std::option
 // bash reading a script from stdin: statement by statement, each run before the next is read.
 int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg) {
     Session session(std::move(tree), "bashkit", {}, cfg);
+    if (!session.load(cfg)) return 2;
     std::string buffer, line;
     uint32_t line_base = 0;  // lines consumed before `buffer`, for messages
     int status = 0;
@@ -354,14 +395,14 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
             sx::ParseError e = error ? *error : *sx::parse(buffer, opts).error;
             e.pos.line += line_base;
             std::cerr << e.format("bashkit") << "\n";
-            return session.finish(2);
+            return session.finish(2, cfg);
         }
         status = session.shell.run(buffer, session.in, session.out, session.err);
-        if (session.shell.exited()) return status;
+        if (session.shell.exited()) return session.finish(status, cfg);
         for (char c : buffer) line_base += c == '\n';
         buffer.clear();
     }
-    return session.finish(status);
+    return session.finish(status, cfg);
 }
 
 // `bashkit serve ...` runs the program bashkit-serve built and installed beside bashkit (cli/serve.hpp). The
@@ -483,6 +524,11 @@ int main(int argc, char** argv) {
             } else {
                 fsflags.instance = v;
             }
+        } else if (a == "--load-state" || a == "--save-state") {
+            if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
+            std::string v = argv[++i];
+            if (v.empty()) return usage_error(std::string(a) + ": the value must not be empty");
+            (a == "--load-state" ? cfg.load_state : cfg.save_state) = v;
         } else if (a == "--ephemeral") {
             fsflags.ephemeral = true;
         } else if (a == "--host") {
@@ -581,6 +627,7 @@ int main(int argc, char** argv) {
     std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
     if (command && !rest.empty()) rest.erase(rest.begin());
     Session session(std::move(*tree), name, std::move(rest), cfg);
+    if (!session.load(cfg)) return 2;
     int status = session.shell.run(src.text, session.in, session.out, session.err);
-    return session.finish(status);
+    return session.finish(status, cfg);
 }

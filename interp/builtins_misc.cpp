@@ -559,7 +559,7 @@ std::string Exec::describe_command(std::string_view name, bool& found, int mode)
         print_function(*fn->second, out);
         return out;
     }
-    if (find_builtin(name)) {
+    if (find_builtin(name) && !s_.find_custom(name)) {
         if (mode == 1) return "builtin\n";
         if (mode == 2) return n + "\n";
         return n + " is a shell builtin\n";
@@ -568,7 +568,7 @@ std::string Exec::describe_command(std::string_view name, bool& found, int mode)
     if (name.find('/') != std::string_view::npos) {
         auto st = s_.fs.stat(abs_path(name));
         if (st && st->is_regular() && (st->mode & 0111)) path = n;
-    } else if (s_.registry.find(name) || name == "bash" || name == "sh") {
+    } else if (s_.find_utility(name) || name == "bash" || name == "sh") {
         path = "/usr/bin/" + n;
         auto st = s_.fs.stat(path);
         if (!st) {
@@ -624,7 +624,7 @@ int Exec::b_type(std::vector<std::string>& a) {
                 st_.aliases.count(a[i])) {
                 found = true;
             } else {
-                std::string p = s_.registry.find(a[i]) ? "/usr/bin/" + a[i] : find_in_path(a[i]);
+                std::string p = s_.find_utility(a[i]) ? "/usr/bin/" + a[i] : find_in_path(a[i]);
                 if (!p.empty()) {
                     found = true;
                     d = p + "\n";
@@ -1282,7 +1282,7 @@ int Exec::b_hash(std::vector<std::string>& a) {
             continue;
         }
         if (find_builtin(a[i]) || st_.funcs.count(a[i])) continue;
-        if (s_.registry.find(a[i])) continue;
+        if (s_.find_utility(a[i])) continue;
         std::string p = find_in_path(a[i]);
         if (p.empty()) {
             builtin_error("hash", a[i] + ": not found");
@@ -1297,10 +1297,10 @@ int Exec::b_help(std::vector<std::string>& a) {
     if (a.size() == 1) {
         out = "bashkit shell builtins (bash 5.2 compatible). Type `help name' for more about `name'.\n\n";
         for (const auto& b : builtins()) out += std::string(" ") + b.help + "\n";
-        std::vector<std::string> names = s_.registry.names();
+        std::vector<std::string> names = s_.utility_names();
         if (!names.empty()) {
             out += "\nUtilities:\n";
-            for (const auto& n : names) out += " " + s_.registry.find(n)->help + "\n";
+            for (const auto& n : names) out += " " + s_.find_utility(n)->help + "\n";
         }
         write_out(out);
         return 0;
@@ -1316,7 +1316,7 @@ int Exec::b_help(std::vector<std::string>& a) {
             }
         }
         if (!any) {
-            if (const RegisteredCommand* rc = s_.registry.find(a[i])) {
+            if (const RegisteredCommand* rc = s_.find_utility(a[i])) {
                 out += rc->name + ": " + rc->help + "\n";
                 any = true;
             }
@@ -1513,7 +1513,7 @@ int Exec::b_compgen(std::vector<std::string>& a) {
             for (const auto& b : builtins()) cands.emplace_back(b.name);
             for (const auto& [k, v] : st_.funcs) cands.push_back(k);
             for (const char* k : kKeywords) cands.emplace_back(k);
-            for (const auto& n : s_.registry.names()) cands.push_back(n);
+            for (const auto& n : s_.utility_names()) cands.push_back(n);
         } else if (act == "file" || act == "f" || act == "directory" || act == "d") {
             bool dirs_only = act == "directory" || act == "d";
             std::string dir = ".", base;

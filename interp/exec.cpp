@@ -1177,8 +1177,9 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         auto it = st_.funcs.find(name);
         if (it != st_.funcs.end()) fn = it->second;
     }
-    if (!fn) bi = find_builtin(name);
-    if (!fn && !bi && !only_builtins) rc = s_.registry.find(name);
+    if (!fn && !only_builtins) rc = s_.find_custom(name);
+    if (!fn && !rc) bi = find_builtin(name);
+    if (!fn && !bi && !rc && !only_builtins) rc = s_.registry.find(name);
 
     if (fn || bi) {
         // Temporary assignments live in a scope of their own around the command.
@@ -1405,7 +1406,7 @@ int Exec::run_script_file(const std::string& path, std::vector<std::string>& arg
             rest = base.size() < rest.size() ? rest.substr(base.size() + 1) : std::string_view{};
         }
         if (!base.empty() && base != "bash" && base != "sh" && base != "dash" && base != "bashkit") {
-            const RegisteredCommand* rc = s_.registry.find(base);
+            const RegisteredCommand* rc = s_.find_utility(base);
             if (!rc) {
                 error(argv[0] + ": " + std::string(interp) + ": bad interpreter: No such file or directory");
                 return 126;
@@ -1647,6 +1648,7 @@ CommandKind Exec::find_command(std::string_view name, bool with_functions, std::
     if (name.empty()) return CommandKind::none;
     std::string n(name);
     if (with_functions && st_.funcs.count(n)) return CommandKind::function;
+    if (s_.find_custom(name)) return CommandKind::utility;
     if (find_builtin(name)) return CommandKind::builtin;
     if (s_.registry.find(name) || name == "bash" || name == "sh") return CommandKind::utility;
     std::string p;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -186,6 +187,28 @@ struct Session {
     std::atomic<uint32_t> live_threads{0};
 
     int64_t new_pid() { return next_pid.fetch_add(1, std::memory_order_relaxed); }
+
+    // Commands the embedder registered on this session only (Shell::add_command): looked up after
+    // functions and before shell builtins and the shared registry. An entry is never freed while the session
+    // lives (a replaced or removed one is retired), so a pointer from find_custom stays valid while another
+    // thread registers.
+    mutable std::shared_mutex custom_mu;
+    std::atomic<bool> has_custom{false};
+    std::map<std::string, std::shared_ptr<const RegisteredCommand>, std::less<>> custom;
+    std::vector<std::shared_ptr<const RegisteredCommand>> retired;
+    const RegisteredCommand* find_custom(std::string_view name) const {
+        if (!has_custom.load(std::memory_order_acquire)) return nullptr;
+        std::shared_lock lock(custom_mu);
+        auto it = custom.find(name);
+        return it == custom.end() ? nullptr : it->second.get();
+    }
+    // A session command, else a utility of the shared registry.
+    const RegisteredCommand* find_utility(std::string_view name) const {
+        if (const RegisteredCommand* c = find_custom(name)) return c;
+        return registry.find(name);
+    }
+    // Names of both, sorted, without duplicates.
+    std::vector<std::string> utility_names() const;
 };
 
 // A field of word expansion before pathname expansion.
@@ -472,7 +495,7 @@ public:
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);
     int declare_impl(std::vector<std::string>& argv, std::string_view cmd, bool local_mode);
     void print_declare(std::string_view name, const Var& v, std::string& out);
-    void print_function(const Function& f, std::string& out);
+    static void print_function(const Function& f, std::string& out);
     bool cd_to(const std::string& target, bool physical, bool print);
     std::string describe_command(std::string_view name, bool& found, int mode);
     int do_getopts(std::string_view optstring, std::string_view varname, const std::vector<std::string>& args);

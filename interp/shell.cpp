@@ -2,6 +2,7 @@
 // the caller's thread and evaluates on the session's thread.
 #include "interp/shell.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 #include "interp/exec.hpp"
 #include "interp/fiber.hpp"
+#include "interp/state.hpp"
 
 namespace bashkit::interp {
 
@@ -63,7 +65,50 @@ private:
     bool input_;
 };
 
+// Collects output like StringSink and hands every write to a callback as it happens. The mutex is shared by
+// the stdout and stderr sinks of one run, so callbacks never run at once.
+class StreamingSink : public ByteStream {
+public:
+    StreamingSink(size_t cap, const std::function<void(std::string_view)>& fn, std::mutex& mu)
+        : sink_(cap), fn_(fn), mu_(mu) {}
+    bool writable() const override { return true; }
+    std::string describe() const override { return "pipe"; }
+    IoResult write(std::string_view data) override {
+        // One lock around both, so the chunks reach the callback in the order the result holds them.
+        std::lock_guard lock(mu_);
+        IoResult r = sink_.write(data);
+        if (fn_ && !data.empty()) fn_(data);
+        return r;
+    }
+    StringSink& sink() { return sink_; }
+
+private:
+    StringSink sink_;
+    const std::function<void(std::string_view)>& fn_;
+    std::mutex& mu_;
+};
+
+bool reserved_word(std::string_view n) {
+    static constexpr std::string_view kWords[] = {"!", "[[", "]]", "{", "}", "case", "coproc", "do", "done",
+                                                  "elif", "else", "esac", "fi", "for", "function", "if", "in",
+                                                  "select", "then", "time", "until", "while"};
+    for (std::string_view w : kWords)
+        if (n == w) return true;
+    return false;
+}
+
 }  // namespace
+
+std::vector<std::string> Session::utility_names() const {
+    std::vector<std::string> names = registry.names();
+    {
+        std::shared_lock lock(custom_mu);
+        for (const auto& [n, c] : custom) names.push_back(n);
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
 
 class ShellImpl {
 public:
@@ -321,6 +366,66 @@ ExecResult Shell::run(std::string_view script, std::string_view stdin_data) {
     return r;
 }
 
+ExecResult Shell::run(std::string_view script, std::string_view stdin_data, const OutputCallbacks& callbacks) {
+    StringSource in{std::string(stdin_data)};
+    std::mutex mu;
+    StreamingSink out(impl_->session.limits.max_output_bytes, callbacks.on_stdout, mu);
+    StreamingSink err(impl_->session.limits.max_output_bytes, callbacks.on_stderr, mu);
+    ExecResult r;
+    r.exit_code = impl_->run(script, "bashkit", in, out, err);
+    r.out_truncated = out.sink().truncated();
+    r.err_truncated = err.sink().truncated();
+    r.out = out.sink().take();
+    r.err = err.sink().take();
+    return r;
+}
+
+void Shell::check_command_name(std::string_view name, const CommandRegistry& registry, bool replace) {
+    std::string n(name);
+    auto refuse = [&](const std::string& why) { throw std::invalid_argument("add_command: " + why); };
+    if (n.empty()) refuse("the command name is empty");
+    for (unsigned char c : n) {
+        if (c <= ' ' || c == '/' || c == '=' || c == '$' || c == '`' || c == '\\' || c == '"' || c == '\'' ||
+            c == ';' || c == '&' || c == '|' || c == '<' || c == '>' || c == '(' || c == ')' || c == 0x7f)
+            refuse("'" + n + "' is not a valid command name");
+    }
+    if (reserved_word(n)) refuse("'" + n + "' is a shell keyword");
+    if (const Exec::BuiltinInfo* b = Exec::find_builtin(n)) {
+        if (b->special || b->declaration) refuse("'" + n + "' is a special shell builtin and cannot be replaced");
+        if (!replace) refuse("'" + n + "' is a shell builtin; pass replace=true to override it");
+    }
+    if (!replace && (registry.find(n) || n == "bash" || n == "sh"))
+        refuse("'" + n + "' is a built-in utility; pass replace=true to override it");
+}
+
+void Shell::add_command(std::string name, std::string help, CommandFn fn, bool replace) {
+    if (!fn) throw std::invalid_argument("add_command: '" + name + "': no function given");
+    Session& s = impl_->session;
+    check_command_name(name, s.registry, replace);
+    auto refuse = [&](const std::string& why) { throw std::invalid_argument("add_command: " + why); };
+    auto cmd = std::make_shared<const RegisteredCommand>(RegisteredCommand{name, std::move(help), std::move(fn)});
+    std::unique_lock lock(s.custom_mu);
+    auto it = s.custom.find(name);
+    if (it != s.custom.end()) {
+        if (!replace) refuse("'" + name + "' is already registered in this session; pass replace=true to override it");
+        s.retired.push_back(std::move(it->second));
+        it->second = std::move(cmd);
+    } else {
+        s.custom.emplace(std::move(name), std::move(cmd));
+    }
+    s.has_custom.store(true, std::memory_order_release);
+}
+
+bool Shell::remove_command(std::string_view name) {
+    Session& s = impl_->session;
+    std::unique_lock lock(s.custom_mu);
+    auto it = s.custom.find(name);
+    if (it == s.custom.end()) return false;
+    s.retired.push_back(std::move(it->second));
+    s.custom.erase(it);
+    return true;
+}
+
 int Shell::run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err) {
     return impl_->run(script, "bashkit", in, out, err);
 }
@@ -367,6 +472,16 @@ void Shell::set_var(std::string_view name, std::string_view value, bool exported
     v.str = std::string(value);
     v.set = true;
     if (exported) v.attrs |= kAttrExport;
+}
+
+std::string Shell::save_state() const {
+    std::lock_guard run_lock(impl_->run_mu);
+    return state_to_json(impl_->state);
+}
+
+void Shell::restore_state(std::string_view json) {
+    std::lock_guard run_lock(impl_->run_mu);
+    state_from_json(json, impl_->state);
 }
 
 std::string Shell::cwd() const { return impl_->state.cwd; }

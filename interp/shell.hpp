@@ -11,13 +11,20 @@
 // traps, aliases and background jobs persist from one run() to the next, as in an interactive shell. An
 // EXIT trap runs when a script calls `exit` and when the session is destroyed.
 //
+// Embedder extensions:
+//   sh.add_command("ticket", "ticket ID : show a ticket", [](CommandContext& ctx) { ... return 0; });
+//   sh.run("ticket 7 | grep open", {}, {.on_stdout = [](std::string_view chunk) { show(chunk); }});
+//   std::string snap = sh.save_state();        // JSON; later, in a new Shell: other.restore_state(snap)
+//
 // Thread-safety: one run() at a time per Shell (calls from several threads are serialised); cancel() may
 // be called from any thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +60,25 @@ struct ExecResult {
     bool err_truncated = false;
 };
 
+// Receives output as it is written, before the command ends (an agent UI showing progress). A chunk is one
+// write of the script (a line of `echo`, a buffer of `cat`); chunks of one stream arrive in order, and calls
+// are serialised (never two at once), from the session's threads: keep the callback short and do not call
+// back into the Shell from it. What the limits cut from the result (max_output_bytes) is still streamed.
+struct OutputCallbacks {
+    std::function<void(std::string_view)> on_stdout;
+    std::function<void(std::string_view)> on_stderr;
+};
+
+// A saved shell state (Shell::save_state) that restore_state cannot use: not JSON, not a snapshot, or
+// written by an incompatible version.
+class StateError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The version written into snapshots; restore_state refuses any other.
+inline constexpr int kStateVersion = 1;
+
 class ShellImpl;
 
 class Shell {
@@ -64,6 +90,9 @@ public:
 
     // Runs a script; stdout and stderr are collected (up to limits.max_output_bytes each).
     ExecResult run(std::string_view script, std::string_view stdin_data = {});
+    // The same, with stdout and stderr also streamed to the callbacks as they are written (either may be
+    // empty); the result still holds the whole (capped) output.
+    ExecResult run(std::string_view script, std::string_view stdin_data, const OutputCallbacks& callbacks);
     // Runs a script with caller-provided streams (the CLI streams to its own stdout). Returns the status.
     int run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err);
     // Runs a script given as a file path in the FileSystem (`bashkit FILE`), with $0 set to the path.
@@ -84,6 +113,31 @@ public:
     std::string get_var(std::string_view name) const;  // "" when unset
     void set_var(std::string_view name, std::string_view value, bool exported = false);
     std::string cwd() const;
+
+    // Custom commands: registers `name` for this session only (other sessions over the same registry never
+    // see it). It runs like a utility of the registry: it gets the same CommandContext (argv, streams, the
+    // session's FileSystem and cwd, the exported environment, limits, cancel token) and takes part in
+    // pipelines, redirections, xargs, find -exec, timeout, env, command and type. It is found after shell
+    // functions and before shell builtins and the registry. Throws std::invalid_argument when the name is
+    // not a valid command name, is a shell keyword or special builtin (break, export, set, ...: never
+    // replaceable), or is already a shell builtin, a utility of the registry or a command of this session,
+    // unless replace is true.
+    void add_command(std::string name, std::string help, CommandFn fn, bool replace = false);
+    // The checks of add_command against a registry, without a session (throws std::invalid_argument).
+    static void check_command_name(std::string_view name, const CommandRegistry& registry, bool replace);
+    // Removes a command added by add_command; false when there was none.
+    bool remove_command(std::string_view name);
+
+    // Snapshot and resume: the shell state as JSON text - variables with their attributes (indexed and
+    // associative arrays, integer, export, readonly, ...), functions (as source), aliases, set -o and shopt
+    // options, traps, the cwd and the directory stack, $0 and the positional parameters. Not saved: files
+    // (they live in the FileSystem), background jobs, open descriptors, session commands, the environment
+    // of the host. Waits for a run in progress.
+    std::string save_state() const;
+    // Restores a snapshot into this session (normally a fresh one), replacing its variables, functions,
+    // aliases, options, traps and directories. Throws StateError (nothing changed) when the text is not a
+    // snapshot or its version is not kStateVersion.
+    void restore_state(std::string_view json);
 
     const ExecutionLimits& limits() const;
     // Changes limits().timeout for the following run() calls (0 disables); waits for a run in progress.

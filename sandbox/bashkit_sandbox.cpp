@@ -48,6 +48,32 @@ public:
         so.identity.home = tree_.home;
         so.http = http_.get();
         shell_ = std::make_unique<interp::Shell>(*tree_.fs, default_registry(), std::move(so));
+        for (const CustomCommand& c : opts_.commands) shell_->add_command(c.name, c.help, c.fn, c.replace);
+    }
+
+    SandboxExecutionResult execute_streaming(const std::string& command, std::optional<double> timeout_seconds,
+                                             const OutputCallbacks& callbacks) override {
+        return run(command, timeout_seconds, &callbacks);
+    }
+
+    bool add_command(const CustomCommand& c) override {
+        std::lock_guard lock(mu_);
+        if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
+        shell_->add_command(c.name, c.help, c.fn, c.replace);
+        return true;
+    }
+
+    std::optional<std::string> save_state() override {
+        std::lock_guard lock(mu_);
+        if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
+        return shell_->save_state();
+    }
+
+    bool restore_state(const std::string& snapshot) override {
+        std::lock_guard lock(mu_);
+        if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
+        shell_->restore_state(snapshot);
+        return true;
     }
 
     void stop() override {
@@ -60,11 +86,16 @@ public:
     }
 
     SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds) override {
+        return run(command, timeout_seconds, nullptr);
+    }
+
+    SandboxExecutionResult run(const std::string& command, std::optional<double> timeout_seconds,
+                               const OutputCallbacks* callbacks) {
         std::lock_guard lock(mu_);
         if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
         double t = timeout_seconds.value_or(opts_.default_exec_timeout_seconds);
         shell_->set_timeout(std::chrono::milliseconds(int64_t(std::ceil(t * 1000))));
-        interp::ExecResult r = shell_->run(command);
+        interp::ExecResult r = callbacks ? shell_->run(command, {}, *callbacks) : shell_->run(command);
         SandboxExecutionResult out;
         out.exit_code = r.exit_code;
         out.timed_out = r.exit_code == 124 && r.err.find("execution timed out after") != std::string::npos;
@@ -113,6 +144,14 @@ BashkitSandbox::BashkitSandbox(BashkitSandboxOptions options)
     if (!(opts_.default_exec_timeout_seconds > 0))
         throw std::invalid_argument("BashkitSandbox: default_exec_timeout_seconds must be positive");
     if (opts_.ephemeral) attrs_.delete_on_cleanup = true;
+    for (size_t i = 0; i < opts_.commands.size(); ++i) {
+        const CustomCommand& c = opts_.commands[i];
+        if (!c.fn) throw std::invalid_argument("BashkitSandbox: command '" + c.name + "' has no function");
+        interp::Shell::check_command_name(c.name, default_registry(), c.replace);
+        for (size_t k = 0; k < i; ++k)
+            if (opts_.commands[k].name == c.name)
+                throw std::invalid_argument("BashkitSandbox: command '" + c.name + "' is given twice");
+    }
 }
 
 std::string BashkitSandbox::session_dir(const std::string& session_id) const {

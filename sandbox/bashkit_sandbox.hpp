@@ -4,7 +4,8 @@
 // base_dir (default "<temp dir>/bashkit-sessions-<uid>/"): /workspace (the working directory), /tmp and
 // /home/user (HOME). Closing a session keeps the folder (delete_on_cleanup is false), so opening the same
 // (instance_id, session id) again, in this process or another one, finds the files; shell state (variables,
-// functions, cwd) lives only as long as the session object.
+// functions, cwd) lives only as long as the session object, unless saved with SandboxSession::save_state and
+// restored into the reopened session with restore_state.
 //
 // Supports networks none (the default), all and allow, with block_private_ips on by default; header bindings
 // HeaderBinding, GitHubBinding and MistralApiBinding (secrets stay in the HTTP client); access none, files
@@ -39,6 +40,9 @@ struct BashkitSandboxOptions {
     interp::ExecutionLimits limits;  // limits.timeout is replaced per command by the timeout
     vfs::FsLimits fs_limits;
     std::shared_ptr<net::Resolver> resolver;  // null: the system resolver
+    // Commands of the embedder's own, registered in every session before the hooks run (see CustomCommand;
+    // the constructor refuses a name that clashes with a builtin or utility unless its replace is set).
+    std::vector<CustomCommand> commands;
 };
 
 class BashkitSandbox final : public Sandbox {

@@ -108,13 +108,30 @@ public:
     }
 
     SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds) override {
+        return execute_streaming(command, timeout_seconds, OutputCallbacks{});
+    }
+
+    // The host process's pipes are read as the program writes: each read goes to the callbacks at once.
+    SandboxExecutionResult execute_streaming(const std::string& command, std::optional<double> timeout_seconds,
+                                             const OutputCallbacks& callbacks) override {
         ProcessOptions po;
         po.argv = {opts_.shell == "sh" ? "/bin/sh" : "/bin/bash", "-c", command};
         po.cwd = workspace_;
         po.timeout_seconds = timeout_seconds.value_or(opts_.default_exec_timeout_seconds);
-        ProcessResult r = run_process(po);
+        ProcessOutputFn fn;
+        if (callbacks.on_stdout || callbacks.on_stderr) {
+            fn = [&callbacks](bool is_err, std::string_view chunk) {
+                const auto& cb = is_err ? callbacks.on_stderr : callbacks.on_stdout;
+                if (cb) cb(chunk);
+            };
+        }
+        ProcessResult r = run_process(po, fn);
         SandboxExecutionResult out{r.exit_code, std::move(r.out), std::move(r.err), r.timed_out};
-        if (r.timed_out) out.stderr_ += "DangerousLocalSandbox: command timed out after " + std::to_string(*po.timeout_seconds) + " s\n";
+        if (r.timed_out) {
+            std::string note = "DangerousLocalSandbox: command timed out after " + std::to_string(*po.timeout_seconds) + " s\n";
+            if (callbacks.on_stderr) callbacks.on_stderr(note);
+            out.stderr_ += note;
+        }
         return out;
     }
 

@@ -131,7 +131,9 @@ std::optional<Spawned> spawn_piped(const std::vector<std::string>& args, const s
 
 }  // namespace
 
-ProcessResult run_process(const ProcessOptions& o) {
+ProcessResult run_process(const ProcessOptions& o) { return run_process(o, ProcessOutputFn{}); }
+
+ProcessResult run_process(const ProcessOptions& o, const ProcessOutputFn& on_output) {
     ProcessResult r;
     std::string error;
     auto sp = spawn_piped(o.argv, o.cwd, error);
@@ -196,6 +198,7 @@ ProcessResult run_process(const ProcessOptions& o) {
                 size_t k = read_ready(fds, idx, fd, buf, sizeof buf);
                 size_t room = o.max_output_bytes > dst.size() ? o.max_output_bytes - dst.size() : 0;
                 dst.append(buf, std::min(room, k));
+                if (k && on_output) on_output(&dst == &r.err, std::string_view(buf, k));
             };
             pump(idx_out, out_r, r.out);
             pump(idx_err, err_r, r.err);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bashkit::sandbox {
@@ -32,6 +33,10 @@ struct ProcessResult {
 };
 
 ProcessResult run_process(const ProcessOptions& options);
+// The same, handing each piece of output to on_output as it is read (is_stderr, bytes), before the program
+// ends; everything is handed on, also what max_output_bytes cuts from the result.
+using ProcessOutputFn = std::function<void(bool is_stderr, std::string_view chunk)>;
+ProcessResult run_process(const ProcessOptions& options, const ProcessOutputFn& on_output);
 
 // How sandbox types start processes; tests put a recorder here.
 using ProcessRunner = std::function<ProcessResult(const ProcessOptions&)>;

@@ -152,6 +152,43 @@ SandboxExecutionResult SandboxSession::execute(const std::string& command, std::
     return backend_->execute(command, capped(timeout_seconds));
 }
 
+SandboxExecutionResult SandboxSession::execute(const std::string& command, std::optional<double> timeout_seconds,
+                                               const OutputCallbacks& callbacks) {
+    if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
+    if (timeout_seconds && !(*timeout_seconds > 0)) throw std::invalid_argument("execute: timeout_seconds must be positive");
+    return backend_->execute_streaming(command, capped(timeout_seconds), callbacks);
+}
+
+SandboxExecutionResult SessionBackend::execute_streaming(const std::string& command,
+                                                         std::optional<double> timeout_seconds,
+                                                         const OutputCallbacks& callbacks) {
+    SandboxExecutionResult r = execute(command, timeout_seconds);
+    if (callbacks.on_stdout && !r.stdout_.empty()) callbacks.on_stdout(r.stdout_);
+    if (callbacks.on_stderr && !r.stderr_.empty()) callbacks.on_stderr(r.stderr_);
+    return r;
+}
+
+void SandboxSession::add_command(CustomCommand command) {
+    if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
+    if (!backend_->add_command(command)) throw SandboxError(type_ + " does not support custom commands");
+}
+
+std::string SandboxSession::save_state() {
+    if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
+    auto s = backend_->save_state();
+    if (!s) throw SandboxError(type_ + " does not support shell state snapshots");
+    return std::move(*s);
+}
+
+void SandboxSession::restore_state(const std::string& snapshot) {
+    if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
+    try {
+        if (!backend_->restore_state(snapshot)) throw SandboxError(type_ + " does not support shell state snapshots");
+    } catch (const interp::StateError& e) {
+        throw SandboxError(type_ + ": " + e.what());
+    }
+}
+
 std::string SandboxSession::read_file(const std::string& path) {
     if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
     auto t = backend_->read_text(path);

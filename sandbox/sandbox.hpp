@@ -25,6 +25,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "interp/command.hpp"
+#include "interp/shell.hpp"
+
 #include "sandbox/hooks.hpp"
 #include "sandbox/tools.hpp"
 #include "sandbox/types.hpp"
@@ -47,6 +50,20 @@ struct SandboxAttributes {
     bool supports_background_processes = false;
 };
 
+// Output chunks of execute() as they are written (interp/shell.hpp): on_stdout, on_stderr.
+using OutputCallbacks = interp::OutputCallbacks;
+
+// A command of the embedder's own (BashkitSandbox): runs in-process like the built-in utilities, with the
+// same interp::CommandContext (argv, streams, the session's files, env, cancel token), in pipelines,
+// redirections, xargs, find -exec and timeout. A name that is already a shell builtin or a utility is
+// refused unless replace is true; keywords and special builtins (export, set, ...) are always refused.
+struct CustomCommand {
+    std::string name;
+    std::string help;  // one line: usage and summary (shown by `help NAME`)
+    interp::CommandFn fn;
+    bool replace = false;
+};
+
 // The machinery of one session of one sandbox type (implemented per type; not part of the embedder's API).
 class SessionBackend : public FileAccess {
 public:
@@ -54,6 +71,21 @@ public:
     virtual void start() = 0;  // throws SandboxError
     virtual void stop() = 0;   // never throws
     virtual SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds) = 0;
+    // execute() with the output streamed as it is written. By default the output arrives in one chunk per
+    // stream when the command has ended (types that can do better override this).
+    virtual SandboxExecutionResult execute_streaming(const std::string& command, std::optional<double> timeout_seconds,
+                                                     const OutputCallbacks& callbacks);
+    // Custom commands and shell state snapshots, for the types that run a bashkit shell: false (or
+    // nullopt) when the type does not support them.
+    virtual bool add_command(const CustomCommand& command) {
+        (void)command;
+        return false;
+    }
+    virtual std::optional<std::string> save_state() { return std::nullopt; }
+    virtual bool restore_state(const std::string& snapshot) {
+        (void)snapshot;
+        return false;
+    }
     // Where the session lives, once started: a host folder, a container id; empty when nowhere.
     virtual std::string location() const { return {}; }
     // The process tools' table, for types that support background processes (null otherwise).
@@ -86,6 +118,24 @@ public:
     // Runs a shell command. timeout_seconds: the type's default when unset. A command stopped by its
     // timeout has exit_code 124. Throws SandboxError when the session is not open.
     SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds = std::nullopt);
+    // The same, with stdout and stderr chunks handed to the callbacks as the command writes them (before it
+    // ends, for BashkitSandbox; other types may deliver them at the end). The result still holds the whole
+    // (capped) output.
+    SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds,
+                                   const OutputCallbacks& callbacks);
+
+    // Registers a command in this session only (BashkitSandbox; see CustomCommand). Throws
+    // std::invalid_argument for a refused name, SandboxError when the session is not open or its type has
+    // no custom commands. Like save_state and restore_state, it waits for an execute() in progress: do not
+    // call these from inside a command or an output callback of the same session.
+    void add_command(CustomCommand command);
+    // Snapshot and resume (BashkitSandbox): the shell state (variables, functions, aliases, options, traps,
+    // cwd, directory stack) as JSON text, and restoring it into a session - this one, or another one later,
+    // in this process or another. Files are not in it (the session tree keeps them); header-binding secrets
+    // never are. restore_state throws SandboxError for a text that is not a snapshot, or one from an
+    // incompatible version (the message says which), and when the type has no shell state.
+    std::string save_state();
+    void restore_state(const std::string& snapshot);
 
     // File access for hooks and embedders (relative paths are relative to the session's working directory).
     // Throw SandboxError on failure.
