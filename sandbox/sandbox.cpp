@@ -152,6 +152,8 @@ SandboxExecutionResult SandboxSession::execute(const std::string& command, std::
     return backend_->execute(command, capped(timeout_seconds));
 }
 
+bool SandboxSession::cancel() { return open_ && backend_ && backend_->cancel(); }
+
 std::string SandboxSession::read_file(const std::string& path) {
     if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");
     auto t = backend_->read_text(path);

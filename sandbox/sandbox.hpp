@@ -58,6 +58,8 @@ public:
     virtual std::string location() const { return {}; }
     // The process tools' table, for types that support background processes (null otherwise).
     virtual const ProcessTools* processes() { return nullptr; }
+    // Asks the command running now to stop (from any thread); false when the type cannot cancel.
+    virtual bool cancel() { return false; }
 };
 
 // One live session. Move-only; the destructor closes it. Usable as the context of hooks.
@@ -86,6 +88,10 @@ public:
     // Runs a shell command. timeout_seconds: the type's default when unset. A command stopped by its
     // timeout has exit_code 124. Throws SandboxError when the session is not open.
     SandboxExecutionResult execute(const std::string& command, std::optional<double> timeout_seconds = std::nullopt);
+    // Stops the command that execute() runs now, from any thread: it ends soon with exit code 130. A command
+    // that has not started yet is not affected. Returns false when the type cannot cancel (only
+    // BashkitSandbox can) or the session is not open.
+    bool cancel();
 
     // File access for hooks and embedders (relative paths are relative to the session's working directory).
     // Throw SandboxError on failure.
