@@ -77,12 +77,12 @@ py::object to_python(const nlohmann::json& j) {
         case T::array: {
             py::list l;
             for (const auto& e : j) l.append(to_python(e));
-            return std::move(l);
+            return l;
         }
         case T::object: {
             py::dict d;
             for (const auto& [k, v] : j.items()) d[text(k)] = to_python(v);
-            return std::move(d);
+            return d;
         }
     }
     return py::none();

@@ -265,11 +265,12 @@ py::list tool_list(const std::vector<ToolSpec>& tools) {
 void bind_types(py::module_& m) {
     py::register_exception<SandboxError>(m, "SandboxError", PyExc_RuntimeError);
 
-    py::enum_<SandboxAccess>(m, "SandboxAccess", "What an agent may do: nothing, the file tools, or those and bash.")
-        .value("none", SandboxAccess::none)
-        .value("files", SandboxAccess::files)
-        .value("full", SandboxAccess::full)
-        .def("__str__", [](SandboxAccess a) { return std::string(to_string(a)); });
+    py::enum_<SandboxAccess> access(m, "SandboxAccess", "What an agent may do: nothing, the file tools, or those and bash.");
+    access.value("none", SandboxAccess::none).value("files", SandboxAccess::files).value("full", SandboxAccess::full);
+    // str() is the C++ to_string ("files"). Assigned, not def()'d: pybind11's own __str__ would become an
+    // overload sibling of it.
+    access.attr("__str__") = py::cpp_function([](SandboxAccess a) { return std::string(to_string(a)); },
+                                              py::name("__str__"), py::is_method(access));
 
     py::class_<SandboxExecutionResult>(m, "SandboxExecutionResult", "The outcome of one execute().")
         .def(py::init([](int exit_code, const std::string& out, const std::string& err, bool timed_out) {

@@ -157,9 +157,9 @@ def test_dangerous_local_sandbox(tmp_path):
     assert bashkit.DangerousLocalSandbox(workspace=str(ws), delete_on_cleanup=True).delete_on_cleanup is True
     assert "start_process" in [t.name for t in sb.tools()]
     with sb.session("local") as s:
-        r = s.execute("echo $0 > where; pwd")
+        r = s.execute("echo hi > where; pwd")
         assert r.stdout == str(ws) + "\n"
-        assert (ws / "where").read_text() == "bash\n"
+        assert (ws / "where").read_text() == "hi\n"
         r = s.call_tool("start_process", {"command": "echo bg"})
         assert r["ok"] is True and r["process_id"] == 1
     assert bashkit.DangerousLocalSandbox.check_deletable_workspace("relative") is not None

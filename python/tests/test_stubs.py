@@ -42,6 +42,10 @@ def test_every_public_name_is_declared():
     assert public(top) == set(bashkit.__all__)
 
 
+def test_the_package_exports_the_whole_extension():
+    assert public(dir(bashkit._bashkit)) == set(bashkit.__all__)
+
+
 def test_every_member_is_declared_and_exists():
     _, classes = stub_tree()
     for name, members in classes.items():

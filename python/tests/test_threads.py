@@ -31,8 +31,9 @@ def test_gil_is_released_while_a_command_runs(session):
         stop.set()
         t.join()
     assert r.stdout == "done\n"
-    # A held GIL would leave the counter at most a tick or two; released, it runs for the whole second.
-    assert during > 100, during
+    # A held GIL would leave the counter at a tick or two; released, it runs for the whole second (~1000
+    # ticks; the bound is low for loaded machines).
+    assert during > 20, during
 
 
 def test_two_sessions_run_in_parallel(sandbox):
