@@ -35,7 +35,8 @@ class CMakeBuild(build_ext):
         if reuse:
             build_dir = (ROOT / reuse).resolve()  # as configured: only the module target is built
         else:
-            build_dir = (Path(self.build_temp) / "cmake").resolve()
+            # In the repository's build/ (ignored by git), kept between installs so a reinstall is incremental.
+            build_dir = ROOT / "build" / ("python-wheel-" + sys.implementation.cache_tag)
             configure = [
                 "cmake", "-S", str(ROOT), "-B", str(build_dir),
                 "-DCMAKE_BUILD_TYPE=Release", "-DBASHKIT_PYTHON=ON", "-DBASHKIT_BUILD_TESTS=OFF",
