@@ -138,3 +138,38 @@ def test_register_a_python_hook_type(tmp_path):
     SandboxHook.register_type("Broken", lambda state: "not a hook")
     with pytest.raises(TypeError, match="expected SandboxHook instances, got str"):
         SandboxHook.from_unified_state({"type": "Broken"})
+
+
+class Tagged(SandboxHook):
+    def __init__(self, tag):
+        super().__init__()
+        self.tag = tag
+
+    def type_name(self):
+        return "Tagged"
+
+    def to_unified_state(self):
+        return {"type": self.type_name(), "tag": self.tag}
+
+    @classmethod
+    def from_unified_state(cls, state):
+        return cls(state["tag"])
+
+
+def test_subclass_with_its_own_from_unified_state(tmp_path):
+    SandboxHook.register_type("Tagged", Tagged.from_unified_state)
+    h = SandboxHook.from_unified_state(Tagged("x").to_unified_state())
+    assert type(h) is Tagged and h.tag == "x" and h.type_name() == "Tagged"
+    # Hooks in a sandbox come back as the same Python objects.
+    sb = BashkitSandbox(base_dir=str(tmp_path), hooks=[h])
+    assert sb.hooks[0] is h
+    assert [x.to_unified_state() for x in sb.hooks] == [{"type": "Tagged", "tag": "x"}]
+
+
+def test_forgetting_super_init_is_a_clear_error():
+    class NoInit(SandboxHook):
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match="__init__"):
+        BashkitSandbox(hooks=[NoInit()])
