@@ -56,4 +56,11 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built, target)
 
 
-setup(ext_modules=[CMakeExtension("bashkit._bashkit")], cmdclass={"build_ext": CMakeBuild})
+# Packages here rather than in pyproject.toml's [tool.setuptools], which Debian 12's setuptools calls beta.
+setup(
+    packages=["bashkit"],
+    package_data={"bashkit": ["__init__.pyi", "py.typed"]},
+    zip_safe=False,
+    ext_modules=[CMakeExtension("bashkit._bashkit")],
+    cmdclass={"build_ext": CMakeBuild},
+)
