@@ -14,18 +14,28 @@
 
 namespace bashkit::builtins {
 
+namespace {
+void add_archive(interp::CommandRegistry& registry) { register_archive_utils(registry); }
+
+constexpr Family kFamilies[] = {
+    {"files", "files and folders", register_file_utils},
+    {"text", "text", register_text_utils},
+    {"search", "search", register_search_utils},
+    {"net", "network", register_net_utils},
+    {"sed", "sed", register_sed_utils},
+    {"awk", "awk", register_awk_utils},
+    {"jq", "jq", register_jq_utils},
+    {"data", "data and hashes", register_data_utils},
+    {"diff", "diff and patch", register_diff_utils},
+    {"system", "system and process", register_system_utils},
+    {"archive", "archives and compression", add_archive},
+};
+}  // namespace
+
+std::span<const Family> families() { return kFamilies; }
+
 void register_all(interp::CommandRegistry& registry) {
-    register_file_utils(registry);
-    register_text_utils(registry);
-    register_search_utils(registry);
-    register_net_utils(registry);
-    register_sed_utils(registry);
-    register_awk_utils(registry);
-    register_jq_utils(registry);
-    register_data_utils(registry);
-    register_diff_utils(registry);
-    register_system_utils(registry);
-    register_archive_utils(registry);
+    for (const Family& f : kFamilies) f.add(registry);
 }
 
 const interp::CommandRegistry& all_utilities() {

@@ -12,6 +12,7 @@
 //   bashkit --root DIR | --mount HOST:VIRT[:ro] | --overlay HOST:VIRT | --session ID [--instance ID] |
 //           --ephemeral | --cwd VIRT ...         choose the file system (cli/tree.hpp)
 //   bashkit --host ...                           unsandboxed: the real file system and host programs
+//   bashkit serve [--port N] ...                 the remote sandbox server (cli/serve.hpp)
 //
 // The CLI is a front end: it may read host files (the script named on its command line), open host folders
 // for the file system the flags ask for and, with --host, start host programs (cli/host_exec.hpp); the
@@ -96,7 +97,9 @@ constexpr const char* kUsage =
     "\t\t\t\t\tadd a secret header on the wire; the secret is read from the CLI's\n"
     "\t\t\t\t\tenvironment variable SECRET_NAME and never shown to the script\n"
     "\t--help\t\tshow this help\n"
-    "\t--version\tshow the version\n";
+    "\t--version\tshow the version\n"
+    "Server:\n"
+    "\tbashkit serve ...\tserve the remote sandbox protocol (see 'bashkit serve --help')\n";
 
 enum class Mode { Run, Check, DumpAst, Print, Analyze };
 
@@ -361,9 +364,27 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
     return session.finish(status);
 }
 
+// `bashkit serve ...` runs the program bashkit-serve built and installed beside bashkit (cli/serve.hpp). The
+// server links cpp-httplib, OpenSSL and brotli, which every other run of bashkit would otherwise load and map
+// at start-up (twice the page faults of `bashkit -c true`). Returns only when it cannot be started.
+int exec_serve(char** argv) {
+    std::string self(PATH_MAX, '\0');
+    ssize_t n = ::readlink("/proc/self/exe", self.data(), self.size());
+    std::string path = "bashkit-serve";
+    if (n > 0) {
+        self.resize(static_cast<size_t>(n));
+        path = self.substr(0, self.rfind('/') + 1) + path;
+    }
+    ::execv(path.c_str(), argv);
+    std::cerr << "bashkit: serve: cannot run " << path << ": " << std::strerror(errno) << "\n";
+    return 127;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `bashkit serve ...`: the remote sandbox server (a script named serve runs as `bashkit ./serve`).
+    if (argc > 1 && std::string_view(argv[1]) == "serve") return exec_serve(argv + 1);
     Mode mode = Mode::Run;
     std::optional<std::string> command;
     std::optional<std::string> file;

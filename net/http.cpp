@@ -1,7 +1,8 @@
 #include "net/http.hpp"
 
+#include "net/curl_api.hpp"
+
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -17,7 +18,7 @@ namespace {
 
 void global_init() {
     static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] { curl().curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -182,27 +183,27 @@ int on_debug(CURL*, curl_infotype type, char* data, size_t size, void* userp) {
 }
 
 struct CurlHandle {
-    CURL* h = curl_easy_init();
+    CURL* h = curl().curl_easy_init();
     curl_slist* headers = nullptr;
     curl_slist* resolve = nullptr;
     ~CurlHandle() {
-        curl_slist_free_all(headers);
-        curl_slist_free_all(resolve);
-        if (h) curl_easy_cleanup(h);
+        curl().curl_slist_free_all(headers);
+        curl().curl_slist_free_all(resolve);
+        if (h) curl().curl_easy_cleanup(h);
     }
 };
 
 // Resolves `location` against `base` with libcurl's own rules.
 std::optional<std::string> resolve_location(const std::string& base, const std::string& location) {
-    CURLU* u = curl_url();
+    CURLU* u = curl().curl_url();
     std::optional<std::string> out;
-    if (curl_url_set(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_URL, location.c_str(), CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+    if (curl().curl_url_set(u, CURLUPART_URL, base.c_str(), 0) == CURLUE_OK &&
+        curl().curl_url_set(u, CURLUPART_URL, location.c_str(), CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
         char* s = nullptr;
-        if (curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK) out = s;
-        curl_free(s);
+        if (curl().curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK) out = s;
+        curl().curl_free(s);
     }
-    curl_url_cleanup(u);
+    curl().curl_url_cleanup(u);
     return out;
 }
 
@@ -242,18 +243,24 @@ std::vector<IpAddress> StaticResolver::resolve(const std::string& host) {
 // ---------------------------------------------------------------- URL helpers
 
 std::optional<ParsedUrl> parse_url(const std::string& url, std::string* error) {
+    // The gate of every libcurl use: loads it on the first URL.
+    std::string why;
+    if (!curl_api(&why)) {
+        if (error) *error = "libcurl cannot be loaded: " + why;
+        return std::nullopt;
+    }
     global_init();
-    CURLU* u = curl_url();
+    CURLU* u = curl().curl_url();
     ParsedUrl out;
     bool ok = false;
-    CURLUcode rc = curl_url_set(u, CURLUPART_URL, url.c_str(), CURLU_NON_SUPPORT_SCHEME);
+    CURLUcode rc = curl().curl_url_set(u, CURLUPART_URL, url.c_str(), CURLU_NON_SUPPORT_SCHEME);
     if (rc == CURLUE_OK) {
         char *scheme = nullptr, *host = nullptr, *port = nullptr, *path = nullptr, *query = nullptr;
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
-        curl_url_get(u, CURLUPART_HOST, &host, 0);
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
-        curl_url_get(u, CURLUPART_PATH, &path, 0);
-        curl_url_get(u, CURLUPART_QUERY, &query, 0);
+        curl().curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+        curl().curl_url_get(u, CURLUPART_HOST, &host, 0);
+        curl().curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+        curl().curl_url_get(u, CURLUPART_PATH, &path, 0);
+        curl().curl_url_get(u, CURLUPART_QUERY, &query, 0);
         if (scheme) {
             out.scheme = scheme;
             std::transform(out.scheme.begin(), out.scheme.end(), out.scheme.begin(),
@@ -275,15 +282,15 @@ std::optional<ParsedUrl> parse_url(const std::string& url, std::string* error) {
                 if (error) *error = "No host part in the URL";
             }
         }
-        curl_free(scheme);
-        curl_free(host);
-        curl_free(port);
-        curl_free(path);
-        curl_free(query);
+        curl().curl_free(scheme);
+        curl().curl_free(host);
+        curl().curl_free(port);
+        curl().curl_free(path);
+        curl().curl_free(query);
     } else if (error) {
-        *error = curl_url_strerror(rc);
+        *error = curl().curl_url_strerror(rc);
     }
-    curl_url_cleanup(u);
+    curl().curl_url_cleanup(u);
     if (!ok) return std::nullopt;
     return out;
 }
@@ -299,7 +306,6 @@ bool path_matches_prefix(std::string_view path, std::string_view prefix) {
 // ---------------------------------------------------------------- client
 
 HttpClient::HttpClient(ClientOptions options) : options_(std::move(options)) {
-    global_init();
     if (!options_.resolver) options_.resolver = std::make_shared<SystemResolver>();
 }
 
@@ -390,39 +396,39 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
             return result;
         }
         CURL* h = c.h;
-        curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_PROXY, "");
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-        if (!options_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
-        curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-        curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &st);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
-        curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
-        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(h, CURLOPT_XFERINFODATA, &st);
-        curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, on_debug);
-        curl_easy_setopt(h, CURLOPT_DEBUGDATA, &st);
-        curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);  // feeds on_debug only; nothing is printed
+        curl().curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+        curl().curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        curl().curl_easy_setopt(h, CURLOPT_PROXY, "");
+        curl().curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl().curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        curl().curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+        curl().curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+        curl().curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+        if (!options_.ca_file.empty()) curl().curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
+        curl().curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+        curl().curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &st);
+        curl().curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+        curl().curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
+        curl().curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+        curl().curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
+        curl().curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        curl().curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl().curl_easy_setopt(h, CURLOPT_XFERINFODATA, &st);
+        curl().curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, on_debug);
+        curl().curl_easy_setopt(h, CURLOPT_DEBUGDATA, &st);
+        curl().curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);  // feeds on_debug only; nothing is printed
         auto ct = request.connect_timeout.value_or(options_.connect_timeout);
         auto tt = request.timeout.value_or(options_.total_timeout);
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, long(ct.count()));
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, long(tt.count()));
+        curl().curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, long(ct.count()));
+        curl().curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, long(tt.count()));
         if (!addrs.empty()) {
             std::string entry = host_for_url(p.host) + ":" + std::to_string(p.port) + ":";
             for (size_t i = 0; i < addrs.size(); ++i) {
                 if (i) entry += ",";
                 entry += addrs[i].v6 ? "[" + addrs[i].to_string() + "]" : addrs[i].to_string();
             }
-            c.resolve = curl_slist_append(c.resolve, entry.c_str());
-            curl_easy_setopt(h, CURLOPT_RESOLVE, c.resolve);
+            c.resolve = curl().curl_slist_append(c.resolve, entry.c_str());
+            curl().curl_easy_setopt(h, CURLOPT_RESOLVE, c.resolve);
         }
 
         // Headers: the script's, with bound headers replacing any of the same name.
@@ -444,22 +450,22 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
             bool replaced = std::any_of(bound.begin(), bound.end(), [&](const auto& b) { return iequals(b.first, k); });
             if (replaced) continue;
             std::string line = v.empty() ? k + ";" : k + ": " + v;
-            c.headers = curl_slist_append(c.headers, line.c_str());
+            c.headers = curl().curl_slist_append(c.headers, line.c_str());
         }
-        for (const auto& [k, v] : bound) c.headers = curl_slist_append(c.headers, (k + ": " + v).c_str());
-        if (c.headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, c.headers);
+        for (const auto& [k, v] : bound) c.headers = curl().curl_slist_append(c.headers, (k + ": " + v).c_str());
+        if (c.headers) curl().curl_easy_setopt(h, CURLOPT_HTTPHEADER, c.headers);
 
         if (request.head_only) {
-            curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+            curl().curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
         } else if (send_body) {
-            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
-            curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-            if (method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+            curl().curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
+            curl().curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+            if (method != "POST") curl().curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
         } else if (method != "GET") {
-            curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+            curl().curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
         }
 
-        CURLcode rc = curl_easy_perform(h);
+        CURLcode rc = curl().curl_easy_perform(h);
         resp.sent_headers.push_back(st.sent);
         resp.raw_headers += st.raw_headers;
         if (st.refused) {
@@ -467,7 +473,7 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
             return result;
         }
         if (rc != CURLE_OK) {
-            HttpError e{int(rc), curl_easy_strerror(rc), false};
+            HttpError e{int(rc), curl().curl_easy_strerror(rc), false};
             if (st.too_big) {
                 e = HttpError{63,
                               "Exceeded the maximum allowed file size (" + std::to_string(options_.max_response_bytes) +
@@ -484,7 +490,7 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
             return result;
         }
         long status = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        curl().curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         resp.status = status;
         resp.status_line = st.status_line;
         resp.headers = st.headers;

@@ -74,7 +74,7 @@ public:
     SandboxAccess access() const { return access_; }
     bool is_open() const { return open_; }
     // Where the session lives once open: BashkitSandbox's session folder, DangerousLocalSandbox's workspace,
-    // LocalDockerSandbox's container id; empty when nowhere.
+    // LocalDockerSandbox's container id, MistralSandbox's remote sandbox id; empty when nowhere.
     std::string location() const { return backend_ ? backend_->location() : std::string(); }
 
     // Starts the sandbox and runs each hook's on_create, in order. Throws SandboxError (the sandbox could

@@ -13,13 +13,13 @@ la_ssize_t read_cb(struct archive* a, void* data, const void** buf) {
     auto* src = static_cast<InputSource*>(data);
     if (src->ctx->cancelled()) {
         src->cancelled = true;
-        archive_set_error(a, ECANCELED, "Operation canceled");
+        la().archive_set_error(a, ECANCELED, "Operation canceled");
         return -1;
     }
     auto r = src->in.read(src->buf.data(), src->buf.size());
     if (r.err != vfs::Errc::ok) {
         src->err = r.err;
-        archive_set_error(a, vfs::to_errno(r.err), "%s", std::string(vfs::error_message(r.err)).c_str());
+        la().archive_set_error(a, vfs::to_errno(r.err), "%s", std::string(vfs::error_message(r.err)).c_str());
         return -1;
     }
     *buf = src->buf.data();
@@ -30,7 +30,7 @@ la_ssize_t write_cb(struct archive* a, void* data, const void* buf, size_t n) {
     auto* sink = static_cast<OutputSink*>(data);
     if (sink->ctx->cancelled()) {
         sink->cancelled = true;
-        archive_set_error(a, ECANCELED, "Operation canceled");
+        la().archive_set_error(a, ECANCELED, "Operation canceled");
         return -1;
     }
     std::string_view bytes(static_cast<const char*>(buf), n);
@@ -38,14 +38,14 @@ la_ssize_t write_cb(struct archive* a, void* data, const void* buf, size_t n) {
         auto r = sink->file->write(bytes);
         if (!r) {
             sink->err = vfs::to_errno(r.error());
-            archive_set_error(a, sink->err, "%s", std::string(vfs::error_message(r.error())).c_str());
+            la().archive_set_error(a, sink->err, "%s", std::string(vfs::error_message(r.error())).c_str());
             return -1;
         }
     } else {
         auto r = sink->stream->write(bytes);
         if (!r.ok()) {
             sink->err = r.err;
-            archive_set_error(a, r.err, "write error");
+            la().archive_set_error(a, r.err, "write error");
             return -1;
         }
     }
@@ -54,11 +54,11 @@ la_ssize_t write_cb(struct archive* a, void* data, const void* buf, size_t n) {
 
 }  // namespace
 
-int open_read(struct archive* a, InputSource& src) { return archive_read_open(a, &src, nullptr, read_cb, nullptr); }
+int open_read(struct archive* a, InputSource& src) { return la().archive_read_open(a, &src, nullptr, read_cb, nullptr); }
 
 int open_write(struct archive* a, OutputSink& sink) {
     // Full blocks even for the last one, like GNU tar's 10240-byte records.
-    return archive_write_open(a, &sink, nullptr, write_cb, nullptr);
+    return la().archive_write_open(a, &sink, nullptr, write_cb, nullptr);
 }
 
 std::string user_name(const CommandContext& ctx, uint32_t uid) { return files::user_name(ctx, uid); }
@@ -177,10 +177,10 @@ bool Extractor::parent_ok(const std::string& path, const std::string& name) {
 
 Extractor::Outcome Extractor::extract(struct archive* a, struct archive_entry* e, const std::string& name) {
     const std::string path = name.empty() ? root_ : vfs::join_path(root_, name);
-    const auto type = archive_entry_filetype(e);
-    const uint32_t perm = archive_entry_perm(e) & 07777;
+    const auto type = la().archive_entry_filetype(e);
+    const uint32_t perm = la().archive_entry_perm(e) & 07777;
     const uint32_t mode = preserve_perms ? perm : (perm & ~ctx_.umask);
-    const char* hardlink = archive_entry_hardlink(e);
+    const char* hardlink = la().archive_entry_hardlink(e);
 
     if (to_stdout) {
         if (type != AE_IFREG || hardlink) return Outcome::ok;
@@ -252,13 +252,13 @@ Extractor::Outcome Extractor::extract(struct archive* a, struct archive_entry* e
                 }
             }
             (void)ctx_.fs.chmod(path, mode | 0700);
-            const bool has_time = restore_mtime && archive_entry_mtime_is_set(e);
-            dir_times_.push_back({path, mode, has_time, has_time ? archive_entry_mtime(e) : 0,
-                                  has_time ? archive_entry_mtime_nsec(e) : 0});
+            const bool has_time = restore_mtime && la().archive_entry_mtime_is_set(e);
+            dir_times_.push_back({path, mode, has_time, has_time ? la().archive_entry_mtime(e) : 0,
+                                  has_time ? la().archive_entry_mtime_nsec(e) : 0});
             return Outcome::ok;
         }
         case AE_IFLNK: {
-            const char* target = archive_entry_symlink(e);
+            const char* target = la().archive_entry_symlink(e);
             std::string t = target ? target : "";
             // Where the link would point: its parent's real location joined with the target.
             auto parent_real = ctx_.fs.realpath(vfs::path_dirname(path));
@@ -300,7 +300,7 @@ Extractor::Outcome Extractor::extract(struct archive* a, struct archive_entry* e
 
 Extractor::Outcome Extractor::write_file(struct archive* a, struct archive_entry* e, const std::string& path,
                                          const std::string& name) {
-    const int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+    const int64_t declared = la().archive_entry_size_is_set(e) ? la().archive_entry_size(e) : 0;
     if (declared > 0 && expanded + static_cast<uint64_t>(declared) > limits_.max_expanded_bytes) {
         limit_error();
         return Outcome::fatal;
@@ -352,11 +352,11 @@ Extractor::Outcome Extractor::write_file(struct archive* a, struct archive_entry
             error("Operation canceled");
             return Outcome::fatal;
         }
-        int r = archive_read_data_block(a, &buf, &size, &offset);
+        int r = la().archive_read_data_block(a, &buf, &size, &offset);
         if (r == ARCHIVE_EOF) break;
         if (r < ARCHIVE_WARN) {
             discard();
-            const std::string msg = archive_error_string(a) ? archive_error_string(a) : "Read error";
+            const std::string msg = la().archive_error_string(a) ? la().archive_error_string(a) : "Read error";
             if (msg.find("runcated") != std::string::npos || msg.find("EOF") != std::string::npos)
                 error("Unexpected EOF in archive");
             else
@@ -391,11 +391,11 @@ Extractor::Outcome Extractor::write_file(struct archive* a, struct archive_entry
     // Sparse members end with a hole.
     if (declared > 0 && written < static_cast<uint64_t>(declared)) (void)fh->truncate(static_cast<uint64_t>(declared));
     fh.reset();
-    const uint32_t perm = archive_entry_perm(e) & 07777;
+    const uint32_t perm = la().archive_entry_perm(e) & 07777;
     (void)ctx_.fs.chmod(tmp, preserve_perms ? perm : (perm & ~ctx_.umask));
-    if (restore_mtime && archive_entry_mtime_is_set(e))
+    if (restore_mtime && la().archive_entry_mtime_is_set(e))
         (void)ctx_.fs.utimes(tmp, vfs::TimeSet::omit(),
-                             vfs::TimeSet::at({archive_entry_mtime(e), archive_entry_mtime_nsec(e)}), false);
+                             vfs::TimeSet::at({la().archive_entry_mtime(e), la().archive_entry_mtime_nsec(e)}), false);
     // A symlink in place of the file is replaced, never followed.
     auto st = ctx_.fs.rename(tmp, path);
     if (!st) {

@@ -2,9 +2,6 @@
 // path confinement, and the Extractor that writes archive members into the FileSystem safely.
 #pragma once
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +9,7 @@
 #include <vector>
 
 #include "builtins/archive/archive.hpp"
+#include "builtins/archive/libarchive_api.hpp"
 #include "builtins/text/util.hpp"
 #include "interp/command.hpp"
 
@@ -21,12 +19,12 @@ using interp::CommandContext;
 
 // Owns an archive* (read or write) and frees it.
 struct ReadArchive {
-    struct archive* a = archive_read_new();
-    ~ReadArchive() { archive_read_free(a); }
+    struct archive* a = la().archive_read_new();
+    ~ReadArchive() { la().archive_read_free(a); }
 };
 struct WriteArchive {
-    struct archive* a = archive_write_new();
-    ~WriteArchive() { archive_write_free(a); }
+    struct archive* a = la().archive_write_new();
+    ~WriteArchive() { la().archive_write_free(a); }
 };
 
 // A libarchive client reading from a text::Input (a file of the FileSystem or stdin), checking the cancel

@@ -278,24 +278,24 @@ struct Lister {
     size_t ugswidth = 18;  // GNU's 19 counts the slash between owner and group
 
     std::string line(struct archive_entry* e) {
-        const char* hl = archive_entry_hardlink(e);
-        const char* sl = archive_entry_symlink(e);
+        const char* hl = la().archive_entry_hardlink(e);
+        const char* sl = la().archive_entry_symlink(e);
         std::string user, group;
-        const char* un = archive_entry_uname(e);
-        const char* gn = archive_entry_gname(e);
-        user = (!o.numeric && un && *un) ? un : std::to_string(archive_entry_uid(e));
-        group = (!o.numeric && gn && *gn) ? gn : std::to_string(archive_entry_gid(e));
+        const char* un = la().archive_entry_uname(e);
+        const char* gn = la().archive_entry_gname(e);
+        user = (!o.numeric && un && *un) ? un : std::to_string(la().archive_entry_uid(e));
+        group = (!o.numeric && gn && *gn) ? gn : std::to_string(la().archive_entry_gid(e));
         std::string size;
-        auto type = archive_entry_filetype(e);
+        auto type = la().archive_entry_filetype(e);
         if (type == AE_IFCHR || type == AE_IFBLK)
-            size = fmt::format("{},{}", archive_entry_rdevmajor(e), archive_entry_rdevminor(e));
+            size = fmt::format("{},{}", la().archive_entry_rdevmajor(e), la().archive_entry_rdevminor(e));
         else
-            size = std::to_string(hl ? 0 : archive_entry_size(e));
+            size = std::to_string(hl ? 0 : la().archive_entry_size(e));
         const size_t pad = user.size() + 1 + group.size() + size.size();
         if (pad > ugswidth) ugswidth = pad;
-        std::string s = fmt::format("{} {}/{} {:>{}} {} {}", mode_string(archive_entry_mode(e), hl != nullptr),
+        std::string s = fmt::format("{} {}/{} {:>{}} {} {}", mode_string(la().archive_entry_mode(e), hl != nullptr),
                                     user, group, size, ugswidth - pad + size.size(),
-                                    format_time(ctx, archive_entry_mtime(e)), archive_entry_pathname(e));
+                                    format_time(ctx, la().archive_entry_mtime(e)), la().archive_entry_pathname(e));
         if (hl) s += fmt::format(" link to {}", hl);
         else if (sl && type == AE_IFLNK) s += fmt::format(" -> {}", sl);
         return s;
@@ -342,11 +342,11 @@ struct Creator {
         if (o.group) parse_id(*o.group, gid, gname, false);
         if (uname == std::to_string(uid)) uname.clear();
         if (gname == std::to_string(gid)) gname.clear();
-        archive_entry_set_uid(e, uid);
-        archive_entry_set_gid(e, gid);
+        la().archive_entry_set_uid(e, uid);
+        la().archive_entry_set_gid(e, gid);
         if (!o.numeric) {
-            if (!uname.empty()) archive_entry_copy_uname(e, uname.c_str());
-            if (!gname.empty()) archive_entry_copy_gname(e, gname.c_str());
+            if (!uname.empty()) la().archive_entry_copy_uname(e, uname.c_str());
+            if (!gname.empty()) la().archive_entry_copy_gname(e, gname.c_str());
         }
     }
 
@@ -368,56 +368,56 @@ struct Creator {
             err(fmt::format("{}: file is the archive; not dumped", name));
             return;
         }
-        struct archive_entry* e = archive_entry_new();
+        struct archive_entry* e = la().archive_entry_new();
         std::string ename = name;
         if (st->is_directory() && !ename.ends_with('/')) ename += '/';
-        archive_entry_copy_pathname(e, ename.c_str());
-        archive_entry_set_perm(e, st->mode & 07777);
-        archive_entry_set_mtime(e, o.mtime ? *o.mtime : st->mtime.sec, 0);
+        la().archive_entry_copy_pathname(e, ename.c_str());
+        la().archive_entry_set_perm(e, st->mode & 07777);
+        la().archive_entry_set_mtime(e, o.mtime ? *o.mtime : st->mtime.sec, 0);
         owner(e, *st);
         std::unique_ptr<vfs::FileHandle> fh;
         bool data = false;
         if (st->is_directory()) {
-            archive_entry_set_filetype(e, AE_IFDIR);
-            archive_entry_set_size(e, 0);
+            la().archive_entry_set_filetype(e, AE_IFDIR);
+            la().archive_entry_set_size(e, 0);
         } else if (st->is_symlink()) {
             auto t = ctx.fs.readlink(path);
-            archive_entry_set_filetype(e, AE_IFLNK);
-            archive_entry_copy_symlink(e, t ? t->c_str() : "");
-            archive_entry_set_size(e, 0);
+            la().archive_entry_set_filetype(e, AE_IFLNK);
+            la().archive_entry_copy_symlink(e, t ? t->c_str() : "");
+            la().archive_entry_set_size(e, 0);
         } else if (st->is_regular()) {
-            archive_entry_set_filetype(e, AE_IFREG);
+            la().archive_entry_set_filetype(e, AE_IFREG);
             auto key = std::make_pair(st->dev, st->ino);
             auto it = st->nlink > 1 ? links.find(key) : links.end();
             if (it != links.end()) {
-                archive_entry_copy_hardlink(e, it->second.c_str());
-                archive_entry_set_size(e, 0);
+                la().archive_entry_copy_hardlink(e, it->second.c_str());
+                la().archive_entry_set_size(e, 0);
             } else {
                 if (st->nlink > 1) links.emplace(key, ename);
                 auto h = ctx.fs.open_read(path);
                 if (!h) {
                     err(fmt::format("{}: Cannot open: {}", name, vfs::error_message(h.error())));
                     failed = true;
-                    archive_entry_free(e);
+                    la().archive_entry_free(e);
                     return;
                 }
                 fh = std::move(*h);
-                archive_entry_set_size(e, static_cast<la_int64_t>(st->size));
+                la().archive_entry_set_size(e, static_cast<la_int64_t>(st->size));
                 data = true;
             }
         } else {
             err(fmt::format("{}: socket ignored", name));
-            archive_entry_free(e);
+            la().archive_entry_free(e);
             return;
         }
         if (o.verbose) vout.write((o.verbose > 1 ? lister.line(e) : ename) + "\n");
-        if (archive_write_header(a, e) < ARCHIVE_WARN) {
-            err(fmt::format("{}: {}", name, archive_error_string(a) ? archive_error_string(a) : "write error"));
+        if (la().archive_write_header(a, e) < ARCHIVE_WARN) {
+            err(fmt::format("{}: {}", name, la().archive_error_string(a) ? la().archive_error_string(a) : "write error"));
             failed = fatal = true;
-            archive_entry_free(e);
+            la().archive_entry_free(e);
             return;
         }
-        archive_entry_free(e);
+        la().archive_entry_free(e);
         if (data) {
             uint64_t left = st->size;
             while (left > 0) {
@@ -433,14 +433,14 @@ struct Creator {
                     std::string zeros(std::min<uint64_t>(left, buf.size()), '\0');
                     while (left > 0) {
                         size_t n = std::min<uint64_t>(left, zeros.size());
-                        if (archive_write_data(a, zeros.data(), n) < 0) break;
+                        if (la().archive_write_data(a, zeros.data(), n) < 0) break;
                         left -= n;
                     }
                     failed = true;
                     break;
                 }
-                if (archive_write_data(a, buf.data(), *r) < 0) {
-                    err(archive_error_string(a) ? archive_error_string(a) : "write error");
+                if (la().archive_write_data(a, buf.data(), *r) < 0) {
+                    err(la().archive_error_string(a) ? la().archive_error_string(a) : "write error");
                     fatal = failed = true;
                     return;
                 }
@@ -479,17 +479,17 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         return 2;
     }
     WriteArchive w;
-    archive_write_set_format_gnutar(w.a);
+    la().archive_write_set_format_gnutar(w.a);
     char filter = o.filter == 'a' ? filter_for_name(o.file) : o.filter;
     switch (filter) {
-        case 'z': archive_write_add_filter_gzip(w.a); break;
-        case 'j': archive_write_add_filter_bzip2(w.a); break;
-        case 'J': archive_write_add_filter_xz(w.a); break;
-        case 'Z': archive_write_add_filter_zstd(w.a); break;
-        default: archive_write_add_filter_none(w.a); break;
+        case 'z': la().archive_write_add_filter_gzip(w.a); break;
+        case 'j': la().archive_write_add_filter_bzip2(w.a); break;
+        case 'J': la().archive_write_add_filter_xz(w.a); break;
+        case 'Z': la().archive_write_add_filter_zstd(w.a); break;
+        default: la().archive_write_add_filter_none(w.a); break;
     }
     // Like GNU tar: the tar stream is padded to whole records, the compressed stream after it is not.
-    if (filter) archive_write_set_bytes_in_last_block(w.a, 1);
+    if (filter) la().archive_write_set_bytes_in_last_block(w.a, 1);
     OutputSink sink;
     sink.ctx = &ctx;
     std::unique_ptr<vfs::FileHandle> fh;
@@ -509,7 +509,7 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         if (auto st = fh->stat()) self = std::make_pair(st->dev, st->ino);
     }
     if (open_write(w.a, sink) != ARCHIVE_OK) {
-        ctx.err.write(fmt::format("tar: {}\n", archive_error_string(w.a) ? archive_error_string(w.a) : "cannot write"));
+        ctx.err.write(fmt::format("tar: {}\n", la().archive_error_string(w.a) ? la().archive_error_string(w.a) : "cannot write"));
         return 2;
     }
     Creator c{ctx, o, w.a, to_stdout ? ctx.err : ctx.out, Lister{ctx, o}, {}, self};
@@ -539,9 +539,9 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         c.add(vfs::join_path(dir, op.text), name);
         if (c.fatal) break;
     }
-    if (archive_write_close(w.a) != ARCHIVE_OK && !c.fatal) {
+    if (la().archive_write_close(w.a) != ARCHIVE_OK && !c.fatal) {
         if (sink.err == EPIPE) return 141;
-        ctx.err.write(fmt::format("tar: {}\n", archive_error_string(w.a) ? archive_error_string(w.a) : "write error"));
+        ctx.err.write(fmt::format("tar: {}\n", la().archive_error_string(w.a) ? la().archive_error_string(w.a) : "write error"));
         c.failed = true;
     }
     if (sink.err == EPIPE) return 141;
@@ -582,9 +582,9 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     }
     std::vector<bool> seen(members.size(), false);
     ReadArchive r;
-    archive_read_support_filter_all(r.a);
-    archive_read_support_format_tar(r.a);
-    archive_read_support_format_gnutar(r.a);
+    la().archive_read_support_filter_all(r.a);
+    la().archive_read_support_format_tar(r.a);
+    la().archive_read_support_format_gnutar(r.a);
     InputSource src;
     src.ctx = &ctx;
     if (o.file == "-") {
@@ -605,7 +605,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         return 2;
     }
     if (open_read(r.a, src) != ARCHIVE_OK) {
-        const std::string msg = archive_error_string(r.a) ? archive_error_string(r.a) : "read error";
+        const std::string msg = la().archive_error_string(r.a) ? la().archive_error_string(r.a) : "read error";
         if (src.err != vfs::Errc::ok) {
             ctx.err.write(fmt::format("tar: {}: Read error: {}\n", o.file, vfs::error_message(src.err)));
         } else if (msg.find("Unrecognized archive format") != std::string::npos) {
@@ -627,14 +627,14 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             ctx.err.write("tar: Operation canceled\n");
             return 130;
         }
-        int rc = archive_read_next_header(r.a, &e);
+        int rc = la().archive_read_next_header(r.a, &e);
         if (rc == ARCHIVE_EOF) break;
         if (rc < ARCHIVE_WARN) {
             out.flush();
-            std::string msg = archive_error_string(r.a) ? archive_error_string(r.a) : "read error";
+            std::string msg = la().archive_error_string(r.a) ? la().archive_error_string(r.a) : "read error";
             if (src.err != vfs::Errc::ok) {
                 ctx.err.write(fmt::format("tar: {}: Read error: {}\n", o.file, vfs::error_message(src.err)));
-            } else if (first && (archive_format(r.a) == 0 || msg.find("Unrecognized archive format") != std::string::npos)) {
+            } else if (first && (la().archive_format(r.a) == 0 || msg.find("Unrecognized archive format") != std::string::npos)) {
                 ctx.err.write("tar: This does not look like a tar archive\n");
                 return finish_status(ctx, true);
             } else if (msg.find("runcated") != std::string::npos || msg.find("EOF") != std::string::npos) {
@@ -648,7 +648,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         if (first && o.file == "-" && o.filter == 0) {
             // GNU tar does not guess the compression of a pipe.
             const char* flag = nullptr;
-            switch (archive_filter_code(r.a, 0)) {
+            switch (la().archive_filter_code(r.a, 0)) {
                 case ARCHIVE_FILTER_GZIP: flag = "-z"; break;
                 case ARCHIVE_FILTER_BZIP2: flag = "-j"; break;
                 case ARCHIVE_FILTER_XZ: flag = "-J"; break;
@@ -666,7 +666,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             out.flush();
             return finish_status(ctx, true);
         }
-        const std::string raw = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
+        const std::string raw = la().archive_entry_pathname(e) ? la().archive_entry_pathname(e) : "";
         if (!selected(members, seen, raw) || excluded(o, raw)) continue;
         if (o.mode == Mode::list) {
             if (raw.starts_with('/') && !warned_slash) {
@@ -677,7 +677,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             std::string shown = raw;
             if (shown.starts_with('/')) shown.erase(0, shown.find_first_not_of('/'));
             if (o.verbose) {
-                archive_entry_copy_pathname(e, shown.c_str());
+                la().archive_entry_copy_pathname(e, shown.c_str());
                 out.put(lister.line(e));
             } else {
                 out.put(shown);
@@ -703,7 +703,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         if (o.verbose) {
             std::string shown = raw.substr(std::min(raw.size(), raw.find_first_not_of('/')));
             if (o.verbose > 1) {
-                archive_entry_copy_pathname(e, shown.c_str());
+                la().archive_entry_copy_pathname(e, shown.c_str());
                 out.put(lister.line(e));
             } else {
                 out.put(shown);
@@ -712,10 +712,10 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             out.flush();
         }
         // Hard link targets are member names too: strip them the same way.
-        if (const char* hl = archive_entry_hardlink(e); hl && o.strip > 0) {
+        if (const char* hl = la().archive_entry_hardlink(e); hl && o.strip > 0) {
             std::string t = safe_name(hl).name;
             if (!strip_components(t, o.strip)) continue;
-            archive_entry_copy_hardlink(e, t.c_str());
+            la().archive_entry_copy_hardlink(e, t.c_str());
         }
         auto outcome = x.extract(r.a, e, name);
         if (outcome == Extractor::Outcome::fatal) {
@@ -745,6 +745,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
 int cmd_tar(CommandContext& ctx, const ArchiveLimits& limits) {
     TarOptions o;
     if (int st = parse(ctx, o); st >= 0) return st;
+    if (!need_libarchive(ctx, "tar")) return 2;
     if (o.mode == Mode::create) return run_create(ctx, o);
     return run_read(ctx, o, limits);
 }

@@ -188,14 +188,15 @@ vfs::Errc read_whole(CommandContext& ctx, const std::string& path, uint64_t max,
 
 // Opens an in-memory zip for reading.
 bool open_zip(struct archive* a, const std::string& data) {
-    archive_read_support_format_zip_seekable(a);
-    archive_read_support_filter_none(a);
-    return archive_read_open_memory(a, data.data(), data.size()) == ARCHIVE_OK;
+    la().archive_read_support_format_zip_seekable(a);
+    la().archive_read_support_filter_none(a);
+    return la().archive_read_open_memory(a, data.data(), data.size()) == ARCHIVE_OK;
 }
 
 }  // namespace
 
 int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
+    if (!need_libarchive(ctx, "zip")) return 2;
     Zipper z(ctx, limits);
     std::vector<std::string> operands;
     bool only_operands = false;
@@ -258,15 +259,15 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
         }
         struct archive_entry* e;
         uint64_t total = 0;
-        while (archive_read_next_header(r.a, &e) == ARCHIVE_OK) {
+        while (la().archive_read_next_header(r.a, &e) == ARCHIVE_OK) {
             Member m;
-            m.name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
-            m.dir = archive_entry_filetype(e) == AE_IFDIR;
-            m.perm = archive_entry_perm(e) | (archive_entry_filetype(e) == AE_IFLNK ? 0120000 : 0);
-            m.mtime = archive_entry_mtime(e);
-            if (archive_entry_filetype(e) == AE_IFLNK && archive_entry_symlink(e)) m.data = archive_entry_symlink(e);
+            m.name = la().archive_entry_pathname(e) ? la().archive_entry_pathname(e) : "";
+            m.dir = la().archive_entry_filetype(e) == AE_IFDIR;
+            m.perm = la().archive_entry_perm(e) | (la().archive_entry_filetype(e) == AE_IFLNK ? 0120000 : 0);
+            m.mtime = la().archive_entry_mtime(e);
+            if (la().archive_entry_filetype(e) == AE_IFLNK && la().archive_entry_symlink(e)) m.data = la().archive_entry_symlink(e);
             char buf[65536];
-            for (la_ssize_t n; (n = archive_read_data(r.a, buf, sizeof buf)) > 0;) {
+            for (la_ssize_t n; (n = la().archive_read_data(r.a, buf, sizeof buf)) > 0;) {
                 total += static_cast<uint64_t>(n);
                 if (total > limits.max_expanded_bytes) {
                     ctx.err.write(fmt::format("zip error: archive expands beyond the limit of {} bytes\n",
@@ -289,8 +290,8 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
         return 12;
     }
     WriteArchive w;
-    archive_write_set_format_zip(w.a);
-    archive_write_set_bytes_in_last_block(w.a, 1);  // a zip ends with its directory, unpadded
+    la().archive_write_set_format_zip(w.a);
+    la().archive_write_set_bytes_in_last_block(w.a, 1);  // a zip ends with its directory, unpadded
     OutputSink sink;
     sink.ctx = &ctx;
     std::unique_ptr<vfs::FileHandle> fh;
@@ -315,34 +316,34 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
             ok = false;
             break;
         }
-        struct archive_entry* e = archive_entry_new();
-        archive_entry_copy_pathname(e, m.name.c_str());
-        archive_entry_set_mtime(e, m.mtime, 0);
+        struct archive_entry* e = la().archive_entry_new();
+        la().archive_entry_copy_pathname(e, m.name.c_str());
+        la().archive_entry_set_mtime(e, m.mtime, 0);
         if (m.dir) {
-            archive_entry_set_filetype(e, AE_IFDIR);
-            archive_entry_set_perm(e, m.perm & 07777);
-            archive_entry_set_size(e, 0);
+            la().archive_entry_set_filetype(e, AE_IFDIR);
+            la().archive_entry_set_perm(e, m.perm & 07777);
+            la().archive_entry_set_size(e, 0);
         } else if ((m.perm & 0170000) == 0120000) {
-            archive_entry_set_filetype(e, AE_IFLNK);
-            archive_entry_set_perm(e, 0777);
-            archive_entry_copy_symlink(e, m.data.c_str());
+            la().archive_entry_set_filetype(e, AE_IFLNK);
+            la().archive_entry_set_perm(e, 0777);
+            la().archive_entry_copy_symlink(e, m.data.c_str());
             m.data.clear();
         } else {
-            archive_entry_set_filetype(e, AE_IFREG);
-            archive_entry_set_perm(e, m.perm & 07777);
-            archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
+            la().archive_entry_set_filetype(e, AE_IFREG);
+            la().archive_entry_set_perm(e, m.perm & 07777);
+            la().archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
         }
         const bool deflate = !m.dir && !m.data.empty() && z.level > 0 && deflated_size(m.data, z.level) < m.data.size();
         if (deflate) {
-            archive_write_zip_set_compression_deflate(w.a);
+            la().archive_write_zip_set_compression_deflate(w.a);
         } else {
-            archive_write_zip_set_compression_store(w.a);
+            la().archive_write_zip_set_compression_store(w.a);
         }
-        ok = archive_write_header(w.a, e) >= ARCHIVE_WARN;
-        archive_entry_free(e);
-        if (ok && !m.data.empty()) ok = archive_write_data(w.a, m.data.data(), m.data.size()) >= 0;
+        ok = la().archive_write_header(w.a, e) >= ARCHIVE_WARN;
+        la().archive_entry_free(e);
+        if (ok && !m.data.empty()) ok = la().archive_write_data(w.a, m.data.data(), m.data.size()) >= 0;
     }
-    if (ok) ok = archive_write_close(w.a) == ARCHIVE_OK;
+    if (ok) ok = la().archive_write_close(w.a) == ARCHIVE_OK;
     fh.reset();
     if (!ok) {
         if (!tmp.empty()) (void)ctx.fs.unlink(tmp);
@@ -364,6 +365,7 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
 // ----------------------------------------------------------------------------------------------- unzip
 
 int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
+    if (!need_libarchive(ctx, "unzip")) return 2;
     bool list = false, overwrite = false, never = false, quiet = false, pipe = false;
     std::string dir;
     std::string zipname;
@@ -454,7 +456,7 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
     };
     ReadArchive r;
     if (!open_zip(r.a, data)) {
-        ctx.err.write(fmt::format("unzip:  {}: {}\n", zipname, archive_error_string(r.a) ? archive_error_string(r.a) : "bad zipfile"));
+        ctx.err.write(fmt::format("unzip:  {}: {}\n", zipname, la().archive_error_string(r.a) ? la().archive_error_string(r.a) : "bad zipfile"));
         return 9;
     }
     int status = 0;
@@ -474,19 +476,19 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
             ctx.err.write("unzip: Operation canceled\n");
             return 130;
         }
-        int rc = archive_read_next_header(r.a, &e);
+        int rc = la().archive_read_next_header(r.a, &e);
         if (rc == ARCHIVE_EOF) break;
         if (rc < ARCHIVE_WARN) {
-            ctx.err.write(fmt::format("unzip:  {}: {}\n", zipname, archive_error_string(r.a) ? archive_error_string(r.a) : "bad zipfile"));
+            ctx.err.write(fmt::format("unzip:  {}: {}\n", zipname, la().archive_error_string(r.a) ? la().archive_error_string(r.a) : "bad zipfile"));
             status = 2;
             break;
         }
         if (!x.count_entry()) return 2;
-        const std::string raw = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
+        const std::string raw = la().archive_entry_pathname(e) ? la().archive_entry_pathname(e) : "";
         if (!wanted(raw)) continue;
         if (list) {
-            const uint64_t size = archive_entry_size_is_set(e) ? static_cast<uint64_t>(archive_entry_size(e)) : 0;
-            ctx.out.write(fmt::format("{:>9}  {}   {}\n", size, format_time(ctx, archive_entry_mtime(e)), raw));
+            const uint64_t size = la().archive_entry_size_is_set(e) ? static_cast<uint64_t>(la().archive_entry_size(e)) : 0;
+            ctx.out.write(fmt::format("{:>9}  {}   {}\n", size, format_time(ctx, la().archive_entry_mtime(e)), raw));
             total += size;
             ++count;
             continue;
@@ -500,7 +502,7 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
             continue;
         }
         if (sn.name.empty()) continue;
-        const bool is_dir = archive_entry_filetype(e) == AE_IFDIR;
+        const bool is_dir = la().archive_entry_filetype(e) == AE_IFDIR;
         const std::string shown_name = dir.empty() ? sn.name : vfs::join_path(dir, sn.name);
         const std::string target = vfs::join_path(x.root(), sn.name);
         x.skip_existing = false;
@@ -531,13 +533,13 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
             } else {
                 auto m = methods.find(raw);
                 const bool stored = m == methods.end() || m->second == 0;
-                const char* verb = archive_entry_filetype(e) == AE_IFLNK ? "    linking"
+                const char* verb = la().archive_entry_filetype(e) == AE_IFLNK ? "    linking"
                                    : stored                              ? " extracting"
                                                                          : "  inflating";
                 std::string line = fmt::format("{}: {:<22}  ", verb, shown_name);
-                if (archive_entry_filetype(e) == AE_IFLNK)
+                if (la().archive_entry_filetype(e) == AE_IFLNK)
                     line = fmt::format("{}: {:<22}  -> {} ", verb, shown_name,
-                                       archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
+                                       la().archive_entry_symlink(e) ? la().archive_entry_symlink(e) : "");
                 msg.write(line + "\n");
             }
         }

@@ -5,46 +5,60 @@
 #include <array>
 #include <memory>
 
+#include "base/lazy_library.hpp"
 #include "builtins/data/tools.hpp"
 
 namespace bashkit::builtins::data {
 
 namespace {
 
+// libcrypto, loaded by the first digest (base/lazy_library.hpp), not at start-up.
+#define BASHKIT_CRYPTO_FUNCTIONS(X)                                                                  \
+    X(EVP_MD_CTX_new) X(EVP_MD_CTX_free) X(EVP_DigestInit_ex) X(EVP_DigestUpdate) X(EVP_DigestFinal_ex) \
+    X(EVP_md5) X(EVP_sha1) X(EVP_sha224) X(EVP_sha256) X(EVP_sha384) X(EVP_sha512)
+
+struct CryptoApi {
+    BASHKIT_CRYPTO_FUNCTIONS(BASHKIT_API_MEMBER)
+};
+BASHKIT_DEFINE_API(CryptoApi, crypto_api, BASHKIT_SONAME_LIBCRYPTO, BASHKIT_CRYPTO_FUNCTIONS)
+
+// Only after crypto_api() returned non-null (run_sum checks first).
+const CryptoApi& crypto() { return *crypto_api(nullptr); }
+
 struct Algo {
     const char* prog;
     const char* tag;  // --tag name: MD5, SHA1, SHA256...
-    const EVP_MD* (*md)();
+    decltype(&::EVP_md5) CryptoApi::*md;
     size_t bytes;
 };
 
-constexpr Algo kMd5{"md5sum", "MD5", EVP_md5, 16};
-constexpr Algo kSha1{"sha1sum", "SHA1", EVP_sha1, 20};
-constexpr Algo kSha224{"sha224sum", "SHA224", EVP_sha224, 28};
-constexpr Algo kSha256{"sha256sum", "SHA256", EVP_sha256, 32};
-constexpr Algo kSha384{"sha384sum", "SHA384", EVP_sha384, 48};
-constexpr Algo kSha512{"sha512sum", "SHA512", EVP_sha512, 64};
+constexpr Algo kMd5{"md5sum", "MD5", &CryptoApi::EVP_md5, 16};
+constexpr Algo kSha1{"sha1sum", "SHA1", &CryptoApi::EVP_sha1, 20};
+constexpr Algo kSha224{"sha224sum", "SHA224", &CryptoApi::EVP_sha224, 28};
+constexpr Algo kSha256{"sha256sum", "SHA256", &CryptoApi::EVP_sha256, 32};
+constexpr Algo kSha384{"sha384sum", "SHA384", &CryptoApi::EVP_sha384, 48};
+constexpr Algo kSha512{"sha512sum", "SHA512", &CryptoApi::EVP_sha512, 64};
 
 struct MdCtxFree {
-    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+    void operator()(EVP_MD_CTX* c) const { crypto().EVP_MD_CTX_free(c); }
 };
 
 // Digests a whole input; the error of a failed read otherwise (cancelled included).
 vfs::Errc digest_input(CommandContext& ctx, const Algo& algo, const std::string& name, std::string& hex) {
     text::Input in;
     if (vfs::Errc e = in.open_input(ctx, name); e != vfs::Errc::ok) return e;
-    std::unique_ptr<EVP_MD_CTX, MdCtxFree> md(EVP_MD_CTX_new());
-    if (!md || EVP_DigestInit_ex(md.get(), algo.md(), nullptr) != 1) return vfs::Errc::io_error;
+    std::unique_ptr<EVP_MD_CTX, MdCtxFree> md(crypto().EVP_MD_CTX_new());
+    if (!md || crypto().EVP_DigestInit_ex(md.get(), (crypto().*algo.md)(), nullptr) != 1) return vfs::Errc::io_error;
     std::string buf(64 * 1024, '\0');
     for (;;) {
         text::ReadResult r = in.read(buf.data(), buf.size());
         if (r.err != vfs::Errc::ok) return r.err;
         if (r.n == 0) break;
-        if (EVP_DigestUpdate(md.get(), buf.data(), r.n) != 1) return vfs::Errc::io_error;
+        if (crypto().EVP_DigestUpdate(md.get(), buf.data(), r.n) != 1) return vfs::Errc::io_error;
     }
     std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
     unsigned int len = 0;
-    if (EVP_DigestFinal_ex(md.get(), out.data(), &len) != 1) return vfs::Errc::io_error;
+    if (crypto().EVP_DigestFinal_ex(md.get(), out.data(), &len) != 1) return vfs::Errc::io_error;
     static constexpr char kHex[] = "0123456789abcdef";
     hex.clear();
     for (unsigned int i = 0; i < len; ++i) {
@@ -213,6 +227,10 @@ enum : int {
 };
 
 int run_sum(CommandContext& ctx, const Algo& algo) {
+    if (std::string why; !crypto_api(&why)) {
+        (void)ctx.err.write(std::string(algo.prog) + ": libcrypto cannot be loaded: " + why + "\n");
+        return 1;
+    }
     constexpr OptionSpec kSpecs[] = {
         {'b', 'b', "binary"},
         {'c', 'c', "check"},

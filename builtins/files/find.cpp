@@ -1160,7 +1160,7 @@ int find_main(CommandContext& ctx) {
 }  // namespace
 
 void register_find(interp::CommandRegistry& r) {
-    r.add("find", "find [PATH...] [EXPRESSION]: search for files in a directory hierarchy", find_main);
+    r.add("find", "find [-H|-L|-P] [PATH...] [EXPRESSION] (tests: -name -iname -path -ipath -wholename -regex -iregex -type -xtype -size -empty -perm -newer -anewer -cnewer -mtime -mmin -atime -amin -ctime -cmin -user -group -uid -gid -nouser -nogroup -links -inum -samefile -lname -ilname -readable -writable -executable -true -false; options: -maxdepth -mindepth -depth -daystart -follow -xdev -mount -regextype; actions: -print -print0 -printf -fprint -ls -delete -prune -quit -exec -execdir; operators: ! -not -a -and -o -or , ( )): search for files in a directory hierarchy", find_main);
 }
 
 }  // namespace bashkit::builtins::files

@@ -256,8 +256,11 @@ int tree_main(CommandContext& ctx) {
         std::string bad = p.error;
         // tree words it: tree: Invalid argument -`z'.
         size_t q = bad.find("-- '");
+        size_t u = bad.find("option '");
         if (q != std::string::npos && bad.rfind("invalid option", 0) == 0)
             ctx.error("Invalid argument -`" + bad.substr(q + 4, 1) + "'.");
+        else if (u != std::string::npos && bad.rfind("unrecognized option", 0) == 0 && bad.back() == '\'')
+            ctx.error("Invalid argument `" + bad.substr(u + 8, bad.size() - u - 9) + "'.");
         else
             ctx.error(bad);
         (void)ctx.err.write("usage: tree [-adfilrFC] [-L level] [-P pattern] [-I pattern] [--noreport]\n"

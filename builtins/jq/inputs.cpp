@@ -11,15 +11,15 @@ constexpr size_t kChunkMax = 4095;  // jq reads with fgets into a 4096-byte buff
 
 InputReader::InputReader(interp::CommandContext& ctx, std::unique_lock<std::mutex>& lock, std::vector<std::string> files,
                bool raw, bool slurp, int parser_flags)
-    : ctx_(ctx), lock_(lock), files_(std::move(files)), raw_(raw), slurped_(jv_invalid()) {
+    : ctx_(ctx), lock_(lock), files_(std::move(files)), raw_(raw), slurped_(jqlib().jv_invalid()) {
     if (files_.empty()) files_.emplace_back("-");
-    if (!raw_) parser_ = jv_parser_new(parser_flags);
-    if (slurp) slurped_ = raw_ ? jv_string("") : jv_array();
+    if (!raw_) parser_ = jqlib().jv_parser_new(parser_flags);
+    if (slurp) slurped_ = raw_ ? jqlib().jv_string("") : jqlib().jv_array();
 }
 
 InputReader::~InputReader() {
-    if (parser_) jv_parser_free(parser_);
-    jv_free(slurped_);
+    if (parser_) jqlib().jv_parser_free(parser_);
+    jqlib().jv_free(slurped_);
 }
 
 std::string InputReader::position() const {
@@ -28,8 +28,8 @@ std::string InputReader::position() const {
 }
 
 jv InputReader::origin() const {
-    return JV_ARRAY(have_name_ ? jv_string_sized(name_.data(), static_cast<int>(name_.size())) : jv_null(),
-                    jv_number(static_cast<double>(line_)));
+    return array2(have_name_ ? jqlib().jv_string_sized(name_.data(), static_cast<int>(name_.size())) : jqlib().jv_null(),
+                    jqlib().jv_number(static_cast<double>(line_)));
 }
 
 bool InputReader::read_chunk() {
@@ -120,49 +120,49 @@ bool InputReader::read_more() {
 jv InputReader::next() {
     bool is_last = false;
     bool has_more = false;  // slurping: more values may wait in the parser's last chunk
-    jv value = jv_invalid();
+    jv value = jqlib().jv_invalid();
     do {
         if (!parser_) {
             is_last = read_more();
             if (cancelled_) break;
             if (!chunk_.empty()) {
                 const int len = static_cast<int>(chunk_.size());
-                if (jv_is_valid(slurped_)) {
-                    slurped_ = jv_string_concat(slurped_, jv_string_sized(chunk_.data(), len));
+                if (is_valid(slurped_)) {
+                    slurped_ = jqlib().jv_string_concat(slurped_, jqlib().jv_string_sized(chunk_.data(), len));
                 } else {
-                    if (!jv_is_valid(value)) value = jv_string("");
-                    if (chunk_.back() == '\n') return jv_string_concat(value, jv_string_sized(chunk_.data(), len - 1));
-                    value = jv_string_concat(value, jv_string_sized(chunk_.data(), len));
+                    if (!is_valid(value)) value = jqlib().jv_string("");
+                    if (chunk_.back() == '\n') return jqlib().jv_string_concat(value, jqlib().jv_string_sized(chunk_.data(), len - 1));
+                    value = jqlib().jv_string_concat(value, jqlib().jv_string_sized(chunk_.data(), len));
                 }
             }
         } else {
-            if (jv_parser_remaining(parser_) == 0) {
+            if (jqlib().jv_parser_remaining(parser_) == 0) {
                 is_last = read_more();
                 if (cancelled_) break;
-                jv_parser_set_buf(parser_, chunk_.data(), static_cast<int>(chunk_.size()), !is_last);
+                jqlib().jv_parser_set_buf(parser_, chunk_.data(), static_cast<int>(chunk_.size()), !is_last);
             }
-            value = jv_parser_next(parser_);
-            if (jv_is_valid(slurped_)) {
-                has_more = jv_parser_remaining(parser_) != 0;
-                if (jv_is_valid(value)) {
-                    slurped_ = jv_array_append(slurped_, value);
-                    value = jv_invalid();
-                } else if (jv_invalid_has_msg(jv_copy(value))) {
+            value = jqlib().jv_parser_next(parser_);
+            if (is_valid(slurped_)) {
+                has_more = jqlib().jv_parser_remaining(parser_) != 0;
+                if (is_valid(value)) {
+                    slurped_ = jqlib().jv_array_append(slurped_, value);
+                    value = jqlib().jv_invalid();
+                } else if (jqlib().jv_invalid_has_msg(jqlib().jv_copy(value))) {
                     return value;
                 }
-            } else if (jv_is_valid(value) || jv_invalid_has_msg(jv_copy(value))) {
+            } else if (is_valid(value) || jqlib().jv_invalid_has_msg(jqlib().jv_copy(value))) {
                 return value;
             }
         }
     } while (!is_last || has_more);
     if (cancelled_) {
-        jv_free(value);
-        return jv_invalid();
+        jqlib().jv_free(value);
+        return jqlib().jv_invalid();
     }
-    if (jv_is_valid(slurped_)) {
-        jv_free(value);
+    if (is_valid(slurped_)) {
+        jqlib().jv_free(value);
         value = slurped_;
-        slurped_ = jv_invalid();
+        slurped_ = jqlib().jv_invalid();
     }
     return value;
 }

@@ -10,15 +10,12 @@
 // from a stream, which may block on a pipe.
 #pragma once
 
-extern "C" {  // libjq's headers have no C++ guards
-#include <jv.h>
-}
-
 #include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "builtins/jq/libjq_api.hpp"
 #include "builtins/text/util.hpp"
 
 namespace bashkit::builtins::jq {
@@ -32,7 +29,7 @@ public:
     InputReader(const InputReader&) = delete;
     InputReader& operator=(const InputReader&) = delete;
 
-    // The next input value; jv_invalid() at the end, or an invalid with a message for a parse error.
+    // The next input value; jqlib().jv_invalid() at the end, or an invalid with a message for a parse error.
     jv next();
     // Called with stderr text to show (file errors) while the lock is released.
     std::function<void(const std::string&)> on_error;

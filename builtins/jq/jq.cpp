@@ -24,11 +24,6 @@
 // for it) and keeps the mutex.
 #include "builtins/jq/jq.hpp"
 
-extern "C" {  // libjq's headers have no C++ guards
-#include <jq.h>
-#include <jv.h>
-}
-
 #include <cctype>
 #include <cerrno>
 #include <memory>
@@ -37,6 +32,7 @@ extern "C" {  // libjq's headers have no C++ guards
 #include <string_view>
 
 #include "builtins/jq/inputs.hpp"
+#include "builtins/jq/libjq_api.hpp"
 #include "builtins/jq/options.hpp"
 #include "builtins/text/util.hpp"
 
@@ -68,8 +64,8 @@ constexpr std::string_view kPrelude =
     "$__bashkit_env as $ENV | ";
 
 std::string take_string(jv s) {  // consumes a string jv
-    std::string r(jv_string_value(s), static_cast<size_t>(jv_string_length_bytes(jv_copy(s))));
-    jv_free(s);
+    std::string r(jqlib().jv_string_value(s), static_cast<size_t>(jqlib().jv_string_length_bytes(jqlib().jv_copy(s))));
+    jqlib().jv_free(s);
     return r;
 }
 
@@ -103,7 +99,7 @@ public:
     ~Runner() {
         if (!lk_.owns_lock()) lk_.lock();
         inputs_.reset();
-        if (jq_) jq_teardown(&jq_);
+        if (jq_) jqlib().jq_teardown(&jq_);
     }
     int run();
 
@@ -140,35 +136,35 @@ private:
 
 void Runner::err_cb(void* data, jv msg) {
     auto* r = static_cast<Runner*>(data);
-    std::string s = take_string(jq_format_error(msg)) + "\n";
+    std::string s = take_string(jqlib().jq_format_error(msg)) + "\n";
     (r->compile_errs_ ? *r->compile_errs_ : r->pending_err_) += s;
 }
 
 void Runner::debug_cb(void* data, jv msg) {
     auto* r = static_cast<Runner*>(data);
-    if (jv_get_kind(msg) == JV_KIND_ARRAY && jv_array_length(jv_copy(msg)) == 2) {
-        jv tag = jv_array_get(jv_copy(msg), 0);
-        bool is_stderr = jv_get_kind(tag) == JV_KIND_STRING && std::string_view(jv_string_value(tag)) == kStderrTag;
-        jv_free(tag);
+    if (jqlib().jv_get_kind(msg) == JV_KIND_ARRAY && jqlib().jv_array_length(jqlib().jv_copy(msg)) == 2) {
+        jv tag = jqlib().jv_array_get(jqlib().jv_copy(msg), 0);
+        bool is_stderr = jqlib().jv_get_kind(tag) == JV_KIND_STRING && std::string_view(jqlib().jv_string_value(tag)) == kStderrTag;
+        jqlib().jv_free(tag);
         if (is_stderr) {
-            r->pending_err_ += r->dump(jv_array_get(msg, 1), 0);
+            r->pending_err_ += r->dump(jqlib().jv_array_get(msg, 1), 0);
             return;
         }
     }
-    r->pending_err_ += r->dump(JV_ARRAY(jv_string("DEBUG:"), msg), r->dumpopts_ & ~JV_PRINT_PRETTY) + "\n";
+    r->pending_err_ += r->dump(array2(jqlib().jv_string("DEBUG:"), msg), r->dumpopts_ & ~JV_PRINT_PRETTY) + "\n";
 }
 
 jv Runner::input_cb(jq_state*, void* data) {
     auto* r = static_cast<Runner*>(data);
-    if (!r->inputs_) return jv_invalid();
+    if (!r->inputs_) return jqlib().jv_invalid();
     return r->inputs_->next();
 }
 
 std::string Runner::dump(jv v, int flags) {
-    if ((flags & JV_PRINT_COLOR) && !jq_set_colors(have_colors_ ? colors_.c_str() : "")) {
-        (void)jq_set_colors("");
+    if ((flags & JV_PRINT_COLOR) && !jqlib().jq_set_colors(have_colors_ ? colors_.c_str() : "")) {
+        (void)jqlib().jq_set_colors("");
     }
-    return take_string(jv_dump_string(v, flags));
+    return take_string(jqlib().jv_dump_string(v, flags));
 }
 
 void Runner::flush_err() {
@@ -211,11 +207,11 @@ bool Runner::emit(std::string s) {
 
 int Runner::process(jv value) {
     int ret = 14;  // no output: -e turns this into 4
-    jq_start(jq_, value, 0);
+    jqlib().jq_start(jq_, value, 0);
     jv result;
-    while (jv_is_valid(result = jq_next(jq_))) {
+    while (is_valid(result = jqlib().jq_next(jq_))) {
         std::string s;
-        if (o_.raw_output && jv_get_kind(result) == JV_KIND_STRING) {
+        if (o_.raw_output && jqlib().jv_get_kind(result) == JV_KIND_STRING) {
             if (o_.ascii) {
                 s = dump(result, JV_PRINT_ASCII);
             } else {
@@ -223,7 +219,7 @@ int Runner::process(jv value) {
             }
             ret = 0;
         } else {
-            jv_kind k = jv_get_kind(result);
+            jv_kind k = jqlib().jv_get_kind(result);
             ret = (k == JV_KIND_FALSE || k == JV_KIND_NULL) ? 11 : 0;
             if (o_.seq) s = "\x1e";
             s += dump(result, dumpopts_);
@@ -235,55 +231,55 @@ int Runner::process(jv value) {
         stopped_ = true;
         stop_status_ = 130;
     }
-    if (jq_halted(jq_)) {
+    if (jqlib().jq_halted(jq_)) {
         exact_ = true;
-        jv code = jq_get_exit_code(jq_);
-        if (!jv_is_valid(code)) {
+        jv code = jqlib().jq_get_exit_code(jq_);
+        if (!is_valid(code)) {
             ret = 0;
-        } else if (jv_get_kind(code) == JV_KIND_NUMBER) {
-            ret = static_cast<int>(jv_number_value(code));
+        } else if (jqlib().jv_get_kind(code) == JV_KIND_NUMBER) {
+            ret = static_cast<int>(jqlib().jv_number_value(code));
         } else {
             ret = 5;
         }
-        jv_free(code);
-        jv msg = jq_get_error_message(jq_);
-        if (jv_get_kind(msg) == JV_KIND_STRING) {
+        jqlib().jv_free(code);
+        jv msg = jqlib().jq_get_error_message(jq_);
+        if (jqlib().jv_get_kind(msg) == JV_KIND_STRING) {
             pending_err_ += take_string(msg);
-        } else if (jv_get_kind(msg) == JV_KIND_NULL) {
-            jv_free(msg);
-        } else if (jv_is_valid(msg)) {
+        } else if (jqlib().jv_get_kind(msg) == JV_KIND_NULL) {
+            jqlib().jv_free(msg);
+        } else if (is_valid(msg)) {
             pending_err_ += dump(msg, 0) + "\n";
         } else {
-            jv_free(msg);
+            jqlib().jv_free(msg);
         }
-    } else if (jv_invalid_has_msg(jv_copy(result))) {
-        jv msg = jv_invalid_get_msg(jv_copy(result));
+    } else if (jqlib().jv_invalid_has_msg(jqlib().jv_copy(result))) {
+        jv msg = jqlib().jv_invalid_get_msg(jqlib().jv_copy(result));
         std::string pos = inputs_ ? inputs_->position() : "<unknown>";
-        if (jv_get_kind(msg) == JV_KIND_STRING) {
+        if (jqlib().jv_get_kind(msg) == JV_KIND_STRING) {
             pending_err_ += "jq: error (at " + pos + "): " + take_string(msg) + "\n";
         } else {
             pending_err_ += "jq: error (at " + pos + ") (not a string): " + dump(msg, 0) + "\n";
         }
         ret = 5;
     }
-    jv_free(result);
+    jqlib().jv_free(result);
     return ret;
 }
 
 bool Runner::compile(const std::string& text, jv args, std::string& errors) {
-    if (jq_) jq_teardown(&jq_);
-    jq_ = jq_init();
+    if (jq_) jqlib().jq_teardown(&jq_);
+    jq_ = jqlib().jq_init();
     if (!jq_) {
-        jv_free(args);
+        jqlib().jv_free(args);
         errors = "jq: error: cannot allocate memory\n";
         return false;
     }
-    jq_set_error_cb(jq_, err_cb, this);
-    jq_set_debug_cb(jq_, debug_cb, this);
-    jq_set_attr(jq_, jv_string("JQ_LIBRARY_PATH"), jv_array());
-    jq_set_attr(jq_, jv_string("JQ_ORIGIN"), JV_ARRAY(jv_null(), jv_number(0)));
+    jqlib().jq_set_error_cb(jq_, err_cb, this);
+    jqlib().jq_set_debug_cb(jq_, debug_cb, this);
+    jqlib().jq_set_attr(jq_, jqlib().jv_string("JQ_LIBRARY_PATH"), jqlib().jv_array());
+    jqlib().jq_set_attr(jq_, jqlib().jv_string("JQ_ORIGIN"), array2(jqlib().jv_null(), jqlib().jv_number(0)));
     compile_errs_ = &errors;
-    int ok = jq_compile_args(jq_, text.c_str(), args);
+    int ok = jqlib().jq_compile_args(jq_, text.c_str(), args);
     compile_errs_ = nullptr;
     return ok != 0;
 }
@@ -301,39 +297,39 @@ bool Runner::read_file(const std::string& name, std::string& content, std::strin
 
 // Every value of a JSON text (an array), or an invalid with the parser's message.
 jv parse_all(const std::string& content) {
-    jv_parser* p = jv_parser_new(0);
-    jv_parser_set_buf(p, content.data(), static_cast<int>(content.size()), 0);
-    jv all = jv_array();
+    jv_parser* p = jqlib().jv_parser_new(0);
+    jqlib().jv_parser_set_buf(p, content.data(), static_cast<int>(content.size()), 0);
+    jv all = jqlib().jv_array();
     jv v;
-    while (jv_is_valid(v = jv_parser_next(p))) all = jv_array_append(all, v);
-    if (jv_invalid_has_msg(jv_copy(v))) {
-        jv_free(all);
+    while (is_valid(v = jqlib().jv_parser_next(p))) all = jqlib().jv_array_append(all, v);
+    if (jqlib().jv_invalid_has_msg(jqlib().jv_copy(v))) {
+        jqlib().jv_free(all);
         all = v;
     } else {
-        jv_free(v);
+        jqlib().jv_free(v);
     }
-    jv_parser_free(p);
+    jqlib().jv_parser_free(p);
     return all;
 }
 
 // The named arguments (first definition of a name wins, as in jq), $ARGS, and the environment.
 jv Runner::make_args(bool& ok) {
     ok = true;
-    jv named = jv_object();
+    jv named = jqlib().jv_object();
     for (const NamedArg& a : o_.named) {
         jv value;
         if (a.kind == NamedArg::kString) {
-            value = jv_string_sized(a.text.data(), static_cast<int>(a.text.size()));
+            value = jqlib().jv_string_sized(a.text.data(), static_cast<int>(a.text.size()));
         } else if (a.kind == NamedArg::kJson) {
-            value = jv_parse_sized(a.text.data(), static_cast<int>(a.text.size()));
-            if (!jv_is_valid(value)) {
-                jv_free(value);
-                jv_free(named);
+            value = jqlib().jv_parse_sized(a.text.data(), static_cast<int>(a.text.size()));
+            if (!is_valid(value)) {
+                jqlib().jv_free(value);
+                jqlib().jv_free(named);
                 lk_.unlock();
                 (void)ctx_.err.write("jq: invalid JSON text passed to --argjson\n");
                 lk_.lock();
                 ok = false;
-                return jv_invalid();
+                return jqlib().jv_invalid();
             }
         } else {
             std::string content, err;
@@ -345,55 +341,55 @@ jv Runner::make_args(bool& ok) {
             lk_.lock();
             if (read) {
                 if (a.kind == NamedArg::kRawFile) {
-                    value = jv_string_sized(content.data(), static_cast<int>(content.size()));
+                    value = jqlib().jv_string_sized(content.data(), static_cast<int>(content.size()));
                 } else {
                     value = parse_all(content);
-                    if (!jv_is_valid(value)) {
-                        err = take_string(jv_invalid_get_msg(value));
+                    if (!is_valid(value)) {
+                        err = take_string(jqlib().jv_invalid_get_msg(value));
                         read = false;
-                    } else if (a.kind == NamedArg::kArgFile && jv_array_length(jv_copy(value)) == 1) {
-                        value = jv_array_get(value, 0);
+                    } else if (a.kind == NamedArg::kArgFile && jqlib().jv_array_length(jqlib().jv_copy(value)) == 1) {
+                        value = jqlib().jv_array_get(value, 0);
                     }
                 }
             }
             if (!read) {
-                jv_free(named);
+                jqlib().jv_free(named);
                 lk_.unlock();
                 (void)ctx_.err.write("jq: Bad JSON in --" + std::string(opt) + " " + a.name + " " + a.text + ": " +
                                      err + "\n");
                 lk_.lock();
                 ok = false;
                 usage_hint_ = false;
-                return jv_invalid();
+                return jqlib().jv_invalid();
             }
         }
-        named = jv_object_set(named, jv_string_sized(a.name.data(), static_cast<int>(a.name.size())), value);
+        named = jqlib().jv_object_set(named, jqlib().jv_string_sized(a.name.data(), static_cast<int>(a.name.size())), value);
     }
-    jv positional = jv_array();
+    jv positional = jqlib().jv_array();
     for (const auto& [is_json, text] : o_.positional) {
-        jv v = is_json ? jv_parse_sized(text.data(), static_cast<int>(text.size()))
-                       : jv_string_sized(text.data(), static_cast<int>(text.size()));
-        if (!jv_is_valid(v)) {  // jq 1.6 aborts on an assertion here; report it as a usage error
-            jv_free(v);
-            jv_free(named);
-            jv_free(positional);
+        jv v = is_json ? jqlib().jv_parse_sized(text.data(), static_cast<int>(text.size()))
+                       : jqlib().jv_string_sized(text.data(), static_cast<int>(text.size()));
+        if (!is_valid(v)) {  // jq 1.6 aborts on an assertion here; report it as a usage error
+            jqlib().jv_free(v);
+            jqlib().jv_free(named);
+            jqlib().jv_free(positional);
             lk_.unlock();
             (void)ctx_.err.write("jq: invalid JSON text passed to --jsonargs\n");
             lk_.lock();
             ok = false;
-            return jv_invalid();
+            return jqlib().jv_invalid();
         }
-        positional = jv_array_append(positional, v);
+        positional = jqlib().jv_array_append(positional, v);
     }
-    jv env = jv_object();
+    jv env = jqlib().jv_object();
     for (const auto& [k, v] : ctx_.env.entries()) {
-        env = jv_object_set(env, jv_string_sized(k.data(), static_cast<int>(k.size())),
-                            jv_string_sized(v.data(), static_cast<int>(v.size())));
+        env = jqlib().jv_object_set(env, jqlib().jv_string_sized(k.data(), static_cast<int>(k.size())),
+                            jqlib().jv_string_sized(v.data(), static_cast<int>(v.size())));
     }
-    jv args = jv_copy(named);
-    args = jv_object_set(args, jv_string("ARGS"),
-                         JV_OBJECT(jv_string("positional"), positional, jv_string("named"), named));
-    args = jv_object_set(args, jv_string("__bashkit_env"), env);
+    jv args = jqlib().jv_copy(named);
+    args = jqlib().jv_object_set(args, jqlib().jv_string("ARGS"),
+                         object2(jqlib().jv_string("positional"), positional, jqlib().jv_string("named"), named));
+    args = jqlib().jv_object_set(args, jqlib().jv_string("__bashkit_env"), env);
     return args;
 }
 
@@ -429,24 +425,24 @@ int Runner::run() {
     // First the program as written, so that its errors read exactly as jq's; then the wrapped program that
     // actually runs (a program of definitions only, or an empty one, needs a body after the wrapper).
     std::string errors;
-    if (!compile(program, jv_copy(args), errors)) {
-        jv_free(args);
+    if (!compile(program, jqlib().jv_copy(args), errors)) {
+        jqlib().jv_free(args);
         lk_.unlock();
         (void)ctx_.err.write(errors);
         return 3;
     }
     std::string wrapped = std::string(kPrelude) + program;
     std::string errors2;
-    if (!compile(wrapped, jv_copy(args), errors2)) {
+    if (!compile(wrapped, jqlib().jv_copy(args), errors2)) {
         errors2.clear();
-        if (!compile(wrapped + "\n.", jv_copy(args), errors2)) {
-            jv_free(args);
+        if (!compile(wrapped + "\n.", jqlib().jv_copy(args), errors2)) {
+            jqlib().jv_free(args);
             lk_.unlock();
             (void)ctx_.err.write(errors2);
             return 3;
         }
     }
-    jv_free(args);
+    jqlib().jv_free(args);
 
     dumpopts_ = o_.dumpopts;
     if (o_.sorted) dumpopts_ |= JV_PRINT_SORTED;
@@ -461,21 +457,21 @@ int Runner::run() {
         flush_err();
         (void)ctx_.err.write(s);
     };
-    inputs_->on_position = [this] { jq_set_attr(jq_, jv_string("JQ_ORIGIN"), inputs_->origin()); };
-    jq_set_input_cb(jq_, input_cb, this);
+    inputs_->on_position = [this] { jqlib().jq_set_attr(jq_, jqlib().jv_string("JQ_ORIGIN"), inputs_->origin()); };
+    jqlib().jq_set_input_cb(jq_, input_cb, this);
 
     int ret = 0;
     if (o_.null_input) {
-        ret = process(jv_null());
+        ret = process(jqlib().jv_null());
     } else {
         jv value;
         while (!stopped_ && inputs_->failures() == 0 &&
-               (jv_is_valid(value = inputs_->next()) || jv_invalid_has_msg(jv_copy(value)))) {
-            if (jv_is_valid(value)) {
+               (is_valid(value = inputs_->next()) || jqlib().jv_invalid_has_msg(jqlib().jv_copy(value)))) {
+            if (is_valid(value)) {
                 ret = process(value);
                 continue;
             }
-            std::string msg = take_string(jv_invalid_get_msg(value));
+            std::string msg = take_string(jqlib().jv_invalid_get_msg(value));
             if (!o_.seq) {
                 ret = 4;  // what jq 1.6 (Debian 12) exits with after a parse error
                 pending_err_ += "parse error: " + msg + "\n";
@@ -490,7 +486,7 @@ int Runner::run() {
     }
     if (inputs_->failures() != 0) ret = 2;
     inputs_.reset();
-    jq_teardown(&jq_);
+    jqlib().jq_teardown(&jq_);
     lk_.unlock();
 
     flush_err();
@@ -515,6 +511,7 @@ int cmd_jq(interp::CommandContext& ctx) {
         (void)ctx.out.write("jq-1.6\n");
         return 0;
     }
+    if (!need_libjq(ctx)) return 2;
     Runner r(ctx, o);
     return r.run();
 }

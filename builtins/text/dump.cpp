@@ -590,8 +590,8 @@ int cmd_xxd(CommandContext& ctx) {
                 (void)ctx.out.write("xxd (bashkit) 1.0\n");
                 return 0;
             default:
-                ctx.error("unknown option " + quote(a));
-                (void)ctx.err.write("Usage:\n       xxd [options] [infile [outfile]]\n");
+                // xxd prints its usage alone for an unknown option, with status 1.
+                (void)ctx.err.write("Usage:\n       xxd [options] [infile [outfile]]\n    or\n       xxd -r [-s [-]offset] [-c cols] [-ps] [infile [outfile]]\n");
                 return 1;
         }
     }

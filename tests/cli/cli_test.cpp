@@ -202,6 +202,26 @@ TEST(CliDefault, InMemoryLayout) {
     EXPECT_TRUE(tree(t.path).empty());
 }
 
+// Start-up loads no heavy library: libcurl, libarchive, libjq and libcrypto (with their dozens of
+// dependencies) are opened by the first command that needs them (base/lazy_library.hpp). The dynamic
+// loader's own trace (LD_DEBUG=libs) shows which libraries a run initialises.
+TEST(CliStartup, HeavyLibrariesLoadOnFirstUse) {
+    const std::vector<std::string> heavy = {"libcurl.so", "libarchive.so", "libjq.so", "libcrypto.so"};
+    auto loaded = [](const std::string& trace, const std::string& lib) {
+        return trace.find("calling init: ") != std::string::npos &&
+               trace.find(lib, trace.find("calling init: ")) != std::string::npos;
+    };
+    Result plain = sh({}, "echo hi | grep -c h", env_is({"LD_DEBUG=libs"}));
+    EXPECT_EQ(plain.out, "1\n");
+    for (const auto& lib : heavy) EXPECT_FALSE(loaded(plain.err, lib)) << lib << " loaded at start-up";
+
+    Result used = sh({}, "echo '{\"a\":1}' | jq -c .a; echo x | sha256sum; mkdir d; tar -cf t.tar d; "
+                         "curl -s http://example.com/; echo $?",
+                     env_is({"LD_DEBUG=libs"}));
+    EXPECT_EQ(used.out, "1\n" "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac  -\n7\n");
+    for (const auto& lib : heavy) EXPECT_TRUE(loaded(used.err, lib)) << lib << " not loaded by the command using it";
+}
+
 TEST(CliDefault, NoHostProgramsInTheSandbox) {
     // Host binaries are unreachable by path or by PATH lookup; only registered utilities run.
     Result r = sh({}, "/usr/bin/env true; echo $?; gcc --version; echo $?");

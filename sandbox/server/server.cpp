@@ -1,0 +1,480 @@
+#include "sandbox/server/server.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "sandbox/bashkit_sandbox.hpp"
+#include "sandbox/mistral_sandbox.hpp"
+
+namespace bashkit::sandbox {
+namespace {
+
+using json = nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+// A JSON body that never throws on bytes that are not UTF-8 (they become U+FFFD).
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void reply(httplib::Response& res, int status, const json& body) {
+    res.status = status;
+    res.set_content(dump(body), "application/json");
+}
+
+void fail(httplib::Response& res, int status, const std::string& code, const std::string& message) {
+    reply(res, status, {{"error", message}, {"code", code}});
+}
+
+// Compares in time independent of where the strings differ.
+bool same(const std::string& a, const std::string& b) {
+    size_t n = std::max(a.size(), b.size());
+    size_t diff = a.size() ^ b.size();
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char x = i < a.size() ? uint8_t(a[i]) : 0, y = i < b.size() ? uint8_t(b[i]) : 0;
+        diff |= size_t(x ^ y);
+    }
+    return diff == 0;
+}
+
+int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+struct Entry {
+    std::string id;
+    std::string name;
+    size_t owner = 0;  // index of the token
+    std::unique_ptr<BashkitSandbox> sandbox;
+    std::optional<SandboxSession> session;
+    steady::time_point expires;
+    std::chrono::seconds idle{0};  // 0: none
+    steady::time_point last_used;
+    json info;                     // what GET answers
+    std::mutex mu;                 // one request at a time in a session
+    bool closed = false;           // under mu
+};
+
+}  // namespace
+
+struct SandboxServer::Impl {
+    SandboxServerOptions opts;
+    httplib::Server http;
+    std::thread listener;
+    std::thread reaper;
+    std::mutex reaper_mu;
+    std::condition_variable reaper_cv;
+    bool stopping = false;
+    int port = -1;
+
+    mutable std::mutex mu;
+    std::map<std::string, std::shared_ptr<Entry>> sessions;
+
+    steady::time_point now() const { return opts.clock ? opts.clock() : steady::now(); }
+
+    // The index of the request's token, or nullopt (the response is then 401).
+    std::optional<size_t> authenticate(const httplib::Request& req, httplib::Response& res) const {
+        std::string h = req.get_header_value("Authorization");
+        static const std::string kBearer = "Bearer ";
+        if (h.size() > kBearer.size() && h.compare(0, kBearer.size(), kBearer) == 0) {
+            std::string token = h.substr(kBearer.size());
+            std::optional<size_t> who;
+            for (size_t i = 0; i < opts.tokens.size(); ++i)
+                if (same(token, opts.tokens[i]) && !who) who = i;
+            if (who) return who;
+        }
+        res.set_header("WWW-Authenticate", "Bearer");
+        fail(res, 401, "unauthorized", "missing or invalid bearer token");
+        return std::nullopt;
+    }
+
+    static void close_entry(const std::shared_ptr<Entry>& e) {
+        std::lock_guard lock(e->mu);
+        if (e->closed) return;
+        e->closed = true;
+        if (e->session) e->session->close();
+        e->session.reset();
+        if (e->sandbox && !e->sandbox->options().ephemeral) {
+            try {
+                e->sandbox->delete_session(e->id);
+            } catch (...) {
+            }
+        }
+    }
+
+    bool expired(const Entry& e, steady::time_point t) const {
+        return t >= e.expires || (e.idle.count() > 0 && t >= e.last_used + e.idle);
+    }
+
+    // The caller's session (touching its idle clock), or nullopt after answering 404.
+    std::shared_ptr<Entry> find(size_t owner, const std::string& id, httplib::Response& res) {
+        std::shared_ptr<Entry> e, gone;
+        {
+            std::lock_guard lock(mu);
+            auto it = sessions.find(id);
+            if (it != sessions.end() && it->second->owner == owner) {
+                if (expired(*it->second, now())) {
+                    gone = it->second;
+                    sessions.erase(it);
+                } else {
+                    e = it->second;
+                    e->last_used = now();
+                }
+            }
+        }
+        if (gone) close_entry(gone);
+        if (!e) fail(res, 404, "no_session", "no session '" + id + "'");
+        return e;
+    }
+
+    size_t reap() {
+        std::vector<std::shared_ptr<Entry>> gone;
+        {
+            std::lock_guard lock(mu);
+            steady::time_point t = now();
+            for (auto it = sessions.begin(); it != sessions.end();) {
+                if (expired(*it->second, t)) {
+                    gone.push_back(it->second);
+                    it = sessions.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        for (auto& e : gone) close_entry(e);
+        return gone.size();
+    }
+
+    // ------------------------------------------------------------------------------------------ handlers
+
+    void create(size_t owner, const httplib::Request& req, httplib::Response& res) {
+        json body = json::parse(req.body, nullptr, false);
+        if (!body.is_object()) return fail(res, 400, "bad_request", "the body must be a JSON object");
+        BashkitSandboxOptions bo;
+        int64_t ttl = opts.max_ttl_seconds;
+        int64_t idle = 0;
+        std::string name;
+        json egress_json;
+        try {
+            if (body.contains("name")) {
+                if (!body["name"].is_string()) throw std::invalid_argument("name must be a string");
+                name = body["name"].get<std::string>();
+                if (name.size() > 200) throw std::invalid_argument("name is longer than 200 bytes");
+            }
+            if (body.contains("ttl_seconds")) {
+                if (!body["ttl_seconds"].is_number_integer() || body["ttl_seconds"].get<int64_t>() <= 0)
+                    throw std::invalid_argument("ttl_seconds must be a positive integer");
+                ttl = std::min(ttl, body["ttl_seconds"].get<int64_t>());
+            }
+            if (body.contains("idle_timeout_seconds")) {
+                if (!body["idle_timeout_seconds"].is_number_integer() || body["idle_timeout_seconds"].get<int64_t>() < 0)
+                    throw std::invalid_argument("idle_timeout_seconds must be a non-negative integer");
+                idle = std::min(body["idle_timeout_seconds"].get<int64_t>(), opts.max_ttl_seconds);
+            }
+            if (body.contains("network")) bo.network = network_from_json(body["network"]);
+            if (body.contains("egress")) {
+                EgressPolicy eg = egress_from_json(body["egress"]);
+                // Scripts here have no sockets, only the HTTP client: block_all means no network at all;
+                // allow_all and custom leave the host-level network policy in charge.
+                if (eg.kind() == EgressPolicy::Kind::block_all) bo.network = Network::none();
+                egress_json = egress_to_json(eg);
+            }
+            if (body.contains("header_bindings")) {
+                if (!body["header_bindings"].is_array()) throw std::invalid_argument("header_bindings must be an array");
+                for (const auto& b : body["header_bindings"]) {
+                    std::string type = b.is_object() ? b.value("type", std::string()) : std::string();
+                    if (type == "GitHubBinding") {
+                        GitHubBinding g;
+                        g.repos = b.value("repos", std::vector<std::string>{});
+                        g.ttl_seconds = b.value("ttl_seconds", 3600);
+                        g.host = b.value("host", std::string("github.com"));
+                        bo.header_bindings.add(g);
+                    } else if (type == "MistralApiBinding") {
+                        MistralApiBinding m;
+                        m.ttl_seconds = b.value("ttl_seconds", 3600);
+                        bo.header_bindings.add(m);
+                    } else {
+                        throw std::invalid_argument("header_bindings: unsupported binding type '" + type + "'");
+                    }
+                }
+            }
+        } catch (const std::exception& e) {
+            return fail(res, 400, "bad_request", e.what());
+        }
+        if (bo.network.kind() != Network::Kind::None && !opts.allow_network)
+            return fail(res, 400, "not_allowed",
+                        "network=" + bo.network.describe() + " is not allowed by this server (it was started without --allow-network)");
+        if (!bo.header_bindings.empty() && !opts.allow_header_bindings)
+            return fail(res, 400, "not_allowed",
+                        "header bindings are not allowed by this server (it was started without --allow-header-bindings)");
+        {
+            std::lock_guard lock(mu);
+            size_t mine = 0;
+            for (const auto& [id, e] : sessions) mine += e->owner == owner;
+            if (mine >= opts.max_sessions_per_token)
+                return fail(res, 429, "too_many_sessions",
+                            "this token already has " + std::to_string(mine) + " sessions (the limit)");
+        }
+
+        auto e = std::make_shared<Entry>();
+        e->id = "sbx-" + random_session_id();
+        e->name = name;
+        e->owner = owner;
+        bo.instance_id = "serve";
+        bo.base_dir = opts.base_dir;
+        bo.ephemeral = opts.base_dir.empty();
+        bo.limits = opts.limits;
+        bo.fs_limits = opts.fs_limits;
+        try {
+            e->sandbox = std::make_unique<BashkitSandbox>(std::move(bo));
+            e->session.emplace(e->sandbox->open(e->id));
+        } catch (const std::invalid_argument& ex) {
+            return fail(res, 400, "bad_request", ex.what());
+        } catch (const std::exception& ex) {
+            return fail(res, 500, "internal", ex.what());
+        }
+        steady::time_point t = now();
+        e->expires = t + std::chrono::seconds(ttl);
+        e->idle = std::chrono::seconds(idle);
+        e->last_used = t;
+        int64_t created = unix_now();
+        e->info = {{"id", e->id},
+                   {"name", name},
+                   {"status", "ready"},
+                   {"created_at", created},
+                   {"expires_at", created + ttl},
+                   {"ttl_seconds", ttl},
+                   {"idle_timeout_seconds", idle},
+                   {"network", network_to_json(e->sandbox->network())}};
+        if (!egress_json.is_null()) e->info["egress"] = egress_json;
+        {
+            std::lock_guard lock(mu);
+            sessions[e->id] = e;
+        }
+        reply(res, 201, e->info);
+    }
+
+    void exec(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
+        json body = json::parse(req.body, nullptr, false);
+        if (!body.is_object() || !body.contains("command") || !body["command"].is_string())
+            return fail(res, 400, "bad_request", "exec needs {\"command\": string, \"timeout_seconds\": number}");
+        std::optional<double> timeout;
+        if (body.contains("timeout_seconds") && !body["timeout_seconds"].is_null()) {
+            if (!body["timeout_seconds"].is_number() || !(body["timeout_seconds"].get<double>() > 0))
+                return fail(res, 400, "bad_request", "timeout_seconds must be a positive number");
+            timeout = std::min(body["timeout_seconds"].get<double>(), opts.max_exec_timeout_seconds);
+        }
+        std::lock_guard lock(e->mu);
+        if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
+        SandboxExecutionResult r;
+        try {
+            r = e->session->execute(body["command"].get<std::string>(), timeout.value_or(opts.max_exec_timeout_seconds));
+        } catch (const std::exception& ex) {
+            return fail(res, 500, "internal", ex.what());
+        }
+        reply(res, 200, {{"exit_code", r.exit_code}, {"stdout", r.stdout_}, {"stderr", r.stderr_}, {"timed_out", r.timed_out}});
+    }
+
+    void read(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
+        if (!req.has_param("path")) return fail(res, 400, "bad_request", "the path parameter is required");
+        std::lock_guard lock(e->mu);
+        if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
+        auto t = e->session->backend().read_text(req.get_param_value("path"));
+        if (!t.data) return fail(res, 422, "file_error", t.error);
+        res.status = 200;
+        res.set_content(std::move(*t.data), "application/octet-stream");
+    }
+
+    void write(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
+        if (!req.has_param("path")) return fail(res, 400, "bad_request", "the path parameter is required");
+        std::lock_guard lock(e->mu);
+        if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
+        if (auto err = e->session->backend().write_text(req.get_param_value("path"), req.body))
+            return fail(res, 422, "file_error", *err);
+        res.status = 204;
+    }
+
+    void list(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
+        std::string path = req.has_param("path") ? req.get_param_value("path") : ".";
+        bool recursive = req.has_param("recursive") && req.get_param_value("recursive") == "1";
+        size_t max = 5000;
+        if (req.has_param("max_entries")) max = std::min<size_t>(max, std::strtoull(req.get_param_value("max_entries").c_str(), nullptr, 10));
+        std::lock_guard lock(e->mu);
+        if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
+        auto l = e->session->backend().list(path, recursive, max);
+        if (!l.ok) return fail(res, 422, "file_error", l.error);
+        json entries = json::array();
+        for (const auto& f : l.entries) entries.push_back({{"path", f.path}, {"type", f.type}, {"size", f.size}});
+        reply(res, 200, {{"entries", std::move(entries)}});
+    }
+
+    void remove(size_t owner, const std::string& id, httplib::Response& res) {
+        std::shared_ptr<Entry> e;
+        {
+            std::lock_guard lock(mu);
+            auto it = sessions.find(id);
+            if (it != sessions.end() && it->second->owner == owner) {
+                e = it->second;
+                sessions.erase(it);
+            }
+        }
+        if (!e) return fail(res, 404, "no_session", "no session '" + id + "'");
+        close_entry(e);
+        res.status = 204;
+    }
+
+    // Wraps a handler of one session: authenticates, finds the caller's session, runs.
+    using SessionHandler = void (Impl::*)(const std::shared_ptr<Entry>&, const httplib::Request&, httplib::Response&);
+    httplib::Server::Handler on_session(SessionHandler h) {
+        return [this, h](const httplib::Request& req, httplib::Response& res) {
+            auto who = authenticate(req, res);
+            if (!who) return;
+            auto e = find(*who, req.matches[1].str(), res);
+            if (!e) return;
+            (this->*h)(e, req, res);
+        };
+    }
+
+    void routes() {
+        const std::string id = "/v1/sessions/([A-Za-z0-9_.-]+)";
+        http.Post("/v1/sessions", [this](const httplib::Request& req, httplib::Response& res) {
+            if (auto who = authenticate(req, res)) create(*who, req, res);
+        });
+        http.Get(id, [this](const httplib::Request& req, httplib::Response& res) {
+            auto who = authenticate(req, res);
+            if (!who) return;
+            if (auto e = find(*who, req.matches[1].str(), res)) reply(res, 200, e->info);
+        });
+        http.Delete(id, [this](const httplib::Request& req, httplib::Response& res) {
+            if (auto who = authenticate(req, res)) remove(*who, req.matches[1].str(), res);
+        });
+        http.Post(id + "/exec", on_session(&Impl::exec));
+        http.Get(id + "/files", on_session(&Impl::read));
+        http.Put(id + "/files", on_session(&Impl::write));
+        http.Get(id + "/list", on_session(&Impl::list));
+        // Errors httplib makes itself (no route, 413 for a body over the cap) get a JSON body too; and an
+        // unknown path is 401 before 404 for a caller without a token.
+        http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+            if (!res.body.empty()) return;
+            if (res.status == 413)
+                return fail(res, 413, "too_large", "the request is larger than " + std::to_string(opts.max_request_bytes) + " bytes");
+            if (res.status == 404) {
+                if (!authenticate(req, res)) return;
+                return fail(res, 404, "not_found", "no such endpoint: " + req.method + " " + req.path);
+            }
+            fail(res, res.status, "error", "HTTP " + std::to_string(res.status));
+        });
+        http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+            std::string what = "internal error";
+            try {
+                if (ep) std::rethrow_exception(ep);
+            } catch (const std::exception& e) {
+                what = e.what();
+            } catch (...) {
+            }
+            fail(res, 500, "internal", what);
+        });
+        http.set_payload_max_length(opts.max_request_bytes);
+    }
+};
+
+SandboxServer::SandboxServer(SandboxServerOptions options) : impl_(std::make_unique<Impl>()) {
+    if (options.tokens.empty()) throw std::invalid_argument("SandboxServer: at least one token is required");
+    for (const auto& t : options.tokens) {
+        if (t.empty()) throw std::invalid_argument("SandboxServer: a token is empty");
+        if (t.find_first_of("\r\n ") != std::string::npos)
+            throw std::invalid_argument("SandboxServer: a token contains a space, CR or LF");
+    }
+    if (options.max_request_bytes == 0) throw std::invalid_argument("SandboxServer: max_request_bytes must be positive");
+    if (options.max_ttl_seconds <= 0) throw std::invalid_argument("SandboxServer: max_ttl_seconds must be positive");
+    if (options.max_sessions_per_token == 0)
+        throw std::invalid_argument("SandboxServer: max_sessions_per_token must be positive");
+    if (!(options.reap_interval_seconds >= 0))
+        throw std::invalid_argument("SandboxServer: reap_interval_seconds must not be negative");
+    if (!(options.max_exec_timeout_seconds > 0))
+        throw std::invalid_argument("SandboxServer: max_exec_timeout_seconds must be positive");
+    impl_->opts = std::move(options);
+    impl_->routes();
+}
+
+SandboxServer::~SandboxServer() { stop(); }
+
+int SandboxServer::bind() {
+    Impl& m = *impl_;
+    if (m.port >= 0) return m.port;
+    if (m.opts.port == 0) {
+        m.port = m.http.bind_to_any_port(m.opts.host);
+    } else {
+        m.port = m.http.bind_to_port(m.opts.host, m.opts.port) ? m.opts.port : -1;
+    }
+    if (m.port < 0)
+        throw std::runtime_error("cannot listen on " + m.opts.host + ":" + std::to_string(m.opts.port));
+    return m.port;
+}
+
+bool SandboxServer::serve() {
+    Impl& m = *impl_;
+    bind();
+    {
+        std::lock_guard lock(m.reaper_mu);
+        m.stopping = false;
+    }
+    if (!m.reaper.joinable() && m.opts.reap_interval_seconds > 0) {
+        m.reaper = std::thread([&m] {
+            std::unique_lock lock(m.reaper_mu);
+            while (!m.stopping) {
+                m.reaper_cv.wait_for(lock, std::chrono::duration<double>(m.opts.reap_interval_seconds));
+                if (m.stopping) break;
+                lock.unlock();
+                m.reap();
+                lock.lock();
+            }
+        });
+    }
+    return m.http.listen_after_bind();
+}
+
+int SandboxServer::start() {
+    int p = bind();
+    impl_->listener = std::thread([this] { (void)serve(); });
+    // Wait until it listens, so that a stop() right after start() cannot miss it (connections made before
+    // would wait in the listen backlog anyway).
+    for (int i = 0; i < 5000 && !impl_->http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return p;
+}
+
+void SandboxServer::stop() {
+    Impl& m = *impl_;
+    m.http.stop();
+    if (m.listener.joinable()) m.listener.join();
+    {
+        std::lock_guard lock(m.reaper_mu);
+        m.stopping = true;
+    }
+    m.reaper_cv.notify_all();
+    if (m.reaper.joinable()) m.reaper.join();
+    std::map<std::string, std::shared_ptr<Entry>> all;
+    {
+        std::lock_guard lock(m.mu);
+        all.swap(m.sessions);
+    }
+    for (auto& [id, e] : all) Impl::close_entry(e);
+}
+
+int SandboxServer::port() const { return impl_->port; }
+
+size_t SandboxServer::session_count() const {
+    std::lock_guard lock(impl_->mu);
+    return impl_->sessions.size();
+}
+
+size_t SandboxServer::reap() { return impl_->reap(); }
+
+}  // namespace bashkit::sandbox
