@@ -1,7 +1,7 @@
 # Type stubs of the bashkit module (python/src/module.cpp). tests/test_stubs.py checks that every public
 # name and member of the module is declared here and that nothing here is missing from the module.
 import datetime
-from typing import Any, Callable, Iterator, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Literal, Mapping, Optional, Sequence, Union
 
 __version__: str
 
@@ -341,5 +341,64 @@ class LocalDockerSandbox(Sandbox):
     def container_name(session_id: str) -> str: ...
     @staticmethod
     def format_seconds(seconds: float) -> str: ...
+
+class MistralSandboxSettings:
+    endpoint: str
+    api_token: str
+    instance_type: str
+    region: str
+    name_prefix: str
+    ttl_seconds: int
+    idle_timeout_seconds: int
+    default_exec_timeout_seconds: float
+    privileged: bool
+    docker_daemon_enabled: bool
+    docker_daemon_network_mode: str
+    enable_light_sleep: bool
+    setup_script: str
+    setup_script_timeout_seconds: float
+    readiness_max_retries: int
+    readiness_interval_seconds: float
+    readiness_probe_timeout_seconds: float
+    wait_ready_timeout_seconds: float
+    enable_mesh: bool
+    pre_provisioned_sandbox_id: str
+    def __init__(self, **fields: Any) -> None: ...
+
+class MistralSandbox(Sandbox):
+    """Every option may be omitted (or None): then AGENTS_SDK_KOYEB_SANDBOX_<OPTION> from `env` (None: the
+    process environment; a mapping; or a callable name -> value or None), else the default."""
+    def __init__(self, *, env: Union[None, Mapping[str, str], Callable[[str], Optional[str]]] = None,
+                 endpoint: Optional[str] = None, api_token: Optional[str] = None,
+                 instance_type: Optional[str] = None, region: Optional[str] = None,
+                 name_prefix: Optional[str] = None, ttl_seconds: Optional[int] = None,
+                 idle_timeout_seconds: Optional[int] = None, default_exec_timeout_seconds: Optional[float] = None,
+                 privileged: Optional[bool] = None, docker_daemon_enabled: Optional[bool] = None,
+                 docker_daemon_network_mode: Optional[str] = None, enable_light_sleep: Optional[bool] = None,
+                 setup_script: Optional[str] = None, setup_script_timeout_seconds: Optional[float] = None,
+                 readiness_max_retries: Optional[int] = None, readiness_interval_seconds: Optional[float] = None,
+                 readiness_probe_timeout_seconds: Optional[float] = None,
+                 wait_ready_timeout_seconds: Optional[float] = None, enable_mesh: Optional[bool] = None,
+                 pre_provisioned_sandbox_id: Optional[str] = None, network: Optional[Network] = None,
+                 egress: Optional[EgressPolicy] = None, header_bindings: _Bindings = None,
+                 hooks: Optional[Sequence[SandboxHook]] = None, access: _Access = None) -> None: ...
+    @staticmethod
+    def static_attributes() -> SandboxAttributes: ...
+    @property
+    def settings(self) -> MistralSandboxSettings: ...
+    def authored_settings(self) -> dict[str, _Json]:
+        """The options as passed (api_token "[redacted]")."""
+    def egress_policy(self) -> EgressPolicy: ...
+    def create_request(self, session_id: str) -> dict[str, _Json]: ...
+    @staticmethod
+    def env_var(option: str) -> str: ...
+    @staticmethod
+    def env_options() -> list[str]: ...
+
+def network_to_json(network: Network) -> dict[str, _Json]: ...
+def network_from_json(state: dict[str, _Json]) -> Network: ...
+def egress_to_json(egress: EgressPolicy) -> dict[str, _Json]: ...
+def egress_from_json(state: dict[str, _Json]) -> EgressPolicy: ...
+def binding_to_json(binding: _AnyBinding) -> dict[str, _Json]: ...
 
 def random_session_id() -> str: ...

@@ -21,7 +21,9 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,6 +33,7 @@
 #include "sandbox/bashkit_sandbox.hpp"
 #include "sandbox/docker_sandbox.hpp"
 #include "sandbox/local_sandbox.hpp"
+#include "sandbox/mistral_sandbox.hpp"
 
 #ifndef BASHKIT_VERSION
 #define BASHKIT_VERSION "0.0.0"
@@ -686,6 +689,113 @@ void bind_sandboxes(py::module_& m) {
     m.def("random_session_id", &random_session_id);
 }
 
+// MistralSandbox: every option may be omitted (then the environment, then the default applies), so the
+// constructor takes keyword arguments by name: an option passed as None counts as omitted.
+template <class T>
+void set_optional(std::optional<T>& field, py::handle v) {
+    if (v.is_none()) field.reset();
+    else field = v.cast<T>();
+}
+
+EnvLookup env_from(py::handle env) {
+    if (env.is_none()) return {};  // the process environment
+    if (PyCallable_Check(env.ptr()) && !PyMapping_Check(env.ptr())) return env.cast<EnvLookup>();
+    std::map<std::string, std::string> vars;
+    for (auto [k, v] : py::dict(py::reinterpret_borrow<py::object>(env))) vars[py::cast<std::string>(k)] = py::cast<std::string>(v);
+    return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
+        auto it = vars.find(name);
+        if (it == vars.end()) return std::nullopt;
+        return it->second;
+    };
+}
+
+void bind_mistral(py::module_& m) {
+    using S = MistralSandboxSettings;
+    Fields<S>(m, "MistralSandboxSettings", "The MistralSandbox options in effect (passed, else environment, else default).")
+        .field("endpoint", &S::endpoint)
+        .field("api_token", &S::api_token, true)
+        .field("instance_type", &S::instance_type)
+        .field("region", &S::region)
+        .field("name_prefix", &S::name_prefix)
+        .field("ttl_seconds", &S::ttl_seconds)
+        .field("idle_timeout_seconds", &S::idle_timeout_seconds)
+        .field("default_exec_timeout_seconds", &S::default_exec_timeout_seconds)
+        .field("privileged", &S::privileged)
+        .field("docker_daemon_enabled", &S::docker_daemon_enabled)
+        .field("docker_daemon_network_mode", &S::docker_daemon_network_mode)
+        .field("enable_light_sleep", &S::enable_light_sleep)
+        .field("setup_script", &S::setup_script)
+        .field("setup_script_timeout_seconds", &S::setup_script_timeout_seconds)
+        .field("readiness_max_retries", &S::readiness_max_retries)
+        .field("readiness_interval_seconds", &S::readiness_interval_seconds)
+        .field("readiness_probe_timeout_seconds", &S::readiness_probe_timeout_seconds)
+        .field("wait_ready_timeout_seconds", &S::wait_ready_timeout_seconds)
+        .field("enable_mesh", &S::enable_mesh)
+        .field("pre_provisioned_sandbox_id", &S::pre_provisioned_sandbox_id)
+        .done();
+
+    auto mistral = py::class_<MistralSandbox, Sandbox>(m, "MistralSandbox",
+        "A remote sandbox (Mistral Cloud or `bashkit serve`) over HTTP+JSON; omitted options come from "
+        "AGENTS_SDK_KOYEB_SANDBOX_<OPTION> (env: None = the process environment, a mapping, or a callable).");
+    mistral
+        .def(py::init([](py::object env, const py::kwargs& kw) {
+                 using O = MistralSandboxOptions;
+                 O o;
+                 using Setter = std::function<void(O&, py::handle)>;
+                 static const std::map<std::string, Setter> setters = {
+                     {"endpoint", [](O& o, py::handle v) { set_optional(o.endpoint, v); }},
+                     {"api_token", [](O& o, py::handle v) { set_optional(o.api_token, v); }},
+                     {"instance_type", [](O& o, py::handle v) { set_optional(o.instance_type, v); }},
+                     {"region", [](O& o, py::handle v) { set_optional(o.region, v); }},
+                     {"name_prefix", [](O& o, py::handle v) { set_optional(o.name_prefix, v); }},
+                     {"ttl_seconds", [](O& o, py::handle v) { set_optional(o.ttl_seconds, v); }},
+                     {"idle_timeout_seconds", [](O& o, py::handle v) { set_optional(o.idle_timeout_seconds, v); }},
+                     {"default_exec_timeout_seconds", [](O& o, py::handle v) { set_optional(o.default_exec_timeout_seconds, v); }},
+                     {"privileged", [](O& o, py::handle v) { set_optional(o.privileged, v); }},
+                     {"docker_daemon_enabled", [](O& o, py::handle v) { set_optional(o.docker_daemon_enabled, v); }},
+                     {"docker_daemon_network_mode", [](O& o, py::handle v) { set_optional(o.docker_daemon_network_mode, v); }},
+                     {"enable_light_sleep", [](O& o, py::handle v) { set_optional(o.enable_light_sleep, v); }},
+                     {"setup_script", [](O& o, py::handle v) { set_optional(o.setup_script, v); }},
+                     {"setup_script_timeout_seconds", [](O& o, py::handle v) { set_optional(o.setup_script_timeout_seconds, v); }},
+                     {"readiness_max_retries", [](O& o, py::handle v) { set_optional(o.readiness_max_retries, v); }},
+                     {"readiness_interval_seconds", [](O& o, py::handle v) { set_optional(o.readiness_interval_seconds, v); }},
+                     {"readiness_probe_timeout_seconds",
+                      [](O& o, py::handle v) { set_optional(o.readiness_probe_timeout_seconds, v); }},
+                     {"wait_ready_timeout_seconds", [](O& o, py::handle v) { set_optional(o.wait_ready_timeout_seconds, v); }},
+                     {"enable_mesh", [](O& o, py::handle v) { set_optional(o.enable_mesh, v); }},
+                     {"pre_provisioned_sandbox_id", [](O& o, py::handle v) { set_optional(o.pre_provisioned_sandbox_id, v); }},
+                     {"network", [](O& o, py::handle v) { set_optional(o.network, v); }},
+                     {"egress", [](O& o, py::handle v) { set_optional(o.egress, v); }},
+                     {"header_bindings", [](O& o, py::handle v) { o.header_bindings = bindings_from(v); }},
+                     {"hooks", [](O& o, py::handle v) { o.hooks = hooks_from(v); }},
+                     {"access", [](O& o, py::handle v) { o.access = access_from(v); }},
+                 };
+                 for (auto [k, v] : kw) {
+                     auto key = py::cast<std::string>(k);
+                     auto it = setters.find(key);
+                     if (it == setters.end())
+                         throw py::type_error("MistralSandbox() got an unexpected keyword argument '" + key + "'");
+                     it->second(o, v);
+                 }
+                 return std::make_unique<MistralSandbox>(std::move(o), env_from(env));
+             }),
+             py::kw_only(), "env"_a = py::none())
+        .def_property_readonly("settings", &MistralSandbox::settings)
+        .def("authored_settings", [](const MistralSandbox& s) { return to_python(s.authored_settings()); })
+        .def("egress_policy", &MistralSandbox::egress_policy)
+        .def("create_request", [](const MistralSandbox& s, const std::string& id) { return to_python(s.create_request(id)); },
+             "session_id"_a)
+        .def_static("env_var", &MistralSandbox::env_var, "option"_a)
+        .def_static("env_options", &MistralSandbox::env_options);
+    bind_common(mistral);
+
+    m.def("network_to_json", [](const Network& n) { return to_python(network_to_json(n)); }, "network"_a);
+    m.def("network_from_json", [](py::handle j) { return network_from_json(to_json(j)); }, "state"_a);
+    m.def("egress_to_json", [](const EgressPolicy& e) { return to_python(egress_to_json(e)); }, "egress"_a);
+    m.def("egress_from_json", [](py::handle j) { return egress_from_json(to_json(j)); }, "state"_a);
+    m.def("binding_to_json", [](py::handle b) { return to_python(binding_to_json(binding_from(b))); }, "binding"_a);
+}
+
 }  // namespace
 }  // namespace bashkit::python
 
@@ -700,4 +810,5 @@ PYBIND11_MODULE(_bashkit, m) {
     bp::bind_hooks(m);
     bp::bind_sessions(m);
     bp::bind_sandboxes(m);
+    bp::bind_mistral(m);
 }
