@@ -85,3 +85,46 @@ def test_json_forms():
         bashkit.network_from_json({"kind": "some"})
     j = bashkit.binding_to_json(bashkit.GitHubBinding(repos=["o/r"], token="tok"))
     assert "tok" not in str(j)
+
+
+@pytest.fixture
+def serve():
+    """A `bashkit serve` on a free local port (BASHKIT_SERVE names the program; ctest sets it)."""
+    import os
+    import subprocess
+
+    program = os.environ.get("BASHKIT_SERVE")
+    if not program or not os.path.exists(program):
+        pytest.skip("BASHKIT_SERVE is not set to the bashkit-serve program")
+    env = dict(os.environ, BASHKIT_SERVE_TOKENS="tok-py")
+    p = subprocess.Popen([program, "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("bashkit serve: listening on "), line
+        yield line.split()[-1]
+    finally:
+        p.terminate()
+        p.wait(timeout=20)
+
+
+def test_end_to_end_against_bashkit_serve(serve):
+    log = []
+
+    class Hook(bashkit.SandboxHook):
+        def on_create(self, ctx):
+            log.append(ctx.execute("echo created").stdout)
+
+    sb = MistralSandbox(env=NO_ENV, endpoint=serve, api_token="tok-py", hooks=[Hook()],
+                        readiness_interval_seconds=0.1)
+    with sb.session("remote") as s:
+        assert log == ["created\n"]
+        r = s.execute("x=41; echo $((x+1)); echo err >&2; exit 3")
+        assert (r.exit_code, r.stdout, r.stderr) == (3, "42\n", "err\n")
+        s.write_file("/workspace/a.txt", "A")
+        assert s.read_file("/workspace/a.txt") == "A"
+        assert s.call_tool("bash", {"command": "cat a.txt"})["stdout"] == "A"
+        assert s.call_tool("read_file", {"path": "missing"})["ok"] is False
+    wrong = MistralSandbox(env=NO_ENV, endpoint=serve, api_token="wrong")
+    with pytest.raises(bashkit.SandboxError, match="401"):
+        wrong.open("x")
