@@ -47,8 +47,12 @@ public:
         so.cwd = tree_.cwd;
         so.identity.home = tree_.home;
         so.http = http_.get();
-        shell_ = std::make_unique<interp::Shell>(*tree_.fs, default_registry(), std::move(so));
-        for (const CustomCommand& c : opts_.commands) shell_->add_command(c.name, c.help, c.fn, c.replace);
+        auto shell = std::make_unique<interp::Shell>(*tree_.fs, default_registry(), std::move(so));
+        for (const CustomCommand& c : opts_.commands) shell->add_command(c.name, c.help, c.fn, c.replace);
+        {
+            std::lock_guard cancel_lock(cancel_mu_);
+            shell_ = std::move(shell);
+        }
     }
 
     SandboxExecutionResult execute_streaming(const std::string& command, std::optional<double> timeout_seconds,
@@ -80,7 +84,10 @@ public:
         std::lock_guard lock(mu_);
         if (!shell_) return;
         (void)shell_->close();
-        shell_.reset();
+        {
+            std::lock_guard cancel_lock(cancel_mu_);
+            shell_.reset();
+        }
         http_.reset();
         tree_.fs.reset();
     }
@@ -106,6 +113,15 @@ public:
 
     std::string location() const override { return tree_.host_dir; }
 
+    // Not under mu_, which a run holds for its whole length; cancel_mu_ only keeps stop() from freeing the
+    // shell meanwhile.
+    bool cancel() override {
+        std::lock_guard cancel_lock(cancel_mu_);
+        if (!shell_) return false;
+        shell_->cancel();
+        return true;
+    }
+
 protected:
     vfs::FileSystem* filesystem() override { return tree_.fs.get(); }
     std::string working_directory() override {
@@ -123,6 +139,7 @@ private:
     std::unique_ptr<net::HttpClient> http_;
     std::unique_ptr<interp::Shell> shell_;
     std::mutex mu_;
+    std::mutex cancel_mu_;  // guards shell_ being set or reset, for cancel()
 };
 
 }  // namespace

@@ -188,6 +188,7 @@ void SandboxSession::restore_state(const std::string& snapshot) {
         throw SandboxError(type_ + ": " + e.what());
     }
 }
+bool SandboxSession::cancel() { return open_ && backend_ && backend_->cancel(); }
 
 std::string SandboxSession::read_file(const std::string& path) {
     if (!open_) throw SandboxError(type_ + ": session '" + id_ + "' is not open");

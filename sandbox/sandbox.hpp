@@ -90,6 +90,8 @@ public:
     virtual std::string location() const { return {}; }
     // The process tools' table, for types that support background processes (null otherwise).
     virtual const ProcessTools* processes() { return nullptr; }
+    // Asks the command running now to stop (from any thread); false when the type cannot cancel.
+    virtual bool cancel() { return false; }
 };
 
 // One live session. Move-only; the destructor closes it. Usable as the context of hooks.
@@ -136,6 +138,10 @@ public:
     // incompatible version (the message says which), and when the type has no shell state.
     std::string save_state();
     void restore_state(const std::string& snapshot);
+    // Stops the command that execute() runs now, from any thread: it ends soon with exit code 130. A command
+    // that has not started yet is not affected. Returns false when the type cannot cancel (only
+    // BashkitSandbox can) or the session is not open.
+    bool cancel();
 
     // File access for hooks and embedders (relative paths are relative to the session's working directory).
     // Throw SandboxError on failure.

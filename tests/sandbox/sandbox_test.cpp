@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -288,6 +289,34 @@ TEST_F(BashkitFixture, TimeoutDefaultAndPerCommand) {
     EXPECT_EQ(r.stdout_, "ok\n");
     EXPECT_FALSE(r.timed_out);
     EXPECT_EQ(error_of([&] { s.execute("true", 0.0); }), "execute: timeout_seconds must be positive");
+}
+
+TEST_F(BashkitFixture, CancelFromAnotherThread) {
+    BashkitSandbox sb(opts());
+    SandboxSession s = sb.open("c1");
+    // Cancel until the run has started (a cancel before it starts is not kept), then the run ends with 130.
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+        while (!done.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            EXPECT_TRUE(s.cancel());
+        }
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = s.execute("sleep 30; echo not reached");
+    done = true;
+    canceller.join();
+    EXPECT_EQ(r.exit_code, 130);
+    EXPECT_EQ(r.stdout_, "");
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+    EXPECT_EQ(s.execute("echo still usable").stdout_, "still usable\n");
+    s.close();
+    EXPECT_FALSE(s.cancel());  // closed
+    // Types that run host processes cannot cancel.
+    NoSandbox none;
+    SandboxSession n = none.open();
+    EXPECT_FALSE(n.cancel());
 }
 
 TEST_F(BashkitFixture, NetworkPolicies) {
