@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "interp/syntax/analyze.hpp"
 #include "python/src/convert.hpp"
 #include "sandbox/bashkit_sandbox.hpp"
 #include "sandbox/docker_sandbox.hpp"
@@ -829,6 +830,10 @@ void bind_sandboxes(py::module_& m) {
     bind_common(docker);
 
     m.def("random_session_id", &random_session_id);
+    m.def("analyze", [](const std::string& script) {
+        return to_python(json::parse(syntax::to_json(syntax::analyze(script))));
+    }, "script"_a, "What a script may do, without running it (bashkit --analyze): commands, writes, network, eval, "
+                   "source, dynamic names, parse errors, as a dict.");
 }
 
 // MistralSandbox: every option may be omitted (then the environment, then the default applies), so the

@@ -91,3 +91,13 @@ def test_snapshot_and_resume_in_another_session(sandbox):
             state = json.loads(snap)
             state["version"] = 99
             c.restore_state(json.dumps(state))
+
+
+def test_analyze_without_running():
+    a = bashkit.analyze("curl -s https://example.com | tee out.txt; eval \"$cmd\"")
+    assert a["uses_network"] is True
+    assert a["uses_eval"] is True
+    assert "curl" in a["command_names"] and "tee" in a["command_names"]
+    assert [w["path"] for w in a["writes"]] == ["out.txt"]
+    bad = bashkit.analyze("if true; then fi")
+    assert "syntax error" in json.dumps(bad)
