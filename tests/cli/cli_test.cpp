@@ -214,6 +214,12 @@ TEST(CliStartup, HeavyLibrariesLoadOnFirstUse) {
     Result plain = sh({}, "echo hi | grep -c h", env_is({"LD_DEBUG=libs"}));
     EXPECT_EQ(plain.out, "1\n");
     for (const auto& lib : heavy) EXPECT_FALSE(loaded(plain.err, lib)) << lib << " loaded at start-up";
+#if BASHKIT_STATIC_PROGRAMS
+    // The program carries its C++ runtime and RE2 (BASHKIT_STATIC_PROGRAMS): the regex search above loaded
+    // neither libstdc++ nor libre2, and fmt is header-only.
+    for (const std::string lib : {"libstdc++.so", "libre2.so", "libfmt.so"})
+        EXPECT_FALSE(loaded(plain.err, lib)) << lib << " loaded at start-up";
+#endif
 
     Result used = sh({}, "echo '{\"a\":1}' | jq -c .a; echo x | sha256sum; mkdir d; tar -cf t.tar d; "
                          "curl -s http://example.com/; echo $?",
