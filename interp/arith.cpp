@@ -218,15 +218,21 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err);
 // A plain decimal number (surrounding blanks allowed, no leading 0 unless it is "0"): what a full evaluation of
 // the text would give, without one.
 bool plain_decimal(std::string_view text, int64_t& out) {
-    size_t p = 0;
-    while (p < text.size() && is_space(text[p])) ++p;
-    size_t end = text.size();
-    while (end > p && is_space(text[end - 1])) --end;
-    if (p == end || (text[p] == '0' && end - p != 1)) return false;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    if (p == end) return false;
+    // Counters and sums are digits without blanks: one pass, blanks only looked for when the ends are not digits.
+    if (static_cast<unsigned char>(*p - '0') > 9 || static_cast<unsigned char>(end[-1] - '0') > 9) {
+        while (p < end && is_space(*p)) ++p;
+        while (end > p && is_space(end[-1])) --end;
+        if (p == end) return false;
+    }
+    if (*p == '0' && end - p != 1) return false;
     uint64_t v = 0;
-    for (size_t i = p; i < end; ++i) {
-        if (!is_digit(text[i])) return false;
-        v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+    for (; p < end; ++p) {
+        unsigned d = static_cast<unsigned char>(*p - '0');
+        if (d > 9) return false;
+        v = v * 10 + d;
     }
     out = wrap(v);
     return true;
@@ -236,7 +242,7 @@ bool plain_decimal(std::string_view text, int64_t& out) {
 Status lookup(Ctx& c, ArithRef& ref, int64_t& out, ArithError& err) {
     // The common case, a counter holding a number, without copying its value.
     std::string_view seen;
-    if (c.depth < c.max_depth && c.host.peek(ref, seen) && plain_decimal(seen, out))
+    if (!ref.has_index && c.depth < c.max_depth && c.host.peek(ref.name, seen) && plain_decimal(seen, out))
         return Status::Ok;
     auto r = c.host.get(ref);
     if (!r) {
@@ -1107,14 +1113,9 @@ private:
     }
 
     int64_t number(const syntax::ArithNum& n) {
+        // The usual constant, a short decimal number (`i<1000000`), was converted by the parser.
+        if (n.has_value) return n.value;
         int64_t v = 0;
-        // The usual constant, a short decimal number (`i<1000000`), without convert_number's bases.
-        if (!n.text.empty() && n.text.size() <= 18 && n.text[0] != '0') {
-            size_t i = 0;
-            for (; i < n.text.size() && is_digit(n.text[i]); ++i) v = v * 10 + (n.text[i] - '0');
-            if (i == n.text.size()) return v;
-            v = 0;
-        }
         if (const char* msg = convert_number(n.text, v)) {
             SourceMap map(root_, o_);
             size_t s = map.start(n);
@@ -1230,6 +1231,11 @@ private:
         case NodeKind::ArithVar: {
             const auto* v = e.as<syntax::ArithVar>();
             if (c_.noeval > 0) return 0;
+            // A counter holding a number (lookup()'s first step, without building a reference).
+            std::string_view seen;
+            int64_t n = 0;
+            if (v->index == nullptr && c_.depth < c_.max_depth && c_.host.peek(v->name, seen) && plain_decimal(seen, n))
+                return n;
             ArithRef ref;
             ref.name = v->name;
             ref.index_word = v->index;

@@ -122,11 +122,11 @@ struct ArithHost {
     // array itself is unset (set -u does not complain about a missing element of an existing array, bash
     // reads it as 0). Errors such as a bad subscript are returned as ArithError{Kind::Host, ...}.
     virtual ArithResult<std::optional<std::string>> get(ArithRef& ref) = 0;
-    // A cheap look at a plain variable's value (no subscript, no dynamic variable, no nameref): true with the
+    // A cheap look at a plain variable's value (no dynamic variable, no nameref, no array): true with the
     // bytes in `out`, valid until the next call on the host. false means "ask get()". Loops read their
     // counters through this without copying them.
-    virtual bool peek(const ArithRef& ref, std::string_view& out) {
-        (void)ref;
+    virtual bool peek(std::string_view name, std::string_view& out) {
+        (void)name;
         (void)out;
         return false;
     }

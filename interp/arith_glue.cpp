@@ -39,11 +39,10 @@ public:
         return std::optional<std::string>(std::string());
     }
 
-    bool peek(const ArithRef& ref, std::string_view& out) override {
-        if (ref.has_index) return false;
+    bool peek(std::string_view name, std::string_view& out) override {
         // What get_scalar() would read, for a variable without magic: dynamic variables (RANDOM counts its
         // reads), namerefs and arrays take the full path.
-        const Var* v = ex_.state().vars.find(ref.name);
+        const Var* v = ex_.state().vars.find(name);
         if (!v || !v->set || v->dyn != DynVar::None || (v->attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc)))
             return false;
         out = v->str;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "interp/fields.hpp"
@@ -19,14 +20,9 @@ namespace bashkit::interp {
 
 std::string to_dec(int64_t v) {
     char buf[24];
-    char* p = buf + sizeof buf;
-    uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    do {
-        *--p = static_cast<char>('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) *--p = '-';
-    return std::string(p, buf + sizeof buf - p);
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // two digits per step; 24 bytes always suffice
+    (void)ec;
+    return std::string(buf, end);
 }
 
 bool parse_int(std::string_view s, int64_t& out) {

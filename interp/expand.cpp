@@ -1,6 +1,7 @@
 // Word expansion: brace, tilde, parameter/arithmetic/command substitution, splitting, pathname expansion,
 // quote removal, in bash's order.
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "interp/exec.hpp"
@@ -685,6 +686,18 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
             out.assign(t);
             return Ex::Ok;
         }
+    }
+    // `x=$((x+i))`: one arithmetic substitution is the value (an assignment neither splits nor globs it).
+    if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::ArithSubst) {
+        const auto* a = w->parts[0]->as<sx::ArithSubst>();
+        int64_t v = 0;
+        Ex r = arith(a->expr, a->raw, v, true);
+        if (r != Ex::Ok) return r;
+        char buf[24];
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+        (void)ec;
+        out.assign(buf, end);
+        return Ex::Ok;
     }
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     bool at_start = true;  // start of the value or just after an unquoted ':'

@@ -188,11 +188,21 @@ private:
     Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
         CacheEntry& e = cache_[h & (kCacheSize - 1)];
-        if (e.key && e.ptr == name.data() && e.len == name.size() && e.key->compare(name) == 0) return e.chain;
+        if (e.ptr == name.data() && e.len == name.size() && e.key && same_name(*e.key, name)) return e.chain;
         auto it = map_.find(name);
         if (it == map_.end()) return nullptr;
         e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
         return &it->second;
+    }
+    // The bytes still name the cached chain (a name's address may be reused for another one). Names are
+    // short: a loop inline is cheaper than a call to memcmp.
+    static bool same_name(const std::string& key, std::string_view name) {
+        if (key.size() != name.size()) return false;
+        const char* a = key.data();
+        const char* b = name.data();
+        for (size_t i = 0; i < name.size(); ++i)
+            if (a[i] != b[i]) return false;
+        return true;
     }
     struct CacheEntry {
         const char* ptr = nullptr;

@@ -2,6 +2,7 @@
 // attributes and limits, the environment of commands.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
@@ -19,6 +20,19 @@ uint32_t intrand32(uint32_t last) {
 }
 
 int64_t now_seconds(const vfs::Clock& c) { return c.now().sec; }
+
+// std::string::assign goes through _M_replace and its overlap checks, about 90 instructions; a loop counter's
+// new value has the old one's length and is copied in place.
+void set_bytes(std::string& s, std::string_view v) {
+    const char* d = s.data();
+    bool disjoint = v.data() + v.size() <= d || v.data() >= d + s.capacity();
+    if (v.size() <= s.size() && disjoint) {
+        std::memcpy(s.data(), v.data(), v.size());
+        s.resize(v.size());
+        return;
+    }
+    s.assign(v);
+}
 
 }  // namespace
 
@@ -295,7 +309,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         v.str.append(value);
         st_.vars.add_bytes(static_cast<int64_t>(value.size()));
     } else {
-        v.str.assign(value);
+        set_bytes(v.str, value);
         st_.vars.add_bytes(static_cast<int64_t>(value.size()) - static_cast<int64_t>(old_size));
     }
     v.set = true;

@@ -136,6 +136,14 @@ private:
         if (all_lit && nodes.size() == 1 && digit_led) {
             ArithNum* n = A.node<ArithNum>(p);
             n->text = first_text;
+            if (first_text.size() <= 18 && first_text[0] != '0') {
+                int64_t v = 0;
+                size_t i = 0;
+                for (; i < first_text.size() && first_text[i] >= '0' && first_text[i] <= '9'; ++i)
+                    v = v * 10 + (first_text[i] - '0');
+                n->has_value = i == first_text.size();
+                n->value = n->has_value ? v : 0;
+            }
             return n;
         }
         if (all_lit && nodes.size() == 1) {

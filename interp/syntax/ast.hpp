@@ -457,6 +457,10 @@ enum class ArithOp : uint8_t {
 
 struct ArithNum : ArithOf<NodeKind::ArithNum> {
     std::string_view text;  // as written: 42 0x1f 017 2#101 64#z
+    // A decimal constant without a leading 0 and of at most 18 digits (the common `i<1000000`) is converted
+    // once by the parser; any other form is converted by the evaluator, which reports its errors.
+    bool has_value = false;
+    int64_t value = 0;
 };
 struct ArithVar : ArithOf<NodeKind::ArithVar> {
     std::string_view name;
