@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <utility>
+
 #if defined(__SANITIZE_ADDRESS__)
 #define BASHKIT_ASAN 1
 #elif defined(__has_feature)
@@ -44,37 +46,109 @@ bool EvalFiber::allocate(size_t bytes) {
     return true;
 }
 
-void EvalFiber::entry(unsigned hi, unsigned lo) {
-    auto* self = reinterpret_cast<EvalFiber*>((static_cast<uintptr_t>(hi) << 32) | static_cast<uintptr_t>(lo));
+#if BASHKIT_FIBER_ASM
+// bashkit_call_on_stack(arg, fn, top): calls fn(arg) with the stack pointer at `top` (16-byte aligned) and
+// returns on the caller's stack. The frame pointer keeps the caller's stack pointer, so debuggers and the
+// unwinder walk through it (the CFI says so).
+extern "C" void bashkit_call_on_stack(void* arg, void (*fn)(void*), void* top);
+#if defined(__x86_64__)
+asm(R"(
+    .text
+    .globl bashkit_call_on_stack
+    .hidden bashkit_call_on_stack
+    .type bashkit_call_on_stack, @function
+    .p2align 4
+bashkit_call_on_stack:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    .cfi_offset %rbp, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register %rbp
+    movq %rdx, %rsp
+    callq *%rsi
+    movq %rbp, %rsp
+    popq %rbp
+    .cfi_def_cfa %rsp, 8
+    retq
+    .cfi_endproc
+    .size bashkit_call_on_stack, .-bashkit_call_on_stack
+)");
+#elif defined(__aarch64__)
+asm(R"(
+    .text
+    .globl bashkit_call_on_stack
+    .hidden bashkit_call_on_stack
+    .type bashkit_call_on_stack, %function
+    .p2align 4
+bashkit_call_on_stack:
+    .cfi_startproc
+    stp x29, x30, [sp, #-16]!
+    .cfi_def_cfa_offset 16
+    .cfi_offset x29, -16
+    .cfi_offset x30, -8
+    mov x29, sp
+    .cfi_def_cfa_register x29
+    mov sp, x2
+    blr x1
+    mov sp, x29
+    ldp x29, x30, [sp], #16
+    .cfi_def_cfa sp, 0
+    ret
+    .cfi_endproc
+    .size bashkit_call_on_stack, .-bashkit_call_on_stack
+)");
+#endif
+#endif
+
+void EvalFiber::entry(void* arg) {
+    auto* self = static_cast<EvalFiber*>(arg);
 #ifdef BASHKIT_ASAN
     __sanitizer_finish_switch_fiber(nullptr, &self->caller_bottom_, &self->caller_size_);
 #endif
-    (*self->fn_)();
+    try {
+        (*self->fn_)();
+    } catch (...) {
+        // Carried to the caller's stack: unwinding must not leave the fiber's stack through its first frame.
+        self->error_ = std::current_exception();
+    }
 #ifdef BASHKIT_ASAN
     // Leaving for good: no fake stack to keep.
     __sanitizer_start_switch_fiber(nullptr, self->caller_bottom_, self->caller_size_);
 #endif
+}
+
+#if !BASHKIT_FIBER_ASM
+void EvalFiber::entry_ucontext(unsigned hi, unsigned lo) {
+    entry(reinterpret_cast<EvalFiber*>((static_cast<uintptr_t>(hi) << 32) | static_cast<uintptr_t>(lo)));
     // Returning resumes uc_link (the caller).
 }
+#endif
 
 void EvalFiber::run(std::function<void()>& fn) {
     fn_ = &fn;
+    error_ = nullptr;
+#ifdef BASHKIT_ASAN
+    void* fake = nullptr;
+    __sanitizer_start_switch_fiber(&fake, base_, usable_);
+#endif
+#if BASHKIT_FIBER_ASM
+    bashkit_call_on_stack(this, &EvalFiber::entry, static_cast<char*>(base_) + usable_);
+#else
     getcontext(&fiber_);
     fiber_.uc_stack.ss_sp = base_;
     fiber_.uc_stack.ss_size = usable_;
     fiber_.uc_link = &caller_;
     auto p = reinterpret_cast<uintptr_t>(this);
-    makecontext(&fiber_, reinterpret_cast<void (*)()>(&EvalFiber::entry), 2, static_cast<unsigned>(p >> 32),
+    makecontext(&fiber_, reinterpret_cast<void (*)()>(&EvalFiber::entry_ucontext), 2, static_cast<unsigned>(p >> 32),
                 static_cast<unsigned>(p & 0xffffffffu));
-#ifdef BASHKIT_ASAN
-    void* fake = nullptr;
-    __sanitizer_start_switch_fiber(&fake, base_, usable_);
-    swapcontext(&caller_, &fiber_);
-    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#else
     swapcontext(&caller_, &fiber_);
 #endif
+#ifdef BASHKIT_ASAN
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
     fn_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 }  // namespace bashkit::interp
