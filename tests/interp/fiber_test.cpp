@@ -10,10 +10,8 @@
 namespace bashkit::interp {
 namespace {
 
-uintptr_t stack_address() {
-    volatile char marker = 0;
-    return reinterpret_cast<uintptr_t>(&marker);
-}
+// The frame's address (a local's could be on AddressSanitizer's heap-allocated fake stack).
+__attribute__((noinline)) uintptr_t stack_address() { return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)); }
 
 // Recursion that needs far more than a thread's default stack would give if frames were large.
 size_t depth_sum(size_t n) {
