@@ -390,6 +390,19 @@ json network_to_json(const Network& n) {
     return j;
 }
 
+// j[key] as strings (none when the key is absent); anything else is invalid_argument(message).
+static std::vector<std::string> string_array(const json& j, const char* key, const char* message) {
+    std::vector<std::string> out;
+    if (!j.contains(key)) return out;
+    const json& a = j[key];
+    if (!a.is_array()) throw std::invalid_argument(message);
+    for (const auto& v : a) {
+        if (!v.is_string()) throw std::invalid_argument(message);
+        out.push_back(v.get<std::string>());
+    }
+    return out;
+}
+
 Network network_from_json(const json& j) {
     if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
         throw std::invalid_argument("network: expected {\"kind\": \"none\"|\"all\"|\"allow\", \"allow\": [...]}");
@@ -397,15 +410,7 @@ Network network_from_json(const json& j) {
     if (k == "none") return Network::none();
     if (k == "all") return Network::all();
     if (k != "allow") throw std::invalid_argument("network: unknown kind '" + k + "'");
-    std::vector<std::string> hosts;
-    if (j.contains("allow")) {
-        if (!j["allow"].is_array()) throw std::invalid_argument("network: allow must be an array of hosts");
-        for (const auto& h : j["allow"]) {
-            if (!h.is_string()) throw std::invalid_argument("network: allow must be an array of hosts");
-            hosts.push_back(h.get<std::string>());
-        }
-    }
-    return Network::allow(hosts);
+    return Network::allow(string_array(j, "allow", "network: allow must be an array of host strings"));
 }
 
 json egress_to_json(const EgressPolicy& e) {
@@ -424,15 +429,7 @@ EgressPolicy egress_from_json(const json& j) {
     if (k == "block_all") return EgressPolicy::block_all();
     if (k == "allow_all") return EgressPolicy::allow_all();
     if (k != "custom") throw std::invalid_argument("egress: unknown kind '" + k + "'");
-    std::vector<std::string> cidrs;
-    if (j.contains("allow_cidrs")) {
-        if (!j["allow_cidrs"].is_array()) throw std::invalid_argument("egress: allow_cidrs must be an array");
-        for (const auto& c : j["allow_cidrs"]) {
-            if (!c.is_string()) throw std::invalid_argument("egress: allow_cidrs must be an array of strings");
-            cidrs.push_back(c.get<std::string>());
-        }
-    }
-    return EgressPolicy::custom(std::move(cidrs));
+    return EgressPolicy::custom(string_array(j, "allow_cidrs", "egress: allow_cidrs must be an array of CIDR strings"));
 }
 
 json binding_to_json(const AnyHeaderBinding& b) {

@@ -373,6 +373,17 @@ TEST(MistralSandbox, JsonForms) {
     EXPECT_EQ(error_of([] { network_from_json({{"kind", "some"}}); }), "network: unknown kind 'some'");
     EXPECT_EQ(error_of([] { egress_from_json({{"kind", "custom"}, {"allow_cidrs", {"10.0.0.1/8"}}}); }),
               "EgressPolicy.custom: invalid CIDR '10.0.0.1/8' (host bits set)");
+    // Lists that are not arrays of strings.
+    EXPECT_EQ(error_of([] { network_from_json({{"kind", "allow"}, {"allow", "a.example"}}); }),
+              "network: allow must be an array of host strings");
+    EXPECT_EQ(error_of([] { network_from_json({{"kind", "allow"}, {"allow", {"a.example", 443}}}); }),
+              "network: allow must be an array of host strings");
+    EXPECT_EQ(error_of([] { egress_from_json({{"kind", "custom"}, {"allow_cidrs", {{"ip", "10.0.0.0/8"}}}}); }),
+              "egress: allow_cidrs must be an array of CIDR strings");
+    EXPECT_EQ(error_of([] { egress_from_json({{"kind", "custom"}, {"allow_cidrs", 8}}); }),
+              "egress: allow_cidrs must be an array of CIDR strings");
+    // An absent list is an empty one.
+    EXPECT_EQ(egress_from_json({{"kind", "custom"}}), EgressPolicy::custom({}));
 }
 
 TEST(MistralSandbox, OpenNeedsAnEndpointAndAToken) {
