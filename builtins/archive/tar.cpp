@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,6 +34,10 @@ struct TarOptions {
     std::string directory;           // -C before anything (extract/list)
     int strip = 0;
     std::vector<std::string> excludes;
+    // For each exclude, how many file operands came before it: in create mode GNU tar's --exclude is
+    // positional (it applies to the operands after it), and one after the last operand has no effect.
+    std::vector<size_t> exclude_after;
+    size_t active_excludes = SIZE_MAX;  // create: the excludes in force for the operand being added
     bool to_stdout = false, keep_old = false, touch = false, preserve = false, numeric = false;
     std::optional<std::string> owner, group;
     std::optional<int64_t> mtime;
@@ -97,7 +102,13 @@ std::string apply(TarOptions& o, int id, const std::string& val, CommandContext&
             o.strip = static_cast<int>(n);
             break;
         }
-        case kExclude: o.excludes.push_back(val); break;
+        case kExclude: {
+            size_t files = 0;
+            for (const auto& op : o.operands) files += op.is_dir ? 0 : 1;
+            o.excludes.push_back(val);
+            o.exclude_after.push_back(files);
+            break;
+        }
         case 'O': o.to_stdout = true; break;
         case 'k': o.keep_old = true; break;
         case 'm': o.touch = true; break;
@@ -245,7 +256,9 @@ bool excluded(const TarOptions& o, std::string_view name) {
     if (o.excludes.empty()) return false;
     std::string n(name);
     while (n.size() > 1 && n.back() == '/') n.pop_back();
-    for (const auto& pat : o.excludes) {
+    const size_t count = std::min(o.active_excludes, o.excludes.size());
+    for (size_t k = 0; k < count; ++k) {
+        const std::string& pat = o.excludes[k];
         // Unanchored, like GNU's default: the pattern may match any trailing run of components.
         size_t pos = 0;
         for (;;) {
@@ -478,6 +491,19 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         ctx.err.write(kTry);
         return 2;
     }
+    // Excludes after the last file operand: GNU tar warns, ignores them and fails at the end.
+    size_t files = 0;
+    for (const auto& op : o.operands) files += op.is_dir ? 0 : 1;
+    bool trailing = false;
+    for (size_t k = 0; k < o.excludes.size(); ++k) {
+        if (o.exclude_after[k] < files) continue;
+        if (!trailing)
+            ctx.err.write("tar: The following options were used after any non-optional arguments in archive create "
+                          "or update mode.  These options are positional and affect only arguments that follow "
+                          "them.  Please, rearrange them properly.\n");
+        trailing = true;
+        ctx.err.write(fmt::format("tar: --exclude '{}' has no effect\n", o.excludes[k]));
+    }
     WriteArchive w;
     la().archive_write_set_format_gnutar(w.a);
     char filter = o.filter == 'a' ? filter_for_name(o.file) : o.filter;
@@ -514,6 +540,7 @@ int run_create(CommandContext& ctx, TarOptions& o) {
     }
     Creator c{ctx, o, w.a, to_stdout ? ctx.err : ctx.out, Lister{ctx, o}, {}, self};
     std::string dir = ctx.cwd;
+    size_t file_index = 0;
     for (const auto& op : o.operands) {
         if (op.is_dir) {
             dir = vfs::join_path(dir, op.text);
@@ -536,6 +563,10 @@ int run_create(CommandContext& ctx, TarOptions& o) {
             if (name.empty()) name = ".";  // never reached for "/" in practice
         }
         while (name.size() > 1 && name.ends_with('/')) name.pop_back();
+        o.active_excludes = 0;
+        while (o.active_excludes < o.excludes.size() && o.exclude_after[o.active_excludes] <= file_index)
+            ++o.active_excludes;
+        ++file_index;
         c.add(vfs::join_path(dir, op.text), name);
         if (c.fatal) break;
     }
@@ -545,7 +576,7 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         c.failed = true;
     }
     if (sink.err == EPIPE) return 141;
-    return finish_status(ctx, c.failed);
+    return finish_status(ctx, c.failed || trailing);
 }
 
 // ---------------------------------------------------------------------------------- extracting, listing
