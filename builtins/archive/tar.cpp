@@ -252,6 +252,21 @@ int parse(CommandContext& ctx, TarOptions& o) {
     return -1;
 }
 
+// The prefix GNU tar's safer_name_suffix removes from a member name: through the last ".." component,
+// then any slashes (so a plain absolute name gives its leading slashes).
+std::string unsafe_prefix(std::string_view n) {
+    size_t prefix = 0;
+    for (size_t p = 0; p < n.size();) {
+        if (n[p] == '.' && p + 1 < n.size() && n[p + 1] == '.' && (p + 2 == n.size() || n[p + 2] == '/'))
+            prefix = p + 2;
+        while (p < n.size()) {
+            if (n[p++] == '/') break;
+        }
+    }
+    while (prefix < n.size() && n[prefix] == '/') ++prefix;
+    return std::string(n.substr(0, prefix));
+}
+
 bool excluded(const TarOptions& o, std::string_view name) {
     if (o.excludes.empty()) return false;
     std::string n(name);
@@ -650,7 +665,8 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     }
     Lister lister{ctx, o};
     Output out(ctx);
-    bool failed = false, warned_slash = false, first = true;
+    bool failed = false, first = true;
+    std::set<std::string> warned;  // the unsafe prefixes already reported
     struct archive_entry* e;
     for (;;) {
         if (ctx.cancelled()) {
@@ -699,14 +715,14 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         }
         const std::string raw = la().archive_entry_pathname(e) ? la().archive_entry_pathname(e) : "";
         if (!selected(members, seen, raw) || excluded(o, raw)) continue;
+        // GNU tar warns once per distinct unsafe prefix (leading slashes, or up to the last ".."), in both
+        // modes; a listing still shows the stored name.
+        if (std::string prefix = unsafe_prefix(raw); !prefix.empty() && warned.insert(prefix).second) {
+            out.flush();
+            ctx.err.write(fmt::format("tar: Removing leading `{}' from member names\n", prefix));
+        }
         if (o.mode == Mode::list) {
-            if (raw.starts_with('/') && !warned_slash) {
-                out.flush();
-                ctx.err.write("tar: Removing leading `/' from member names\n");
-                warned_slash = true;
-            }
-            std::string shown = raw;
-            if (shown.starts_with('/')) shown.erase(0, shown.find_first_not_of('/'));
+            const std::string& shown = raw;
             if (o.verbose) {
                 la().archive_entry_copy_pathname(e, shown.c_str());
                 out.put(lister.line(e));
@@ -718,11 +734,6 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             continue;
         }
         SafeName sn = safe_name(raw);
-        if (sn.stripped_slash && !warned_slash) {
-            out.flush();
-            ctx.err.write("tar: Removing leading `/' from member names\n");
-            warned_slash = true;
-        }
         std::string name = sn.name;
         if (o.strip > 0 && !strip_components(name, o.strip)) continue;
         if (sn.has_dotdot) {
