@@ -31,6 +31,9 @@ struct Gz {
     bool listed_header = false;
     uint64_t total_in = 0, total_out = 0;
     int listed = 0;
+    // The last compression or decompression, for -v: compressed bytes, uncompressed bytes, and the gzip
+    // header and trailer bytes among the compressed ones (GNU's header_bytes).
+    uint64_t v_packed_ = 0, v_plain_ = 0, v_hdr_ = 0;
 
     // GNU gzip starts the messages about bad compressed data on a new line.
     void err(std::string_view msg, bool newline_first = false) {
@@ -104,8 +107,31 @@ struct Gz {
                 }
             } while (zs.avail_out == 0);
         }
+        v_plain_ = zs.total_in;
+        v_packed_ = zs.total_out;
+        v_hdr_ = 10 + (hdr.name ? hname.size() + 1 : 0) + 8;
         deflateEnd(&zs);
         return ok;
+    }
+
+    // The size of the gzip member header at p[0..n) (10 when it cannot be read whole).
+    static size_t header_size(const char* p, size_t n) {
+        auto u8 = [&](size_t i) { return static_cast<unsigned char>(p[i]); };
+        if (n < 10) return 10;
+        size_t h = 10;
+        const int flags = u8(3);
+        if (flags & 4) {
+            if (n < 12) return 10;
+            h += 2 + (u8(10) | (u8(11) << 8));
+        }
+        for (int bit : {8, 16}) {
+            if (!(flags & bit)) continue;
+            const void* z = h < n ? std::memchr(p + h, 0, n - h) : nullptr;
+            if (!z) return 10;
+            h = static_cast<size_t>(static_cast<const char*>(z) - p) + 1;
+        }
+        if (flags & 2) h += 2;
+        return h;
     }
 
     // ------------------------------------------------------------------------------- decompress
@@ -117,6 +143,8 @@ struct Gz {
                        std::string* msg) {
         z_stream zs{};
         if (inflateInit2(&zs, 15 + 16) != Z_OK) return Inflate::io;
+        v_packed_ = v_plain_ = 0;
+        v_hdr_ = 18;
         std::string ibuf(64 * 1024, '\0'), obuf(64 * 1024, '\0');
         uint64_t produced = 0;
         bool in_member = false, any_member = false, eof = false;
@@ -168,6 +196,7 @@ struct Gz {
                 inflateReset(&zs);
                 in_member = true;
                 any_member = true;
+                v_hdr_ = header_size(next, avail) + 8;
             }
             zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(next));
             zs.avail_in = static_cast<uInt>(avail);
@@ -175,6 +204,7 @@ struct Gz {
             zs.avail_out = static_cast<uInt>(obuf.size());
             int rc = inflate(&zs, Z_NO_FLUSH);
             size_t consumed = avail - zs.avail_in;
+            v_packed_ += consumed;
             next += consumed;
             avail -= consumed;
             size_t have = obuf.size() - zs.avail_out;
@@ -222,6 +252,7 @@ struct Gz {
                 break;
             }
         }
+        v_plain_ = produced;
         inflateEnd(&zs);
         return result;
     }
@@ -441,7 +472,26 @@ struct Gz {
                           is_stdin ? 0 : st.mtime.sec);
             if (!ok) warn(1);
         }
-        if (to_stdout) return;
+        // -v: GNU's "NAME:\t RATIO -- replaced with TARGET" (" OK" when testing); for stdin only the ratio of a
+        // compression.
+        auto verbose_line = [&](const std::string& dest) {
+            if (!o.verbose || o.quiet || !ok) return;
+            const std::string r = ratio(v_plain_, static_cast<int64_t>(v_packed_) - static_cast<int64_t>(v_hdr_));
+            if (is_stdin) {
+                if (o.test) ctx.err.write(" OK\n");
+                else if (!o.decompress) ctx.err.write(r + "\n");
+                return;
+            }
+            if (o.test) {
+                ctx.err.write(fmt::format("{}:\t OK\n", name));
+                return;
+            }
+            ctx.err.write(fmt::format("{}:\t{} -- {} {}\n", name, r, o.keep ? "created" : "replaced with", dest));
+        };
+        if (to_stdout) {
+            verbose_line("stdout");
+            return;
+        }
         fh.reset();
         if (!ok) {
             (void)ctx.fs.unlink(tmp);
@@ -456,9 +506,7 @@ struct Gz {
             warn(1);
             return;
         }
-        if (o.verbose && !o.quiet) {
-            ctx.err.write(fmt::format("{}:\t replaced with {}\n", name, target));
-        }
+        verbose_line(target);
         if (!o.keep) (void)ctx.fs.unlink(path);
     }
 };
