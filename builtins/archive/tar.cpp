@@ -614,6 +614,54 @@ bool selected(const std::vector<std::string>& members, std::vector<bool>& seen, 
     return any;
 }
 
+// GNU tar reads -z/-j/-J input through gzip/bzip2/xz as a child: input of another kind, empty or cut short
+// fails there with the child's messages. Prints them and returns true when that is the case (`msg`: the
+// libarchive error of the first read, empty when it succeeded).
+bool child_failed(CommandContext& ctx, const TarOptions& o, struct archive* a, const InputSource& src,
+                  const std::string& msg) {
+    int want;
+    switch (o.filter) {
+        case 'z': want = ARCHIVE_FILTER_GZIP; break;
+        case 'j': want = ARCHIVE_FILTER_BZIP2; break;
+        case 'J': want = ARCHIVE_FILTER_XZ; break;
+        default: return false;
+    }
+    if (src.err != vfs::Errc::ok || src.cancelled) return false;
+    // The filter libarchive chose, or the magic number when the data was too short for it to choose.
+    static constexpr std::string_view kMagic[] = {"\x1f\x8b", "BZh", std::string_view("\xfd" "7zXZ\0", 6)};
+    const std::string_view magic = kMagic[o.filter == 'z' ? 0 : o.filter == 'j' ? 1 : 2];
+    const bool matches = la().archive_filter_code(a, 0) == want || src.head.starts_with(magic);
+    const bool cut = msg.find("runcated") != std::string::npos || msg.find("EOF") != std::string::npos ||
+                     msg.find("nexpected end") != std::string::npos || msg.find("No progress") != std::string::npos ||
+                     src.total == 0;
+    if (matches && !cut) return false;
+    const bool not_format = !matches && src.total > 0;
+    switch (o.filter) {
+        case 'z':
+            ctx.err.write(not_format ? "\ngzip: stdin: not in gzip format\n" : "\ngzip: stdin: unexpected end of file\n");
+            ctx.err.write("tar: Child returned status 1\n");
+            break;
+        case 'j':
+            if (not_format) {
+                ctx.err.write("bzip2: (stdin) is not a bzip2 file.\n");
+            } else {
+                ctx.err.write("\nbzip2: Compressed file ends unexpectedly;\n\tperhaps it is corrupted?  *Possible* reason "
+                              "follows.\nbzip2: Inappropriate ioctl for device\n\tInput file = (stdin), output file = "
+                              "(stdout)\n\nIt is possible that the compressed file(s) have become corrupted.\nYou can use "
+                              "the -tvv option to test integrity of such files.\n\nYou can use the `bzip2recover' "
+                              "program to attempt to recover\ndata from undamaged sections of corrupted files.\n\n");
+            }
+            ctx.err.write("tar: Child returned status 2\n");
+            break;
+        default:
+            ctx.err.write(matches ? "xz: (stdin): Unexpected end of input\n" : "xz: (stdin): File format not recognized\n");
+            ctx.err.write("tar: Child returned status 1\n");
+            break;
+    }
+    ctx.err.write("tar: Error is not recoverable: exiting now\n");
+    return true;
+}
+
 int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     std::vector<std::string> members;
     std::string root = ctx.cwd, shown_root;
@@ -652,6 +700,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     }
     if (open_read(r.a, src) != ARCHIVE_OK) {
         const std::string msg = la().archive_error_string(r.a) ? la().archive_error_string(r.a) : "read error";
+        if (child_failed(ctx, o, r.a, src, msg)) return 2;
         if (src.err != vfs::Errc::ok) {
             ctx.err.write(fmt::format("tar: {}: Read error: {}\n", o.file, vfs::error_message(src.err)));
         } else if (msg.find("Unrecognized archive format") != std::string::npos) {
@@ -675,6 +724,10 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             return 130;
         }
         int rc = la().archive_read_next_header(r.a, &e);
+        if (first) {
+            const char* m = rc < ARCHIVE_WARN ? la().archive_error_string(r.a) : nullptr;
+            if (child_failed(ctx, o, r.a, src, rc < ARCHIVE_WARN ? (m ? m : "read error") : "")) return 2;
+        }
         if (rc == ARCHIVE_EOF) break;
         if (rc < ARCHIVE_WARN) {
             out.flush();
