@@ -5,6 +5,7 @@
 #include <zlib.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "builtins/archive/common.hpp"
@@ -147,7 +148,7 @@ struct Gz {
         v_hdr_ = 18;
         std::string ibuf(64 * 1024, '\0'), obuf(64 * 1024, '\0');
         uint64_t produced = 0;
-        bool in_member = false, any_member = false, eof = false;
+        bool in_member = false, any_member = false, eof = false, any_input = false;
         Inflate result = Inflate::ok;
         size_t avail = 0;
         const char* next = nullptr;
@@ -173,14 +174,33 @@ struct Gz {
             }
             if (!in_member) {
                 if (avail == 0 && eof) {
-                    if (!any_member) result = Inflate::not_gzip;
+                    if (!any_member && !(o.force && out_stream))  // -f to stdout: empty input copies as empty
+                        result = any_input ? Inflate::not_gzip : Inflate::truncated;
                     break;
                 }
+                any_input = true;
                 // A new member must start with the magic bytes; anything else after a member is trailing
                 // garbage (zeros are allowed silently, as GNU gzip does for tape padding).
                 if (static_cast<unsigned char>(next[0]) != 0x1f ||
                     (avail > 1 && static_cast<unsigned char>(next[1]) != 0x8b)) {
                     if (!any_member) {
+                        // -f to stdout copies what is not gzip data unchanged (GNU's cat mode).
+                        if (o.force && out_stream) {
+                            for (;;) {
+                                if (avail) {
+                                    auto r = out_stream->write(std::string_view(next, avail));
+                                    if (!r.ok()) {
+                                        if (r.err == EPIPE) status = 141;
+                                        result = Inflate::io;
+                                        break;
+                                    }
+                                    produced += avail;
+                                }
+                                avail = 0;
+                                if (eof || !fill() || avail == 0) break;
+                            }
+                            break;
+                        }
                         result = Inflate::not_gzip;
                         break;
                     }
@@ -350,9 +370,20 @@ struct Gz {
         return false;
     }
 
-    void one(const std::string& name) {
+    void one(const std::string& given) {
         if (ctx.cancelled()) return;
-        const bool is_stdin = name == "-";
+        const bool is_stdin = given == "-";
+        std::string name = given;
+        // gunzip NAME finds NAME.gz (and the other known suffixes) when NAME itself is missing, as GNU does.
+        if (o.decompress && !is_stdin && !ctx.fs.lexists(ctx.resolve(name))) {
+            for (const std::string& suf : {o.suffix, std::string(".gz"), std::string("-gz"), std::string(".z"),
+                                           std::string("-z"), std::string("_z")}) {
+                if (!suf.empty() && ctx.fs.lexists(ctx.resolve(name + suf))) {
+                    name += suf;
+                    break;
+                }
+            }
+        }
         if (o.list) {
             std::string shown = "stdout";
             if (!is_stdin) {
@@ -396,6 +427,19 @@ struct Gz {
             }
             st = *fs2;
             if (st.is_directory()) {
+                if (o.recursive) {
+                    auto entries = ctx.fs.readdir(path);
+                    if (!entries) {
+                        err(fmt::format("{}: {}", name, vfs::error_message(entries.error())));
+                        warn(1);
+                        return;
+                    }
+                    std::vector<std::string> names;
+                    for (const auto& e : *entries) names.push_back(e.name);
+                    std::sort(names.begin(), names.end());
+                    for (const auto& n : names) one(vfs::join_path(name, n));
+                    return;
+                }
                 if (!o.quiet) err(fmt::format("{} is a directory -- ignored", name));
                 warn(2);
                 return;
@@ -429,13 +473,14 @@ struct Gz {
         if (!to_stdout) {
             if (o.decompress) {
                 if (!strip_suffix(name, o.suffix, target)) {
+                    if (o.recursive) return;  // -r passes over such files silently
                     if (!o.quiet) err(fmt::format("{}: unknown suffix -- ignored", name));
                     warn(2);
                     return;
                 }
             } else {
                 if (name.ends_with(o.suffix) && !o.force) {
-                    if (!o.quiet) err(fmt::format("{} already has {} suffix -- unchanged", name, o.suffix));
+                    if (!o.quiet && !o.recursive) err(fmt::format("{} already has {} suffix -- unchanged", name, o.suffix));
                     return;
                 }
                 target = name + o.suffix;
