@@ -11,7 +11,7 @@ namespace bashkit::builtins::diffutil {
 
 namespace {
 
-enum class Format : uint8_t { normal, unified, context, side_by_side };
+enum class Format : uint8_t { normal, unified, context, side_by_side, ed };
 
 struct Options {
     Format format = Format::normal;
@@ -279,6 +279,7 @@ private:
         case Format::unified: print_unified(a, b, changes); break;
         case Format::context: print_context(a, b, changes); break;
         case Format::side_by_side: print_side_by_side(a, b, changes); break;
+        case Format::ed: print_ed(b, changes); break;
         }
         if (!real) return same(a, b);
         return 1;
@@ -310,6 +311,33 @@ private:
             for (int64_t k = 0; k < c.count_a; ++k) put_line(a, c.a + k, "< ");
             if (op == 'c') out_.put("---\n");
             for (int64_t k = 0; k < c.count_b; ++k) put_line(b, c.b + k, "> ");
+        }
+    }
+
+    // -e: an ed script, last change first; a new line that is a lone "." is written as ".." and fixed by s/.//.
+    void print_ed(const Side& b, const std::vector<Change>& changes) {
+        for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
+            const Change& c = *it;
+            if (c.ignorable) continue;
+            char op = c.count_a == 0 ? 'a' : c.count_b == 0 ? 'd' : 'c';
+            out_.put(normal_range(c.a, c.count_a) + op + "\n");
+            if (op == 'd') continue;
+            bool insert_mode = true;
+            for (int64_t k = 0; k < c.count_b; ++k) {
+                if (!insert_mode) {
+                    out_.put("a\n");
+                    insert_mode = true;
+                }
+                const std::string_view line = b.lines[static_cast<size_t>(c.b + k)];
+                if (line == ".") {
+                    out_.put("..\n.\ns/.//\n");
+                    insert_mode = false;
+                } else {
+                    out_.put(line);
+                    out_.put('\n');
+                }
+            }
+            if (insert_mode) out_.put(".\n");
         }
     }
 
@@ -644,6 +672,7 @@ constexpr OptionSpec kSpecs[] = {
     {'r', 'r', "recursive"},
     {'N', 'N', "new-file"},
     {'y', 'y', "side-by-side"},
+    {'e', 'e', "ed"},
     {'W', 'W', "width", ArgKind::required},
     {'w', 'w', "ignore-all-space"},
     {'Z', 'Z', "ignore-trailing-space"},
@@ -707,6 +736,7 @@ int cmd_diff(CommandContext& ctx) {
         case 'C': ok_style = set_style('C', Format::context); break;
         case 'y': ok_style = set_style('y', Format::side_by_side); break;
         case kOptNormal: ok_style = set_style(kOptNormal, Format::normal); break;
+        case 'e': ok_style = set_style('e', Format::ed); break;
         default: break;
         }
         if (!ok_style) return diff_usage(ctx, "conflicting output style options");
