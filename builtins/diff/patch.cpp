@@ -614,6 +614,7 @@ int cmd_patch(CommandContext& ctx) {
     }
     if (ok && patches.empty()) {
         if (text.find_first_not_of(" \t\n") == std::string::npos) return 0;
+        if (!text.empty() && text.back() != '\n') pt.out().put("patch unexpectedly ends in middle of line\n");
         pt.fatal("Only garbage was found in the patch input.");
         return 2;
     }
