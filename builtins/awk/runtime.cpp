@@ -363,6 +363,39 @@ Flow Runtime::exec(const Stmt* s) {
                 if (f != Flow::Normal) return f;
             }
             return Flow::Normal;
+        case SK::Switch: {
+            Value tv;
+            const Value subject = eval(s->expr, tv);
+            size_t start = s->list.size(), def = s->list.size();
+            for (size_t i = 0; i < s->list.size(); ++i) {
+                const Node* cv = s->list[i]->expr;
+                if (!cv) {
+                    def = i;
+                    continue;
+                }
+                bool m;
+                if (cv->kind == NK::Regex) {
+                    std::string b;
+                    m = re_match(cv, to_str(subject, b));
+                } else {
+                    Value tc;
+                    m = compare(subject, eval(cv, tc)) == 0;
+                }
+                if (m) {
+                    start = i;
+                    break;
+                }
+            }
+            if (start == s->list.size()) start = def;
+            for (size_t i = start; i < s->list.size(); ++i) {
+                for (Stmt* st : s->list[i]->list) {
+                    Flow f = exec(st);
+                    if (f == Flow::Break) return Flow::Normal;
+                    if (f != Flow::Normal) return f;
+                }
+            }
+            return Flow::Normal;
+        }
         case SK::Do:
             do {
                 check_cancel();
