@@ -11,6 +11,7 @@
 #include "builtins/archive/common.hpp"
 #include "builtins/archive/tools.hpp"
 #include "builtins/common/args.hpp"
+#include "builtins/system/tools.hpp"
 
 namespace bashkit::builtins::archive {
 
@@ -333,8 +334,20 @@ struct Gz {
         const size_t n = d.size();
         const uint64_t usize = u8(n - 4) | (u8(n - 3) << 8) | (u8(n - 2) << 16) | (uint64_t{u8(n - 1)} << 24);
         if (!listed_header) {
+            if (o.verbose) ctx.out.write("method  crc     date  time  ");
             ctx.out.write("         compressed        uncompressed  ratio uncompressed_name\n");
             listed_header = true;
+        }
+        if (o.verbose) {
+            // -lv: the method, the CRC of the trailer and the header's time (the file's when it has none).
+            const uint32_t crc = u8(n - 8) | (u8(n - 7) << 8) | (u8(n - 6) << 16) | (uint32_t{u8(n - 5)} << 24);
+            int64_t mtime = u8(4) | (u8(5) << 8) | (u8(6) << 16) | (int64_t{u8(7)} << 24);
+            if (mtime == 0 && name != "-") {
+                if (auto st = ctx.fs.stat(ctx.resolve(name))) mtime = st->mtime.sec;
+            }
+            auto tz = systemutil::TimeZone::from_tz(ctx.env.get("TZ"), &ctx.fs);
+            ctx.out.write(fmt::format("{:>5} {:08x} {} ", u8(2) == 8 ? "defla" : "?",
+                                      crc, systemutil::format_time("%b %e %H:%M", tz.local(mtime))));
         }
         const int64_t cdata = static_cast<int64_t>(csize) - static_cast<int64_t>(hdr) - 8;
         ctx.out.write(fmt::format("{:>19} {:>19} {} {}\n", csize, usize, ratio(usize, cdata), shown));
@@ -615,6 +628,7 @@ int cmd_gzip(CommandContext& ctx, const ArchiveLimits& limits) {
     }
     if (g.o.list && g.listed > 1) {
         const int64_t cdata = static_cast<int64_t>(g.total_in) - static_cast<int64_t>(g.last_hdr_);
+        if (g.o.verbose) ctx.out.write(std::string(28, ' '));
         ctx.out.write(fmt::format("{:>19} {:>19} {} (totals)\n", g.total_in, g.total_out,
                                   Gz::ratio(g.total_out, cdata)));
     }
