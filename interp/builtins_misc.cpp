@@ -567,7 +567,7 @@ std::string Exec::describe_command(std::string_view name, bool& found, int mode)
     std::string path;
     if (name.find('/') != std::string_view::npos) {
         auto st = s_.fs.stat(abs_path(name));
-        if (st && st->is_regular() && (st->mode & 0111)) path = n;
+        if ((st && st->is_regular() && (st->mode & 0111)) || !virtual_bin_name(name).empty()) path = n;
     } else if (s_.find_utility(name) || name == "bash" || name == "sh") {
         path = "/usr/bin/" + n;
         auto st = s_.fs.stat(path);

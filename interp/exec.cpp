@@ -1176,6 +1176,13 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     if (!fn && !only_builtins) rc = s_.find_custom(name);
     if (!fn && !rc) bi = find_builtin(name);
     if (!fn && !bi && !rc && !only_builtins) rc = s_.registry.find(name);
+    // `/usr/bin/env`, `/bin/sort`: where `which` and `command -v` say the utilities are.
+    std::string vname;
+    if (!fn && !bi && !rc && !only_builtins) {
+        vname = virtual_bin_name(name);
+        if (!vname.empty()) rc = s_.find_utility(vname);
+        if (!vname.empty() && !rc) bi = find_builtin(vname);  // /bin/echo: the builtin coreutils also ships
+    }
 
     if (fn || bi) {
         // Temporary assignments live in a scope of their own around the command.
@@ -1243,7 +1250,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         return Flow::Normal;
     }
     Environment env = build_env(extra.empty() ? nullptr : &extra);
-    if (!rc && (name == "bash" || name == "sh")) {
+    if (!rc && (name == "bash" || name == "sh" || vname == "bash" || vname == "sh")) {
         // A child interpreter, unless the sandbox registered its own.
         st_.status = bash_command(argv, env);
         if (cancel_->cancelled_fast()) return cancelled_flow();
@@ -1288,6 +1295,19 @@ int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& 
                        st_.umask,
                        &s_.id};
     return rc.fn(ctx);
+}
+
+std::string Exec::virtual_bin_name(std::string_view name) const {
+    std::string_view base;
+    if (name.starts_with("/usr/bin/")) base = name.substr(9);
+    else if (name.starts_with("/bin/")) base = name.substr(5);
+    if (base.empty() || base.find('/') != std::string_view::npos) return {};
+    static constexpr std::string_view kProgramBuiltins[] = {"echo", "printf", "test", "[", "kill", "pwd", "true", "false"};
+    const bool program_builtin =
+        std::find(std::begin(kProgramBuiltins), std::end(kProgramBuiltins), base) != std::end(kProgramBuiltins);
+    if (!s_.find_utility(base) && base != "bash" && base != "sh" && !program_builtin) return {};
+    if (s_.fs.lstat(std::string(name))) return {};  // a real file there is run as a file
+    return std::string(base);
 }
 
 Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env) {
@@ -1647,6 +1667,7 @@ CommandKind Exec::find_command(std::string_view name, bool with_functions, std::
     if (s_.find_custom(name)) return CommandKind::utility;
     if (find_builtin(name)) return CommandKind::builtin;
     if (s_.registry.find(name) || name == "bash" || name == "sh") return CommandKind::utility;
+    if (!virtual_bin_name(name).empty()) return CommandKind::utility;
     std::string p;
     if (name.find('/') != std::string_view::npos) {
         p = abs_path(name);

@@ -421,6 +421,9 @@ public:
     void error(std::string_view msg);
     void error_at(uint32_t line, std::string_view msg);
     std::string abs_path(std::string_view p) const;
+    // The utility (or bash/sh) that `/usr/bin/NAME` or `/bin/NAME` stands for when nothing is at that path
+    // in the FileSystem (`which` reports registered utilities there); empty otherwise.
+    std::string virtual_bin_name(std::string_view name) const;
 
     // ---- builtins (builtins*.cpp)
     using BuiltinFn = int (Exec::*)(std::vector<std::string>& argv);

@@ -23,6 +23,8 @@ la_ssize_t read_cb(struct archive* a, void* data, const void** buf) {
         return -1;
     }
     *buf = src->buf.data();
+    if (src->head.size() < 8) src->head.append(src->buf.data(), std::min<size_t>(r.n, 8 - src->head.size()));
+    src->total += r.n;
     return static_cast<la_ssize_t>(r.n);
 }
 

@@ -35,6 +35,8 @@ struct InputSource {
     std::string buf = std::string(64 * 1024, '\0');
     vfs::Errc err = vfs::Errc::ok;
     bool cancelled = false;
+    uint64_t total = 0;  // bytes read so far
+    std::string head;    // the first bytes read (up to 8), for magic numbers
 };
 // Opens `a` (formats and filters already chosen) over src; returns archive_read_open's status.
 int open_read(struct archive* a, InputSource& src);

@@ -5,11 +5,13 @@
 #include <zlib.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "builtins/archive/common.hpp"
 #include "builtins/archive/tools.hpp"
 #include "builtins/common/args.hpp"
+#include "builtins/system/tools.hpp"
 
 namespace bashkit::builtins::archive {
 
@@ -31,6 +33,9 @@ struct Gz {
     bool listed_header = false;
     uint64_t total_in = 0, total_out = 0;
     int listed = 0;
+    // The last compression or decompression, for -v: compressed bytes, uncompressed bytes, and the gzip
+    // header and trailer bytes among the compressed ones (GNU's header_bytes).
+    uint64_t v_packed_ = 0, v_plain_ = 0, v_hdr_ = 0;
 
     // GNU gzip starts the messages about bad compressed data on a new line.
     void err(std::string_view msg, bool newline_first = false) {
@@ -104,8 +109,31 @@ struct Gz {
                 }
             } while (zs.avail_out == 0);
         }
+        v_plain_ = zs.total_in;
+        v_packed_ = zs.total_out;
+        v_hdr_ = 10 + (hdr.name ? hname.size() + 1 : 0) + 8;
         deflateEnd(&zs);
         return ok;
+    }
+
+    // The size of the gzip member header at p[0..n) (10 when it cannot be read whole).
+    static size_t header_size(const char* p, size_t n) {
+        auto u8 = [&](size_t i) { return static_cast<unsigned char>(p[i]); };
+        if (n < 10) return 10;
+        size_t h = 10;
+        const int flags = u8(3);
+        if (flags & 4) {
+            if (n < 12) return 10;
+            h += 2 + (u8(10) | (u8(11) << 8));
+        }
+        for (int bit : {8, 16}) {
+            if (!(flags & bit)) continue;
+            const void* z = h < n ? std::memchr(p + h, 0, n - h) : nullptr;
+            if (!z) return 10;
+            h = static_cast<size_t>(static_cast<const char*>(z) - p) + 1;
+        }
+        if (flags & 2) h += 2;
+        return h;
     }
 
     // ------------------------------------------------------------------------------- decompress
@@ -117,9 +145,11 @@ struct Gz {
                        std::string* msg) {
         z_stream zs{};
         if (inflateInit2(&zs, 15 + 16) != Z_OK) return Inflate::io;
+        v_packed_ = v_plain_ = 0;
+        v_hdr_ = 18;
         std::string ibuf(64 * 1024, '\0'), obuf(64 * 1024, '\0');
         uint64_t produced = 0;
-        bool in_member = false, any_member = false, eof = false;
+        bool in_member = false, any_member = false, eof = false, any_input = false;
         Inflate result = Inflate::ok;
         size_t avail = 0;
         const char* next = nullptr;
@@ -145,14 +175,33 @@ struct Gz {
             }
             if (!in_member) {
                 if (avail == 0 && eof) {
-                    if (!any_member) result = Inflate::not_gzip;
+                    if (!any_member && !(o.force && out_stream))  // -f to stdout: empty input copies as empty
+                        result = any_input ? Inflate::not_gzip : Inflate::truncated;
                     break;
                 }
+                any_input = true;
                 // A new member must start with the magic bytes; anything else after a member is trailing
                 // garbage (zeros are allowed silently, as GNU gzip does for tape padding).
                 if (static_cast<unsigned char>(next[0]) != 0x1f ||
                     (avail > 1 && static_cast<unsigned char>(next[1]) != 0x8b)) {
                     if (!any_member) {
+                        // -f to stdout copies what is not gzip data unchanged (GNU's cat mode).
+                        if (o.force && out_stream) {
+                            for (;;) {
+                                if (avail) {
+                                    auto r = out_stream->write(std::string_view(next, avail));
+                                    if (!r.ok()) {
+                                        if (r.err == EPIPE) status = 141;
+                                        result = Inflate::io;
+                                        break;
+                                    }
+                                    produced += avail;
+                                }
+                                avail = 0;
+                                if (eof || !fill() || avail == 0) break;
+                            }
+                            break;
+                        }
                         result = Inflate::not_gzip;
                         break;
                     }
@@ -168,6 +217,7 @@ struct Gz {
                 inflateReset(&zs);
                 in_member = true;
                 any_member = true;
+                v_hdr_ = header_size(next, avail) + 8;
             }
             zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(next));
             zs.avail_in = static_cast<uInt>(avail);
@@ -175,6 +225,7 @@ struct Gz {
             zs.avail_out = static_cast<uInt>(obuf.size());
             int rc = inflate(&zs, Z_NO_FLUSH);
             size_t consumed = avail - zs.avail_in;
+            v_packed_ += consumed;
             next += consumed;
             avail -= consumed;
             size_t have = obuf.size() - zs.avail_out;
@@ -222,6 +273,7 @@ struct Gz {
                 break;
             }
         }
+        v_plain_ = produced;
         inflateEnd(&zs);
         return result;
     }
@@ -282,8 +334,20 @@ struct Gz {
         const size_t n = d.size();
         const uint64_t usize = u8(n - 4) | (u8(n - 3) << 8) | (u8(n - 2) << 16) | (uint64_t{u8(n - 1)} << 24);
         if (!listed_header) {
+            if (o.verbose) ctx.out.write("method  crc     date  time  ");
             ctx.out.write("         compressed        uncompressed  ratio uncompressed_name\n");
             listed_header = true;
+        }
+        if (o.verbose) {
+            // -lv: the method, the CRC of the trailer and the header's time (the file's when it has none).
+            const uint32_t crc = u8(n - 8) | (u8(n - 7) << 8) | (u8(n - 6) << 16) | (uint32_t{u8(n - 5)} << 24);
+            int64_t mtime = u8(4) | (u8(5) << 8) | (u8(6) << 16) | (int64_t{u8(7)} << 24);
+            if (mtime == 0 && name != "-") {
+                if (auto st = ctx.fs.stat(ctx.resolve(name))) mtime = st->mtime.sec;
+            }
+            auto tz = systemutil::TimeZone::from_tz(ctx.env.get("TZ"), &ctx.fs);
+            ctx.out.write(fmt::format("{:>5} {:08x} {} ", u8(2) == 8 ? "defla" : "?",
+                                      crc, systemutil::format_time("%b %e %H:%M", tz.local(mtime))));
         }
         const int64_t cdata = static_cast<int64_t>(csize) - static_cast<int64_t>(hdr) - 8;
         ctx.out.write(fmt::format("{:>19} {:>19} {} {}\n", csize, usize, ratio(usize, cdata), shown));
@@ -319,9 +383,20 @@ struct Gz {
         return false;
     }
 
-    void one(const std::string& name) {
+    void one(const std::string& given) {
         if (ctx.cancelled()) return;
-        const bool is_stdin = name == "-";
+        const bool is_stdin = given == "-";
+        std::string name = given;
+        // gunzip NAME finds NAME.gz (and the other known suffixes) when NAME itself is missing, as GNU does.
+        if (o.decompress && !is_stdin && !ctx.fs.lexists(ctx.resolve(name))) {
+            for (const std::string& suf : {o.suffix, std::string(".gz"), std::string("-gz"), std::string(".z"),
+                                           std::string("-z"), std::string("_z")}) {
+                if (!suf.empty() && ctx.fs.lexists(ctx.resolve(name + suf))) {
+                    name += suf;
+                    break;
+                }
+            }
+        }
         if (o.list) {
             std::string shown = "stdout";
             if (!is_stdin) {
@@ -365,6 +440,19 @@ struct Gz {
             }
             st = *fs2;
             if (st.is_directory()) {
+                if (o.recursive) {
+                    auto entries = ctx.fs.readdir(path);
+                    if (!entries) {
+                        err(fmt::format("{}: {}", name, vfs::error_message(entries.error())));
+                        warn(1);
+                        return;
+                    }
+                    std::vector<std::string> names;
+                    for (const auto& e : *entries) names.push_back(e.name);
+                    std::sort(names.begin(), names.end());
+                    for (const auto& n : names) one(vfs::join_path(name, n));
+                    return;
+                }
                 if (!o.quiet) err(fmt::format("{} is a directory -- ignored", name));
                 warn(2);
                 return;
@@ -398,13 +486,14 @@ struct Gz {
         if (!to_stdout) {
             if (o.decompress) {
                 if (!strip_suffix(name, o.suffix, target)) {
+                    if (o.recursive) return;  // -r passes over such files silently
                     if (!o.quiet) err(fmt::format("{}: unknown suffix -- ignored", name));
                     warn(2);
                     return;
                 }
             } else {
                 if (name.ends_with(o.suffix) && !o.force) {
-                    if (!o.quiet) err(fmt::format("{} already has {} suffix -- unchanged", name, o.suffix));
+                    if (!o.quiet && !o.recursive) err(fmt::format("{} already has {} suffix -- unchanged", name, o.suffix));
                     return;
                 }
                 target = name + o.suffix;
@@ -441,7 +530,26 @@ struct Gz {
                           is_stdin ? 0 : st.mtime.sec);
             if (!ok) warn(1);
         }
-        if (to_stdout) return;
+        // -v: GNU's "NAME:\t RATIO -- replaced with TARGET" (" OK" when testing); for stdin only the ratio of a
+        // compression.
+        auto verbose_line = [&](const std::string& dest) {
+            if (!o.verbose || o.quiet || !ok) return;
+            const std::string r = ratio(v_plain_, static_cast<int64_t>(v_packed_) - static_cast<int64_t>(v_hdr_));
+            if (is_stdin) {
+                if (o.test) ctx.err.write(" OK\n");
+                else if (!o.decompress) ctx.err.write(r + "\n");
+                return;
+            }
+            if (o.test) {
+                ctx.err.write(fmt::format("{}:\t OK\n", name));
+                return;
+            }
+            ctx.err.write(fmt::format("{}:\t{} -- {} {}\n", name, r, o.keep ? "created" : "replaced with", dest));
+        };
+        if (to_stdout) {
+            verbose_line("stdout");
+            return;
+        }
         fh.reset();
         if (!ok) {
             (void)ctx.fs.unlink(tmp);
@@ -456,9 +564,7 @@ struct Gz {
             warn(1);
             return;
         }
-        if (o.verbose && !o.quiet) {
-            ctx.err.write(fmt::format("{}:\t replaced with {}\n", name, target));
-        }
+        verbose_line(target);
         if (!o.keep) (void)ctx.fs.unlink(path);
     }
 };
@@ -522,6 +628,7 @@ int cmd_gzip(CommandContext& ctx, const ArchiveLimits& limits) {
     }
     if (g.o.list && g.listed > 1) {
         const int64_t cdata = static_cast<int64_t>(g.total_in) - static_cast<int64_t>(g.last_hdr_);
+        if (g.o.verbose) ctx.out.write(std::string(28, ' '));
         ctx.out.write(fmt::format("{:>19} {:>19} {} (totals)\n", g.total_in, g.total_out,
                                   Gz::ratio(g.total_out, cdata)));
     }

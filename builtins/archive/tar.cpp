@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,6 +34,10 @@ struct TarOptions {
     std::string directory;           // -C before anything (extract/list)
     int strip = 0;
     std::vector<std::string> excludes;
+    // For each exclude, how many file operands came before it: in create mode GNU tar's --exclude is
+    // positional (it applies to the operands after it), and one after the last operand has no effect.
+    std::vector<size_t> exclude_after;
+    size_t active_excludes = SIZE_MAX;  // create: the excludes in force for the operand being added
     bool to_stdout = false, keep_old = false, touch = false, preserve = false, numeric = false;
     std::optional<std::string> owner, group;
     std::optional<int64_t> mtime;
@@ -97,7 +102,13 @@ std::string apply(TarOptions& o, int id, const std::string& val, CommandContext&
             o.strip = static_cast<int>(n);
             break;
         }
-        case kExclude: o.excludes.push_back(val); break;
+        case kExclude: {
+            size_t files = 0;
+            for (const auto& op : o.operands) files += op.is_dir ? 0 : 1;
+            o.excludes.push_back(val);
+            o.exclude_after.push_back(files);
+            break;
+        }
         case 'O': o.to_stdout = true; break;
         case 'k': o.keep_old = true; break;
         case 'm': o.touch = true; break;
@@ -241,11 +252,28 @@ int parse(CommandContext& ctx, TarOptions& o) {
     return -1;
 }
 
+// The prefix GNU tar's safer_name_suffix removes from a member name: through the last ".." component,
+// then any slashes (so a plain absolute name gives its leading slashes).
+std::string unsafe_prefix(std::string_view n) {
+    size_t prefix = 0;
+    for (size_t p = 0; p < n.size();) {
+        if (n[p] == '.' && p + 1 < n.size() && n[p + 1] == '.' && (p + 2 == n.size() || n[p + 2] == '/'))
+            prefix = p + 2;
+        while (p < n.size()) {
+            if (n[p++] == '/') break;
+        }
+    }
+    while (prefix < n.size() && n[prefix] == '/') ++prefix;
+    return std::string(n.substr(0, prefix));
+}
+
 bool excluded(const TarOptions& o, std::string_view name) {
     if (o.excludes.empty()) return false;
     std::string n(name);
     while (n.size() > 1 && n.back() == '/') n.pop_back();
-    for (const auto& pat : o.excludes) {
+    const size_t count = std::min(o.active_excludes, o.excludes.size());
+    for (size_t k = 0; k < count; ++k) {
+        const std::string& pat = o.excludes[k];
         // Unanchored, like GNU's default: the pattern may match any trailing run of components.
         size_t pos = 0;
         for (;;) {
@@ -478,6 +506,19 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         ctx.err.write(kTry);
         return 2;
     }
+    // Excludes after the last file operand: GNU tar warns, ignores them and fails at the end.
+    size_t files = 0;
+    for (const auto& op : o.operands) files += op.is_dir ? 0 : 1;
+    bool trailing = false;
+    for (size_t k = 0; k < o.excludes.size(); ++k) {
+        if (o.exclude_after[k] < files) continue;
+        if (!trailing)
+            ctx.err.write("tar: The following options were used after any non-optional arguments in archive create "
+                          "or update mode.  These options are positional and affect only arguments that follow "
+                          "them.  Please, rearrange them properly.\n");
+        trailing = true;
+        ctx.err.write(fmt::format("tar: --exclude '{}' has no effect\n", o.excludes[k]));
+    }
     WriteArchive w;
     la().archive_write_set_format_gnutar(w.a);
     char filter = o.filter == 'a' ? filter_for_name(o.file) : o.filter;
@@ -514,6 +555,7 @@ int run_create(CommandContext& ctx, TarOptions& o) {
     }
     Creator c{ctx, o, w.a, to_stdout ? ctx.err : ctx.out, Lister{ctx, o}, {}, self};
     std::string dir = ctx.cwd;
+    size_t file_index = 0;
     for (const auto& op : o.operands) {
         if (op.is_dir) {
             dir = vfs::join_path(dir, op.text);
@@ -536,6 +578,10 @@ int run_create(CommandContext& ctx, TarOptions& o) {
             if (name.empty()) name = ".";  // never reached for "/" in practice
         }
         while (name.size() > 1 && name.ends_with('/')) name.pop_back();
+        o.active_excludes = 0;
+        while (o.active_excludes < o.excludes.size() && o.exclude_after[o.active_excludes] <= file_index)
+            ++o.active_excludes;
+        ++file_index;
         c.add(vfs::join_path(dir, op.text), name);
         if (c.fatal) break;
     }
@@ -545,7 +591,7 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         c.failed = true;
     }
     if (sink.err == EPIPE) return 141;
-    return finish_status(ctx, c.failed);
+    return finish_status(ctx, c.failed || trailing);
 }
 
 // ---------------------------------------------------------------------------------- extracting, listing
@@ -566,6 +612,54 @@ bool selected(const std::vector<std::string>& members, std::vector<bool>& seen, 
         }
     }
     return any;
+}
+
+// GNU tar reads -z/-j/-J input through gzip/bzip2/xz as a child: input of another kind, empty or cut short
+// fails there with the child's messages. Prints them and returns true when that is the case (`msg`: the
+// libarchive error of the first read, empty when it succeeded).
+bool child_failed(CommandContext& ctx, const TarOptions& o, struct archive* a, const InputSource& src,
+                  const std::string& msg) {
+    int want;
+    switch (o.filter) {
+        case 'z': want = ARCHIVE_FILTER_GZIP; break;
+        case 'j': want = ARCHIVE_FILTER_BZIP2; break;
+        case 'J': want = ARCHIVE_FILTER_XZ; break;
+        default: return false;
+    }
+    if (src.err != vfs::Errc::ok || src.cancelled) return false;
+    // The filter libarchive chose, or the magic number when the data was too short for it to choose.
+    static constexpr std::string_view kMagic[] = {"\x1f\x8b", "BZh", std::string_view("\xfd" "7zXZ\0", 6)};
+    const std::string_view magic = kMagic[o.filter == 'z' ? 0 : o.filter == 'j' ? 1 : 2];
+    const bool matches = la().archive_filter_code(a, 0) == want || src.head.starts_with(magic);
+    const bool cut = msg.find("runcated") != std::string::npos || msg.find("EOF") != std::string::npos ||
+                     msg.find("nexpected end") != std::string::npos || msg.find("No progress") != std::string::npos ||
+                     src.total == 0;
+    if (matches && !cut) return false;
+    const bool not_format = !matches && src.total > 0;
+    switch (o.filter) {
+        case 'z':
+            ctx.err.write(not_format ? "\ngzip: stdin: not in gzip format\n" : "\ngzip: stdin: unexpected end of file\n");
+            ctx.err.write("tar: Child returned status 1\n");
+            break;
+        case 'j':
+            if (not_format) {
+                ctx.err.write("bzip2: (stdin) is not a bzip2 file.\n");
+            } else {
+                ctx.err.write("\nbzip2: Compressed file ends unexpectedly;\n\tperhaps it is corrupted?  *Possible* reason "
+                              "follows.\nbzip2: Inappropriate ioctl for device\n\tInput file = (stdin), output file = "
+                              "(stdout)\n\nIt is possible that the compressed file(s) have become corrupted.\nYou can use "
+                              "the -tvv option to test integrity of such files.\n\nYou can use the `bzip2recover' "
+                              "program to attempt to recover\ndata from undamaged sections of corrupted files.\n\n");
+            }
+            ctx.err.write("tar: Child returned status 2\n");
+            break;
+        default:
+            ctx.err.write(matches ? "xz: (stdin): Unexpected end of input\n" : "xz: (stdin): File format not recognized\n");
+            ctx.err.write("tar: Child returned status 1\n");
+            break;
+    }
+    ctx.err.write("tar: Error is not recoverable: exiting now\n");
+    return true;
 }
 
 int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
@@ -606,6 +700,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     }
     if (open_read(r.a, src) != ARCHIVE_OK) {
         const std::string msg = la().archive_error_string(r.a) ? la().archive_error_string(r.a) : "read error";
+        if (child_failed(ctx, o, r.a, src, msg)) return 2;
         if (src.err != vfs::Errc::ok) {
             ctx.err.write(fmt::format("tar: {}: Read error: {}\n", o.file, vfs::error_message(src.err)));
         } else if (msg.find("Unrecognized archive format") != std::string::npos) {
@@ -619,7 +714,8 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
     }
     Lister lister{ctx, o};
     Output out(ctx);
-    bool failed = false, warned_slash = false, first = true;
+    bool failed = false, first = true;
+    std::set<std::string> warned;  // the unsafe prefixes already reported
     struct archive_entry* e;
     for (;;) {
         if (ctx.cancelled()) {
@@ -628,6 +724,10 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             return 130;
         }
         int rc = la().archive_read_next_header(r.a, &e);
+        if (first) {
+            const char* m = rc < ARCHIVE_WARN ? la().archive_error_string(r.a) : nullptr;
+            if (child_failed(ctx, o, r.a, src, rc < ARCHIVE_WARN ? (m ? m : "read error") : "")) return 2;
+        }
         if (rc == ARCHIVE_EOF) break;
         if (rc < ARCHIVE_WARN) {
             out.flush();
@@ -668,14 +768,14 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         }
         const std::string raw = la().archive_entry_pathname(e) ? la().archive_entry_pathname(e) : "";
         if (!selected(members, seen, raw) || excluded(o, raw)) continue;
+        // GNU tar warns once per distinct unsafe prefix (leading slashes, or up to the last ".."), in both
+        // modes; a listing still shows the stored name.
+        if (std::string prefix = unsafe_prefix(raw); !prefix.empty() && warned.insert(prefix).second) {
+            out.flush();
+            ctx.err.write(fmt::format("tar: Removing leading `{}' from member names\n", prefix));
+        }
         if (o.mode == Mode::list) {
-            if (raw.starts_with('/') && !warned_slash) {
-                out.flush();
-                ctx.err.write("tar: Removing leading `/' from member names\n");
-                warned_slash = true;
-            }
-            std::string shown = raw;
-            if (shown.starts_with('/')) shown.erase(0, shown.find_first_not_of('/'));
+            const std::string& shown = raw;
             if (o.verbose) {
                 la().archive_entry_copy_pathname(e, shown.c_str());
                 out.put(lister.line(e));
@@ -687,11 +787,6 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
             continue;
         }
         SafeName sn = safe_name(raw);
-        if (sn.stripped_slash && !warned_slash) {
-            out.flush();
-            ctx.err.write("tar: Removing leading `/' from member names\n");
-            warned_slash = true;
-        }
         std::string name = sn.name;
         if (o.strip > 0 && !strip_components(name, o.strip)) continue;
         if (sn.has_dotdot) {

@@ -364,6 +364,10 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
 
 // ----------------------------------------------------------------------------------------------- unzip
 
+constexpr std::string_view kUnzipUsage =
+    "UnZip (bashkit): list or extract files from a ZIP archive\n\n"
+    "Usage: unzip [-lqonp] [-d exdir] file[.zip] [list] [-x xlist]\n";
+
 int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
     if (!need_libarchive(ctx, "unzip")) return 2;
     bool list = false, overwrite = false, never = false, quiet = false, pipe = false;
@@ -395,7 +399,8 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
                         k = a.size();
                         break;
                     default:
-                        ctx.err.write(fmt::format("unzip:  illegal option -- {}\n", a[k]));
+                        // Info-ZIP prints its usage on stderr, without naming the option.
+                        ctx.err.write(kUnzipUsage);
                         return 10;
                 }
             }
@@ -406,8 +411,12 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
         else members.push_back(a);
     }
     if (zipname.empty()) {
-        ctx.out.write("UnZip (bashkit): list or extract files from a ZIP archive\n\n"
-                      "Usage: unzip [-lqonp] [-d exdir] file[.zip] [list] [-x xlist]\n");
+        // Info-ZIP: the usage on stdout when called bare, on stderr with status 10 when options came.
+        if (ctx.argv.size() > 1) {
+            ctx.err.write(kUnzipUsage);
+            return 10;
+        }
+        ctx.out.write(kUnzipUsage);
         return 0;
     }
     std::string path = ctx.resolve(zipname), shown = zipname;

@@ -64,6 +64,7 @@ enum class SK : uint8_t {
     Expr, Print, Printf, If, While, Do, For, ForIn, Block, Next, NextFile, Exit, Return, Break, Continue,
     Delete,     // a = array (Var/Local), args = subscripts (empty: the whole array)
     Getline,    // (as Expr)
+    Switch,     // gawk: expr = subject; list = cases (Block, expr = value or regex, null for default)
 };
 
 struct Stmt {

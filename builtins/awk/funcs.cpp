@@ -258,6 +258,10 @@ void Runtime::format(std::string& out, std::string_view fmt, const std::vector<V
                 pad(out, s, width, left);
                 break;
             }
+            case '%':
+                // gawk ignores flags, width and precision on a %% (`%5%` prints one %)
+                out += '%';
+                break;
             default:
                 // not a conversion: print it as written
                 out.append(fmt.substr(start, i - start));

@@ -22,6 +22,7 @@ enum class T : uint8_t {
     Number, String, Ere, Name, FuncName, Builtin,
     KwBegin, KwEnd, KwBeginFile, KwEndFile, KwFunction, KwIf, KwElse, KwWhile, KwFor, KwDo, KwBreak,
     KwContinue, KwNext, KwNextFile, KwExit, KwReturn, KwDelete, KwGetline, KwPrint, KwPrintf, KwIn,
+    KwSwitch, KwCase, KwDefault,
     Error,
 };
 
@@ -42,7 +43,8 @@ const std::unordered_map<std::string_view, T>& keywords() {
         {"while", T::KwWhile}, {"for", T::KwFor}, {"do", T::KwDo}, {"break", T::KwBreak},
         {"continue", T::KwContinue}, {"next", T::KwNext}, {"nextfile", T::KwNextFile}, {"exit", T::KwExit},
         {"return", T::KwReturn}, {"delete", T::KwDelete}, {"getline", T::KwGetline}, {"print", T::KwPrint},
-        {"printf", T::KwPrintf}, {"in", T::KwIn},
+        {"printf", T::KwPrintf}, {"in", T::KwIn}, {"switch", T::KwSwitch}, {"case", T::KwCase},
+        {"default", T::KwDefault},
     };
     return k;
 }
@@ -689,6 +691,7 @@ private:
     std::unordered_map<std::string, int> first_use_;
     int depth_ = 0;
     int loop_depth_ = 0;
+    int switch_depth_ = 0;  // `break` is allowed in a switch too
     bool failed_ = false;
 
     const Token& cur() const { return toks_[pos_]; }
@@ -1036,12 +1039,63 @@ private:
             }
             case T::KwFor:
                 return for_stmt();
+            case T::KwSwitch:
+                return switch_stmt();
             default:
                 break;
         }
         Stmt* s = simple_statement();
         if (!s) return nullptr;
         if (!end_simple()) return nullptr;
+        return s;
+    }
+
+    // gawk's switch: `case` takes a constant or a regex; statements fall through to the next case until a
+    // `break`; one `default` at most.
+    Stmt* switch_stmt() {
+        int line = cur().line;
+        advance();
+        if (!expect(T::LParen)) return nullptr;
+        Stmt* s = stmt(SK::Switch, line);
+        s->expr = expr();
+        if (!s->expr || !expect(T::RParen)) return nullptr;
+        skip_newlines();
+        if (!expect(T::LBrace)) return nullptr;
+        ++switch_depth_;
+        bool have_default = false;
+        for (;;) {
+            while (is(T::Newline) || is(T::Semi)) advance();
+            if (is(T::RBrace)) {
+                advance();
+                break;
+            }
+            Stmt* c = stmt(SK::Block, cur().line);
+            if (is(T::KwCase)) {
+                advance();
+                c->expr = expr();
+                if (!c->expr) return nullptr;
+            } else if (is(T::KwDefault)) {
+                if (have_default) {
+                    plain_error(cur().line, "duplicate `default' detected in switch body");
+                    return nullptr;
+                }
+                advance();
+                have_default = true;
+            } else {
+                error_at(cur(), "syntax error");
+                return nullptr;
+            }
+            if (!expect(T::Colon)) return nullptr;
+            for (;;) {
+                while (is(T::Newline) || is(T::Semi)) advance();
+                if (is(T::KwCase) || is(T::KwDefault) || is(T::RBrace)) break;
+                Stmt* st = statement();
+                if (!st) return nullptr;
+                c->list.push_back(st);
+            }
+            s->list.push_back(c);
+        }
+        --switch_depth_;
         return s;
     }
 
@@ -1142,7 +1196,7 @@ private:
             }
             case T::KwBreak:
                 advance();
-                if (loop_depth_ == 0) {
+                if (loop_depth_ == 0 && switch_depth_ == 0) {
                     error_at(t, "`break' is not allowed outside a loop or switch");
                     return nullptr;
                 }

@@ -42,13 +42,12 @@ int usage(interp::CommandContext& ctx, int status) {
     return status;
 }
 
-bool valid_assign(std::string_view s) {
-    size_t eq = s.find('=');
-    if (eq == std::string_view::npos || eq == 0) return false;
+// Whether `name` (the part of a -v assignment before `=`) is a legal variable name.
+bool legal_name(std::string_view name) {
     auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-    if (!alpha(s[0])) return false;
-    for (size_t i = 0; i < eq; ++i)
-        if (!alpha(s[i]) && !(s[i] >= '0' && s[i] <= '9')) return false;
+    if (name.empty() || !alpha(name[0])) return false;
+    for (char c : name)
+        if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
     return true;
 }
 
@@ -76,13 +75,19 @@ int awk_main(interp::CommandContext& ctx) {
         usage(ctx, 1);
         return false;
     };
+    int assign_status = 1;  // the status after a bad -v: 1 for the form, 2 (fatal) for the name
     auto add_assign = [&](const std::string& a) -> bool {
-        if (!valid_assign(a)) {
+        size_t eq = a.find('=');
+        if (eq == std::string::npos) {
             (void)ctx.err.write("awk: `" + a + "' argument to `-v' not in `var=value' form\n\n");
             usage(ctx, 1);
             return false;
         }
-        size_t eq = a.find('=');
+        if (!legal_name(std::string_view(a).substr(0, eq))) {
+            (void)ctx.err.write("awk: fatal: `" + a.substr(0, eq) + "' is not a legal variable name\n");
+            assign_status = 2;
+            return false;
+        }
         opts.assigns.emplace_back(a.substr(0, eq), unescape_string(std::string_view(a).substr(eq + 1), &warnings,
                                                                    "awk: cmd. line:1: "));
         return true;
@@ -121,13 +126,15 @@ int awk_main(interp::CommandContext& ctx) {
                 name = name.substr(0, eq);
                 has_value = true;
             }
+            const char letter = name == "field-separator" ? 'F' : name == "assign" ? 'v' : name == "file" ? 'f' : 'e';
             auto take = [&]() -> bool {
                 if (has_value) return true;
                 if (i + 1 < argv.size()) {
                     value = argv[++i];
                     return true;
                 }
-                (void)ctx.err.write("awk: option '--" + name + "' requires an argument\n");
+                // gawk maps its long options to the short ones and getopt names the letter.
+                (void)ctx.err.write(std::string("awk: option requires an argument -- ") + letter + "\n");
                 usage(ctx, 1);
                 return false;
             };
@@ -141,7 +148,8 @@ int awk_main(interp::CommandContext& ctx) {
                 fs = value;
                 have_fs = true;
             } else if (name == "assign") {
-                if (!take() || !add_assign(value)) return 1;
+                if (!take()) return 1;
+                if (!add_assign(value)) return assign_status;
             } else if (name == "file") {
                 if (!take()) return 1;
                 if (int st = add_file(value)) return st;
@@ -154,7 +162,7 @@ int awk_main(interp::CommandContext& ctx) {
                        name == "non-decimal-data" || name == "lint" || name == "compat") {
                 // accepted; the behaviour stays gawk's default
             } else {
-                (void)ctx.err.write("awk: unrecognized option '" + a + "'\n");
+                // gawk turns getopt's own message off and prints only the usage.
                 return usage(ctx, 1);
             }
             continue;
@@ -174,7 +182,7 @@ int awk_main(interp::CommandContext& ctx) {
                     break;
                 case 'v':
                     if (!need_arg(i, a, k + 1, val, 'v')) return 1;
-                    if (!add_assign(val)) return 1;
+                    if (!add_assign(val)) return assign_status;
                     stop = true;
                     break;
                 case 'f':
@@ -197,7 +205,6 @@ int awk_main(interp::CommandContext& ctx) {
                     ++k;
                     break;
                 default:
-                    (void)ctx.err.write(std::string("awk: invalid option -- '") + o + "'\n");
                     return usage(ctx, 1);
             }
         }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 
@@ -362,6 +363,39 @@ Flow Runtime::exec(const Stmt* s) {
                 if (f != Flow::Normal) return f;
             }
             return Flow::Normal;
+        case SK::Switch: {
+            Value tv;
+            const Value subject = eval(s->expr, tv);
+            size_t start = s->list.size(), def = s->list.size();
+            for (size_t i = 0; i < s->list.size(); ++i) {
+                const Node* cv = s->list[i]->expr;
+                if (!cv) {
+                    def = i;
+                    continue;
+                }
+                bool m;
+                if (cv->kind == NK::Regex) {
+                    std::string b;
+                    m = re_match(cv, to_str(subject, b));
+                } else {
+                    Value tc;
+                    m = compare(subject, eval(cv, tc)) == 0;
+                }
+                if (m) {
+                    start = i;
+                    break;
+                }
+            }
+            if (start == s->list.size()) start = def;
+            for (size_t i = start; i < s->list.size(); ++i) {
+                for (Stmt* st : s->list[i]->list) {
+                    Flow f = exec(st);
+                    if (f == Flow::Break) return Flow::Normal;
+                    if (f != Flow::Normal) return f;
+                }
+            }
+            return Flow::Normal;
+        }
         case SK::Do:
             do {
                 check_cancel();
@@ -680,9 +714,112 @@ void Runtime::on_special(int slot) {
         case kRS:
             set_rs();
             break;
+        case kFS:
+            pending_field_mode_ = FieldMode::fs;
+            break;
+        case kFPAT:
+            pending_field_mode_ = FieldMode::fpat;
+            fpat_icase_ = icase_;  // gawk compiles FPAT when it is assigned: a later IGNORECASE does not apply
+            break;
+        case kFIELDWIDTHS:
+            set_fieldwidths();
+            pending_field_mode_ = FieldMode::widths;
+            break;
         default:
             break;
     }
+}
+
+// Parses FIELDWIDTHS as gawk does: blank-separated `[SKIP:]WIDTH`, the last one may be `*` (the rest).
+void Runtime::set_fieldwidths() {
+    std::string buf;
+    std::string_view v = to_str(globals_[kFIELDWIDTHS].v, buf);
+    std::vector<std::pair<size_t, size_t>> w;
+    size_t i = 0;
+    auto blank = [&](size_t k) { return k < v.size() && (v[k] == ' ' || v[k] == '\t' || v[k] == '\n'); };
+    auto number = [&](size_t& k, size_t& out) {
+        if (k >= v.size() || v[k] < '0' || v[k] > '9') return false;
+        out = 0;
+        while (k < v.size() && v[k] >= '0' && v[k] <= '9') {
+            out = std::min<size_t>(out * 10 + static_cast<size_t>(v[k] - '0'), size_t{1} << 40);
+            ++k;
+        }
+        return true;
+    };
+    for (;;) {
+        while (blank(i)) ++i;
+        if (i >= v.size()) break;
+        const size_t at = i;
+        auto bad = [&]() {
+            fatal("invalid FIELDWIDTHS value, for field " + std::to_string(w.size() + 1) + ", near `" +
+                  std::string(v.substr(at)) + "'");
+        };
+        size_t skip = 0, width = 0;
+        if (v[i] == '*') {
+            ++i;
+            while (blank(i)) ++i;
+            if (i < v.size()) bad();
+            w.emplace_back(0, SIZE_MAX);
+            break;
+        }
+        if (!number(i, width)) bad();
+        if (i < v.size() && v[i] == ':') {
+            ++i;
+            skip = width;
+            if (i < v.size() && v[i] == '*') {
+                ++i;
+                width = SIZE_MAX;
+            } else if (!number(i, width)) {
+                bad();
+            }
+        }
+        if (i < v.size() && !blank(i)) bad();
+        w.emplace_back(skip, width);
+        if (width == SIZE_MAX) {
+            while (blank(i)) ++i;
+            if (i < v.size()) bad();
+            break;
+        }
+    }
+    widths_ = std::move(w);
+}
+
+// gawk's FPAT splitting: each field is a match; a null match right after a non-null one is not a field.
+int Runtime::split_fpat(std::string_view s, std::vector<std::string>& out) {
+    out.clear();
+    if (s.empty()) return 0;
+    const bool saved = icase_;
+    icase_ = fpat_icase_;
+    const interp::Regex& re = dyn_regex(active_fpat_);
+    icase_ = saved;
+    std::vector<interp::RegexSpan> sp;
+    size_t scan = 0;
+    bool nonempty = false;
+    while (scan <= s.size()) {
+        if (!re.search(s, sp, scan)) break;
+        const auto mb = static_cast<size_t>(sp[0].begin), me = static_cast<size_t>(sp[0].end);
+        if (me == mb && nonempty && mb == scan) {
+            ++scan;
+            nonempty = false;
+            continue;
+        }
+        out.emplace_back(s.substr(mb, me - mb));
+        scan = me == mb ? mb + 1 : me;
+        nonempty = me > mb;
+    }
+    return static_cast<int>(out.size());
+}
+
+int Runtime::split_widths(std::string_view s, std::vector<std::string>& out) {
+    out.clear();
+    size_t pos = 0;
+    for (const auto& [skip, width] : widths_) {
+        pos = std::min(s.size(), pos + skip);
+        if (pos >= s.size()) break;
+        out.emplace_back(s.substr(pos, width == SIZE_MAX ? std::string_view::npos : width));
+        pos = width == SIZE_MAX ? s.size() : std::min(s.size(), pos + width);
+    }
+    return static_cast<int>(out.size());
 }
 
 // ------------------------------------------------------------------------------------------------ expressions
@@ -989,6 +1126,12 @@ void Runtime::set_record(std::string_view text) {
     split_done_ = false;
     partial_started_ = false;
     record_dirty_ = false;
+    field_mode_ = pending_field_mode_;
+    if (field_mode_ == FieldMode::fpat) {
+        std::string b;
+        std::string_view f = to_str(globals_[kFPAT].v, b);
+        if (active_fpat_ != f) active_fpat_ = std::string(f);
+    }
     Value& fsv = globals_[kFS].v;
     if (fsv.type == Value::kNum) {
         std::string b;
@@ -1103,6 +1246,7 @@ int Runtime::split_into(std::string_view s, std::string_view fs, const interp::R
 
 bool Runtime::split_fast(int upto) {
     if (!partial_started_) {
+        if (field_mode_ != FieldMode::fs) return false;
         if (rs_mode_ == 1 && active_fs_ != " ") return false;
         prepare_split(active_fs_);
         if (split_mode_ != 0 && split_mode_ != 1) return false;
@@ -1193,7 +1337,9 @@ void Runtime::split_record() {
     split_done_ = true;
     static thread_local std::vector<std::string> parts;
     std::string_view s = fields_[0].s;
-    int n = split_into(s, active_fs_, nullptr, rs_mode_ == 1, parts, nullptr);
+    int n = field_mode_ == FieldMode::fpat     ? split_fpat(s, parts)
+            : field_mode_ == FieldMode::widths ? split_widths(s, parts)
+                                               : split_into(s, active_fs_, nullptr, rs_mode_ == 1, parts, nullptr);
     if (fields_.size() < static_cast<size_t>(n) + 1) fields_.resize(static_cast<size_t>(n) + 1);
     for (int i = 0; i < n; ++i) {
         Value& f = fields_[static_cast<size_t>(i) + 1];

@@ -144,6 +144,16 @@ private:
     size_t partial_pos_ = 0;
     bool record_dirty_ = false;
     std::string active_fs_ = " ";
+    // How records split into fields: by FS, by FPAT (gawk: fields are the matches) or by FIELDWIDTHS;
+    // the last of the three assigned wins, from the next record on (as FS itself).
+    enum class FieldMode { fs, fpat, widths };
+    FieldMode pending_field_mode_ = FieldMode::fs, field_mode_ = FieldMode::fs;
+    std::string active_fpat_;
+    bool fpat_icase_ = false;
+    std::vector<std::pair<size_t, size_t>> widths_;  // (skip, width); width SIZE_MAX for `*`
+    void set_fieldwidths();
+    int split_fpat(std::string_view s, std::vector<std::string>& out);
+    int split_widths(std::string_view s, std::vector<std::string>& out);
     double nr_ = 0, fnr_ = 0;
 
     // cached special values

@@ -224,9 +224,9 @@ public:
         try {
             if (tok_.kind == Tok::kw_define) {
                 def = parse_define();
+                // A definition is an input item of its own: what follows its `}` on the line starts the next.
                 if (tok_.kind == Tok::newline) pending_advance_ = true;
                 else if (tok_.kind == Tok::semicolon) advance();
-                else if (tok_.kind != Tok::end) expect_fail();
             } else {
                 for (;;) {
                     if (tok_.kind == Tok::newline) {

@@ -93,11 +93,12 @@ int cmd_cmp(CommandContext& ctx) {
     if (silent && verbose) return cmp_usage(ctx, "options -l and -s are incompatible");
     const auto& ops = p.operands;
     if (ops.empty()) return cmp_usage(ctx, "missing operand after 'cmp'");
-    if (ops.size() > 4) return cmp_usage(ctx, "extra operand '" + ops[4] + "'");
-    for (size_t k = 2; k < ops.size(); ++k) {
+    // GNU checks the SKIP operands before it complains about a fifth one.
+    for (size_t k = 2; k < std::min<size_t>(ops.size(), 4); ++k) {
         if (!parse_skip(ops[k], skip[k - 2]))
             return cmp_usage(ctx, "invalid --ignore-initial value '" + ops[k] + "'");
     }
+    if (ops.size() > 4) return cmp_usage(ctx, "extra operand '" + ops[4] + "'");
     std::string names[2] = {ops[0], ops.size() > 1 ? ops[1] : std::string("-")};
     std::string data[2];
     for (int f = 0; f < 2; ++f) {

@@ -11,7 +11,7 @@ namespace bashkit::builtins::diffutil {
 
 namespace {
 
-enum class Format : uint8_t { normal, unified, context, side_by_side };
+enum class Format : uint8_t { normal, unified, context, side_by_side, ed };
 
 struct Options {
     Format format = Format::normal;
@@ -27,6 +27,8 @@ struct Options {
     bool text = false;         // -a
     bool report_same = false;  // -s
     int64_t width = 130;       // -W
+    bool suppress_common = false;  // --suppress-common-lines
+    bool left_column = false;      // --left-column
     std::vector<std::string> labels;
     std::string switches;      // the options as written, for "diff -ru a/x b/x" headers
 };
@@ -277,6 +279,7 @@ private:
         case Format::unified: print_unified(a, b, changes); break;
         case Format::context: print_context(a, b, changes); break;
         case Format::side_by_side: print_side_by_side(a, b, changes); break;
+        case Format::ed: print_ed(b, changes); break;
         }
         if (!real) return same(a, b);
         return 1;
@@ -308,6 +311,33 @@ private:
             for (int64_t k = 0; k < c.count_a; ++k) put_line(a, c.a + k, "< ");
             if (op == 'c') out_.put("---\n");
             for (int64_t k = 0; k < c.count_b; ++k) put_line(b, c.b + k, "> ");
+        }
+    }
+
+    // -e: an ed script, last change first; a new line that is a lone "." is written as ".." and fixed by s/.//.
+    void print_ed(const Side& b, const std::vector<Change>& changes) {
+        for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
+            const Change& c = *it;
+            if (c.ignorable) continue;
+            char op = c.count_a == 0 ? 'a' : c.count_b == 0 ? 'd' : 'c';
+            out_.put(normal_range(c.a, c.count_a) + op + "\n");
+            if (op == 'd') continue;
+            bool insert_mode = true;
+            for (int64_t k = 0; k < c.count_b; ++k) {
+                if (!insert_mode) {
+                    out_.put("a\n");
+                    insert_mode = true;
+                }
+                const std::string_view line = b.lines[static_cast<size_t>(c.b + k)];
+                if (line == ".") {
+                    out_.put("..\n.\ns/.//\n");
+                    insert_mode = false;
+                } else {
+                    out_.put(line);
+                    out_.put('\n');
+                }
+            }
+            if (insert_mode) out_.put(".\n");
         }
     }
 
@@ -480,8 +510,13 @@ private:
             return !(a.incomplete && li + 1 == na);
         };
         auto common_until = [&](int64_t ai) {
-            for (; i < ai; ++i, ++j)
-                sbs_line(&a.lines[static_cast<size_t>(i)], &b.lines[static_cast<size_t>(j)], ' ', nl(i, j));
+            for (; i < ai; ++i, ++j) {
+                if (o_.suppress_common) continue;
+                if (o_.left_column)
+                    sbs_line(&a.lines[static_cast<size_t>(i)], nullptr, '(', nl(i, j));
+                else
+                    sbs_line(&a.lines[static_cast<size_t>(i)], &b.lines[static_cast<size_t>(j)], ' ', nl(i, j));
+            }
         };
         for (const auto& c : ch) {
             common_until(c.a);
@@ -624,6 +659,8 @@ private:
 enum : int {
     kOptLabel = kOptFirstLongOnly,
     kOptNormal,
+    kOptSuppressCommon,
+    kOptLeftColumn,
 };
 
 constexpr OptionSpec kSpecs[] = {
@@ -635,6 +672,7 @@ constexpr OptionSpec kSpecs[] = {
     {'r', 'r', "recursive"},
     {'N', 'N', "new-file"},
     {'y', 'y', "side-by-side"},
+    {'e', 'e', "ed"},
     {'W', 'W', "width", ArgKind::required},
     {'w', 'w', "ignore-all-space"},
     {'Z', 'Z', "ignore-trailing-space"},
@@ -645,6 +683,11 @@ constexpr OptionSpec kSpecs[] = {
     {'s', 's', "report-identical-files"},
     {kOptLabel, 0, "label", ArgKind::required},
     {kOptNormal, 0, "normal"},
+    {kOptSuppressCommon, 0, "suppress-common-lines"},
+    {kOptLeftColumn, 0, "left-column"},
+    // -NUM: GNU's obsolete context count (digits accumulate across options)
+    {'0', '0', ""}, {'1', '1', ""}, {'2', '2', ""}, {'3', '3', ""}, {'4', '4', ""},
+    {'5', '5', ""}, {'6', '6', ""}, {'7', '7', ""}, {'8', '8', ""}, {'9', '9', ""},
     {kOptHelp, 0, "help"},
     {kOptVersion, 0, "version"},
 };
@@ -675,7 +718,16 @@ int cmd_diff(CommandContext& ctx) {
         o.format = f;
         return true;
     };
+    int64_t ocontext = -1;          // -NUM
+    bool explicit_context = false;  // -U N / -C N
+    int prev = 0;
     for (const auto& opt : p.options) {
+        const bool digit = opt.id >= '0' && opt.id <= '9';
+        if (digit) {
+            const int64_t d = opt.id - '0';
+            ocontext = (prev >= '0' && prev <= '9') ? std::min<int64_t>(ocontext * 10 + d, int64_t{1} << 40) : d;
+        }
+        prev = opt.id;
         bool ok_style = true;
         switch (opt.id) {
         case 'u': ok_style = set_style('u', Format::unified); break;
@@ -684,6 +736,7 @@ int cmd_diff(CommandContext& ctx) {
         case 'C': ok_style = set_style('C', Format::context); break;
         case 'y': ok_style = set_style('y', Format::side_by_side); break;
         case kOptNormal: ok_style = set_style(kOptNormal, Format::normal); break;
+        case 'e': ok_style = set_style('e', Format::ed); break;
         default: break;
         }
         if (!ok_style) return diff_usage(ctx, "conflicting output style options");
@@ -699,7 +752,10 @@ int cmd_diff(CommandContext& ctx) {
                 ctx.error("invalid context length '" + opt.value + "'");
                 return diff_usage(ctx, "");
             }
+            explicit_context = true;
             break;
+        case kOptSuppressCommon: o.suppress_common = true; break;
+        case kOptLeftColumn: o.left_column = true; break;
         case 'q': o.brief = true; break;
         case 'r': o.recursive = true; break;
         case 'N': o.new_file = true; break;
@@ -721,6 +777,9 @@ int cmd_diff(CommandContext& ctx) {
         }
     }
     if (!p.ok()) return diff_usage(ctx, p.error);
+    if (ocontext >= 0 && (o.format == Format::context || o.format == Format::unified) &&
+        (o.context < ocontext || (ocontext < o.context && !explicit_context)))
+        o.context = ocontext;
     // The switches as written, for the "diff -r a/x b/x" lines of directory comparisons.
     {
         std::vector<std::string> ops = p.operands;

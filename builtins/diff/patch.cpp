@@ -351,8 +351,9 @@ private:
         }
         if (old_raw == "/dev/null") create = true;
         if (new_raw == "/dev/null") remove = true;
+        // Ties go to the name of the `---` line, with -R too (GNU keeps the header's order).
         std::vector<std::string> cands;
-        for (const auto& c : {o, n})
+        for (const auto& c : reverse ? std::vector<std::string>{n, o} : std::vector<std::string>{o, n})
             if (!c.empty() && exists(c)) cands.push_back(c);
         if (!cands.empty()) {
             std::string best = cands[0];
@@ -613,6 +614,7 @@ int cmd_patch(CommandContext& ctx) {
     }
     if (ok && patches.empty()) {
         if (text.find_first_not_of(" \t\n") == std::string::npos) return 0;
+        if (!text.empty() && text.back() != '\n') pt.out().put("patch unexpectedly ends in middle of line\n");
         pt.fatal("Only garbage was found in the patch input.");
         return 2;
     }

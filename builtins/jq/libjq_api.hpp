@@ -3,9 +3,13 @@
 // the library directly, so is_valid(), array2() and object2() stand in for them.
 #pragma once
 
+// jv.h defines jv_is_valid() as a static function calling jv_get_kind(); an unoptimised build keeps it in
+// every object that includes the header, and with libjq loaded at run time nothing defines the symbol. The
+// helper is never called (is_valid() below stands in for it), so the symbol is declared weak first.
 extern "C" {  // libjq's headers have no C++ guards
-#include <jq.h>
 #include <jv.h>
+__attribute__((weak)) jv_kind jv_get_kind(jv);
+#include <jq.h>
 }
 
 #include <string>

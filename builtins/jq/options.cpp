@@ -1,12 +1,10 @@
 #include "builtins/jq/options.hpp"
 
-extern "C" {  // libjq's headers have no C++ guards
-#include <jv.h>
-}
-
 #include <cctype>
 #include <cstring>
 #include <string_view>
+
+#include "builtins/jq/libjq_api.hpp"  // jv.h's JV_PRINT_* flags (jv_get_kind declared weak there)
 
 namespace bashkit::builtins::jq {
 

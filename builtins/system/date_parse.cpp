@@ -554,8 +554,14 @@ bool parse_date(std::string_view text, int64_t now_sec, int64_t now_nsec, const 
     int64_t t;
     if (st.zones)
         t = days * 86400 + hour * 3600 + minute * 60 + sec - st.zone;
-    else
+    else {
         t = tz.to_utc(y, m, d, hour, minute, sec);
+        // Like gnulib's mktime_ok: a wall-clock time the zone skips (a DST gap) is an invalid date.
+        LocalTime back = tz.local(t);
+        if (back.year != y || back.mon != m || back.mday != d || back.hour != hour || back.min != minute ||
+            back.sec != sec)
+            return false;
+    }
     t += st.rel[kHour] * 3600 + st.rel[kMinute] * 60 + st.rel[kSecond];
     out_sec = t;
     out_nsec = nsec;

@@ -285,6 +285,11 @@ int cmd_xargs(CommandContext& ctx) {
     std::string arg_file, replace, eof_str;
     bool have_replace = false, have_eof = false, have_file = false;
     long max_args = 0, max_lines = 0, max_chars = static_cast<long>(kDefaultMaxChars);
+    bool user_args = false, user_lines = false;  // -n / -L given (and not overridden since)
+    auto exclusive = [&](std::string_view prev, std::string_view now) {
+        (void)ctx.err.write("xargs: warning: options " + std::string(prev) + " and " + std::string(now) +
+                            " are mutually exclusive, ignoring previous " + std::string(prev) + " value\n");
+    };
     for (const auto& o : p.options) {
         switch (o.id) {
             case kOptHelp:
@@ -327,8 +332,12 @@ int cmd_xargs(CommandContext& ctx) {
                 eof_str = o.value;
                 have_eof = !o.value.empty();
                 break;
+            // -I, -L and -n exclude one another: the later one wins, with findutils' warning.
             case 'I':
             case 'i':
+                if (user_args) exclusive("--max-args", "--replace/-I/-i");
+                if (user_lines) exclusive("--max-lines", "--replace/-I/-i");
+                user_args = user_lines = false;
                 replace = o.id == 'i' && !o.has_value ? "{}" : o.value;
                 have_replace = true;
                 max_lines = 1;
@@ -339,6 +348,10 @@ int cmd_xargs(CommandContext& ctx) {
                 long n = 1;
                 if (o.id == 'L' || o.has_value)
                     if (!parse_count(ctx, o.value, o.id == 'L' ? 'L' : 'l', 1, n)) return 1;
+                if (user_args) exclusive("--max-args", "-L");
+                if (have_replace) exclusive("--replace", "-L");
+                user_args = false;
+                user_lines = true;
                 max_lines = n;
                 max_args = 0;
                 have_replace = false;
@@ -347,8 +360,17 @@ int cmd_xargs(CommandContext& ctx) {
             case 'n': {
                 long n;
                 if (!parse_count(ctx, o.value, 'n', 1, n)) return 1;
+                if (user_lines) exclusive("--max-lines", "--max-args/-n");
+                user_lines = false;
+                if (have_replace && n == 1) {  // -n1 is harmless with -I
+                    max_args = 0;
+                    break;
+                }
+                if (have_replace) exclusive("--replace", "--max-args/-n");
+                have_replace = false;
+                user_args = true;
                 max_args = n;
-                if (!have_replace) max_lines = 0;
+                max_lines = 0;
                 break;
             }
             case 'P': {
