@@ -238,12 +238,16 @@ bool plain_decimal(std::string_view text, int64_t& out) {
     return true;
 }
 
-// The value of a variable operand: unset or empty is 0, anything else is evaluated as an expression.
-Status lookup(Ctx& c, ArithRef& ref, int64_t& out, ArithError& err) {
-    // The common case, a counter holding a number, without copying its value.
+// The common case of a variable operand, a counter holding a number, read without copying its value.
+bool peek_number(Ctx& c, std::string_view name, int64_t& out) {
     std::string_view seen;
-    if (!ref.has_index && c.depth < c.max_depth && c.host.peek(ref.name, seen) && plain_decimal(seen, out))
-        return Status::Ok;
+    return c.depth < c.max_depth && c.host.peek(name, seen) && plain_decimal(seen, out);
+}
+
+// The value of a variable operand: unset or empty is 0, anything else is evaluated as an expression.
+// `peeked`: peek_number() was tried already.
+Status lookup(Ctx& c, ArithRef& ref, int64_t& out, ArithError& err, bool peeked = false) {
+    if (!peeked && !ref.has_index && peek_number(c, ref.name, out)) return Status::Ok;
     auto r = c.host.get(ref);
     if (!r) {
         err = std::move(r.error());
@@ -1163,11 +1167,11 @@ private:
         return false;
     }
 
-    int64_t read(ArithRef& ref, const syntax::ArithExpr& at) {
+    int64_t read(ArithRef& ref, const syntax::ArithExpr& at, bool peeked = false) {
         if (c_.noeval > 0) return 0;
         int64_t v = 0;
         ArithError e;
-        switch (lookup(c_, ref, v, e)) {
+        switch (lookup(c_, ref, v, e, peeked)) {
         case Status::Ok: return v;
         case Status::Error: err_ = std::move(e); return 0;
         case Status::TooDeep: return fail("expression recursion level exceeded", at, Where::Start);
@@ -1231,17 +1235,15 @@ private:
         case NodeKind::ArithVar: {
             const auto* v = e.as<syntax::ArithVar>();
             if (c_.noeval > 0) return 0;
-            // A counter holding a number (lookup()'s first step, without building a reference).
-            std::string_view seen;
+            // lookup()'s first step before a reference is built.
             int64_t n = 0;
-            if (v->index == nullptr && c_.depth < c_.max_depth && c_.host.peek(v->name, seen) && plain_decimal(seen, n))
-                return n;
+            if (v->index == nullptr && peek_number(c_, v->name, n)) return n;
             ArithRef ref;
             ref.name = v->name;
             ref.index_word = v->index;
             ref.has_index = v->index != nullptr;
             ref.depth = ArithDepth{c_.depth, c_.nest};
-            return read(ref, e);
+            return read(ref, e, v->index == nullptr);
         }
         case NodeKind::ArithWord: return word(*e.as<syntax::ArithWord>());
         case NodeKind::ArithParen: {

@@ -688,17 +688,8 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
         }
     }
     // `x=$((x+i))`: one arithmetic substitution is the value (an assignment neither splits nor globs it).
-    if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::ArithSubst) {
-        const auto* a = w->parts[0]->as<sx::ArithSubst>();
-        int64_t v = 0;
-        Ex r = arith(a->expr, a->raw, v, true);
-        if (r != Ex::Ok) return r;
-        char buf[24];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-        (void)ec;
-        out.assign(buf, end);
-        return Ex::Ok;
-    }
+    if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::ArithSubst)
+        return arith_subst(w->parts[0]->as<sx::ArithSubst>(), out);
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     bool at_start = true;  // start of the value or just after an unquoted ':'
     for (uint32_t i = 0; i < w->parts.size; ++i) {
@@ -847,7 +838,10 @@ Ex Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
     int64_t v = 0;
     Ex r = arith(a->expr, a->raw, v, true);
     if (r != Ex::Ok) return r;
-    out = to_dec(v);
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // into out's buffer, no temporary string
+    (void)ec;
+    out.assign(buf, end);
     return Ex::Ok;
 }
 

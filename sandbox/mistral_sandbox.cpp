@@ -403,10 +403,14 @@ static std::vector<std::string> string_array(const json& j, const char* key, con
     return out;
 }
 
+// j["kind"] of a {"kind": ...} object; anything else is invalid_argument(message).
+static std::string kind_of(const json& j, const char* message) {
+    if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) throw std::invalid_argument(message);
+    return j["kind"].get<std::string>();
+}
+
 Network network_from_json(const json& j) {
-    if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
-        throw std::invalid_argument("network: expected {\"kind\": \"none\"|\"all\"|\"allow\", \"allow\": [...]}");
-    std::string k = j["kind"].get<std::string>();
+    std::string k = kind_of(j, "network: expected {\"kind\": \"none\"|\"all\"|\"allow\", \"allow\": [...]}");
     if (k == "none") return Network::none();
     if (k == "all") return Network::all();
     if (k != "allow") throw std::invalid_argument("network: unknown kind '" + k + "'");
@@ -423,9 +427,7 @@ json egress_to_json(const EgressPolicy& e) {
 }
 
 EgressPolicy egress_from_json(const json& j) {
-    if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
-        throw std::invalid_argument("egress: expected {\"kind\": \"block_all\"|\"allow_all\"|\"custom\", \"allow_cidrs\": [...]}");
-    std::string k = j["kind"].get<std::string>();
+    std::string k = kind_of(j, "egress: expected {\"kind\": \"block_all\"|\"allow_all\"|\"custom\", \"allow_cidrs\": [...]}");
     if (k == "block_all") return EgressPolicy::block_all();
     if (k == "allow_all") return EgressPolicy::allow_all();
     if (k != "custom") throw std::invalid_argument("egress: unknown kind '" + k + "'");

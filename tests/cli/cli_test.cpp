@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/asan_notice.hpp"
+
 extern char** environ;
 
 namespace {
@@ -135,13 +137,7 @@ Result run_program(const std::string& program, const std::vector<std::string>& a
     int st = 0;
     ::waitpid(pid, &st, 0);
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    // Under AddressSanitizer the interpreter's fiber makes ASan print a one-time notice on stderr.
-    for (size_t at; (at = r.err.find("WARNING: ASan doesn't fully support makecontext/swapcontext")) != std::string::npos;) {
-        size_t start = r.err.rfind('\n', at);
-        start = start == std::string::npos ? 0 : start + 1;
-        size_t end = r.err.find('\n', at);
-        r.err.erase(start, end == std::string::npos ? std::string::npos : end + 1 - start);
-    }
+    bashkit::testing::strip_asan_fiber_notice(r.err);
     return r;
 }
 

@@ -14,6 +14,7 @@
 #include "sandbox/bashkit_sandbox.hpp"
 #include "sandbox/local_sandbox.hpp"
 #include "sandbox/process.hpp"
+#include "tests/common/asan_notice.hpp"
 
 namespace bashkit::ext_test {
 namespace {
@@ -252,13 +253,7 @@ protected:
         std::vector<std::string> argv{BASHKIT_CLI};
         argv.insert(argv.end(), args.begin(), args.end());
         sandbox::ProcessResult r = sandbox::run_process({.argv = argv, .timeout_seconds = 60});
-        // Under AddressSanitizer the interpreter's fiber makes ASan print a one-time notice on stderr.
-        for (size_t at; (at = r.err.find("WARNING: ASan doesn't fully support makecontext/swapcontext")) != std::string::npos;) {
-            size_t start = r.err.rfind('\n', at);
-            start = start == std::string::npos ? 0 : start + 1;
-            size_t end = r.err.find('\n', at);
-            r.err.erase(start, end == std::string::npos ? std::string::npos : end + 1 - start);
-        }
+        bashkit::testing::strip_asan_fiber_notice(r.err);
         return r;
     }
     std::string instance_;

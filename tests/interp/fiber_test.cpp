@@ -13,12 +13,15 @@ namespace {
 // The frame's address (a local's could be on AddressSanitizer's heap-allocated fake stack).
 __attribute__((noinline)) uintptr_t stack_address() { return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)); }
 
-// Recursion that needs far more than a thread's default stack would give if frames were large.
-size_t depth_sum(size_t n) {
+// Recursion of real frames (not a loop: the result is used after the call), recording the deepest frame.
+__attribute__((noinline)) size_t depth_sum(size_t n, uintptr_t& lowest) {
     volatile char frame[512];
     frame[0] = static_cast<char>(n);
+    uintptr_t here = stack_address();
+    if (here < lowest) lowest = here;
     if (n == 0) return 0;
-    return n + depth_sum(n - 1) + static_cast<size_t>(frame[0] != static_cast<char>(n));
+    size_t below = depth_sum(n - 1, lowest);
+    return below + n + static_cast<size_t>(frame[0] != static_cast<char>(n));
 }
 
 TEST(EvalFiber, RunsOnItsOwnStackAndReturns) {
@@ -44,9 +47,13 @@ TEST(EvalFiber, DeepRecursionFitsInTheFiberStack) {
     EvalFiber f;
     ASSERT_TRUE(f.allocate(256u << 20));
     size_t sum = 0;
-    std::function<void()> fn = [&] { sum = depth_sum(100000); };  // ~60 MB of frames
+    uintptr_t lowest = UINTPTR_MAX;
+    std::function<void()> fn = [&] { sum = depth_sum(100000, lowest); };  // ~60 MB of frames
     f.run(fn);
     EXPECT_EQ(sum, size_t{100000} * 100001 / 2);
+    // Deeper than a default 8 MiB thread stack, and still inside the fiber's.
+    EXPECT_GT(f.high() - lowest, uintptr_t{16} << 20);
+    EXPECT_GE(lowest, f.low());
 }
 
 TEST(EvalFiber, ExceptionReachesTheCaller) {
