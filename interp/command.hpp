@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "interp/governor.hpp"
 #include "interp/limits.hpp"
 #include "interp/stream.hpp"
 #include "vfs/filesystem.hpp"
@@ -115,6 +116,9 @@ struct CommandContext {
     net::HttpClient* http = nullptr;        // null when the network is off
     uint32_t umask = 022;
     const Identity* identity = nullptr;     // the session's virtual user, host and ids
+    // The session's memory budget (interp/governor.hpp): charge what grows with the input. Null when the
+    // caller has none (every MemoryCharge call is then a no-op).
+    MemoryBudget* memory = nullptr;
 
     // path made absolute against cwd (not normalised; the FileSystem resolves . and ..).
     std::string resolve(std::string_view path) const;

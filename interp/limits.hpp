@@ -25,6 +25,10 @@ struct ExecutionLimits {
     uint32_t max_subshell_depth = 64;
     // Nesting of eval, source, trap bodies and `bash -c` child interpreters.
     uint32_t max_eval_depth = 256;
+    // Bytes of memory one session may hold for what grows with its input (variables, function bodies,
+    // here-documents, substitution and pipe buffers, utility buffers, in-memory files): one budget shared
+    // by every subshell, stage, job and utility of the session (interp/governor.hpp). 0 disables.
+    size_t max_memory_bytes = size_t{1} << 30;
     // Bytes of one variable value (a scalar or one array element).
     size_t max_variable_bytes = 64u << 20;
     // Bytes of all variable values of one shell together (a subshell copy has its own count).
