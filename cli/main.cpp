@@ -59,7 +59,8 @@ namespace net = bashkit::net;
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+// The file VERSION at the repository's root, through CMake (cli/CMakeLists.txt).
+constexpr const char* kVersion = BASHKIT_VERSION;
 
 constexpr const char* kUsage =
     "Usage:\tbashkit [option] ... [-c command | script-file] [arg ...]\n"

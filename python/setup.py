@@ -58,6 +58,7 @@ class CMakeBuild(build_ext):
 
 # Packages here rather than in pyproject.toml's [tool.setuptools], which Debian 12's setuptools calls beta.
 setup(
+    version=(ROOT / "VERSION").read_text().strip(),  # the one version number of the project
     packages=["bashkit"],
     package_data={"bashkit": ["__init__.pyi", "py.typed"]},
     zip_safe=False,

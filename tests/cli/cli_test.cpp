@@ -190,6 +190,16 @@ using Strings = std::vector<std::string>;
 
 // ---------------------------------------------------------------------------------------------- default
 
+// One version number, in the repository's VERSION file; `bashkit --version` reports it.
+TEST(CliDefault, VersionIsTheVersionFile) {
+    std::string v = read(BASHKIT_VERSION_FILE);
+    while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    ASSERT_FALSE(v.empty());
+    Result r = run({"--version"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.out, "bashkit " + v + "\n");
+}
+
 TEST(CliDefault, InMemoryLayout) {
     TempDir t;
     Result r = sh({}, "pwd; echo $HOME; ls /; echo x > f; cat f", env_is({"TMPDIR=" + t.str()}));
