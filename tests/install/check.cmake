@@ -17,6 +17,18 @@ if(NOT step_out STREQUAL "3\nhello from bashkit\n")
 endif()
 message(STATUS "find_package(bashkit) consumer built and ran")
 
+# Every installed header compiles in a consumer: none includes a header that is not installed.
+file(GLOB_RECURSE _headers RELATIVE ${WORK_DIR}/prefix/include/bashkit ${WORK_DIR}/prefix/include/bashkit/*.hpp)
+set(_all "")
+foreach(_h ${_headers})
+  string(APPEND _all "#include \"${_h}\"\n")
+endforeach()
+file(WRITE ${WORK_DIR}/all_headers.cpp "${_all}int main() { return 0; }\n")
+step(${CXX} -std=c++20 -fsyntax-only -I${WORK_DIR}/prefix/include/bashkit ${WORK_DIR}/all_headers.cpp)
+if(EXISTS ${WORK_DIR}/prefix/include/bashkit/interp/exec.hpp)
+  message(FATAL_ERROR "interp/exec.hpp (internal) was installed")
+endif()
+
 # The same consumer without CMake, through the installed pkg-config file.
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/lib/pkgconfig)
