@@ -16,10 +16,17 @@ namespace {
 
 std::string message(vfs::Errc e) { return std::string(vfs::error_message(e)); }
 
+void apply_limits(const FsFlags& f, vfs::MemoryFsOptions& mo) {
+    if (f.max_total_bytes) mo.max_bytes = *f.max_total_bytes;
+    if (f.max_file_bytes) mo.max_file_size = *f.max_file_bytes;
+    if (f.max_nodes) mo.max_inodes = *f.max_nodes;
+}
+
 std::shared_ptr<vfs::MemoryFs> memory_layout(const FsFlags& f) {
     vfs::MemoryFsOptions mo;
     mo.uid = f.uid;
     mo.gid = f.gid;
+    apply_limits(f, mo);
     auto fs = std::make_shared<vfs::MemoryFs>(mo);
     for (const char* d : {"/workspace", "/tmp", "/home/user"}) (void)fs->mkdir_all(d);
     (void)fs->chmod("/tmp", 01777);
@@ -45,6 +52,7 @@ vfs::Result<std::shared_ptr<vfs::FileSystem>> open_mount(const FsFlags& f, const
     vfs::MemoryFsOptions mo;
     mo.uid = f.uid;
     mo.gid = f.gid;
+    apply_limits(f, mo);
     return std::shared_ptr<vfs::FileSystem>(
         std::make_shared<vfs::OverlayFs>(*host, std::make_shared<vfs::MemoryFs>(mo)));
 }
@@ -165,6 +173,7 @@ TreeOrError build_tree(const FsFlags& f) {
         vfs::MemoryFsOptions mo;
         mo.uid = f.uid;
         mo.gid = f.gid;
+        apply_limits(f, mo);
         mo.root_mode = 01777;
         auto tmp = std::make_shared<vfs::MemoryFs>(mo);
         if (auto e = mount("/tmp", tmp, false)) return fail("/tmp: " + *e);

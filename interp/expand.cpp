@@ -807,7 +807,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
             return Ex::Ok;
         }
     }
-    auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1);
+    auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1, &s_.memory);
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
@@ -815,6 +815,14 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
         if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });
+    if (sink->over_budget()) {
+        // The budget is full: the command fails, the shell goes on.
+        sink->take();
+        error("command substitution: " + memory_limit_message(s_.memory.limit()));
+        out.clear();
+        st_.status = 1;
+        return Ex::Fail;
+    }
     out = sink->take();
     if (out.size() > s_.limits.max_variable_bytes) {
         error("command substitution: output exceeds the variable size limit (" +
