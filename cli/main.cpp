@@ -100,6 +100,19 @@ constexpr const char* kUsage =
     "\t--header-binding HOST,HEADER,SECRET_NAME[,PATH_PREFIX[,PREFIX[,SUFFIX]]]\n"
     "\t\t\t\t\tadd a secret header on the wire; the secret is read from the CLI's\n"
     "\t\t\t\t\tenvironment variable SECRET_NAME and never shown to the script\n"
+    "Limits (named after the fields of ExecutionLimits and FsLimits; see the README's Limits table):\n"
+    "\t--timeout SECONDS\twall-clock time of the script (ExecutionLimits::timeout; default 300,\n"
+    "\t\t\t\tnone with --host; 0: no limit); status 124 when it trips\n"
+    "\t--max-memory SIZE\tthe session's memory budget (ExecutionLimits::max_memory_bytes; default\n"
+    "\t\t\t\t1G; 0: none): variables, functions, aliases, substitutions and utility\n"
+    "\t\t\t\tbuffers; a command over it fails with status 1, the script goes on\n"
+    "\t--max-output SIZE\tbytes written to stdout and to stderr each (ExecutionLimits::\n"
+    "\t\t\t\tmax_output_bytes; default for the CLI: no limit); the rest is dropped\n"
+    "\t--max-total-bytes SIZE\tbytes of file data in the in-memory tree (FsLimits::max_total_bytes;\n"
+    "\t\t\t\tdefault 1G, or the --max-memory size when that is given)\n"
+    "\t--max-file-bytes SIZE\tbytes of one in-memory file (FsLimits::max_file_bytes)\n"
+    "\t--max-nodes N\t\tfiles, directories and symlinks of the in-memory tree (FsLimits::max_nodes)\n"
+    "\t\t\t\tSIZE: bytes, or with a K, M or G suffix (powers of 1024)\n"
     "Shell state:\n"
     "\t--load-state FILE\tbefore running, restore the shell state (variables, functions, aliases,\n"
     "\t\t\t\toptions, traps, cwd, directory stack, $0 and arguments) saved in FILE\n"
@@ -213,7 +226,46 @@ std::unique_ptr<net::HttpClient> make_client(const NetworkFlags& f) {
 }
 
 // Everything the command line says about how scripts run (as opposed to what runs).
+// --timeout, --max-memory, --max-output: named after the ExecutionLimits fields they set; unset keeps the
+// defaults (ExecutionLimits's, and no time limit with --host).
+struct LimitFlags {
+    std::optional<std::chrono::milliseconds> timeout;
+    std::optional<size_t> max_memory_bytes;
+    std::optional<size_t> max_output_bytes;
+};
+
+// "256M", "1G", "4096", "1.5K": bytes with an optional K, M, G or T suffix (powers of 1024; a trailing B
+// or iB is accepted). nullopt when not a size.
+std::optional<uint64_t> parse_size(std::string_view v) {
+    size_t i = 0;
+    while (i < v.size() && ((v[i] >= '0' && v[i] <= '9') || v[i] == '.')) ++i;
+    if (i == 0) return std::nullopt;
+    double n = 0;
+    try {
+        size_t used = 0;
+        n = std::stod(std::string(v.substr(0, i)), &used);
+        if (used != i) return std::nullopt;
+    } catch (...) {
+        return std::nullopt;
+    }
+    std::string suffix(v.substr(i));
+    for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (suffix.ends_with("IB")) suffix.resize(suffix.size() - 2);
+    else if (suffix.size() > 1 && suffix.back() == 'B') suffix.pop_back();
+    double mult = 1;
+    if (suffix.empty() || suffix == "B") mult = 1;
+    else if (suffix == "K") mult = 1024.0;
+    else if (suffix == "M") mult = 1024.0 * 1024;
+    else if (suffix == "G") mult = 1024.0 * 1024 * 1024;
+    else if (suffix == "T") mult = 1024.0 * 1024 * 1024 * 1024;
+    else return std::nullopt;
+    double bytes = n * mult;
+    if (bytes >= 1.8e19) return std::nullopt;
+    return static_cast<uint64_t>(bytes);
+}
+
 struct RunConfig {
+    LimitFlags limits;
     NetworkFlags net;
     cli::FsFlags fs;
     bool host_utilities = false;  // --host-utilities
@@ -287,6 +339,9 @@ struct Session {
             o.limits.timeout = std::chrono::milliseconds(0);  // a plain shell has no time limit
             o.external = cli::run_host_program;
         }
+        if (cfg.limits.timeout) o.limits.timeout = *cfg.limits.timeout;
+        if (cfg.limits.max_memory_bytes) o.limits.max_memory_bytes = *cfg.limits.max_memory_bytes;
+        if (cfg.limits.max_output_bytes) o.limits.max_output_bytes = *cfg.limits.max_output_bytes;
         return o;
     }
     static interp::CommandRegistry& filled(interp::CommandRegistry& r, const RunConfig& cfg) {
@@ -305,8 +360,8 @@ struct Session {
     Session(cli::Tree t, std::string name, std::vector<std::string> args, const RunConfig& cfg)
         : tree(std::move(t)),
           in(0, cfg.fs.host),
-          out(1, cfg.fs.host),
-          err(2, cfg.fs.host),
+          out(1, cfg.fs.host, cfg.limits.max_output_bytes.value_or(SIZE_MAX)),
+          err(2, cfg.fs.host, cfg.limits.max_output_bytes.value_or(SIZE_MAX)),
           http(make_client(network(cfg))),
           shell(*tree.fs, filled(registry, cfg), options(tree, cfg, std::move(name), std::move(args), http.get())) {}
 
@@ -525,6 +580,32 @@ int main(int argc, char** argv) {
             } else {
                 fsflags.instance = v;
             }
+        } else if (a == "--timeout" || a == "--max-memory" || a == "--max-output" || a == "--max-total-bytes" ||
+                   a == "--max-file-bytes" || a == "--max-nodes") {
+            if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
+            std::string_view v = argv[++i];
+            if (a == "--timeout") {
+                // Seconds, fractions allowed; 0: no time limit.
+                double secs = -1;
+                try {
+                    size_t used = 0;
+                    secs = std::stod(std::string(v), &used);
+                    if (used != v.size()) secs = -1;
+                } catch (...) {
+                }
+                if (!(secs >= 0) || secs > 1e9)
+                    return usage_error("--timeout: expected a number of seconds, got '" + std::string(v) + "'");
+                cfg.limits.timeout = std::chrono::milliseconds(static_cast<int64_t>(secs * 1000 + 0.5));
+                continue;
+            }
+            std::optional<uint64_t> n = parse_size(v);
+            if (!n) return usage_error(std::string(a) + ": expected a size such as 4096, 64K, 256M or 1G, got '" +
+                                       std::string(v) + "'");
+            if (a == "--max-memory") cfg.limits.max_memory_bytes = static_cast<size_t>(*n);
+            else if (a == "--max-output") cfg.limits.max_output_bytes = static_cast<size_t>(*n);
+            else if (a == "--max-total-bytes") fsflags.max_total_bytes = *n;
+            else if (a == "--max-file-bytes") fsflags.max_file_bytes = *n;
+            else fsflags.max_nodes = *n;
         } else if (a == "--load-state" || a == "--save-state") {
             if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
             std::string v = argv[++i];
@@ -570,6 +651,9 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> rest(argv + i, argv + argc);
     if (cfg.host_utilities && !fsflags.host) return usage_error("--host-utilities: needs --host");
+    // The in-memory tree is bounded like the rest of the session when only --max-memory is given.
+    if (cfg.limits.max_memory_bytes && *cfg.limits.max_memory_bytes && !fsflags.max_total_bytes)
+        fsflags.max_total_bytes = *cfg.limits.max_memory_bytes;
 
     // The file system is built before the script is read, so that a bad flag fails at once (status 2).
     std::optional<cli::Tree> tree;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "vfs/host_fs.hpp"
+#include "vfs/limited_fs.hpp"
 #include "vfs/memory_fs.hpp"
 #include "vfs/mount_table.hpp"
 #include "vfs/overlay_fs.hpp"
@@ -165,7 +166,7 @@ TreeOrError build_tree(const FsFlags& f) {
         vfs::MemoryFsOptions mo;
         mo.uid = f.uid;
         mo.gid = f.gid;
-        mo.root_mode = 01777;
+            mo.root_mode = 01777;
         auto tmp = std::make_shared<vfs::MemoryFs>(mo);
         if (auto e = mount("/tmp", tmp, false)) return fail("/tmp: " + *e);
     }
@@ -179,6 +180,14 @@ TreeOrError build_tree(const FsFlags& f) {
         tree.cwd = vfs::normalize_path(*f.cwd);
     } else if (tree.cwd.empty()) {
         tree.cwd = tree.fs->is_directory("/workspace") ? "/workspace" : "/";
+    }
+    // --max-total-bytes, --max-file-bytes, --max-nodes: the tree behind FsLimits (the rest at their defaults).
+    if (f.max_total_bytes || f.max_file_bytes || f.max_nodes) {
+        vfs::FsLimits limits;
+        if (f.max_total_bytes) limits.max_total_bytes = *f.max_total_bytes;
+        if (f.max_file_bytes) limits.max_file_bytes = *f.max_file_bytes;
+        if (f.max_nodes) limits.max_nodes = *f.max_nodes;
+        tree.fs = std::make_shared<vfs::LimitedFs>(tree.fs, limits);
     }
     return TreeOrError{std::move(tree), {}};
 }

@@ -50,6 +50,10 @@ struct FsFlags {
     bool host = false;
     uint32_t uid = 1000;  // owner reported for host files (the virtual user; the real one with --host)
     uint32_t gid = 1000;
+    // FsLimits of the in-memory trees (--max-total-bytes, --max-file-bytes, --max-nodes); unset: defaults.
+    std::optional<uint64_t> max_total_bytes;
+    std::optional<uint64_t> max_file_bytes;
+    std::optional<uint64_t> max_nodes;
 };
 
 // Parses the value of --mount (HOST:VIRT[:ro|:rw]) or --overlay (HOST:VIRT). HOST may itself contain ':';

@@ -163,7 +163,17 @@ const Exec::BuiltinInfo* Exec::find_builtin(std::string_view name) {
 Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const sx::Simple*) {
     pending_flow_ = Flow::Normal;
     broken_pipe_ = false;
-    int rc = (this->*b.fn)(argv);
+    int rc;
+    // A command boundary: a builtin over the memory budget (printf, read, mapfile...) fails alone.
+    const UnwindMark mark = unwind_mark();
+    try {
+        rc = (this->*b.fn)(argv);
+    } catch (...) {
+        unwind_to(mark);
+        StreamPtr e = fd(2);
+        if (e) report_exception(b.name, *e);
+        rc = 1;
+    }
     st_.status = rc;
     Flow f = pending_flow_;
     pending_flow_ = Flow::Normal;
@@ -1002,6 +1012,7 @@ int Exec::b_unset(std::vector<std::string>& a) {
                     status = 1;
                     continue;
                 }
+                st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
                 st_.funcs.erase(it);
             }
             continue;
@@ -1024,6 +1035,7 @@ int Exec::b_unset(std::vector<std::string>& a) {
             }
             if (sub == "@" || sub == "*") {
                 if (v->is_assoc()) {
+                    st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
                     v->assoc_mut().clear();
                     continue;
                 }
@@ -1032,7 +1044,10 @@ int Exec::b_unset(std::vector<std::string>& a) {
                 continue;
             }
             if (v->is_assoc()) {
-                v->assoc_mut().erase(sub);
+                AssocArray& arr = v->assoc_mut();
+                if (const std::string* old = arr.get(sub))
+                    st_.vars.add_bytes(-static_cast<int64_t>(sub.size() + old->size() + kElemOverhead));
+                arr.erase(sub);
             } else if (v->is_indexed()) {
                 int64_t k = 0;
                 Ex r = arith_text(sub, k, false);
@@ -1050,7 +1065,11 @@ int Exec::b_unset(std::vector<std::string>& a) {
                     }
                     k += n;
                 }
-                arr.m.erase(k);
+                auto it = arr.m.find(k);
+                if (it != arr.m.end()) {
+                    st_.vars.add_bytes(-static_cast<int64_t>(it->second.size() + kElemOverhead));
+                    arr.m.erase(it);
+                }
             } else {
                 int64_t k = 0;
                 if (arith_text(sub, k, false) == Ex::Ok && k == 0) (void)unset_var(base);
@@ -1060,7 +1079,7 @@ int Exec::b_unset(std::vector<std::string>& a) {
         if (!valid_name(name)) {
             if (!vars) {
                 // Not a variable name: maybe a function's.
-                st_.funcs.erase(name);
+                if (st_.funcs.erase(name)) st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(name)));
                 continue;
             }
             builtin_error("unset", "`" + name + "': not a valid identifier");
@@ -1082,7 +1101,10 @@ int Exec::b_unset(std::vector<std::string>& a) {
         }
         if (!vars) {
             auto it = st_.funcs.find(name);
-            if (it != st_.funcs.end()) st_.funcs.erase(it);
+            if (it != st_.funcs.end()) {
+                st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
+                st_.funcs.erase(it);
+            }
         }
     }
     return status;

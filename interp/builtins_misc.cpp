@@ -838,7 +838,17 @@ int Exec::b_alias(std::vector<std::string>& a) {
             status = 1;
             continue;
         }
-        st_.aliases[name] = a[i].substr(eq + 1);
+        // Aliases are charged to the memory budget with the variables (a subshell copies both).
+        std::string value = a[i].substr(eq + 1);
+        auto old = st_.aliases.find(name);
+        size_t before = old == st_.aliases.end() ? 0 : alias_bytes(old->first, old->second);
+        size_t after = alias_bytes(name, value);
+        if (after > before && !variable_bytes_fit("alias", after - before)) {
+            status = 1;
+            continue;
+        }
+        st_.vars.add_bytes(static_cast<int64_t>(after) - static_cast<int64_t>(before));
+        st_.aliases[name] = std::move(value);
     }
     write_out(out);
     return status;
@@ -852,13 +862,18 @@ int Exec::b_unalias(std::vector<std::string>& a) {
     int status = 0;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-a") {
+            for (const auto& [k, v] : st_.aliases) st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(k, v)));
             st_.aliases.clear();
             continue;
         }
-        if (!st_.aliases.erase(a[i])) {
+        auto it = st_.aliases.find(a[i]);
+        if (it == st_.aliases.end()) {
             builtin_error("unalias", a[i] + ": not found");
             status = 1;
+            continue;
         }
+        st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(it->first, it->second)));
+        st_.aliases.erase(it);
     }
     return status;
 }

@@ -73,7 +73,11 @@ void* StackThread::trampoline(void* arg) {
     auto* self = static_cast<StackThread*>(arg);
     // The function may own the StackThread (a detached job): run a local copy.
     std::function<void()> fn = std::move(self->fn_);
-    fn();
+    // The last line of defence of a thread entry (the functions catch what they can report themselves).
+    try {
+        fn();
+    } catch (...) {
+    }
     return nullptr;
 }
 
@@ -271,7 +275,7 @@ Flow Exec::after_command(const sx::Command*) {
     return Flow::Normal;
 }
 
-Flow Exec::exec_command(const sx::Command* cmd) {
+Flow Exec::exec_command_unguarded(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
@@ -715,6 +719,14 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
         st_.status = 1;
         return Flow::Normal;
     }
+    if (it == st_.funcs.end()) {
+        // Charged with the variables (a definition keeps its parse tree alive: eval in a loop adds up).
+        if (!variable_bytes_fit(name, function_bytes(name))) {
+            st_.status = 1;
+            return Flow::Normal;
+        }
+        st_.vars.add_bytes(static_cast<int64_t>(function_bytes(name)));
+    }
     auto fn = std::make_shared<Function>();
     fn->name = name;
     fn->def = f;
@@ -784,8 +796,24 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             return Flow::Normal;
         }
         std::vector<PipeEnds> pipes(n - 1);
-        for (auto& pe : pipes) pe = make_pipe(cancel_);
         std::vector<std::unique_ptr<StackThread>> threads;
+        // An exception on this thread (a state copy over the memory budget) must not leave stages blocked on
+        // pipe ends nobody will close, nor the thread count raised.
+        struct StagesGuard {
+            Session& s;
+            uint32_t want;
+            std::vector<PipeEnds>& pipes;
+            std::vector<std::unique_ptr<StackThread>>& threads;
+            ~StagesGuard() {
+                for (auto& pe : pipes) {
+                    pe.reader.reset();
+                    pe.writer.reset();
+                }
+                for (auto& th : threads) th->join();
+                s.threads.fetch_sub(want);
+            }
+        } stages_guard{s_, want, pipes, threads};
+        for (auto& pe : pipes) pe = make_pipe(cancel_);
         threads.reserve(n - 1);
         bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {
@@ -802,19 +830,30 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             int* slot = &statuses[i];
             Exec* parent = this;
             bool started = th->start(s_.limits.stage_stack_bytes, [state, stage, slot, parent]() mutable {
-                {
+                // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
+                try {
                     Exec child(*parent, *state, true);
                     child.is_subshell_ = true;
                     child.subshell_depth_ = parent->subshell_depth_ + 1;
-                    Flow f = child.exec_command(stage);
-                    int status = f == Flow::Exit ? child.exit_status_ : state->status;
-                    if (child.broken_pipe_ && f == Flow::Exit) status = child.exit_status_;
-                    state->status = status;
-                    child.exit_status_ = status;
-                    child.run_exit_trap();
-                    *slot = state->status;
+                    try {
+                        Flow f = child.exec_command(stage);
+                        int status = f == Flow::Exit ? child.exit_status_ : state->status;
+                        if (child.broken_pipe_ && f == Flow::Exit) status = child.exit_status_;
+                        state->status = status;
+                        child.exit_status_ = status;
+                        child.run_exit_trap();
+                        *slot = state->status;
+                    } catch (...) {
+                        if (StreamPtr e = child.fd(2)) child.report_exception("pipeline", *e);
+                        *slot = 1;
+                    }
+                } catch (...) {
+                    *slot = 1;
                 }
-                state.reset();  // closes this stage's pipe ends
+                try {
+                    state.reset();  // closes this stage's pipe ends
+                } catch (...) {
+                }
             });
             if (!started) {
                 error("fork: Resource temporarily unavailable");
@@ -845,8 +884,6 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             });
             statuses[n - 1] = status;
         }
-        for (auto& th : threads) th->join();
-        s_.threads.fetch_sub(want);
         if (cancel_->cancelled_fast()) return cancelled_flow();
     }
     if (n > 0) {
@@ -940,7 +977,8 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     auto th = std::make_unique<StackThread>();
     bool ok = th->start(s_.limits.stage_stack_bytes, [sess, state, body, job, depth, cdepth, owner, source,
                                                       in_table]() mutable {
-        {
+        // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
+        try {
             Exec child(*sess, *state, *job->token);
             child.cancel_hold_ = job->token;
             child.is_subshell_ = true;
@@ -948,15 +986,25 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
             child.call_depth_ = cdepth;
             child.owner_hold_ = owner;
             child.source_name_ = source;
-            Flow f = body(child);
-            int status = f == Flow::Exit ? child.exit_status_ : state->status;
-            state->status = status;
-            child.exit_status_ = status;
-            child.run_exit_trap();
-            job->status.store(state->status);
+            try {
+                Flow f = body(child);
+                int status = f == Flow::Exit ? child.exit_status_ : state->status;
+                state->status = status;
+                child.exit_status_ = status;
+                child.run_exit_trap();
+                job->status.store(state->status);
+            } catch (...) {
+                if (StreamPtr e = child.fd(2)) child.report_exception(job->command, *e);
+                job->status.store(1);
+            }
+        } catch (...) {
+            job->status.store(1);
         }
-        state.reset();
-        body = nullptr;
+        try {
+            state.reset();
+            body = nullptr;
+        } catch (...) {
+        }
         if (in_table) sess->bg_jobs.fetch_sub(1);
         sess->threads.fetch_sub(1);
         {
@@ -1061,6 +1109,10 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         }
         if (!decls.empty() && decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
     }
+    // The words are held for as long as the command runs (a function's frame keeps them as $@):
+    // `f() { f "$@" "$@"; }` doubles them at each call. Large argument lists are charged to the budget.
+    MemoryCharge argv_charge;
+    if (!argv.empty() && !charge_words(argv, argv_charge)) return Flow::Normal;
 
     if (argv.empty()) {
         // Assignments and redirections only.
@@ -1186,17 +1238,21 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
 
     if (fn || bi) {
         // Temporary assignments live in a scope of their own around the command.
-        bool temp_scope = !assigns.empty();
-        uint32_t scope = st_.scope;
-        if (temp_scope) {
-            scope = ++st_.scope;
+        // Popped on every way out, an exception included.
+        struct TempScope {
+            Exec& e;
+            uint32_t scope = 0;
+            ~TempScope() {
+                if (!scope) return;
+                e.st_.vars.pop_scope(scope);
+                --e.st_.scope;
+            }
+        } temp{*this};
+        if (!assigns.empty()) {
+            temp.scope = ++st_.scope;
             for (const sx::Assign* a : assigns) {
-                Ex r = do_assign(a, scope, kAttrExport);
-                if (r == Ex::Fatal) {
-                    st_.vars.pop_scope(scope);
-                    --st_.scope;
-                    return Flow::Exit;
-                }
+                Ex r = do_assign(a, temp.scope, kAttrExport);
+                if (r == Ex::Fatal) return Flow::Exit;
             }
         }
         RedirGuard guard(*this);
@@ -1211,10 +1267,6 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         } else {
             f = run_builtin(*bi, argv, origin);
             if (bi->fn == &Exec::b_exec && argv.size() == 1) guard.keep();
-        }
-        if (temp_scope) {
-            st_.vars.pop_scope(scope);
-            --st_.scope;
         }
         return f;
     }
@@ -1294,7 +1346,14 @@ int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& 
                        s_.http,
                        st_.umask,
                        &s_.id};
-    return rc.fn(ctx);
+    ctx.memory = &s_.memory;
+    // A command boundary: whatever the utility or the embedder's command throws stays here.
+    try {
+        return rc.fn(ctx);
+    } catch (...) {
+        report_exception(argv.empty() ? std::string_view(rc.name) : std::string_view(argv[0]), ctx.err);
+        return 1;
+    }
 }
 
 std::string Exec::virtual_bin_name(std::string_view name) const {
@@ -1476,6 +1535,7 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
 }
 
 void Exec::init_child_state(ShellState& st, const Environment& env) {
+    st.vars.set_budget(&s_.memory);
     st.fds.resize(3);
     st.frames.emplace_back();
     st.cwd = st_.cwd;
@@ -1591,29 +1651,45 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
     frame.source = fn->source;
     frame.call_line = lineno_;
     frame.scope = ++st_.scope;
+    // Undone on every way out, an exception included: no stale FUNCNAME frame or local scope remains.
+    struct FrameGuard {
+        Exec& e;
+        size_t frames;
+        uint32_t saved_loop, saved_line;
+        std::shared_ptr<const sx::ParseResult> saved_owner;
+        bool owner_restored = false;
+        void restore_call() {
+            if (owner_restored) return;
+            owner_restored = true;
+            e.owner_hold_ = std::move(saved_owner);
+            e.loop_depth_ = saved_loop;
+            --e.call_depth_;
+        }
+        ~FrameGuard() {
+            restore_call();
+            if (e.st_.frames.size() > frames) {
+                e.st_.vars.pop_scope(e.st_.frames.back().scope);
+                e.st_.frames.pop_back();
+                --e.st_.scope;
+            }
+            e.lineno_ = saved_line;
+        }
+    };
     st_.frames.push_back(std::move(frame));
     ++call_depth_;
-    uint32_t saved_loop = loop_depth_;
+    FrameGuard guard{*this, st_.frames.size() - 1, loop_depth_, lineno_, owner_hold_};
     loop_depth_ = 0;
-    auto saved_owner = owner_hold_;
     owner_hold_ = fn->owner;
-    uint32_t saved_line = lineno_;
 
     Flow f = exec_command(fn->def->body);
 
-    owner_hold_ = std::move(saved_owner);
-    loop_depth_ = saved_loop;
-    --call_depth_;
+    guard.restore_call();
     if (f == Flow::Return) f = Flow::Normal;
     if (f == Flow::Break || f == Flow::Continue) {
         levels_ = 0;
         f = Flow::Normal;
     }
     if (!in_trap_ && st_.traps.count(kTrapReturn) && f == Flow::Normal) run_trap(kTrapReturn);
-    st_.vars.pop_scope(st_.frames.back().scope);
-    st_.frames.pop_back();
-    --st_.scope;
-    lineno_ = saved_line;
     return f;
 }
 
@@ -1650,8 +1726,15 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
         child.cancel_hold_ = options.cancel;
     }
     std::vector<std::string> args(argv.begin(), argv.end());
-    Flow f = child.run_argv(args, nullptr, options.skip_functions);
-    return f == Flow::Exit ? child.exit_status_ : copy.status;
+    const UnwindMark mark = child.unwind_mark();
+    try {
+        Flow f = child.run_argv(args, nullptr, options.skip_functions);
+        return f == Flow::Exit ? child.exit_status_ : copy.status;
+    } catch (...) {
+        child.unwind_to(mark);
+        report_exception(argv[0], err);
+        return 1;
+    }
 }
 
 std::shared_ptr<CancelToken> Exec::child_cancel_token() {

@@ -21,6 +21,7 @@
 
 #include "interp/command.hpp"
 #include "interp/dev_fs.hpp"
+#include "interp/governor.hpp"
 #include "interp/limits.hpp"
 #include "interp/shell.hpp"
 #include "interp/stream.hpp"
@@ -86,6 +87,9 @@ struct Function {
     uint16_t attrs = 0;                            // kAttrExport, kAttrReadonly, kAttrTrace
 };
 using FunctionPtr = std::shared_ptr<const Function>;
+// What a function definition and an alias are charged to the memory budget (with the variables).
+inline size_t function_bytes(std::string_view name) { return 4096 + name.size(); }
+inline size_t alias_bytes(std::string_view name, std::string_view value) { return 64 + name.size() + value.size(); }
 
 struct CallFrame {
     std::vector<std::string> params;  // $1 ...
@@ -169,6 +173,8 @@ struct Session {
     std::unique_ptr<vfs::Clock> own_clock;
     net::HttpClient* http = nullptr;
     ExternalRunner external;   // empty in the sandbox (ShellOptions::external)
+    // The session's one memory budget (governor.hpp), shared by every thread, subshell copy and utility.
+    MemoryBudget memory;
     CancelToken run_token;     // the current run()
     CancelToken close_token;   // the session is closing
     std::atomic<uint32_t> threads{0};
@@ -285,7 +291,11 @@ public:
     // ---- commands (exec.cpp)
     Flow exec_list(sx::List<sx::Stmt*> stmts);
     Flow exec_stmt(const sx::Stmt* stmt);
+    // Runs one command. An exception from it (the memory budget, bad_alloc, a throwing custom command)
+    // ends that command with status 1 and a message; frames, scopes and counters are restored to what
+    // they were before it (contain.cpp). The script goes on.
     Flow exec_command(const sx::Command* cmd);
+    Flow exec_command_unguarded(const sx::Command* cmd);
     Flow exec_simple(const sx::Simple* cmd);
     Flow exec_pipeline(const sx::Pipeline* p);
     Flow exec_andor(const sx::AndOr* a);
@@ -402,6 +412,9 @@ public:
     std::vector<std::string>& params() { return st_.frames.back().params; }
     void set_pipestatus(const std::vector<int>& statuses);
     bool check_var_limits(const Var& v, std::string_view name);
+    // Whether `more` bytes of variable values fit (max_total_variable_bytes, the session's memory budget);
+    // prints the error when not.
+    bool variable_bytes_fit(std::string_view name, size_t more);
     std::string dyn_value(DynVar d);
     uint64_t next_random();
 
@@ -545,6 +558,30 @@ public:
     const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
 
     bool stack_exhausted() const;
+
+    // ---- containment (contain.cpp)
+    // Inside a catch handler: the text for the exception being handled ("memory limit exceeded (1024 MiB)"
+    // for the budget and bad_alloc, what() otherwise).
+    std::string exception_text() const noexcept;
+    // Inside a catch handler: "bashkit: NAME: TEXT" on `to` (never throws).
+    void report_exception(std::string_view name, ByteStream& to) const noexcept;
+    // The evaluator's nesting state, to restore after an exception unwound through it.
+    struct UnwindMark {
+        size_t frames;
+        uint32_t scope, call_depth, loop_depth, eval_depth, subst_depth, alias_depth, line_offset;
+        int errexit_suppressed;
+        bool in_trap, in_source;
+    };
+    UnwindMark unwind_mark() const {
+        return UnwindMark{st_.frames.size(), st_.scope,    call_depth_,  loop_depth_,         eval_depth_,
+                          subst_depth_,      alias_depth_, line_offset_, errexit_suppressed_, in_trap_,
+                          in_source_};
+    }
+    void unwind_to(const UnwindMark& m) noexcept;
+    // Charges a large argument list to the budget for as long as `held` lives; false (status 1, message)
+    // when it does not fit or has more than max_array_entries words.
+    bool charge_words(const std::vector<std::string>& words, MemoryCharge& held);
+    Flow command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept;
 };
 
 // Guard that restores file descriptors changed by redirections of one command.

@@ -259,7 +259,15 @@ bool brace_sequence(std::string_view body, std::vector<std::string>& out, size_t
     return false;
 }
 
-bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& too_many, int depth) {
+// held: the words made so far are charged to the session's budget as they are made (a word of n
+// characters takes 16n bytes here); past it, too_many is set and held.over is true.
+struct BraceCharge {
+    MemoryCharge held;
+    bool over = false;
+};
+
+bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& too_many, int depth,
+                  BraceCharge& charge) {
     if (too_many) return true;
     if (depth > 200) {
         out.push_back(in);
@@ -289,7 +297,7 @@ bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& to
                 BSeq w = prefix;
                 w.insert(w.end(), in.begin() + static_cast<ptrdiff_t>(start), in.begin() + static_cast<ptrdiff_t>(c));
                 w.insert(w.end(), suffix.begin(), suffix.end());
-                brace_expand(w, out, limit, too_many, depth + 1);
+                brace_expand(w, out, limit, too_many, depth + 1, charge);
                 if (too_many || out.size() > limit) {
                     too_many = true;
                     return true;
@@ -316,7 +324,7 @@ bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& to
                     BSeq w = prefix;
                     for (char c : s) w.push_back({nullptr, c});
                     w.insert(w.end(), suffix.begin(), suffix.end());
-                    brace_expand(w, out, limit, too_many, depth + 1);
+                    brace_expand(w, out, limit, too_many, depth + 1, charge);
                     if (too_many || out.size() > limit) {
                         too_many = true;
                         return true;
@@ -326,6 +334,10 @@ bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& to
             }
         }
         // Not a brace expression: keep the `{` and look further.
+    }
+    if (!charge.held.try_add(in.size() * sizeof(BItem) + sizeof(BSeq))) {
+        charge.over = too_many = true;
+        return true;
     }
     out.push_back(in);
     return true;
@@ -356,7 +368,13 @@ Ex Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const 
     BSeq items = word_items(w);
     std::vector<BSeq> results;
     bool too_many = false;
-    brace_expand(items, results, s_.limits.max_array_entries, too_many, 0);
+    BraceCharge charge{MemoryCharge(&s_.memory)};
+    brace_expand(items, results, s_.limits.max_array_entries, too_many, 0, charge);
+    if (charge.over) {
+        error("brace expansion: " + memory_limit_message(s_.memory.limit()));
+        st_.status = 1;
+        return Ex::Fail;
+    }
     if (too_many) {
         error("brace expansion: too many words (limit " + std::to_string(s_.limits.max_array_entries) + ")");
         st_.status = 1;
@@ -807,7 +825,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
             return Ex::Ok;
         }
     }
-    auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1);
+    auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1, &s_.memory);
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
@@ -815,6 +833,14 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
         if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });
+    if (sink->over_budget()) {
+        // The budget is full: the command fails, the shell goes on.
+        sink->take();
+        error("command substitution: " + memory_limit_message(s_.memory.limit()));
+        out.clear();
+        st_.status = 1;
+        return Ex::Fail;
+    }
     out = sink->take();
     if (out.size() > s_.limits.max_variable_bytes) {
         error("command substitution: output exceeds the variable size limit (" +
@@ -899,6 +925,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                 std::vector<std::pair<std::string, std::string>> found;
                 if (!last) found.emplace_back(disp, fsp);
                 while (!stack.empty()) {
+                    if (cancel_->cancelled()) return Ex::Fatal;
                     auto [d, p] = stack.back();
                     stack.pop_back();
                     auto ents = s_.fs.readdir(p.empty() ? "/" : p);
@@ -921,9 +948,12 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
         } else {
             Pattern cp = Pattern::compile(c.pattern, po);
             for (auto& [disp, fsp] : cur) {
+                if (cancel_->cancelled()) return Ex::Fatal;
                 auto ents = s_.fs.readdir(fsp.empty() ? "/" : fsp);
                 if (!ents) continue;
+                size_t tick = 0;
                 for (const auto& e : *ents) {
+                    if ((++tick & 1023) == 0 && cancel_->cancelled()) return Ex::Fatal;
                     if (!cp.match(e.name)) continue;
                     if ((e.name == "." || e.name == "..")) continue;
                     std::string nd = disp.empty() ? e.name : (disp == "/" ? "/" + e.name : disp + "/" + e.name);

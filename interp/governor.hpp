@@ -66,6 +66,13 @@ public:
     void charge(size_t n) {
         if (!try_charge(n)) throw MemoryLimitExceeded(limit_);
     }
+    // Adds n past the limit if need be (what was already allocated without a check): the next charge fails.
+    void force_charge(size_t n) {
+        size_t now = used_.fetch_add(n, std::memory_order_relaxed) + n;
+        size_t peak = peak_.load(std::memory_order_relaxed);
+        while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+        }
+    }
     void release(size_t n) {
         size_t cur = used_.load(std::memory_order_relaxed);
         for (;;) {

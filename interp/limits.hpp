@@ -31,8 +31,9 @@ struct ExecutionLimits {
     size_t max_memory_bytes = size_t{1} << 30;
     // Bytes of one variable value (a scalar or one array element).
     size_t max_variable_bytes = 64u << 20;
-    // Bytes of all variable values of one shell together (a subshell copy has its own count).
-    size_t max_total_variable_bytes = 256u << 20;
+    // Bytes of all variable values of one shell copy together; 0 (the default) leaves them to the session's
+    // memory budget (max_memory_bytes), which every subshell copy, stage and job is charged to.
+    size_t max_total_variable_bytes = 0;
     // Elements of one array, and words produced by one brace expansion or one word expansion.
     size_t max_array_entries = 1'000'000;
     // Background jobs (`&`) running at once in the whole session.

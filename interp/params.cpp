@@ -565,6 +565,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             PatternOptions po;
             po.extglob = st_.opts[ShExtglob];
             Pattern cp = Pattern::compile(pat, po);
+            bool too_big = false;
             auto apply = [&](std::string& s) {
                 if (op == Op::ReplacePrefix) {
                     auto k = cp.longest_prefix(s);
@@ -582,9 +583,41 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     if (m) s = s.substr(0, m->begin) + build(std::string_view(s).substr(m->begin, m->end - m->begin)) + s.substr(m->end);
                     return;
                 }
+                // Charged before anything is built: the list of matches (up to one per byte), then the
+                // result, whose size is known from the matches (`${x//?/$x}` squares the length).
+                MemoryCharge held(&s_.memory);
+                if (!held.try_add(s.size() * (sizeof(MatchSpan) + 4))) {
+                    too_big = true;
+                    return;
+                }
                 auto all = cp.find_all(s);
                 if (all.empty()) return;
+                size_t lit_total = 0, amps = 0;
+                for (const auto& pc : pieces) {
+                    if (pc.match) ++amps;
+                    else lit_total += pc.text.size();
+                }
+                size_t result = s.size();
+                for (const auto& m : all) {
+                    size_t len = m.end - m.begin;
+                    size_t add = lit_total;
+                    if (amps && len > (SIZE_MAX / 4) / amps) {
+                        too_big = true;
+                        return;
+                    }
+                    add += amps * len;
+                    result = result - len + add;
+                    if (result > s_.limits.max_variable_bytes) {
+                        too_big = true;
+                        return;
+                    }
+                }
+                if (!held.try_add(result)) {
+                    too_big = true;
+                    return;
+                }
                 std::string out;
+                out.reserve(result);
                 size_t last = 0;
                 for (const auto& m : all) {
                     out.append(s, last, m.begin - last);
@@ -594,10 +627,19 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 out.append(s, last);
                 s = std::move(out);
             };
-            if (v.is_list)
-                for (auto& s : v.list) apply(s);
-            else
+            if (v.is_list) {
+                for (auto& s : v.list) {
+                    if (too_big || cancel_->cancelled()) break;
+                    apply(s);
+                }
+            } else {
                 apply(v.scalar);
+            }
+            if (too_big) {
+                error(v.display + ": pattern substitution: " + memory_limit_message(s_.memory.limit()));
+                st_.status = 1;
+                return Ex::Fail;
+            }
             emit(fb, v, quoted, ifs_val, ifs_set);
             return Ex::Ok;
         }

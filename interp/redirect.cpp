@@ -9,6 +9,18 @@
 
 namespace bashkit::interp {
 
+namespace {
+// A here-document or here-string body, charged to the session's memory budget while it is open.
+class ChargedSource : public StringSource {
+public:
+    ChargedSource(std::string data, MemoryCharge held) : StringSource(std::move(data)), held_(std::move(held)) {}
+
+private:
+    MemoryCharge held_;
+};
+}  // namespace
+
+
 void Exec::RedirGuard::save(int fd) {
     for (const auto& [f, s] : saved_)
         if (f == fd) return;
@@ -150,19 +162,20 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
         }
         // Expand the target.
         std::string target;
-        if (r->op == Op::HereDoc) {
-            Ex e = expand_heredoc(r, target);
+        if (r->op == Op::HereDoc || r->op == Op::HereString) {
+            Ex e = r->op == Op::HereDoc ? expand_heredoc(r, target) : expand_word(r->target, target);
             if (e != Ex::Ok) return e;
+            if (r->op == Op::HereString) target.push_back('\n');
+            // The body is held on the session's budget for as long as the descriptor is open.
+            MemoryCharge held(&s_.memory);
+            if (!held.try_add(target.size())) {
+                error(std::string(r->op == Op::HereDoc ? "here-document" : "here-string") + ": " +
+                      memory_limit_message(s_.memory.limit()));
+                st_.status = 1;
+                return Ex::Fail;
+            }
             if (guard) guard->save(fdn);
-            set_fd(fdn, std::make_shared<StringSource>(std::move(target)));
-            continue;
-        }
-        if (r->op == Op::HereString) {
-            Ex e = expand_word(r->target, target);
-            if (e != Ex::Ok) return e;
-            target.push_back('\n');
-            if (guard) guard->save(fdn);
-            set_fd(fdn, std::make_shared<StringSource>(std::move(target)));
+            set_fd(fdn, std::make_shared<ChargedSource>(std::move(target), std::move(held)));
             continue;
         }
         {

@@ -97,6 +97,9 @@ bool reserved_word(std::string_view n) {
     return false;
 }
 
+// The time an EXIT trap may take when the session closes.
+constexpr std::chrono::milliseconds kExitTrapGrace{2000};
+
 }  // namespace
 
 std::vector<std::string> Session::utility_names() const {
@@ -116,6 +119,8 @@ public:
     ~ShellImpl();
 
     int run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err);
+    int run_unguarded(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out,
+                      ByteStream& err);
     int close(ByteStream& in, ByteStream& out, ByteStream& err);
     bool closed = false;
     bool last_exited = false;
@@ -134,6 +139,8 @@ public:
 ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options)
     : session(fs, registry) {
     session.limits = options.limits;
+    session.memory.set_limit(options.limits.max_memory_bytes);
+    state.vars.set_budget(&session.memory);
     session.id = options.identity;
     if (session.id.home.empty()) session.id.home = session.id.user == "root" ? "/root" : "/home/" + session.id.user;
     session.http = options.http;
@@ -233,12 +240,19 @@ int ShellImpl::close(ByteStream& in, ByteStream& out, ByteStream& err) {
     proxies[1]->set(&out);
     proxies[2]->set(&err);
     session.run_token.reset();
-    if (session.limits.timeout.count() > 0)
-        session.run_token.set_deadline(CancelToken::Clock::now() + session.limits.timeout);
+    // The EXIT trap at the end of the session gets a short grace, never a fresh full timeout (a trap that
+    // loops would otherwise hold close() and the destructor for as long again).
+    std::chrono::milliseconds grace = kExitTrapGrace;
+    if (session.limits.timeout.count() > 0) grace = std::min(grace, session.limits.timeout);
+    session.run_token.set_deadline(CancelToken::Clock::now() + grace);
     post_and_wait([&] {
         Exec ex(session, state, session.run_token);
         ex.exit_status_ = state.status;
-        ex.run_exit_trap();
+        try {
+            ex.run_exit_trap();
+        } catch (...) {
+            ex.report_exception("EXIT trap", err);
+        }
         status = ex.exit_status_;
     });
     session.run_token.set_deadline(CancelToken::Clock::time_point::max());
@@ -271,6 +285,33 @@ ShellImpl::~ShellImpl() {
 
 int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err) {
     std::lock_guard run_lock(run_mu);
+    // The public API: an exception (a parse of a huge script without memory, ...) is that run's failure.
+    try {
+        return run_unguarded(script, name, in, out, err);
+    } catch (...) {
+        for (auto& p : proxies) p->set(nullptr);
+        session.run_token.set_deadline(CancelToken::Clock::time_point::max());
+        std::string m = "bashkit: ";
+        try {
+            throw;
+        } catch (const std::bad_alloc&) {
+            m += memory_limit_message(session.limits.max_memory_bytes);
+        } catch (const std::exception& e) {
+            m += e.what();
+        } catch (...) {
+            m += "unknown error";
+        }
+        try {
+            (void)err.write(m + "\n");
+        } catch (...) {
+        }
+        state.status = 1;
+        return 1;
+    }
+}
+
+int ShellImpl::run_unguarded(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out,
+                             ByteStream& err) {
     sx::ParseOptions po;
     po.extglob = true;
     auto parsed = std::make_shared<sx::ParseResult>(sx::parse(script, po));
@@ -308,7 +349,15 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
     post_and_wait([&] {
         Exec ex(session, state, session.run_token);
         ex.source_name_ = source_name;
-        Flow f = ex.run_script(*parsed->script, parsed);
+        Flow f = Flow::Normal;
+        try {
+            f = ex.run_script(*parsed->script, parsed);
+        } catch (...) {
+            // The public API: nothing thrown by the script's commands leaves run().
+            ex.report_exception(source_name, err);
+            state.status = 1;
+            f = Flow::Normal;
+        }
         status = f == Flow::Exit ? ex.exit_status_ : state.status;
         ex.wait_hidden_jobs();
         state.status = status;

@@ -157,7 +157,9 @@ void state_from_json(std::string_view text, ShellState& out) {
         st.umask = member(j, "umask", json::value_t::number_integer).get<uint32_t>() & 0777;
 
         // Variables: a fresh store with the dynamic ones, then the saved ones.
+        MemoryBudget* budget = st.vars.budget();
         st.vars = VarStore{};
+        st.vars.set_budget(budget);
         st.scope = 0;
         Exec::install_dynamic_vars(st);
         for (const json& e : member(j, "variables", json::value_t::array)) {
@@ -215,6 +217,7 @@ void state_from_json(std::string_view text, ShellState& out) {
             fn->owner = std::move(parsed);
             fn->source = member(e, "file", json::value_t::string).get<std::string>();
             fn->attrs = parse_attr_letters(member(e, "attrs", json::value_t::string).get<std::string>());
+            st.vars.add_bytes(static_cast<int64_t>(function_bytes(name)));
             st.funcs.insert_or_assign(std::move(name), std::move(fn));
         }
 
@@ -222,6 +225,7 @@ void state_from_json(std::string_view text, ShellState& out) {
         for (const auto& [k, v] : member(j, "aliases", json::value_t::object).items()) {
             if (!v.is_string()) bad("alias " + k + ": the value is not a string");
             st.aliases[k] = v.get<std::string>();
+            st.vars.add_bytes(static_cast<int64_t>(alias_bytes(k, st.aliases[k])));
         }
 
         const json& opts = member(j, "options", json::value_t::object);

@@ -52,13 +52,19 @@ IoResult ByteStream::read_all(std::string& out, size_t max) {
 IoResult StringSink::write(std::string_view data) {
     std::lock_guard lock(mu_);
     size_t room = cap_ > buf_.size() ? cap_ - buf_.size() : 0;
-    if (data.size() > room) {
-        buf_.append(data.substr(0, room));
-        truncated_ = true;
-    } else {
-        buf_.append(data);
+    size_t take = std::min(room, data.size());
+    if (take && charge_.budget() && !charge_.try_add(take)) {
+        over_budget_ = truncated_ = true;
+        return {0, ENOMEM};
     }
+    buf_.append(data.substr(0, take));
+    if (take < data.size()) truncated_ = true;
     return {data.size(), 0};
+}
+
+bool StringSink::over_budget() const {
+    std::lock_guard lock(mu_);
+    return over_budget_;
 }
 
 bool StringSink::truncated() const {
@@ -71,6 +77,7 @@ std::string StringSink::take() {
     std::string out = std::move(buf_);
     buf_.clear();
     truncated_ = false;
+    charge_.clear();  // the caller holds the bytes now
     return out;
 }
 

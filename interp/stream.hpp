@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "interp/governor.hpp"
+
 namespace bashkit::interp {
 
 class CancelToken;
@@ -75,11 +77,15 @@ using StreamPtr = std::shared_ptr<ByteStream>;
 class StringSink : public ByteStream {
 public:
     explicit StringSink(size_t cap = SIZE_MAX) : cap_(cap) {}
+    // The bytes held are charged to budget (a command substitution's capture): past it, writes fail with
+    // ENOMEM and over_budget() is true.
+    StringSink(size_t cap, MemoryBudget* budget) : cap_(cap), charge_(budget) {}
     bool writable() const override { return true; }
     IoResult write(std::string_view data) override;
     std::string describe() const override { return "pipe"; }
 
     bool truncated() const;
+    bool over_budget() const;
     std::string take();  // moves the collected bytes out and resets the sink
     std::string str() const;
     size_t size() const;
@@ -89,6 +95,8 @@ private:
     std::string buf_;
     size_t cap_;
     bool truncated_ = false;
+    bool over_budget_ = false;
+    MemoryCharge charge_;
 };
 
 // Reads from a string (here-documents, here-strings, the stdin given to run()).

@@ -108,9 +108,9 @@ size_t Var::count() const {
 size_t var_bytes(const Var& v) {
     size_t n = v.str.size();
     if (v.idx)
-        for (const auto& [k, s] : v.idx->m) n += s.size() + 8;
+        for (const auto& [k, s] : v.idx->m) n += s.size() + kElemOverhead;
     if (v.assoc)
-        for (const auto& [k, s] : v.assoc->ordered()) n += k->size() + s->size();
+        for (const auto& [k, s] : v.assoc->ordered()) n += k->size() + s->size() + kElemOverhead;
     return n;
 }
 
@@ -174,6 +174,42 @@ bool VarStore::unset(std::string_view name, uint32_t current_scope) {
     }
     c.pop_back();
     return true;
+}
+
+bool VarStore::grow(size_t want) {
+    // A step beyond what is needed, so a loop of small assignments charges the budget once in a while.
+    size_t target = want + std::max(kStep, want / 8);
+    if (budget_->try_charge(target - reserved_)) {
+        reserved_ = target;
+        return true;
+    }
+    if (budget_->try_charge(want - reserved_)) {
+        reserved_ = want;
+        return true;
+    }
+    return false;
+}
+
+void VarStore::rebalance() {
+    if (total_bytes_ > reserved_) {
+        if (!grow(total_bytes_)) {
+            budget_->force_charge(total_bytes_ - reserved_);
+            reserved_ = total_bytes_;
+        }
+        return;
+    }
+    size_t keep = total_bytes_ + kStep;
+    if (reserved_ > keep) {
+        budget_->release(reserved_ - keep);
+        reserved_ = keep;
+    }
+}
+
+void VarStore::charge_copy() {
+    reserved_ = 0;
+    if (!budget_ || !total_bytes_) return;
+    budget_->charge(total_bytes_);  // throws MemoryLimitExceeded: the copy is then destroyed uncharged
+    reserved_ = total_bytes_;
 }
 
 void VarStore::pop_scope(uint32_t scope) {

@@ -14,7 +14,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "interp/governor.hpp"
 
 namespace bashkit::interp {
 
@@ -126,16 +129,66 @@ public:
     using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
 
     VarStore() = default;
-    // A copy (a subshell) starts with an empty lookup cache: the cache points into this store's table.
-    VarStore(const VarStore& o) : map_(o.map_), scope_names_(o.scope_names_), total_bytes_(o.total_bytes_) {}
+    ~VarStore() { release_all(); }
+    // A copy (a subshell) starts with an empty lookup cache: the cache points into this store's table. It
+    // holds its own charge on the session's budget (its scalars are real copies; its arrays are shared until
+    // written, and a write copies them): MemoryLimitExceeded when the budget cannot hold it.
+    VarStore(const VarStore& o)
+        : map_(o.map_), scope_names_(o.scope_names_), total_bytes_(o.total_bytes_), budget_(o.budget_) {
+        charge_copy();
+    }
     VarStore& operator=(const VarStore& o) {
         if (this != &o) {
+            release_all();
             map_ = o.map_;
             scope_names_ = o.scope_names_;
             total_bytes_ = o.total_bytes_;
+            budget_ = o.budget_;
             cache_ = {};
+            charge_copy();
         }
         return *this;
+    }
+    VarStore(VarStore&& o) noexcept
+        : map_(std::move(o.map_)),
+          scope_names_(std::move(o.scope_names_)),
+          total_bytes_(o.total_bytes_),
+          budget_(o.budget_),
+          reserved_(std::exchange(o.reserved_, 0)) {
+        o.total_bytes_ = 0;
+        o.cache_ = {};
+    }
+    VarStore& operator=(VarStore&& o) noexcept {
+        if (this != &o) {
+            release_all();
+            map_ = std::move(o.map_);
+            scope_names_ = std::move(o.scope_names_);
+            total_bytes_ = std::exchange(o.total_bytes_, 0);
+            budget_ = o.budget_;
+            reserved_ = std::exchange(o.reserved_, 0);
+            cache_ = {};
+            o.cache_ = {};
+        }
+        return *this;
+    }
+
+    // The session's memory budget the values are charged to (null: none). Values already held are charged
+    // as they are.
+    void set_budget(MemoryBudget* budget) {
+        release_all();
+        budget_ = budget;
+        if (budget_ && total_bytes_) {
+            budget_->force_charge(total_bytes_);
+            reserved_ = total_bytes_;
+        }
+    }
+    MemoryBudget* budget() const { return budget_; }
+    // Whether `more` bytes of values fit in the budget: grows the store's reservation when needed (in steps,
+    // so most assignments touch no shared counter). False when the budget is full.
+    bool fits(size_t more) {
+        size_t want = total_bytes_ + more;
+        if (want <= reserved_ || !budget_) return true;
+        return grow(want);
     }
 
     // Innermost binding of name (set or not), or nullptr.
@@ -175,11 +228,14 @@ public:
     // Byte accounting for the limits (approximate: values assigned through the store's helpers).
     size_t total_bytes() const { return total_bytes_; }
     // Saturating: values set before accounting started (the initial environment) may be released later.
+    // The budget's charge follows (in steps); never throws: a path that did not check fits() first is
+    // charged anyway, and the next checked assignment fails.
     void add_bytes(int64_t delta) {
         if (delta < 0 && static_cast<size_t>(-delta) > total_bytes_)
             total_bytes_ = 0;
         else
             total_bytes_ = static_cast<size_t>(static_cast<int64_t>(total_bytes_) + delta);
+        if (budget_ && (total_bytes_ > reserved_ || reserved_ - total_bytes_ > kReleaseSlack)) rebalance();
     }
 
 private:
@@ -217,9 +273,22 @@ private:
     // Names bound at each scope > 0, to pop them.
     std::vector<std::vector<std::string>> scope_names_;
     size_t total_bytes_ = 0;
+    // The charge held on budget_ for the values: at least total_bytes_ (after add_bytes), give or take a step.
+    MemoryBudget* budget_ = nullptr;
+    size_t reserved_ = 0;
+    static constexpr size_t kStep = 256u << 10;
+    static constexpr size_t kReleaseSlack = 4u << 20;
+    bool grow(size_t want);
+    void rebalance();
+    void charge_copy();
+    void release_all() {
+        if (budget_ && reserved_) budget_->release(reserved_);
+        reserved_ = 0;
+    }
 };
 
-// Bytes a variable's values take.
+// Bytes a variable's values take, with kElemOverhead for each array element (its node in the map).
+inline constexpr size_t kElemOverhead = 48;
 size_t var_bytes(const Var& v);
 
 }  // namespace bashkit::interp

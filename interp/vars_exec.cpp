@@ -204,6 +204,20 @@ std::string Exec::get_str(std::string_view name) {
     return s ? *s : std::string();
 }
 
+bool Exec::variable_bytes_fit(std::string_view name, size_t more) {
+    const ExecutionLimits& L = s_.limits;
+    if (L.max_total_variable_bytes && st_.vars.total_bytes() + more > L.max_total_variable_bytes) {
+        error(std::string(name) + ": variables exceed the total size limit (" +
+              std::to_string(L.max_total_variable_bytes) + " bytes)");
+        return false;
+    }
+    if (!st_.vars.fits(more)) {
+        error(std::string(name) + ": " + memory_limit_message(s_.memory.limit()));
+        return false;
+    }
+    return true;
+}
+
 bool Exec::check_var_limits(const Var& v, std::string_view name) {
     (void)v;
     (void)name;
@@ -270,11 +284,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
         return false;
     }
-    if (new_size > old_size && st_.vars.total_bytes() + (new_size - old_size) > L.max_total_variable_bytes) {
-        error(std::string(name) + ": variables exceed the total size limit (" +
-              std::to_string(L.max_total_variable_bytes) + " bytes)");
-        return false;
-    }
+    if (new_size > old_size && !variable_bytes_fit(name, new_size - old_size)) return false;
     if (v.dyn != DynVar::None) {
         // Assigning a dynamic variable: RANDOM seeds, SECONDS restarts; the others lose their magic.
         if (v.dyn == DynVar::Random) {
@@ -380,11 +390,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
         return false;
     }
-    if (st_.vars.total_bytes() + value.size() > L.max_total_variable_bytes) {
-        error(std::string(name) + ": variables exceed the total size limit (" +
-              std::to_string(L.max_total_variable_bytes) + " bytes)");
-        return false;
-    }
+    if (!variable_bytes_fit(name, value.size())) return false;
     if (v->is_assoc()) {
         AssocArray& a = v->assoc_mut();
         bool created = false;
@@ -395,8 +401,12 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
             return false;
         }
         std::string out;
-        if (!convert_value(*this, v->attrs, created ? nullptr : &slot, value, append, out)) return false;
-        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(slot.size()));
+        if (!convert_value(*this, v->attrs, created ? nullptr : &slot, value, append, out)) {
+            if (created) a.erase(key);
+            return false;
+        }
+        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(slot.size()) +
+                           (created ? static_cast<int64_t>(key.size() + kElemOverhead) : 0));
         slot = std::move(out);
         v->set = true;
         return true;
@@ -434,7 +444,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     std::string out;
     if (!convert_value(*this, v->attrs, created ? nullptr : &it->second, value, append, out)) return false;
     if (created) {
-        st_.vars.add_bytes(static_cast<int64_t>(out.size()));
+        st_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
         a.m.emplace_hint(a.m.end(), idx, std::move(out));
     } else {
         st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(it->second.size()));
@@ -472,10 +482,13 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
         error(std::string(name) + ": too many array elements (limit " + std::to_string(s_.limits.max_array_entries) + ")");
         return false;
     }
+    size_t bytes = 0;
+    for (const std::string& s : values) bytes += s.size() + kElemOverhead;
+    if (!variable_bytes_fit(name, bytes)) return false;
     for (const std::string& s : values) {
         std::string out;
         if (!convert_value(*this, v->attrs, nullptr, s, false, out)) return false;
-        st_.vars.add_bytes(static_cast<int64_t>(out.size()));
+        st_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
         a.m.emplace_hint(a.m.end(), next++, std::move(out));
     }
     v->set = true;

@@ -103,25 +103,27 @@ std::string limits_block() {
     const vfs::FsLimits f;
     const builtins::ArchiveLimits a;
     struct Row {
-        std::string name, value;
+        std::string name, value, flag = {};  // flag: the bashkit command's option that sets it
     };
     const std::vector<Row> rows = {
-        {"ExecutionLimits::timeout", std::to_string(e.timeout.count() / 1000) + " s"},
-        {"ExecutionLimits::max_output_bytes", bytes(e.max_output_bytes)},
+        {"ExecutionLimits::timeout", std::to_string(e.timeout.count() / 1000) + " s", "--timeout SECONDS"},
+        {"ExecutionLimits::max_memory_bytes", bytes(e.max_memory_bytes), "--max-memory SIZE"},
+        {"ExecutionLimits::max_output_bytes", bytes(e.max_output_bytes), "--max-output SIZE"},
         {"ExecutionLimits::max_call_depth", std::to_string(e.max_call_depth)},
         {"ExecutionLimits::max_subshell_depth", std::to_string(e.max_subshell_depth)},
         {"ExecutionLimits::max_eval_depth", std::to_string(e.max_eval_depth)},
         {"ExecutionLimits::max_variable_bytes", bytes(e.max_variable_bytes)},
-        {"ExecutionLimits::max_total_variable_bytes", bytes(e.max_total_variable_bytes)},
+        {"ExecutionLimits::max_total_variable_bytes",
+         e.max_total_variable_bytes ? bytes(e.max_total_variable_bytes) : std::string("0 (the memory budget)")},
         {"ExecutionLimits::max_array_entries", std::to_string(e.max_array_entries)},
         {"ExecutionLimits::max_background_jobs", std::to_string(e.max_background_jobs)},
         {"ExecutionLimits::max_threads", std::to_string(e.max_threads)},
         {"ExecutionLimits::max_loop_iterations", e.max_loop_iterations ? std::to_string(e.max_loop_iterations)
                                                                        : std::string("0 (none)")},
         {"ExecutionLimits::max_printf_width", std::to_string(e.max_printf_width)},
-        {"FsLimits::max_total_bytes", bytes(f.max_total_bytes)},
-        {"FsLimits::max_file_bytes", bytes(f.max_file_bytes)},
-        {"FsLimits::max_nodes", std::to_string(f.max_nodes)},
+        {"FsLimits::max_total_bytes", bytes(f.max_total_bytes), "--max-total-bytes SIZE"},
+        {"FsLimits::max_file_bytes", bytes(f.max_file_bytes), "--max-file-bytes SIZE"},
+        {"FsLimits::max_nodes", std::to_string(f.max_nodes), "--max-nodes N"},
         {"FsLimits::max_path_length", std::to_string(f.max_path_length)},
         {"FsLimits::max_name_length", std::to_string(f.max_name_length)},
         {"FsLimits::max_depth", std::to_string(f.max_depth)},
@@ -129,8 +131,9 @@ std::string limits_block() {
         {"ArchiveLimits::max_entries", std::to_string(a.max_entries)},
         {"ArchiveLimits::max_archive_bytes", bytes(a.max_archive_bytes)},
     };
-    std::string out = "| limit | default |\n| --- | --- |\n";
-    for (const auto& r : rows) out += "| `" + r.name + "` | " + r.value + " |\n";
+    std::string out = "| limit | default | `bashkit` option |\n| --- | --- | --- |\n";
+    for (const auto& r : rows)
+        out += "| `" + r.name + "` | " + r.value + " | " + (r.flag.empty() ? "" : "`" + r.flag + "`") + " |\n";
     return out;
 }
 

@@ -1,0 +1,108 @@
+// Containment: no exception leaves a command. A command that throws (the session's memory budget,
+// std::bad_alloc, a custom command of the embedder) fails with status 1 and a message on its stderr, the
+// evaluator's frames, scopes and counters are put back as they were before it, and the script goes on as
+// after any failed command. Thread entries and the public API have their own catch as a last line.
+#include <new>
+#include <stdexcept>
+
+#include "interp/exec.hpp"
+#include "interp/governor.hpp"
+
+namespace bashkit::interp {
+
+namespace {
+// Argument lists smaller than this are not charged (the call depth bounds what they can hold together).
+constexpr size_t kWordsChargeFloor = 64u << 10;
+}  // namespace
+
+std::string Exec::exception_text() const noexcept {
+    try {
+        try {
+            throw;
+        } catch (const MemoryLimitExceeded& e) {
+            return memory_limit_message(e.limit());
+        } catch (const std::bad_alloc&) {
+            return memory_limit_message(s_.limits.max_memory_bytes);
+        } catch (const std::exception& e) {
+            return e.what();
+        } catch (...) {
+            return "unknown error";
+        }
+    } catch (...) {
+        return {};
+    }
+}
+
+void Exec::report_exception(std::string_view name, ByteStream& to) const noexcept {
+    try {
+        std::string m = "bashkit: ";
+        m.append(name);
+        m += ": ";
+        m += exception_text();
+        m.push_back('\n');
+        (void)to.write(m);
+    } catch (...) {
+        // Nothing more can be said without memory.
+    }
+}
+
+void Exec::unwind_to(const UnwindMark& m) noexcept {
+    try {
+        while (st_.frames.size() > m.frames && st_.frames.size() > 1) st_.frames.pop_back();
+        for (uint32_t s = st_.scope; s > m.scope; --s) st_.vars.pop_scope(s);
+    } catch (...) {
+    }
+    st_.scope = m.scope;
+    call_depth_ = m.call_depth;
+    loop_depth_ = m.loop_depth;
+    eval_depth_ = m.eval_depth;
+    subst_depth_ = m.subst_depth;
+    alias_depth_ = m.alias_depth;
+    line_offset_ = m.line_offset;
+    errexit_suppressed_ = m.errexit_suppressed;
+    in_trap_ = m.in_trap;
+    in_source_ = m.in_source;
+    pending_flow_ = Flow::Normal;
+    levels_ = 0;
+}
+
+Flow Exec::command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept {
+    std::string text = exception_text();
+    unwind_to(m);
+    st_.status = 1;
+    try {
+        error(text);
+        return after_command(cmd);
+    } catch (...) {
+        return Flow::Normal;
+    }
+}
+
+bool Exec::charge_words(const std::vector<std::string>& words, MemoryCharge& held) {
+    if (words.size() > s_.limits.max_array_entries) {
+        error(words[0] + ": too many arguments (limit " + std::to_string(s_.limits.max_array_entries) + ")");
+        st_.status = 1;
+        return false;
+    }
+    size_t bytes = 0;
+    for (const std::string& w : words) bytes += w.size() + sizeof(std::string);
+    if (bytes < kWordsChargeFloor) return true;
+    held = MemoryCharge(&s_.memory);
+    if (!held.try_add(bytes)) {
+        error(words[0] + ": " + memory_limit_message(s_.memory.limit()));
+        st_.status = 1;
+        return false;
+    }
+    return true;
+}
+
+Flow Exec::exec_command(const sx::Command* cmd) {
+    const UnwindMark mark = unwind_mark();
+    try {
+        return exec_command_unguarded(cmd);
+    } catch (...) {
+        return command_threw(cmd, mark);
+    }
+}
+
+}  // namespace bashkit::interp

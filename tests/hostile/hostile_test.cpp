@@ -1,0 +1,281 @@
+// The hostile-script suite: scripts written to crash, hang or bloat the process that runs them (cases/*.sh,
+// one file per category, each script under a `#### name` line). Every script runs through the bashkit
+// command, several at once, and must:
+//   - return within its --timeout plus a margin (kSlack),
+//   - keep the process's peak RSS (wait4's ru_maxrss) under the bound of the pass,
+//   - exit normally (no signal: no abort, no crash),
+//   - leave the session usable: `echo ok` after it, in the same session, prints ok.
+//
+// The same session: the script is fed on stdin, where the CLI runs each complete command as its own run()
+// of one Shell (like an interactive shell), as
+//     { SCRIPT
+//     } </dev/null
+//     echo ok
+// so the script's run may time out or fail and `echo ok` still runs next, in the same process and session.
+//
+// Two passes keep CI time small:
+//   - every script with --max-memory 256M --timeout 1: peak RSS under 256 MiB + 64 MiB + the process's
+//     own footprint (kBaseRss);
+//   - the memory-heavy categories with the default budget (1 GiB) and --timeout 3: peak RSS under 1.2 GiB.
+// HOSTILE_FULL=1 in the environment runs every script in both passes.
+//
+// Scripts that depend on the utilities' own cancel checks and memory charging (sort on endless input, awk
+// doubling a string, bc with a huge scale...) are listed in kExpectedFailures until that work is merged:
+// they are run and reported, and a failure among them does not fail the test (a pass is reported too, so
+// the list can shrink).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// Time allowed beyond --timeout for the run to stop, `echo ok` to run and the process to exit (the CI
+// machine is shared: starting a process and tearing down a session take time under load).
+constexpr auto kSlack = 2500ms;
+// What the bashkit process holds before any script (binary, libraries, the tree, thread stacks touched).
+constexpr long kBaseRssKiB = 64 * 1024;
+
+// Scripts that may fail until the utilities charge their buffers and check the cancel token in their loops.
+const std::set<std::string> kExpectedFailures = {
+    "buffering/sort-endless", "buffering/sort-random-endless", "buffering/tac-endless",
+    "buffering/shuf-endless", "buffering/awk-slurp", "buffering/awk-concat", "buffering/sed-hold",
+    "buffering/sed-N-loop", "buffering/rev-endless-line", "buffering/grep-one-line",
+    "buffering/cut-one-line", "buffering/head-one-line", "buffering/tail-endless", "buffering/paste-endless",
+    "buffering/fold-endless-line", "buffering/comm-endless", "buffering/join-endless", "buffering/diff-big",
+    "buffering/tar-endless", "buffering/jq-slurp", "buffering/uniq-endless", "buffering/xargs-endless",
+    "buffering/split-endless", "buffering/gzip-endless", "buffering/base64-endless",
+    "endless/bc-loop", "endless/bc-scale", "endless/bc-huge-power", "endless/bc-recursion",
+    "endless/bc-factorial", "endless/awk-loop", "endless/awk-string-doubling", "endless/awk-array-flood",
+    "endless/awk-recursion", "endless/awk-sprintf-width", "endless/sed-loop", "endless/sed-doubling",
+    "endless/jq-loop", "endless/jq-doubling", "endless/jq-range", "endless/regex-backtracking",
+};
+
+// Categories whose scripts grow memory: run with the default budget too.
+const std::set<std::string> kMemoryCategories = {"doubling", "buffering", "heredoc", "cmdsubst", "state", "jobs"};
+
+struct Script {
+    std::string category;
+    std::string name;
+    std::string text;
+    std::string id() const { return category + "/" + name; }
+};
+
+std::vector<Script> load_scripts() {
+    std::vector<Script> out;
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(HOSTILE_CASES))
+        if (e.path().extension() == ".sh") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& p : files) {
+        std::ifstream f(p);
+        std::string line;
+        Script* cur = nullptr;
+        while (std::getline(f, line)) {
+            if (line.starts_with("#%")) continue;
+            if (line.starts_with("#### ")) {
+                out.push_back(Script{p.stem().string(), line.substr(5), {}});
+                cur = &out.back();
+                continue;
+            }
+            if (cur) cur->text += line + "\n";
+        }
+    }
+    return out;
+}
+
+struct Outcome {
+    std::string id;
+    bool ok = true;
+    std::string why;
+    double seconds = 0;
+    long rss_kib = 0;
+};
+
+// Reads a descriptor to its end, keeping the byte count and the last bytes.
+void drain(int fd, std::string& tail, size_t& total) {
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        total += static_cast<size_t>(n);
+        tail.append(buf, static_cast<size_t>(n));
+        if (tail.size() > 8192) tail.erase(0, tail.size() - 4096);
+    }
+    ::close(fd);
+}
+
+Outcome run_one(const Script& s, const std::vector<std::string>& flags, std::chrono::milliseconds timeout,
+                long max_rss_kib) {
+    Outcome o;
+    o.id = s.id();
+    std::string input = "{ " + s.text + "\n} </dev/null\necho ok\n";
+    int in[2], out[2], err[2];
+    if (::pipe2(in, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC) || ::pipe2(err, O_CLOEXEC)) {
+        o.ok = false;
+        o.why = "pipe failed";
+        return o;
+    }
+    std::vector<std::string> args = {BASHKIT_CLI};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    pid_t pid = 0;
+    auto t0 = Clock::now();
+    int rc = posix_spawn(&pid, BASHKIT_CLI, &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    if (rc != 0) {
+        ::close(in[1]);
+        ::close(out[0]);
+        ::close(err[0]);
+        o.ok = false;
+        o.why = "spawn failed";
+        return o;
+    }
+    std::string out_tail, err_tail;
+    size_t out_total = 0, err_total = 0;
+    std::thread rd_out([&] { drain(out[0], out_tail, out_total); });
+    std::thread rd_err([&] { drain(err[0], err_tail, err_total); });
+    std::thread wr([&] {
+        size_t done = 0;
+        while (done < input.size()) {
+            ssize_t n = ::write(in[1], input.data() + done, input.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            done += static_cast<size_t>(n);
+        }
+        ::close(in[1]);
+    });
+    // A watchdog: a process that does not end well past its limit is killed (and the script fails).
+    const auto hard = timeout + kSlack + 20s;
+    int status = 0;
+    rusage ru{};
+    bool killed = false;
+    for (;;) {
+        pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) break;
+        if (!killed && Clock::now() - t0 > hard) {
+            ::kill(pid, SIGKILL);
+            killed = true;
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    auto elapsed = Clock::now() - t0;
+    wr.join();
+    rd_out.join();
+    rd_err.join();
+    o.seconds = std::chrono::duration<double>(elapsed).count();
+    o.rss_kib = ru.ru_maxrss;
+    std::ostringstream why;
+    if (killed) why << "hung (killed after " << o.seconds << " s); ";
+    else if (elapsed > timeout + kSlack) why << "took " << o.seconds << " s; ";
+    if (WIFSIGNALED(status)) why << "died of signal " << WTERMSIG(status) << "; ";
+    if (o.rss_kib > max_rss_kib) why << "peak RSS " << o.rss_kib / 1024 << " MiB > " << max_rss_kib / 1024 << " MiB; ";
+    if (!out_tail.ends_with("ok\n")) {
+        std::string t = err_tail.size() > 300 ? err_tail.substr(err_tail.size() - 300) : err_tail;
+        why << "no `ok` after it (stderr ends: " << t << "); ";
+    }
+    o.why = why.str();
+    o.ok = o.why.empty();
+    return o;
+}
+
+std::vector<Outcome> run_all(const std::vector<Script>& scripts, const std::vector<std::string>& flags,
+                             std::chrono::milliseconds timeout, long max_rss_kib) {
+    std::vector<Outcome> results(scripts.size());
+    std::atomic<size_t> next{0};
+    unsigned workers = std::max(2u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&] {
+            for (size_t i; (i = next.fetch_add(1)) < scripts.size();)
+                results[i] = run_one(scripts[i], flags, timeout, max_rss_kib);
+        });
+    for (auto& t : pool) t.join();
+    return results;
+}
+
+void check(const std::vector<Outcome>& results, const std::string& pass) {
+    int failed = 0, expected = 0;
+    for (const Outcome& o : results) {
+        bool xfail = kExpectedFailures.count(o.id) > 0;
+        if (o.ok) {
+            if (xfail) std::cout << "[" << pass << "] " << o.id << ": passes now (may leave the expected-failure list)\n";
+            continue;
+        }
+        if (xfail) {
+            ++expected;
+            std::cout << "[" << pass << "] " << o.id << ": expected failure: " << o.why << "\n";
+            continue;
+        }
+        ++failed;
+        ADD_FAILURE() << "[" << pass << "] " << o.id << ": " << o.why << " (" << o.seconds << " s, "
+                      << o.rss_kib / 1024 << " MiB)";
+    }
+    std::cout << "[" << pass << "] " << results.size() << " scripts, " << failed << " failed, " << expected
+              << " expected failures\n";
+}
+
+bool full() {
+    const char* f = std::getenv("HOSTILE_FULL");
+    return f && *f && std::string(f) != "0";
+}
+
+TEST(Hostile, SuiteHasEnoughScripts) {
+    auto scripts = load_scripts();
+    EXPECT_GE(scripts.size(), 150u);
+    std::set<std::string> ids;
+    for (const auto& s : scripts) EXPECT_TRUE(ids.insert(s.id()).second) << "duplicate " << s.id();
+    for (const auto& x : kExpectedFailures) EXPECT_TRUE(ids.count(x)) << "unknown expected failure " << x;
+}
+
+TEST(Hostile, EveryScriptUnderA256MiBBudget) {
+    auto scripts = load_scripts();
+    auto timeout = full() ? 3000ms : 1000ms;
+    std::vector<std::string> flags = {"--timeout", full() ? "3" : "1", "--max-memory", "256M"};
+    check(run_all(scripts, flags, timeout, 256 * 1024 + 64 * 1024 + kBaseRssKiB), "256M");
+}
+
+TEST(Hostile, MemoryScriptsUnderTheDefaultBudget) {
+    auto all = load_scripts();
+    std::vector<Script> scripts;
+    for (auto& s : all)
+        if (full() || kMemoryCategories.count(s.category)) scripts.push_back(s);
+    std::vector<std::string> flags = {"--timeout", "3"};
+    check(run_all(scripts, flags, 3000ms, 1229 * 1024), "default");
+}
+
+}  // namespace
