@@ -318,6 +318,8 @@ struct Gz {
         } else {
             d = std::move(*data);
         }
+        interp::MemoryCharge held(ctx.memory);  // gzip -l reads the stream whole
+        held.add(d.size());
         auto u8 = [&](size_t i) { return static_cast<unsigned char>(d[i]); };
         if (d.size() < 18 || u8(0) != 0x1f || u8(1) != 0x8b) {
             err(fmt::format("{}: not in gzip format", name), true);

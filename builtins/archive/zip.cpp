@@ -24,18 +24,34 @@ int percent(uint64_t n, uint64_t m) {
     return n > m ? static_cast<int>((1 + (200 * (n - m) / n)) / 2) : 0;
 }
 
-uint64_t deflated_size(std::string_view data, int level) {
+// The deflated size of data (what zip reports and uses to choose store or deflate), in chunks so that the
+// cancel token is polled: data.size() + 1 (never chosen) when cancelled.
+uint64_t deflated_size(std::string_view data, int level, const CommandContext& ctx) {
     z_stream zs{};
     if (deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return data.size() + 1;
-    std::string out(deflateBound(&zs, data.size()), '\0');
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    zs.avail_in = static_cast<uInt>(data.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    deflate(&zs, Z_FINISH);
-    uint64_t n = zs.total_out;
+    std::string out(64 * 1024, '\0');
+    constexpr size_t kChunk = 1u << 20;
+    size_t pos = 0;
+    int rc = Z_OK;
+    do {
+        if (ctx.cancelled()) {
+            deflateEnd(&zs);
+            return data.size() + 1;
+        }
+        const size_t n = std::min(kChunk, data.size() - pos);
+        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + pos));
+        zs.avail_in = static_cast<uInt>(n);
+        pos += n;
+        const int flush = pos == data.size() ? Z_FINISH : Z_NO_FLUSH;
+        do {
+            zs.next_out = reinterpret_cast<Bytef*>(out.data());
+            zs.avail_out = static_cast<uInt>(out.size());
+            rc = deflate(&zs, flush);
+        } while (zs.avail_out == 0 && rc != Z_STREAM_ERROR);
+    } while (pos < data.size() && rc != Z_STREAM_ERROR);
+    uint64_t total = zs.total_out;
     deflateEnd(&zs);
-    return n;
+    return total;
 }
 
 // One member of the central directory.
@@ -102,13 +118,17 @@ struct Zipper {
     bool too_big = false;
     std::vector<std::string> pending;  // "  adding: ..." lines, printed after the names are all checked
 
+    // The members' contents, held on the session's memory budget until the archive is written.
+    interp::MemoryCharge held{ctx.memory};
+
     void put(Member m, bool from_old) {
+        held.add(m.data.size() + m.name.size() + sizeof(Member));
         auto it = index.find(m.name);
         if (!from_old && !quiet) {
             const bool updating = it != index.end();
             std::string how = "stored 0%";
             if (!m.dir && !m.data.empty() && level > 0) {
-                uint64_t c = deflated_size(m.data, level);
+                uint64_t c = deflated_size(m.data, level, ctx);
                 if (c < m.data.size()) how = fmt::format("deflated {}%", percent(m.data.size(), c));
             }
             pending.push_back(fmt::format("{}: {} ({})\n", updating ? "updating" : "  adding", m.name, how));
@@ -333,7 +353,7 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
             la().archive_entry_set_perm(e, m.perm & 07777);
             la().archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
         }
-        const bool deflate = !m.dir && !m.data.empty() && z.level > 0 && deflated_size(m.data, z.level) < m.data.size();
+        const bool deflate = !m.dir && !m.data.empty() && z.level > 0 && deflated_size(m.data, z.level, ctx) < m.data.size();
         if (deflate) {
             la().archive_write_zip_set_compression_deflate(w.a);
         } else {
@@ -438,6 +458,8 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
             ctx.err.write(fmt::format("unzip:  cannot find or open {0}, {0}.zip or {0}.ZIP.\n", zipname));
         return 9;
     }
+    interp::MemoryCharge held(ctx.memory);  // the archive, read whole
+    held.add(data.size());
     interp::ByteStream& msg = pipe ? ctx.err : ctx.out;
     if (!quiet && !pipe) msg.write(fmt::format("Archive:  {}\n", shown));
     bool found = false;

@@ -466,12 +466,12 @@ double Runtime::do_split(const Node* n) {
     bool want_seps = n->args.size() > 3;
     int cnt = split_into(s, fs, force, false, parts, want_seps ? &seps : nullptr);
     Array& a = array_of(n->args[1]);
-    a.map.clear();
+    a.clear();
     for (int i = 0; i < cnt; ++i) a.get(std::to_string(i + 1)).set_strnum(parts[static_cast<size_t>(i)]);
     if (want_seps) {
         if (!is_array_node(n->args[3])) fatal("split: fourth argument is not an array");
         Array& sa = array_of(n->args[3]);
-        sa.map.clear();
+        sa.clear();
         if (!force && fs == " ") {
             // leading and trailing blanks are seps[0] and seps[n]
             size_t b = 0;
@@ -506,7 +506,7 @@ double Runtime::do_match(const Node* n) {
     if (n->args.size() > 2) {
         if (!is_array_node(n->args[2])) fatal("match: third argument is not an array");
         Array& a = array_of(n->args[2]);
-        a.map.clear();
+        a.clear();
         if (m) {
             for (size_t g = 0; g < sp.size(); ++g) {
                 if (!sp[g].matched()) continue;
@@ -574,7 +574,7 @@ double Runtime::do_asort(const Node* n, bool by_index) {
         if (!is_array_node(n->args[1])) fatal(std::string(by_index ? "asorti" : "asort") + ": second argument not an array");
         dst = &array_of(n->args[1]);
     }
-    dst->map.clear();
+    dst->clear();
     for (size_t i = 0; i < items.size(); ++i) dst->get(std::to_string(i + 1)) = std::move(items[i]);
     return static_cast<double>(items.size());
 }
@@ -745,9 +745,9 @@ const Value& Runtime::builtin(const Node* n, Value& tmp) {
                 re = &dyn_regex(std::string(to_str(globals_[kFPAT].v, b)));
             }
             Array& a = array_of(n->args[1]);
-            a.map.clear();
+            a.clear();
             Array* seps = n->args.size() > 3 ? &array_of(n->args[3]) : nullptr;
-            if (seps) seps->map.clear();
+            if (seps) seps->clear();
             std::vector<interp::RegexSpan> sp;
             size_t pos = 0, prev = 0;
             int cnt = 0;

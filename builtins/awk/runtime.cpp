@@ -33,6 +33,11 @@ bool simple_float_format(std::string_view f) {
 
 }  // namespace
 
+interp::MemoryCharge*& awk_held() {
+    thread_local interp::MemoryCharge* held = nullptr;
+    return held;
+}
+
 std::vector<std::string> Array::keys() const {
     std::vector<std::pair<uint64_t, const std::string*>> v;
     v.reserve(map.size());
@@ -159,6 +164,12 @@ void Runtime::init_globals() {
 
 int Runtime::run() {
     int status = 0;
+    // Arrays made and dropped while the program runs charge the session's budget through held_.
+    struct HeldScope {
+        interp::MemoryCharge* saved;
+        explicit HeldScope(interp::MemoryCharge* h) : saved(awk_held()) { awk_held() = h; }
+        ~HeldScope() { awk_held() = saved; }
+    } held_scope(&held_);
     try {
         init_globals();
         // compile the regex literals up front so a bad one fails before anything runs
@@ -464,10 +475,10 @@ Flow Runtime::exec(const Stmt* s) {
         case SK::Delete: {
             Array& a = array_of(s->expr);
             if (s->args.empty()) {
-                a.map.clear();
+                a.clear();
             } else {
                 std::string key = subscript(s->args);
-                a.map.erase(key);
+                a.erase(key);
             }
             return Flow::Normal;
         }
@@ -668,6 +679,12 @@ void Runtime::field_stored() {
 
 void Runtime::assign(const Node* lv, Value&& v) {
     Value& dst = lref(lv);
+    if (lv->kind == NK::Var || lv->kind == NK::Index) {
+        // Global variables and array elements hold their bytes on the budget (locals and fields are bounded
+        // by the checks on the strings built for them).
+        if (v.s.size() > dst.s.size()) held_.add(v.s.size() - dst.s.size());
+        else held_.sub(dst.s.size() - v.s.size());
+    }
     dst = std::move(v);
     stored(lv);
 }
@@ -1044,6 +1061,7 @@ const Value& Runtime::eval(const Node* n, Value& tmp) {
                 Value t;
                 const Value& v = eval(a, t);
                 to_str_append(v, s);
+                need(s.size());
             }
             tmp.set_str(std::move(s));
             return tmp;
@@ -1393,6 +1411,7 @@ Value& Runtime::field_ref(int i) {
 
 void Runtime::set_nf(int nf) {
     if (!split_done_) split_record();
+    need((static_cast<size_t>(nf) + 1) * sizeof(Value));
     if (fields_.size() < static_cast<size_t>(nf) + 1) fields_.resize(static_cast<size_t>(nf) + 1);
     for (int i = nf_ + 1; i <= nf; ++i) fields_[static_cast<size_t>(i)].set_uninit();
     nf_ = nf;

@@ -28,12 +28,38 @@ struct Elem {
     uint64_t seq = 0;
 };
 
+// The memory the running awk program holds in its arrays and global variables, charged to the session's
+// budget: the Runtime points it at its charge for the thread while it runs (null otherwise).
+interp::MemoryCharge*& awk_held();
+// What an array element costs besides its key and value bytes (node, hash slot, bookkeeping).
+inline constexpr size_t kElemCost = 64;
+
 struct Array {
     std::unordered_map<std::string, Elem, StrHash, std::equal_to<>> map;
     uint64_t next_seq = 0;
+    Array() = default;
+    Array(const Array&) = delete;
+    Array& operator=(const Array&) = delete;
+    ~Array() { clear(); }
+    // Removes every element (or one), releasing what they held.
+    void clear() {
+        if (interp::MemoryCharge* h = awk_held()) {
+            size_t n = 0;
+            for (const auto& [k, e] : map) n += k.size() + kElemCost + e.v.s.size();
+            h->sub(n);
+        }
+        map.clear();
+    }
+    void erase(std::string_view key) {
+        auto it = map.find(key);
+        if (it == map.end()) return;
+        if (interp::MemoryCharge* h = awk_held()) h->sub(it->first.size() + kElemCost + it->second.v.s.size());
+        map.erase(it);
+    }
     Value& get(std::string_view key) {
         auto it = map.find(key);
         if (it != map.end()) return it->second.v;
+        if (interp::MemoryCharge* h = awk_held()) h->add(key.size() + kElemCost);
         auto r = map.emplace(std::string(key), Elem{});
         r.first->second.seq = next_seq++;
         return r.first->second.v;
@@ -212,6 +238,13 @@ private:
     Flow exec(const Stmt* s);
     Flow exec_block(const std::vector<Stmt*>& list);
     bool match_pattern(Rule& r);
+    // The arrays' and global variables' bytes (see awk_held).
+    interp::MemoryCharge held_{ctx_.memory};
+    // A string of n bytes is about to be built: fails (MemoryLimitExceeded) when it cannot fit in the budget.
+    void need(size_t n) const {
+        if (n >= (size_t{1} << 16) && ctx_.memory && !ctx_.memory->fits(n))
+            throw interp::MemoryLimitExceeded(ctx_.memory->limit());
+    }
     void check_cancel() {
         if ((++tick_ & 0x3ff) == 0 && ctx_.cancelled()) throw AwkCancelled{};
     }

@@ -728,6 +728,8 @@ public:
                     unwind_all();
                 } catch (const Halt&) {
                     return false;
+                } catch (const DecimalInterrupted&) {
+                    return false;
                 }
             }
             if (quit) return false;
@@ -748,6 +750,7 @@ private:
     int depth_ = 0;
 
     CommandContext& ctx_;
+    interp::MemoryCharge held_{ctx_.memory};  // variables and arrays, parameters and autos included
     text::Output& out_;
     int line_len_ = 70;
     int col_ = 0;
@@ -758,10 +761,23 @@ private:
     }
     void pop_frame() {
         for (const auto& [n, arr] : frames_.back()) {
-            if (arr) arrays_[n].pop_back();
-            else vars_[n].pop_back();
+            if (arr) {
+                held_.sub(cost(arrays_[n].back()));
+                arrays_[n].pop_back();
+            } else {
+                held_.sub(cost(vars_[n].back()));
+                vars_[n].pop_back();
+            }
         }
         frames_.pop_back();
+    }
+
+    // What a value and an array hold, charged to the session's memory budget while they live.
+    static size_t cost(const Decimal& d) { return d.digit_count() + 48; }
+    static size_t cost(const std::map<int64_t, Decimal>& a) {
+        size_t n = 0;
+        for (const auto& [i, d] : a) n += cost(d);
+        return n;
     }
 
     Decimal& var(const std::string& n) {
@@ -958,11 +974,20 @@ private:
 
     void set(const Expr& e, const Decimal& v) {
         switch (e.kind) {
-            case Expr::var: var(e.text) = v; return;
+            case Expr::var: {
+                Decimal& slot = var(e.text);
+                held_.add(cost(v));
+                held_.sub(cost(slot));
+                slot = v;
+                return;
+            }
             case Expr::elem: {
                 int64_t i = to_index(eval(*e.kids[0]).trunc());
                 if (i < 0 || i > 16777214) throw RuntimeError{"Array " + e.text + " subscript out of bounds."};
-                array(e.text)[i] = v;
+                held_.add(cost(v));
+                auto [it, fresh] = array(e.text).try_emplace(i);
+                if (!fresh) held_.sub(cost(it->second));
+                it->second = v;
                 return;
             }
             case Expr::special: {
@@ -1074,13 +1099,21 @@ private:
         std::vector<std::pair<std::string, bool>> frame;
         for (size_t k = 0; k < f->params.size(); ++k) {
             const auto& [n, arr] = f->params[k];
-            if (arr) arrays_[n].push_back(std::move(arrs[k]));
-            else vars_[n].push_back(vals[k]);
+            if (arr) {
+                held_.add(cost(arrs[k]));
+                arrays_[n].push_back(std::move(arrs[k]));
+            } else {
+                held_.add(cost(vals[k]));
+                vars_[n].push_back(vals[k]);
+            }
             frame.emplace_back(n, arr);
         }
         for (const auto& [n, arr] : f->autos) {
             if (arr) arrays_[n].emplace_back();
-            else vars_[n].emplace_back();
+            else {
+                held_.add(cost(Decimal()));
+                vars_[n].emplace_back();
+            }
             frame.emplace_back(n, arr);
         }
         frames_.push_back(std::move(frame));
@@ -1373,6 +1406,7 @@ int cmd_bc(CommandContext& ctx) {
         return 1;
     }
     text::Output out(ctx);
+    DecimalGuard guard(&ctx.cancel, ctx.memory);
     Bc bc(ctx, out);
     if (mathlib) {
         bc.mathlib = true;
@@ -1389,7 +1423,7 @@ int cmd_bc(CommandContext& ctx) {
             (void)ctx.err.write("File " + f + " is unavailable.\n");
             return out.status(1);
         }
-        if (!bc.run_source(content, f)) return out.status(0);
+        if (!bc.run_source(content, f)) return out.status(ctx.cancelled() ? 130 : 0);
     }
     text::Input in;
     in.open_stdin(ctx);
@@ -1397,7 +1431,7 @@ int cmd_bc(CommandContext& ctx) {
     vfs::Errc e = text::read_all(ctx, in, content);
     if (e == vfs::Errc::cancelled) return out.status(130);
     (void)bc.run_source(content, "(standard_in)");
-    return out.status(0);
+    return out.status(ctx.cancelled() ? 130 : 0);
 }
 
 }  // namespace bashkit::builtins::data

@@ -2,7 +2,45 @@
 
 #include <algorithm>
 
+#include "interp/governor.hpp"
+#include "interp/limits.hpp"
+
 namespace bashkit::builtins::data {
+
+namespace {
+thread_local const DecimalGuard* g_guard = nullptr;
+thread_local uint64_t g_work = 0;  // digit steps since the last look at the cancel token
+constexpr uint64_t kPollEvery = uint64_t{1} << 22;  // a few ms of digit steps
+}  // namespace
+
+struct DecimalLimitsAccess {
+    // Counts `steps` digit steps; every kPollEvery of them, throws DecimalInterrupted when the guard's token fired.
+    static void work(uint64_t steps) {
+        g_work += steps;
+        if (g_work < kPollEvery) return;
+        g_work = 0;
+        const DecimalGuard* g = g_guard;
+        if (g && g->cancel_ && g->cancel_->cancelled()) throw DecimalInterrupted{};
+    }
+    // A result of n digits is about to be made: refuse it when it would not fit in the budget.
+    static void need(size_t n) {
+        const DecimalGuard* g = g_guard;
+        if (n < 4096 || !g || !g->memory_) return;
+        if (!g->memory_->fits(n)) throw interp::MemoryLimitExceeded(g->memory_->limit());
+    }
+};
+
+namespace {
+void work(uint64_t steps) { DecimalLimitsAccess::work(steps); }
+void need(size_t n) { DecimalLimitsAccess::need(n); }
+}  // namespace
+
+DecimalGuard::DecimalGuard(const interp::CancelToken* cancel, interp::MemoryBudget* memory)
+    : cancel_(cancel), memory_(memory), prev_(g_guard) {
+    g_guard = this;
+}
+
+DecimalGuard::~DecimalGuard() { g_guard = prev_; }
 
 Decimal Decimal::from_int(int64_t v) {
     Decimal r;
@@ -91,6 +129,8 @@ bool Decimal::to_int64(int64_t& out) const {
 std::vector<uint8_t> Decimal::shifted(const std::vector<uint8_t>& a, int n) {
     if (a.empty()) return a;
     if (n >= 0) {
+        need(static_cast<size_t>(n) + a.size());
+        work(static_cast<size_t>(n) + a.size());
         std::vector<uint8_t> r(static_cast<size_t>(n), 0);
         r.insert(r.end(), a.begin(), a.end());
         return r;
@@ -140,6 +180,8 @@ int Decimal::compare(const Decimal& a, const Decimal& b) {
 
 std::vector<uint8_t> Decimal::add_mag(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
     std::vector<uint8_t> r;
+    need(std::max(a.size(), b.size()) + 1);
+    work(std::max(a.size(), b.size()));
     r.reserve(std::max(a.size(), b.size()) + 1);
     int carry = 0;
     for (size_t k = 0; k < std::max(a.size(), b.size()) || carry; ++k) {
@@ -151,6 +193,7 @@ std::vector<uint8_t> Decimal::add_mag(const std::vector<uint8_t>& a, const std::
 }
 
 std::vector<uint8_t> Decimal::sub_mag(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    work(a.size());
     std::vector<uint8_t> r(a);
     int borrow = 0;
     for (size_t k = 0; k < r.size(); ++k) {
@@ -185,8 +228,10 @@ Decimal Decimal::sub(const Decimal& a, const Decimal& b) { return add(a, b.negat
 
 std::vector<uint8_t> Decimal::mul_mag(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
     if (a.empty() || b.empty()) return {};
+    need(5 * (a.size() + b.size() + 1));  // the accumulators, then the digits
     std::vector<uint32_t> acc(a.size() + b.size() + 1, 0);
     for (size_t i = 0; i < a.size(); ++i) {
+        work(b.size());
         if (!a[i]) continue;
         for (size_t j = 0; j < b.size(); ++j) acc[i + j] += static_cast<uint32_t>(a[i]) * b[j];
         if ((i & 0xffffff) == 0xffffff) {  // keep the accumulators far from overflow on huge inputs
@@ -222,9 +267,11 @@ Decimal Decimal::mul(const Decimal& a, const Decimal& b, int scale) {
 
 std::vector<uint8_t> Decimal::div_mag(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
     if (compare_mag(a, b) < 0) return {};
+    need(a.size() + b.size());
     std::vector<uint8_t> q(a.size(), 0);
     std::vector<uint8_t> rem;
     for (size_t k = a.size(); k-- > 0;) {
+        work(rem.size() + 1);
         rem.insert(rem.begin(), a[k]);
         while (!rem.empty() && rem.back() == 0) rem.pop_back();
         uint8_t digit = 0;
@@ -267,6 +314,7 @@ Decimal Decimal::sqrt(const Decimal& a, int scale) {
     std::vector<uint8_t> x(n.size() / 2 + 1, 0);
     x.push_back(1);
     for (;;) {
+        work(n.size());
         // y = (x + n / x) / 2
         std::vector<uint8_t> y = add_mag(x, div_mag(n, x));
         // halve
@@ -292,6 +340,7 @@ std::vector<uint32_t> Decimal::int_digits_in_base(uint32_t base) const {
     // Repeated division of the big-endian decimal magnitude by base.
     std::vector<uint32_t> num(m.rbegin(), m.rend());
     while (!num.empty()) {
+        work(num.size());
         std::vector<uint32_t> q;
         uint64_t rem = 0;
         for (uint32_t dgt : num) {

@@ -2,7 +2,8 @@
 //
 // A Decimal is sign * digits * 10^-scale, digits being base-10 little-endian with no leading (high) zeros;
 // zero has no digits and is never negative. Operations take the result scale explicitly, truncating (never
-// rounding) as bc does. Quadratic algorithms: fine for the sizes scripts use.
+// rounding) as bc does. Quadratic algorithms: fine for the sizes scripts use; a DecimalGuard makes the
+// long ones cancellable and bounded in memory.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,33 @@
 #include <string_view>
 #include <vector>
 
+namespace bashkit::interp {
+class CancelToken;
+class MemoryBudget;
+}  // namespace bashkit::interp
+
 namespace bashkit::builtins::data {
+
+// Thrown out of a Decimal operation when the cancel token of the thread's DecimalGuard fired.
+struct DecimalInterrupted {};
+
+// Bounds the arithmetic this thread runs while the guard lives (bc and expr hold one per run): the
+// operations poll `cancel` every few million digit steps and throw DecimalInterrupted once it fired, and
+// refuse (interp::MemoryLimitExceeded) a result that would not fit in what is left of `memory`. Without a
+// guard the operations run unbounded. Guards nest (the inner one wins until it ends).
+class DecimalGuard {
+public:
+    DecimalGuard(const interp::CancelToken* cancel, interp::MemoryBudget* memory);
+    ~DecimalGuard();
+    DecimalGuard(const DecimalGuard&) = delete;
+    DecimalGuard& operator=(const DecimalGuard&) = delete;
+
+private:
+    const interp::CancelToken* cancel_;
+    interp::MemoryBudget* memory_;
+    const DecimalGuard* prev_;
+    friend struct DecimalLimitsAccess;
+};
 
 class Decimal {
 public:
@@ -26,6 +53,8 @@ public:
     int int_digits() const;
     // Significant digits as bc's length() counts them.
     int length() const;
+    // Digits held (the size of the number in memory, in bytes).
+    size_t digit_count() const { return d_.size(); }
 
     // "-12.50" style: no leading zero before the point for |x| < 1 when bc_style (".5"), else "0.5".
     std::string to_string(bool bc_style = true) const;

@@ -296,7 +296,13 @@ int cmd_expr(CommandContext& ctx) {
     if (!args.empty() && args[0] == "--") args.erase(args.begin());
     if (args.empty()) return usage_error(ctx, "missing operand", 2);
     Parser p(args);
-    Value v = p.parse_or(true);
+    DecimalGuard guard(&ctx.cancel, ctx.memory);
+    Value v;
+    try {
+        v = p.parse_or(true);
+    } catch (const DecimalInterrupted&) {
+        return 130;
+    }
     if (!p.error && p.more()) {
         p.error = ExprError{2, "syntax error: unexpected argument " + text::quote(p.current())};
     }

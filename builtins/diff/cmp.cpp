@@ -101,10 +101,12 @@ int cmd_cmp(CommandContext& ctx) {
     if (ops.size() > 4) return cmp_usage(ctx, "extra operand '" + ops[4] + "'");
     std::string names[2] = {ops[0], ops.size() > 1 ? ops[1] : std::string("-")};
     std::string data[2];
+    interp::MemoryCharge held(ctx.memory);  // both inputs, read whole
     for (int f = 0; f < 2; ++f) {
         text::Input in;
         vfs::Errc e = in.open_input(ctx, names[f]);
         if (e == vfs::Errc::ok) e = text::read_all(ctx, in, data[f]);
+        held.add(data[f].capacity());
         if (e != vfs::Errc::ok) {
             if (!silent) text::file_error(ctx, names[f], e);
             return 2;

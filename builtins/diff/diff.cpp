@@ -195,7 +195,12 @@ private:
 
     // Compares two files (in_dir: reached through a directory, so a header line names them).
     int compare_files(Side& a, Side& b, bool in_dir) {
-        if (!load(a) || !load(b)) return 2;
+        // Both inputs, their lines and classes, held on the session's memory budget while compared.
+        interp::MemoryCharge held(ctx_.memory);
+        if (!load(a)) return 2;
+        held.add(a.data.capacity());
+        if (!load(b)) return 2;
+        held.add(b.data.capacity());
         if (ctx_.cancelled()) return 130;
         if (!o_.text && (looks_binary(a.data) || looks_binary(b.data))) {
             if (a.data == b.data) return same(a, b);
@@ -205,22 +210,27 @@ private:
         if (a.data == b.data && o_.format != Format::side_by_side) return same(a, b);
         split_lines(a);
         split_lines(b);
+        held.add((a.lines.size() + b.lines.size()) * (sizeof(a.lines[0]) + sizeof(int) + 8));
         // Equivalence classes of lines.
         std::unordered_map<std::string, int> classes;
         std::vector<int> ia, ib;
         auto classify = [&](const Side& s, std::vector<int>& ids) {
             ids.reserve(s.lines.size());
             for (size_t i = 0; i < s.lines.size(); ++i) {
+                if ((i & 0xffff) == 0xffff && ctx_.cancelled()) return;
                 std::string k = line_key(s.lines[i], o_);
                 // The last line without its newline differs from the same text with one.
                 if (s.incomplete && i + 1 == s.lines.size() && !o_.all_space && !o_.space_change && !o_.trailing_space)
                     k.push_back('\n');
-                auto [it, _] = classes.emplace(std::move(k), static_cast<int>(classes.size()));
+                const size_t ksize = k.size();
+                auto [it, fresh] = classes.emplace(std::move(k), static_cast<int>(classes.size()));
+                if (fresh) held.add(ksize + 64);
                 ids.push_back(it->second);
             }
         };
         classify(a, ia);
         classify(b, ib);
+        if (ctx_.cancelled()) return 130;
         // The common prefix and suffix (exact text) are settled first and never take part in the search
         // or in the sliding of change boundaries, as in GNU diff.
         size_t pre = 0, suf = 0;

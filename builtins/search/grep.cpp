@@ -459,7 +459,7 @@ int Grep::run(Syntax syntax) {
 }
 
 bool Grep::search_stream(const std::string& display, const ReadFn& read) {
-    SearchResult r = search_input(cfg_, read, display, out_, ctx_.err, &ctx_.cancel);
+    SearchResult r = search_input(cfg_, read, display, out_, ctx_.err, &ctx_.cancel, ctx_.memory);
     if (r.read_error) {
         file_error(display, static_cast<vfs::Errc>(r.read_error));
     }

@@ -335,7 +335,7 @@ bool Rg::search_path(const std::string& display, const std::string& abs, bool ex
     if (cfg.binary != BinaryMode::kText)
         cfg.binary = quit_binary ? BinaryMode::kRgQuit : BinaryMode::kRgConvert;
     (void)explicit_file;
-    SearchResult r = search_input(cfg, read, display, out_, ctx_.err, &ctx_.cancel);
+    SearchResult r = search_input(cfg, read, display, out_, ctx_.err, &ctx_.cancel, ctx_.memory);
     if (r.read_error) {
         error_ = true;
         error_line(display + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(r.read_error))) +
@@ -658,7 +658,7 @@ int Rg::run() {
                 };
                 SearchConfig cfg = cfg_;
                 if (cfg.binary != BinaryMode::kText) cfg.binary = BinaryMode::kRgConvert;
-                SearchResult r = search_input(cfg, read, "<stdin>", out_, ctx_.err, &ctx_.cancel);
+                SearchResult r = search_input(cfg, read, "<stdin>", out_, ctx_.err, &ctx_.cancel, ctx_.memory);
                 if (r.selected > 0) any_selected_ = true;
                 continue;
             }

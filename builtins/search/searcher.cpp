@@ -286,8 +286,10 @@ bool Engine::process(char* data, size_t n) {
 }  // namespace
 
 SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::string_view name, Output& out,
-                          interp::ByteStream& err, const interp::CancelToken* cancel) {
+                          interp::ByteStream& err, const interp::CancelToken* cancel,
+                          interp::MemoryBudget* memory) {
     SearchResult res;
+    interp::MemoryCharge held(memory);  // the buffer: it grows to hold the longest line
     Engine eng(cfg, name, out);
     std::string buf;
     buf.resize(kChunk);
@@ -303,7 +305,10 @@ SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::stri
             res.stopped = true;
             break;
         }
-        if (have == buf.size()) buf.resize(buf.size() * 2);
+        if (have == buf.size()) {
+            held.set(buf.size() * 2);
+            buf.resize(buf.size() * 2);
+        }
         int rerr = 0;
         const size_t got = read(buf.data() + have, buf.size() - have, rerr);
         if (rerr) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "builtins/search/matcher.hpp"
+#include "interp/governor.hpp"
 #include "interp/stream.hpp"
 
 namespace bashkit::builtins::search {
@@ -87,6 +88,7 @@ struct SearchResult {
 
 // Searches one input. `name` is what prefixes lines and what -l/-L/-c print.
 SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::string_view name, Output& out,
-                          interp::ByteStream& err, const interp::CancelToken* cancel);
+                          interp::ByteStream& err, const interp::CancelToken* cancel,
+                          interp::MemoryBudget* memory = nullptr);
 
 }  // namespace bashkit::builtins::search

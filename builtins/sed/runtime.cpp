@@ -189,6 +189,12 @@ public:
             if (!p.message.empty()) ctx_.error(p.message);
             flush_all();
             return p.status;
+        } catch (const std::bad_alloc&) {
+            // The memory limit: the interpreter reports it; an in-place edit leaves the file as it was.
+            discard_temp();
+            stdout_sink_.flush();
+            flush_all();
+            throw;
         }
         if (bad_count_) status = 2;
         return finish(status);
@@ -636,7 +642,13 @@ private:
         uint64_t count = 0;
         bool again = true;
         const size_t len = line_.size();
+        uint32_t tick = 0;
         do {
+            if ((++tick & 0xfff) == 0) {
+                // A long line with many matches: the result grows with it.
+                if (ctx_.cancelled()) throw Panic{"", 130};
+                charge_spaces(acc.capacity());
+            }
             const size_t offset = static_cast<size_t>(spans[0].begin);
             size_t matched = static_cast<size_t>(spans[0].end - spans[0].begin);
             if (start < offset) acc.append(line_, start, offset - start);
@@ -814,6 +826,7 @@ private:
                         break;
                     default: break;
                 }
+                charge_spaces(accum_.capacity());
                 if (line_.size() > kMaxSpaceBytes || hold_.size() > kMaxSpaceBytes)
                     throw Panic{"pattern or hold space exceeds " + std::to_string(kMaxSpaceBytes >> 20) +
                                     " MiB (bashkit's limit)",
@@ -848,6 +861,9 @@ private:
     bool chomped_ = true;
     std::string hold_;
     bool hold_chomped_ = true;
+    // The pattern and hold spaces and the substitution buffer, held on the session's memory budget.
+    interp::MemoryCharge spaces_{ctx_.memory};
+    void charge_spaces(size_t accum) { spaces_.set(line_.capacity() + hold_.capacity() + accum); }
     std::string accum_;
     std::vector<interp::RegexSpan> spans_;
     std::vector<Range> range_;

@@ -362,6 +362,8 @@ int cmd_column(CommandContext& ctx) {
     }
     if (files.empty()) files.push_back("-");
     std::vector<std::string> lines;
+    // The lines, then their cells or items (about three copies), on the session's memory budget.
+    interp::MemoryCharge held(ctx.memory);
     Output out(ctx);
     int status = 0;
     for (const auto& f : files) {
@@ -374,7 +376,10 @@ int cmd_column(CommandContext& ctx) {
         }
         LineReader lr(in);
         std::string_view line;
-        while (lr.next(line)) lines.emplace_back(line);
+        while (lr.next(line)) {
+            held.add(3 * (line.size() + sizeof(std::string)));
+            lines.emplace_back(line);
+        }
         if (lr.error() == vfs::Errc::cancelled) return out.status(130);
         if (lr.error() != vfs::Errc::ok) {
             out.flush();
@@ -386,6 +391,7 @@ int cmd_column(CommandContext& ctx) {
         std::vector<std::vector<std::string>> rows;
         if (!names.empty()) rows.push_back(names);
         for (const auto& l : lines) {
+            if ((rows.size() & 0xfff) == 0xfff && ctx.cancelled()) return out.status(130);
             bool blank = true;
             for (char c : l)
                 if (seps.find(c) == std::string::npos) blank = false;
@@ -416,6 +422,7 @@ int cmd_column(CommandContext& ctx) {
                     i = j + 1;
                 }
             }
+            held.add(cells.size() * sizeof(std::string));
             rows.push_back(std::move(cells));
         }
         std::vector<size_t> w;
@@ -424,7 +431,11 @@ int cmd_column(CommandContext& ctx) {
                 if (w.size() <= c) w.resize(c + 1, 0);
                 w[c] = std::max(w[c], r[c].size());
             }
+        size_t done = 0;
         for (auto& r : rows) {
+            if ((++done & 0xff) == 0 && (ctx.cancelled() || out.failed())) break;
+            // Short rows are padded to the widest one.
+            if (!r.empty() && r.size() < w.size()) held.add((w.size() - r.size()) * sizeof(std::string));
             std::string line;
             // Every cell but those of the table's last column is padded and followed by the separator,
             // even at the end of a short row (util-linux does the same).
@@ -442,13 +453,13 @@ int cmd_column(CommandContext& ctx) {
             line += '\n';
             out.put(line);
         }
-        return out.status(status);
+        return out.status(ctx.cancelled() ? 130 : status);
     }
     // Fill mode: entries in columns of a width rounded up to the next tab stop, padded with tabs.
     std::vector<std::string> items;
     for (auto& l : lines)
         if (!l.empty()) items.push_back(l);
-    if (items.empty()) return out.status(status);
+    if (items.empty()) return out.status(ctx.cancelled() ? 130 : status);
     size_t maxlen = 0;
     for (auto& s : items) maxlen = std::max(maxlen, s.size());
     maxlen = (maxlen + 8) & ~static_cast<size_t>(7);
@@ -458,7 +469,7 @@ int cmd_column(CommandContext& ctx) {
             out.put(s);
             out.put('\n');
         }
-        return out.status(status);
+        return out.status(ctx.cancelled() ? 130 : status);
     }
     size_t n = items.size();
     size_t nrows = (n + ncols - 1) / ncols;
@@ -469,6 +480,7 @@ int cmd_column(CommandContext& ctx) {
     };
     if (fillrows) {
         for (size_t r = 0; r * ncols < n; ++r) {
+            if ((r & 0xfff) == 0xfff && (ctx.cancelled() || out.failed())) break;
             std::string line;
             for (size_t c = 0; c < ncols && r * ncols + c < n; ++c) {
                 const std::string& s = items[r * ncols + c];
@@ -480,6 +492,7 @@ int cmd_column(CommandContext& ctx) {
         }
     } else {
         for (size_t r = 0; r < nrows; ++r) {
+            if ((r & 0xfff) == 0xfff && (ctx.cancelled() || out.failed())) break;
             std::string line;
             for (size_t c = 0; c < ncols; ++c) {
                 size_t idx = c * nrows + r;
@@ -492,7 +505,7 @@ int cmd_column(CommandContext& ctx) {
             out.put(line);
         }
     }
-    return out.status(status);
+    return out.status(ctx.cancelled() ? 130 : status);
 }
 
 }  // namespace bashkit::builtins::text

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <random>
+#include <unordered_map>
 
 #include "builtins/text/tools.hpp"
 
@@ -368,6 +369,7 @@ int cmd_shuf(CommandContext& ctx) {
         return v % n;
     };
     std::vector<std::string> lines;
+    interp::MemoryCharge held(ctx.memory);  // the lines (or indexes) being shuffled
     if (echo) {
         lines = args;
     } else if (!have_range) {
@@ -379,7 +381,10 @@ int cmd_shuf(CommandContext& ctx) {
         }
         LineReader lr(in, eol);
         std::string_view l;
-        while (lr.next(l)) lines.emplace_back(l);
+        while (lr.next(l)) {
+            held.add(l.size() + sizeof(std::string));
+            lines.emplace_back(l);
+        }
         if (lr.error() == vfs::Errc::cancelled) return 130;
         if (lr.error() != vfs::Errc::ok) {
             file_error(ctx, name, lr.error());
@@ -418,22 +423,19 @@ int cmd_shuf(CommandContext& ctx) {
     uint64_t k = std::min(count, n);
     if (have_range && n > (1u << 24)) {
         // A sparse partial shuffle over a huge range.
-        std::vector<std::pair<uint64_t, uint64_t>> swaps;
+        std::unordered_map<uint64_t, uint64_t> swaps;
         auto get = [&](uint64_t i) {
-            for (auto& s : swaps)
-                if (s.first == i) return s.second;
-            return i;
+            auto it = swaps.find(i);
+            return it == swaps.end() ? i : it->second;
         };
-        auto set = [&](uint64_t i, uint64_t v) {
-            for (auto& s : swaps)
-                if (s.first == i) {
-                    s.second = v;
-                    return;
-                }
-            swaps.emplace_back(i, v);
-        };
+        auto set = [&](uint64_t i, uint64_t v) { swaps[i] = v; };
         k = std::min<uint64_t>(k, 1u << 20);
         for (uint64_t i = 0; i < k; ++i) {
+            if ((i & 0xfff) == 0) {
+                if (ctx.cancelled()) return out.status(130);
+                if (out.failed()) break;
+                held.set(swaps.size() * 48);
+            }
             uint64_t j = i + below(n - i);
             uint64_t a = get(i), b = get(j);
             set(i, b);
@@ -443,9 +445,11 @@ int cmd_shuf(CommandContext& ctx) {
         }
         return out.status(0);
     }
+    held.add(static_cast<size_t>(n) * sizeof(uint64_t));
     std::vector<uint64_t> idx(static_cast<size_t>(n));
     for (uint64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = i;
     for (uint64_t i = 0; i < k; ++i) {
+        if ((i & 0xfff) == 0 && ctx.cancelled()) return out.status(130);
         uint64_t j = i + below(n - i);
         std::swap(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]);
         out.put(item(idx[static_cast<size_t>(i)]));

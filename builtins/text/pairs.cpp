@@ -434,17 +434,22 @@ int cmd_join(CommandContext& ctx) {
         } else {
             // Gather the runs with this key on both sides.
             std::vector<JoinLine> g[2];
+            interp::MemoryCharge held(ctx.memory);  // the runs, on the session's budget
             std::string k(keyof(cur[0], 0));
             for (int i = 0; i < 2; ++i) {
                 do {
+                    held.add(2 * cur[i].text.size() + 32 * (cur[i].fields.size() + 2));
                     g[i].push_back(cur[i]);
                     have[i] = read(i, cur[i]);
                 } while (have[i] && cmp(keyof(cur[i], i), k) == 0);
             }
             if (check > 0 && (warned[0] || warned[1])) return out.status(1);
             if (print_paired)
-                for (auto& a : g[0])
+                for (auto& a : g[0]) {
+                    if (ctx.cancelled()) return out.status(130);
                     for (auto& b : g[1]) write_line(&a, &b);
+                    if (out.failed()) break;
+                }
         }
         if (check > 0 && (warned[0] || warned[1])) return out.status(1);
         if (out.failed()) break;

@@ -97,9 +97,17 @@ int cmd_tac(CommandContext& ctx) {
             status = 1;
             continue;
         }
-        // Record boundaries: positions of separator matches.
+        // The input and the record boundaries (positions of separator matches), held on the session's budget.
+        interp::MemoryCharge held(ctx.memory);
+        held.add(data.capacity());
         std::vector<size_t> hits;
-        for (size_t p = data.find(sep); p != std::string::npos; p = data.find(sep, p + sep.size())) hits.push_back(p);
+        for (size_t p = data.find(sep); p != std::string::npos; p = data.find(sep, p + sep.size())) {
+            if ((hits.size() & 0xffff) == 0) {
+                if (ctx.cancelled()) return out.status(130);
+                held.set(data.capacity() + hits.capacity() * sizeof(size_t));
+            }
+            hits.push_back(p);
+        }
         std::string_view d = data;
         if (!before) {
             // Records end after each separator; the text after the last one is the first record printed.

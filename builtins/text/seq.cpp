@@ -228,6 +228,7 @@ int cmd_seq(CommandContext& ctx) {
         if (any) out.put('\n');
         return out.status(0);
     }
+    interp::MemoryCharge line_held(ctx.memory);  // the width of one formatted number
     if (!have_fmt) {
         int prec = std::max(first.precision, step.precision);
         if (first.precision == kNoPrecision || step.precision == kNoPrecision || last.precision == kNoPrecision) {
@@ -239,6 +240,8 @@ int cmd_seq(CommandContext& ctx) {
             if (last.precision == 0 && prec) ++lw;
             if (first.precision == 0 && prec) ++fw;
             fmt = "%0" + std::to_string(std::max(fw, lw)) + "." + std::to_string(prec) + "Lf";
+            // `seq -w 1e-99999999 1`: every number is that wide; refuse before formatting one.
+            line_held.add(std::max(fw, lw) + static_cast<size_t>(prec) * 2);
         } else {
             fmt = "%." + std::to_string(prec) + "Lf";
         }

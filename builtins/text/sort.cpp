@@ -512,6 +512,8 @@ int cmd_sort(CommandContext& ctx) {
     }
 
     std::string data;
+    // The input and the views or records over it, held on the session's memory budget while sorting.
+    interp::MemoryCharge held(ctx.memory);
     for (const auto& f : files) {
         Input in;
         if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
@@ -527,10 +529,18 @@ int cmd_sort(CommandContext& ctx) {
         }
         // Every file's last line ends, even without a delimiter.
         if (data.size() > start && data.back() != delim) data.push_back(delim);
+        held.set(data.capacity());
     }
+    // std::sort cannot be stopped from outside: the comparisons poll the cancel token and throw this.
+    struct Cancelled {};
+    uint32_t ticks = 0;
+    auto poll = [&] {
+        if ((++ticks & 0xffff) == 0 && ctx.cancelled()) throw Cancelled{};
+    };
     // Calls f(line) for every line of data, in order.
     auto each_line = [&](auto&& f) {
         for (size_t p = 0; p < data.size();) {
+            poll();
             const void* hit = std::memchr(data.data() + p, delim, data.size() - p);
             const size_t e = hit ? static_cast<size_t>(static_cast<const char*>(hit) - data.data()) : data.size();
             f(std::string_view(data.data() + p, e - p));
@@ -543,27 +553,41 @@ int cmd_sort(CommandContext& ctx) {
     std::vector<Sorter::Rec> recs;
     // Every line ends with delim (see above): sized once, not regrown (and recopied) while filling.
     const auto count = static_cast<size_t>(std::count(data.begin(), data.end(), delim));
-    if (cfg.keys.empty()) {
-        // Whole-line byte order: equal lines are identical, so an unstable sort gives the same output.
-        lines.reserve(count);
-        each_line([&](std::string_view l) { lines.push_back(l); });
-        if (cfg.reverse)
-            std::sort(lines.begin(), lines.end(),
-                      [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(b, a) < 0; });
-        else
-            std::sort(lines.begin(), lines.end(),
-                      [](std::string_view a, std::string_view b) { return Sorter::bytes_compare(a, b) < 0; });
-    } else {
-        recs.reserve(count);
-        each_line([&](std::string_view l) { recs.push_back(sorter.make_rec(l)); });
-        if (ctx.cancelled()) return 130;
-        // Without -s or -u, records that compare equal are identical lines (the last-resort comparison is
-        // the whole line), so their order cannot show: the faster unstable sort gives the same output.
-        auto less = [&](const Sorter::Rec& a, const Sorter::Rec& b) { return sorter.compare(a, b) < 0; };
-        if (cfg.stable || cfg.unique)
-            std::stable_sort(recs.begin(), recs.end(), less);
-        else
-            std::sort(recs.begin(), recs.end(), less);
+    try {
+        if (cfg.keys.empty()) {
+            // Whole-line byte order: equal lines are identical, so an unstable sort gives the same output.
+            held.add(count * sizeof(std::string_view));
+            lines.reserve(count);
+            each_line([&](std::string_view l) { lines.push_back(l); });
+            if (cfg.reverse)
+                std::sort(lines.begin(), lines.end(), [&](std::string_view a, std::string_view b) {
+                    poll();
+                    return Sorter::bytes_compare(b, a) < 0;
+                });
+            else
+                std::sort(lines.begin(), lines.end(), [&](std::string_view a, std::string_view b) {
+                    poll();
+                    return Sorter::bytes_compare(a, b) < 0;
+                });
+        } else {
+            // A stable sort takes a buffer as big as the records.
+            held.add(count * sizeof(Sorter::Rec) * (cfg.stable || cfg.unique ? 2 : 1));
+            recs.reserve(count);
+            each_line([&](std::string_view l) { recs.push_back(sorter.make_rec(l)); });
+            if (ctx.cancelled()) return 130;
+            // Without -s or -u, records that compare equal are identical lines (the last-resort comparison is
+            // the whole line), so their order cannot show: the faster unstable sort gives the same output.
+            auto less = [&](const Sorter::Rec& a, const Sorter::Rec& b) {
+                poll();
+                return sorter.compare(a, b) < 0;
+            };
+            if (cfg.stable || cfg.unique)
+                std::stable_sort(recs.begin(), recs.end(), less);
+            else
+                std::sort(recs.begin(), recs.end(), less);
+        }
+    } catch (const Cancelled&) {
+        return 130;
     }
     if (ctx.cancelled()) return 130;
 

@@ -285,6 +285,7 @@ vfs::Errc Input::open_input(CommandContext& ctx, std::string_view name) {
     close();
     name_ = std::string(name);
     cancel_ = &ctx.cancel;
+    memory_ = ctx.memory;
     if (name == "-") {
         stream_ = &ctx.in;
         return vfs::Errc::ok;
@@ -305,6 +306,7 @@ void Input::open_stdin(CommandContext& ctx) {
     device_.reset();
     name_ = "-";
     cancel_ = &ctx.cancel;
+    memory_ = ctx.memory;
     stream_ = &ctx.in;
 }
 
@@ -374,6 +376,10 @@ bool LineReader::next(std::string_view& line, bool& terminated) {
             acc_.append(start, end_ - pos_);
             have_acc = true;
             pos_ = end_;
+            if (acc_.size() > (size_t{1} << 20)) {
+                interp::MemoryBudget* m = in_.memory();
+                if (m && !m->fits(acc_.capacity())) throw interp::MemoryLimitExceeded(m->limit());
+            }
         }
         if (!fill()) {
             if (have_acc) {
@@ -404,7 +410,6 @@ vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& s
 }
 
 vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
-    (void)ctx;
     // A regular file's size is known: one allocation instead of a string doubling as it fills.
     if (const int64_t size = in.file_size(); size > 0) out.reserve(out.size() + static_cast<size_t>(size) + 1);
     size_t chunk = 64 * 1024;
@@ -418,6 +423,9 @@ vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
         if (r.err != vfs::Errc::ok) return r.err;
         if (r.n == 0) return vfs::Errc::ok;
         if (chunk < (1u << 20)) chunk *= 2;
+        // Refuse to read past what is left of the session's budget (the caller holds what it keeps).
+        if (ctx.memory && out.size() > (size_t{1} << 20) && !ctx.memory->fits(out.capacity()))
+            throw interp::MemoryLimitExceeded(ctx.memory->limit());
     }
 }
 

@@ -83,6 +83,8 @@ public:
     const std::string& name() const { return name_; }
     // Size of a regular file (for tail -c and seeking), or -1.
     int64_t file_size();
+    // The session's memory budget (from the context it was opened with; may be null).
+    interp::MemoryBudget* memory() const { return memory_; }
     vfs::FileHandle* handle() { return file_.get(); }
     void close();
 
@@ -92,10 +94,13 @@ private:
     std::unique_ptr<vfs::FileHandle> file_;
     std::string name_;
     const interp::CancelToken* cancel_ = nullptr;
+    interp::MemoryBudget* memory_ = nullptr;
 };
 
 // Splits an Input into records ending with delim. The view returned by next() stays valid until the next
 // call. `terminated` tells whether the record ended with the delimiter (false only for a last partial one).
+// A record longer than what is left of the session's memory budget throws interp::MemoryLimitExceeded (a
+// newline-free endless input such as /dev/zero).
 class LineReader {
 public:
     explicit LineReader(Input& in, char delim = '\n') : in_(in), delim_(delim) {}
