@@ -54,6 +54,7 @@ struct Host {
     virtual void debug(const Value& msg) = 0;   // debug: ["DEBUG:", msg]
     virtual void stderr_value(const Value& v) = 0;
     virtual Value input_filename() = 0;
+    virtual double input_line_number() = 0;
     virtual bool cancelled() = 0;
     virtual double now() = 0;
     Value env = Value::object();      // $ENV

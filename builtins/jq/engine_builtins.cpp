@@ -83,8 +83,8 @@ Value index_value(const Value& t, const Value& k) {
     if (t.is_array() && k.is_number()) {
         const auto& a = t.arr();
         double d = k.num();
-        if (std::isnan(d)) return Value();
-        long i = static_cast<long>(std::floor(d));
+        if (std::isnan(d) || d != std::floor(d)) return Value();
+        long i = static_cast<long>(d);
         if (i < 0) i += static_cast<long>(a.size());
         if (i < 0 || i >= static_cast<long>(a.size())) return Value();
         return a[static_cast<size_t>(i)];
@@ -1139,8 +1139,15 @@ void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global
 }
 
 // match objects for every match (or the first)
-std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re, const Value& flags, bool force_global) {
+std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in, const Value& flags_in,
+                                 bool force_global) {
     if (!in.is_string()) jq_error(errdesc(in) + " cannot be matched, as it is not a string");
+    Value re = re_in, flags = flags_in;
+    if (re.is_array()) {  // test(["re", "flags"])
+        if (!flags.is_null()) jq_error(errdesc(re) + " is not a string");
+        flags = re.arr().size() > 1 ? re.arr()[1] : Value();
+        re = re.arr().empty() ? Value() : re.arr()[0];
+    }
     Regex rx;
     bool global;
     compile_regex(re, flags, rx, global);
@@ -1669,7 +1676,13 @@ NATIVE(n_builtins) {
 }
 NATIVE(n_input_line_number) {
     UNUSED_NATIVE_ARGS;
-    return emit(Value::number(0), nopath(path));
+    return emit(Value::number(I.host.input_line_number()), nopath(path));
+}
+NATIVE(n_modulemeta) {
+    UNUSED_NATIVE_ARGS;
+    (void)emit;
+    if (!in.is_string()) jq_error("modulemeta input module not a string");
+    jq_error("module not found: " + in.str());
 }
 
 // math
@@ -1771,6 +1784,7 @@ const std::map<std::string, Native>& natives() {
         {"halt/0", n_halt},
         {"halt_error/1", n_halt_error1},
         {"builtins/0", n_builtins},
+        {"modulemeta/0", n_modulemeta},
         {"length/0", cfn<f_length>},
         {"utf8bytelength/0", cfn<f_utf8bytelength>},
         {"type/0", cfn<f_type>},

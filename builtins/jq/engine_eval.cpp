@@ -56,7 +56,6 @@ def last: .[-1];
 def nth($n): .[$n];
 def in(xs): . as $x | xs | has($x);
 def inside(xs): . as $x | xs | contains($x);
-def ascii: [.] | implode;
 def todate(f): strftime(f);
 def capture(re): capture(re; null);
 def capture(re; $flags): match(re; $flags) | [.captures | .[] | select(.name != null) | { key: .name, value: .string }] | from_entries;
@@ -901,7 +900,7 @@ bool check_program(const Program& p, const std::vector<std::string>& vars, std::
         ls = (ls == std::string::npos || node->pos == 0) ? 0 : ls + 1;
         if (node->pos == 0) ls = 0;
         size_t le = p.source.find('\n', ls);
-        le = le == std::string::npos ? p.source.size() : le + 1;
+        le = le == std::string::npos ? p.source.size() : le;
         errors += "jq: error: " + msg + " at <top-level>, line " + std::to_string(node->line) + ":\n" +
                   p.source.substr(ls, le - ls) + std::string(node->pos - ls, ' ') + "\n";
     }

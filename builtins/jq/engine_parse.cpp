@@ -48,7 +48,7 @@ public:
         } else {
             n = parse_pipe();
         }
-        if (tok_.t != T::End) unexpected();
+        if (tok_.t != T::End) unexpected(", expecting end of file");
         return n;
     }
 
@@ -67,7 +67,7 @@ public:
         return l;
     }
 
-    [[noreturn]] void unexpected() {
+    [[noreturn]] void unexpected(const char* expecting = "") {
         std::string what;
         switch (tok_.t) {
             case T::End: what = "end of file"; break;
@@ -85,7 +85,8 @@ public:
                 if (tok_.text == "..") what = "..";
                 break;
         }
-        throw ParseError{"syntax error, unexpected " + what, tok_.t == T::End ? src_.size() : tok_.start, true};
+        size_t at = tok_.t == T::End ? (src_.empty() ? 0 : src_.size() - 1) : tok_.start;
+        throw ParseError{"syntax error, unexpected " + what + expecting, at, true};
     }
     [[noreturn]] void fail(const std::string& msg, size_t pos) { throw ParseError{msg, pos, false}; }
 
@@ -216,7 +217,11 @@ public:
         if (is_kw("def")) {
             Node* defs = mk(Op::FuncDefs);
             while (is_kw("def")) defs->kids.push_back(parse_def());
-            defs->kids.push_back(parse_pipe());
+            if (tok_.t == T::End || is_op(")") || is_op("]") || is_op("}") || is_op(";")) {
+                defs->kids.push_back(mk(Op::Identity));
+            } else {
+                defs->kids.push_back(parse_pipe());
+            }
             return defs;
         }
         Node* lhs = parse_comma();
@@ -926,7 +931,7 @@ std::string locate(const std::string& src, size_t pos, const std::string& msg) {
         }
     }
     size_t le = src.find('\n', ls);
-    le = le == std::string::npos ? src.size() : le + 1;
+    le = le == std::string::npos ? src.size() : le;
     std::string out = msg + " at <top-level>, line " + std::to_string(line) + ":\n" + src.substr(ls, le - ls);
     out.append(pos > ls ? pos - ls : 0, ' ');
     return out + "\n";

@@ -55,7 +55,7 @@ std::string InputReader::position() const {
 }
 
 Value InputReader::filename() const {
-    if (!have_name_ || name_ == "<stdin>") return Value();
+    if (!have_name_) return Value();
     return Value::string(name_);
 }
 
@@ -96,7 +96,7 @@ bool InputReader::read_chunk() {
 
 bool InputReader::read_more() {
     if (!open_ || eof_ || error_) {
-        if (open_ && error_ && !cancelled_ && on_error) on_error("jq: error: " + text::errstr(read_err_) + "\n");
+        if (open_ && error_ && !cancelled_ && on_error) on_error("Input error: " + text::errstr(read_err_) + "\n");
         if (open_) {
             in_.close();
             open_ = false;
@@ -112,7 +112,7 @@ bool InputReader::read_more() {
             vfs::Errc e = in_.open_input(ctx_, f);
             if (e != vfs::Errc::ok) {
                 ++failures_;
-                if (on_error) on_error("jq: error: Could not open " + f + ": " + text::errstr(e) + "\n");
+                if (on_error) on_error("jq: error: Could not open file " + f + ": " + text::errstr(e) + "\n");
             } else {
                 open_ = true;
             }
@@ -143,7 +143,7 @@ InputReader::Status InputReader::next_raw(Value& out, std::string&) {
             held.add(chunk_.size());
             if (!slurp_ && chunk_.back() == '\n') {
                 acc.append(chunk_, 0, chunk_.size() - 1);
-                out = Value::string(std::move(acc));
+                out = Value::string(fix_utf8(std::move(acc)));
                 return kValue;
             }
             acc += chunk_;
@@ -153,11 +153,11 @@ InputReader::Status InputReader::next_raw(Value& out, std::string&) {
     }
     finished_ = true;
     if (slurp_) {
-        out = Value::string(std::move(acc));
+        out = Value::string(fix_utf8(std::move(acc)));
         return kValue;
     }
     if (have) {
-        out = Value::string(std::move(acc));
+        out = Value::string(fix_utf8(std::move(acc)));
         return kValue;
     }
     return kEnd;

@@ -34,6 +34,7 @@ public:
     // "<file>:<line>", or "<unknown>" before any file was opened (for "jq: error (at ...)").
     std::string position() const;
     Value filename() const;
+    unsigned long line() const { return line_; }
 
 private:
     bool read_more();   // one chunk into chunk_; true when it was the last

@@ -66,6 +66,7 @@ public:
     }
     void stderr_value(const Value& v) override { pending_err_ += to_json(v); }
     Value input_filename() override { return inputs_ ? inputs_->filename() : Value(); }
+    double input_line_number() override { return inputs_ ? static_cast<double>(inputs_->line()) : 0; }
     bool cancelled() override { return ctx_.cancelled(); }
     double now() override {
         auto t = ctx_.clock.now();
@@ -257,7 +258,7 @@ int Runner::run() {
     if (o_.from_file) {
         std::string content, err;
         if (!read_file(program, content, err)) {
-            (void)ctx_.err.write("jq: error: " + err + "\n");
+            (void)ctx_.err.write("jq: " + err + "\n");
             return 2;
         }
         program = std::move(content);

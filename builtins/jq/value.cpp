@@ -470,33 +470,35 @@ void newline_indent(std::string& out, const DumpOptions& o, int level) {
         out.append(static_cast<size_t>(level * o.indent), ' ');
     }
 }
-void color_on(std::string& out, const DumpOptions& o, int idx) {
-    out += "\x1b[";
-    out += o.colors[idx];
-    out += 'm';
-}
 constexpr const char* kColorOff = "\x1b[0m";
 }  // namespace
 
 void dump(std::string& out, const Value& v, const DumpOptions& o, int level) {
     const bool pretty = o.indent > 0 || o.tab;
-    int ci = -1;
+    const std::string* color = nullptr;
     if (o.color) {
         switch (v.kind()) {
-            case Kind::Null: ci = 0; break;
-            case Kind::False: ci = 1; break;
-            case Kind::True: ci = 2; break;
-            case Kind::Number: ci = 3; break;
-            case Kind::String: ci = 4; break;
-            case Kind::Array: ci = 5; break;
-            case Kind::Object: ci = 6; break;
+            case Kind::Null: color = &o.colors[0]; break;
+            case Kind::False: color = &o.colors[1]; break;
+            case Kind::True: color = &o.colors[2]; break;
+            case Kind::Number: color = &o.colors[3]; break;
+            case Kind::String: color = &o.colors[4]; break;
+            case Kind::Array: color = &o.colors[5]; break;
+            case Kind::Object: color = &o.colors[6]; break;
             default: break;
         }
-        if (ci >= 0) color_on(out, o, ci);
     }
+    auto put_color = [&] {
+        if (color) {
+            out += "\x1b[";
+            out += *color;
+            out += 'm';
+        }
+    };
+    put_color();
     if (level > 10000) {
         out += "<skipped: too deep>";
-        if (ci >= 0) out += kColorOff;
+        if (color) out += kColorOff;
         return;
     }
     switch (v.kind()) {
@@ -520,17 +522,13 @@ void dump(std::string& out, const Value& v, const DumpOptions& o, int level) {
             }
             out += '[';
             for (size_t i = 0; i < a.size(); ++i) {
-                if (i) {
-                    if (ci >= 0) color_on(out, o, ci);
-                    out += ',';
-                }
-                if (ci >= 0) out += kColorOff;
+                if (i) out += ',';
                 if (pretty) newline_indent(out, o, level + 1);
                 dump(out, a[i], o, level + 1);
+                put_color();
             }
-            if (ci >= 0) color_on(out, o, ci);
             if (pretty) newline_indent(out, o, level);
-            if (ci >= 0) color_on(out, o, ci);
+            put_color();
             out += ']';
             break;
         }
@@ -541,6 +539,7 @@ void dump(std::string& out, const Value& v, const DumpOptions& o, int level) {
                 break;
             }
             out += '{';
+            if (pretty) newline_indent(out, o, level + 1);
             std::vector<const std::pair<std::string, Value>*> items;
             if (o.sort) {
                 items = sorted_items(ob);
@@ -551,34 +550,32 @@ void dump(std::string& out, const Value& v, const DumpOptions& o, int level) {
             bool first = true;
             for (const auto* it : items) {
                 if (!first) {
-                    if (ci >= 0) color_on(out, o, ci);
                     out += ',';
+                    if (pretty) newline_indent(out, o, level + 1);
                 }
-                if (ci >= 0) out += kColorOff;
+                if (color) out += kColorOff;
                 first = false;
-                if (pretty) newline_indent(out, o, level + 1);
-                if (ci >= 0) {
-                    color_on(out, o, 7);
-                    dump_string(out, it->first, o.ascii);
-                    out += kColorOff;
-                    color_on(out, o, ci);
-                    out += ':';
-                    out += kColorOff;
-                } else {
-                    dump_string(out, it->first, o.ascii);
-                    out += ':';
+                if (color) {
+                    out += "\x1b[";
+                    out += o.colors[7];
+                    out += 'm';
                 }
+                dump_string(out, it->first, o.ascii);
+                if (color) out += kColorOff;
+                put_color();
+                out += ':';
                 if (pretty) out += ' ';
+                if (color) out += kColorOff;
                 dump(out, it->second, o, level + 1);
+                put_color();
             }
-            if (ci >= 0) color_on(out, o, ci);
             if (pretty) newline_indent(out, o, level);
-            if (ci >= 0) color_on(out, o, ci);
+            put_color();
             out += '}';
             break;
         }
     }
-    if (ci >= 0) out += kColorOff;
+    if (color) out += kColorOff;
 }
 
 std::string to_json(const Value& v) {
@@ -664,6 +661,9 @@ struct Machine {
         out.reserve(in.size());
         for (size_t i = 0; i < in.size();) {
             char c = in[i++];
+            if (static_cast<unsigned char>(c) < 0x20) {
+                return "Invalid string: control characters from U+0000 through U+001F must be escaped";
+            }
             if (c != '\\') {
                 out += c;
                 continue;
@@ -727,9 +727,8 @@ struct Machine {
             }
         }
         token.clear();
-        return value(Value::string(fix_utf8(out)));
+        return value(Value::string(jq::fix_utf8(std::move(out))));
     }
-    static std::string fix_utf8(std::string& s);
     const char* structural(char ch) {
         switch (ch) {
             case '[':
@@ -801,7 +800,9 @@ struct Machine {
     }
 };
 
-std::string Machine::fix_utf8(std::string& s) {
+}  // namespace
+
+std::string fix_utf8(std::string s) {
     // replace invalid UTF-8 with U+FFFD
     size_t i = 0, n = s.size();
     bool ok = true;
@@ -821,7 +822,7 @@ std::string Machine::fix_utf8(std::string& s) {
         if (!ok) break;
         i += static_cast<size_t>(len);
     }
-    if (ok) return std::move(s);
+    if (ok) return s;
     std::string out;
     i = 0;
     while (i < n) {
@@ -847,7 +848,6 @@ std::string Machine::fix_utf8(std::string& s) {
     return out;
 }
 
-}  // namespace
 
 }  // namespace bashkit::builtins::jq
 

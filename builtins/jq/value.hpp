@@ -152,6 +152,9 @@ bool parse_json(std::string_view text, Value& out, std::string& err);
 // Parses every text of s into out; false with a message.
 bool parse_json_all(std::string_view text, std::vector<Value>& out, std::string& err);
 
+// s with invalid UTF-8 sequences replaced by U+FFFD (as jq makes every string).
+std::string fix_utf8(std::string s);
+
 // Parses a jq/JSON number token; the literal is kept when it prints differently from the double.
 Value number_from_token(std::string_view tok);
 
