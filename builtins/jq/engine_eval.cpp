@@ -875,6 +875,17 @@ void check_node(const Node* n, std::vector<Scope>& sc, std::vector<std::pair<con
             sc.resize(mark);
             return;
         }
+        case Op::ObjectCons:
+            // a constant key that is not a string is a compile error (jq folds constant objects)
+            for (size_t i = 0; i < n->kids.size(); i += 2) {
+                const Node* k = n->kids[i];
+                if (k->op == Op::Literal && !k->val.is_string()) {
+                    errs.emplace_back(k, "Cannot use " + errdesc(k->val) + " as object key");
+                    return;
+                }
+            }
+            for (const Node* k : n->kids) check_node(k, sc, errs);
+            return;
         case Op::PVar: return;
         case Op::PObject:
             for (size_t i = 0; i < n->kids.size(); i += 2) {

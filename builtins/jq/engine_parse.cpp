@@ -704,6 +704,7 @@ public:
                 return l;
             }
             case T::Keyword: {
+                if (is_kw("include") || is_kw("import")) unexpected(", expecting end of file");
                 if (is_kw("if")) return parse_if();
                 if (is_kw("reduce") || is_kw("foreach")) return parse_reduce();
                 if (is_kw("try") || is_kw("def") || is_kw("label")) return parse_unary();
@@ -870,10 +871,12 @@ public:
                 advance();
                 key = parse_string(fmt);
             } else if (is_op("(")) {
+                size_t paren = tok_.start;
                 advance();
                 key = parse_pipe();
                 expect_op(")");
                 if (!is_op(":")) unexpected();
+                if (key->op == Op::Literal) key->pos = paren;
             } else {
                 unexpected();
             }
