@@ -7,19 +7,46 @@ namespace bashkit::builtins::jq {
 
 namespace {
 constexpr size_t kChunkMax = 4095;  // jq reads with fgets into a 4096-byte buffer
+
+void events(const Value& v, std::vector<Value>& path, std::vector<Value>& out, bool top) {
+    bool container = v.is_array() || v.is_object();
+    if (!container || v.size() == 0) {
+        out.push_back(Value::array({Value::array(path), v}));
+    } else if (v.is_array()) {
+        const auto& a = v.arr();
+        for (size_t i = 0; i < a.size(); ++i) {
+            path.push_back(Value::number(static_cast<double>(i)));
+            events(a[i], path, out, false);
+            path.pop_back();
+        }
+        path.push_back(Value::number(static_cast<double>(a.size() - 1)));
+        out.push_back(Value::array({Value::array(path)}));
+        path.pop_back();
+    } else {
+        const auto& items = v.obj().items;
+        for (const auto& [k, x] : items) {
+            path.push_back(Value::string(k));
+            events(x, path, out, false);
+            path.pop_back();
+        }
+        path.push_back(Value::string(items.back().first));
+        out.push_back(Value::array({Value::array(path)}));
+        path.pop_back();
+    }
+    (void)top;
+}
+}  // namespace
+
+void stream_events(const Value& v, std::vector<Value>& out) {
+    std::vector<Value> path;
+    events(v, path, out, true);
 }
 
-InputReader::InputReader(interp::CommandContext& ctx, std::unique_lock<std::mutex>& lock, std::vector<std::string> files,
-               bool raw, bool slurp, int parser_flags)
-    : ctx_(ctx), lock_(lock), files_(std::move(files)), raw_(raw), slurped_(jqlib().jv_invalid()) {
+InputReader::InputReader(interp::CommandContext& ctx, std::vector<std::string> files, bool raw, bool slurp, bool seq,
+                         bool stream)
+    : ctx_(ctx), files_(std::move(files)), raw_(raw), slurp_(slurp), stream_(stream) {
     if (files_.empty()) files_.emplace_back("-");
-    if (!raw_) parser_ = jqlib().jv_parser_new(parser_flags);
-    if (slurp) slurped_ = raw_ ? jqlib().jv_string("") : jqlib().jv_array();
-}
-
-InputReader::~InputReader() {
-    if (parser_) jqlib().jv_parser_free(parser_);
-    jqlib().jv_free(slurped_);
+    parser_.set_seq(seq);
 }
 
 std::string InputReader::position() const {
@@ -27,9 +54,9 @@ std::string InputReader::position() const {
     return name_ + ":" + std::to_string(line_);
 }
 
-jv InputReader::origin() const {
-    return array2(have_name_ ? jqlib().jv_string_sized(name_.data(), static_cast<int>(name_.size())) : jqlib().jv_null(),
-                    jqlib().jv_number(static_cast<double>(line_)));
+Value InputReader::filename() const {
+    if (!have_name_) return Value();
+    return Value::string(name_);
 }
 
 bool InputReader::read_chunk() {
@@ -39,9 +66,7 @@ bool InputReader::read_chunk() {
             if (src_eof_) break;
             buf_.resize(64 * 1024);
             pos_ = 0;
-            lock_.unlock();
             text::ReadResult r = in_.read(buf_.data(), buf_.size());
-            lock_.lock();
             if (r.err != vfs::Errc::ok) {
                 buf_.clear();
                 error_ = true;
@@ -71,16 +96,10 @@ bool InputReader::read_chunk() {
 
 bool InputReader::read_more() {
     if (!open_ || eof_ || error_) {
-        if (open_ && error_ && !cancelled_ && on_error) {
-            lock_.unlock();
-            on_error("Input error: " + text::errstr(read_err_) + "\n");
-            lock_.lock();
-        }
+        if (open_ && error_ && !cancelled_ && on_error) on_error("Input error: " + text::errstr(read_err_) + "\n");
         if (open_) {
             in_.close();
             open_ = false;
-            have_name_ = false;
-            line_ = 0;
         }
         if (next_file_ < files_.size() && !cancelled_) {
             const std::string& f = files_[next_file_++];
@@ -93,78 +112,102 @@ bool InputReader::read_more() {
             vfs::Errc e = in_.open_input(ctx_, f);
             if (e != vfs::Errc::ok) {
                 ++failures_;
-                if (on_error) {
-                    lock_.unlock();
-                    on_error("jq: error: Could not open file " + f + ": " + text::errstr(e) + "\n");
-                    lock_.lock();
-                }
+                if (on_error) on_error("jq: error: Could not open file " + f + ": " + text::errstr(e) + "\n");
             } else {
                 open_ = true;
             }
         }
-        if (on_position) on_position();
     }
     chunk_.clear();
-    if (open_) {
+    if (ctx_.cancelled()) cancelled_ = true;
+    if (open_ && !cancelled_) {
         if (!read_chunk()) {
             if (error_ && !cancelled_) ++failures_;
         } else if (chunk_.back() == '\n') {
             ++line_;
-            if (on_position) on_position();
         }
     }
     if (cancelled_) return true;
     return next_file_ == files_.size() && (!open_ || eof_ || error_);
 }
 
-jv InputReader::next() {
-    bool is_last = false;
-    bool has_more = false;  // slurping: more values may wait in the parser's last chunk
-    jv value = jqlib().jv_invalid();
-    do {
-        if (!parser_) {
-            is_last = read_more();
-            if (cancelled_) break;
-            if (!chunk_.empty()) {
-                const int len = static_cast<int>(chunk_.size());
-                if (is_valid(slurped_)) {
-                    slurped_ = jqlib().jv_string_concat(slurped_, jqlib().jv_string_sized(chunk_.data(), len));
-                } else {
-                    if (!is_valid(value)) value = jqlib().jv_string("");
-                    if (chunk_.back() == '\n') return jqlib().jv_string_concat(value, jqlib().jv_string_sized(chunk_.data(), len - 1));
-                    value = jqlib().jv_string_concat(value, jqlib().jv_string_sized(chunk_.data(), len));
-                }
+InputReader::Status InputReader::next_raw(Value& out, std::string&) {
+    if (finished_) return kEnd;
+    std::string acc;
+    bool have = false;
+    interp::MemoryCharge held(ctx_.memory);
+    for (;;) {
+        bool last = read_more();
+        if (cancelled_) return kEnd;
+        if (!chunk_.empty()) {
+            held.add(chunk_.size());
+            if (!slurp_ && chunk_.back() == '\n') {
+                acc.append(chunk_, 0, chunk_.size() - 1);
+                out = Value::string(fix_utf8(std::move(acc)));
+                return kValue;
             }
-        } else {
-            if (jqlib().jv_parser_remaining(parser_) == 0) {
-                is_last = read_more();
-                if (cancelled_) break;
-                jqlib().jv_parser_set_buf(parser_, chunk_.data(), static_cast<int>(chunk_.size()), !is_last);
-            }
-            value = jqlib().jv_parser_next(parser_);
-            if (is_valid(slurped_)) {
-                has_more = jqlib().jv_parser_remaining(parser_) != 0;
-                if (is_valid(value)) {
-                    slurped_ = jqlib().jv_array_append(slurped_, value);
-                    value = jqlib().jv_invalid();
-                } else if (jqlib().jv_invalid_has_msg(jqlib().jv_copy(value))) {
-                    return value;
-                }
-            } else if (is_valid(value) || jqlib().jv_invalid_has_msg(jqlib().jv_copy(value))) {
-                return value;
-            }
+            acc += chunk_;
+            have = true;
         }
-    } while (!is_last || has_more);
-    if (cancelled_) {
-        jqlib().jv_free(value);
-        return jqlib().jv_invalid();
+        if (last) break;
     }
-    if (is_valid(slurped_)) {
-        jqlib().jv_free(value);
-        value = slurped_;
-        slurped_ = jqlib().jv_invalid();
+    finished_ = true;
+    if (slurp_) {
+        out = Value::string(fix_utf8(std::move(acc)));
+        return kValue;
     }
-    return value;
+    if (have) {
+        out = Value::string(fix_utf8(std::move(acc)));
+        return kValue;
+    }
+    return kEnd;
+}
+
+InputReader::Status InputReader::next_json(Value& out, std::string& err) {
+    for (;;) {
+        auto st = parser_.next(out, err);
+        if (st == JsonParser::kValue) return kValue;
+        if (st == JsonParser::kError) return kError;
+        if (st == JsonParser::kEnd || finished_) {
+            finished_ = true;
+            return kEnd;
+        }
+        bool last = read_more();
+        if (cancelled_) return kEnd;
+        parser_.feed(chunk_, last);
+        if (ctx_.memory && !ctx_.memory->fits(parser_.buffered())) throw interp::MemoryLimitExceeded(ctx_.memory->limit());
+    }
+}
+
+InputReader::Status InputReader::next(Value& out, std::string& err) {
+    if (raw_) return next_raw(out, err);
+    if (stream_) {
+        if (pending_pos_ < pending_.size()) {
+            out = std::move(pending_[pending_pos_++]);
+            return kValue;
+        }
+        pending_.clear();
+        pending_pos_ = 0;
+        Value v;
+        Status st = next_json(v, err);
+        if (st != kValue) return st;
+        stream_events(v, pending_);
+        out = std::move(pending_[pending_pos_++]);
+        return kValue;
+    }
+    if (!slurp_) return next_json(out, err);
+    if (slurp_done_) return kEnd;
+    std::vector<Value> all;
+    for (;;) {
+        Value v;
+        Status st = next_json(v, err);
+        if (st == kError) return kError;
+        if (st == kEnd) break;
+        all.push_back(std::move(v));
+    }
+    slurp_done_ = true;
+    out = Value::array(std::move(all));
+    return kValue;
 }
 
 }  // namespace bashkit::builtins::jq

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string_view>
 
-#include "builtins/jq/libjq_api.hpp"  // jv.h's JV_PRINT_* flags (jv_get_kind declared weak there)
 
 namespace bashkit::builtins::jq {
 
@@ -15,7 +14,7 @@ const char* const kUsage =
     "\n"
     "jq is a tool for processing JSON inputs, applying the given filter to\n"
     "its JSON text inputs and producing the filter's results as JSON on\n"
-    "standard output (bashkit runs it through libjq 1.6).\n"
+    "standard output.\n"
     "\n"
     "Some of the options include:\n"
     "  -c               compact instead of pretty-printed output;\n"
@@ -48,7 +47,7 @@ const char* const kUsage =
 int die(interp::CommandContext& ctx) {
     (void)ctx.err.write(
         "Use jq --help for help with command-line options,\n"
-        "or see the jq manpage, or online docs  at https://stedolan.github.io/jq\n");
+        "or see the jq manpage, or online docs  at https://jqlang.github.io/jq\n");
     return 2;
 }
 
@@ -159,6 +158,7 @@ bool parse_options(interp::CommandContext& ctx, Options& o, int& status) {
         else if (name == "from-file") o.from_file = true;
         else if (name == "exit-status") o.exit_status = true;
         else if (name == "seq") o.seq = true;
+        else if (name == "raw-output0") o.raw_output = o.raw_no_lf = o.raw_output0 = true;
         else if (name == "stream") o.stream = true;
         else if (name == "stream-errors") o.stream = o.stream_errors = true;
         else if (name == "unbuffered") {

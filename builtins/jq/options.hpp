@@ -1,4 +1,4 @@
-// jq's command line, parsed the way jq 1.6's main() does it (not getopt: short flags bundle in any order,
+// jq's command line, parsed the way jq 1.7.1's main() does it (not getopt: short flags bundle in any order,
 // long options match exactly, --arg and friends take the next words).
 #pragma once
 
@@ -10,8 +10,13 @@
 
 namespace bashkit::builtins::jq {
 
-// One --arg/--argjson/--slurpfile/--rawfile/--argfile, kept raw: values are made into jv later, under the
-// libjq lock.
+// Output flags, numbered as jq's jv_print_flags.
+constexpr int JV_PRINT_PRETTY = 1;
+constexpr int JV_PRINT_TAB = 64;
+constexpr int JV_PRINT_INDENT_FLAGS(int n) { return n > 7 ? (JV_PRINT_TAB | JV_PRINT_PRETTY) : n == 0 ? 0 : ((n << 8) | JV_PRINT_PRETTY); }
+constexpr int jv_print_indent(int flags) { return (flags >> 8) & 7; }
+
+// One --arg/--argjson/--slurpfile/--rawfile/--argfile, kept raw: values are made later.
 struct NamedArg {
     enum Kind { kString, kJson, kSlurpFile, kRawFile, kArgFile } kind = kString;
     std::string name;
@@ -21,7 +26,7 @@ struct NamedArg {
 struct Options {
     bool slurp = false, raw_output = false, raw_no_lf = false, ascii = false, color = false,
          no_color = false, sorted = false, exit_status = false, null_input = false, raw_input = false,
-         from_file = false, seq = false, stream = false, stream_errors = false;
+         from_file = false, seq = false, stream = false, stream_errors = false, raw_output0 = false;
     int dumpopts = 0;  // jv_print_flags for indentation (JV_PRINT_INDENT_FLAGS / TAB), set in parse order
     bool have_program = false;
     std::string program;  // the filter, or the program file's name with -f
