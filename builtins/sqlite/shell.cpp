@@ -57,10 +57,9 @@ private:
         if (out_->failed() && !broken_) broken_ = true;
         out_->put(s);
     }
-    void errline(std::string_view s) {
-        (void)out_->flush();
-        (void)ctx_.err.write(std::string(s) + "\n");
-    }
+    // stderr is not buffered and stdout is (the real shell's stdout into a pipe is fully buffered, and it
+    // flushes after each line of input only): an error in the arguments shows before their output.
+    void errline(std::string_view s) { (void)ctx_.err.write(std::string(s) + "\n"); }
 
     // --- the database
     bool open_db();
@@ -152,8 +151,9 @@ void Shell::configure_db() {
     api.sqlite3_set_authorizer(db_, &Shell::authorize, this);
     // A value (string or blob) is bounded by the memory budget: zeroblob(1e9) and repeat-until-huge strings
     // fail with "string or blob too big" instead of allocating past it.
-    if (ctx_.memory && ctx_.memory->limit() != 0) {
-        const size_t lim = std::max<size_t>(ctx_.memory->limit() / 4, 1 << 20);
+    const size_t budget = ctx_.memory && ctx_.memory->limit() ? ctx_.memory->limit() : ctx_.limits.max_memory_bytes;
+    if (budget != 0) {
+        const size_t lim = std::max<size_t>(budget / 4, 1 << 20);
         api.sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(std::min<size_t>(lim, 1000000000)));
         api.sqlite3_limit(db_, SQLITE_LIMIT_SQL_LENGTH, static_cast<int>(std::min<size_t>(lim, 1000000000)));
     }
@@ -555,7 +555,15 @@ void Shell::print_columnar(sqlite3_stmt* st, int& rc) {
             emit(cells[0], true);
             rule("|", "-", "|", "|");
     }
-    for (size_t r = 1; r < cells.size(); ++r) emit(cells[r], false);
+    // Box and table put a rule between the rows when a row spans several lines.
+    bool multiline = false;
+    for (size_t r = 1; r < cells.size() && !multiline; ++r)
+        for (const auto& c : cells[r]) multiline = multiline || c.size() > 1;
+    for (size_t r = 1; r < cells.size(); ++r) {
+        if (r > 1 && multiline && mode_ == Mode::box) rule("├", "─", "┼", "┤");
+        if (r > 1 && multiline && mode_ == Mode::table) rule("+", "-", "+", "+");
+        emit(cells[r], false);
+    }
     if (mode_ == Mode::box) rule("└", "─", "┴", "┘");
     if (mode_ == Mode::table) rule("+", "-", "+", "+");
 }
@@ -607,7 +615,6 @@ bool Shell::exec_sql(const std::string& sql, std::string& err, int& rc) {
             return false;
         }
         if (st) {
-            if (echo_) put(std::string(z, static_cast<size_t>(tail - z)) + "\n");
             if (api.sqlite3_column_count(st) == 0) {
                 while ((rc = api.sqlite3_step(st)) == SQLITE_ROW) {
                 }
@@ -720,10 +727,12 @@ int Shell::process_input(interp::ByteStream& in, const std::string&) {
     while (next_line(line)) {
         ++lineno;
         if (ctx_.cancelled()) return 130;
+        if (echo_) put(line + "\n");
         if (sql.empty() && all_space(line)) continue;
         if (sql.empty() && !line.empty() && (line[0] == '.' || line[0] == '#')) {
             if (line[0] == '.') {
                 const int rc = meta(line);
+                (void)out_->flush();
                 if (rc == 2) return exit_code_ < 0 ? (errors ? 1 : 0) : exit_code_;
                 if (rc) ++errors;
                 if (rc && bail_) return 1;
@@ -735,7 +744,10 @@ int Shell::process_input(interp::ByteStream& in, const std::string&) {
         sql += '\n';
         held.set(buf.size() + sql.size());
         if (sq().sqlite3_complete(sql.c_str())) {
-            if (run_sql_line(sql, startline, true)) {
+            while (!sql.empty() && all_space(std::string_view(sql).substr(sql.size() - 1))) sql.pop_back();
+            const int bad = run_sql_line(sql, startline, true);
+            (void)out_->flush();
+            if (bad) {
                 ++errors;
                 if (bail_) return 1;
             }
@@ -743,7 +755,9 @@ int Shell::process_input(interp::ByteStream& in, const std::string&) {
         }
     }
     if (!sql.empty() && !all_space(sql)) {
+        while (!sql.empty() && all_space(std::string_view(sql).substr(sql.size() - 1))) sql.pop_back();
         if (run_sql_line(sql, startline, true)) ++errors;
+        (void)out_->flush();
     }
     return errors ? 1 : 0;
 }
@@ -1002,7 +1016,7 @@ int Shell::meta_tables(const std::vector<std::string>& a) {
     std::vector<std::vector<std::string>> rows;
     const std::string pat = a.size() > 1 ? a[1] : "%";
     if (!query_strings("SELECT name FROM sqlite_schema WHERE type IN ('table','view') AND name NOT LIKE "
-                       "'sqlite_%' ESCAPE '_' AND name LIKE ?1 ORDER BY 1",
+                       "'sqlite!_%' ESCAPE '!' AND name LIKE ?1 ORDER BY 1",
                        rows, {pat}))
         return 1;
     size_t maxlen = 0;

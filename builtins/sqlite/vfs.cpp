@@ -240,7 +240,7 @@ int x_open(sqlite3_vfs* v, const char* name, sqlite3_file* f, int flags, int* ou
     if (!name) {
         // A temporary file: held in memory, charged to the session's budget.
         b->in_memory = true;
-        b->charge = std::make_unique<interp::MemoryCharge>(o->ctx.memory);
+        b->charge = std::make_unique<interp::MemoryCharge>(o->memory());
         if (out_flags) *out_flags = flags;
         b->base.pMethods = &kIoMethods;
         return SQLITE_OK;
@@ -340,7 +340,7 @@ std::atomic<uint64_t> g_vfs_serial{0};
 
 }  // namespace
 
-SessionVfs::SessionVfs(interp::CommandContext& c) : ctx(c) {
+SessionVfs::SessionVfs(interp::CommandContext& c) : ctx(c), fallback_(c.limits.max_memory_bytes) {
     name_ = "bashkit-" + std::to_string(++g_vfs_serial);
     vfs_.iVersion = 2;
     vfs_.szOsFile = static_cast<int>(sizeof(BkFile));

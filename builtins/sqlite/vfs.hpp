@@ -15,6 +15,7 @@
 #include <string>
 
 #include "interp/command.hpp"
+#include "interp/governor.hpp"
 
 namespace bashkit::builtins::sqlite {
 
@@ -29,8 +30,12 @@ public:
     bool registered() const { return registered_; }
 
     interp::CommandContext& ctx;
+    // What temporary files are charged to: the session's budget, or (a context without one) a budget of this
+    // invocation sized from ExecutionLimits::max_memory_bytes.
+    interp::MemoryBudget* memory() { return ctx.memory ? ctx.memory : &fallback_; }
 
 private:
+    interp::MemoryBudget fallback_;
     sqlite3_vfs vfs_{};
     std::string name_;
     bool registered_ = false;
