@@ -76,7 +76,10 @@ int sync_main(CommandContext& ctx) {
     if (!common_options(ctx, p, "Usage: sync [OPTION] [FILE]...\nSynchronize cached writes to persistent storage\n", status))
         return status;
     if (p.has('d') && p.has('f')) return usage_error(ctx, "cannot specify both --data and --file-system", 1);
-    if (p.has('d') && p.operands.empty()) return usage_error(ctx, "--data needs at least one argument", 1);
+    if (p.has('d') && p.operands.empty()) {
+        ctx.error("--data needs at least one argument");
+        return 1;
+    }
     for (const auto& f : p.operands) {
         if (ctx.cancelled()) return 1;
         auto st = ctx.fs.stat(ctx.resolve(f));
@@ -130,9 +133,7 @@ bool parse_trunc_size(std::string_view s, int64_t& out) {
         static constexpr std::string_view kLetters = "KMGTPEZY";
         uint64_t base = 1024;
         const size_t k = kLetters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(suf[0]))));
-        if (suf == "b") {
-            mult = 512;
-        } else if (k != std::string_view::npos && (suf[0] != 'k' || true)) {
+        if (k != std::string_view::npos) {
             if (suf.size() == 2 && suf[1] == 'B') base = 1000;
             else if (suf.size() == 3 && suf[1] == 'i' && suf[2] == 'B') base = 1024;
             else if (suf.size() != 1) return false;
@@ -218,7 +219,7 @@ int truncate_main(CommandContext& ctx) {
         int64_t cur = ref_size >= 0 ? ref_size : (st.ok() ? static_cast<int64_t>(st->size) : 0);
         int64_t target = n;
         switch (rel) {
-            case Rel::set: target = n; break;
+            case Rel::set: target = size_opt ? n : ref_size; break;
             case Rel::extend:
             case Rel::reduce: target = cur + n; break;
             case Rel::at_most: target = std::min(cur, n); break;
