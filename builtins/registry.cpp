@@ -9,6 +9,7 @@
 #include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
 #include "builtins/sed/sed.hpp"
+#include "builtins/sqlite/sqlite.hpp"
 #include "builtins/system/system.hpp"
 #include "builtins/text/text.hpp"
 
@@ -29,6 +30,7 @@ constexpr Family kFamilies[] = {
     {"diff", "diff and patch", register_diff_utils},
     {"system", "system and process", register_system_utils},
     {"archive", "archives and compression", add_archive},
+    {"sqlite", "SQLite", register_sqlite_utils},
 };
 }  // namespace
 

@@ -20,6 +20,9 @@ int cmd_sha512sum(CommandContext& ctx);
 int cmd_cksum(CommandContext& ctx);
 int cmd_expr(CommandContext& ctx);
 int cmd_bc(CommandContext& ctx);
+int cmd_factor(CommandContext& ctx);
+int cmd_sum(CommandContext& ctx);
+int cmd_tsort(CommandContext& ctx);
 
 // "NAME (bashkit) 1.0" for --version.
 int version(CommandContext& ctx);

@@ -17,4 +17,5 @@ void register_chmod(interp::CommandRegistry& r);
 void register_paths(interp::CommandRegistry& r);
 void register_tree(interp::CommandRegistry& r);
 void register_file(interp::CommandRegistry& r);
+void register_links_sizes(interp::CommandRegistry& r);
 }  // namespace bashkit::builtins::files

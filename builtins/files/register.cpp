@@ -17,6 +17,7 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_du_df(registry);
     files::register_tree(registry);
     files::register_file(registry);
+    files::register_links_sizes(registry);
 }
 
 }  // namespace bashkit::builtins

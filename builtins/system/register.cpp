@@ -31,6 +31,14 @@ void register_system_utils(interp::CommandRegistry& registry) {
         {"tty", "tty [-s] : print the terminal name (never a terminal)", cmd_tty},
         {"true", "true : do nothing, successfully (as a command for env, xargs, timeout)", cmd_true},
         {"false", "false : do nothing, unsuccessfully", cmd_false},
+        {"nice", "nice [-n N] [COMMAND [ARG]...] : run a command (no priorities in the sandbox: the niceness stays 0)", cmd_nice},
+        {"stdbuf", "stdbuf [-i MODE] [-o MODE] [-e MODE] COMMAND [ARG]... : run a command (buffering modes are checked, then have no effect)", cmd_stdbuf},
+        {"envsubst", "envsubst [-v] [SHELL-FORMAT] : substitute $VAR and ${VAR} in stdin from the environment", cmd_envsubst},
+        {"getopt", "getopt [-aqQTu] [-n NAME] [-s SHELL] -o OPTSTRING [-l LONGOPTS] [--] PARAMETER... : parse and quote command options (util-linux)", cmd_getopt},
+        {"tput", "tput [-T TERM] [-S] CAPNAME [ARG]... : terminal capabilities of xterm, xterm-256color and dumb (no terminal attached)", cmd_tput},
+        {"free", "free [-b|-k|-m|-g|-h] [-t] [-w] : the session's memory budget as free shows memory", cmd_free},
+        {"uptime", "uptime [-p] [-s] : the session's clock (no load, no users)", cmd_uptime},
+        {"uuidgen", "uuidgen [-r|-t] : print a new UUID (random, or time-based)", cmd_uuidgen},
     };
     for (const auto& e : entries) registry.add(e.name, e.help, e.fn);
 }

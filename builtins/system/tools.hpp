@@ -58,5 +58,13 @@ int cmd_false(CommandContext& ctx);
 int cmd_tty(CommandContext& ctx);
 int cmd_logname(CommandContext& ctx);
 int cmd_groups(CommandContext& ctx);
+int cmd_nice(CommandContext& ctx);
+int cmd_stdbuf(CommandContext& ctx);
+int cmd_envsubst(CommandContext& ctx);
+int cmd_getopt(CommandContext& ctx);
+int cmd_tput(CommandContext& ctx);
+int cmd_free(CommandContext& ctx);
+int cmd_uptime(CommandContext& ctx);
+int cmd_uuidgen(CommandContext& ctx);
 
 }  // namespace bashkit::builtins::systemutil
