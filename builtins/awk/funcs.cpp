@@ -340,7 +340,10 @@ double Runtime::do_sub(const Node* n, bool global) {
         }
         out.append(text, copied, mb - copied);
         sub_replacement(out, repl, std::string_view(text).substr(mb, me - mb));
-        ++count;
+        if ((++count & 0x3ff) == 0) {
+            need(out.size());
+            check_cancel();
+        }
         copied = me;
         if (mb == me) {
             if (mb >= len) break;
@@ -355,10 +358,16 @@ double Runtime::do_sub(const Node* n, bool global) {
     }
     if (count == 0) return 0;
     if (copied < len) out.append(text, copied, std::string::npos);
+    need(out.size());
     if (target) {
         if (target->kind == NK::Var || target->kind == NK::Local || target->kind == NK::Field ||
             target->kind == NK::Index) {
             Value& v = lref(target);
+            // Global variables and array elements hold their bytes on the budget (as in assign).
+            if (target->kind == NK::Var || target->kind == NK::Index) {
+                if (out.size() > v.s.size()) held_.add(out.size() - v.s.size());
+                else held_.sub(v.s.size() - out.size());
+            }
             v.set_str(std::move(out));
             stored(target);
         }

@@ -720,6 +720,7 @@ int cmd_fmt(CommandContext& ctx) {
             para.clear();
         };
         bool have_next = lr.next(raw);
+        interp::MemoryCharge para_held(ctx.memory);
         while (have_next) {
             std::string cur(raw);
             have_next = lr.next(raw);
@@ -740,6 +741,9 @@ int cmd_fmt(CommandContext& ctx) {
                 else same = ind == para[0].indent;
                 if (!same) flush_para(false);
             }
+            // The paragraph being gathered is held on the session's budget (a new one releases the last).
+            if (para.empty()) para_held.clear();
+            para_held.add(cur.size() + sizeof(Line));
             para.push_back(std::move(l));
             if (ctx.cancelled()) return out.status(130);
         }

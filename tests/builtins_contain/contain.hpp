@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -74,6 +76,10 @@ inline void expect_memory_limit(const std::string& script, size_t budget = 16 * 
     EXPECT_NE(r.err.find("memory limit exceeded (" + std::to_string(budget >> 20) + " MiB)"), std::string::npos)
         << script << "\nstderr: " << r.err.substr(0, 400);
     EXPECT_LT(took, 30s) << script;
+    if (std::getenv("CONTAIN_VERBOSE"))
+        std::fprintf(stderr, "%6lld ms  %s | %s", 
+                     static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+                     script.c_str(), r.err.substr(0, 100).c_str());
     EXPECT_EQ(e.budget.used(), 0u) << script << ": charges left behind";
     // The session goes on.
     auto again = e.sh->run("echo ok");
@@ -88,6 +94,10 @@ inline void expect_deadline_stops(const std::string& script) {
     auto took = std::chrono::steady_clock::now() - t0;
     EXPECT_EQ(r.exit_code, 124) << script << "\nstderr: " << r.err.substr(0, 400);
     EXPECT_LT(took, 5s) << script;
+    if (std::getenv("CONTAIN_VERBOSE"))
+        std::fprintf(stderr, "%6lld ms  %s\n",
+                     static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+                     script.c_str());
 }
 
 // Runs an endless `script` (no deadline) and cancels it from another thread: run() must return.

@@ -71,6 +71,7 @@ TEST(ContainSystem, EndlessLoopsStopAtTheDeadline) {
 TEST(ContainSystem, BufferingLayoutHitsTheMemoryLimit) {
     expect_memory_limit("yes | column");
     expect_memory_limit("yes | column -t");
+    expect_memory_limit("yes | fmt");
     expect_memory_limit("shuf -i 1-100000000");
 }
 
