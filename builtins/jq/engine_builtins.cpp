@@ -1330,9 +1330,11 @@ NATIVE(n_select) {
 NATIVE(n_map) {
     if (!in.is_array() && !in.is_object()) jq_error("Cannot iterate over " + errdesc(in));
     std::vector<Value> out;
+    interp::MemoryCharge held(current_budget());
     auto visit = [&](const Value& x) {
         I.each(call->kids[0], x, env, [&](Value&& v) {
             out.push_back(std::move(v));
+            if ((out.size() & 1023) == 0) held.set(out.capacity() * sizeof(Value));
             return true;
         });
     };
@@ -1341,6 +1343,7 @@ NATIVE(n_map) {
     } else {
         for (const auto& it : in.obj().items) visit(it.second);
     }
+    held.clear();
     return emit(Value::array(std::move(out)), nopath(path));
 }
 // recurse(f): depth first, with an explicit stack of pending outputs

@@ -143,6 +143,7 @@ struct PreludeData {
 
 const PreludeData& prelude() {
     static PreludeData* data = [] {
+        BudgetScope uncharged(nullptr);  // shared by every session: not charged to the first one's budget
         auto* d = new PreludeData();
         std::string errs;
         int n = 0;
@@ -469,11 +470,14 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
         case Op::ArrayCons: {
             std::vector<Value> out;
             if (n->kids[0]) {
-                interp::MemoryCharge held(nullptr);
+                // the growing array is charged as it grows (the finished array charges itself)
+                interp::MemoryCharge held(current_budget());
                 each(n->kids[0], in, env, [&](Value&& v) {
                     out.push_back(std::move(v));
+                    if ((out.size() & 1023) == 0) held.set(out.capacity() * sizeof(Value));
                     return true;
                 });
+                held.clear();
             }
             return emit(Value::array(std::move(out)), path ? &kNoPath : nullptr);
         }

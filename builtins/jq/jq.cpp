@@ -64,7 +64,7 @@ public:
     void debug(const Value& msg) override {
         pending_err_ += to_json(Value::array({Value::string("DEBUG:"), msg})) + "\n";
     }
-    void stderr_value(const Value& v) override { pending_err_ += to_json(v); }
+    void stderr_value(const Value& v) override { pending_err_ += v.is_string() ? v.str() : to_json(v); }
     Value input_filename() override { return inputs_ ? inputs_->filename() : Value(); }
     double input_line_number() override { return inputs_ ? static_cast<double>(inputs_->line()) : 0; }
     bool cancelled() override { return ctx_.cancelled(); }
@@ -199,7 +199,7 @@ bool Runner::make_args() {
         } else if (a.kind == NamedArg::kJson) {
             std::string err;
             if (!parse_json(a.text, value, err)) {
-                (void)ctx_.err.write("jq: Invalid JSON text passed to --argjson\n");
+                (void)ctx_.err.write("jq: invalid JSON text passed to --argjson\n");
                 return false;
             }
         } else {
@@ -333,7 +333,7 @@ int Runner::run() {
                     continue;
                 }
                 if (!o_.seq) {
-                    ret = 2;
+                    ret = kErrorUnknown;
                     pending_err_ += "jq: parse error: " + err + "\n";
                     break;
                 }
@@ -353,7 +353,7 @@ int Runner::run() {
     flush_err();
     if (!stopped_) flush_out();
     if (stopped_) return stop_status_;
-    if (halted_) return ret & 0xff;
+    if (halted_) return o_.exit_status ? (ret < 0 ? -ret : ret) & 0xff : (ret > 0 ? ret & 0xff : 0);
     if (o_.exit_status) {
         if (ret != kOkNoOutput) return ret < 0 ? -ret : ret;
         switch (last_result) {

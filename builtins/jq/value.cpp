@@ -20,6 +20,8 @@ const std::vector<Value>& empty_array() {
 }
 }  // namespace
 
+interp::MemoryBudget* current_budget() { return tl_budget; }
+
 BudgetScope::BudgetScope(interp::MemoryBudget* b) : prev(tl_budget) { tl_budget = b; }
 BudgetScope::~BudgetScope() { tl_budget = prev; }
 

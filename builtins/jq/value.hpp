@@ -29,6 +29,9 @@ struct BudgetScope {
     interp::MemoryBudget* prev;
 };
 
+// The budget of this thread's BudgetScope (null when none).
+interp::MemoryBudget* current_budget();
+
 struct Box {
     Box() = default;
     Box(const Box&) = delete;

@@ -1,24 +1,30 @@
-// jq from several sessions at once: libjq runs under one process-wide mutex that each jq releases while it
-// blocks on a pipe, so concurrent sessions and jq-to-jq pipelines finish with the right answers.
+// jq from several sessions at once (each run has its own evaluator: no shared state, no lock), its
+// confinement to the sandbox, and its containment: the deadline and the memory budget stop a runaway
+// program, deep recursion is a jq error.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
+#include "builtins/jq/engine.hpp"
 #include "builtins/registry.hpp"
+#include "interp/governor.hpp"
 #include "interp/shell.hpp"
 #include "vfs/memory_fs.hpp"
 
 namespace bashkit {
 namespace {
 
-std::string run_script(const std::string& script) {
+std::string run_script(const std::string& script, std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                       size_t max_memory = size_t{1} << 30) {
     vfs::MemoryFs fs;
     EXPECT_TRUE(fs.mkdir_all("/home/user").ok());
     interp::CommandRegistry registry;
     builtins::register_all(registry);
     interp::ShellOptions opts;
-    opts.limits.timeout = std::chrono::seconds(60);
+    opts.limits.timeout = timeout;
+    opts.limits.max_memory_bytes = max_memory;
     interp::Shell sh(fs, registry, opts);
     auto res = sh.run(script, "");
     auto fin = sh.close();
@@ -49,7 +55,74 @@ TEST(JqConfinement, NoHostFilesOrEnvironment) {
               "jq: error: import/include: modules are not available in the sandbox\njq: 1 compile error\n3\n");
     EXPECT_EQ(run_script("jq -n '  # c\n include \"x\"; 1' 2>&1; echo $?"),
               "jq: error: import/include: modules are not available in the sandbox\njq: 1 compile error\n3\n");
-    EXPECT_EQ(run_script("jq -n '\"x\" | stderr | empty' 2>&1"), "\"x\"");
+    // jq 1.7.1's stderr writes a string raw (jq 1.6 wrote it as JSON).
+    EXPECT_EQ(run_script("jq -n '\"x\" | stderr | empty' 2>&1"), "x");
+    EXPECT_EQ(run_script("jq -n '{\"a\":1} | stderr | empty' 2>&1"), "{\"a\":1}");
+}
+
+TEST(JqContainment, DeadlineStopsAGeneratorThatNeverOutputs) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::string out = run_script("jq -n 'last(range(1e18))'; echo after", std::chrono::milliseconds(500));
+    auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(secs, 30.0) << out;  // without the cancel checks this would run for years
+}
+
+TEST(JqContainment, DeepRecursionIsAnError) {
+    EXPECT_EQ(run_script("jq -n 'def f: 1 + f; f' 2>&1; echo $?"),
+              "jq: error (at <unknown>): stack overflow: recursion too deep\n5\n");
+    EXPECT_EQ(run_script("jq -n 'try (def f: [f]; f) catch \"caught\"'"), "\"caught\"\n");
+    // long generators and loops use no native stack
+    EXPECT_EQ(run_script("jq -n '[limit(200000; repeat(1))] | length, last(range(300000)), "
+                         "([range(3000)] | until(length == 0; .[1:]) | length)'"),
+              "200000\n299999\n0\n");
+}
+
+// The evaluator itself, under a budget of its own (the interpreter hands each command the session's budget
+// in ctx.memory; here the budget is given directly).
+struct TestHost : builtins::jq::Host {
+    bool next_input(builtins::jq::Value&) override { return false; }
+    void debug(const builtins::jq::Value&) override {}
+    void stderr_value(const builtins::jq::Value&) override {}
+    builtins::jq::Value input_filename() override { return {}; }
+    double input_line_number() override { return 0; }
+    bool cancelled() override { return ++polls > cancel_after; }
+    double now() override { return 0; }
+    uint64_t polls = 0, cancel_after = UINT64_MAX;
+};
+
+bool run_engine(const std::string& program, TestHost& host, std::string& out) {
+    std::string errors;
+    int n = 0;
+    auto prog = builtins::jq::parse_program(program, errors, n);
+    if (!prog) return false;
+    builtins::jq::Evaluator ev(prog, host);
+    ev.run(builtins::jq::Value(), [&](const builtins::jq::Value& v) {
+        out += builtins::jq::to_json(v) + "\n";
+        return true;
+    });
+    return true;
+}
+
+TEST(JqContainment, MemoryBudgetStopsAGrowingArray) {
+    TestHost host;  // made before the scope: its values are not charged
+    interp::MemoryBudget budget(64u << 20);
+    builtins::jq::BudgetScope scope(&budget);
+    std::string out;
+    EXPECT_THROW(run_engine("[range(1e9)] | length", host, out), interp::MemoryLimitExceeded);
+    EXPECT_THROW(run_engine("[range(1e9) | tostring * 100]", host, out), interp::MemoryLimitExceeded);
+    EXPECT_THROW(run_engine("[range(1e9) | {a: .}] | length", host, out), interp::MemoryLimitExceeded);
+    EXPECT_EQ(budget.used(), 0u);  // everything was given back
+    EXPECT_TRUE(run_engine("[range(1000)] | length", host, out));
+    EXPECT_EQ(out, "1000\n");
+}
+
+TEST(JqContainment, CancelStopsTheEvaluator) {
+    TestHost host;
+    host.cancel_after = 10;
+    std::string out;
+    EXPECT_THROW(run_engine("last(range(1e18))", host, out), builtins::jq::JqCancelled);
+    host.polls = 0;
+    EXPECT_THROW(run_engine("def f: ., f; last(f)", host, out), builtins::jq::JqCancelled);
 }
 
 }  // namespace
