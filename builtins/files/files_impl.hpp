@@ -18,4 +18,5 @@ void register_paths(interp::CommandRegistry& r);
 void register_tree(interp::CommandRegistry& r);
 void register_file(interp::CommandRegistry& r);
 void register_links_sizes(interp::CommandRegistry& r);
+void register_rename(interp::CommandRegistry& r);
 }  // namespace bashkit::builtins::files

@@ -18,6 +18,7 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_tree(registry);
     files::register_file(registry);
     files::register_links_sizes(registry);
+    files::register_rename(registry);
 }
 
 }  // namespace bashkit::builtins
