@@ -58,7 +58,7 @@ class CMakeBuild(build_ext):
 
 # Packages here rather than in pyproject.toml's [tool.setuptools], which Debian 12's setuptools calls beta.
 setup(
-    packages=["bashkit"],
+    packages=["bashkit", "bashkit.pattern"],
     package_data={"bashkit": ["__init__.pyi", "py.typed"]},
     zip_safe=False,
     ext_modules=[CMakeExtension("bashkit._bashkit")],

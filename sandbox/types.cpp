@@ -158,7 +158,8 @@ void WorkspaceHeaderBindings::validate() const {
             if (!value_ok(h->value) || !value_ok(h->prefix) || !value_ok(h->suffix)) fail("value: must not contain CR, LF or NUL");
             if (h->path_prefix.empty() || h->path_prefix[0] != '/') fail("path_prefix: must start with '/'");
         } else if (auto* g = std::get_if<GitHubBinding>(&any)) {
-            if (g->repos.empty()) fail("repos: at least one 'owner/name' is required");
+            if (g->all_repos && !g->repos.empty()) fail("repos: either 'all' or a list of 'owner/name', not both");
+            if (!g->all_repos && g->repos.empty()) fail("repos: at least one 'owner/name' (or 'all') is required");
             for (const auto& r : g->repos)
                 if (!repo_ok(r)) fail("repos: expected 'owner/name', got '" + r + "'");
             if (g->ttl_seconds <= 0) fail("ttl_seconds: must be positive");
@@ -195,6 +196,10 @@ WorkspaceHeaderBindings::Wire WorkspaceHeaderBindings::wire() const {
         } else if (auto* g = std::get_if<GitHubBinding>(&any)) {
             std::string token = env_or(g->token, "GITHUB_TOKEN");
             if (token.empty()) throw std::invalid_argument("header_bindings: GitHubBinding: no token (set token or GITHUB_TOKEN)");
+            if (g->all_repos) {
+                add(g->host, "Authorization", base64("x-access-token:" + token), "/", "Basic ");
+                add("api." + g->host, "Authorization", token, "/", "Bearer ");
+            }
             for (const auto& r : g->repos) {
                 add(g->host, "Authorization", base64("x-access-token:" + token), "/" + r, "Basic ");
                 add(g->host, "Authorization", base64("x-access-token:" + token), "/" + r + ".git", "Basic ");

@@ -81,12 +81,14 @@ struct HeaderBinding {
 // "Authorization: Basic base64(x-access-token:TOKEN)" to https://<host>/<owner>/<name> (git over HTTPS) and as
 // "Authorization: Bearer TOKEN" to https://api.<host>/repos/<owner>/<name>. ttl_seconds is how long a minted
 // token lives where a service mints it (MistralSandbox); locally the token is taken from `token`, or the
-// embedder's GITHUB_TOKEN when empty.
+// embedder's GITHUB_TOKEN when empty. all_repos (the Python API's repos="all") gives access to every
+// repository the token can reach: the header goes to every path of <host> and api.<host>; repos is then empty.
 struct GitHubBinding {
     std::vector<std::string> repos;
     int ttl_seconds = 3600;
     std::string host = "github.com";
     std::string token;
+    bool all_repos = false;
 };
 
 // The Mistral API (https://api.mistral.ai/) with "Authorization: Bearer KEY"; the key from `api_key`, or the

@@ -163,7 +163,7 @@ def test_dangerous_local_sandbox(tmp_path):
         r = s.call_tool("start_process", {"command": "echo bg"})
         assert r["ok"] is True and r["process_id"] == 1
     assert bashkit.DangerousLocalSandbox.check_deletable_workspace("relative") is not None
-    assert bashkit.DangerousLocalSandbox.default_workspace_base().endswith("/.cache/bashkit-local-host")
+    assert bashkit.DangerousLocalSandbox.default_workspace_base().endswith("/.cache/mistral-vibe-harness-local-host")
 
 
 def test_local_docker_with_a_recording_runner():

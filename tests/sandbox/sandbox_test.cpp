@@ -561,13 +561,13 @@ struct LocalFixture : ::testing::Test {
 };
 
 TEST_F(LocalFixture, DefaultWorkspaceIsMadeAndDeleted) {
-    EXPECT_EQ(DangerousLocalSandbox::default_workspace_base(), tmp.path + "/home/.cache/bashkit-local-host");
+    EXPECT_EQ(DangerousLocalSandbox::default_workspace_base(), tmp.path + "/home/.cache/mistral-vibe-harness-local-host");
     DangerousLocalSandbox sb;
     std::string ws;
     {
         SandboxSession s = sb.open("local1");
         ws = s.location();
-        EXPECT_EQ(ws.rfind(fs::canonical(tmp.path).string() + "/home/.cache/bashkit-local-host/local1-", 0), 0u) << ws;
+        EXPECT_EQ(ws.rfind(fs::canonical(tmp.path).string() + "/home/.cache/mistral-vibe-harness-local-host/local1-", 0), 0u) << ws;
         auto r = s.execute("pwd; echo out; echo err >&2; touch made; exit 7");
         EXPECT_EQ(r.exit_code, 7);
         EXPECT_EQ(r.stdout_, ws + "\nout\n");
@@ -701,7 +701,7 @@ TEST(SandboxTools, ListsPerAccessWithSchemas) {
     EXPECT_EQ(tools[1].parameters["properties"]["offset"]["type"], "integer");
     EXPECT_EQ(tools[3].parameters["required"], json({"path", "old_string", "new_string"}));
     EXPECT_EQ(tools[3].parameters["properties"]["replace_all"]["type"], "boolean");
-    EXPECT_EQ(tools[4].parameters["required"], json::array());
+    EXPECT_FALSE(tools[4].parameters.contains("required"));  // empty: left out (draft 4 wants at least one)
     EXPECT_EQ(tools[5].parameters["required"], json({"pattern"}));
     for (const auto& t : tools) {
         EXPECT_FALSE(t.description.empty());
