@@ -33,10 +33,6 @@ from ._bashkit import (  # noqa: F401
     ToolSpec,
     __version__,
     analyze,
-    egress_from_json,
-    egress_to_json,
-    network_from_json,
-    network_to_json,
     random_session_id,
     run_process,
     tools_for,
@@ -71,6 +67,26 @@ def binding_kind(binding):
     if isinstance(binding, (_C.HeaderBinding, _C.GitHubBinding, _C.MistralApiBinding)):
         return _C.binding_kind(binding)
     raise TypeError("binding_kind: expected a header binding, got %s" % type(binding).__name__)
+
+
+def network_to_json(network):
+    """A network as the service protocol sends it: {"kind": "none"|"all"|"allow", "allow": [...]}."""
+    return _C.network_to_json(network._impl if isinstance(network, Network) else network)
+
+
+def network_from_json(state):
+    n = _C.network_from_json(state)
+    return Network(mode=n.kind, hosts=tuple(n.hosts))
+
+
+def egress_to_json(egress):
+    """An egress policy as the service protocol sends it: {"kind": ..., "allow_cidrs": [...]}."""
+    return _C.egress_to_json(egress._impl if isinstance(egress, EgressPolicy) else egress)
+
+
+def egress_from_json(state):
+    e = _C.egress_from_json(state)
+    return EgressPolicy(mode=e.kind, allow_cidrs=tuple(e.allow_cidrs))
 
 
 def binding_to_json(binding):

@@ -864,6 +864,7 @@ EnvLookup env_from(py::handle env) {
 void bind_mistral(py::module_& m) {
     using S = MistralSandboxSettings;
     Fields<S>(m, "MistralSandboxSettings", "The MistralSandbox options in effect (passed, else environment, else default).")
+        .field("image", &S::image)
         .field("endpoint", &S::endpoint)
         .field("api_token", &S::api_token, true)
         .field("instance_type", &S::instance_type)
