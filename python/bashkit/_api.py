@@ -789,6 +789,17 @@ class GitIdentity(SandboxHook):
         return hash(("GitIdentity", self.name, self.email))
 
 
+def _git_identity_from_state(state: Dict[str, Any]) -> GitIdentity:
+    for k in ("name", "email"):
+        if not isinstance(state.get(k), str):
+            raise ValueError('hook state: GitIdentity needs a string "%s"' % k)
+    return GitIdentity(name=state["name"], email=state["email"])
+
+
+# SandboxHook.from_unified_state({"type": "GitIdentity", ...}) (the C++ form) gives this class too.
+_C.SandboxHook.register_type("GitIdentity", _git_identity_from_state)
+
+
 def _hooks(owner: str, v: Any) -> tuple:
     hooks = _sequence(owner, "hooks", v)
     for h in hooks:
