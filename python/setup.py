@@ -59,7 +59,7 @@ class CMakeBuild(build_ext):
 # Packages here rather than in pyproject.toml's [tool.setuptools], which Debian 12's setuptools calls beta.
 setup(
     packages=["bashkit", "bashkit.pattern"],
-    package_data={"bashkit": ["__init__.pyi", "py.typed"]},
+    package_data={"bashkit": ["__init__.pyi", "py.typed"], "bashkit.pattern": ["__init__.pyi", "sandbox_hook.pyi"]},
     zip_safe=False,
     ext_modules=[CMakeExtension("bashkit._bashkit")],
     cmdclass={"build_ext": CMakeBuild},

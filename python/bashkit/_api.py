@@ -505,6 +505,8 @@ class AsyncSandboxSession:
     Each runs on a worker thread with the GIL released while bashkit works; cancelling the awaiting task
     cancels the running command."""
 
+    session: Any  # the SandboxSession
+
     def __init__(self, session: Any) -> None:
         self.session = session
 
@@ -609,6 +611,9 @@ _C.SandboxAccess.__hash__ = lambda self: hash(str(self))
 class SandboxCallbackContext:
     """What on_create / on_destroy receive: `sandbox` is the session (execute, read_file, write_file); for an
     `async def` hook its methods are coroutines (`await ctx.sandbox.execute(...)`)."""
+
+    session: Any
+    sandbox: Any
 
     def __init__(self, session: Any, *, is_async: bool = False) -> None:
         self.session = session
@@ -758,6 +763,9 @@ class GitIdentity(SandboxHook):
     """Sets git's global user.name and user.email in the sandbox when it is created. DangerousLocalSandbox
     refuses it (on your machine it would overwrite your ~/.gitconfig)."""
 
+    name: str
+    email: str
+
     def __init__(self, *, name: str, email: str) -> None:
         _str("GitIdentity", "name", name)
         _str("GitIdentity", "email", email)
@@ -850,6 +858,27 @@ class Sandbox:
     def access(self) -> str:
         """The access level in effect: the one passed, or the widest the type supports."""
         return str(_C.Sandbox.access.fget(self))
+
+    @property
+    def attributes(self) -> Any:
+        """What the engine declares for this type (SandboxAttributes)."""
+        return _C.Sandbox.attributes.fget(self)
+
+    @property
+    def type_name(self) -> str:
+        return _C.Sandbox.type_name.fget(self)
+
+    def session(self, session_id: str = "") -> Any:
+        """A session, not started yet ("" : a random id); `with` / `async with` opens and closes it."""
+        return _C.Sandbox.session(self, session_id)
+
+    def open(self, session_id: str = "") -> Any:
+        """session(session_id), opened (its hooks' on_create have run)."""
+        return _C.Sandbox.open(self, session_id)
+
+    def tools(self) -> list:
+        """The tools of this sandbox's access level (ToolSpec)."""
+        return _C.Sandbox.tools(self)
 
     def __repr__(self) -> str:
         return "<%s network=%r access=%r>" % (type(self).__name__, self.network, self.access)
