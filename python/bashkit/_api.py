@@ -571,7 +571,10 @@ def _session_call_tool(original: Callable) -> Callable:
                     arguments = _json.loads(text)
                 except ValueError as e:
                     return {"ok": False, "error": "%s: arguments are not valid JSON: %s" % (name, e)}
-        return original(self, name, arguments)
+        try:
+            return original(self, name, arguments)
+        except (ValueError, TypeError) as e:  # arguments that are not JSON values (an int beyond 64 bits, ...)
+            return {"ok": False, "error": "%s: arguments: %s" % (name, e)}
 
     call_tool.__doc__ = original.__doc__ or call_tool.__doc__
     return call_tool
