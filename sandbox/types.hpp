@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,7 +68,12 @@ private:
     std::vector<std::string> cidrs_;
 };
 
-// A secret header added on the wire to requests for host (and path prefix); the script never sees `value`.
+// Looks up a secret by name (nullopt: no such secret): what a sandbox's `secrets` option holds.
+using SecretLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+// A secret header added on the wire to requests for host (and path prefix); the script never sees the secret.
+// The secret is either `value` itself or, as the Python API has it, named by `secret_name` and looked up in the
+// sandbox's secrets each time a session starts (then value stays empty).
 struct HeaderBinding {
     std::string host;               // "api.example.com" or "api.example.com:8443"
     std::string header;             // "Authorization"
@@ -75,6 +81,7 @@ struct HeaderBinding {
     std::string path_prefix = "/";
     std::string prefix;             // "Bearer "
     std::string suffix;
+    std::string secret_name;        // instead of value: the name of a secret of the sandbox
 };
 
 // GitHub access for the given repositories ("owner/name"): the token is sent as
@@ -122,8 +129,11 @@ public:
         std::vector<net::HeaderBinding> bindings;
         std::shared_ptr<const net::SecretStore> secrets;
     };
-    // Throws std::invalid_argument when a secret is missing (no token and no environment variable).
-    Wire wire() const;
+    // Throws std::invalid_argument when a secret is missing (no token and no environment variable, or a
+    // secret_name that `secrets` does not know).
+    Wire wire(const SecretLookup& secrets = {}) const;
+    // The secret names of the HeaderBindings that have one, in order.
+    std::vector<std::string> secret_names() const;
 
 private:
     std::vector<AnyHeaderBinding> bindings_;

@@ -426,12 +426,12 @@ def _bindings(owner: str, seq: Any, secrets: SecretsArg, supported: Tuple[type, 
         if not isinstance(b, supported):
             raise ValueError("%s does not support header binding %s; supported: %s" % (owner, type(b).__name__, names))
         if isinstance(b, HeaderBinding):
-            value = _resolve_secret(secrets, b.secret_name)
-            if not value:
+            # Checked now; the engine looks the secret up again each time a session starts.
+            if not _resolve_secret(secrets, b.secret_name):
                 raise ValueError("header_bindings: HeaderBinding #%d: no secret named '%s' (pass secrets={'%s': ...} "
                                  "to the sandbox, or set it in the environment)" % (i, b.secret_name, b.secret_name))
-            out.append(_C.HeaderBinding(host=b.host, header=b.header, value=value, path_prefix=b.path_prefix,
-                                        prefix=b.prefix, suffix=b.suffix))
+            out.append(_C.HeaderBinding(host=b.host, header=b.header, secret_name=b.secret_name,
+                                        path_prefix=b.path_prefix, prefix=b.prefix, suffix=b.suffix))
         elif isinstance(b, GitHubBinding):
             if b.repos == "all":
                 out.append(_C.GitHubBinding(all_repos=True, ttl_seconds=b.ttl_seconds, host=b.host, token=b.token))
@@ -914,9 +914,12 @@ class BashkitSandbox(Sandbox, _C.BashkitSandbox):
         timeout = _number(o, "default_exec_timeout_seconds", default_exec_timeout_seconds, optional=True)
         _str(o, "base_dir", base_dir, optional=True)
         _bool(o, "ephemeral", ephemeral)
+        if secrets is not None and not isinstance(secrets, Mapping) and not callable(secrets):
+            raise _type_error(o, "secrets", "a mapping, a callable or None", secrets)
         kw: Dict[str, Any] = dict(instance_id=instance_id or "", network=(net or Network.none())._impl,
                                   block_private_ips=block_private_ips, header_bindings=c_bindings, hooks=list(hooks_t),
-                                  access=acc, base_dir=base_dir or "", ephemeral=ephemeral)
+                                  access=acc, base_dir=base_dir or "", ephemeral=ephemeral,
+                                  secrets=functools.partial(_resolve_secret, secrets))
         if timeout is not None:
             kw["default_exec_timeout_seconds"] = timeout
         if limits is not None:

@@ -432,6 +432,7 @@ void bind_types(py::module_& m) {
         .field("path_prefix", &HeaderBinding::path_prefix)
         .field("prefix", &HeaderBinding::prefix)
         .field("suffix", &HeaderBinding::suffix)
+        .field("secret_name", &HeaderBinding::secret_name)
         .done();
     Fields<GitHubBinding>(m, "GitHubBinding", "GitHub access for the given repositories ('owner/name').")
         .field("repos", &GitHubBinding::repos)
@@ -713,8 +714,9 @@ void bind_sandboxes(py::module_& m) {
         .def(py::init([](std::string instance_id, const Network& network, bool block_private_ips, py::object header_bindings,
                          py::object hooks, py::object access, double default_exec_timeout_seconds, std::string base_dir,
                          bool ephemeral, std::optional<interp::ExecutionLimits> limits,
-                         std::optional<vfs::FsLimits> fs_limits) {
+                         std::optional<vfs::FsLimits> fs_limits, std::optional<SecretLookup> secrets) {
                  BashkitSandboxOptions o;
+                 if (secrets) o.secrets = std::move(*secrets);  // called with the GIL (pybind11's wrapper)
                  o.instance_id = std::move(instance_id);
                  o.network = network;
                  o.block_private_ips = block_private_ips;
@@ -731,7 +733,7 @@ void bind_sandboxes(py::module_& m) {
              py::kw_only(), "instance_id"_a = "", "network"_a = Network::none(), "block_private_ips"_a = true,
              "header_bindings"_a = py::none(), "hooks"_a = py::none(), "access"_a = py::none(),
              "default_exec_timeout_seconds"_a = 300.0, "base_dir"_a = "", "ephemeral"_a = false,
-             "limits"_a = py::none(), "fs_limits"_a = py::none())
+             "limits"_a = py::none(), "fs_limits"_a = py::none(), "secrets"_a = py::none())
         .def_property_readonly("instance_id", [](const BashkitSandbox& s) { return s.options().instance_id; })
         .def_property_readonly("block_private_ips", [](const BashkitSandbox& s) { return s.options().block_private_ips; })
         .def_property_readonly("default_exec_timeout_seconds",

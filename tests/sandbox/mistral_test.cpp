@@ -497,7 +497,8 @@ TEST(MistralRemote, WrongTokenIsRefused) {
     Served srv;
     MistralSandbox sb(srv.options("not-a-token"), kNoEnv);
     EXPECT_EQ(error_of([&] { sb.open(); }),
-              "Mistral Cloud refused to create the sandbox (HTTP 401"). The identity of the API key needs the cloud_user role (Mistral Cloud User) in the workspace: ask an "
+              "Mistral Cloud refused to create the sandbox (HTTP 401). The identity of the API key needs the cloud_user "
+              "role (Mistral Cloud User) in the workspace: ask an "
               "administrator for it (Organization > Workspaces > your workspace > Members), then restart the session; "
               "for a deployed agent, deploy it again once the role is granted.");
     auto c = srv.client();
@@ -761,9 +762,9 @@ TEST(MistralRemote, CreateRefusedByTheService) {
         MistralSandbox sb(svc.options(), kNoEnv);
         EXPECT_EQ(error_of([&] { sb.open(); }),
                   "Mistral Cloud refused to create the sandbox (HTTP " + std::to_string(status) +
-"). The identity of the API key needs the cloud_user role (Mistral Cloud User) in the workspace: ask an "
-              "administrator for it (Organization > Workspaces > your workspace > Members), then restart the session; "
-              "for a deployed agent, deploy it again once the role is granted.");
+                      "). The identity of the API key needs the cloud_user role (Mistral Cloud User) in the workspace: "
+                      "ask an administrator for it (Organization > Workspaces > your workspace > Members), then "
+                      "restart the session; for a deployed agent, deploy it again once the role is granted.");
     }
     FakeService svc;
     svc.create_status = 503;
