@@ -560,6 +560,7 @@ class AsyncSandboxSession:
 def _session_call_tool(original: Callable) -> Callable:
     def call_tool(self, name: str, arguments: Any = None) -> dict:
         """Calls a tool. arguments: a dict, or the JSON text a model's tool call carries; None for none."""
+        from_text = isinstance(arguments, (str, bytes, bytearray))
         if isinstance(arguments, (bytes, bytearray)):
             arguments = arguments.decode("utf-8", "replace")
         if isinstance(arguments, str):
@@ -571,9 +572,11 @@ def _session_call_tool(original: Callable) -> Callable:
                     arguments = _json.loads(text)
                 except ValueError as e:
                     return {"ok": False, "error": "%s: arguments are not valid JSON: %s" % (name, e)}
+        if not from_text:
+            return original(self, name, arguments)  # a dict of non-JSON values is the caller's TypeError
         try:
             return original(self, name, arguments)
-        except (ValueError, TypeError) as e:  # arguments that are not JSON values (an int beyond 64 bits, ...)
+        except (ValueError, TypeError) as e:  # what a model sent is not representable (an int beyond 64 bits)
             return {"ok": False, "error": "%s: arguments: %s" % (name, e)}
 
     call_tool.__doc__ = original.__doc__ or call_tool.__doc__

@@ -102,7 +102,8 @@ TEST(MistralSandbox, OmittedOptionsTakeTheDefaults) {
 TEST(MistralSandbox, Attributes) {
     MistralSandbox sb({}, kNoEnv);
     EXPECT_EQ(sb.type_name(), "MistralSandbox");
-    EXPECT_EQ(sb.supported_network(), (std::vector{Network::Kind::None, Network::Kind::All, Network::Kind::Allow}));
+    // Mistral Cloud filters by IP address: network none or all only.
+    EXPECT_EQ(sb.supported_network(), (std::vector{Network::Kind::None, Network::Kind::All}));
     EXPECT_EQ(sb.supported_header_bindings(), (std::vector<std::string>{"GitHubBinding", "MistralApiBinding"}));
     EXPECT_EQ(sb.supported_access(), (std::vector{SandboxAccess::none, SandboxAccess::files, SandboxAccess::full}));
     EXPECT_TRUE(sb.delete_on_cleanup());
