@@ -38,7 +38,7 @@ public:
         co.network = opts_.network;
         co.block_private_ips = opts_.block_private_ips;
         co.resolver = opts_.resolver;
-        auto wire = bindings_.wire();
+        auto wire = bindings_.wire(opts_.secrets);
         co.header_bindings = std::move(wire.bindings);
         co.secrets = std::move(wire.secrets);
         http_ = make_http_client(std::move(co));
@@ -161,6 +161,12 @@ BashkitSandbox::BashkitSandbox(BashkitSandboxOptions options)
     if (!(opts_.default_exec_timeout_seconds > 0))
         throw std::invalid_argument("BashkitSandbox: default_exec_timeout_seconds must be positive");
     if (opts_.ephemeral) attrs_.delete_on_cleanup = true;
+    for (const std::string& name : bindings_.secret_names()) {
+        std::optional<std::string> v = opts_.secrets ? opts_.secrets(name) : std::nullopt;
+        if (!v || v->empty())
+            throw std::invalid_argument("header_bindings: HeaderBinding: no secret named '" + name +
+                                        "' (pass it in the sandbox's secrets)");
+    }
     for (size_t i = 0; i < opts_.commands.size(); ++i) {
         const CustomCommand& c = opts_.commands[i];
         if (!c.fn) throw std::invalid_argument("BashkitSandbox: command '" + c.name + "' has no function");

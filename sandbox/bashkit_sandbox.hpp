@@ -43,6 +43,9 @@ struct BashkitSandboxOptions {
     // Commands of the embedder's own, registered in every session before the hooks run (see CustomCommand;
     // the constructor refuses a name that clashes with a builtin or utility unless its replace is set).
     std::vector<CustomCommand> commands;
+    // The secrets HeaderBinding::secret_name names, looked up when a session starts (the constructor checks
+    // that each name resolves). Unset: no secrets.
+    SecretLookup secrets;
 };
 
 class BashkitSandbox final : public Sandbox {

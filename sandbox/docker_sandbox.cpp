@@ -124,7 +124,11 @@ LocalDockerSandbox::LocalDockerSandbox(LocalDockerSandboxOptions options)
     : Sandbox(static_attributes(), options.network, options.header_bindings, options.hooks, options.access),
       opts_(std::move(options)) {
     if (opts_.image.empty()) throw std::invalid_argument("LocalDockerSandbox: image must not be empty");
-    if (opts_.shell.empty()) throw std::invalid_argument("LocalDockerSandbox: shell must not be empty");
+    if (opts_.shell != "bash" && opts_.shell != "sh")
+        throw std::invalid_argument("LocalDockerSandbox: shell must be 'bash' or 'sh', got '" + opts_.shell + "'");
+    if (opts_.supports_background_processes.value_or(false))
+        throw std::invalid_argument("LocalDockerSandbox: supports_background_processes=True is not available: this "
+                                    "adapter has no process tools yet");
     if (!(opts_.default_exec_timeout_seconds > 0))
         throw std::invalid_argument("LocalDockerSandbox: default_exec_timeout_seconds must be positive");
     if (!(opts_.setup_script_timeout_seconds > 0))

@@ -27,7 +27,10 @@ namespace bashkit::sandbox {
 
 struct LocalDockerSandboxOptions {
     std::string image = "python:3.12-bookworm";
-    std::string shell = "bash";  // run inside the container as SHELL -c COMMAND
+    // The Python API's default is true without an image; this adapter has no process tools yet, so only
+    // unset or false is accepted (std::invalid_argument otherwise).
+    std::optional<bool> supports_background_processes;
+    std::string shell = "bash";  // "bash" | "sh", run inside the container as SHELL -c COMMAND
     double default_exec_timeout_seconds = 600;
     std::string setup_script;    // run once after the container starts
     double setup_script_timeout_seconds = 300;

@@ -200,7 +200,7 @@ DangerousLocalSandbox::DangerousLocalSandbox(DangerousLocalSandboxOptions option
 
 std::string DangerousLocalSandbox::default_workspace_base() {
     std::string home = home_dir();
-    return home.empty() ? std::string() : home + "/.cache/bashkit-local-host";
+    return home.empty() ? std::string() : home + "/.cache/mistral-vibe-harness-local-host";
 }
 
 std::optional<std::string> DangerousLocalSandbox::check_deletable_workspace(const std::string& workspace) {

@@ -7,7 +7,7 @@
 // DangerousLocalSandbox: the host's own /bin/bash (or /bin/sh) in a workspace folder, with the caller's user,
 // environment and network: NO isolation. Each execute() is `/bin/bash -c COMMAND` started in the workspace in a
 // process group of its own; on timeout the whole group is killed (SIGKILL) and the status is 124.
-//   - workspace: empty means a new folder under ~/.cache/bashkit-local-host/ (made at open()).
+//   - workspace: empty means a new folder under ~/.cache/mistral-vibe-harness-local-host/ (made at open()).
 //   - delete_on_cleanup: default true without a workspace and false with one. A workspace that is deleted
 //     must be absolute and must contain neither the home folder nor the process's current directory, else
 //     open() fails (SandboxError) and nothing is deleted.
@@ -48,7 +48,7 @@ protected:
 struct DangerousLocalSandboxOptions {
     std::string shell = "bash";  // "bash" | "sh"
     double default_exec_timeout_seconds = 600;
-    std::string workspace;                   // empty: a new folder under ~/.cache/bashkit-local-host/
+    std::string workspace;                   // empty: a new folder under ~/.cache/mistral-vibe-harness-local-host/
     std::optional<bool> delete_on_cleanup;   // unset: true without a workspace, false with one
     std::optional<Network> network;          // unset: all, the only one supported
     WorkspaceHeaderBindings header_bindings; // none supported
@@ -62,7 +62,7 @@ public:
     explicit DangerousLocalSandbox(DangerousLocalSandboxOptions options = {});
     const DangerousLocalSandboxOptions& options() const { return opts_; }
 
-    // "<$HOME>/.cache/bashkit-local-host" (HOME read at the call).
+    // "<$HOME>/.cache/mistral-vibe-harness-local-host" (the folder the Python API names) (HOME read at the call).
     static std::string default_workspace_base();
     // The workspace rule, for a folder to be deleted at cleanup: an error message, or nullopt when allowed.
     static std::optional<std::string> check_deletable_workspace(const std::string& workspace);

@@ -229,8 +229,10 @@ public:
             Reply r = call("POST", "/v1/sessions", create_.dump(), "application/json", 60);
             if (r.status == 401 || r.status == 403) {
                 throw SandboxError("Mistral Cloud refused to create the sandbox (HTTP " + std::to_string(r.status) +
-                                   "). Check that the API token is valid and that its role may create sandboxes "
-                                   "(a workspace role with the sandbox create permission, such as Admin or Developer).");
+                                   "). The identity of the API key needs the cloud_user role (Mistral Cloud User) in "
+                                   "the workspace: ask an administrator for it (Organization > Workspaces > your "
+                                   "workspace > Members), then restart the session; for a deployed agent, deploy it "
+                                   "again once the role is granted.");
             }
             if (r.status != 201 && r.status != 200)
                 throw SandboxError("MistralSandbox: creating the sandbox failed (" + what(r) + ")");
@@ -438,7 +440,8 @@ json binding_to_json(const AnyHeaderBinding& b) {
     if (auto* h = std::get_if<HeaderBinding>(&b))
         return {{"type", "HeaderBinding"}, {"host", h->host}, {"header", h->header}, {"path_prefix", h->path_prefix}};
     if (auto* g = std::get_if<GitHubBinding>(&b))
-        return {{"type", "GitHubBinding"}, {"repos", g->repos}, {"ttl_seconds", g->ttl_seconds}, {"host", g->host}};
+        return {{"type", "GitHubBinding"}, {"repos", g->all_repos ? json("all") : json(g->repos)},
+                {"ttl_seconds", g->ttl_seconds}, {"host", g->host}};
     const auto& m = std::get<MistralApiBinding>(b);
     return {{"type", "MistralApiBinding"}, {"ttl_seconds", m.ttl_seconds}};
 }
@@ -448,7 +451,7 @@ json binding_to_json(const AnyHeaderBinding& b) {
 SandboxAttributes MistralSandbox::static_attributes() {
     SandboxAttributes a;
     a.type = "MistralSandbox";
-    a.supported_network = {Network::Kind::None, Network::Kind::All, Network::Kind::Allow};
+    a.supported_network = {Network::Kind::None, Network::Kind::All};
     a.supported_header_bindings = {"GitHubBinding", "MistralApiBinding"};
     a.supported_access = {SandboxAccess::none, SandboxAccess::files, SandboxAccess::full};
     a.delete_on_cleanup = true;
@@ -460,7 +463,7 @@ std::string MistralSandbox::env_var(const std::string& option) { return kEnvPref
 
 const std::vector<std::string>& MistralSandbox::env_options() {
     static const std::vector<std::string> names = {
-        "endpoint", "api_token", "instance_type", "region", "name_prefix", "ttl_seconds", "idle_timeout_seconds",
+        "image", "endpoint", "api_token", "instance_type", "region", "name_prefix", "ttl_seconds", "idle_timeout_seconds",
         "default_exec_timeout_seconds", "privileged", "docker_daemon_enabled", "docker_daemon_network_mode",
         "enable_light_sleep", "setup_script", "setup_script_timeout_seconds", "readiness_max_retries",
         "readiness_interval_seconds", "readiness_probe_timeout_seconds", "wait_ready_timeout_seconds", "enable_mesh",
@@ -475,6 +478,7 @@ MistralSandbox::MistralSandbox(MistralSandboxOptions options, EnvLookup env)
     if (!env) env = process_env;
     EnvReader r{env};
     MistralSandboxSettings& s = settings_;
+    r.str(opts_.image, "image", s.image);
     r.str(opts_.endpoint, "endpoint", s.endpoint);
     r.str(opts_.api_token, "api_token", s.api_token);
     r.str(opts_.instance_type, "instance_type", s.instance_type);
@@ -495,8 +499,11 @@ MistralSandbox::MistralSandbox(MistralSandboxOptions options, EnvLookup env)
     r.number(opts_.wait_ready_timeout_seconds, "wait_ready_timeout_seconds", s.wait_ready_timeout_seconds);
     r.boolean(opts_.enable_mesh, "enable_mesh", s.enable_mesh);
     r.str(opts_.pre_provisioned_sandbox_id, "pre_provisioned_sandbox_id", s.pre_provisioned_sandbox_id);
+    if (s.docker_daemon_enabled) s.privileged = true;  // a docker daemon needs a privileged container
 
     auto fail = [](const std::string& m) { throw std::invalid_argument("MistralSandbox: " + m); };
+    if (opts_.supports_background_processes.value_or(false))
+        fail("supports_background_processes=True is not available: the protocol has no process tools yet");
     if (!s.endpoint.empty() && !s.endpoint.starts_with("http://") && !s.endpoint.starts_with("https://"))
         fail("endpoint must be an http:// or https:// URL, got '" + s.endpoint + "'");
     if (s.api_token.find_first_of("\r\n") != std::string::npos || s.api_token.find('\0') != std::string::npos)
@@ -533,24 +540,16 @@ MistralSandbox::MistralSandbox(MistralSandboxOptions options, EnvLookup env)
                                     "'; it is supported only in nl-north-1. Pass network=Network.all() or a supported region.");
     }
     if (opts_.egress) {
-        if (s.region != kSupportedRegion && opts_.egress->kind() != EgressPolicy::Kind::allow_all) {
-            throw std::invalid_argument("This egress policy is not supported in region '" + s.region +
-                                        "'; it is supported only in nl-north-1. Pass egress=EgressPolicy.allow_all() or a supported region.");
-        }
-        bool none = network_.kind() == Network::Kind::None;
-        bool block = opts_.egress->kind() == EgressPolicy::Kind::block_all;
-        if (none != block) fail("egress=" + opts_.egress->describe() + " contradicts network=" + network_.describe());
+        if (opts_.egress->kind() != EgressPolicy::Kind::custom)
+            fail("egress accepts only EgressPolicy.custom(allow_cidrs=...); " + opts_.egress->describe() +
+                 "() is what egress_policy is for Network." + (opts_.egress->kind() == EgressPolicy::Kind::block_all ? "none" : "all") +
+                 "(): pass network= instead");
+        if (network_.kind() != Network::Kind::None)
+            fail("egress=EgressPolicy.custom(...) adds addresses to network=Network.none(); with network=Network.all() "
+                 "every address is allowed already");
         egress_ = *opts_.egress;
-    } else if (network_.kind() == Network::Kind::None) {
-        egress_ = EgressPolicy::block_all();
-    } else if (network_.kind() == Network::Kind::All) {
-        egress_ = EgressPolicy::allow_all();
     } else {
-        std::vector<std::string> cidrs;
-        for (const auto& hp : network_.hosts()) {
-            if (auto ip = net::parse_ip(hp.host)) cidrs.push_back(hp.host + (ip->v6 ? "/128" : "/32"));
-        }
-        egress_ = EgressPolicy::custom(std::move(cidrs));
+        egress_ = EgressPolicy::from_network(network_);
     }
     if (!s.pre_provisioned_sandbox_id.empty()) attrs_.delete_on_cleanup = false;
 }
@@ -561,6 +560,8 @@ json MistralSandbox::authored_settings() const {
     auto put = [&](const char* name, const auto& v) {
         if (v) j[name] = *v;
     };
+    put("image", o.image);
+    put("supports_background_processes", o.supports_background_processes);
     put("endpoint", o.endpoint);
     if (o.api_token) j["api_token"] = "[redacted]";
     put("instance_type", o.instance_type);
@@ -593,6 +594,7 @@ json MistralSandbox::authored_settings() const {
         for (const auto& x : o.hooks) h.push_back(x->to_unified_state());
         j["hooks"] = std::move(h);
     }
+    if (o.workspace_header_bindings) j["workspace_header_bindings"] = true;
     if (o.access) j["access"] = std::string(to_string(*o.access));
     return j;
 }
@@ -601,7 +603,7 @@ json MistralSandbox::create_request(const std::string& session_id) const {
     const MistralSandboxSettings& s = settings_;
     json bindings = json::array();
     for (const auto& b : bindings_.bindings()) bindings.push_back(binding_to_json(b));
-    return {
+    json j = {
         {"name", s.name_prefix + "-" + session_id},
         {"instance_type", s.instance_type},
         {"region", s.region},
@@ -616,6 +618,9 @@ json MistralSandbox::create_request(const std::string& session_id) const {
         {"enable_light_sleep", s.enable_light_sleep},
         {"enable_mesh", s.enable_mesh},
     };
+    if (!s.image.empty()) j["image"] = s.image;
+    if (opts_.workspace_header_bindings) j["workspace_header_bindings"] = true;
+    return j;
 }
 
 std::unique_ptr<SessionBackend> MistralSandbox::make_backend(const std::string& session_id) {

@@ -14,21 +14,23 @@
 // environment are 1/0, true/false, yes/no, on/off (any case); numbers are decimal.
 //
 // authored_settings() is what the caller passed (the api_token as "[redacted]"), settings() what is in effect.
-// egress_policy() is the IP-level policy sent to the service: `egress` when passed, else derived from the
-// network: none -> block_all, all -> allow_all, allow(...) -> custom(the allow list's IP addresses, as /32 or
-// /128; host names stay in the network's allow list, which the service enforces per request).
+// egress_policy() is the IP-level policy sent to the service: network none -> block_all, all -> allow_all;
+// `egress` (only EgressPolicy::custom(...) is accepted) adds the listed addresses to network none.
 //
 // Refusals (std::invalid_argument from the constructor), besides the common ones of sandbox.hpp:
 //   This network policy is not supported in region 'fra'; it is supported only in nl-north-1. Pass
 //   network=Network.all() or a supported region.
 //   (and the same for egress: "This egress policy is not supported in region 'fra'; ... Pass
 //   egress=EgressPolicy.allow_all() or a supported region.")
-//   MistralSandbox: egress=allow_all contradicts network=none
+//   MistralSandbox: egress accepts only EgressPolicy.custom(allow_cidrs=...); block_all() and allow_all() are what
+//   egress_policy is for Network.none() and Network.all()
+//   MistralSandbox: egress=EgressPolicy.custom(...) adds addresses to network=Network.none(); with
+//   network=Network.all() every address is allowed already
 //   MistralSandbox: ttl_seconds must be positive   (and the other numeric options; see the .cpp)
 //   MistralSandbox: AGENTS_SDK_KOYEB_SANDBOX_TTL_SECONDS: expected an integer, got 'soon'
 // Failures to create or reach the sandbox are SandboxError from open(), e.g.
-//   Mistral Cloud refused to create the sandbox (HTTP 401). Check that the API token is valid and that its
-//   role may create sandboxes (the workspace "Sandbox creator" role or above).
+//   Mistral Cloud refused to create the sandbox (HTTP 401). The identity of the API key needs the cloud_user
+//   role (Mistral Cloud User) in the workspace: ...
 //
 // Connections: the adapter talks to its endpoint with libcurl directly (no proxy, http and https only, no
 // redirects). It is not a script's request, so the sandbox network policy and the private/loopback address
@@ -51,6 +53,7 @@ namespace bashkit::sandbox {
 
 // What is in effect once the environment and the defaults have filled in the omitted options.
 struct MistralSandboxSettings {
+    std::string image;      // empty: the service's default sandbox image
     std::string endpoint;   // base URL of the protocol (no default: open() fails without one)
     std::string api_token;  // bearer token (no default: open() fails without one)
     std::string instance_type = "medium";
@@ -59,7 +62,7 @@ struct MistralSandboxSettings {
     int64_t ttl_seconds = 86400;
     int64_t idle_timeout_seconds = 0;  // 0: no idle timeout
     double default_exec_timeout_seconds = 30;
-    bool privileged = false;
+    bool privileged = false;              // also true when docker_daemon_enabled
     bool docker_daemon_enabled = false;
     std::string docker_daemon_network_mode = "auto";  // auto | host | bridge | none
     bool enable_light_sleep = true;
@@ -74,6 +77,10 @@ struct MistralSandboxSettings {
 };
 
 struct MistralSandboxOptions {
+    std::optional<std::string> image;
+    // Not read from the environment. The Python API's default is true without an image; the protocol has no
+    // process tools yet, so only unset or false is accepted (std::invalid_argument otherwise).
+    std::optional<bool> supports_background_processes;
     std::optional<std::string> endpoint;
     std::optional<std::string> api_token;
     std::optional<std::string> instance_type;
@@ -95,9 +102,12 @@ struct MistralSandboxOptions {
     std::optional<bool> enable_mesh;
     std::optional<std::string> pre_provisioned_sandbox_id;
     // Not read from the environment:
-    std::optional<Network> network;     // omitted: Network::none()
-    std::optional<EgressPolicy> egress; // omitted: derived from network
+    std::optional<Network> network;     // omitted: Network::none(); none or all
+    std::optional<EgressPolicy> egress; // only custom(...), with network none: addresses allowed besides it
     WorkspaceHeaderBindings header_bindings;  // GitHubBinding, MistralApiBinding (the service mints the secrets)
+    // The Python API's WorkspaceHeaderBindings() marker: route the sandbox through the service's proxy and apply
+    // the rules a workspace administrator registered there (sent as "workspace_header_bindings": true).
+    bool workspace_header_bindings = false;
     std::vector<std::shared_ptr<SandboxHook>> hooks;
     std::optional<SandboxAccess> access;  // omitted: full
 };

@@ -3,6 +3,9 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <exception>
 
 #include "interp/pattern.hpp"
@@ -82,13 +85,16 @@ ToolSpec spec_of(const ToolDef& d) {
         props[p.name] = {{"type", p.type}, {"description", p.description}};
         if (p.required) required.push_back(p.name);
     }
-    json schema = {{"type", "object"}, {"properties", props}, {"required", required}, {"additionalProperties", false}};
+    json schema = {{"type", "object"}, {"properties", props}};
+    // JSON Schema draft 4 wants at least one name in "required": an empty list is left out.
+    if (!required.empty()) schema["required"] = std::move(required);
+    schema["additionalProperties"] = false;
     return ToolSpec{d.name, d.description, std::move(schema)};
 }
 
 bool has_type(const json& v, std::string_view type) {
     if (type == "string") return v.is_string();
-    if (type == "integer") return v.is_number_integer();
+    if (type == "integer") return v.is_number_integer();  // call_tool turns 2.0 into 2 first
     if (type == "number") return v.is_number();
     if (type == "boolean") return v.is_boolean();
     return false;
@@ -128,7 +134,12 @@ json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute,
             if (!st.error.empty()) return fail(tool, st.error);
             return {{"ok", true}, {"process_id", st.id}};
         }
-        int id = a["process_id"].get<int>();
+        // Ids are small positive ints: anything else (4294967297 included) names no process.
+        const json& pid = a["process_id"];
+        if (pid.is_number_unsigned() ? pid.get<uint64_t>() > uint64_t(INT32_MAX)
+                                     : (pid.get<int64_t>() < 0 || pid.get<int64_t>() > INT32_MAX))
+            return fail(tool, "no process " + pid.dump());
+        int id = int(pid.get<int64_t>());
         if (tool == "read_process_output") {
             auto o = table.read(id);
             if (!o.found) return fail(tool, "no process " + std::to_string(id));
@@ -206,14 +217,17 @@ json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute,
         bool recursive = a.contains("recursive") && a["recursive"].get<bool>();
         std::optional<interp::Pattern> pat;
         if (a.contains("pattern")) pat = interp::Pattern::compile(str("pattern"));
-        auto l = files.list(path, recursive, 5000);
+        constexpr size_t kMaxEntries = 5000;
+        auto l = files.list(path, recursive, kMaxEntries + 1);
         if (!l.ok) return fail(tool, l.error);
+        bool truncated = l.entries.size() > kMaxEntries;
+        if (truncated) l.entries.resize(kMaxEntries);
         json entries = json::array();
         for (const auto& e : l.entries) {
             if (pat && !pat->match(base_name(e.path))) continue;
             entries.push_back({{"path", e.path}, {"type", e.type}, {"size", e.size}});
         }
-        return {{"ok", true}, {"entries", entries}};
+        return {{"ok", true}, {"entries", entries}, {"truncated", truncated}};
     }
     if (tool == "search_files") {
         RE2::Options o;
@@ -274,8 +288,25 @@ std::string type_of(vfs::FileType t) {
 
 }  // namespace
 
-json ToolSpec::to_json() const {
-    return {{"type", "function"}, {"function", {{"name", name}, {"description", description}, {"parameters", parameters}}}};
+json ToolSpec::to_json(bool strict) const {
+    if (!strict)
+        return {{"type", "function"}, {"function", {{"name", name}, {"description", description}, {"parameters", parameters}}}};
+    return {{"type", "function"},
+            {"function", {{"name", name}, {"description", description}, {"parameters", strict_parameters()}, {"strict", true}}}};
+}
+
+json ToolSpec::strict_parameters() const {
+    json p = parameters;
+    json required = json::array();
+    const json listed_required = p.value("required", json::array());
+    for (auto& [key, prop] : p["properties"].items()) {
+        required.push_back(key);
+        bool listed = std::find(listed_required.begin(), listed_required.end(), key) != listed_required.end();
+        if (!listed) prop["type"] = json::array({prop["type"], "null"});  // optional: null stands for absent
+    }
+    p["required"] = std::move(required);
+    p["additionalProperties"] = false;
+    return p;
 }
 
 std::vector<ToolSpec> tools_for(SandboxAccess access, bool background_processes) {
@@ -298,7 +329,21 @@ json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute
             return fail(name, "not available with access=" + std::string(to_string(access)));
         if (def->process && !(processes && processes->table)) return fail(name, "this sandbox has no background processes");
         if (!args.is_object()) return fail(name, "arguments must be a JSON object");
+        // What models send: null for an optional argument left out (OpenAI strict mode requires every one),
+        // and 2.0 for an integer. Both are normalised before the types are checked.
+        json a = json::object();
         for (const auto& item : args.items()) {
+            const std::string& k = item.key();
+            json v = item.value();
+            auto it = std::find_if(def->params.begin(), def->params.end(), [&](const Param& p) { return k == p.name; });
+            if (v.is_null() && it != def->params.end() && !it->required) continue;
+            if (it != def->params.end() && std::string_view(it->type) == "integer" && v.is_number_float()) {
+                double d = v.get<double>();
+                if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) v = int64_t(d);
+            }
+            a[k] = std::move(v);
+        }
+        for (const auto& item : a.items()) {
             const std::string k = item.key();
             const json& v = item.value();
             auto it = std::find_if(def->params.begin(), def->params.end(), [&](const Param& p) { return k == p.name; });
@@ -306,8 +351,8 @@ json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute
             if (!has_type(v, it->type)) return fail(name, "argument '" + k + "' must be of type " + it->type);
         }
         for (const auto& p : def->params)
-            if (p.required && !args.contains(p.name)) return fail(name, "missing required argument '" + std::string(p.name) + "'");
-        return run_tool(access, files, execute, *def, args, processes);
+            if (p.required && !a.contains(p.name)) return fail(name, "missing required argument '" + std::string(p.name) + "'");
+        return run_tool(access, files, execute, *def, a, processes);
     } catch (const std::exception& e) {
         return fail(name, e.what());
     } catch (...) {

@@ -1,5 +1,6 @@
 // The tools an agent gives its model, by access level, each with a name, a description and a JSON Schema
-// (draft 2020-12 subset: type object, properties, required, additionalProperties false):
+// (a subset valid under drafts 4 to 2020-12: type object, properties, required when not empty,
+// additionalProperties false):
 //
 //   full   bash {command, timeout_seconds?}
 //   files  read_file {path, offset?, limit?}        offset: first line (1-based, default 1); limit: lines
@@ -16,13 +17,15 @@
 //          kill_process {process_id}                kills its process group
 //
 // call_tool() validates the arguments against the schema (unknown tool, missing or extra property, wrong
-// type) and returns a JSON object; it never throws. Success: {"ok": true, ...tool fields}; failure:
+// type) and returns a JSON object; it never throws. null for an optional argument counts as absent, and an
+// integral number (2.0) is accepted for an integer. Success: {"ok": true, ...tool fields}; failure:
 // {"ok": false, "error": "read_file: /x: No such file or directory"}. The tool fields:
 //   bash          exit_code, stdout, stderr, timed_out
 //   read_file     content, total_lines, truncated (more lines follow the returned ones)
 //   write_file    path, bytes_written
 //   edit_file     path, replacements
-//   list_files    entries: [{path, type: "file"|"directory"|"symlink"|"other", size}] (sorted, at most 5000)
+//   list_files    entries: [{path, type: "file"|"directory"|"symlink"|"other", size}] (sorted, at most 5000),
+//                 truncated (more entries exist than were returned)
 //   search_files  matches: [{path, line, text}] (at most 1000), truncated
 //   start_process process_id;  read_process_output stdout, stderr, running, exit_code (null while running);
 //   write_process_input bytes_written;  kill_process process_id, exit_code
@@ -46,7 +49,10 @@ struct ToolSpec {
     std::string description;
     nlohmann::json parameters;  // JSON Schema of the arguments object
     // {"type": "function", "function": {"name", "description", "parameters"}}: the chat-completions form.
-    nlohmann::json to_json() const;
+    // strict: OpenAI's strict mode ("strict": true; every property listed in "required", the optional ones
+    // typed [T, "null"]; call_tool treats null as absent).
+    nlohmann::json to_json(bool strict = false) const;
+    nlohmann::json strict_parameters() const;
 };
 
 // The tools of an access level (with the process tools when background_processes).

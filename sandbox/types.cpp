@@ -154,11 +154,13 @@ void WorkspaceHeaderBindings::validate() const {
             auto hp = net::parse_host_port(h->host);
             if (!hp.value) fail("host: " + hp.error);
             if (!header_name_ok(h->header)) fail("header: not a valid header name '" + h->header + "'");
-            if (h->value.empty()) fail("value: must not be empty");
+            if (!h->secret_name.empty() && !h->value.empty()) fail("give either value or secret_name, not both");
+            if (h->value.empty() && h->secret_name.empty()) fail("value: must not be empty");
             if (!value_ok(h->value) || !value_ok(h->prefix) || !value_ok(h->suffix)) fail("value: must not contain CR, LF or NUL");
             if (h->path_prefix.empty() || h->path_prefix[0] != '/') fail("path_prefix: must start with '/'");
         } else if (auto* g = std::get_if<GitHubBinding>(&any)) {
-            if (g->repos.empty()) fail("repos: at least one 'owner/name' is required");
+            if (g->all_repos && !g->repos.empty()) fail("repos: either 'all' or a list of 'owner/name', not both");
+            if (!g->all_repos && g->repos.empty()) fail("repos: at least one 'owner/name' (or 'all') is required");
             for (const auto& r : g->repos)
                 if (!repo_ok(r)) fail("repos: expected 'owner/name', got '" + r + "'");
             if (g->ttl_seconds <= 0) fail("ttl_seconds: must be positive");
@@ -172,7 +174,14 @@ void WorkspaceHeaderBindings::validate() const {
     }
 }
 
-WorkspaceHeaderBindings::Wire WorkspaceHeaderBindings::wire() const {
+std::vector<std::string> WorkspaceHeaderBindings::secret_names() const {
+    std::vector<std::string> out;
+    for (const auto& any : bindings_)
+        if (auto* h = std::get_if<HeaderBinding>(&any); h && !h->secret_name.empty()) out.push_back(h->secret_name);
+    return out;
+}
+
+WorkspaceHeaderBindings::Wire WorkspaceHeaderBindings::wire(const SecretLookup& lookup) const {
     validate();
     Wire w;
     auto secrets = std::make_shared<MapSecrets>();
@@ -189,12 +198,26 @@ WorkspaceHeaderBindings::Wire WorkspaceHeaderBindings::wire() const {
         secrets->values[b.secret_name] = std::move(secret);
         w.bindings.push_back(std::move(b));
     };
+    size_t index = 0;
     for (const auto& any : bindings_) {
+        ++index;
         if (auto* h = std::get_if<HeaderBinding>(&any)) {
-            add(h->host, h->header, h->value, h->path_prefix, h->prefix, h->suffix);
+            std::string value = h->value;
+            if (!h->secret_name.empty()) {
+                std::optional<std::string> v = lookup ? lookup(h->secret_name) : std::nullopt;
+                std::string where = "header_bindings: HeaderBinding #" + std::to_string(index) + ": ";
+                if (!v || v->empty()) throw std::invalid_argument(where + "no secret named '" + h->secret_name + "'");
+                if (!value_ok(*v)) throw std::invalid_argument(where + "the secret '" + h->secret_name + "' contains CR, LF or NUL");
+                value = std::move(*v);
+            }
+            add(h->host, h->header, value, h->path_prefix, h->prefix, h->suffix);
         } else if (auto* g = std::get_if<GitHubBinding>(&any)) {
             std::string token = env_or(g->token, "GITHUB_TOKEN");
             if (token.empty()) throw std::invalid_argument("header_bindings: GitHubBinding: no token (set token or GITHUB_TOKEN)");
+            if (g->all_repos) {
+                add(g->host, "Authorization", base64("x-access-token:" + token), "/", "Basic ");
+                add("api." + g->host, "Authorization", token, "/", "Bearer ");
+            }
             for (const auto& r : g->repos) {
                 add(g->host, "Authorization", base64("x-access-token:" + token), "/" + r, "Basic ");
                 add(g->host, "Authorization", base64("x-access-token:" + token), "/" + r + ".git", "Basic ");

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,7 +68,12 @@ private:
     std::vector<std::string> cidrs_;
 };
 
-// A secret header added on the wire to requests for host (and path prefix); the script never sees `value`.
+// Looks up a secret by name (nullopt: no such secret): what a sandbox's `secrets` option holds.
+using SecretLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+// A secret header added on the wire to requests for host (and path prefix); the script never sees the secret.
+// The secret is either `value` itself or, as the Python API has it, named by `secret_name` and looked up in the
+// sandbox's secrets each time a session starts (then value stays empty).
 struct HeaderBinding {
     std::string host;               // "api.example.com" or "api.example.com:8443"
     std::string header;             // "Authorization"
@@ -75,18 +81,21 @@ struct HeaderBinding {
     std::string path_prefix = "/";
     std::string prefix;             // "Bearer "
     std::string suffix;
+    std::string secret_name;        // instead of value: the name of a secret of the sandbox
 };
 
 // GitHub access for the given repositories ("owner/name"): the token is sent as
 // "Authorization: Basic base64(x-access-token:TOKEN)" to https://<host>/<owner>/<name> (git over HTTPS) and as
 // "Authorization: Bearer TOKEN" to https://api.<host>/repos/<owner>/<name>. ttl_seconds is how long a minted
 // token lives where a service mints it (MistralSandbox); locally the token is taken from `token`, or the
-// embedder's GITHUB_TOKEN when empty.
+// embedder's GITHUB_TOKEN when empty. all_repos (the Python API's repos="all") gives access to every
+// repository the token can reach: the header goes to every path of <host> and api.<host>; repos is then empty.
 struct GitHubBinding {
     std::vector<std::string> repos;
     int ttl_seconds = 3600;
     std::string host = "github.com";
     std::string token;
+    bool all_repos = false;
 };
 
 // The Mistral API (https://api.mistral.ai/) with "Authorization: Bearer KEY"; the key from `api_key`, or the
@@ -120,8 +129,11 @@ public:
         std::vector<net::HeaderBinding> bindings;
         std::shared_ptr<const net::SecretStore> secrets;
     };
-    // Throws std::invalid_argument when a secret is missing (no token and no environment variable).
-    Wire wire() const;
+    // Throws std::invalid_argument when a secret is missing (no token and no environment variable, or a
+    // secret_name that `secrets` does not know).
+    Wire wire(const SecretLookup& secrets = {}) const;
+    // The secret names of the HeaderBindings that have one, in order.
+    std::vector<std::string> secret_names() const;
 
 private:
     std::vector<AnyHeaderBinding> bindings_;

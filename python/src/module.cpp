@@ -370,7 +370,7 @@ void bind_types(py::module_& m) {
         .def(py::init([](int exit_code, const std::string& out, const std::string& err, bool timed_out) {
                  return SandboxExecutionResult{exit_code, out, err, timed_out};
              }),
-             py::kw_only(), "exit_code"_a = 0, "stdout"_a = "", "stderr"_a = "", "timed_out"_a = false)
+             "exit_code"_a, "stdout"_a, "stderr"_a, py::kw_only(), "timed_out"_a = false)
         .def_readwrite("exit_code", &SandboxExecutionResult::exit_code)
         .def_property_readonly("stdout", [](const SandboxExecutionResult& r) { return text(r.stdout_); })
         .def_property_readonly("stderr", [](const SandboxExecutionResult& r) { return text(r.stderr_); })
@@ -432,12 +432,14 @@ void bind_types(py::module_& m) {
         .field("path_prefix", &HeaderBinding::path_prefix)
         .field("prefix", &HeaderBinding::prefix)
         .field("suffix", &HeaderBinding::suffix)
+        .field("secret_name", &HeaderBinding::secret_name)
         .done();
     Fields<GitHubBinding>(m, "GitHubBinding", "GitHub access for the given repositories ('owner/name').")
         .field("repos", &GitHubBinding::repos)
         .field("ttl_seconds", &GitHubBinding::ttl_seconds)
         .field("host", &GitHubBinding::host)
         .field("token", &GitHubBinding::token, true)
+        .field("all_repos", &GitHubBinding::all_repos)
         .done();
     Fields<MistralApiBinding>(m, "MistralApiBinding", "The Mistral API with 'Authorization: Bearer KEY'.")
         .field("ttl_seconds", &MistralApiBinding::ttl_seconds)
@@ -544,7 +546,8 @@ void bind_sessions(py::module_& m) {
         .def_readonly("name", &ToolSpec::name)
         .def_readonly("description", &ToolSpec::description)
         .def_property_readonly("parameters", [](const ToolSpec& t) { return to_python(t.parameters); })
-        .def("to_json", [](const ToolSpec& t) { return to_python(t.to_json()); })
+        .def("to_json", [](const ToolSpec& t, bool strict) { return to_python(t.to_json(strict)); }, py::kw_only(),
+             "strict"_a = false)
         .def("__repr__", [](const ToolSpec& t) { return "ToolSpec(name=" + py_repr(text(t.name)) + ")"; });
     m.def("tools_for", [](py::handle access, bool background) {
         auto a = access_from(access);
@@ -711,8 +714,9 @@ void bind_sandboxes(py::module_& m) {
         .def(py::init([](std::string instance_id, const Network& network, bool block_private_ips, py::object header_bindings,
                          py::object hooks, py::object access, double default_exec_timeout_seconds, std::string base_dir,
                          bool ephemeral, std::optional<interp::ExecutionLimits> limits,
-                         std::optional<vfs::FsLimits> fs_limits) {
+                         std::optional<vfs::FsLimits> fs_limits, std::optional<SecretLookup> secrets) {
                  BashkitSandboxOptions o;
+                 if (secrets) o.secrets = std::move(*secrets);  // called with the GIL (pybind11's wrapper)
                  o.instance_id = std::move(instance_id);
                  o.network = network;
                  o.block_private_ips = block_private_ips;
@@ -729,7 +733,7 @@ void bind_sandboxes(py::module_& m) {
              py::kw_only(), "instance_id"_a = "", "network"_a = Network::none(), "block_private_ips"_a = true,
              "header_bindings"_a = py::none(), "hooks"_a = py::none(), "access"_a = py::none(),
              "default_exec_timeout_seconds"_a = 300.0, "base_dir"_a = "", "ephemeral"_a = false,
-             "limits"_a = py::none(), "fs_limits"_a = py::none())
+             "limits"_a = py::none(), "fs_limits"_a = py::none(), "secrets"_a = py::none())
         .def_property_readonly("instance_id", [](const BashkitSandbox& s) { return s.options().instance_id; })
         .def_property_readonly("block_private_ips", [](const BashkitSandbox& s) { return s.options().block_private_ips; })
         .def_property_readonly("default_exec_timeout_seconds",
@@ -789,11 +793,13 @@ void bind_sandboxes(py::module_& m) {
     auto docker = py::class_<LocalDockerSandbox, Sandbox>(m, "LocalDockerSandbox",
         "A container of the local docker engine, driven through the docker CLI.");
     docker
-        .def(py::init([](std::string image, std::string shell, double default_exec_timeout_seconds, std::string setup_script,
+        .def(py::init([](std::string image, std::optional<bool> supports_background_processes, std::string shell,
+                         double default_exec_timeout_seconds, std::string setup_script,
                          double setup_script_timeout_seconds, const Network& network, py::object header_bindings,
                          py::object hooks, py::object access, std::string docker_cli, std::optional<ProcessRunner> runner) {
                  LocalDockerSandboxOptions o;
                  o.image = std::move(image);
+                 o.supports_background_processes = supports_background_processes;
                  o.shell = std::move(shell);
                  o.default_exec_timeout_seconds = default_exec_timeout_seconds;
                  o.setup_script = std::move(setup_script);
@@ -806,7 +812,8 @@ void bind_sandboxes(py::module_& m) {
                  if (runner) o.runner = std::move(*runner);
                  return std::make_unique<LocalDockerSandbox>(std::move(o));
              }),
-             py::kw_only(), "image"_a = "python:3.12-bookworm", "shell"_a = "bash",
+             py::kw_only(), "image"_a = "python:3.12-bookworm", "supports_background_processes"_a = py::none(),
+             "shell"_a = "bash",
              "default_exec_timeout_seconds"_a = 600.0, "setup_script"_a = "", "setup_script_timeout_seconds"_a = 300.0,
              "network"_a = Network::none(), "header_bindings"_a = py::none(), "hooks"_a = py::none(),
              "access"_a = py::none(), "docker"_a = "docker", "runner"_a = py::none())
@@ -859,6 +866,7 @@ EnvLookup env_from(py::handle env) {
 void bind_mistral(py::module_& m) {
     using S = MistralSandboxSettings;
     Fields<S>(m, "MistralSandboxSettings", "The MistralSandbox options in effect (passed, else environment, else default).")
+        .field("image", &S::image)
         .field("endpoint", &S::endpoint)
         .field("api_token", &S::api_token, true)
         .field("instance_type", &S::instance_type)
@@ -890,6 +898,10 @@ void bind_mistral(py::module_& m) {
                  O o;
                  using Setter = std::function<void(O&, py::handle)>;
                  static const std::map<std::string, Setter> setters = {
+                     {"image", [](O& o, py::handle v) { set_optional(o.image, v); }},
+                     {"supports_background_processes",
+                      [](O& o, py::handle v) { set_optional(o.supports_background_processes, v); }},
+                     {"workspace_header_bindings", [](O& o, py::handle v) { o.workspace_header_bindings = v.cast<bool>(); }},
                      {"endpoint", [](O& o, py::handle v) { set_optional(o.endpoint, v); }},
                      {"api_token", [](O& o, py::handle v) { set_optional(o.api_token, v); }},
                      {"instance_type", [](O& o, py::handle v) { set_optional(o.instance_type, v); }},

@@ -15,14 +15,15 @@ def test_defaults_and_attributes():
     assert (st.endpoint, st.api_token, st.instance_type, st.region) == ("", "", "medium", "nl-north-1")
     assert (st.ttl_seconds, st.default_exec_timeout_seconds, st.readiness_max_retries) == (86400, 30, 10)
     assert sb.type_name == "MistralSandbox"
-    assert sb.network == Network.none() and sb.egress_policy() == EgressPolicy.block_all()
-    assert sb.supported_network == ["none", "all", "allow"]
-    assert sb.supported_header_bindings == ["GitHubBinding", "MistralApiBinding"]
-    assert sb.access == SandboxAccess.full and sb.delete_on_cleanup is True
-    assert sb.authored_settings() == {}
+    assert sb.network == Network.none() and sb.egress_policy == EgressPolicy.block_all()
+    assert sb.supported_network == ("none", "all")
+    assert sb.supported_header_bindings == (bashkit.GitHubBinding, bashkit.MistralApiBinding,
+                                            bashkit.WorkspaceHeaderBindings)
+    assert sb.access == SandboxAccess.full and sb.access == "full" and sb.delete_on_cleanup is True
+    assert sb.authored_settings == {}
     assert MistralSandbox(env=NO_ENV, pre_provisioned_sandbox_id="sbx-1").delete_on_cleanup is False
     assert MistralSandbox.env_var("ttl_seconds") == "AGENTS_SDK_KOYEB_SANDBOX_TTL_SECONDS"
-    assert MistralSandbox.env_options()[:2] == ["endpoint", "api_token"]
+    assert MistralSandbox.env_options()[:3] == ["image", "endpoint", "api_token"]
 
 
 def test_environment_fills_what_is_omitted():
@@ -33,7 +34,7 @@ def test_environment_fills_what_is_omitted():
     assert sb.settings.endpoint == "http://sandboxes.internal:8080"
     assert sb.settings.ttl_seconds == 120  # passed wins
     assert "tok-env" not in repr(sb.settings)
-    assert sb.authored_settings() == {"ttl_seconds": 120}
+    assert sb.authored_settings == {"ttl_seconds": 120}
     looked_up = []
 
     def lookup(name):
@@ -42,22 +43,22 @@ def test_environment_fills_what_is_omitted():
 
     assert MistralSandbox(env=lookup).settings.instance_type == "large"
     assert "AGENTS_SDK_KOYEB_SANDBOX_REGION" in looked_up
-    sb = MistralSandbox(env=NO_ENV, api_token="secret", network=Network.allow(["pypi.org"]))
-    assert sb.authored_settings()["api_token"] == "[redacted]"
-    assert sb.create_request("s1")["network"] == bashkit.network_to_json(Network.allow(["pypi.org"]))
+    sb = MistralSandbox(env=NO_ENV, api_token="secret", network=Network.all())
+    assert sb.authored_settings["api_token"] == "[redacted]"
+    assert sb.create_request("s1")["network"] == bashkit.network_to_json(Network.all())
 
 
 @pytest.mark.parametrize("make,message", [
     (lambda: MistralSandbox(env=NO_ENV, region="fra"), FRA),
     (lambda: MistralSandbox(env={"AGENTS_SDK_KOYEB_SANDBOX_REGION": "fra"}), FRA),
-    (lambda: MistralSandbox(env=NO_ENV, region="fra", network=Network.all(), egress=EgressPolicy.custom(["10.0.0.0/8"])),
-     "This egress policy is not supported in region 'fra'; it is supported only in nl-north-1. Pass "
-     "egress=EgressPolicy.allow_all() or a supported region."),
+    (lambda: MistralSandbox(env=NO_ENV, region="fra", egress=EgressPolicy.custom(allow_cidrs=["10.0.0.0/8"])), FRA),
     (lambda: MistralSandbox(env=NO_ENV, ttl_seconds=0), "MistralSandbox: ttl_seconds must be positive"),
     (lambda: MistralSandbox(env={"AGENTS_SDK_KOYEB_SANDBOX_TTL_SECONDS": "soon"}),
      "MistralSandbox: AGENTS_SDK_KOYEB_SANDBOX_TTL_SECONDS: expected an integer, got 'soon'"),
-    (lambda: MistralSandbox(env=NO_ENV, header_bindings=[bashkit.HeaderBinding(host="a.com", header="X", value="v")]),
-     "MistralSandbox does not support header binding HeaderBinding; supported: GitHubBinding, MistralApiBinding"),
+    (lambda: MistralSandbox(env=NO_ENV, header_bindings=[bashkit.HeaderBinding(host="a.com", header="X",
+                                                                               secret_name="S")]),
+     "MistralSandbox does not support header binding HeaderBinding; supported: GitHubBinding, MistralApiBinding, "
+     "WorkspaceHeaderBindings"),
 ])
 def test_refusals(make, message):
     with pytest.raises(ValueError) as e:
@@ -77,9 +78,9 @@ def test_open_without_endpoint_is_sandbox_error():
 
 
 def test_json_forms():
-    n = Network.allow(["pypi.org"])
+    n = Network.allow(hosts=["pypi.org"])
     assert bashkit.network_from_json(bashkit.network_to_json(n)) == n
-    e = EgressPolicy.custom(["10.0.0.0/8"])
+    e = EgressPolicy.custom(allow_cidrs=["10.0.0.0/8"])
     assert bashkit.egress_from_json(bashkit.egress_to_json(e)) == e
     with pytest.raises(ValueError, match="network: unknown kind 'some'"):
         bashkit.network_from_json({"kind": "some"})

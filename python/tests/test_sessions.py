@@ -10,17 +10,17 @@ from bashkit import BashkitSandbox, Network, NoSandbox, SandboxAccess
 def test_bashkit_defaults_and_attributes(tmp_path):
     sb = BashkitSandbox(base_dir=str(tmp_path))
     assert sb.type_name == "BashkitSandbox"
-    assert sb.instance_id == ""
+    assert sb.instance_id is None  # as passed
     assert sb.network == Network.none()
     assert sb.block_private_ips is True
-    assert sb.header_bindings.empty()
-    assert sb.hooks == []
-    assert sb.access == SandboxAccess.full
+    assert sb.header_bindings == ()
+    assert sb.hooks == ()
+    assert sb.access == SandboxAccess.full and sb.access == "full"
     assert sb.default_exec_timeout_seconds == 300
     assert sb.ephemeral is False
-    assert sb.supported_network == ["none", "all", "allow"]
-    assert sb.supported_header_bindings == ["HeaderBinding", "GitHubBinding", "MistralApiBinding"]
-    assert sb.supported_access == [SandboxAccess.none, SandboxAccess.files, SandboxAccess.full]
+    assert sb.supported_network == ("none", "all", "allow")
+    assert sb.supported_header_bindings == (bashkit.HeaderBinding, bashkit.GitHubBinding, bashkit.MistralApiBinding)
+    assert sb.supported_access == "full"
     assert sb.delete_on_cleanup is False
     assert sb.supports_background_processes is False
     assert sb.attributes.type == "BashkitSandbox"
@@ -31,9 +31,9 @@ def test_bashkit_defaults_and_attributes(tmp_path):
     sb = BashkitSandbox(network=Network.allow(hosts=["api.github.com"]),
                         header_bindings=[bashkit.GitHubBinding(repos=["o/r"], token="t")],
                         limits=bashkit.ExecutionLimits(max_call_depth=7), fs_limits=bashkit.FsLimits(max_nodes=9))
-    assert sb.network.hosts == ["api.github.com"]
+    assert sb.network.hosts == ("api.github.com",)
     assert sb.limits.max_call_depth == 7 and sb.fs_limits.max_nodes == 9
-    assert [bashkit.binding_kind(b) for b in sb.header_bindings] == ["GitHubBinding"]
+    assert [bashkit.binding_kind(b) for b in sb.header_bindings] == ["github"]
 
 
 def test_the_issue_example(tmp_path):
@@ -85,7 +85,7 @@ def test_random_session_id_and_repr(sandbox):
     s = sandbox.session()
     assert len(s.id) == 16
     assert repr(s) == "<SandboxSession BashkitSandbox '%s' closed>" % s.id
-    assert repr(sandbox) == "<BashkitSandbox network=Network.none()>"
+    assert repr(sandbox) == "<BashkitSandbox network=Network.none() access='full'>"
 
 
 def test_session_outlives_its_sandbox_object(tmp_path):
@@ -137,8 +137,8 @@ def test_closed_session_tool_result(sandbox):
 def test_no_sandbox():
     sb = NoSandbox()
     assert sb.type_name == "NoSandbox"
-    assert sb.supported_network == ["none"] and sb.supported_header_bindings == []
-    assert sb.supported_access == [SandboxAccess.none] and sb.access == SandboxAccess.none
+    assert sb.supported_network == ("none",) and sb.supported_header_bindings == ()
+    assert sb.supported_access == "none" and sb.access == SandboxAccess.none
     assert sb.delete_on_cleanup is True and sb.tools() == []
     with sb.open() as s:
         r = s.execute("echo hi")
@@ -152,7 +152,7 @@ def test_dangerous_local_sandbox(tmp_path):
     ws.mkdir()
     sb = bashkit.DangerousLocalSandbox(workspace=str(ws))
     assert sb.shell == "bash" and sb.default_exec_timeout_seconds == 600 and sb.workspace == str(ws)
-    assert sb.network == Network.all() and sb.supported_network == ["all"]
+    assert sb.network == Network.all() and sb.supported_network == ("all",)
     assert sb.delete_on_cleanup is False and sb.supports_background_processes is True
     assert bashkit.DangerousLocalSandbox(workspace=str(ws), delete_on_cleanup=True).delete_on_cleanup is True
     assert "start_process" in [t.name for t in sb.tools()]
@@ -163,7 +163,7 @@ def test_dangerous_local_sandbox(tmp_path):
         r = s.call_tool("start_process", {"command": "echo bg"})
         assert r["ok"] is True and r["process_id"] == 1
     assert bashkit.DangerousLocalSandbox.check_deletable_workspace("relative") is not None
-    assert bashkit.DangerousLocalSandbox.default_workspace_base().endswith("/.cache/bashkit-local-host")
+    assert bashkit.DangerousLocalSandbox.default_workspace_base().endswith("/.cache/mistral-vibe-harness-local-host")
 
 
 def test_local_docker_with_a_recording_runner():
@@ -181,7 +181,7 @@ def test_local_docker_with_a_recording_runner():
     sb = bashkit.LocalDockerSandbox(setup_script="pip install x", runner=runner)
     assert sb.image == "python:3.12-bookworm" and sb.shell == "bash" and sb.docker == "docker"
     assert sb.default_exec_timeout_seconds == 600 and sb.setup_script_timeout_seconds == 300
-    assert sb.supported_network == ["none", "all"]
+    assert sb.supported_network == ("none", "all")
     with sb.open("s1") as s:
         assert s.location == "abc123"
         r = s.execute("echo hi", timeout_seconds=5)

@@ -4,7 +4,7 @@ import datetime
 import pytest
 
 import bashkit
-from bashkit import (EgressPolicy, ExecutionLimits, FsLimits, GitHubBinding, HeaderBinding, MistralApiBinding,
+from bashkit import (BashkitSandbox, EgressPolicy, ExecutionLimits, FsLimits, GitHubBinding, HeaderBinding, MistralApiBinding,
                      Network, SandboxAccess, SandboxExecutionResult, WorkspaceHeaderBindings)
 
 
@@ -16,8 +16,8 @@ def test_network():
     assert Network.none().kind == "none"
     assert Network.all().kind == "all"
     n = Network.allow(hosts=["api.github.com", "Example.com:8443"])
-    assert n.kind == "allow"
-    assert n.hosts == ["api.github.com", "example.com:8443"]
+    assert n.kind == "allow" and n.mode == "allow"
+    assert n.hosts == ("api.github.com", "example.com:8443")
     assert n.reaches("api.github.com")
     assert n.reaches("example.com:8443")
     assert not n.reaches("example.com")
@@ -28,7 +28,7 @@ def test_network():
     assert repr(Network.none()) == "Network.none()"
     assert Network.none() == Network.none()
     assert Network.none() != Network.all()
-    assert Network.allow(["a.com"]) == Network.allow(hosts=["a.com"])
+    assert Network.allow(hosts=("a.com",)) == Network.allow(hosts=["a.com"])
 
 
 def test_network_refusals():
@@ -42,86 +42,88 @@ def test_egress_policy():
     assert EgressPolicy.block_all().kind == "block_all"
     assert EgressPolicy.allow_all().describe() == "allow_all"
     c = EgressPolicy.custom(allow_cidrs=["10.0.0.0/8", "2001:db8::/32", "1.2.3.4"])
-    assert c.kind == "custom"
-    assert c.allow_cidrs == ["10.0.0.0/8", "2001:db8::/32", "1.2.3.4"]
+    assert c.kind == "custom" and c.mode == "custom"
+    assert c.allow_cidrs == ("10.0.0.0/8", "2001:db8::/32", "1.2.3.4")
     assert c.describe() == "custom(10.0.0.0/8, 2001:db8::/32, 1.2.3.4)"
     assert repr(c) == "EgressPolicy.custom(allow_cidrs=['10.0.0.0/8', '2001:db8::/32', '1.2.3.4'])"
     assert EgressPolicy.from_network(Network.none()) == EgressPolicy.block_all()
     assert EgressPolicy.from_network(network=Network.all()) == EgressPolicy.allow_all()
     with pytest.raises(ValueError) as e:
-        EgressPolicy.custom(["10.0.0.1/8"])
+        EgressPolicy.custom(allow_cidrs=["10.0.0.1/8"])
     assert str(e.value) == "EgressPolicy.custom: invalid CIDR '10.0.0.1/8' (host bits set)"
     with pytest.raises(ValueError) as e:
-        EgressPolicy.custom(["example.com"])
+        EgressPolicy.custom(allow_cidrs=["example.com"])
     assert str(e.value) == "EgressPolicy.custom: invalid CIDR 'example.com'"
     with pytest.raises(ValueError) as e:
-        EgressPolicy.from_network(Network.allow(["api.github.com"]))
+        EgressPolicy.from_network(Network.allow(hosts=["api.github.com"]))
     assert str(e.value) == ("EgressPolicy: allow(api.github.com) names hosts, which an egress policy "
                             "(IP prefixes) cannot express")
 
 
 def test_binding_defaults_and_kinds():
-    h = HeaderBinding()
-    assert (h.host, h.header, h.value, h.path_prefix, h.prefix, h.suffix) == ("", "", "", "/", "", "")
-    g = GitHubBinding()
-    assert (g.repos, g.ttl_seconds, g.host, g.token) == ([], 3600, "github.com", "")
+    h = HeaderBinding(host="api.x.com", header="Authorization", secret_name="X_TOKEN")
+    assert (h.host, h.header, h.secret_name, h.path_prefix, h.prefix, h.suffix) == (
+        "api.x.com", "Authorization", "X_TOKEN", "/", "", "")
+    g = GitHubBinding(repos=["o/r"])
+    assert (g.repos, g.ttl_seconds, g.host, g.token) == (("o/r",), 3600, "github.com", "")
     m = MistralApiBinding()
     assert (m.ttl_seconds, m.api_key) == (3600, "")
-    assert bashkit.binding_kind(h) == "HeaderBinding"
-    assert bashkit.binding_kind(g) == "GitHubBinding"
-    assert bashkit.binding_kind(m) == "MistralApiBinding"
-    h2 = HeaderBinding(host="api.x.com", header="Authorization", value="s3cret", prefix="Bearer ")
+    assert bashkit.binding_kind(h) == "header_binding"
+    assert bashkit.binding_kind(g) == "github"
+    assert bashkit.binding_kind(m) == "mistral_api"
+    h2 = HeaderBinding(host="api.x.com", header="Authorization", secret_name="X_TOKEN", prefix="Bearer ")
     assert h2.host == "api.x.com" and h2.prefix == "Bearer "
-    assert "s3cret" not in repr(h2)
-    assert repr(h2) == ("HeaderBinding(host='api.x.com', header='Authorization', value='***', path_prefix='/', "
-                        "prefix='Bearer ', suffix='')")
-    assert h2 == HeaderBinding(host="api.x.com", header="Authorization", value="s3cret", prefix="Bearer ")
-    assert h2 != h
+    assert repr(h2) == ("HeaderBinding(host='api.x.com', header='Authorization', secret_name='X_TOKEN', "
+                        "path_prefix='/', prefix='Bearer ', suffix='')")
+    assert h2 == HeaderBinding(host="api.x.com", header="Authorization", secret_name="X_TOKEN", prefix="Bearer ")
+    assert h2 != h and hash(h2) == hash(HeaderBinding(host="api.x.com", header="Authorization",
+                                                      secret_name="X_TOKEN", prefix="Bearer "))
+    assert "s3cr" not in repr(GitHubBinding(repos="all", token="s3cr"))
     with pytest.raises(TypeError, match="unexpected keyword argument 'hots'"):
-        HeaderBinding(hots="x")
+        HeaderBinding(hots="x", header="X", secret_name="S")
+    with pytest.raises(AttributeError):
+        h.host = "other"  # immutable
     with pytest.raises(TypeError):
         bashkit.binding_kind("HeaderBinding")
 
 
 def validate_error(binding):
     with pytest.raises(ValueError) as e:
-        WorkspaceHeaderBindings([binding]).validate()
+        BashkitSandbox(header_bindings=[binding], secrets={"S": "s", "EMPTY": ""}, ephemeral=True)
     return str(e.value)
 
 
 def test_binding_validation():
-    WorkspaceHeaderBindings([HeaderBinding(host="api.x.com", header="Authorization", value="s")]).validate()
-    assert validate_error(HeaderBinding(host="api.x.com", header="Bad Header", value="s")) == \
+    BashkitSandbox(header_bindings=[HeaderBinding(host="api.x.com", header="Authorization", secret_name="S")],
+                   secrets={"S": "s"}, ephemeral=True)
+    assert validate_error(HeaderBinding(host="api.x.com", header="Bad Header", secret_name="S")) == \
         "header_bindings: HeaderBinding #1: header: not a valid header name 'Bad Header'"
-    assert validate_error(HeaderBinding(host="api.x.com", header="X", value="")) == \
-        "header_bindings: HeaderBinding #1: value: must not be empty"
-    assert validate_error(HeaderBinding(host="api.x.com", header="X", value="s", path_prefix="v1")) == \
+    assert validate_error(HeaderBinding(host="api.x.com", header="X", secret_name="EMPTY")) == \
+        ("header_bindings: HeaderBinding #1: no secret named 'EMPTY' (pass secrets={'EMPTY': ...} to the sandbox, "
+         "or set it in the environment)")
+    assert validate_error(HeaderBinding(host="api.x.com", header="X", secret_name="S", path_prefix="v1")) == \
         "header_bindings: HeaderBinding #1: path_prefix: must start with '/'"
-    assert validate_error(GitHubBinding()) == \
-        "header_bindings: GitHubBinding #1: repos: at least one 'owner/name' is required"
-    assert validate_error(GitHubBinding(repos=["justone"])) == \
+    assert validate_error(GitHubBinding(repos=[], token="t")) == \
+        "header_bindings: GitHubBinding #1: repos: at least one 'owner/name' (or 'all') is required"
+    assert validate_error(GitHubBinding(repos=["justone"], token="t")) == \
         "header_bindings: GitHubBinding #1: repos: expected 'owner/name', got 'justone'"
-    assert validate_error(GitHubBinding(repos=["a/b"], ttl_seconds=0)) == \
-        "header_bindings: GitHubBinding #1: ttl_seconds: must be positive"
-    assert validate_error(MistralApiBinding(ttl_seconds=-1)) == \
-        "header_bindings: MistralApiBinding #1: ttl_seconds: must be positive"
+    with pytest.raises(ValueError, match="GitHubBinding: ttl_seconds must be positive"):
+        GitHubBinding(repos=["a/b"], ttl_seconds=0)
+    with pytest.raises(ValueError, match="MistralApiBinding: ttl_seconds must be positive"):
+        MistralApiBinding(ttl_seconds=-1)
+    with pytest.raises(ValueError, match="HeaderBinding: secret_name must not be empty"):
+        HeaderBinding(host="a.com", header="X", secret_name="")
 
 
 def test_workspace_header_bindings():
     w = WorkspaceHeaderBindings()
-    assert w.empty() and len(w) == 0
-    w.add(HeaderBinding(host="a.com", header="X", value="v"))
-    w.add(GitHubBinding(repos=["o/r"], token="t"))
-    assert not w.empty() and len(w) == 2
-    kinds = [bashkit.binding_kind(b) for b in w]
-    assert kinds == ["HeaderBinding", "GitHubBinding"]
-    assert isinstance(w.bindings[1], GitHubBinding) and w.bindings[1].repos == ["o/r"]
-    with pytest.raises(TypeError, match="expected HeaderBinding, GitHubBinding or MistralApiBinding, got str"):
-        w.add("nope")
+    assert w.kind == "workspace_header_bindings" and repr(w) == "WorkspaceHeaderBindings()"
+    with pytest.raises(TypeError):
+        WorkspaceHeaderBindings([HeaderBinding(host="a.com", header="X", secret_name="S")])  # a marker: no fields
 
 
 def test_execution_result():
-    r = SandboxExecutionResult()
+    r = SandboxExecutionResult(0, "", "")
     assert (r.exit_code, r.stdout, r.stderr, r.timed_out) == (0, "", "", False)
     r = SandboxExecutionResult(exit_code=3, stdout="out\n", stderr="err", timed_out=True)
     assert (r.exit_code, r.stdout, r.stderr, r.timed_out) == (3, "out\n", "err", True)
@@ -129,7 +131,9 @@ def test_execution_result():
     assert repr(r) == "SandboxExecutionResult(exit_code=3, stdout='out\\n', stderr='err', timed_out=True)"
     assert r == SandboxExecutionResult(exit_code=3, stdout="out\n", stderr="err", timed_out=True)
     with pytest.raises(TypeError):
-        SandboxExecutionResult(3)  # keyword arguments only
+        SandboxExecutionResult(3)  # stdout and stderr are required
+    with pytest.raises(TypeError):
+        SandboxExecutionResult(3, "", "", True)  # timed_out (an addition) is keyword-only
 
 
 def test_access():

@@ -192,7 +192,8 @@ struct SandboxServer::Impl {
                     std::string type = b.is_object() ? b.value("type", std::string()) : std::string();
                     if (type == "GitHubBinding") {
                         GitHubBinding g;
-                        g.repos = b.value("repos", std::vector<std::string>{});
+                        if (b.contains("repos") && b["repos"] == "all") g.all_repos = true;
+                        else g.repos = b.value("repos", std::vector<std::string>{});
                         g.ttl_seconds = b.value("ttl_seconds", 3600);
                         g.host = b.value("host", std::string("github.com"));
                         bo.header_bindings.add(g);

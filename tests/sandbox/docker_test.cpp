@@ -52,6 +52,12 @@ TEST(LocalDocker, Refusals) {
     EXPECT_EQ(error_of([] { LocalDockerSandbox({.setup_script_timeout_seconds = -3}); }),
               "LocalDockerSandbox: setup_script_timeout_seconds must be positive");
     EXPECT_NO_THROW(LocalDockerSandbox({.network = Network::all()}));
+    EXPECT_EQ(error_of([] { LocalDockerSandbox({.shell = "zsh"}); }), "LocalDockerSandbox: shell must be 'bash' or 'sh', got 'zsh'");
+    EXPECT_NO_THROW(LocalDockerSandbox({.shell = "sh"}));
+    EXPECT_EQ(error_of([] { LocalDockerSandbox({.supports_background_processes = true}); }),
+              "LocalDockerSandbox: supports_background_processes=True is not available: this adapter has no process "
+              "tools yet");
+    EXPECT_NO_THROW(LocalDockerSandbox({.supports_background_processes = false}));
     EXPECT_EQ(error_of([] { LocalDockerSandbox({.header_bindings = {MistralApiBinding{}}}); }),
               "LocalDockerSandbox does not support header binding MistralApiBinding; supported: none");
     EXPECT_EQ(LocalDockerSandbox({.access = SandboxAccess::files}).access(), SandboxAccess::files);

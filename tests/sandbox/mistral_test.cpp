@@ -102,7 +102,8 @@ TEST(MistralSandbox, OmittedOptionsTakeTheDefaults) {
 TEST(MistralSandbox, Attributes) {
     MistralSandbox sb({}, kNoEnv);
     EXPECT_EQ(sb.type_name(), "MistralSandbox");
-    EXPECT_EQ(sb.supported_network(), (std::vector{Network::Kind::None, Network::Kind::All, Network::Kind::Allow}));
+    // Mistral Cloud filters by IP address: network none or all only.
+    EXPECT_EQ(sb.supported_network(), (std::vector{Network::Kind::None, Network::Kind::All}));
     EXPECT_EQ(sb.supported_header_bindings(), (std::vector<std::string>{"GitHubBinding", "MistralApiBinding"}));
     EXPECT_EQ(sb.supported_access(), (std::vector{SandboxAccess::none, SandboxAccess::files, SandboxAccess::full}));
     EXPECT_TRUE(sb.delete_on_cleanup());
@@ -120,7 +121,7 @@ TEST(MistralSandbox, EnvVarNames) {
     EXPECT_EQ(MistralSandbox::env_var("ttl_seconds"), "AGENTS_SDK_KOYEB_SANDBOX_TTL_SECONDS");
     EXPECT_EQ(MistralSandbox::env_var("region"), "AGENTS_SDK_KOYEB_SANDBOX_REGION");
     EXPECT_EQ(MistralSandbox::env_options(),
-              (std::vector<std::string>{"endpoint", "api_token", "instance_type", "region", "name_prefix", "ttl_seconds",
+              (std::vector<std::string>{"image", "endpoint", "api_token", "instance_type", "region", "name_prefix", "ttl_seconds",
                                         "idle_timeout_seconds", "default_exec_timeout_seconds", "privileged",
                                         "docker_daemon_enabled", "docker_daemon_network_mode", "enable_light_sleep",
                                         "setup_script", "setup_script_timeout_seconds", "readiness_max_retries",
@@ -149,6 +150,7 @@ const Env kFullEnv = {
     {"AGENTS_SDK_KOYEB_SANDBOX_WAIT_READY_TIMEOUT_SECONDS", "120"},
     {"AGENTS_SDK_KOYEB_SANDBOX_ENABLE_MESH", "YES"},
     {"AGENTS_SDK_KOYEB_SANDBOX_PRE_PROVISIONED_SANDBOX_ID", "sbx-42"},
+    {"AGENTS_SDK_KOYEB_SANDBOX_IMAGE", "registry.example/sbx:1"},
     // Never read from the environment:
     {"AGENTS_SDK_KOYEB_SANDBOX_NETWORK", "none"},
     {"AGENTS_SDK_KOYEB_SANDBOX_EGRESS", "block_all"},
@@ -180,6 +182,7 @@ TEST(MistralSandbox, EveryEnvVarDefault) {
     EXPECT_EQ(s.wait_ready_timeout_seconds, 120);
     EXPECT_TRUE(s.enable_mesh);
     EXPECT_EQ(s.pre_provisioned_sandbox_id, "sbx-42");
+    EXPECT_EQ(s.image, "registry.example/sbx:1");
     // network, egress, access, hooks and header bindings are not taken from the environment.
     EXPECT_EQ(sb.network().kind(), Network::Kind::All);
     EXPECT_EQ(sb.egress_policy(), EgressPolicy::allow_all());
@@ -192,7 +195,7 @@ TEST(MistralSandbox, EveryEnvVarDefault) {
                          env_of(kFullEnv));
     EXPECT_EQ(given.settings().instance_type, "small");
     EXPECT_EQ(given.settings().ttl_seconds, 5);
-    EXPECT_FALSE(given.settings().privileged);
+    EXPECT_TRUE(given.settings().privileged);  // docker_daemon_enabled (from the environment) makes it privileged
     EXPECT_EQ(given.settings().region, "fra");
     EXPECT_EQ(given.authored_settings(),
               (json{{"instance_type", "small"}, {"ttl_seconds", 5}, {"privileged", false}, {"network", {{"kind", "all"}}}}));
@@ -247,19 +250,12 @@ TEST(MistralSandbox, RegionRefusals) {
         "network=Network.all() or a supported region.";
     EXPECT_EQ(error_of([] { MistralSandbox({.region = "fra"}, kNoEnv); }), fra);
     EXPECT_EQ(error_of([] { MistralSandbox({.region = "fra", .network = Network::none()}, kNoEnv); }), fra);
-    EXPECT_EQ(error_of([] { MistralSandbox({.region = "fra", .network = Network::allow({"pypi.org"})}, kNoEnv); }), fra);
-    EXPECT_EQ(error_of([] { MistralSandbox({.region = "us-east-1", .network = Network::allow({"pypi.org"})}, kNoEnv); }),
+    EXPECT_EQ(error_of([] { MistralSandbox({.region = "us-east-1"}, kNoEnv); }),
               "This network policy is not supported in region 'us-east-1'; it is supported only in nl-north-1. Pass "
               "network=Network.all() or a supported region.");
     EXPECT_NO_THROW(MistralSandbox({.region = "fra", .network = Network::all()}, kNoEnv));
-    EXPECT_NO_THROW(MistralSandbox({.region = "fra", .network = Network::all(), .egress = EgressPolicy::allow_all()}, kNoEnv));
-    EXPECT_EQ(error_of([] {
-                  MistralSandbox({.region = "fra", .network = Network::all(), .egress = EgressPolicy::custom({"10.0.0.0/8"})},
-                                 kNoEnv);
-              }),
-              "This egress policy is not supported in region 'fra'; it is supported only in nl-north-1. Pass "
-              "egress=EgressPolicy.allow_all() or a supported region.");
-    EXPECT_NO_THROW(MistralSandbox({.network = Network::allow({"pypi.org"})}, kNoEnv));
+    // custom() adds to Network.none(), which only nl-north-1 enforces.
+    EXPECT_EQ(error_of([] { MistralSandbox({.region = "fra", .egress = EgressPolicy::custom({"10.0.0.0/8"})}, kNoEnv); }), fra);
 }
 
 TEST(MistralSandbox, OptionRefusals) {
@@ -280,9 +276,21 @@ TEST(MistralSandbox, OptionRefusals) {
     EXPECT_EQ(err({.readiness_interval_seconds = -0.5}), "MistralSandbox: readiness_interval_seconds must not be negative");
     EXPECT_EQ(err({.readiness_probe_timeout_seconds = 0}), "MistralSandbox: readiness_probe_timeout_seconds must be positive");
     EXPECT_EQ(err({.wait_ready_timeout_seconds = 0}), "MistralSandbox: wait_ready_timeout_seconds must be positive");
-    EXPECT_EQ(err({.egress = EgressPolicy::allow_all()}), "MistralSandbox: egress=allow_all contradicts network=none");
+    // Mistral Cloud filters by IP address: network none or all, never a host allow list.
+    EXPECT_EQ(err({.network = Network::allow({"pypi.org"})}),
+              "MistralSandbox does not support network=allow; supported: none, all");
+    // egress takes only custom(); block_all()/allow_all() are what egress_policy() is for none/all.
+    EXPECT_EQ(err({.egress = EgressPolicy::allow_all()}),
+              "MistralSandbox: egress accepts only EgressPolicy.custom(allow_cidrs=...); allow_all() is what "
+              "egress_policy is for Network.all(): pass network= instead");
     EXPECT_EQ(err({.network = Network::all(), .egress = EgressPolicy::block_all()}),
-              "MistralSandbox: egress=block_all contradicts network=all");
+              "MistralSandbox: egress accepts only EgressPolicy.custom(allow_cidrs=...); block_all() is what "
+              "egress_policy is for Network.none(): pass network= instead");
+    EXPECT_EQ(err({.network = Network::all(), .egress = EgressPolicy::custom({"10.0.0.0/8"})}),
+              "MistralSandbox: egress=EgressPolicy.custom(...) adds addresses to network=Network.none(); with "
+              "network=Network.all() every address is allowed already");
+    EXPECT_EQ(err({.supports_background_processes = true}),
+              "MistralSandbox: supports_background_processes=True is not available: the protocol has no process tools yet");
     EXPECT_EQ(err({.header_bindings = {HeaderBinding{.host = "api.example.com", .header = "X-Key", .value = "v"}}}),
               "MistralSandbox does not support header binding HeaderBinding; supported: GitHubBinding, MistralApiBinding");
     EXPECT_EQ(err({.header_bindings = {GitHubBinding{.repos = {"a/b"}, .token = "ghp_x"}}}),
@@ -303,7 +311,6 @@ TEST(MistralSandbox, AuthoredSettings) {
                        .region = "nl-north-1",
                        .readiness_interval_seconds = 0.25,
                        .enable_mesh = true,
-                       .network = Network::allow({"pypi.org", "example.com:8443"}),
                        .egress = EgressPolicy::custom({"10.0.0.0/8"}),
                        .header_bindings = {GitHubBinding{.repos = {"octo/repo"}}},
                        .hooks = {std::make_shared<GitIdentity>("Ada", "ada@example.com")},
@@ -315,7 +322,6 @@ TEST(MistralSandbox, AuthoredSettings) {
         {"region", "nl-north-1"},
         {"readiness_interval_seconds", 0.25},
         {"enable_mesh", true},
-        {"network", {{"kind", "allow"}, {"allow", {"pypi.org", "example.com:8443"}}}},
         {"egress", {{"kind", "custom"}, {"allow_cidrs", {"10.0.0.0/8"}}}},
         {"header_bindings", {{{"type", "GitHubBinding"}, {"repos", {"octo/repo"}}, {"ttl_seconds", 3600}, {"host", "github.com"}}}},
         {"hooks", {{{"type", "GitIdentity"}, {"name", "Ada"}, {"email", "ada@example.com"}}}},
@@ -329,41 +335,34 @@ TEST(MistralSandbox, AuthoredSettings) {
 TEST(MistralSandbox, EgressPolicy) {
     EXPECT_EQ(MistralSandbox({}, kNoEnv).egress_policy().describe(), "block_all");
     EXPECT_EQ(MistralSandbox({.network = Network::all()}, kNoEnv).egress_policy().describe(), "allow_all");
-    // An allow list: its IP addresses as prefixes; host names stay in the network allow list.
-    MistralSandbox allow({.network = Network::allow({"pypi.org", "10.1.2.3", "[2001:db8::1]:8443"})}, kNoEnv);
-    EXPECT_EQ(allow.egress_policy().kind(), EgressPolicy::Kind::custom);
-    EXPECT_EQ(allow.egress_policy().allow_cidrs(), (std::vector<std::string>{"10.1.2.3/32", "2001:db8::1/128"}));
-    EXPECT_EQ(MistralSandbox({.network = Network::allow({"pypi.org"})}, kNoEnv).egress_policy().describe(), "custom()");
-    // Passed explicitly: as passed.
-    EXPECT_EQ(MistralSandbox({.network = Network::all(), .egress = EgressPolicy::custom({"192.168.0.0/16"})}, kNoEnv)
-                  .egress_policy()
-                  .describe(),
+    // Passed explicitly (custom, with network none): as passed.
+    EXPECT_EQ(MistralSandbox({.egress = EgressPolicy::custom({"192.168.0.0/16"})}, kNoEnv).egress_policy().describe(),
               "custom(192.168.0.0/16)");
-    EXPECT_EQ(MistralSandbox({.network = Network::none(), .egress = EgressPolicy::block_all()}, kNoEnv).egress_policy(),
-              EgressPolicy::block_all());
-    EXPECT_EQ(MistralSandbox({.network = Network::allow({"a.example"}), .egress = EgressPolicy::allow_all()}, kNoEnv)
-                  .egress_policy(),
-              EgressPolicy::allow_all());
 }
 
 TEST(MistralSandbox, CreateRequest) {
-    MistralSandbox sb({.name_prefix = "bot", .ttl_seconds = 60, .network = Network::allow({"pypi.org"}),
-                       .header_bindings = {MistralApiBinding{}}},
+    MistralSandbox sb({.image = "registry.example/sbx:1", .name_prefix = "bot", .ttl_seconds = 60,
+                       .egress = EgressPolicy::custom({"203.0.113.0/24"}), .header_bindings = {MistralApiBinding{}},
+                       .workspace_header_bindings = true},
                       kNoEnv);
     json expected = {{"name", "bot-conv-1"},
                      {"instance_type", "medium"},
                      {"region", "nl-north-1"},
                      {"ttl_seconds", 60},
                      {"idle_timeout_seconds", 0},
-                     {"network", {{"kind", "allow"}, {"allow", {"pypi.org"}}}},
-                     {"egress", {{"kind", "custom"}, {"allow_cidrs", json::array()}}},
+                     {"network", {{"kind", "none"}}},
+                     {"egress", {{"kind", "custom"}, {"allow_cidrs", {"203.0.113.0/24"}}}},
                      {"header_bindings", {{{"type", "MistralApiBinding"}, {"ttl_seconds", 3600}}}},
                      {"privileged", false},
                      {"docker_daemon_enabled", false},
                      {"docker_daemon_network_mode", "auto"},
                      {"enable_light_sleep", true},
-                     {"enable_mesh", false}};
+                     {"enable_mesh", false},
+                     {"image", "registry.example/sbx:1"},
+                     {"workspace_header_bindings", true}};
     EXPECT_EQ(sb.create_request("conv-1"), expected);
+    // docker_daemon_enabled puts the sandbox in privileged mode.
+    EXPECT_TRUE(MistralSandbox({.docker_daemon_enabled = true}, kNoEnv).create_request("c")["privileged"]);
 }
 
 TEST(MistralSandbox, JsonForms) {
@@ -499,8 +498,10 @@ TEST(MistralRemote, WrongTokenIsRefused) {
     Served srv;
     MistralSandbox sb(srv.options("not-a-token"), kNoEnv);
     EXPECT_EQ(error_of([&] { sb.open(); }),
-              "Mistral Cloud refused to create the sandbox (HTTP 401). Check that the API token is valid and that its "
-              "role may create sandboxes (a workspace role with the sandbox create permission, such as Admin or Developer).");
+              "Mistral Cloud refused to create the sandbox (HTTP 401). The identity of the API key needs the cloud_user "
+              "role (Mistral Cloud User) in the workspace: ask an "
+              "administrator for it (Organization > Workspaces > your workspace > Members), then restart the session; "
+              "for a deployed agent, deploy it again once the role is granted.");
     auto c = srv.client();
     auto none = c.Post("/v1/sessions", "{}", "application/json");
     ASSERT_TRUE(none);
@@ -669,15 +670,15 @@ TEST(MistralRemote, ServerLimits) {
 TEST(MistralRemote, NetworkAllowedByTheServer) {
     Served srv({.allow_network = true});
     MistralSandboxOptions o = srv.options();
-    o.network = Network::allow({"pypi.org"});
+    o.network = Network::all();
     MistralSandbox sb(std::move(o), kNoEnv);
     SandboxSession s = sb.open();
     auto c = srv.client();
     auto info = c.Get(("/v1/sessions/" + s.location()).c_str(), bearer("token-a"));
     ASSERT_TRUE(info);
     json j = json::parse(info->body);
-    EXPECT_EQ(j["network"], (json{{"kind", "allow"}, {"allow", {"pypi.org"}}}));
-    EXPECT_EQ(j["egress"], (json{{"kind", "custom"}, {"allow_cidrs", json::array()}}));
+    EXPECT_EQ(j["network"], (json{{"kind", "all"}}));
+    EXPECT_EQ(j["egress"], (json{{"kind", "allow_all"}}));
     // The server's own loopback is not reachable from a script (private addresses stay blocked).
     SandboxExecutionResult r = s.execute("curl -s " + srv.endpoint() + "/v1/sessions");
     EXPECT_NE(r.exit_code, 0);
@@ -762,8 +763,9 @@ TEST(MistralRemote, CreateRefusedByTheService) {
         MistralSandbox sb(svc.options(), kNoEnv);
         EXPECT_EQ(error_of([&] { sb.open(); }),
                   "Mistral Cloud refused to create the sandbox (HTTP " + std::to_string(status) +
-                      "). Check that the API token is valid and that its role may create sandboxes (a workspace role "
-                      "with the sandbox create permission, such as Admin or Developer).");
+                      "). The identity of the API key needs the cloud_user role (Mistral Cloud User) in the workspace: "
+                      "ask an administrator for it (Organization > Workspaces > your workspace > Members), then "
+                      "restart the session; for a deployed agent, deploy it again once the role is granted.");
     }
     FakeService svc;
     svc.create_status = 503;

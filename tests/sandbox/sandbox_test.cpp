@@ -127,7 +127,10 @@ TEST(SandboxTypes, BindingValidation) {
     EXPECT_EQ(err(HeaderBinding{"api.x.com", "X", "a\r\nb"}),
               "header_bindings: HeaderBinding #1: value: must not contain CR, LF or NUL");
     EXPECT_EQ(err(HeaderBinding{"api.x.com", "X", "s", "v1"}), "header_bindings: HeaderBinding #1: path_prefix: must start with '/'");
-    EXPECT_EQ(err(GitHubBinding{}), "header_bindings: GitHubBinding #1: repos: at least one 'owner/name' is required");
+    EXPECT_EQ(err(GitHubBinding{}), "header_bindings: GitHubBinding #1: repos: at least one 'owner/name' (or 'all') is required");
+    EXPECT_EQ(err(GitHubBinding{.all_repos = true}), "(no exception)");
+    EXPECT_EQ(err(GitHubBinding{.repos = {"a/b"}, .all_repos = true}),
+              "header_bindings: GitHubBinding #1: repos: either 'all' or a list of 'owner/name', not both");
     EXPECT_EQ(err(GitHubBinding{{"justone"}}), "header_bindings: GitHubBinding #1: repos: expected 'owner/name', got 'justone'");
     EXPECT_EQ(err(GitHubBinding{{"a/b"}, 0}), "header_bindings: GitHubBinding #1: ttl_seconds: must be positive");
     EXPECT_EQ(err(MistralApiBinding{-1}), "header_bindings: MistralApiBinding #1: ttl_seconds: must be positive");
@@ -160,6 +163,34 @@ TEST(SandboxTypes, BindingsOnTheWire) {
     ASSERT_EQ(w2.bindings.size(), 3u);
     EXPECT_EQ(w2.secrets->get(w2.bindings[2].secret_name), "from-env");
     ::unsetenv("GITHUB_TOKEN");
+    // A secret by name, looked up in the sandbox's secrets when the wire is made.
+    SecretLookup secrets = [](const std::string& name) -> std::optional<std::string> {
+        if (name == "X_KEY") return "k-by-name";
+        return std::nullopt;
+    };
+    WorkspaceHeaderBindings named{HeaderBinding{.host = "api.x.com", .header = "X-Key", .secret_name = "X_KEY"}};
+    EXPECT_EQ(error_of([&] { named.validate(); }), "(no exception)");
+    auto wn = named.wire(secrets);
+    ASSERT_EQ(wn.bindings.size(), 1u);
+    EXPECT_EQ(wn.secrets->get(wn.bindings[0].secret_name), "k-by-name");
+    EXPECT_EQ(named.secret_names(), std::vector<std::string>{"X_KEY"});
+    EXPECT_EQ(error_of([&] { named.wire(); }), "header_bindings: HeaderBinding #1: no secret named 'X_KEY'");
+    EXPECT_EQ(error_of([&] {
+                  WorkspaceHeaderBindings{HeaderBinding{.host = "a.com", .header = "X", .value = "v", .secret_name = "S"}}
+                      .validate();
+              }),
+              "header_bindings: HeaderBinding #1: give either value or secret_name, not both");
+    EXPECT_EQ(error_of([&] { BashkitSandbox({.header_bindings = named, .ephemeral = true}); }),
+              "header_bindings: HeaderBinding: no secret named 'X_KEY' (pass it in the sandbox's secrets)");
+    EXPECT_NO_THROW(BashkitSandbox({.header_bindings = named, .ephemeral = true, .secrets = secrets}));
+    // repos="all": every path of the host and of its API host.
+    auto all = WorkspaceHeaderBindings{GitHubBinding{.token = "tok", .all_repos = true}}.wire();
+    ASSERT_EQ(all.bindings.size(), 2u);
+    EXPECT_EQ(all.bindings[0].host, "github.com");
+    EXPECT_EQ(all.bindings[0].path_prefix, "/");
+    EXPECT_EQ(all.bindings[1].host, "api.github.com");
+    EXPECT_EQ(all.bindings[1].path_prefix, "/");
+    EXPECT_EQ(all.secrets->get(all.bindings[1].secret_name), "tok");
 }
 
 // ================================================================================ hooks
@@ -561,13 +592,13 @@ struct LocalFixture : ::testing::Test {
 };
 
 TEST_F(LocalFixture, DefaultWorkspaceIsMadeAndDeleted) {
-    EXPECT_EQ(DangerousLocalSandbox::default_workspace_base(), tmp.path + "/home/.cache/bashkit-local-host");
+    EXPECT_EQ(DangerousLocalSandbox::default_workspace_base(), tmp.path + "/home/.cache/mistral-vibe-harness-local-host");
     DangerousLocalSandbox sb;
     std::string ws;
     {
         SandboxSession s = sb.open("local1");
         ws = s.location();
-        EXPECT_EQ(ws.rfind(fs::canonical(tmp.path).string() + "/home/.cache/bashkit-local-host/local1-", 0), 0u) << ws;
+        EXPECT_EQ(ws.rfind(fs::canonical(tmp.path).string() + "/home/.cache/mistral-vibe-harness-local-host/local1-", 0), 0u) << ws;
         auto r = s.execute("pwd; echo out; echo err >&2; touch made; exit 7");
         EXPECT_EQ(r.exit_code, 7);
         EXPECT_EQ(r.stdout_, ws + "\nout\n");
@@ -671,6 +702,12 @@ TEST_F(LocalFixture, ProcessTools) {
     EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", id2}})["exit_code"], nullptr);
     EXPECT_EQ(s.call_tool("kill_process", {{"process_id", id2}}), json({{"ok", true}, {"process_id", id2}, {"exit_code", 137}}));
     EXPECT_EQ(s.call_tool("kill_process", {{"process_id", 99}})["error"], "kill_process: no process 99");
+    // Ids beyond a small int name no process (4294967297 must not reach process 1).
+    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", 4294967297LL}})["error"],
+              "read_process_output: no process 4294967297");
+    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", -1}})["error"], "read_process_output: no process -1");
+    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", 18446744073709551615ULL}})["error"],
+              "read_process_output: no process 18446744073709551615");
     EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", "x"}})["error"],
               "write_process_input: the input of process 1 is closed");
     // BashkitSandbox has none.
@@ -701,7 +738,14 @@ TEST(SandboxTools, ListsPerAccessWithSchemas) {
     EXPECT_EQ(tools[1].parameters["properties"]["offset"]["type"], "integer");
     EXPECT_EQ(tools[3].parameters["required"], json({"path", "old_string", "new_string"}));
     EXPECT_EQ(tools[3].parameters["properties"]["replace_all"]["type"], "boolean");
-    EXPECT_EQ(tools[4].parameters["required"], json::array());
+    EXPECT_FALSE(tools[4].parameters.contains("required"));  // empty: left out (draft 4 wants at least one)
+    // OpenAI's strict mode: every property required, the optional ones nullable.
+    json strict = tools[1].to_json(true);
+    EXPECT_EQ(strict["function"]["strict"], true);
+    EXPECT_EQ(strict["function"]["parameters"]["required"], json({"limit", "offset", "path"}));
+    EXPECT_EQ(strict["function"]["parameters"]["properties"]["offset"]["type"], json({"integer", "null"}));
+    EXPECT_EQ(strict["function"]["parameters"]["properties"]["path"]["type"], "string");
+    EXPECT_FALSE(tools[1].to_json()["function"].contains("strict"));
     EXPECT_EQ(tools[5].parameters["required"], json({"pattern"}));
     for (const auto& t : tools) {
         EXPECT_FALSE(t.description.empty());
@@ -767,6 +811,10 @@ TEST_F(ToolsFixture, CallsAndErrors) {
     EXPECT_EQ(err("read_file", {{"path", "nope"}}), "read_file: nope: No such file or directory");
     EXPECT_EQ(err("read_file", {{"path", "b.txt"}, {"offset", 0}}), "read_file: offset must be at least 1");
     EXPECT_EQ(err("read_file", {{"path", "b.txt"}, {"limit", 1.5}}), "read_file: argument 'limit' must be of type integer");
+    EXPECT_EQ(err("read_file", {{"path", nullptr}}), "read_file: argument 'path' must be of type string");
+    // What models send: null for an optional argument (absent), 2.0 for an integer.
+    EXPECT_EQ(ok("read_file", {{"path", "b.txt"}, {"offset", nullptr}, {"limit", 1.0}})["content"], "y y y\n");
+    EXPECT_EQ(ok("list_files", {{"path", nullptr}, {"recursive", nullptr}, {"pattern", nullptr}})["truncated"], false);
     EXPECT_EQ(err("list_files", {{"path", "nope"}}), "list_files: nope: No such file or directory");
     EXPECT_EQ(err("search_files", {{"pattern", "("}}).rfind("search_files: bad pattern: ", 0), 0u);
     EXPECT_EQ(err("edit_file", {{"path", "b.txt"}, {"old_string", ""}, {"new_string", "x"}}),

@@ -1,0 +1,1 @@
+from . import sandbox_hook as sandbox_hook
