@@ -268,6 +268,8 @@ public:
     Flow run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner);
     // Parses and runs source text (eval, source, traps). Syntax errors print and give status 2 (or 1).
     Flow run_source(std::string_view text, std::string_view name, bool is_eval);
+    // bash's warning for each here-document of `unit` that the end of input closed.
+    void warn_unterminated_heredocs(const sx::ParseResult& unit);
     // Runs the EXIT trap if set (once).
     void run_exit_trap();
     int status() const { return st_.status; }
