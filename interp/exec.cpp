@@ -1070,8 +1070,9 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             Ex r = do_assign(a);
             if (r == Ex::Fatal) return Flow::Exit;
             if (r == Ex::Fail) {
-                // An assignment error in a plain assignment statement ends a non-interactive shell.
+                // An assignment error in a plain assignment statement discards the rest of the line.
                 exit_status_ = st_.status = 1;
+                discard_line_ = true;
                 return Flow::Exit;
             }
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
@@ -1720,6 +1721,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
         }
         warn_unterminated_heredocs(*unit);
         f = run_script(*unit->script, unit);
+        if (line_discarded(f)) f = Flow::Normal;
         if (f != Flow::Normal) break;
     }
     line_offset_ -= offset;

@@ -531,6 +531,17 @@ public:
     std::shared_ptr<const sx::ParseResult> owner_hold_;
     Var scratch_;  // value of a dynamic variable
     std::string source_name_ = "bashkit";
+    // An error that makes bash discard the rest of the current top-level command line (an arithmetic error in
+    // $(( ))): the Flow::Exit it returns stops at the loop that reads lines (script, eval, source), which goes
+    // on with the next line with exit_status_ as $?.
+    bool discard_line_ = false;
+    // Whether a Flow::Exit reaching a line loop only ends the line (clears the flag; $? is set).
+    bool line_discarded(Flow f) {
+        if (f != Flow::Exit || !discard_line_) return false;
+        discard_line_ = false;
+        st_.status = exit_status_;
+        return true;
+    }
     std::shared_ptr<const CancelToken> cancel_hold_;  // keeps a job's token alive
     const std::vector<const sx::Assign*>* pending_decls_ = nullptr;  // assignment arguments of declare & co
     uint32_t alias_depth_ = 0;

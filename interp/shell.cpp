@@ -300,6 +300,7 @@ int ShellImpl::run(std::string_view script, const Shell::Source& src, ByteStream
             }
             ex.warn_unterminated_heredocs(*unit);
             f = ex.run_script(*unit->script, unit);
+            if (ex.line_discarded(f)) f = Flow::Normal;
             if (f != Flow::Normal) break;
         }
         status = f == Flow::Exit ? ex.exit_status_ : state.status;
