@@ -419,42 +419,36 @@ bool read_line(std::string& line) {
     }
 }
 
-// Whether `text` is a complete unit of input: it parses, and a following line would start a new statement
-// (it is not swallowed by an open here-document or a line continuation).
-bool complete(const std::string& text, const sx::ParseOptions& opts, std::optional<sx::ParseError>& error) {
-    sx::ParseResult r = sx::parse(text, opts);
-    if (!r.ok()) {
-        const std::string& m = r.error->message;
-        bool needs_more = m.rfind("unexpected EOF", 0) == 0 || m == "syntax error: unexpected end of file";
-        if (!needs_more) error = r.error;
-        return !needs_more;
+// Whether `text` is complete input for bash reading a stream: every top-level command line in it parses and
+// the last one ended with a newline that closed its here-documents, so that no following line can belong to
+// it. A syntax error that more input could not fix is complete too (the run reports it).
+bool complete(const std::string& text, const sx::ParseOptions& opts) {
+    sx::ScriptReader reader(std::make_shared<const std::string>(text), opts);
+    while (!reader.at_end()) {
+        sx::ParseUnit u = reader.next();
+        if (!u.result.ok()) return !u.result.error->incomplete;
+        if (!u.complete) return false;
     }
-    sx::ParseResult probe = sx::parse(text + ":\n", opts);
-    return probe.ok() && probe.script->body.size == r.script->body.size + 1;
+    return true;
 }
 
-// bash reading a script from stdin: statement by statement, each run before the next is read.
+// bash reading a script from stdin: one command line at a time, each run before the next is read.
 int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg) {
     Session session(std::move(tree), "bashkit", {}, cfg);
     if (!session.load(cfg)) return 2;
     std::string buffer, line;
-    uint32_t line_base = 0;  // lines consumed before `buffer`, for messages
+    uint32_t line_base = 0;  // lines consumed before `buffer`
     int status = 0;
     bool more = true;
     while (more) {
         more = read_line(line);
         buffer += line;
         if (buffer.empty()) break;
-        std::optional<sx::ParseError> error;
-        if (more && !complete(buffer, opts, error)) continue;
-        if (error || !sx::parse(buffer, opts).ok()) {
-            sx::ParseError e = error ? *error : *sx::parse(buffer, opts).error;
-            e.pos.line += line_base;
-            std::cerr << e.format("bashkit") << "\n";
-            return session.finish(2, cfg);
-        }
-        status = session.shell.run(buffer, session.in, session.out, session.err);
-        if (session.shell.exited()) return session.finish(status, cfg);
+        if (more && !complete(buffer, opts)) continue;
+        interp::Shell::Source src;
+        src.first_line = line_base + 1;
+        status = session.shell.run(buffer, session.in, session.out, session.err, src);
+        if (session.shell.stopped()) return session.finish(status, cfg);
         for (char c : buffer) line_base += c == '\n';
         buffer.clear();
     }
@@ -690,6 +684,19 @@ int main(int argc, char** argv) {
         std::cout << sx::to_json(an) << "\n";
         return an.ok ? 0 : 2;
     }
+    // A run parses and runs one command line at a time, like bash: the lines before a syntax error run.
+    if (mode == Mode::Run) {
+        // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.
+        std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
+        if (command && !rest.empty()) rest.erase(rest.begin());
+        Session session(std::move(*tree), name, std::move(rest), cfg);
+        if (!session.load(cfg)) return 2;
+        interp::Shell::Source where;
+        if (file) where.name = *file;
+        where.syntax_name = src.name;
+        int status = session.shell.run(src.text, session.in, session.out, session.err, where);
+        return session.finish(status, cfg);
+    }
     sx::ParseResult r = sx::parse(src.text, opts);
     if (!r.ok()) {
         report(src, *r.error);
@@ -708,11 +715,5 @@ int main(int argc, char** argv) {
         case Mode::Analyze:
             break;
     }
-    // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.
-    std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
-    if (command && !rest.empty()) rest.erase(rest.begin());
-    Session session(std::move(*tree), name, std::move(rest), cfg);
-    if (!session.load(cfg)) return 2;
-    int status = session.shell.run(src.text, session.in, session.out, session.err);
-    return session.finish(status, cfg);
+    return 0;
 }

@@ -1122,8 +1122,9 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             Ex r = do_assign(a);
             if (r == Ex::Fatal) return Flow::Exit;
             if (r == Ex::Fail) {
-                // An assignment error in a plain assignment statement ends a non-interactive shell.
+                // An assignment error in a plain assignment statement discards the rest of the line.
                 exit_status_ = st_.status = 1;
+                discard_line_ = true;
                 return Flow::Exit;
             }
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
@@ -1780,32 +1781,42 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     }
     sx::ParseOptions po;
     po.extglob = true;
-    auto parsed = std::make_shared<sx::ParseResult>(sx::parse(text, po));
-    if (!parsed->ok()) {
-        const sx::ParseError& e = *parsed->error;
-        std::string msg;
-        if (is_eval)
-            msg = line_prefix(source_name_, lineno_ + e.pos.line - 1) + e.message + "\n";
-        else
-            msg = e.format(name) + "\n";
-        write_err(msg);
-        st_.status = 2;
-        return Flow::Normal;
-    }
+    // One top-level command line at a time, as bash: the lines before a syntax error run.
+    sx::ScriptReader reader(std::make_shared<const std::string>(text), po);
     ++eval_depth_;
     uint32_t base_line = lineno_;
-    Flow f;
-    if (is_eval) {
-        // Line numbers inside eval continue from the eval command's line.
-        line_offset_ += base_line > 0 ? base_line - 1 : 0;
-        f = run_script(*parsed->script, parsed);
-        line_offset_ -= base_line > 0 ? base_line - 1 : 0;
-    } else {
-        f = run_script(*parsed->script, parsed);
+    // Line numbers inside eval continue from the eval command's line.
+    uint32_t offset = is_eval && base_line > 0 ? base_line - 1 : 0;
+    line_offset_ += offset;
+    Flow f = Flow::Normal;
+    while (!reader.at_end()) {
+        auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
+        if (!unit->ok()) {
+            const sx::ParseError& e = *unit->error;
+            std::string msg;
+            if (is_eval)
+                msg = line_prefix(source_name_, base_line + e.pos.line - 1) + e.message + "\n";
+            else
+                msg = e.format(name) + "\n";
+            write_err(msg);
+            st_.status = 2;
+            break;
+        }
+        warn_unterminated_heredocs(*unit);
+        f = run_script(*unit->script, unit);
+        if (line_discarded(f)) f = Flow::Normal;
+        if (f != Flow::Normal) break;
     }
+    line_offset_ -= offset;
     --eval_depth_;
     lineno_ = base_line;
     return f;
+}
+
+void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
+    for (const auto& [line, delim] : unit.unterminated_heredocs)
+        write_err(source_name_ + ": warning: here-document at line " + std::to_string(line + line_offset_) +
+                  " delimited by end-of-file (wanted `" + delim + "')\n");
 }
 
 void Exec::run_trap(int which) {

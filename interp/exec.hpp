@@ -274,6 +274,8 @@ public:
     Flow run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner);
     // Parses and runs source text (eval, source, traps). Syntax errors print and give status 2 (or 1).
     Flow run_source(std::string_view text, std::string_view name, bool is_eval);
+    // bash's warning for each here-document of `unit` that the end of input closed.
+    void warn_unterminated_heredocs(const sx::ParseResult& unit);
     // Runs the EXIT trap if set (once).
     void run_exit_trap();
     int status() const { return st_.status; }
@@ -542,6 +544,17 @@ public:
     std::shared_ptr<const sx::ParseResult> owner_hold_;
     Var scratch_;  // value of a dynamic variable
     std::string source_name_ = "bashkit";
+    // An error that makes bash discard the rest of the current top-level command line (an arithmetic error in
+    // $(( ))): the Flow::Exit it returns stops at the loop that reads lines (script, eval, source), which goes
+    // on with the next line with exit_status_ as $?.
+    bool discard_line_ = false;
+    // Whether a Flow::Exit reaching a line loop only ends the line (clears the flag; $? is set).
+    bool line_discarded(Flow f) {
+        if (f != Flow::Exit || !discard_line_) return false;
+        discard_line_ = false;
+        st_.status = exit_status_;
+        return true;
+    }
     std::shared_ptr<const CancelToken> cancel_hold_;  // keeps a job's token alive
     const std::vector<const sx::Assign*>* pending_decls_ = nullptr;  // assignment arguments of declare & co
     uint32_t alias_depth_ = 0;

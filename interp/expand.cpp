@@ -863,6 +863,9 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
 Ex Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
     int64_t v = 0;
     Ex r = arith(a->expr, a->raw, v, true);
+    // bash discards the rest of the command line after an error in $(( )) (status 1) and reads the next
+    // line; an unset variable under set -u still ends the shell.
+    if (r == Ex::Fatal && st_.status == 1 && !cancel_->cancelled_fast()) discard_line_ = true;
     if (r != Ex::Ok) return r;
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // into out's buffer, no temporary string
@@ -1006,6 +1009,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
             error("no match: " + f.text);
             st_.status = 1;
             exit_status_ = 1;
+            discard_line_ = true;
             return Ex::Fatal;
         }
         if (st_.opts[ShNullglob]) return Ex::Ok;

@@ -275,6 +275,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
             }
             error(std::string(p->name) + ": invalid indirect expansion");
             exit_status_ = 1;
+            discard_line_ = true;
             return Ex::Fatal;
         }
         bool bad = false;
@@ -283,6 +284,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         if (bad) {
             error(target + ": invalid variable name");
             exit_status_ = 1;
+            discard_line_ = true;
             return Ex::Fatal;
         }
         return Ex::Ok;
@@ -443,6 +445,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             std::string nm = v.display.starts_with("$") ? v.display.substr(1) : v.display;
             error(nm + ": cannot assign in this way");
             exit_status_ = 1;
+            discard_line_ = true;
             return Ex::Fatal;
         }
         bool ok;
@@ -456,6 +459,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         }
         if (!ok) {
             exit_status_ = 1;
+            discard_line_ = true;
             return Ex::Fatal;
         }
         // The value after assignment (attributes such as -i or -u may have changed it).
@@ -675,6 +679,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                         if (len < 0) {
                             error(v.display.substr(1) + ": " + to_dec(len) + ": substring expression < 0");
                             exit_status_ = 1;
+                            discard_line_ = true;
                             return Ex::Fatal;
                         }
                         end = std::min<int64_t>(n, off + len);
@@ -701,6 +706,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     if (has_len && len < 0) {
                         error(v.display + ": " + to_dec(len) + ": substring expression < 0");
                         exit_status_ = 1;
+                        discard_line_ = true;
                         return Ex::Fatal;
                     }
                     int64_t taken = 0;
@@ -730,6 +736,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     if (end < off) {
                         error(v.display + ": " + to_dec(len) + ": substring expression < 0");
                         exit_status_ = 1;
+                        discard_line_ = true;
                         return Ex::Fatal;
                     }
                 } else {

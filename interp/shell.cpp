@@ -118,12 +118,13 @@ public:
     ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, ShellOptions options);
     ~ShellImpl();
 
-    int run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err);
-    int run_unguarded(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out,
+    int run(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out, ByteStream& err);
+    int run_unguarded(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out,
                       ByteStream& err);
     int close(ByteStream& in, ByteStream& out, ByteStream& err);
     bool closed = false;
     bool last_exited = false;
+    bool last_stopped = false;
 
     Session session;
     ShellState state;
@@ -283,11 +284,12 @@ ShellImpl::~ShellImpl() {
     }
 }
 
-int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out, ByteStream& err) {
+int ShellImpl::run(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out,
+                   ByteStream& err) {
     std::lock_guard run_lock(run_mu);
     // The public API: an exception (a parse of a huge script without memory, ...) is that run's failure.
     try {
-        return run_unguarded(script, name, in, out, err);
+        return run_unguarded(script, src, in, out, err);
     } catch (...) {
         for (auto& p : proxies) p->set(nullptr);
         session.run_token.set_deadline(CancelToken::Clock::time_point::max());
@@ -310,34 +312,8 @@ int ShellImpl::run(std::string_view script, std::string_view name, ByteStream& i
     }
 }
 
-int ShellImpl::run_unguarded(std::string_view script, std::string_view name, ByteStream& in, ByteStream& out,
+int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out,
                              ByteStream& err) {
-    sx::ParseOptions po;
-    po.extglob = true;
-    auto parsed = std::make_shared<sx::ParseResult>(sx::parse(script, po));
-    std::optional<sx::ParseError> syntax_error;
-    if (!parsed->ok()) {
-        // bash reads a script line by line: the complete lines before the error run first.
-        syntax_error = parsed->error;
-        parsed.reset();
-        uint32_t line = syntax_error->pos.line;
-        std::vector<size_t> starts{0};
-        for (size_t i = 0; i < script.size() && starts.size() < line; ++i)
-            if (script[i] == '\n') starts.push_back(i + 1);
-        int attempts = 0;
-        for (size_t k = std::min<size_t>(starts.size(), line) ; k-- > 1 && attempts < 64; ++attempts) {
-            auto prefix = std::make_shared<sx::ParseResult>(sx::parse(script.substr(0, starts[k]), po));
-            if (prefix->ok()) {
-                parsed = std::move(prefix);
-                break;
-            }
-        }
-        if (!parsed) {
-            (void)err.write(syntax_error->format(name) + "\n");
-            state.status = 2;
-            return 2;
-        }
-    }
     proxies[0]->set(&in);
     proxies[1]->set(&out);
     proxies[2]->set(&err);
@@ -345,13 +321,30 @@ int ShellImpl::run_unguarded(std::string_view script, std::string_view name, Byt
     if (session.limits.timeout.count() > 0)
         session.run_token.set_deadline(CancelToken::Clock::now() + session.limits.timeout);
     int status = 0;
-    std::string source_name(name);
+    std::string source_name(src.name);
+    std::string syntax_name(src.syntax_name.empty() ? src.name : src.syntax_name);
+    auto text = std::make_shared<const std::string>(script);
     post_and_wait([&] {
         Exec ex(session, state, session.run_token);
         ex.source_name_ = source_name;
+        // bash reads a script one top-level command line at a time and runs it before reading the next.
+        sx::ParseOptions po;
+        po.extglob = true;
+        sx::ScriptReader reader(text, po, src.first_line);
+        std::optional<sx::ParseError> syntax_error;
         Flow f = Flow::Normal;
         try {
-            f = ex.run_script(*parsed->script, parsed);
+            while (!reader.at_end()) {
+                auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
+                if (!unit->ok()) {
+                    syntax_error = unit->error;
+                    break;
+                }
+                ex.warn_unterminated_heredocs(*unit);
+                f = ex.run_script(*unit->script, unit);
+                if (ex.line_discarded(f)) f = Flow::Normal;
+                if (f != Flow::Normal) break;
+            }
         } catch (...) {
             // The public API: nothing thrown by the script's commands leaves run().
             ex.report_exception(source_name, err);
@@ -380,10 +373,26 @@ int ShellImpl::run_unguarded(std::string_view script, std::string_view name, Byt
             status = ex.exit_status_;
         }
         if (syntax_error && !(f == Flow::Exit)) {
-            ex.write_err(syntax_error->format(source_name) + "\n");
+            ex.write_err(syntax_error->format(syntax_name) + "\n");
+            // bash shows the offending line after an unexpected token.
+            if (syntax_error->message.rfind("syntax error near", 0) == 0) {
+                std::string_view t(*text);
+                size_t start = 0;
+                for (uint32_t l = src.first_line; l < syntax_error->pos.line && start != t.npos; ++l) {
+                    start = t.find('\n', start);
+                    if (start != t.npos) ++start;
+                }
+                if (start != t.npos) {
+                    size_t end = t.find('\n', start);
+                    std::string_view line = t.substr(start, end == t.npos ? t.npos : end - start);
+                    ex.write_err(syntax_name + ": line " + std::to_string(syntax_error->pos.line) + ": `" +
+                                 std::string(line) + "'\n");
+                }
+            }
             status = 2;
         }
         last_exited = state.exited;
+        last_stopped = f == Flow::Exit || syntax_error.has_value();
         state.exited = false;
         state.status = status;
     });
@@ -407,7 +416,7 @@ ExecResult Shell::run(std::string_view script, std::string_view stdin_data) {
     StringSink out(impl_->session.limits.max_output_bytes);
     StringSink err(impl_->session.limits.max_output_bytes);
     ExecResult r;
-    r.exit_code = impl_->run(script, "bashkit", in, out, err);
+    r.exit_code = impl_->run(script, Shell::Source{}, in, out, err);
     r.out_truncated = out.truncated();
     r.err_truncated = err.truncated();
     r.out = out.take();
@@ -421,7 +430,7 @@ ExecResult Shell::run(std::string_view script, std::string_view stdin_data, cons
     StreamingSink out(impl_->session.limits.max_output_bytes, callbacks.on_stdout, mu);
     StreamingSink err(impl_->session.limits.max_output_bytes, callbacks.on_stderr, mu);
     ExecResult r;
-    r.exit_code = impl_->run(script, "bashkit", in, out, err);
+    r.exit_code = impl_->run(script, Shell::Source{}, in, out, err);
     r.out_truncated = out.sink().truncated();
     r.err_truncated = err.sink().truncated();
     r.out = out.sink().take();
@@ -476,7 +485,7 @@ bool Shell::remove_command(std::string_view name) {
 }
 
 int Shell::run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err) {
-    return impl_->run(script, "bashkit", in, out, err);
+    return impl_->run(script, Shell::Source{}, in, out, err);
 }
 
 int Shell::run_file(std::string_view path, std::vector<std::string> args, ByteStream& in, ByteStream& out,
@@ -489,7 +498,9 @@ int Shell::run_file(std::string_view path, std::vector<std::string> args, ByteSt
     }
     impl_->state.script_name = std::string(path);
     impl_->state.frames.front().params = std::move(args);
-    return impl_->run(*content, path, in, out, err);
+    Source src;
+    src.name = path;
+    return impl_->run(*content, src, in, out, err);
 }
 
 ExecResult Shell::close() {
@@ -508,6 +519,12 @@ ExecResult Shell::close() {
 void Shell::cancel() { impl_->session.run_token.cancel(); }
 
 bool Shell::exited() const { return impl_->last_exited; }
+
+bool Shell::stopped() const { return impl_->last_stopped; }
+
+int Shell::run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err, const Source& source) {
+    return impl_->run(script, source, in, out, err);
+}
 
 std::string Shell::get_var(std::string_view name) const {
     const Var* v = impl_->state.vars.find(name);

@@ -95,6 +95,14 @@ public:
     ExecResult run(std::string_view script, std::string_view stdin_data, const OutputCallbacks& callbacks);
     // Runs a script with caller-provided streams (the CLI streams to its own stdout). Returns the status.
     int run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err);
+    // Where a script comes from, for $LINENO and messages: a front end that reads a script piece by piece
+    // (stdin) passes the line each piece starts at; a script file passes its path.
+    struct Source {
+        std::string_view name = "bashkit";  // prefix of runtime messages ("NAME: line N: ...")
+        std::string_view syntax_name;       // prefix of syntax errors when it differs ("bash: -c")
+        uint32_t first_line = 1;
+    };
+    int run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err, const Source& source);
     // Runs a script given as a file path in the FileSystem (`bashkit FILE`), with $0 set to the path.
     int run_file(std::string_view path, std::vector<std::string> args, ByteStream& in, ByteStream& out,
                  ByteStream& err);
@@ -108,6 +116,10 @@ public:
     void cancel();
     // Whether `exit` was called (the session stays usable; a front end may stop here).
     bool exited() const;
+    // Whether the last run ended the script early, as a non-interactive bash would exit there: `exit`,
+    // errexit, a fatal expansion error, a syntax error or cancellation. A front end reading a script piece
+    // by piece stops reading.
+    bool stopped() const;
 
     // Direct access for embedders and tests.
     std::string get_var(std::string_view name) const;  // "" when unset

@@ -25,8 +25,13 @@ constexpr std::string_view kBinaryTests[] = {"==", "=",   "!=",  "=~",  "-eq", "
 
 }  // namespace
 
-Parser::Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth)
+Parser::Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth,
+               uint32_t eof_line)
     : a_(a), src_(src), lx_(src, origin), opt_(opt), depth_(depth) {
+    if (eof_line) {
+        eof_line_ = eof_line;
+        return;
+    }
     uint32_t lines = static_cast<uint32_t>(std::count(src.begin(), src.end(), '\n'));
     if (!src.empty() && src.back() != '\n') ++lines;
     eof_line_ = origin.line + lines;
@@ -35,7 +40,12 @@ Parser::Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos orig
 // ---------------------------------------------------------------- errors
 
 void Parser::error(Pos p, std::string msg) {
-    if (!err) err = ParseError{p, std::move(msg)};
+    if (!err) {
+        // The messages that mean "the input ended too soon" are made here only: the kind is set from them.
+        bool incomplete = msg.rfind("unexpected EOF", 0) == 0 || msg == "syntax error: unexpected end of file" ||
+                          msg == "unexpected token `EOF' in conditional command";
+        err = ParseError{p, std::move(msg), incomplete};
+    }
     lx_.force_eof();
 }
 
@@ -169,6 +179,48 @@ std::string_view Parser::plain_text(const Word* w) const {
 }
 
 // ---------------------------------------------------------------- script and lists
+
+Script* Parser::parse_unit(bool& complete) {
+    complete = false;
+    Script* s = a_.node<Script>(lx_.pos());
+    std::vector<Stmt*> out;
+    skip_newlines();
+    while (!failed()) {
+        Token t = lx_.next();
+        if (t.kind == Tok::Eof) break;
+        if (is_stop(t) || t.kind == Tok::Semi || t.kind == Tok::Amp) {
+            error_near(t);
+            break;
+        }
+        Command* c = parse_and_or();
+        if (!c || failed()) break;
+        Stmt* st = a_.node<Stmt>(c->pos);
+        st->cmd = c;
+        out.push_back(st);
+        t = lx_.next();
+        bool separated = false;
+        if (t.kind == Tok::Semi || t.kind == Tok::Amp) {
+            lx_.consume(t);
+            st->background = t.kind == Tok::Amp;
+            separated = true;
+            t = lx_.next();
+        }
+        if (t.kind == Tok::Newline) {
+            consume_newline();
+            complete = !failed() && !heredoc_eof_;
+            break;
+        }
+        if (t.kind == Tok::Eof) break;
+        if (!separated || is_stop(t)) {
+            error_near(t);
+            break;
+        }
+    }
+    if (!failed() && !heredocs_.empty() && lx_.eof()) read_heredocs();
+    if (failed()) return nullptr;
+    s->body = a_.list<Stmt*>(out);
+    return s;
+}
 
 Script* Parser::parse_script() {
     Script* s = a_.node<Script>({1, 1});
@@ -529,6 +581,7 @@ void Parser::read_heredoc(Redirect* r) {
         return c == '\n' || c == -1;
     };
     bool last_nl = true;
+    bool found = false;
     while (!lx_.eof() && !failed()) {
         if (r->strip_tabs)
             while (lx_.peek() == '\t') lx_.advance();
@@ -536,6 +589,7 @@ void Parser::read_heredoc(Redirect* r) {
             lx_.advance(static_cast<uint32_t>(delim.size()));
             if (lx_.peek() == '\n') lx_.advance();
             last_nl = true;
+            found = true;
             break;
         }
         if (r->quoted_delim) {
@@ -591,6 +645,10 @@ void Parser::read_heredoc(Redirect* r) {
             }
             lit_char(lit);
         }
+    }
+    if (!found && !failed()) {
+        heredoc_eof_ = true;
+        unterminated_heredocs_.emplace_back(r->pos.line, std::string(delim));
     }
     // bash ends a last line cut by the end of input with a newline, whatever the line ends with
     if (!last_nl) lit_add_str(lit, "\n", lx_.pos());
@@ -2352,7 +2410,36 @@ ParseResult parse(std::string_view source, const ParseOptions& options) {
         return r;
     }
     r.script = s;
+    r.unterminated_heredocs = std::move(p.unterminated_heredocs_);
     return r;
+}
+
+ScriptReader::ScriptReader(std::shared_ptr<const std::string> source, ParseOptions options, uint32_t first_line)
+    : source_(std::move(source)), options_(options), line_(first_line ? first_line : 1) {
+    if (!source_) source_ = std::make_shared<const std::string>();
+    const std::string& src = *source_;
+    uint32_t lines = static_cast<uint32_t>(std::count(src.begin(), src.end(), '\n'));
+    if (!src.empty() && src.back() != '\n') ++lines;
+    eof_line_ = line_ + lines;
+}
+
+ParseUnit ScriptReader::next() {
+    ParseUnit u;
+    u.result.source = source_;
+    std::string_view src(*source_);
+    detail::Parser p(*u.result.arena, src, options_, {1, 1}, 0, eof_line_);
+    p.lx_.restore(detail::LexState{static_cast<uint32_t>(offset_), line_, 1});
+    Script* s = p.parse_unit(u.complete);
+    if (p.err) {
+        u.result.error = std::move(p.err);
+        offset_ = source_->size();
+        return u;
+    }
+    u.result.script = s;
+    u.result.unterminated_heredocs = std::move(p.unterminated_heredocs_);
+    offset_ = p.lx_.off();
+    line_ = p.lx_.pos().line;
+    return u;
 }
 
 }  // namespace bashkit::syntax

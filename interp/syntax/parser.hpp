@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <utility>
+#include <vector>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +27,9 @@ struct ParseOptions {
 struct ParseError {
     Pos pos;
     std::string message;
+    // The input ended inside a construct (an open quote, `if` without `fi`, a trailing `&&`, ...): more
+    // input could complete it. A reader of a stream reads another line instead of reporting the error.
+    bool incomplete = false;
     // bash's full line: "<source_name>: line <N>: <message>", e.g. "bashkit: line 3: syntax error ...".
     std::string format(std::string_view source_name) const;
 };
@@ -34,10 +39,49 @@ struct ParseResult {
     std::unique_ptr<Arena> arena = std::make_unique<Arena>();
     Script* script = nullptr;        // null when error is set
     std::optional<ParseError> error;
+    // The text the nodes point into, when it is not copied into the arena (ScriptReader shares it).
+    std::shared_ptr<const std::string> source;
+    // Here-documents ended by the end of input instead of their delimiter: for each, the line of the
+    // redirection and the delimiter (bash warns "here-document at line N delimited by end-of-file").
+    std::vector<std::pair<uint32_t, std::string>> unterminated_heredocs;
     bool ok() const { return !error.has_value(); }
 };
 
 ParseResult parse(std::string_view source, const ParseOptions& options = {});
+
+// Reads a script the way bash does: one complete top-level command line at a time (the statements up
+// to the newline that ends the line, with the bodies of the here-documents opened on it), so that the
+// caller runs each line before the next is parsed: `shopt`, `alias` or `set` on one line then apply to
+// the following ones, a syntax error stops the script only where it is, and the memory held is one
+// line's tree, whatever the size of the script.
+//
+//   ScriptReader rd(std::make_shared<const std::string>(text));
+//   while (!rd.at_end()) { ParseUnit u = rd.next(); if (!u.result.ok()) ...; run(*u.result.script); }
+struct ParseUnit {
+    ParseResult result;  // statements of the line (possibly none: blank lines, comments)
+    // Ended by a newline with every here-document closed: text appended to the source after it could not
+    // change this unit. False when the unit ran to the end of the input (a stream may still grow).
+    bool complete = false;
+};
+
+class ScriptReader {
+public:
+    // first_line: the line number of the source's first line (a piece of a longer script).
+    explicit ScriptReader(std::shared_ptr<const std::string> source, ParseOptions options = {},
+                          uint32_t first_line = 1);
+    bool at_end() const { return offset_ >= source_->size(); }
+    // The next unit; after an error the reader is at its end.
+    ParseUnit next();
+    ParseOptions& options() { return options_; }  // may change between units
+    size_t offset() const { return offset_; }       // bytes consumed so far
+
+private:
+    std::shared_ptr<const std::string> source_;
+    ParseOptions options_;
+    size_t offset_ = 0;
+    uint32_t line_ = 1;
+    uint32_t eof_line_ = 1;
+};
 
 // Parses arithmetic text (the inside of $(( )) or (( ))) into an expression; nullptr when it does not parse.
 // Used by the parser and by the interpreter for text that becomes arithmetic only at run time.

@@ -30,9 +30,14 @@ enum class ArithEnd : uint8_t { DParen, Bracket, ForPart, Whole };
 
 class Parser {
 public:
-    Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth);
+    // eof_line: the line an "unexpected end of file" blames; 0 counts the lines of src.
+    Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth,
+           uint32_t eof_line = 0);
 
     Script* parse_script();
+    // One top-level command line from the cursor (ScriptReader); `complete` as ParseUnit::complete.
+    Script* parse_unit(bool& complete);
+    std::vector<std::pair<uint32_t, std::string>> unterminated_heredocs_;
     // The whole source as arithmetic (for parse_arith()).
     ArithExpr* parse_arith_text();
 
@@ -159,6 +164,7 @@ private:
     void memo_put(uint32_t off, bool in_dq, Node* n);
 
     std::vector<Redirect*> heredocs_;
+    bool heredoc_eof_ = false;  // a here-document ran to the end of input
     uint32_t eof_line_ = 1;
     bool no_time_ = false;
     // Reading an unquoted here-document body: $'..' and $".." inside ${..} stay literal there (bash 5.2).
