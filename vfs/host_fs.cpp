@@ -141,12 +141,15 @@ using detail::HostState;
 constexpr std::size_t kFdCache = 32;  // directory descriptors a walk keeps for ".."
 constexpr int kRaceRetries = 16;      // a host rename racing a walk: how many times to look again
 // The permission bits a script may set on the host: never setuid, setgid or sticky (a setuid file left in a
-// shared folder would run as whoever runs bashkit).
-constexpr Mode kHostModeMask = 0777;
+// shared folder would run as whoever runs bashkit). Over the host's "/" itself (--host, DangerousLocalSandbox:
+// no sandbox) the bits are the caller's.
+Mode host_mode_mask(const HostState& hs) { return hs.canon_root == "/" ? 07777 : 0777; }
 
 // A regular file with more than one name: the other names may lie outside the folder (planted on the host),
-// so its content and metadata are never changed (Errc::not_permitted).
-bool shared_file(const struct stat& st) { return S_ISREG(st.st_mode) && st.st_nlink > 1; }
+// so its content and metadata are never changed (Errc::not_permitted). Nothing lies outside "/" itself.
+bool shared_file(const HostState& hs, const struct stat& st) {
+    return S_ISREG(st.st_mode) && st.st_nlink > 1 && hs.canon_root != "/";
+}
 
 FileType type_of(mode_t m) {
     switch (m & S_IFMT) {
@@ -412,7 +415,7 @@ Errc walk(const HostState& hs, std::string_view path, bool follow_last, Walked& 
 
 // chmod of one entry without following a symlink.
 Errc chmod_entry(const HostState& hs, int dirfd, const char* name, int at_flags, Mode mode) {
-    mode &= kHostModeMask;
+    mode &= host_mode_mask(hs);
     if (::syscall(SYS_fchmodat2, dirfd, name, mode, at_flags) == 0) return Errc::ok;
     if (errno != ENOSYS && errno != EINVAL) return last_error();
     // Older kernels: through /proc/self/fd on an O_PATH descriptor checked not to be a symlink.
@@ -694,7 +697,7 @@ Result<std::unique_ptr<FileHandle>> HostFs::open(std::string_view path, OpenFlag
             struct stat st;
             if (::fstat(opened->get(), &st) != 0) return last_error();
             if (!S_ISREG(st.st_mode)) return S_ISDIR(st.st_mode) ? Errc::is_directory : Errc::permission_denied;
-            if (want_write && shared_file(st)) return Errc::not_permitted;
+            if (want_write && shared_file(hs, st)) return Errc::not_permitted;
             // Back to blocking mode for regular files (O_NONBLOCK only guarded the open).
             int fl = ::fcntl(opened->get(), F_GETFL);
             if (fl >= 0) (void)::fcntl(opened->get(), F_SETFL, fl & ~O_NONBLOCK);
@@ -712,13 +715,13 @@ Result<std::unique_ptr<FileHandle>> HostFs::open(std::string_view path, OpenFlag
         if (w.trailing) return Errc::is_directory;
         if (hs.read_only.load()) return Errc::read_only;
         if (Errc e = check_new_name(w.name); e != Errc::ok) return e;
-        auto opened = hs.open_child(w.dirfd(), w.name, access | O_CREAT | O_EXCL | O_NOCTTY, mode & kHostModeMask);
+        auto opened = hs.open_child(w.dirfd(), w.name, access | O_CREAT | O_EXCL | O_NOCTTY, mode & host_mode_mask(hs));
         if (!opened) {
             if (opened.error() == Errc::file_exists && !exclusive && attempt < kRaceRetries) continue;
             return opened.error();
         }
         // Undo the umask: the mode is exact.
-        if (::fchmod(opened->get(), mode & kHostModeMask) != 0) return last_error();
+        if (::fchmod(opened->get(), mode & host_mode_mask(hs)) != 0) return last_error();
         auto h = std::make_unique<HostHandle>(std::move(*opened), want_read, want_write, append, false);
         h->uid = hs.opts.uid;
         h->gid = hs.opts.gid;
@@ -776,7 +779,7 @@ Status HostFs::mkdir(std::string_view path, Mode mode) {
     if (w.exists) return Errc::file_exists;
     if (hs.read_only.load()) return Errc::read_only;
     if (Errc e = check_new_name(w.name); e != Errc::ok) return e;
-    if (::mkdirat(w.dirfd(), w.name.c_str(), mode & kHostModeMask) != 0) return last_error();
+    if (::mkdirat(w.dirfd(), w.name.c_str(), mode & host_mode_mask(hs)) != 0) return last_error();
     // Undo the umask on the directory we just made (by name, never following a symlink).
     if (Errc e = chmod_entry(hs, w.dirfd(), w.name.c_str(), AT_SYMLINK_NOFOLLOW, mode); e != Errc::ok) return e;
     return {};
@@ -867,8 +870,11 @@ Status HostFs::link(std::string_view existing, std::string_view new_path) {
     if (wn.trailing) return Errc::no_such_file;
     if (hs.read_only.load()) return Errc::read_only;
     // No hard links on the host: a file with several names is one HostFs never changes (see shared_file),
-    // so a link made here would freeze both names.
-    return Errc::not_permitted;
+    // so a link made here would freeze both names. Only a HostFs over the host's "/" makes them.
+    if (hs.canon_root != "/") return Errc::not_permitted;
+    if (Errc e = check_new_name(wn.name); e != Errc::ok) return e;
+    if (::linkat(we.dirfd(), we.name.c_str(), wn.dirfd(), wn.name.c_str(), 0) != 0) return last_error();
+    return {};
 }
 
 Status HostFs::chmod(std::string_view path, Mode mode) {
@@ -878,7 +884,7 @@ Status HostFs::chmod(std::string_view path, Mode mode) {
     if (!w.exists) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
     if (hs.read_only.load()) return Errc::read_only;
-    if (shared_file(w.st)) return Errc::not_permitted;
+    if (shared_file(hs, w.st)) return Errc::not_permitted;
     return chmod_entry(hs, w.dirfd(), w.at_name(), w.at_flags(), mode);
 }
 
@@ -903,7 +909,7 @@ Status HostFs::utimes(std::string_view path, TimeSet atime, TimeSet mtime, bool 
     if (w.slash_on_non_dir()) return Errc::not_directory;
     if (atime.kind == TimeSet::Kind::omit && mtime.kind == TimeSet::Kind::omit) return {};
     if (hs.read_only.load()) return Errc::read_only;
-    if (shared_file(w.st)) return Errc::not_permitted;
+    if (shared_file(hs, w.st)) return Errc::not_permitted;
     if (Errc e = check_times(atime); e != Errc::ok) return e;
     if (Errc e = check_times(mtime); e != Errc::ok) return e;
     struct timespec ts[2] = {to_timespec(atime), to_timespec(mtime)};
@@ -926,7 +932,7 @@ Status HostFs::truncate(std::string_view path, uint64_t size) {
     struct stat st;
     if (::fstat(fd->get(), &st) != 0) return last_error();
     if (!S_ISREG(st.st_mode)) return Errc::invalid_argument;
-    if (shared_file(st)) return Errc::not_permitted;
+    if (shared_file(hs, st)) return Errc::not_permitted;
     while (::ftruncate(fd->get(), static_cast<off_t>(size)) != 0) {
         if (errno != EINTR) return last_error();
     }

@@ -20,13 +20,15 @@
 // What a script may leave on the host, and what it learns about it:
 //  - Mode bits: never setuid, setgid or sticky. Every create (open, mkdir) and every chmod masks the mode
 //    with 0777, silently, so `chmod 4755 f`, `cp -p`, `install -m 6755` and `tar -xp` of a 06755 member
-//    all leave a plain 0755 file. stat shows the bits the host really has.
+//    all leave a plain 0755 file. stat shows the bits the host really has. (Over the host's "/" itself,
+//    i.e. no sandbox at all, the bits are kept.)
 //  - Only regular files, directories and symlinks are ever created (the interface has no mknod): no device
 //    node, FIFO or socket.
 //  - Hard links: a regular file with more than one name may be a link planted on the host to a file
 //    outside the folder, so HostFs never changes one: opening it for writing, truncate, chmod and utimes
 //    are Errc::not_permitted ("Operation not permitted"); reading, rename and unlink of the name work.
-//    link() is not_permitted too (no hard links on the host: one would freeze both names).
+//    link() is not_permitted too (no hard links on the host: one would freeze both names). A HostFs over
+//    the host's "/" itself (DangerousLocalSandbox) has nothing outside: there both work as usual.
 //  - Symlink targets: an absolute target the script gives is stored under the folder's canonical host
 //    path (so the link works for host tools as well) and reads back as the script's own text. A link found
 //    on the host whose absolute target lies below the folder shows (and is followed as) that target relative

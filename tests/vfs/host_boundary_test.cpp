@@ -224,6 +224,25 @@ TEST_P(HostBoundary, TheLowerLayerOfAnOverlayIsLeftAsItWas) {
     }
 }
 
+// Over the host's "/" itself (--host, DangerousLocalSandbox) there is no sandbox and nothing outside: the
+// bits and hard links are the caller's.
+TEST(HostBoundaryWholeHost, KeepsModeBitsAndHardLinks) {
+    TempDir tmp("boundary-whole");
+    auto fs = host_fs("/");
+    ASSERT_NE(fs, nullptr);
+    char canon[PATH_MAX];
+    ASSERT_NE(::realpath(tmp.path.c_str(), canon), nullptr);
+    const std::string dir = canon;
+    BK_ASSERT_OK(fs->write_file(dir + "/f", "x", 0644));
+    BK_ASSERT_OK(fs->chmod(dir + "/f", 02755));
+    EXPECT_EQ(host_mode(dir + "/f") & 07777, 02755u);
+    BK_ASSERT_OK(fs->link(dir + "/f", dir + "/g"));
+    BK_ASSERT_OK(fs->append_file(dir + "/g", "y"));
+    EXPECT_EQ(host_read(dir + "/f"), "xy");
+    BK_ASSERT_OK(fs->symlink("/etc/hostname", dir + "/l"));
+    EXPECT_EQ(fs->readlink(dir + "/l").value_or("?"), "/etc/hostname");
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, HostBoundary, ::testing::Values("HostFs", "Overlay", "Mixed"),
                          [](const auto& info) { return info.param; });
 
