@@ -76,7 +76,8 @@ struct HopState {
     const ClientOptions* options = nullptr;
     std::set<std::string> pinned;  // addresses the name resolved to (empty for an IP literal host)
     std::optional<IpAddress> literal;
-    std::optional<std::string> refused;  // set by the open-socket callback
+    std::optional<std::string> refused;  // set by the open-socket and resolver-start callbacks
+    std::string host;                    // the hop's host (for messages)
     const std::atomic<bool>* cancel = nullptr;
     const std::function<void(std::string_view)>* on_body = nullptr;
     size_t body_bytes = 0;
@@ -112,6 +113,15 @@ curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* ad
         return CURL_SOCKET_BAD;
     }
     return ::socket(addr->family, addr->socktype, addr->protocol);
+}
+
+// libcurl about to resolve a name itself: never (a DNS query would leave the machine for a name this
+// client did not judge). Names are answered from the CURLOPT_RESOLVE entries; an IP literal needs no query.
+int on_resolver_start(void*, void*, void* userp) {
+    auto* st = static_cast<HopState*>(userp);
+    if (st->literal) return 0;
+    st->refused = "libcurl would resolve " + st->host + " itself";
+    return 1;
 }
 
 bool is_redirect(long status) {
@@ -295,6 +305,47 @@ std::optional<ParsedUrl> parse_url(const std::string& url, std::string* error) {
     return out;
 }
 
+std::optional<std::string> normalise_request_path(std::string_view path) {
+    size_t q = path.find('?');
+    if (q != std::string_view::npos) path = path.substr(0, q);
+    auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    std::string decoded;
+    for (size_t i = 0; i < path.size(); ++i) {
+        char c = path[i];
+        if (c == '%' && i + 2 < path.size() && hex(path[i + 1]) >= 0 &&
+            hex(path[i + 2]) >= 0) {
+            char d = char(hex(path[i + 1]) * 16 + hex(path[i + 2]));
+            // An encoded separator, backslash or NUL means different paths to different servers.
+            if (d == '/' || d == '\\' || d == '\0') return std::nullopt;
+            decoded += d;
+            i += 2;
+            continue;
+        }
+        if (c == '\\') return std::nullopt;
+        decoded += c;
+    }
+    std::string out;
+    size_t start = 0;
+    while (start <= decoded.size()) {
+        size_t end = decoded.find('/', start);
+        if (end == std::string::npos) end = decoded.size();
+        std::string_view seg(decoded.data() + start, end - start);
+        if (seg == "..") return std::nullopt;
+        if (!seg.empty() && seg != ".") {
+            out += '/';
+            out += seg;
+        }
+        start = end + 1;
+    }
+    if (out.empty() || (decoded.size() > 1 && decoded.back() == '/')) out += '/';
+    return out;
+}
+
 bool path_matches_prefix(std::string_view path, std::string_view prefix) {
     if (prefix.empty() || prefix == "/") return true;
     size_t q = path.find('?');
@@ -333,7 +384,7 @@ std::optional<HttpError> HttpClient::resolve_hop(const ParsedUrl& p, std::vector
         literal = *ip;
         return std::nullopt;
     }
-    addrs = options_.resolver->resolve(p.host);
+    addrs = options_.resolver->resolve(normalize_host(p.host));  // one spelling per name: lower case, no dot
     if (addrs.empty()) return HttpError{6, "Could not resolve host: " + p.host, false};
     for (const auto& a : addrs) {
         if (auto why = address_refusal(options_, a)) {
@@ -359,6 +410,15 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
     bool send_body = request.has_body;
     auto script_headers = request.headers;
     std::string first_host;
+    // A CR or LF in a header would let the script write headers (or a whole request) of its own.
+    for (const auto& [k, v] : script_headers) {
+        auto bad = [](const std::string& s) { return s.find_first_of(std::string("\r\n\0", 3)) != std::string::npos; };
+        if (bad(k) || bad(v)) {
+            result.error = HttpError{43, "blocked by the sandbox: a CR, LF or NUL byte in the header '" +
+                                             std::string(k.substr(0, k.find_first_of("\r\n"))) + "'", true};
+            return result;
+        }
+    }
 
     for (int hop = 0;; ++hop) {
         if (auto e = precheck(url)) {
@@ -381,6 +441,7 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
         st.on_body = &on_body;
         st.max_bytes = options_.max_response_bytes;
         st.skip_redirect_body = request.follow_redirects;
+        st.host = p.host;
 
         // Resolve and judge every answer before connecting.
         std::vector<IpAddress> addrs;
@@ -421,27 +482,60 @@ HttpResult HttpClient::perform(const HttpRequest& request, const std::atomic<boo
         auto tt = request.timeout.value_or(options_.total_timeout);
         curl().curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, long(ct.count()));
         curl().curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, long(tt.count()));
+        if (options_.low_speed_bytes_per_second > 0 && options_.low_speed_window.count() > 0) {
+            // A server trickling bytes (one every 10 s) is cut, whatever timeout the script asked for.
+            curl().curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, long(options_.low_speed_bytes_per_second));
+            curl().curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                                    long(std::max<int64_t>(1, options_.low_speed_window.count() / 1000)));
+        }
+        curl().curl_easy_setopt(h, CURLOPT_RESOLVER_START_FUNCTION, on_resolver_start);
+        curl().curl_easy_setopt(h, CURLOPT_RESOLVER_START_DATA, &st);
         if (!addrs.empty()) {
-            std::string entry = host_for_url(p.host) + ":" + std::to_string(p.port) + ":";
+            // The answers, pinned for the name and for its trailing-dot form (the same name).
+            std::string answers;
             for (size_t i = 0; i < addrs.size(); ++i) {
-                if (i) entry += ",";
-                entry += addrs[i].v6 ? "[" + addrs[i].to_string() + "]" : addrs[i].to_string();
+                if (i) answers += ",";
+                answers += addrs[i].v6 ? "[" + addrs[i].to_string() + "]" : addrs[i].to_string();
             }
-            c.resolve = curl().curl_slist_append(c.resolve, entry.c_str());
+            for (const std::string& name : {p.host, p.host + "."}) {
+                std::string entry = host_for_url(name) + ":" + std::to_string(p.port) + ":" + answers;
+                c.resolve = curl().curl_slist_append(c.resolve, entry.c_str());
+            }
             curl().curl_easy_setopt(h, CURLOPT_RESOLVE, c.resolve);
         }
 
         // Headers: the script's, with bound headers replacing any of the same name.
         std::vector<std::pair<std::string, std::string>> bound;
         if (p.scheme == "https" && options_.secrets) {
+            // A host with bindings gets only unambiguous paths: the prefix is compared on the decoded,
+            // normalised path, and a path that servers may read two ways is refused.
+            std::optional<std::string> norm;
+            bool checked = false;
             for (const auto& b : options_.header_bindings) {
                 auto hp = parse_host_port(b.host);
                 if (!hp.value || hp.value->host != normalize_host(p.host) || hp.value->port != p.port) continue;
-                if (!path_matches_prefix(p.path, b.path_prefix)) continue;
+                if (!checked) {
+                    norm = normalise_request_path(p.path);
+                    checked = true;
+                }
+                if (!norm) {
+                    result.error = blocked("an encoded '/' or '\\', or a '..' segment, in the path of a request to " +
+                                           p.host + ", which has a header binding");
+                    return result;
+                }
+                if (!path_matches_prefix(*norm, b.path_prefix)) continue;
                 auto secret = options_.secrets->get(b.secret_name);
                 if (!secret) continue;
                 bound.emplace_back(b.header, b.prefix + *secret + b.suffix);
                 st.redact.push_back(*secret);
+            }
+        }
+        if (!bound.empty()) {
+            for (const auto& kv : script_headers) {
+                if (iequals(kv.first, "Host")) {
+                    result.error = blocked("a Host header set by the script on a request carrying a bound secret");
+                    return result;
+                }
             }
         }
         for (const auto& kv : script_headers) {

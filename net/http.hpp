@@ -11,7 +11,15 @@
 //    refusal the whole request fails (a refused address is never replaced by the next answer);
 //  - no proxy ever (CURLOPT_PROXY "", the environment's proxy variables are ignored);
 //  - response bodies are counted as they arrive and capped; connect and total timeouts; a cancel flag.
-// Header bindings add secret headers on the wire for (host, path prefix) over verified HTTPS only.
+//  - libcurl never resolves a name itself (CURLOPT_RESOLVER_START_FUNCTION refuses): the policy is decided
+//    from the URL first, and only a name the policy may reach goes to the Resolver; a trailing-dot name
+//    ("api.example.com.") is the same name for the policy, the resolver, the pinning and the bindings;
+//  - a header name or value with CR, LF or NUL is refused before anything is sent;
+//  - a transfer slower than low_speed_bytes_per_second over low_speed_window is cut.
+// Header bindings add secret headers on the wire for (host, path prefix) over verified HTTPS only. The prefix
+// is compared on the decoded, normalised path (normalise_request_path); a request to a bound host whose
+// path has an encoded '/' or a '..' segment is refused, and so is a script-set Host header on a request
+// that carries a bound secret (it would send the secret to another virtual host on the same address).
 #pragma once
 
 #include <atomic>
@@ -83,6 +91,11 @@ struct ClientOptions {
     int max_redirects = 10;
     std::chrono::milliseconds connect_timeout{10'000};
     std::chrono::milliseconds total_timeout{60'000};
+    // A transfer slower than this many bytes per second over the whole window is cut (curl's
+    // --speed-limit/--speed-time, exit 28): a server trickling a byte every 10 s cannot hold a command.
+    // 0 turns it off.
+    long low_speed_bytes_per_second = 1;
+    std::chrono::milliseconds low_speed_window{30'000};
     std::string ca_file;  // extra CA bundle (tests); empty: the system's
 };
 
@@ -162,8 +175,14 @@ private:
 
 std::optional<ParsedUrl> parse_url(const std::string& url, std::string* error = nullptr);
 
+// The path a header binding is judged on: the query dropped, percent-decoded, "." segments and repeated
+// slashes removed. nullopt when servers could read it two ways: an encoded '/' or '\\' (%2f, %5c), a
+// literal '\\', an encoded NUL, or a ".." segment (plain or encoded, "%2e%2e"); a request with such a path
+// to a host that has a binding is refused.
+std::optional<std::string> normalise_request_path(std::string_view path);
+
 // Whether a binding applies to a request path: path == prefix, or path starts with prefix at a segment
-// boundary ("/api" matches "/api" and "/api/x", not "/apix").
+// boundary ("/api" matches "/api" and "/api/x", not "/apix"). The client passes normalise_request_path().
 bool path_matches_prefix(std::string_view path, std::string_view prefix);
 
 }  // namespace bashkit::net

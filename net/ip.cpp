@@ -113,6 +113,9 @@ constexpr Rule kV4Rules[] = {
     {"192.0.2.0/24", "documentation (TEST-NET-1)"},
     {"192.88.99.0/24", "6to4 relay anycast"},
     {"192.168.0.0/16", "private-use"},
+    // Not in the registry, but a host endpoint of a cloud platform (Azure's WireServer), reachable from
+    // every VM there like 169.254.169.254: blocked as SSRF filters do.
+    {"168.63.129.16/32", "cloud platform host endpoint"},
     {"198.18.0.0/15", "benchmarking"},
     {"198.51.100.0/24", "documentation (TEST-NET-2)"},
     {"203.0.113.0/24", "documentation (TEST-NET-3)"},
@@ -126,6 +129,10 @@ constexpr Rule kV6Rules[] = {
     {"100::/64", "discard-only"},
     {"2001::/23", "IETF protocol assignments (incl. Teredo)"},
     {"2001:db8::/32", "documentation"},
+    // 6to4 can carry any IPv4 address and is routed by relays the sandbox does not control: the whole prefix
+    // is blocked, whatever it carries (as Smokescreen and ssrf_filter do).
+    {"2002::/16", "6to4"},
+    {"3fff::/20", "documentation (RFC 9637)"},
     {"fc00::/7", "unique local"},
     {"fe80::/10", "link-local"},
     {"fec0::/10", "site-local (deprecated)"},
@@ -229,7 +236,6 @@ std::optional<std::string> blocked_reason(const IpAddress& ip, const std::vector
         {"::/96", "IPv4-compatible", 12},
         {"64:ff9b::/96", "NAT64", 12},
         {"64:ff9b:1::/48", "local-use NAT64", 12},
-        {"2002::/16", "6to4", 2},
     };
     for (const auto& e : kEmbedded) {
         if (prefix_is(ip, e.cidr)) {

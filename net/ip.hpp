@@ -2,8 +2,9 @@
 //
 // An address is blocked when it is in one of the IANA IPv4/IPv6 special-purpose registries and is not
 // globally reachable (loopback, private, link-local, CGNAT, documentation, multicast, reserved, ...), or when
-// it is an IPv6 form that carries an IPv4 address (mapped, compatible, NAT64, 6to4) and that IPv4 address
-// is blocked. Teredo and the rest of 2001::/23 are blocked outright.
+// it is an IPv6 form that carries an IPv4 address (mapped, compatible, NAT64) and that IPv4 address is
+// blocked. 6to4 (2002::/16), Teredo and the rest of 2001::/23 are blocked outright, whatever they carry; so
+// are the documentation prefix 3fff::/20 (RFC 9637) and 168.63.129.16 (a cloud platform's host endpoint).
 #pragma once
 
 #include <array>

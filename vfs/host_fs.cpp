@@ -72,6 +72,26 @@ struct HostState {
     bool openat2 = false;
     HostFsOptions opts;
     std::atomic<bool> read_only{false};
+    std::string canon_root;  // the folder's canonical host path: absolute symlink targets are stored under it
+
+    // A target the script gives symlink(): an absolute one is stored under the folder's canonical path, so
+    // it also works for tools on the host and reads back as the script's own text.
+    std::string to_host_target(std::string_view target) const {
+        if (target.empty() || target.front() != '/' || canon_root == "/") return std::string(target);
+        return canon_root + std::string(target);
+    }
+
+    // A target read from the host, as the script sees it (and as walks follow it): below the folder's
+    // canonical path -> the virtual path; any other absolute target -> kHostLinkOutsideRoot, never the host
+    // path; a relative target as it is.
+    std::string to_virtual_target(std::string host_target) const {
+        if (host_target.empty() || host_target.front() != '/' || canon_root == "/") return host_target;
+        if (host_target.compare(0, canon_root.size(), canon_root) == 0) {
+            if (host_target.size() == canon_root.size()) return "/";
+            if (host_target[canon_root.size()] == '/') return host_target.substr(canon_root.size());
+        }
+        return std::string(kHostLinkOutsideRoot);
+    }
 
     // Opens one component `name` of the directory dirfd, never following a symlink and never leaving dirfd.
     Result<Fd> open_child(int dirfd, const std::string& name, int flags, mode_t mode = 0) const {
@@ -120,6 +140,16 @@ using detail::HostState;
 
 constexpr std::size_t kFdCache = 32;  // directory descriptors a walk keeps for ".."
 constexpr int kRaceRetries = 16;      // a host rename racing a walk: how many times to look again
+// The permission bits a script may set on the host: never setuid, setgid or sticky (a setuid file left in a
+// shared folder would run as whoever runs bashkit). Over the host's "/" itself (--host, DangerousLocalSandbox:
+// no sandbox) the bits are the caller's.
+Mode host_mode_mask(const HostState& hs) { return hs.canon_root == "/" ? 07777 : 0777; }
+
+// A regular file with more than one name: the other names may lie outside the folder (planted on the host),
+// so its content and metadata are never changed (Errc::not_permitted). Nothing lies outside "/" itself.
+bool shared_file(const HostState& hs, const struct stat& st) {
+    return S_ISREG(st.st_mode) && st.st_nlink > 1 && hs.canon_root != "/";
+}
 
 FileType type_of(mode_t m) {
     switch (m & S_IFMT) {
@@ -357,6 +387,7 @@ Errc walk(const HostState& hs, std::string_view path, bool follow_last, Walked& 
                 return e;
             }
             if (target.empty()) return Errc::no_such_file;
+            target = hs.to_virtual_target(std::move(target));
             std::vector<std::string_view> parts = split_path(target);
             if (target.back() == '/' && !parts.empty()) todo.emplace_back(".");
             for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.emplace_back(*it);
@@ -384,7 +415,8 @@ Errc walk(const HostState& hs, std::string_view path, bool follow_last, Walked& 
 
 // chmod of one entry without following a symlink.
 Errc chmod_entry(const HostState& hs, int dirfd, const char* name, int at_flags, Mode mode) {
-    if (::syscall(SYS_fchmodat2, dirfd, name, mode & 07777, at_flags) == 0) return Errc::ok;
+    mode &= host_mode_mask(hs);
+    if (::syscall(SYS_fchmodat2, dirfd, name, mode, at_flags) == 0) return Errc::ok;
     if (errno != ENOSYS && errno != EINVAL) return last_error();
     // Older kernels: through /proc/self/fd on an O_PATH descriptor checked not to be a symlink.
     Fd own;
@@ -399,7 +431,7 @@ Errc chmod_entry(const HostState& hs, int dirfd, const char* name, int at_flags,
     if (::fstat(fd, &st) != 0) return last_error();
     if (S_ISLNK(st.st_mode)) return Errc::not_supported;
     std::string proc = "/proc/self/fd/" + std::to_string(fd);
-    if (::chmod(proc.c_str(), mode & 07777) != 0) return last_error();
+    if (::chmod(proc.c_str(), mode) != 0) return last_error();
     return Errc::ok;
 }
 
@@ -560,6 +592,10 @@ Result<std::unique_ptr<HostFs>> HostFs::open(const std::string& host_root, HostF
     int fd = ::open(host_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return last_error();
     state->root = Fd(fd);
+    std::error_code ec;
+    std::filesystem::path canon = std::filesystem::canonical(host_root, ec);
+    state->canon_root = ec ? host_root : canon.string();
+    while (state->canon_root.size() > 1 && state->canon_root.back() == '/') state->canon_root.pop_back();
     const bool have = host_has_openat2();
     switch (options.confinement) {
         case HostFsOptions::Confinement::automatic: state->openat2 = have; break;
@@ -598,7 +634,15 @@ Result<Stat> HostFs::lstat(std::string_view path) {
     if (Errc e = walk(*state_, path, has_trailing_slash(path), w); e != Errc::ok) return e;
     if (!w.exists) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
-    return make_stat(state_->opts.uid, state_->opts.gid, w.st);
+    Stat st = make_stat(state_->opts.uid, state_->opts.gid, w.st);
+    if (S_ISLNK(w.st.st_mode) && w.is_name()) {
+        // The size of a symlink is the length of the target the script sees.
+        std::string target;
+        if (read_link_at(w.dirfd(), w.name.c_str(), target) == Errc::ok) {
+            st.size = state_->to_virtual_target(std::move(target)).size();
+        }
+    }
+    return st;
 }
 
 Result<std::unique_ptr<FileHandle>> HostFs::open(std::string_view path, OpenFlags flags, Mode mode) {
@@ -653,6 +697,7 @@ Result<std::unique_ptr<FileHandle>> HostFs::open(std::string_view path, OpenFlag
             struct stat st;
             if (::fstat(opened->get(), &st) != 0) return last_error();
             if (!S_ISREG(st.st_mode)) return S_ISDIR(st.st_mode) ? Errc::is_directory : Errc::permission_denied;
+            if (want_write && shared_file(hs, st)) return Errc::not_permitted;
             // Back to blocking mode for regular files (O_NONBLOCK only guarded the open).
             int fl = ::fcntl(opened->get(), F_GETFL);
             if (fl >= 0) (void)::fcntl(opened->get(), F_SETFL, fl & ~O_NONBLOCK);
@@ -670,13 +715,13 @@ Result<std::unique_ptr<FileHandle>> HostFs::open(std::string_view path, OpenFlag
         if (w.trailing) return Errc::is_directory;
         if (hs.read_only.load()) return Errc::read_only;
         if (Errc e = check_new_name(w.name); e != Errc::ok) return e;
-        auto opened = hs.open_child(w.dirfd(), w.name, access | O_CREAT | O_EXCL | O_NOCTTY, mode & 07777);
+        auto opened = hs.open_child(w.dirfd(), w.name, access | O_CREAT | O_EXCL | O_NOCTTY, mode & host_mode_mask(hs));
         if (!opened) {
             if (opened.error() == Errc::file_exists && !exclusive && attempt < kRaceRetries) continue;
             return opened.error();
         }
         // Undo the umask: the mode is exact.
-        if (::fchmod(opened->get(), mode & 07777) != 0) return last_error();
+        if (::fchmod(opened->get(), mode & host_mode_mask(hs)) != 0) return last_error();
         auto h = std::make_unique<HostHandle>(std::move(*opened), want_read, want_write, append, false);
         h->uid = hs.opts.uid;
         h->gid = hs.opts.gid;
@@ -734,7 +779,7 @@ Status HostFs::mkdir(std::string_view path, Mode mode) {
     if (w.exists) return Errc::file_exists;
     if (hs.read_only.load()) return Errc::read_only;
     if (Errc e = check_new_name(w.name); e != Errc::ok) return e;
-    if (::mkdirat(w.dirfd(), w.name.c_str(), mode & 07777) != 0) return last_error();
+    if (::mkdirat(w.dirfd(), w.name.c_str(), mode & host_mode_mask(hs)) != 0) return last_error();
     // Undo the umask on the directory we just made (by name, never following a symlink).
     if (Errc e = chmod_entry(hs, w.dirfd(), w.name.c_str(), AT_SYMLINK_NOFOLLOW, mode); e != Errc::ok) return e;
     return {};
@@ -794,7 +839,8 @@ Status HostFs::symlink(std::string_view target, std::string_view link_path) {
     if (w.trailing) return Errc::no_such_file;
     if (hs.read_only.load()) return Errc::read_only;
     if (Errc e = check_new_name(w.name); e != Errc::ok) return e;
-    std::string t(target);
+    std::string t = hs.to_host_target(target);
+    if (t.size() >= kMaxPathLength) return Errc::name_too_long;
     if (::symlinkat(t.c_str(), w.dirfd(), w.name.c_str()) != 0) return last_error();
     return {};
 }
@@ -808,7 +854,7 @@ Result<std::string> HostFs::readlink(std::string_view path) {
     if (!S_ISLNK(w.st.st_mode)) return Errc::invalid_argument;
     std::string target;
     if (Errc e = read_link_at(w.dirfd(), w.name.c_str(), target); e != Errc::ok) return e;
-    return target;
+    return hs.to_virtual_target(std::move(target));
 }
 
 Status HostFs::link(std::string_view existing, std::string_view new_path) {
@@ -823,8 +869,10 @@ Status HostFs::link(std::string_view existing, std::string_view new_path) {
     if (wn.exists) return Errc::file_exists;
     if (wn.trailing) return Errc::no_such_file;
     if (hs.read_only.load()) return Errc::read_only;
+    // No hard links on the host: a file with several names is one HostFs never changes (see shared_file),
+    // so a link made here would freeze both names. Only a HostFs over the host's "/" makes them.
+    if (hs.canon_root != "/") return Errc::not_permitted;
     if (Errc e = check_new_name(wn.name); e != Errc::ok) return e;
-    // No AT_SYMLINK_FOLLOW: a symlink is linked itself, never the file it names.
     if (::linkat(we.dirfd(), we.name.c_str(), wn.dirfd(), wn.name.c_str(), 0) != 0) return last_error();
     return {};
 }
@@ -836,6 +884,7 @@ Status HostFs::chmod(std::string_view path, Mode mode) {
     if (!w.exists) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
     if (hs.read_only.load()) return Errc::read_only;
+    if (shared_file(hs, w.st)) return Errc::not_permitted;
     return chmod_entry(hs, w.dirfd(), w.at_name(), w.at_flags(), mode);
 }
 
@@ -860,6 +909,7 @@ Status HostFs::utimes(std::string_view path, TimeSet atime, TimeSet mtime, bool 
     if (w.slash_on_non_dir()) return Errc::not_directory;
     if (atime.kind == TimeSet::Kind::omit && mtime.kind == TimeSet::Kind::omit) return {};
     if (hs.read_only.load()) return Errc::read_only;
+    if (shared_file(hs, w.st)) return Errc::not_permitted;
     if (Errc e = check_times(atime); e != Errc::ok) return e;
     if (Errc e = check_times(mtime); e != Errc::ok) return e;
     struct timespec ts[2] = {to_timespec(atime), to_timespec(mtime)};
@@ -882,6 +932,7 @@ Status HostFs::truncate(std::string_view path, uint64_t size) {
     struct stat st;
     if (::fstat(fd->get(), &st) != 0) return last_error();
     if (!S_ISREG(st.st_mode)) return Errc::invalid_argument;
+    if (shared_file(hs, st)) return Errc::not_permitted;
     while (::ftruncate(fd->get(), static_cast<off_t>(size)) != 0) {
         if (errno != EINTR) return last_error();
     }

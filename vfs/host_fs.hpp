@@ -14,16 +14,33 @@
 //    re-opened from the root when an ancestor's descriptor is no longer cached, never by asking the kernel.
 //  - chmod, utimes, chown and link act on a name with *_NOFOLLOW flags (fchmodat2 with AT_SYMLINK_NOFOLLOW,
 //    falling back to /proc/self/fd/N on an O_PATH descriptor of a checked non-symlink).
-//  - Hard links are made with linkat() between two names inside the folder, without AT_SYMLINK_FOLLOW: a
-//    link to a file outside is never created.
 //  - Only regular files and directories are opened; a FIFO, socket or device found in the folder is
 //    permission_denied (so a planted FIFO cannot hang a reader).
+//
+// What a script may leave on the host, and what it learns about it:
+//  - Mode bits: never setuid, setgid or sticky. Every create (open, mkdir) and every chmod masks the mode
+//    with 0777, silently, so `chmod 4755 f`, `cp -p`, `install -m 6755` and `tar -xp` of a 06755 member
+//    all leave a plain 0755 file. stat shows the bits the host really has. (Over the host's "/" itself,
+//    i.e. no sandbox at all, the bits are kept.)
+//  - Only regular files, directories and symlinks are ever created (the interface has no mknod): no device
+//    node, FIFO or socket.
+//  - Hard links: a regular file with more than one name may be a link planted on the host to a file
+//    outside the folder, so HostFs never changes one: opening it for writing, truncate, chmod and utimes
+//    are Errc::not_permitted ("Operation not permitted"); reading, rename and unlink of the name work.
+//    link() is not_permitted too (no hard links on the host: one would freeze both names). A HostFs over
+//    the host's "/" itself (DangerousLocalSandbox) has nothing outside: there both work as usual.
+//  - Symlink targets: an absolute target the script gives is stored under the folder's canonical host
+//    path (so the link works for host tools as well) and reads back as the script's own text. A link found
+//    on the host whose absolute target lies below the folder shows (and is followed as) that target relative
+//    to the virtual root; any other absolute target shows as kHostLinkOutsideRoot, never the host path, and
+//    is followed as that path (normally dangling). lstat's size of a symlink is the length of what
+//    readlink shows. (Links made by older versions, holding a bare virtual path, now show the placeholder.)
 //  - Names of new entries follow check_new_name(): no NUL or control bytes.
 //
 // Metadata: stat reports the host's types, permission bits, sizes, inode numbers, device, link counts and
 // nanosecond times; the owner is always the virtual user (options.uid/gid). chown to that user (or -1) is
 // accepted and changes nothing on the host; chown to anyone else is not_permitted. Modes are exact (the
-// process umask is undone with fchmod after creation). Times come from the host kernel (TimeSet::now is
+// process umask is undone with fchmod after creation) but for the masked bits below. Times come from the host kernel (TimeSet::now is
 // UTIME_NOW); no Clock is involved.
 //
 // Permissions are the host's: running as an unprivileged user, a file the script chmods to 000 can no longer
@@ -49,6 +66,9 @@ struct HostFsOptions {
     // symlinks while removing.
     bool remove_root_on_destroy = false;
 };
+
+// What readlink shows for a host symlink whose absolute target lies outside the folder.
+inline constexpr std::string_view kHostLinkOutsideRoot = "/(outside-sandbox)";
 
 namespace detail {
 struct HostState;

@@ -1,5 +1,7 @@
 #include "vfs/limited_fs.hpp"
 
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -14,6 +16,7 @@ FsLimits FsLimits::unlimited() {
     l.max_file_bytes = UINT64_MAX;
     l.max_nodes = UINT64_MAX;
     l.max_depth = SIZE_MAX;
+    l.max_open_files = UINT64_MAX;
     return l;
 }
 
@@ -87,6 +90,27 @@ struct LimitState {
     std::mutex mu;           // serialises the check-then-change of every accounted operation
     uint64_t bytes = 0;      // guarded by mu
     uint64_t nodes = 0;      // guarded by mu
+    uint64_t open = 0;       // handles open, guarded by mu
+    // Files held by open handles, by (dev, ino): how many handles, and whether the last name is gone (its
+    // bytes are then given back when the last handle closes). Guarded by mu.
+    struct Held {
+        uint64_t handles = 0;
+        bool orphaned = false;
+    };
+    std::map<std::pair<uint64_t, uint64_t>, Held> held;
+
+    // A name of a file with these stats went away (unlink, rename over it): its bytes are given back now,
+    // or when the last handle holding it closes.
+    void name_removed(const Stat& st) {
+        if (st.is_regular()) {
+            auto it = held.find({st.dev, st.ino});
+            if (it != held.end() && it->second.handles > 0) {
+                it->second.orphaned = true;
+                return;
+            }
+        }
+        add_bytes(-static_cast<int64_t>(st.is_regular() || st.is_symlink() ? st.size : 0));
+    }
 
     Errc reserve_bytes(uint64_t grow) {
         if (grow > limits.max_total_bytes || bytes > limits.max_total_bytes - grow) return Errc::no_space;
@@ -114,8 +138,27 @@ uint64_t counted_bytes(const Stat& st) { return st.is_regular() || st.is_symlink
 
 class LimitedHandle final : public FileHandle {
 public:
-    LimitedHandle(std::shared_ptr<LimitState> state, std::unique_ptr<FileHandle> inner, bool append)
-        : state_(std::move(state)), inner_(std::move(inner)), append_(append) {}
+    // Made with state->mu held, after state->open was counted.
+    LimitedHandle(std::shared_ptr<LimitState> state, std::unique_ptr<FileHandle> inner, bool writable, bool append,
+                  std::optional<std::pair<uint64_t, uint64_t>> key)
+        : state_(std::move(state)), inner_(std::move(inner)), writable_(writable), append_(append), key_(key) {
+        if (key_) state_->held[*key_].handles++;
+    }
+
+    ~LimitedHandle() override {
+        std::lock_guard lock(state_->mu);
+        state_->open = state_->open > 0 ? state_->open - 1 : 0;
+        if (!key_) return;
+        auto it = state_->held.find(*key_);
+        if (it == state_->held.end()) return;
+        if (--it->second.handles == 0) {
+            if (it->second.orphaned) {
+                auto st = inner_->stat();
+                if (st) state_->add_bytes(-static_cast<int64_t>(st->size));
+            }
+            state_->held.erase(it);
+        }
+    }
 
     Result<std::size_t> read(char* buf, std::size_t n) override { return inner_->read(buf, n); }
     Result<std::size_t> pread(char* buf, std::size_t n, uint64_t offset) override {
@@ -123,6 +166,7 @@ public:
     }
 
     Result<std::size_t> write(std::string_view data) override {
+        if (!writable_) return inner_->write(data);
         std::lock_guard lock(state_->mu);
         uint64_t offset = 0;
         if (!append_) {
@@ -134,6 +178,7 @@ public:
     }
 
     Result<std::size_t> pwrite(std::string_view data, uint64_t offset) override {
+        if (!writable_) return inner_->pwrite(data, offset);
         std::lock_guard lock(state_->mu);
         return write_locked(data, offset, true);
     }
@@ -141,6 +186,7 @@ public:
     Result<uint64_t> seek(int64_t offset, Whence whence) override { return inner_->seek(offset, whence); }
 
     Status truncate(uint64_t size) override {
+        if (!writable_) return inner_->truncate(size);
         std::lock_guard lock(state_->mu);
         auto st = inner_->stat();
         if (!st) return st.error();
@@ -175,7 +221,9 @@ private:
 
     std::shared_ptr<LimitState> state_;
     std::unique_ptr<FileHandle> inner_;
+    const bool writable_;
     const bool append_;
+    const std::optional<std::pair<uint64_t, uint64_t>> key_;
 };
 
 }  // namespace
@@ -220,6 +268,11 @@ uint64_t LimitedFs::nodes_used() const {
     return state_->nodes;
 }
 
+uint64_t LimitedFs::open_files() const {
+    std::lock_guard lock(state_->mu);
+    return state_->open;
+}
+
 // The path of a new entry: its length, its depth and its last name.
 Errc LimitedFs::check_new_path(std::string_view path) const {
     if (Errc e = check_path(path); e != Errc::ok) return e;
@@ -251,9 +304,21 @@ Result<std::unique_ptr<FileHandle>> LimitedFs::open(std::string_view path, OpenF
     const bool writes = has(flags, OpenFlags::write) || append;
     const bool create = has(flags, OpenFlags::create);
     const bool truncate = writes && has(flags, OpenFlags::truncate);
-    if (!writes && !create) return s.inner->open(path, flags, mode);
 
     std::lock_guard lock(s.mu);
+    if (s.open >= s.limits.max_open_files) return Errc::too_many_open_files;
+    // Wraps the inner handle: counted while open, and keyed by the file it holds (see name_removed).
+    auto wrap = [&](std::unique_ptr<FileHandle> inner) {
+        std::optional<std::pair<uint64_t, uint64_t>> key;
+        if (auto st = s.inner->stat(path); st && st->is_regular()) key = std::pair{st->dev, st->ino};
+        s.open++;
+        return std::unique_ptr<FileHandle>(std::make_unique<LimitedHandle>(state_, std::move(inner), writes, append, key));
+    };
+    if (!writes && !create) {
+        auto h = s.inner->open(path, flags, mode);
+        if (!h) return h.error();
+        return wrap(std::move(*h));
+    }
     auto before = s.inner->stat(path);
     const bool creates = create && !before && before.error() == Errc::no_such_file;
     if (creates) {
@@ -267,8 +332,7 @@ Result<std::unique_ptr<FileHandle>> LimitedFs::open(std::string_view path, OpenF
     } else if (truncate && before && before->is_regular()) {
         s.add_bytes(-static_cast<int64_t>(before->size));
     }
-    if (!writes) return h;
-    return std::unique_ptr<FileHandle>(std::make_unique<LimitedHandle>(state_, std::move(*h), append));
+    return wrap(std::move(*h));
 }
 
 Status LimitedFs::mkdir(std::string_view path, Mode mode) {
@@ -297,7 +361,7 @@ Status LimitedFs::unlink(std::string_view path) {
     Status r = s.inner->unlink(path);
     if (r && st && st->nlink <= 1) {
         s.drop_node();
-        s.add_bytes(-static_cast<int64_t>(counted_bytes(*st)));
+        s.name_removed(*st);
     }
     return r;
 }
@@ -314,7 +378,7 @@ Status LimitedFs::rename(std::string_view from, std::string_view to) {
     if (r && src && dst && !(src->dev == dst->dev && src->ino == dst->ino) &&
         (dst->is_directory() || dst->nlink <= 1)) {
         s.drop_node();  // the replaced entry
-        s.add_bytes(-static_cast<int64_t>(counted_bytes(*dst)));
+        s.name_removed(*dst);
     }
     return r;
 }

@@ -11,6 +11,9 @@
 //  - max_depth: components in the (lexically normalised) path of a new entry. Errc::no_space would be
 //    misleading, so it is Errc::name_too_long.
 //  - Names of new entries must not contain NUL or control bytes (0x01-0x1f, 0x7f): Errc::invalid_argument.
+//  - max_open_files: handles open at once through this LimitedFs (files and directories, read or write; on
+//    a host-backed tree each holds a host descriptor). One more is Errc::too_many_open_files ("Too many
+//    open files"), so a session cannot starve the process (and the other sessions) of descriptors.
 //
 // Usage is counted from the tree as it is when the LimitedFs is made (one iterative walk; pass
 // count_existing=false to start from zero) and then tracked through the operations made through it. A write
@@ -19,8 +22,13 @@
 // beside the target and renames it over, so a failed write leaves the old file untouched.
 //
 // Changes made to the wrapped filesystem behind the decorator's back (another handle on it, the host) are
-// not seen until the next LimitedFs is made. Unlinking a file that an open handle still holds gives its bytes
-// back at once (approximation).
+// not seen until the next LimitedFs is made. A file unlinked (or replaced by rename) while a handle opened
+// through this LimitedFs still holds it stays charged until the last such handle closes: its bytes are still
+// on the disk, and writes through the handle are still counted.
+//
+// For a host-backed tree, make it with count_existing=false: the byte count is then what the session wrote
+// (new files, growth of existing ones), not what the host folder already held; removing files the host put
+// there gives nothing back below zero.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +48,7 @@ struct FsLimits {
     std::size_t max_path_length = kMaxPathLength;  // bytes in a path (must be shorter)
     std::size_t max_name_length = kMaxNameLength;  // bytes in one name
     std::size_t max_depth = 1024;                  // components in the path of a new entry
+    uint64_t max_open_files = 256;                 // handles open at once (host descriptors)
 
     // No limit at all (the interface's caps on path and name length remain).
     static FsLimits unlimited();
@@ -86,6 +95,7 @@ public:
     const FsLimits& limits() const;
     uint64_t bytes_used() const;
     uint64_t nodes_used() const;
+    uint64_t open_files() const;
     FileSystem& inner();
 
 private:

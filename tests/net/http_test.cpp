@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -99,6 +100,16 @@ void add_routes(Server& s, std::atomic<int>& hits) {
     s.Get("/hang", [](const httplib::Request&, httplib::Response& res) {
         std::this_thread::sleep_for(3s);
         res.set_content("late", "text/plain");
+    });
+    s.Get("/trickle", [](const httplib::Request&, httplib::Response& res) {
+        res.set_chunked_content_provider("text/plain", [](size_t offset, httplib::DataSink& sink) {
+            if (offset >= 20) {
+                sink.done();
+                return true;
+            }
+            std::this_thread::sleep_for(400ms);
+            return sink.write("x", 1);
+        });
     });
     s.Get("/status/(\\d+)", [](const httplib::Request& req, httplib::Response& res) {
         res.status = std::stoi(req.matches[1]);
@@ -420,6 +431,147 @@ TEST(HeaderBindings, SecretSentOnlyWhereBoundAndNeverShown) {
     ASSERT_TRUE(redir.ok()) << redir.error->message;
     EXPECT_EQ(redir.response->body.find("s3cr3t"), std::string::npos);
     EXPECT_EQ(redir.response->body.find("Authorization"), std::string::npos);
+}
+
+// Every name it is asked for, answered from a table (127.0.0.1 for the names given).
+struct RecordingResolver : bn::Resolver {
+    std::vector<std::string> asked;
+    std::set<std::string> known;
+    std::vector<bn::IpAddress> resolve(const std::string& host) override {
+        asked.push_back(host);
+        if (known.count(host)) return {*bn::parse_ip("127.0.0.1")};
+        return {};
+    }
+};
+
+TEST(HttpClient, RefusedNamesAreNeverResolved) {
+    auto rec = std::make_shared<RecordingResolver>();
+    rec->known = {"allowed.invalid", "evil.invalid"};
+    auto o = open_loopback();
+    o.network = bn::Network::allow({"allowed.invalid:" + std::to_string(servers().https_port)});
+    o.resolver = rec;
+    bn::HttpClient c(o);
+    const std::string port = std::to_string(servers().http_port);
+    for (const std::string& url : std::vector<std::string>{"https://evil.invalid/", "http://evil.invalid:" + port + "/echo",
+                            "http://evil.invalid.:" + port + "/echo", "http://allowed.invalid:1/echo",
+                            "ftp://allowed.invalid/", "http:/127.0.0.1/", "http://[::1/", "http://a b/"}) {
+        auto r = c.perform(get(url));
+        EXPECT_FALSE(r.ok()) << url;
+        auto j = c.judge(url);
+        EXPECT_TRUE(j.has_value()) << url;
+    }
+    EXPECT_TRUE(rec->asked.empty()) << rec->asked.front();
+    // An allowed name is resolved once per hop (then connected to: the certificate does not name it).
+    auto tls = c.perform(get("https://allowed.invalid:" + std::to_string(servers().https_port) + "/echo"));
+    ASSERT_FALSE(tls.ok());
+    EXPECT_EQ(tls.error->curl_code, 60) << tls.error->message;
+    EXPECT_EQ(rec->asked, (std::vector<std::string>{"allowed.invalid"}));
+}
+
+TEST(HttpClient, TrailingDotNamesAreTheSameNameAndLibcurlNeverResolves) {
+    auto rec = std::make_shared<RecordingResolver>();
+    rec->known = {"pinned.invalid"};  // no DNS server knows it: only the pin can answer
+    auto o = open_loopback();
+    o.resolver = rec;
+    bn::HttpClient c(o);
+    const std::string port = std::to_string(servers().http_port);
+    auto r = c.perform(get("http://pinned.invalid.:" + port + "/echo"));
+    ASSERT_TRUE(r.ok()) << r.error->message;
+    EXPECT_EQ(rec->asked, (std::vector<std::string>{"pinned.invalid"}));
+    auto upper = c.perform(get("http://PINNED.invalid:" + port + "/echo"));
+    ASSERT_TRUE(upper.ok()) << upper.error->message;
+    EXPECT_EQ(rec->asked.back(), "pinned.invalid");
+    // The policy sees the same name with or without the dot.
+    auto o2 = o;
+    const std::string tls_port = std::to_string(servers().https_port);
+    o2.network = bn::Network::allow({"pinned.invalid:" + tls_port});
+    bn::HttpClient c2(o2);
+    auto allowed = c2.perform(get("https://pinned.invalid.:" + tls_port + "/echo"));
+    ASSERT_FALSE(allowed.ok());
+    EXPECT_EQ(allowed.error->curl_code, 60) << allowed.error->message;  // connected: the certificate differs
+    o2.network = bn::Network::allow({"other.invalid"});
+    bn::HttpClient c3(o2);
+    const size_t before = rec->asked.size();
+    EXPECT_FALSE(c3.perform(get("http://pinned.invalid.:" + port + "/echo")).ok());
+    EXPECT_EQ(rec->asked.size(), before);
+}
+
+TEST(HttpClient, HeadersWithLineBreaksAreRefusedBeforeSending) {
+    bn::HttpClient c(open_loopback());
+    const int hits = servers().http_hits.load();
+    for (auto [k, v] : {std::pair<std::string, std::string>{"X-A", "b\r\nAuthorization: evil"},
+                        {"X-A", "b\nX-B: c"}, {"X-A", "b\rc"}, {"X-A\r\nX-B", "c"},
+                        {"X-A", std::string("b\0c", 3)}}) {
+        auto r = c.perform(with_header(get(servers().http_url("/echo")), k, v));
+        ASSERT_FALSE(r.ok()) << k;
+        EXPECT_TRUE(r.error->blocked);
+        EXPECT_NE(r.error->message.find("CR, LF or NUL"), std::string::npos) << r.error->message;
+    }
+    EXPECT_EQ(servers().http_hits.load(), hits);
+    EXPECT_TRUE(c.perform(with_header(get(servers().http_url("/echo")), "X-A", "b c")).ok());
+}
+
+TEST(HttpClient, AServerTricklingBytesIsCut) {
+    auto o = open_loopback();
+    o.low_speed_bytes_per_second = 100;
+    o.low_speed_window = 1000ms;
+    bn::HttpClient c(o);
+    auto r = c.perform(get(servers().http_url("/trickle")));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error->curl_code, 28);
+    EXPECT_EQ(bn::ClientOptions{}.low_speed_bytes_per_second, 1);
+    EXPECT_EQ(bn::ClientOptions{}.low_speed_window, 30'000ms);
+}
+
+TEST(HeaderBindings, PathsAreNormalisedAndAmbiguousOnesRefused) {
+    EXPECT_EQ(bn::normalise_request_path("/api/x?q=%2f..").value_or("?"), "/api/x");
+    EXPECT_EQ(bn::normalise_request_path("/api/./x").value_or("?"), "/api/x");
+    EXPECT_EQ(bn::normalise_request_path("//api//x/").value_or("?"), "/api/x/");
+    EXPECT_EQ(bn::normalise_request_path("/%61pi/%7e").value_or("?"), "/api/~");
+    EXPECT_EQ(bn::normalise_request_path("/").value_or("?"), "/");
+    EXPECT_EQ(bn::normalise_request_path("/a%zz%2").value_or("?"), "/a%zz%2");
+    for (const char* bad : {"/api/../x", "/api/%2e%2e/x", "/api/%2E%2e", "/api/.%2e/x", "/api%2fx", "/api%2Fx",
+                            "/api%5cx", "/api\\x", "/api/%00"}) {
+        EXPECT_FALSE(bn::normalise_request_path(bad).has_value()) << bad;
+    }
+
+    auto secrets = std::make_shared<MapSecrets>();
+    secrets->values["T"] = "s3cr3t-value";
+    auto o = open_loopback();
+    o.secrets = secrets;
+    bn::HeaderBinding b;
+    b.host = "127.0.0.1:" + std::to_string(servers().https_port);
+    b.header = "Authorization";
+    b.secret_name = "T";
+    b.path_prefix = "/echo/api";
+    o.header_bindings = {b};
+    bn::HttpClient c(o);
+    const int hits = servers().https_hits.load();
+    // libcurl keeps %2e%2e as it is: a server decoding it would serve /echo/x with the secret.
+    for (const char* path : {"/echo/api/%2e%2e/x", "/echo/api/%2E%2E/%2e%2e/x", "/echo/api%2f..%2fx",
+                             "/echo/api/..%2fx", "/echo/%2e%2e/echo/api/x"}) {
+        auto r = c.perform(get(servers().https_url(path)));
+        ASSERT_FALSE(r.ok()) << path;
+        EXPECT_TRUE(r.error->blocked) << path;
+    }
+    EXPECT_EQ(servers().https_hits.load(), hits);
+    // Decoded and normalised paths under the prefix carry the secret; others do not.
+    for (const char* path : {"/echo/%61pi/x", "/echo//api/x", "/echo/./api/x"}) {
+        auto r = c.perform(get(servers().https_url(path)));
+        ASSERT_TRUE(r.ok()) << path << ": " << r.error->message;
+        EXPECT_NE(r.response->body.find("s3cr3t-value"), std::string::npos) << path;
+    }
+    auto other = c.perform(get(servers().https_url("/echo/apix")));
+    ASSERT_TRUE(other.ok());
+    EXPECT_EQ(other.response->body.find("s3cr3t"), std::string::npos);
+    // A Host header of the script's own is refused where a secret would go, and honoured elsewhere.
+    auto host = c.perform(with_header(get(servers().https_url("/echo/api/x")), "Host", "internal.example"));
+    ASSERT_FALSE(host.ok());
+    EXPECT_TRUE(host.error->blocked);
+    EXPECT_NE(host.error->message.find("Host header"), std::string::npos);
+    auto host_ok = c.perform(with_header(get(servers().https_url("/echo/other")), "Host", "internal.example"));
+    ASSERT_TRUE(host_ok.ok()) << host_ok.error->message;
+    EXPECT_NE(host_ok.response->body.find("internal.example"), std::string::npos);
 }
 
 TEST(HttpClient, NoProxyFromEnvironment) {

@@ -34,6 +34,7 @@ const Case kCases[] = {
     // IPv6 public
     {"2606:4700:4700::1111", false}, {"2a00:1450:4001:80b::200e", false}, {"2001:4860:4860::8888", false},
     {"2001:200::1", false}, {"2003::1", false}, {"3fff:ffff::1", false},
+    {"3fff:1000::1", false},
     // IPv6 special-purpose
     {"::", true}, {"::1", true}, {"[::1]", true}, {"0:0:0:0:0:0:0:1", true}, {"100::1", true},
     {"100::ffff:ffff:ffff:ffff", true}, {"2001::1", true}, {"2001:0:4136:e378::1", true},
@@ -44,7 +45,11 @@ const Case kCases[] = {
     {"::ffff:127.0.0.1", true}, {"::ffff:7f00:1", true}, {"::ffff:10.1.2.3", true}, {"::ffff:8.8.8.8", false},
     {"::127.0.0.1", true}, {"::8.8.8.8", false}, {"64:ff9b::127.0.0.1", true}, {"64:ff9b::a9fe:a9fe", true},
     {"64:ff9b::8.8.8.8", false}, {"64:ff9b:1::192.168.1.1", true}, {"64:ff9b:1::8.8.4.4", false},
-    {"2002:7f00:1::", true}, {"2002:c0a8:101::1", true}, {"2002:0808:0808::1", false},
+    {"2002:7f00:1::", true}, {"2002:c0a8:101::1", true},
+    // 6to4 is blocked whatever it carries (issue 26), the RFC 9637 documentation prefix, a cloud host endpoint
+    {"2002:0808:0808::1", true}, {"2002::", true}, {"2002:ffff:ffff:ffff::1", true},
+    {"3fff::1", true}, {"3fff:fff:ffff::1", true}, {"168.63.129.16", true}, {"168.63.129.15", false},
+    {"168.63.129.17", false},
 };
 
 TEST(IpRules, Table) {

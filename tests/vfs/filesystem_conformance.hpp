@@ -107,19 +107,24 @@ inline constexpr TimeSpec kOldTime{1'000'000'000, 0};
 }  // namespace conformance
 
 // One implementation under test: a name (letters, digits and _ only; it names the gtest instantiation), a
-// factory and whether hard links work (link() must otherwise return not_permitted).
+// factory, whether hard links work (link() must otherwise return not_permitted) and whether chmod keeps the
+// setuid, setgid and sticky bits (a host-backed tree masks them off: see vfs/host_fs.hpp).
 struct FsFactory {
     std::string name;
     std::function<std::unique_ptr<FileSystem>()> make;
     bool hard_links = true;
+    bool special_mode_bits = true;
 };
 inline void PrintTo(const FsFactory& f, std::ostream* os) { *os << f.name; }
 
 namespace conformance {
-// FsFactory from a factory type with a static make() and kHardLinks.
+// FsFactory from a factory type with a static make(), kHardLinks and optionally kSpecialModeBits.
 template <class Factory>
 FsFactory factory(std::string name) {
-    return FsFactory{std::move(name), [] { return std::unique_ptr<FileSystem>(Factory::make()); }, Factory::kHardLinks};
+    bool special = true;
+    if constexpr (requires { Factory::kSpecialModeBits; }) special = Factory::kSpecialModeBits;
+    return FsFactory{std::move(name), [] { return std::unique_ptr<FileSystem>(Factory::make()); }, Factory::kHardLinks,
+                     special};
 }
 inline std::string factory_name(const ::testing::TestParamInfo<FsFactory>& info) { return info.param.name; }
 }  // namespace conformance

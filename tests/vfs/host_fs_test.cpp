@@ -21,7 +21,8 @@ struct HostFsFactory {
         auto fs = HostFs::open(testing_util::make_temp_dir("hostfs"), o);
         return fs ? std::unique_ptr<FileSystem>(std::move(*fs)) : nullptr;
     }
-    static constexpr bool kHardLinks = true;
+    static constexpr bool kHardLinks = false;  // HostFs makes no hard links (see host_fs.hpp)
+    static constexpr bool kSpecialModeBits = false;  // masked off on the host
 };
 
 

@@ -2,7 +2,9 @@
 // limit tripped, with the file left as it was.
 #include "vfs/limited_fs.hpp"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/vfs/filesystem_conformance.hpp"
 #include "tests/vfs/host_test_util.hpp"
@@ -105,7 +107,11 @@ TEST_P(Limits, NodeCountDepthAndNames) {
     EXPECT_EQ(fs.nodes_used(), 3u);
     BK_EXPECT_ERR(fs.write_file("/g", ""), Errc::no_space);
     BK_EXPECT_ERR(fs.mkdir("/e"), Errc::no_space);
-    BK_EXPECT_OK(fs.link("/d/f", "/d/h"));  // a second name is no new node
+    if (GetParam()) {
+        BK_EXPECT_ERR(fs.link("/d/f", "/d/h"), Errc::not_permitted);  // no hard links on the host
+    } else {
+        BK_EXPECT_OK(fs.link("/d/f", "/d/h"));  // a second name is no new node
+    }
     BK_EXPECT_OK(fs.write_file("/d/f", "existing files can still be written"));
     BK_ASSERT_OK(fs.unlink("/d/l"));
     BK_EXPECT_OK(fs.mkdir("/e"));
@@ -118,13 +124,105 @@ TEST_P(Limits, ExistingContentIsCounted) {
     auto inner = inner_of_kind(GetParam());
     BK_ASSERT_OK(inner->mkdir_all("/a/b"));
     BK_ASSERT_OK(inner->write_file("/a/b/f", std::string(30, 'f')));
-    BK_ASSERT_OK(inner->link("/a/b/f", "/a/hard"));
+    if (auto* host = dynamic_cast<HostFs*>(inner.get())) {  // planted on the host: HostFs makes none
+        ASSERT_EQ(::link((host->host_root() + "/a/b/f").c_str(), (host->host_root() + "/a/hard").c_str()), 0);
+    } else {
+        BK_ASSERT_OK(inner->link("/a/b/f", "/a/hard"));
+    }
     BK_ASSERT_OK(inner->symlink("b/f", "/a/l"));
     LimitedFs fs(inner);
     EXPECT_EQ(fs.nodes_used(), 4u);     // a, b, f (once), l
     EXPECT_EQ(fs.bytes_used(), 33u);    // 30 + "b/f"
     LimitedFs fresh(inner, FsLimits{}, false);
     EXPECT_EQ(fresh.nodes_used(), 0u);
+}
+
+std::size_t host_fd_count() {
+    std::size_t n = 0;
+    if (DIR* d = ::opendir("/proc/self/fd")) {
+        while (::readdir(d)) ++n;
+        ::closedir(d);
+    }
+    return n;
+}
+
+TEST_P(Limits, OpenFilesAreCappedAndGivenBackOnClose) {
+    FsLimits l;
+    EXPECT_EQ(l.max_open_files, 256u);
+    l.max_open_files = 5;
+    LimitedFs fs(inner_of_kind(GetParam()), l, false);
+    BK_ASSERT_OK(fs.mkdir("/d"));
+    BK_ASSERT_OK(fs.write_file("/f", "data"));
+    const std::size_t fds_before = host_fd_count();
+    {
+        std::vector<std::unique_ptr<FileHandle>> held;
+        held.push_back(std::move(fs.open_read("/f")).value());
+        held.push_back(std::move(fs.open_write("/g")).value());
+        held.push_back(std::move(fs.open("/d", OpenFlags::read)).value());
+        held.push_back(std::move(fs.open_write("/f", true)).value());
+        held.push_back(std::move(fs.open_read("/g")).value());
+        EXPECT_EQ(fs.open_files(), 5u);
+        if (GetParam()) {
+            EXPECT_EQ(host_fd_count(), fds_before + 5);  // one host descriptor each
+        }
+        BK_EXPECT_ERR(fs.open_read("/f"), Errc::too_many_open_files);
+        BK_EXPECT_ERR(fs.open_write("/new"), Errc::too_many_open_files);
+        BK_EXPECT_ERR(fs.read_file("/f"), Errc::too_many_open_files);
+        EXPECT_FALSE(fs.lexists("/new"));  // refused before anything was created
+        if (GetParam()) {
+            EXPECT_EQ(host_fd_count(), fds_before + 5);
+        }
+        EXPECT_EQ(error_message(Errc::too_many_open_files), "Too many open files");
+        held.pop_back();
+        EXPECT_EQ(fs.read_file("/f").value_or("?"), "data");
+    }
+    EXPECT_EQ(fs.open_files(), 0u);
+    EXPECT_EQ(host_fd_count(), fds_before);
+}
+
+TEST_P(Limits, AnUnlinkedFileStaysChargedWhileOpen) {
+    FsLimits l;
+    l.max_total_bytes = 100;
+    LimitedFs fs(inner_of_kind(GetParam()), l, false);
+    auto h = fs.open_write("/big");
+    BK_ASSERT_OK(h);
+    BK_ASSERT_OK((*h)->write(std::string(60, 'a')));
+    auto reader = fs.open_read("/big");  // a second handle on the same file
+    BK_ASSERT_OK(reader);
+    BK_ASSERT_OK(fs.unlink("/big"));
+    EXPECT_EQ(fs.bytes_used(), 60u);                       // still on the disk
+    BK_EXPECT_ERR(fs.write_file("/x", std::string(50, 'x')), Errc::no_space);
+    BK_ASSERT_OK((*h)->write(std::string(20, 'b')));    // growth through the handle is counted
+    EXPECT_EQ(fs.bytes_used(), 80u);
+    h.value().reset();
+    EXPECT_EQ(fs.bytes_used(), 80u);                       // the reader still holds it
+    reader.value().reset();
+    EXPECT_EQ(fs.bytes_used(), 0u);
+    BK_EXPECT_OK(fs.write_file("/x", std::string(50, 'x')));
+    // Replaced by rename while open: the same.
+    auto held = fs.open_read("/x");
+    BK_ASSERT_OK(held);
+    BK_ASSERT_OK(fs.write_file("/y", "yy"));
+    BK_ASSERT_OK(fs.rename("/y", "/x"));
+    EXPECT_EQ(fs.bytes_used(), 52u);
+    held.value().reset();
+    EXPECT_EQ(fs.bytes_used(), 2u);
+}
+
+TEST(Limits, AHostTreeCountsWhatTheSessionWrote) {
+    testing_util::TempDir tmp("limits-host");
+    ASSERT_TRUE(testing_util::host_write(tmp.path + "/existing", std::string(1000, 'e')));
+    FsLimits l;
+    l.max_total_bytes = 100;
+    LimitedFs fs(std::shared_ptr<FileSystem>(std::move(HostFs::open(tmp.path)).value()), l, false);
+    EXPECT_EQ(fs.bytes_used(), 0u);
+    BK_ASSERT_OK(fs.append_file("/existing", std::string(50, 'g')));  // growth of an existing file
+    EXPECT_EQ(fs.bytes_used(), 50u);
+    BK_EXPECT_ERR(fs.write_file("/new", std::string(60, 'n')), Errc::no_space);
+    EXPECT_FALSE(fs.exists("/new") && fs.stat("/new").value().size > 0);
+    BK_ASSERT_OK(fs.unlink("/existing"));  // gives back what it had, never below zero
+    EXPECT_EQ(fs.bytes_used(), 0u);
+    BK_EXPECT_ERR(fs.write_file("/new", std::string(101, 'n')), Errc::no_space);
 }
 
 INSTANTIATE_TEST_SUITE_P(MemoryAndHost, Limits, ::testing::Values(false, true),

@@ -31,7 +31,8 @@ struct MountHostRootFactory {
         if (!table->mount("/", temp_host_fs("mnt-root"))) return nullptr;
         return table;
     }
-    static constexpr bool kHardLinks = true;
+    static constexpr bool kHardLinks = false;  // HostFs makes no hard links (see host_fs.hpp)
+    static constexpr bool kSpecialModeBits = false;  // masked off on the host
 };
 
 struct MountOverlayRootFactory {
