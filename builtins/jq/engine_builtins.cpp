@@ -54,6 +54,8 @@ bool slice_bounds(const Value& key, size_t len, size_t& start, size_t& end) {
     double dl = static_cast<double>(len);
     double ds = s.is_null() ? 0 : s.num();
     double de = e.is_null() ? dl : e.num();
+    if (std::isnan(ds)) ds = 0;
+    if (std::isnan(de)) de = dl;
     if (ds < 0) ds += dl;
     if (de < 0) de += dl;
     if (ds < 0) ds = 0;
@@ -63,13 +65,14 @@ bool slice_bounds(const Value& key, size_t len, size_t& start, size_t& end) {
     start = static_cast<size_t>(ds);
     end = static_cast<size_t>(de);
     if (static_cast<double>(end) < de) ++end;
+    if (de <= static_cast<double>(start)) end = start;
     if (end > len) end = len;
     if (end < start) end = start;
     return true;
 }
 
 [[noreturn]] void cannot_index(const Value& t, const Value& k) {
-    if (k.is_string()) jq_error("Cannot index " + std::string(kind_name(t)) + " with \"" + k.str() + "\"");
+    if (k.is_string()) jq_error("Cannot index " + std::string(kind_name(t)) + " with string \"" + k.str() + "\"");
     jq_error("Cannot index " + std::string(kind_name(t)) + " with " + kind_name(k));
 }
 
@@ -83,8 +86,8 @@ Value index_value(const Value& t, const Value& k) {
     if (t.is_array() && k.is_number()) {
         const auto& a = t.arr();
         double d = k.num();
-        if (std::isnan(d) || d != std::floor(d)) return Value();
-        long i = static_cast<long>(d);
+        if (std::isnan(d)) return Value();
+        long i = static_cast<long>(std::floor(d));
         if (i < 0) i += static_cast<long>(a.size());
         if (i < 0 || i >= static_cast<long>(a.size())) return Value();
         return a[static_cast<size_t>(i)];
@@ -155,6 +158,7 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
         return;
     }
     if (k.is_number()) {
+        if (std::isnan(k.num())) jq_error("Cannot set array element at NaN index");
         if (v.is_null()) v = Value::array();
         if (!v.is_array()) cannot_index(v, k);
         auto& a = v.arr_mut();
@@ -176,6 +180,7 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
         return;
     }
     if (k.is_object()) {
+        if (v.is_string()) jq_error("Cannot update string slices");
         if (v.is_null()) v = Value::array();
         if (!v.is_array()) jq_error("Cannot update field at object index of " + std::string(kind_name(v)));
         size_t s, e;
@@ -206,7 +211,7 @@ void delpath_in(Value& v, const std::vector<Value>& path, size_t i) {
             long idx = static_cast<long>(std::floor(k.num()));
             long n = static_cast<long>(v.arr().size());
             if (idx < 0) idx += n;
-            if (idx < 0) jq_error("Out of bounds negative array index");
+            if (idx < 0) return;
             if (idx < n) {
                 auto& a = v.arr_mut();
                 a.erase(a.begin() + idx);
@@ -349,13 +354,12 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
             if ((a.is_string() && b.is_number()) || (a.is_number() && b.is_string())) {
                 const Value& s = a.is_string() ? a : b;
                 double d = a.is_string() ? b.num() : a.num();
-                if (std::isnan(d) || d <= 0) return Value();
-                long n = d > 1e9 ? 1000000000L : static_cast<long>(d - 1);
-                if (n < 0 || d < 1) n = 0;
-                if (static_cast<double>(s.str().size()) * static_cast<double>(n + 1) > 1e9) jq_error("Repeat string result too long");
+                if (std::isnan(d) || d < 0) return Value();
+                long n = d > 1e9 ? 1000000000L : static_cast<long>(d);
+                if (static_cast<double>(s.str().size()) * static_cast<double>(n) > 1e9) jq_error("Repeat string result too long");
                 std::string r;
-                r.reserve(s.str().size() * static_cast<size_t>(n + 1));
-                for (long i = 0; i <= n; ++i) r += s.str();
+                r.reserve(s.str().size() * static_cast<size_t>(n));
+                for (long i = 0; i < n; ++i) r += s.str();
                 return Value::string(std::move(r));
             }
             if (a.is_object() && b.is_object()) return deep_merge(a, b);
@@ -403,7 +407,7 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
                     return static_cast<intmax_t>(d);
                 };
                 intmax_t bi = clamp(y);
-                if (bi == 0) binop_error(a, b, "cannot be divided because the divisor is zero");
+                if (bi == 0) binop_error(a, b, "cannot be divided (remainder) because the divisor is zero");
                 intmax_t ai = clamp(x);
                 if (bi == -1) return Value::number(0);
                 intmax_t r = ai % (bi < 0 ? -bi : bi);
@@ -453,7 +457,7 @@ Value format_value(const std::string& fmt, const Value& v) {
                 case '<': r += "&lt;"; break;
                 case '>': r += "&gt;"; break;
                 case '&': r += "&amp;"; break;
-                case '\'': r += "&#39;"; break;
+                case '\'': r += "&apos;"; break;
                 case '"': r += "&quot;"; break;
                 default: r += c;
             }
@@ -886,7 +890,10 @@ Value f_implode(const Value& in, const Args&) {
     if (!in.is_array()) jq_error("implode input must be an array");
     std::string s;
     for (const Value& x : in.arr()) {
-        if (!x.is_number()) jq_error("Unicode codepoint must be numeric");
+        if (!x.is_number()) {
+            jq_error((x.is_null() ? std::string("number (null)") : errdesc(x)) +
+                     " can't be imploded, unicode codepoint needs to be numeric");
+        }
         double d = x.num();
         uint32_t cp = d < 0 || d > 0x10ffff || (d >= 0xd800 && d < 0xe000) ? 0xfffd : static_cast<uint32_t>(d);
         put_utf8(s, cp);
@@ -1510,7 +1517,7 @@ NATIVE(n_nth2) {
     return I.each(call->kids[0], in, env, [&](Value&& nv) {
         if (!nv.is_number()) jq_error("Cannot index array with " + std::string(kind_name(nv)));
         double n = nv.num();
-        if (n < 0) jq_error("Out of bounds negative array index");
+        if (n < 0) jq_error("nth doesn't support negative indices");
         double count = 0;
         Value found = Value::invalid();
         Value fp = Value::invalid();
@@ -1626,7 +1633,7 @@ NATIVE(n_repeat) {
 NATIVE(n_input) {
     UNUSED_NATIVE_ARGS;
     Value v;
-    if (!I.host.next_input(v)) jq_error("No more inputs");
+    if (!I.host.next_input(v)) jq_error("break");
     return emit(std::move(v), nopath(path));
 }
 NATIVE(n_inputs) {

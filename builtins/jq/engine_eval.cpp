@@ -98,7 +98,7 @@ def from_entries: reduce .[] as $x ({};
     . + { ($x | if .key == null then .k // .name // .Name // .K // .Key
                  else .key end
                | if type == "string" then . else tojson end):
-          ($x | if has("value") then .value else .v end) });
+          ($x | if has("value") then .value elif has("v") then .v else .Value end) });
 def with_entries(f): to_entries | map(f) | from_entries;
 def paths: path(..) | select(length > 0);
 def paths(node_filter): . as $dot | paths | select(. as $p | $dot | getpath($p) | node_filter);
@@ -127,7 +127,7 @@ def unique_by(f): [group_by(f)[] | .[0]];
 def group_by(f): _group_by_impl(map([f]));
 def sort_by(f): _sort_by_impl(map([f]));
 def unique: unique_by(.);
-def join($x): reduce .[] as $i (null; (if .==null then "" else .+$x end) + ($i | if .==null then "" elif type=="string" then . else tojson end)) // "";
+def join($x): reduce .[] as $i (null; (if .==null then "" else .+$x end) + ($i | if .==null then "" elif (type=="boolean" or type=="number") then tojson else . end)) // "";
 def flatten: flatten(1e9);
 def abs: if type == "number" and . < 0 then - . else . end;
 def toarray: if type == "array" then . else [.] end;
@@ -301,7 +301,7 @@ bool Interp::bind_pattern(const Node* pat, const Value& v, const EnvP& env, EnvP
                         const Value* f = v.get(kv.str());
                         if (f) elem = *f;
                     } else if (!v.is_null()) {
-                        jq_error("Cannot index " + std::string(kind_name(v)) + " with \"" + kv.str() + "\"");
+                        jq_error("Cannot index " + std::string(kind_name(v)) + " with string \"" + kv.str() + "\"");
                     }
                     EnvP e2 = e1;
                     if (key->op == Op::PVar) e2 = push_var(e1, key->name, elem);
@@ -366,7 +366,10 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
             const Node* kx = n->kids[1];
             auto with_key = [&](const Value& k) -> bool {
                 auto cb = [&](Value&& v, const Value* p) -> bool {
-                    if (p && !p->is_valid()) jq_error("Invalid path expression with result " + trunc_dump(v, 30));
+                    if (p && !p->is_valid()) {
+                        jq_error("Invalid path expression near attempt to access element " + trunc_dump(k, 30) +
+                                 " of " + trunc_dump(v, 30));
+                    }
                     Value r = index_value(v, k);
                     if (p) {
                         Value np = append_path(*p, k);
@@ -417,7 +420,9 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
         }
         case Op::Iterate: {
             auto cb = [&](Value&& v, const Value* p) -> bool {
-                if (p && !p->is_valid()) jq_error("Invalid path expression with result " + trunc_dump(v, 30));
+                if (p && !p->is_valid()) {
+                    jq_error("Invalid path expression near attempt to iterate through " + trunc_dump(v, 30));
+                }
                 if (v.is_array()) {
                     const auto& a = v.arr();
                     for (size_t i = 0; i < a.size(); ++i) {
@@ -575,17 +580,18 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
             }
             auto modify = [&](const std::function<bool(const Value&, Value&)>& update) {
                 Value acc = in;
+                std::vector<Value> dels;
                 each_path(lhs, in, env, [&](const Value& p, Value&&) {
                     Value cur = getpath(acc, p);
                     Value nv;
                     if (update(cur, nv)) {
                         acc = setpath(acc, p, 0, nv);
                     } else {
-                        Value ps = Value::array({p});
-                        acc = delpaths(acc, ps);
+                        dels.push_back(p);
                     }
                     return true;
                 });
+                if (!dels.empty()) acc = delpaths(acc, Value::array(std::move(dels)));
                 return acc;
             };
             if (op == "|=") {

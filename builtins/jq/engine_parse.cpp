@@ -850,8 +850,11 @@ public:
                 Node* v = mk(Op::Var);
                 v->name = tok_.text;
                 advance();
-                val = v;
-                if (is_op(":")) unexpected();
+                if (is_op(":")) {
+                    key = v;  // {$k: v}: the variable's value is the key
+                } else {
+                    val = v;
+                }
             } else if (tok_.t == T::Loc) {
                 key = str_lit("__loc__");
                 val = mk(Op::Loc);

@@ -1,4 +1,4 @@
-// jq: the JSON processor, run through libjq (jq 1.6 as Debian ships it).
+// jq: the JSON processor (our own implementation of the jq 1.7.1 language, builtins/jq/README.md).
 #pragma once
 
 #include "interp/command.hpp"

@@ -163,7 +163,7 @@ bool parse_options(interp::CommandContext& ctx, Options& o, int& status) {
         else if (name == "stream-errors") o.stream = o.stream_errors = true;
         else if (name == "unbuffered") {
         } else if (name == "debug-dump-disasm" || name == "debug-trace" || name == "debug-trace=all") {
-            // libjq writes these to the host's stdout/stderr: accepted and ignored.
+            // debugging aids of the real jq: accepted and ignored.
         } else if (name == "tab") {
             o.dumpopts &= ~JV_PRINT_INDENT_FLAGS(7);
             o.dumpopts |= JV_PRINT_TAB | JV_PRINT_PRETTY;

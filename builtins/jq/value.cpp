@@ -385,7 +385,6 @@ Value number_from_token(std::string_view tok) {
     }
     size_t nz = coef.find_first_not_of('0');
     coef = nz == std::string::npos ? "0" : coef.substr(nz);
-    if (!std::isfinite(d)) return Value::number(d);
     std::string lit;
     if (neg) lit += '-';
     long nd = static_cast<long>(coef.size());
@@ -866,6 +865,7 @@ public:
     bool seq = false;
     bool eof_reported = false;
     bool waiting_rs = false;
+    bool bom_checked = false;
 
     // One step: a value, need more, end, or an error (message in err).
     JsonParser::Status next(Value& out, std::string& err) {
@@ -989,6 +989,10 @@ JsonParser::~JsonParser() = default;
 void JsonParser::feed(std::string_view data, bool last) {
     p_->buf.append(data);
     p_->last = last;
+    if (!p_->bom_checked && (p_->buf.size() >= 3 || last)) {
+        p_->bom_checked = true;  // a byte order mark before the first text is skipped, as jq does
+        if (p_->buf.compare(0, 3, "\xef\xbb\xbf") == 0) p_->buf.erase(0, 3);
+    }
 }
 JsonParser::Status JsonParser::next(Value& out, std::string& err) { return p_->next(out, err); }
 void JsonParser::set_seq(bool seq) { p_->seq = seq; }
