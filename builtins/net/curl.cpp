@@ -24,6 +24,9 @@ using std::chrono::milliseconds;
 
 constexpr std::string_view kCurlVersion = "7.88.1";
 constexpr std::string_view kTryHelp = "curl: try 'curl --help' or 'curl --manual' for more information\n";
+// Transfers one command may make (URLs given; there is no URL globbing here, "[1-9]" is sent as written):
+// past it the command is refused before any request, so one line cannot fire an unbounded request storm.
+constexpr std::size_t kMaxTransfersPerCommand = 1000;
 
 enum class Opt {
     silent, show_error, fail, fail_with_body, location, output, remote_name, remote_name_all, remote_header_name,
@@ -88,7 +91,8 @@ constexpr OptSpec kOptions[] = {
     {"upload-file", 'T', Opt::upload_file, true},
     {"help", 'h', Opt::help, false},
     {"version", 'V', Opt::version, false},
-    // Accepted and without effect here (no progress meter is drawn; HTTP version and globbing are libcurl's).
+    // Accepted and without effect here (no progress meter is drawn; HTTP version is libcurl's; no URL
+    // globbing is done, so --globoff changes nothing).
     {"no-progress-meter", 0, Opt::noop, false},
     {"progress-bar", '#', Opt::noop, false},
     {"globoff", 'g', Opt::noop, false},
@@ -807,6 +811,11 @@ public:
         if (c_.urls.empty()) {
             ctx_.err.write("curl: no URL specified!\n");
             ctx_.err.write(kTryHelp);
+            return 2;
+        }
+        if (c_.urls.size() > kMaxTransfersPerCommand) {
+            ctx_.err.write("curl: (2) " + std::to_string(c_.urls.size()) + " URLs in one command: the sandbox allows " +
+                           std::to_string(kMaxTransfersPerCommand) + "\n");
             return 2;
         }
         if (!c_.forms.empty() && (!c_.data.empty() || c_.get)) {

@@ -223,6 +223,19 @@ TEST(Curl, NetworkOffRefusesEveryRequest) {
     EXPECT_EQ(servers().seen.hits, before);
 }
 
+TEST(Curl, TransfersPerCommandAreCapped) {
+    Session s;
+    int before = servers().seen.hits;
+    // 1001 URLs: refused whole, before any request.
+    auto r = s.run("curl -s $(for i in $(seq 1001); do printf '%s ' \"$HTTP/file.txt?$i\"; done)");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "curl: (2) 1001 URLs in one command: the sandbox allows 1000\n");
+    EXPECT_EQ(servers().seen.hits, before);
+    // Brackets are no glob: one request.
+    r = s.run("curl -s -o /dev/null -w '%{http_code}' \"$HTTP/file.txt?[1-100000]\"");
+    EXPECT_EQ(servers().seen.hits, before + 1) << r.err;
+}
+
 TEST(Curl, DefaultRulesRefuseLoopbackWithoutConnecting) {
     bn::ClientOptions o;  // block_private_ips = true
     o.network = bn::Network::all();
