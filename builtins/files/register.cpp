@@ -19,6 +19,7 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_file(registry);
     files::register_links_sizes(registry);
     files::register_rename(registry);
+    files::register_dd(registry);
 }
 
 }  // namespace bashkit::builtins

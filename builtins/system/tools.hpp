@@ -66,5 +66,8 @@ int cmd_tput(CommandContext& ctx);
 int cmd_free(CommandContext& ctx);
 int cmd_uptime(CommandContext& ctx);
 int cmd_uuidgen(CommandContext& ctx);
+int cmd_who(CommandContext& ctx);
+int cmd_users(CommandContext& ctx);
+int cmd_w(CommandContext& ctx);
 
 }  // namespace bashkit::builtins::systemutil
