@@ -366,3 +366,24 @@ int cmd_w(CommandContext& ctx) {
 }
 
 }  // namespace bashkit::builtins::systemutil
+
+namespace bashkit::builtins::systemutil {
+
+// ps: the session is one shell; its background jobs are not visible to utilities, so ps shows the shell
+// ($$ of the session's Identity) and itself. Options are accepted and ignored except -h/--no-headers.
+int cmd_ps(CommandContext& ctx) {
+    bool header = true;
+    for (size_t i = 1; i < ctx.argv.size(); ++i)
+        if (ctx.argv[i] == "--no-headers" || ctx.argv[i] == "h") header = false;
+    const int64_t pid = ctx.identity ? ctx.identity->pid : 1000;
+    char line[96];
+    std::string out;
+    if (header) out = "    PID TTY          TIME CMD\n";
+    std::snprintf(line, sizeof line, "%7lld ?        00:00:00 bash\n", static_cast<long long>(pid));
+    out += line;
+    std::snprintf(line, sizeof line, "%7lld ?        00:00:00 ps\n", static_cast<long long>(pid + 1));
+    out += line;
+    return write_out(ctx, out) ? 0 : 1;
+}
+
+}  // namespace bashkit::builtins::systemutil

@@ -69,5 +69,6 @@ int cmd_uuidgen(CommandContext& ctx);
 int cmd_who(CommandContext& ctx);
 int cmd_users(CommandContext& ctx);
 int cmd_w(CommandContext& ctx);
+int cmd_ps(CommandContext& ctx);
 
 }  // namespace bashkit::builtins::systemutil
