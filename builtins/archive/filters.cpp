@@ -274,8 +274,8 @@ int cmd_compress_filter(CommandContext& ctx, const ArchiveLimits& limits) {
     }
     Tool t;
     t.prog = ctx.argv[0];
-    const std::string_view base = vfs::path_basename(t.prog);
-    t.xz = base.find("xz") != std::string_view::npos;
+    const std::string base = vfs::path_basename(t.prog);
+    t.xz = base.find("xz") != std::string::npos;
     if (base == "bunzip2" || base == "unxz") t.decompress = true;
     if (base == "bzcat" || base == "xzcat") t.decompress = t.to_stdout = true;
     t.prog = std::string(base);

@@ -22,7 +22,7 @@ void register_data_utils(interp::CommandRegistry& registry) {
         {"cksum", "cksum [FILE]... : POSIX CRC checksum and byte count", data::cmd_cksum},
         {"expr", "expr EXPRESSION : evaluate an expression (| & < <= = != >= > + - * / % : match substr index length)", data::cmd_expr},
         {"bc", "bc [-lqsw] [FILE]... : arbitrary-precision calculator", data::cmd_bc},
-        {"factor", "factor [-h] [NUMBER]... : print the prime factors of numbers below 2^128", data::cmd_factor},
+        {"factor", "factor [NUMBER]... : print the prime factors of numbers below 2^128", data::cmd_factor},
         {"sum", "sum [-r|-s] [FILE]... : BSD or System V 16-bit checksums and block counts", data::cmd_sum},
         {"tsort", "tsort [FILE] : topological sort of the pairs in FILE", data::cmd_tsort},
     };

@@ -19,4 +19,6 @@ void register_tree(interp::CommandRegistry& r);
 void register_file(interp::CommandRegistry& r);
 void register_links_sizes(interp::CommandRegistry& r);
 void register_rename(interp::CommandRegistry& r);
+void register_dd(interp::CommandRegistry& r);
+void register_chown(interp::CommandRegistry& r);
 }  // namespace bashkit::builtins::files

@@ -19,6 +19,8 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_file(registry);
     files::register_links_sizes(registry);
     files::register_rename(registry);
+    files::register_dd(registry);
+    files::register_chown(registry);
 }
 
 }  // namespace bashkit::builtins

@@ -337,3 +337,53 @@ int cmd_uuidgen(CommandContext& ctx) {
 }
 
 }  // namespace bashkit::builtins::systemutil
+
+namespace bashkit::builtins::systemutil {
+
+// who, users and w: nobody is logged in to the sandbox (as in a container without utmp).
+int cmd_who(CommandContext& ctx) {
+    if (ctx.argv.size() > 1 && ctx.argv[1] == "--version") return write_out(ctx, "who (GNU coreutils) 9.1\n") ? 0 : 1;
+    return 0;
+}
+
+int cmd_users(CommandContext& ctx) {
+    if (ctx.argv.size() > 2) return usage_error(ctx, "extra operand " + quote(ctx.argv[2]));
+    return 0;
+}
+
+int cmd_w(CommandContext& ctx) {
+    const TimeZone tz = TimeZone::from_tz(ctx.env.get("TZ"), &ctx.fs);
+    const LocalTime t = tz.local(ctx.clock.now().sec);
+    bool header = true;
+    for (size_t i = 1; i < ctx.argv.size(); ++i)
+        if (ctx.argv[i] == "-h" || ctx.argv[i] == "--no-header") header = false;
+    std::string out;
+    if (header) {
+        out = format_time(" %H:%M:%S", t) + " up 0 min,  0 user,  load average: 0.00, 0.00, 0.00\n";
+        out += "USER     TTY      FROM             LOGIN@   IDLE   JCPU   PCPU WHAT\n";
+    }
+    return write_out(ctx, out) ? 0 : 1;
+}
+
+}  // namespace bashkit::builtins::systemutil
+
+namespace bashkit::builtins::systemutil {
+
+// ps: the session is one shell; its background jobs are not visible to utilities, so ps shows the shell
+// ($$ of the session's Identity) and itself. Options are accepted and ignored except -h/--no-headers.
+int cmd_ps(CommandContext& ctx) {
+    bool header = true;
+    for (size_t i = 1; i < ctx.argv.size(); ++i)
+        if (ctx.argv[i] == "--no-headers" || ctx.argv[i] == "h") header = false;
+    const int64_t pid = ctx.identity ? ctx.identity->pid : 1000;
+    char line[96];
+    std::string out;
+    if (header) out = "    PID TTY          TIME CMD\n";
+    std::snprintf(line, sizeof line, "%7lld ?        00:00:00 bash\n", static_cast<long long>(pid));
+    out += line;
+    std::snprintf(line, sizeof line, "%7lld ?        00:00:00 ps\n", static_cast<long long>(pid + 1));
+    out += line;
+    return write_out(ctx, out) ? 0 : 1;
+}
+
+}  // namespace bashkit::builtins::systemutil

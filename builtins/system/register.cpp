@@ -38,6 +38,10 @@ void register_system_utils(interp::CommandRegistry& registry) {
         {"tput", "tput [-T TERM] [-S] CAPNAME [ARG]... : terminal capabilities of xterm, xterm-256color and dumb (no terminal attached)", cmd_tput},
         {"free", "free [-b|-k|-m|-g|-h] [-t] [-w] : the session's memory budget as free shows memory", cmd_free},
         {"uptime", "uptime [-p] [-s] : the session's clock (no load, no users)", cmd_uptime},
+        {"who", "who : logged-in users (nobody logs in to the sandbox)", cmd_who},
+        {"users", "users : logged-in user names (none)", cmd_users},
+        {"w", "w [-h] : uptime and logged-in users (none)", cmd_w},
+        {"ps", "ps [--no-headers] : the session's shell and ps itself (background jobs: see jobs)", cmd_ps},
         {"uuidgen", "uuidgen [-r|-t] : print a new UUID (random, or time-based)", cmd_uuidgen},
     };
     for (const auto& e : entries) registry.add(e.name, e.help, e.fn);

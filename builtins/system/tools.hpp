@@ -66,5 +66,9 @@ int cmd_tput(CommandContext& ctx);
 int cmd_free(CommandContext& ctx);
 int cmd_uptime(CommandContext& ctx);
 int cmd_uuidgen(CommandContext& ctx);
+int cmd_who(CommandContext& ctx);
+int cmd_users(CommandContext& ctx);
+int cmd_w(CommandContext& ctx);
+int cmd_ps(CommandContext& ctx);
 
 }  // namespace bashkit::builtins::systemutil

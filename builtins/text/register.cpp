@@ -22,6 +22,8 @@ void register_text_utils(interp::CommandRegistry& registry) {
         interp::CommandFn fn;
     };
     const Entry entries[] = {
+        {"more", "more [FILE]... : copy files to stdout (no terminal to page on; a banner before each named file)", text::cmd_more},
+        {"less", "less [FILE]... : copy files to stdout (no terminal to page on)", text::cmd_less},
         {"cat", "cat [-AbeEnstTuv] [FILE]... : concatenate files", text::cmd_cat},
         {"head", "head [-n [-]N] [-c [-]N] [-qvz] [FILE]... : first lines or bytes", text::cmd_head},
         {"tail", "tail [-n [+]N] [-c [+]N] [-qvz] [FILE]... : last lines or bytes", text::cmd_tail},

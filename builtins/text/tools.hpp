@@ -18,6 +18,8 @@ int cmd_cut(CommandContext& ctx);
 int cmd_tr(CommandContext& ctx);
 int cmd_seq(CommandContext& ctx);
 int cmd_tee(CommandContext& ctx);
+int cmd_more(CommandContext& ctx);  // pagers.cpp
+int cmd_less(CommandContext& ctx);
 int cmd_paste(CommandContext& ctx);
 int cmd_rev(CommandContext& ctx);
 int cmd_tac(CommandContext& ctx);
