@@ -68,6 +68,11 @@ const std::set<std::string> kExpectedFailures = {
     "endless/jq-doubling",           // jq: values not charged to the budget
     "endless/jq-range",              // jq: collecting a huge range neither charged nor cancelled
     "nesting/nested-eval",           // interp: a 16 MiB eval string parsed 256 levels deep, not cancellable
+    // interp, still to do: a word is charged only once expanded, so doubling a string through arguments,
+    // locals or here-strings peaks at a few times the budget, and each 32-64 MiB copy is not cancellable.
+    "doubling/args-doubling-quoted-join", "doubling/array-doubling", "doubling/local-doubling",
+    "doubling/export-doubling", "doubling/declare-doubling", "heredoc/herestring-doubling",
+    "recursion/recursion-with-args", "state/array-slice-doubling",
 };
 
 // Categories whose scripts grow memory: run with the default budget too.
