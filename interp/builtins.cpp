@@ -164,12 +164,11 @@ Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, con
     pending_flow_ = Flow::Normal;
     broken_pipe_ = false;
     int rc;
-    // A command boundary: a builtin over the memory budget (printf, read, mapfile...) fails alone.
-    const UnwindMark mark = unwind_mark();
+    // A command boundary: a builtin over the memory budget (printf, read, mapfile...) fails alone (what it
+    // ran itself, eval or source, was contained by the commands inside).
     try {
         rc = (this->*b.fn)(argv);
     } catch (...) {
-        unwind_to(mark);
         StreamPtr e = fd(2);
         if (e) report_exception(b.name, *e);
         rc = 1;

@@ -96,13 +96,4 @@ bool Exec::charge_words(const std::vector<std::string>& words, MemoryCharge& hel
     return true;
 }
 
-Flow Exec::exec_command(const sx::Command* cmd) {
-    const UnwindMark mark = unwind_mark();
-    try {
-        return exec_command_unguarded(cmd);
-    } catch (...) {
-        return command_threw(cmd, mark);
-    }
-}
-
 }  // namespace bashkit::interp

@@ -249,7 +249,14 @@ Flow Exec::exec_list(sx::List<sx::Stmt*> stmts) {
 
 Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     if (stmt->background) return exec_background(stmt);
-    Flow f = exec_command(stmt->cmd);
+    // An exception from the statement (the memory budget, bad_alloc, a throwing command) fails it alone.
+    const UnwindMark mark = unwind_mark();
+    Flow f;
+    try {
+        f = exec_command(stmt->cmd);
+    } catch (...) {
+        f = command_threw(stmt->cmd, mark);  // contain.cpp
+    }
     switch (stmt->cmd->kind) {
         case sx::NodeKind::Simple:
         case sx::NodeKind::Subshell:
@@ -275,7 +282,7 @@ Flow Exec::after_command(const sx::Command*) {
     return Flow::Normal;
 }
 
-Flow Exec::exec_command_unguarded(const sx::Command* cmd) {
+Flow Exec::exec_command(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
@@ -1112,7 +1119,13 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     // The words are held for as long as the command runs (a function's frame keeps them as $@):
     // `f() { f "$@" "$@"; }` doubles them at each call. Large argument lists are charged to the budget.
     MemoryCharge argv_charge;
-    if (!argv.empty() && !charge_words(argv, argv_charge)) return Flow::Normal;
+    bool big_words = argv.size() > 8;
+    if (!big_words && argv.size() > 1) {
+        size_t bytes = 0;
+        for (const std::string& w : argv) bytes += w.size();
+        big_words = bytes >= 16384;
+    }
+    if (big_words && !charge_words(argv, argv_charge)) return Flow::Normal;
 
     if (argv.empty()) {
         // Assignments and redirections only.
@@ -1652,45 +1665,43 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
     frame.source = fn->source;
     frame.call_line = lineno_;
     frame.scope = ++st_.scope;
-    // Undone on every way out, an exception included: no stale FUNCNAME frame or local scope remains.
-    struct FrameGuard {
-        Exec& e;
-        size_t frames;
-        uint32_t saved_loop, saved_line;
-        std::shared_ptr<const sx::ParseResult> saved_owner;
-        bool owner_restored = false;
-        void restore_call() {
-            if (owner_restored) return;
-            owner_restored = true;
-            e.owner_hold_ = std::move(saved_owner);
-            e.loop_depth_ = saved_loop;
-            --e.call_depth_;
-        }
-        ~FrameGuard() {
-            restore_call();
-            if (e.st_.frames.size() > frames) {
-                e.st_.vars.pop_scope(e.st_.frames.back().scope);
-                e.st_.frames.pop_back();
-                --e.st_.scope;
-            }
-            e.lineno_ = saved_line;
-        }
-    };
     st_.frames.push_back(std::move(frame));
     ++call_depth_;
-    FrameGuard guard{*this, st_.frames.size() - 1, loop_depth_, lineno_, owner_hold_};
+    uint32_t saved_loop = loop_depth_;
     loop_depth_ = 0;
+    auto saved_owner = owner_hold_;
     owner_hold_ = fn->owner;
+    uint32_t saved_line = lineno_;
+    auto leave = [&] {
+        owner_hold_ = std::move(saved_owner);
+        loop_depth_ = saved_loop;
+        --call_depth_;
+    };
+    auto pop_frame = [&] {
+        st_.vars.pop_scope(st_.frames.back().scope);
+        st_.frames.pop_back();
+        --st_.scope;
+        lineno_ = saved_line;
+    };
 
-    Flow f = exec_command(fn->def->body);
+    Flow f;
+    try {
+        f = exec_command(fn->def->body);
+    } catch (...) {
+        // Undone on the way out of an exception too: no stale FUNCNAME frame or local scope remains.
+        leave();
+        pop_frame();
+        throw;
+    }
 
-    guard.restore_call();
+    leave();
     if (f == Flow::Return) f = Flow::Normal;
     if (f == Flow::Break || f == Flow::Continue) {
         levels_ = 0;
         f = Flow::Normal;
     }
     if (!in_trap_ && st_.traps.count(kTrapReturn) && f == Flow::Normal) run_trap(kTrapReturn);
+    pop_frame();
     return f;
 }
 

@@ -292,12 +292,11 @@ public:
 
     // ---- commands (exec.cpp)
     Flow exec_list(sx::List<sx::Stmt*> stmts);
-    Flow exec_stmt(const sx::Stmt* stmt);
-    // Runs one command. An exception from it (the memory budget, bad_alloc, a throwing custom command)
-    // ends that command with status 1 and a message; frames, scopes and counters are restored to what
+    // Runs one statement. An exception from it (the memory budget, bad_alloc, a throwing custom command)
+    // ends that statement with status 1 and a message; frames, scopes and counters are restored to what
     // they were before it (contain.cpp). The script goes on.
+    Flow exec_stmt(const sx::Stmt* stmt);
     Flow exec_command(const sx::Command* cmd);
-    Flow exec_command_unguarded(const sx::Command* cmd);
     Flow exec_simple(const sx::Simple* cmd);
     Flow exec_pipeline(const sx::Pipeline* p);
     Flow exec_andor(const sx::AndOr* a);

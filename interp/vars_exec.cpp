@@ -284,7 +284,10 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
         return false;
     }
-    if (new_size > old_size && !variable_bytes_fit(name, new_size - old_size)) return false;
+    // Inline fast path: most assignments fit in the store's reservation.
+    if (new_size > old_size && (L.max_total_variable_bytes || !st_.vars.fits(new_size - old_size)) &&
+        !variable_bytes_fit(name, new_size - old_size))
+        return false;
     if (v.dyn != DynVar::None) {
         // Assigning a dynamic variable: RANDOM seeds, SECONDS restarts; the others lose their magic.
         if (v.dyn == DynVar::Random) {

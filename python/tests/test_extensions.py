@@ -101,3 +101,19 @@ def test_analyze_without_running():
     assert [w["path"] for w in a["writes"]] == ["out.txt"]
     bad = bashkit.analyze("if true; then fi")
     assert "syntax error" in json.dumps(bad)
+
+
+def test_throwing_custom_command_in_pipeline_function_and_subshell(session):
+    # A command that raises fails alone (status 1, its message), wherever it runs; the session goes on.
+    def boom(ctx):
+        raise MemoryError("no room")
+
+    session.add_command("boom", boom)
+    r = session.execute('echo x | boom | cat; echo "${PIPESTATUS[@]}"')
+    assert r.stdout == "0 1 0\n" and r.stderr == "boom: MemoryError: no room\n"
+    r = session.execute('f() { boom; echo "in f $? ${FUNCNAME[*]}"; }; f; echo "${#FUNCNAME[@]}"')
+    assert r.stdout == "in f 1 f\n0\n"
+    r = session.execute("(boom; echo sub $?); echo $?")
+    assert r.stdout == "sub 1\n0\n"
+    r = session.execute("echo ok")
+    assert r.stdout == "ok\n" and r.exit_code == 0

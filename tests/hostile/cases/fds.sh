@@ -14,7 +14,7 @@ while :; do exec {a}< <(echo hi); read -r x <&$a; done
 #### high-fd-numbers
 exec 1000>/tmp/x 2000>/tmp/y 99999>/tmp/z; echo $?
 #### coproc-fds
-for i in {1..300}; do coproc c$i { cat; }; done
+for i in {1..300}; do coproc cat; done
 #### many-redirs-one-command
 eval "echo $(for i in {3..900}; do printf '%d>/tmp/r%d ' $i $i; done)"
 #### dev-fd-loop
