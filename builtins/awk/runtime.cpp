@@ -432,6 +432,9 @@ Flow Runtime::exec(const Stmt* s) {
         }
         case SK::ForIn: {
             Array& a = array_of(s->step);
+            // The loop runs over a copy of the keys, held on the budget while it runs (nested loops add up).
+            interp::MemoryCharge keys_held(ctx_.memory);
+            keys_held.add(a.map.size() * (sizeof(std::string) + 16));
             std::vector<std::string> keys = sorted_keys(a);
             for (auto& k : keys) {
                 check_cancel();

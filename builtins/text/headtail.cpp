@@ -89,7 +89,9 @@ vfs::Errc head_all_but(Input& in, Output& out, const Count& c, char delim, std::
     std::string pending;  // data not yet known to be outside the last N
     std::deque<size_t> ends;  // for lines: end offsets (after the delimiter) of complete lines in pending
     size_t base = 0;          // offset in pending of the first byte not yet written
+    interp::MemoryCharge held(in.memory());  // pending and ends, on the session's budget
     for (;;) {
+        held.set(pending.capacity() + ends.size() * sizeof(size_t));
         auto r = in.read(buf.data(), buf.size());
         if (r.err != vfs::Errc::ok) return r.err;
         if (r.n == 0) break;
@@ -160,7 +162,10 @@ vfs::Errc tail_stream(Input& in, Output& out, const Count& c, char delim, std::s
     std::deque<std::string> chunks;
     std::deque<uint64_t> counts;  // delimiters (or bytes) per chunk
     uint64_t total = 0;
+    size_t bytes = 0;  // held in chunks
+    interp::MemoryCharge held(in.memory());  // the chunks kept, then their concatenation
     for (;;) {
+        held.set(bytes + chunks.size() * (sizeof(std::string) + 16));
         auto r = in.read(buf.data(), buf.size());
         if (r.err != vfs::Errc::ok) return r.err;
         if (r.n == 0) break;
@@ -173,15 +178,19 @@ vfs::Errc tail_stream(Input& in, Output& out, const Count& c, char delim, std::s
             chunks.emplace_back(d);
             counts.push_back(k);
         }
+        bytes += d.size();
         total += k;
         // Drop the front chunk while the rest still hold more than N (one spare for a partial last line).
         while (chunks.size() > 1 && total - counts.front() > c.n) {
             total -= counts.front();
+            bytes -= chunks.front().size();
             chunks.pop_front();
             counts.pop_front();
         }
     }
     std::string all;
+    held.add(bytes);
+    all.reserve(bytes);
     for (auto& ch : chunks) all += ch;
     size_t start;
     if (c.bytes) start = all.size() > c.n ? all.size() - static_cast<size_t>(c.n) : 0;

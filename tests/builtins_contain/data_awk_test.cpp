@@ -69,6 +69,7 @@ TEST(ContainAwk, GrowingStateHitsTheMemoryLimit) {
     expect_memory_limit("yes | awk '{a[NR]=$0}'");
     expect_memory_limit("awk 'BEGIN{$0=\"a\"; while(1) $0=$0 $0}'");
     expect_memory_limit("awk 'BEGIN{$2000000000=1}'");
+    expect_memory_limit("awk 'BEGIN{for (i = 0; i < 120000; i++) a[i]; for (k in a) for (j in a) n++}'");
     expect_memory_limit("awk 'BEGIN{x=\"a\"; while(1) gsub(/a/, \"aa\", x)}'");
     expect_memory_limit("awk 'BEGIN{$0=\"a\"; while(1) gsub(/a/, \"aa\")}'");
     expect_memory_limit("awk 'function f(s) { return f(s s) } BEGIN{ f(\"ab\") }'");

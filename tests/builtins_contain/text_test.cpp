@@ -66,6 +66,9 @@ TEST(ContainSort, BufferingUtilitiesHitTheMemoryLimit) {
              "yes | cut -c1 /dev/zero",
              "uniq -c /dev/zero",
              "yes | head -c 100000000 | sort -o out",
+             "yes | tail -n 50000000",
+             "yes | head -n -50000000 > /dev/null",
+             "yes | tail -c 50000000",
          })
         expect_memory_limit(s);
 }
