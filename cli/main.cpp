@@ -447,6 +447,7 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
         if (more && !complete(buffer, opts)) continue;
         interp::Shell::Source src;
         src.first_line = line_base + 1;
+        src.script_input = true;
         status = session.shell.run(buffer, session.in, session.out, session.err, src);
         if (session.shell.stopped()) return session.finish(status, cfg);
         for (char c : buffer) line_base += c == '\n';
@@ -693,6 +694,7 @@ int main(int argc, char** argv) {
         if (!session.load(cfg)) return 2;
         interp::Shell::Source where;
         if (file) where.name = *file;
+        where.script_input = !command;
         where.syntax_name = src.name;
         int status = session.shell.run(src.text, session.in, session.out, session.err, where);
         return session.finish(status, cfg);

@@ -128,7 +128,7 @@ Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_o
     }
     if (e.kind == ArithError::Kind::Unbound) {
         error(e.message);
-        exit_status_ = is_subshell_ ? 1 : 127;
+        exit_status_ = fatal_expansion_status();
         st_.status = 127;
         return Ex::Fatal;
     }

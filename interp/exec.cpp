@@ -1513,17 +1513,18 @@ int Exec::run_script_file(const std::string& path, std::vector<std::string>& arg
     StreamPtr i = fd(0), o = fd(1), e = fd(2);
     BadStream bad;
     return child_shell(text, args, env, i ? *i : static_cast<ByteStream&>(bad), o ? *o : static_cast<ByteStream&>(bad),
-                       e ? *e : static_cast<ByteStream&>(bad), path);
+                       e ? *e : static_cast<ByteStream&>(bad), path, true);
 }
 
 int Exec::child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
-                      ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name) {
+                      ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name, bool script_input) {
     if (eval_depth_ + 1 > s_.limits.max_eval_depth || subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
         error("maximum nesting depth exceeded");
         return 1;
     }
     ShellState st;
     init_child_state(st, env);
+    st.script_input = script_input;
     st.script_name = args.empty() ? std::string("bashkit") : args[0];
     if (args.size() > 1) st.frames.back().params.assign(args.begin() + 1, args.end());
     st.fds[0] = std::make_shared<BorrowedStream>(in);
@@ -1539,6 +1540,7 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     child.eval_depth_ = eval_depth_ + 1;
     child.subshell_depth_ = subshell_depth_ + 1;
     child.is_subshell_ = true;
+    child.dash_c_top_ = !script_input;
     child.source_name_ = std::string(name);
     Flow f = child.run_source(source, name, false);
     int status = f == Flow::Exit ? child.exit_status_ : st.status;
@@ -1646,7 +1648,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
     child_opts_ = &opts;
     int st = child_shell(source, args, env, i0 ? *i0 : static_cast<ByteStream&>(bad),
                          o1 ? *o1 : static_cast<ByteStream&>(bad), e2 ? *e2 : static_cast<ByteStream&>(bad),
-                         has_c ? std::string_view(argv[0]) : std::string_view(name));
+                         has_c ? std::string_view(argv[0]) : std::string_view(name), !has_c);
     child_opts_ = nullptr;
     return st;
 }

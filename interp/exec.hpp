@@ -155,6 +155,9 @@ struct ShellState {
     int getopts_pos = 0;       // index into the current option cluster
     int64_t getopts_optind = 1;
     bool exited = false;
+    // The script comes from a file or stdin, not -c: a fatal expansion error (set -u, ${x:?}) exits with
+    // status 1 there and 127 with -c, as bash does.
+    bool script_input = false;
 };
 
 inline constexpr int kTrapExit = 0;
@@ -324,8 +327,10 @@ public:
     Flow exec_external(std::vector<std::string>& argv, const Environment& env);
     std::string find_in_path(const std::string& name);
     int run_script_file(const std::string& path, std::vector<std::string>& argv, const Environment& env);
+    // script_input: the source is a script file or stdin, not -c (ShellState::script_input).
     int child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
-                    ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name);
+                    ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name,
+                    bool script_input = false);
     void init_child_state(ShellState& st, const Environment& env);
     int bash_command(std::vector<std::string>& argv, const Environment& env);
     static void install_dynamic_vars(ShellState& st);
@@ -548,6 +553,8 @@ public:
     // on with the next line with exit_status_ as $?.
     bool discard_line_ = false;
     // Whether a Flow::Exit reaching a line loop only ends the line (clears the flag; $? is set).
+    int fatal_expansion_status() const { return (is_subshell_ && !dash_c_top_) || st_.script_input ? 1 : 127; }
+    bool dash_c_top_ = false;  // the top level of an in-process `bash -c` (not one of its subshells)
     bool line_discarded(Flow f) {
         if (f != Flow::Exit || !discard_line_) return false;
         discard_line_ = false;

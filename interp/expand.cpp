@@ -551,7 +551,7 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
                     fb.expansion(*v, false);
                 } else if (st_.opts[OptNounset]) {
                     error(std::string(sg.text) + ": unbound variable");
-                    exit_status_ = is_subshell_ ? 1 : 127;
+                    exit_status_ = fatal_expansion_status();
                     return Ex::Fatal;
                 }
                 continue;

@@ -196,6 +196,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
         }
         int64_t i = 0;
         Ex r = ex.arith_text(sub, i, true);
+        // A bad subscript ends a -c shell; a script from a file or stdin goes on with the next line.
+        if (r == Ex::Fatal && ex.exit_status() == 1) ex.discard_line_ = ex.state().script_input;
         if (r != Ex::Ok) return r;
         if (!var) return Ex::Ok;
         if (var->is_indexed()) {
@@ -270,7 +272,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         if (!iv.set || target.empty()) {
             if (!iv.set && st_.opts[OptNounset]) {
                 error(iv.display + ": unbound variable");
-                exit_status_ = is_subshell_ ? 1 : 127;
+                exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
             }
             error(std::string(p->name) + ": invalid indirect expansion");
@@ -346,7 +348,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             }
             if (st_.opts[OptNounset]) {
                 error(std::string(n) + ": unbound variable");
-                exit_status_ = is_subshell_ ? 1 : 127;
+                exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
             }
             return Ex::Ok;
@@ -432,7 +434,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             }
             if (msg.empty()) msg = "parameter null or not set";
             error(v.display.starts_with("$") ? v.display.substr(1) + ": " + msg : v.display + ": " + msg);
-            exit_status_ = is_subshell_ ? 1 : 127;
+            exit_status_ = fatal_expansion_status();
             return Ex::Fatal;
         }
         // Assign
@@ -441,7 +443,13 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             r = expand_assign_value(p->arg, val);
             if (r != Ex::Ok) return r;
         }
-        if (v.is_list || !valid_name(p->name) || p->indirect) {
+        // ${!ref:=value} assigns the variable that ref names.
+        std::string target(p->name);
+        if (p->indirect && !p->index && !v.is_list) {
+            const std::string* named = get_scalar(p->name);
+            target = named ? *named : std::string();
+        }
+        if (v.is_list || !valid_name(target) || (p->indirect && p->index)) {
             std::string nm = v.display.starts_with("$") ? v.display.substr(1) : v.display;
             error(nm + ": cannot assign in this way");
             exit_status_ = 1;
@@ -455,7 +463,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             if (r != Ex::Ok) return r;
             ok = assign_elem(p->name, key, val, false);
         } else {
-            ok = assign(p->name, val);
+            ok = assign(target, val);
         }
         if (!ok) {
             exit_status_ = 1;
@@ -473,7 +481,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
 
     if (!is_set && !v.is_list && st_.opts[OptNounset] && !(op == Op::Length && false)) {
         error(v.display + ": unbound variable");
-        exit_status_ = is_subshell_ ? 1 : 127;
+        exit_status_ = fatal_expansion_status();
         return Ex::Fatal;
     }
     if (op == Op::Length && v.is_list && st_.opts[OptNounset] && !is_set && !v.array_ref && false) {

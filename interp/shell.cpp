@@ -325,6 +325,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
     std::string syntax_name(src.syntax_name.empty() ? src.name : src.syntax_name);
     auto text = std::make_shared<const std::string>(script);
     post_and_wait([&] {
+        state.script_input = src.script_input;
         Exec ex(session, state, session.run_token);
         ex.source_name_ = source_name;
         // bash reads a script one top-level command line at a time and runs it before reading the next.
@@ -500,6 +501,7 @@ int Shell::run_file(std::string_view path, std::vector<std::string> args, ByteSt
     impl_->state.frames.front().params = std::move(args);
     Source src;
     src.name = path;
+    src.script_input = true;
     return impl_->run(*content, src, in, out, err);
 }
 

@@ -630,7 +630,10 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
         Var* cur = v ? v : lookup_mut(name);
         if (!(cur && cur->is_assoc())) {
             int64_t k = 0;
-            if (arith_text(val.index, k, true) != Ex::Ok) return Ex::Fatal;
+            if (arith_text(val.index, k, true) != Ex::Ok) {
+                discard_line_ = exit_status_ == 1 && st_.script_input;  // as a bad subscript in an expansion
+                return Ex::Fatal;
+            }
             if (!assign_elem(name, to_dec(k), val.scalar, a->append, true)) {
                 st_.status = 1;
                 return Ex::Fail;

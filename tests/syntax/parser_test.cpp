@@ -603,5 +603,49 @@ TEST(ParserLimits, ArbitraryBytesNeverCrash) {
     }
 }
 
+
+// ScriptReader: one top-level command line per unit, positions in the whole script, here-document bodies
+// with their line, "incomplete" errors for input that more text could finish.
+TEST(ScriptReader, OneLinePerUnit) {
+    ScriptReader rd(std::make_shared<const std::string>("a; b\n\n# c\ncat <<E\nbody\nE\nif x\nthen y; fi\nlast"));
+    std::vector<std::pair<size_t, uint32_t>> units;  // statements, line of the first
+    std::vector<bool> complete;
+    while (!rd.at_end()) {
+        ParseUnit u = rd.next();
+        ASSERT_TRUE(u.result.ok()) << u.result.error->message;
+        units.emplace_back(u.result.script->body.size, u.result.script->body.size ? u.result.script->body[0]->pos.line : 0);
+        complete.push_back(u.complete);
+    }
+    std::vector<std::pair<size_t, uint32_t>> want{{2, 1}, {1, 4}, {1, 7}, {1, 9}};
+    EXPECT_EQ(units, want);
+    EXPECT_EQ(complete, (std::vector<bool>{true, true, true, false}));
+}
+
+TEST(ScriptReader, ErrorsSayWhetherMoreInputCouldHelp) {
+    for (const char* src : {"if true; then", "echo 'open", "a &&", "f() {", "echo $(("}) {
+        ScriptReader rd(std::make_shared<const std::string>(src));
+        ParseUnit u = rd.next();
+        ASSERT_FALSE(u.result.ok()) << src;
+        EXPECT_TRUE(u.result.error->incomplete) << src;
+        EXPECT_TRUE(rd.at_end());
+    }
+    ScriptReader rd(std::make_shared<const std::string>("echo ok\nfi\necho never\n"));
+    EXPECT_TRUE(rd.next().result.ok());
+    ParseUnit bad = rd.next();
+    ASSERT_FALSE(bad.result.ok());
+    EXPECT_FALSE(bad.result.error->incomplete);
+    EXPECT_EQ(bad.result.error->pos.line, 2u);
+}
+
+TEST(ScriptReader, UnterminatedHereDocIsNotComplete) {
+    ScriptReader rd(std::make_shared<const std::string>("cat <<EOF\nbody\n"));
+    ParseUnit u = rd.next();
+    ASSERT_TRUE(u.result.ok());
+    EXPECT_FALSE(u.complete);
+    ASSERT_EQ(u.result.unterminated_heredocs.size(), 1u);
+    EXPECT_EQ(u.result.unterminated_heredocs[0].first, 1u);
+    EXPECT_EQ(u.result.unterminated_heredocs[0].second, "EOF");
+}
+
 }  // namespace
 }  // namespace bashkit::syntax
