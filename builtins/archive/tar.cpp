@@ -519,6 +519,11 @@ int run_create(CommandContext& ctx, TarOptions& o) {
         trailing = true;
         ctx.err.write(fmt::format("tar: --exclude '{}' has no effect\n", o.excludes[k]));
     }
+    // The sink and the file outlive the archive: freeing an archive that was not closed (an early return)
+    // flushes it through the sink.
+    OutputSink sink;
+    sink.ctx = &ctx;
+    std::unique_ptr<vfs::FileHandle> fh;
     WriteArchive w;
     la().archive_write_set_format_gnutar(w.a);
     char filter = o.filter == 'a' ? filter_for_name(o.file) : o.filter;
@@ -531,9 +536,6 @@ int run_create(CommandContext& ctx, TarOptions& o) {
     }
     // Like GNU tar: the tar stream is padded to whole records, the compressed stream after it is not.
     if (filter) la().archive_write_set_bytes_in_last_block(w.a, 1);
-    OutputSink sink;
-    sink.ctx = &ctx;
-    std::unique_ptr<vfs::FileHandle> fh;
     std::optional<std::pair<uint64_t, uint64_t>> self;
     const bool to_stdout = o.file == "-";
     if (to_stdout) {

@@ -309,12 +309,14 @@ int cmd_zip(CommandContext& ctx, const ArchiveLimits& limits) {
         ctx.out.write(fmt::format("\nzip error: Nothing to do! ({})\n", zipname));
         return 12;
     }
-    WriteArchive w;
-    la().archive_write_set_format_zip(w.a);
-    la().archive_write_set_bytes_in_last_block(w.a, 1);  // a zip ends with its directory, unpadded
+    // The sink and the file outlive the archive: freeing an archive that was not closed (an early return)
+    // flushes it through the sink.
     OutputSink sink;
     sink.ctx = &ctx;
     std::unique_ptr<vfs::FileHandle> fh;
+    WriteArchive w;
+    la().archive_write_set_format_zip(w.a);
+    la().archive_write_set_bytes_in_last_block(w.a, 1);  // a zip ends with its directory, unpadded
     std::string tmp;
     if (zipname == "-") {
         sink.stream = &ctx.out;

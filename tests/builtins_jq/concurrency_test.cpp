@@ -122,7 +122,9 @@ TEST(JqContainment, CancelStopsTheEvaluator) {
     std::string out;
     EXPECT_THROW(run_engine("last(range(1e18))", host, out), builtins::jq::JqCancelled);
     host.polls = 0;
-    EXPECT_THROW(run_engine("def f: ., f; last(f)", host, out), builtins::jq::JqCancelled);
+    // An endless generator that is no recursion (a recursive one may reach the depth limit first, as
+    // under ASan, whose frames are larger).
+    EXPECT_THROW(run_engine("last(repeat(1))", host, out), builtins::jq::JqCancelled);
 }
 
 }  // namespace
