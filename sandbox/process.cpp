@@ -273,8 +273,13 @@ ProcessTable::Started ProcessTable::start(const std::vector<std::string>& argv, 
                 d.append(buf, k);
                 if (d.size() > p->cap) d.erase(0, d.size() - p->cap);
             };
-            pump(io, o, &Proc::out);
-            pump(ie, e, &Proc::err);
+            // A thread entry: nothing may leave it. Output that cannot be kept (no memory) is dropped; the
+            // process is still waited for below.
+            try {
+                pump(io, o, &Proc::out);
+                pump(ie, e, &Proc::err);
+            } catch (...) {
+            }
         }
         if (!exited) {
             while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {

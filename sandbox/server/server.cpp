@@ -434,7 +434,10 @@ bool SandboxServer::serve() {
                 m.reaper_cv.wait_for(lock, std::chrono::duration<double>(m.opts.reap_interval_seconds));
                 if (m.stopping) break;
                 lock.unlock();
-                m.reap();
+                try {  // a thread entry: a failed sweep is retried at the next interval
+                    m.reap();
+                } catch (...) {
+                }
                 lock.lock();
             }
         });
@@ -444,7 +447,12 @@ bool SandboxServer::serve() {
 
 int SandboxServer::start() {
     int p = bind();
-    impl_->listener = std::thread([this] { (void)serve(); });
+    impl_->listener = std::thread([this] {
+        try {  // a thread entry: the server stops listening rather than take the process down
+            (void)serve();
+        } catch (...) {
+        }
+    });
     // Wait until it listens, so that a stop() right after start() cannot miss it (connections made before
     // would wait in the listen backlog anyway).
     for (int i = 0; i < 5000 && !impl_->http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
