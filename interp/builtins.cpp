@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "interp/builtin_names.hpp"
+#include "interp/builtins/builtin.hpp"
 #include "interp/exec.hpp"
 #include "interp/printf.hpp"
 #include "interp/quote.hpp"
@@ -68,73 +69,72 @@ Options default_options() {
 // ---------------------------------------------------------------- table
 
 namespace {
-using E = Exec;
 // name, function, special (POSIX), declaration utility, help
-const Exec::BuiltinInfo kBuiltins[] = {
-    {".", &E::b_source, true, false, ". filename [arguments]"},
-    {":", &E::b_colon, true, false, ": [arguments]"},
-    {"[", &E::b_bracket, false, false, "[ arg... ]"},
-    {"alias", &E::b_alias, false, false, "alias [-p] [name[=value] ... ]"},
-    {"bg", &E::b_fg, false, false, "bg [job_spec ...]"},
-    {"break", &E::b_break, true, false, "break [n]"},
-    {"builtin", &E::b_builtin, false, false, "builtin [shell-builtin [arg ...]]"},
-    {"caller", &E::b_caller, false, false, "caller [expr]"},
-    {"cd", &E::b_cd, false, false, "cd [-L|[-P [-e]] [-@]] [dir]"},
-    {"command", &E::b_command, false, false, "command [-pVv] command [arg ...]"},
-    {"compgen", &E::b_compgen, false, false, "compgen [-abcdefgjksuv] [-o option] [-A action] [-G globpat] [-W wordlist] [-P prefix] [-S suffix] [-X filterpat] [word]"},
-    {"continue", &E::b_continue, true, false, "continue [n]"},
-    {"declare", &E::b_declare, false, true, "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]"},
-    {"dirs", &E::b_dirs, false, false, "dirs [-clpv] [+N] [-N]"},
-    {"disown", &E::b_disown, false, false, "disown [-h] [-ar] [jobspec ... | pid ...]"},
-    {"echo", &E::b_echo, false, false, "echo [-neE] [arg ...]"},
-    {"enable", &E::b_enable, false, false, "enable [-a] [-dnps] [-f filename] [name ...]"},
-    {"eval", &E::b_eval, true, false, "eval [arg ...]"},
-    {"exec", &E::b_exec, true, false, "exec [-cl] [-a name] [command [argument ...]] [redirection ...]"},
-    {"exit", &E::b_exit, true, false, "exit [n]"},
-    {"export", &E::b_export, true, true, "export [-fn] [name[=value] ...] or export -p"},
-    {"false", &E::b_false, false, false, "false"},
-    {"fg", &E::b_fg, false, false, "fg [job_spec]"},
-    {"getopts", &E::b_getopts, false, false, "getopts optstring name [arg ...]"},
-    {"hash", &E::b_hash, false, false, "hash [-lr] [-p pathname] [-dt] [name ...]"},
-    {"help", &E::b_help, false, false, "help [-dms] [pattern ...]"},
-    {"jobs", &E::b_jobs, false, false, "jobs [-lnprs] [jobspec ...] or jobs -x command [args]"},
-    {"kill", &E::b_kill, false, false, "kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]"},
-    {"let", &E::b_let, false, false, "let arg [arg ...]"},
-    {"local", &E::b_local, false, true, "local [option] name[=value] ..."},
-    {"logout", &E::b_logout, false, false, "logout [n]"},
-    {"mapfile", &E::b_mapfile, false, false, "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"},
-    {"popd", &E::b_popd, false, false, "popd [-n] [+N | -N]"},
-    {"printf", &E::b_printf, false, false, "printf [-v var] format [arguments]"},
-    {"pushd", &E::b_pushd, false, false, "pushd [-n] [+N | -N | dir]"},
-    {"pwd", &E::b_pwd, false, false, "pwd [-LP]"},
-    {"read", &E::b_read, false, false, "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]"},
-    {"readarray", &E::b_mapfile, false, false, "readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"},
-    {"readonly", &E::b_readonly, true, true, "readonly [-aAf] [name[=value] ...] or readonly -p"},
-    {"return", &E::b_return, true, false, "return [n]"},
-    {"set", &E::b_set, true, false, "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"},
-    {"shift", &E::b_shift, true, false, "shift [n]"},
-    {"shopt", &E::b_shopt, false, false, "shopt [-pqsu] [-o] [optname ...]"},
-    {"source", &E::b_source, false, false, "source filename [arguments]"},
-    {"suspend", &E::b_suspend, false, false, "suspend [-f]"},
-    {"test", &E::b_test, false, false, "test [expr]"},
-    {"times", &E::b_times, true, false, "times"},
-    {"trap", &E::b_trap, true, false, "trap [-lp] [[arg] signal_spec ...]"},
-    {"true", &E::b_true, false, false, "true"},
-    {"type", &E::b_type, false, false, "type [-afptP] name [name ...]"},
-    {"typeset", &E::b_declare, false, true, "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]"},
-    {"ulimit", &E::b_ulimit, false, false, "ulimit [-SHabcdefiklmnpqrstuvxPRT] [limit]"},
-    {"umask", &E::b_umask, false, false, "umask [-p] [-S] [mode]"},
-    {"unalias", &E::b_unalias, false, false, "unalias [-a] name [name ...]"},
-    {"unset", &E::b_unset, true, false, "unset [-f] [-v] [-n] [name ...]"},
-    {"wait", &E::b_wait, false, false, "wait [-fn] [-p var] [id ...]"},
+const BuiltinInfo kBuiltins[] = {
+    {".", &builtin_source, true, false, ". filename [arguments]"},
+    {":", &builtin_colon, true, false, ": [arguments]"},
+    {"[", &builtin_bracket, false, false, "[ arg... ]"},
+    {"alias", &builtin_alias, false, false, "alias [-p] [name[=value] ... ]"},
+    {"bg", &builtin_fg, false, false, "bg [job_spec ...]"},
+    {"break", &builtin_break, true, false, "break [n]"},
+    {"builtin", &builtin_builtin, false, false, "builtin [shell-builtin [arg ...]]"},
+    {"caller", &builtin_caller, false, false, "caller [expr]"},
+    {"cd", &builtin_cd, false, false, "cd [-L|[-P [-e]] [-@]] [dir]"},
+    {"command", &builtin_command, false, false, "command [-pVv] command [arg ...]"},
+    {"compgen", &builtin_compgen, false, false, "compgen [-abcdefgjksuv] [-o option] [-A action] [-G globpat] [-W wordlist] [-P prefix] [-S suffix] [-X filterpat] [word]"},
+    {"continue", &builtin_continue, true, false, "continue [n]"},
+    {"declare", &builtin_declare, false, true, "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]"},
+    {"dirs", &builtin_dirs, false, false, "dirs [-clpv] [+N] [-N]"},
+    {"disown", &builtin_disown, false, false, "disown [-h] [-ar] [jobspec ... | pid ...]"},
+    {"echo", &builtin_echo, false, false, "echo [-neE] [arg ...]"},
+    {"enable", &builtin_enable, false, false, "enable [-a] [-dnps] [-f filename] [name ...]"},
+    {"eval", &builtin_eval, true, false, "eval [arg ...]"},
+    {"exec", &builtin_exec, true, false, "exec [-cl] [-a name] [command [argument ...]] [redirection ...]"},
+    {"exit", &builtin_exit, true, false, "exit [n]"},
+    {"export", &builtin_export, true, true, "export [-fn] [name[=value] ...] or export -p"},
+    {"false", &builtin_false, false, false, "false"},
+    {"fg", &builtin_fg, false, false, "fg [job_spec]"},
+    {"getopts", &builtin_getopts, false, false, "getopts optstring name [arg ...]"},
+    {"hash", &builtin_hash, false, false, "hash [-lr] [-p pathname] [-dt] [name ...]"},
+    {"help", &builtin_help, false, false, "help [-dms] [pattern ...]"},
+    {"jobs", &builtin_jobs, false, false, "jobs [-lnprs] [jobspec ...] or jobs -x command [args]"},
+    {"kill", &builtin_kill, false, false, "kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]"},
+    {"let", &builtin_let, false, false, "let arg [arg ...]"},
+    {"local", &builtin_local, false, true, "local [option] name[=value] ..."},
+    {"logout", &builtin_logout, false, false, "logout [n]"},
+    {"mapfile", &builtin_mapfile, false, false, "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"},
+    {"popd", &builtin_popd, false, false, "popd [-n] [+N | -N]"},
+    {"printf", &builtin_printf, false, false, "printf [-v var] format [arguments]"},
+    {"pushd", &builtin_pushd, false, false, "pushd [-n] [+N | -N | dir]"},
+    {"pwd", &builtin_pwd, false, false, "pwd [-LP]"},
+    {"read", &builtin_read, false, false, "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]"},
+    {"readarray", &builtin_mapfile, false, false, "readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"},
+    {"readonly", &builtin_readonly, true, true, "readonly [-aAf] [name[=value] ...] or readonly -p"},
+    {"return", &builtin_return, true, false, "return [n]"},
+    {"set", &builtin_set, true, false, "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"},
+    {"shift", &builtin_shift, true, false, "shift [n]"},
+    {"shopt", &builtin_shopt, false, false, "shopt [-pqsu] [-o] [optname ...]"},
+    {"source", &builtin_source, false, false, "source filename [arguments]"},
+    {"suspend", &builtin_suspend, false, false, "suspend [-f]"},
+    {"test", &builtin_test, false, false, "test [expr]"},
+    {"times", &builtin_times, true, false, "times"},
+    {"trap", &builtin_trap, true, false, "trap [-lp] [[arg] signal_spec ...]"},
+    {"true", &builtin_true, false, false, "true"},
+    {"type", &builtin_type, false, false, "type [-afptP] name [name ...]"},
+    {"typeset", &builtin_declare, false, true, "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]"},
+    {"ulimit", &builtin_ulimit, false, false, "ulimit [-SHabcdefiklmnpqrstuvxPRT] [limit]"},
+    {"umask", &builtin_umask, false, false, "umask [-p] [-S] [mode]"},
+    {"unalias", &builtin_unalias, false, false, "unalias [-a] name [name ...]"},
+    {"unset", &builtin_unset, true, false, "unset [-f] [-v] [-n] [name ...]"},
+    {"wait", &builtin_wait, false, false, "wait [-fn] [-p var] [id ...]"},
 };
 }  // namespace
 
-std::span<const Exec::BuiltinInfo> Exec::builtins() { return kBuiltins; }
+std::span<const BuiltinInfo> builtin_table() { return kBuiltins; }
 
-bool is_shell_builtin(std::string_view name) { return Exec::find_builtin(name) != nullptr; }
+bool is_shell_builtin(std::string_view name) { return find_builtin(name) != nullptr; }
 
-const Exec::BuiltinInfo* Exec::find_builtin(std::string_view name) {
+const BuiltinInfo* find_builtin(std::string_view name) {
     // Runs for every simple command, so no strlen per probe: the table is sorted by name (ASCII), so the
     // names with one first byte are a contiguous run, indexed once; a run holds at most a few names.
     struct Index {
@@ -160,41 +160,42 @@ const Exec::BuiltinInfo* Exec::find_builtin(std::string_view name) {
     return nullptr;
 }
 
-Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const sx::Simple*) {
-    pending_flow_ = Flow::Normal;
+Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv,
+                       const std::vector<const sx::Assign*>* decls) {
     broken_pipe_ = false;
-    int rc;
+    BuiltinContext ctx{*this, argv, decls};
+    BuiltinResult r{0};
     // A command boundary: a builtin over the memory budget (printf, read, mapfile...) fails alone (what it
     // ran itself, eval or source, was contained by the commands inside).
     try {
-        rc = (this->*b.fn)(argv);
+        r = b.fn(ctx);
     } catch (...) {
         StreamPtr e = fd(2);
         if (e) report_exception(b.name, *e);
-        rc = 1;
+        r = BuiltinResult{1};
     }
-    st_.status = rc;
-    Flow f = pending_flow_;
-    pending_flow_ = Flow::Normal;
-    if (broken_pipe_ && is_subshell_ && f == Flow::Normal) {
+    st_.status = r.status;
+    if (broken_pipe_ && is_subshell_ && r.flow == Flow::Normal) {
         exit_status_ = 141;
         st_.status = 141;
         return Flow::Exit;
     }
-    return f;
+    return r.flow;
 }
 
 // ---------------------------------------------------------------- trivial
 
-int Exec::b_colon(std::vector<std::string>&) { return 0; }
-int Exec::b_true(std::vector<std::string>&) { return 0; }
-int Exec::b_false(std::vector<std::string>&) { return 1; }
+BuiltinResult builtin_colon(BuiltinContext&) { return 0; }
+BuiltinResult builtin_true(BuiltinContext&) { return 0; }
+BuiltinResult builtin_false(BuiltinContext&) { return 1; }
 
 // ---------------------------------------------------------------- echo / printf
 
-int Exec::b_echo(std::vector<std::string>& a) {
+BuiltinResult builtin_echo(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool newline = true;
-    bool escapes = st_.opts[ShXpgEcho];
+    bool escapes = sh.st_.opts[ShXpgEcho];
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
@@ -224,14 +225,16 @@ int Exec::b_echo(std::vector<std::string>& a) {
         }
     }
     if (newline) out.push_back('\n');
-    if (!write_out(out)) {
-        if (broken_pipe_) return 141;
-        return builtin_error("echo", "write error: Bad file descriptor");
+    if (!sh.write_out(out)) {
+        if (sh.broken_pipe_) return 141;
+        return sh.builtin_error("echo", "write error: Bad file descriptor");
     }
     return 0;
 }
 
-int Exec::b_printf(std::vector<std::string>& a) {
+BuiltinResult builtin_printf(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     size_t i = 1;
     std::string var;
     while (i < a.size()) {
@@ -250,37 +253,37 @@ int Exec::b_printf(std::vector<std::string>& a) {
             continue;
         }
         if (a[i].size() > 1 && a[i][0] == '-' && a[i] != "-") {
-            builtin_error("printf", a[i] + ": invalid option");
-            write_err("printf: usage: printf [-v var] format [arguments]\n");
+            sh.builtin_error("printf", a[i] + ": invalid option");
+            sh.write_err("printf: usage: printf [-v var] format [arguments]\n");
             return 2;
         }
         break;
     }
     if (i >= a.size()) {
-        write_err("printf: usage: printf [-v var] format [arguments]\n");
+        sh.write_err("printf: usage: printf [-v var] format [arguments]\n");
         return 2;
     }
     if (!var.empty()) {
         std::string base = var.substr(0, var.find('['));
-        if (!valid_name(base)) return builtin_error("printf", "`" + var + "': not a valid identifier");
+        if (!valid_name(base)) return sh.builtin_error("printf", "`" + var + "': not a valid identifier");
     }
-    PrintfContext ctx;
-    ctx.max_output = std::min(s_.limits.max_printf_width * 4 + 4096, s_.limits.max_variable_bytes);
-    ctx.now = s_.clock->now().sec;
-    ctx.shell_start = s_.wall_start;
+    PrintfContext pctx;
+    pctx.max_output = std::min(sh.s_.limits.max_printf_width * 4 + 4096, sh.s_.limits.max_variable_bytes);
+    pctx.now = sh.s_.clock->now().sec;
+    pctx.shell_start = sh.s_.wall_start;
     std::span<const std::string> args(a.data() + i + 1, a.size() - i - 1);
-    PrintfResult r = format(a[i], args, ctx);
-    for (const auto& d : r.diagnostics) error(d);
-    for (const auto& [name, val] : r.assignments) (void)assign(name, to_dec(val));
+    PrintfResult r = format(a[i], args, pctx);
+    for (const auto& d : r.diagnostics) sh.error(d);
+    for (const auto& [name, val] : r.assignments) (void)sh.assign(name, to_dec(val));
     if (!var.empty()) {
         size_t lb = var.find('[');
         bool ok = lb == std::string::npos
-                      ? assign(var, r.output)
-                      : assign_elem(var.substr(0, lb), var.substr(lb + 1, var.size() - lb - 2), r.output, false);
+                      ? sh.assign(var, r.output)
+                      : sh.assign_elem(var.substr(0, lb), var.substr(lb + 1, var.size() - lb - 2), r.output, false);
         if (!ok) return 1;
-    } else if (!r.output.empty() && !write_out(r.output)) {
-        if (broken_pipe_) return 141;
-        return builtin_error("printf", "write error: Bad file descriptor");
+    } else if (!r.output.empty() && !sh.write_out(r.output)) {
+        if (sh.broken_pipe_) return 141;
+        return sh.builtin_error("printf", "write error: Bad file descriptor");
     }
     return r.status;
 }
@@ -347,8 +350,10 @@ bool Exec::cd_to(const std::string& target, bool physical, bool print) {
     return true;
 }
 
-int Exec::b_cd(std::vector<std::string>& a) {
-    bool physical = st_.opts[OptPhysical];
+BuiltinResult builtin_cd(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    bool physical = sh.st_.opts[OptPhysical];
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
@@ -365,37 +370,37 @@ int Exec::b_cd(std::vector<std::string>& a) {
             } else ok = false;
         }
         if (!ok) {
-            builtin_error("cd", s + ": invalid option");
-            write_err("cd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n");
+            sh.builtin_error("cd", s + ": invalid option");
+            sh.write_err("cd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n");
             return 2;
         }
     }
-    if (a.size() - i > 1) return builtin_error("cd", "too many arguments");
+    if (a.size() - i > 1) return sh.builtin_error("cd", "too many arguments");
     std::string target;
     bool print = false;
     if (i >= a.size()) {
-        const std::string* h = get_scalar("HOME");
-        if (!h) return builtin_error("cd", "HOME not set");
+        const std::string* h = sh.get_scalar("HOME");
+        if (!h) return sh.builtin_error("cd", "HOME not set");
         target = *h;
         if (target.empty()) return 0;
     } else {
         target = a[i];
         if (target == "-") {
-            const std::string* o = get_scalar("OLDPWD");
-            if (!o || o->empty()) return builtin_error("cd", "OLDPWD not set");
+            const std::string* o = sh.get_scalar("OLDPWD");
+            if (!o || o->empty()) return sh.builtin_error("cd", "OLDPWD not set");
             target = *o;
             print = true;
         } else if (!target.empty() && target[0] != '/' && !target.starts_with("./") && !target.starts_with("../") &&
                    target != "." && target != "..") {
-            if (const std::string* cdpath = get_scalar("CDPATH"); cdpath && !cdpath->empty()) {
+            if (const std::string* cdpath = sh.get_scalar("CDPATH"); cdpath && !cdpath->empty()) {
                 size_t start = 0;
                 while (start <= cdpath->size()) {
                     size_t colon = cdpath->find(':', start);
                     std::string dir = cdpath->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
                     if (!dir.empty()) {
-                        std::string cand = abs_path(dir + "/" + target);
-                        if (s_.fs.is_directory(cand)) {
-                            return cd_to(cand, physical, true) ? 0 : 1;
+                        std::string cand = sh.abs_path(dir + "/" + target);
+                        if (sh.s_.fs.is_directory(cand)) {
+                            return sh.cd_to(cand, physical, true) ? 0 : 1;
                         }
                     }
                     if (colon == std::string::npos) break;
@@ -405,27 +410,29 @@ int Exec::b_cd(std::vector<std::string>& a) {
         }
     }
     if (target.empty()) return 0;
-    return cd_to(target, physical, print) ? 0 : 1;
+    return sh.cd_to(target, physical, print) ? 0 : 1;
 }
 
-int Exec::b_pwd(std::vector<std::string>& a) {
-    bool physical = st_.opts[OptPhysical];
+BuiltinResult builtin_pwd(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    bool physical = sh.st_.opts[OptPhysical];
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-P") physical = true;
         else if (a[i] == "-L") physical = false;
         else if (a[i] == "--") break;
         else if (a[i][0] == '-') {
-            builtin_error("pwd", a[i] + ": invalid option");
-            write_err("pwd: usage: pwd [-LP]\n");
+            sh.builtin_error("pwd", a[i] + ": invalid option");
+            sh.write_err("pwd: usage: pwd [-LP]\n");
             return 2;
         }
     }
-    std::string p = st_.cwd;
+    std::string p = sh.st_.cwd;
     if (physical) {
-        auto rp = s_.fs.realpath(p);
+        auto rp = sh.s_.fs.realpath(p);
         if (rp) p = *rp;
     }
-    if (!write_out(p + "\n")) return broken_pipe_ ? 141 : 1;
+    if (!sh.write_out(p + "\n")) return sh.broken_pipe_ ? 141 : 1;
     return 0;
 }
 
@@ -503,11 +510,14 @@ void Exec::print_function(const Function& f, std::string& out) {
     out += '\n';
 }
 
-int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, bool local_mode) {
+// declare, typeset and local (local_mode: the variables are made in the function scope).
+BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local_mode) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& argv = ctx.args;
     uint16_t add = 0, remove = 0;
     bool print = false, funcs = false, func_names = false, global = false;
     size_t i = 1;
-    const std::vector<const sx::Assign*>* decls = pending_decls_;
+    const std::vector<const sx::Assign*>* decls = ctx.decls;
     auto decl_at = [&](size_t k) -> const sx::Assign* {
         return decls && k < decls->size() ? (*decls)[k] : nullptr;
     };
@@ -539,41 +549,41 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                 case 'g': global = true; continue;
                 case 'I': continue;
                 default:
-                    builtin_error(cmd, std::string("-") + s[k] + ": invalid option");
-                    write_err(std::string(cmd) + ": usage: " + find_builtin(cmd)->help + "\n");
+                    sh.builtin_error(cmd, std::string("-") + s[k] + ": invalid option");
+                    sh.write_err(std::string(cmd) + ": usage: " + find_builtin(cmd)->help + "\n");
                     return 2;
             }
             if (on) add |= bit;
             else remove |= bit;
         }
     }
-    if (local_mode && st_.frames.size() <= 1 && call_depth_ == 0) {
-        return builtin_error(cmd, "can only be used in a function");
+    if (local_mode && sh.st_.frames.size() <= 1 && sh.call_depth_ == 0) {
+        return sh.builtin_error(cmd, "can only be used in a function");
     }
-    bool in_function = st_.scope > 0 && st_.frames.size() > 1;
-    uint32_t scope = (global || !in_function) ? 0 : st_.frames.back().scope;
-    if (local_mode) scope = st_.frames.back().scope;
+    bool in_function = sh.st_.scope > 0 && sh.st_.frames.size() > 1;
+    uint32_t scope = (global || !in_function) ? 0 : sh.st_.frames.back().scope;
+    if (local_mode) scope = sh.st_.frames.back().scope;
 
     if (funcs) {
         std::string out;
         int status = 0;
         if (i >= argv.size()) {
             std::vector<std::string> names;
-            for (const auto& [k, f] : st_.funcs) names.push_back(k);
+            for (const auto& [k, f] : sh.st_.funcs) names.push_back(k);
             std::sort(names.begin(), names.end());
             for (const auto& n : names) {
-                const auto& f = st_.funcs[n];
+                const auto& f = sh.st_.funcs[n];
                 if (add && !(f->attrs & add)) continue;
                 if (func_names) {
                     out += "declare -f" + std::string((f->attrs & kAttrExport) ? "x" : "") + " " + n + "\n";
                 } else {
-                    print_function(*f, out);
+                    sh.print_function(*f, out);
                 }
             }
         } else {
             for (; i < argv.size(); ++i) {
-                auto it = st_.funcs.find(argv[i]);
-                if (it == st_.funcs.end()) {
+                auto it = sh.st_.funcs.find(argv[i]);
+                if (it == sh.st_.funcs.end()) {
                     status = 1;
                     continue;
                 }
@@ -586,10 +596,10 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                 if (func_names)
                     out += argv[i] + "\n";
                 else
-                    print_function(*it->second, out);
+                    sh.print_function(*it->second, out);
             }
         }
-        write_out(out);
+        sh.write_out(out);
         return status;
     }
 
@@ -597,12 +607,12 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
         std::string out;
         int status = 0;
         if (i >= argv.size()) {
-            for (const auto& [name, v] : st_.vars.visible()) {
+            for (const auto& [name, v] : sh.st_.vars.visible()) {
                 if (add && (v->attrs & add) != add) continue;
                 if (v->dyn != DynVar::None) {
-                    const Var* d = lookup(*name);
+                    const Var* d = sh.lookup(*name);
                     if (!d) continue;
-                    if (print || add) print_declare(*name, *d, out);
+                    if (print || add) sh.print_declare(*name, *d, out);
                     else if (d->is_array()) out += *name + "=" + array_body(*d) + "\n";
                     else out += *name + "=" + quote_set_value(d->str) + "\n";
                     continue;
@@ -615,22 +625,22 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                         out += *name + "=" + quote_set_value(v->str) + "\n";
                     continue;
                 }
-                print_declare(*name, *v, out);
+                sh.print_declare(*name, *v, out);
             }
         } else {
             for (; i < argv.size(); ++i) {
                 const std::string& n = argv[i];
-                const Var* v = st_.vars.find(n);
-                if (v && v->dyn != DynVar::None) v = lookup(n);
+                const Var* v = sh.st_.vars.find(n);
+                if (v && v->dyn != DynVar::None) v = sh.lookup(n);
                 if (!v) {
-                    builtin_error(cmd, n + ": not found");
+                    sh.builtin_error(cmd, n + ": not found");
                     status = 1;
                     continue;
                 }
-                print_declare(n, *v, out);
+                sh.print_declare(n, *v, out);
             }
         }
-        write_out(out);
+        sh.write_out(out);
         return status;
     }
 
@@ -660,17 +670,16 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
         }
         std::string base = name.substr(0, name.find('['));
         if (!valid_name(base)) {
-            builtin_error(cmd, "`" + argv[i] + "': not a valid identifier");
+            sh.builtin_error(cmd, "`" + argv[i] + "': not a valid identifier");
             status = 1;
             continue;
         }
         // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
-        AssignValue preval;
+        Exec::AssignValue preval;
         if (as) {
-            Ex r = eval_assign_value(as, preval);
+            Ex r = sh.eval_assign_value(as, preval);
             if (r == Ex::Fatal) {
-                pending_flow_ = Flow::Exit;
-                return 1;
+                return {1, Flow::Exit};
             }
             if (r != Ex::Ok) {
                 status = 1;
@@ -680,17 +689,17 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
         // The binding to work on.
         Var* v = nullptr;
         if (scope == 0 && !global) {
-            v = st_.vars.find(base);
-            if (!v || (in_function && false)) v = &st_.vars.global(base);
+            v = sh.st_.vars.find(base);
+            if (!v || (in_function && false)) v = &sh.st_.vars.global(base);
         } else if (scope == 0) {
-            v = &st_.vars.global(base);
+            v = &sh.st_.vars.global(base);
         } else {
             bool created = false;
-            Var* outer = st_.vars.find(base);
+            Var* outer = sh.st_.vars.find(base);
             Var copy_from;
-            bool inherit = outer && st_.opts[ShLocalvarInherit];
+            bool inherit = outer && sh.st_.opts[ShLocalvarInherit];
             if (inherit) copy_from = *outer;
-            v = &st_.vars.declare_at(base, scope, &created);
+            v = &sh.st_.vars.declare_at(base, scope, &created);
             if (created && inherit) {
                 *v = copy_from;
                 v->attrs &= static_cast<uint16_t>(~kAttrReadonly);
@@ -698,23 +707,23 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
         }
         if (v->readonly() && (has_value || as || (remove & kAttrReadonly) || add)) {
             if (has_value || as) {
-                builtin_error(cmd, base + ": readonly variable");
+                sh.builtin_error(cmd, base + ": readonly variable");
                 status = 1;
                 continue;
             }
             if (remove & kAttrReadonly) {
-                builtin_error(cmd, base + ": readonly variable");
+                sh.builtin_error(cmd, base + ": readonly variable");
                 status = 1;
                 continue;
             }
         }
         if ((add & kAttrAssoc) && v->is_indexed()) {
-            builtin_error(cmd, base + ": cannot convert indexed to associative array");
+            sh.builtin_error(cmd, base + ": cannot convert indexed to associative array");
             status = 1;
             continue;
         }
         if ((add & kAttrIndexed) && v->is_assoc()) {
-            builtin_error(cmd, base + ": cannot convert associative to indexed array");
+            sh.builtin_error(cmd, base + ": cannot convert associative to indexed array");
             status = 1;
             continue;
         }
@@ -737,7 +746,7 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
         if ((newattrs & kAttrNameref) && !(v->attrs & kAttrNameref) && !has_value && !as && v->set) {
             // declare -n on an existing variable: its value becomes the target name.
             if (!valid_name(v->str)) {
-                builtin_error(cmd, v->str + ": invalid variable name for name reference");
+                sh.builtin_error(cmd, v->str + ": invalid variable name for name reference");
                 status = 1;
                 continue;
             }
@@ -749,15 +758,14 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                 v->idx = std::make_shared<IndexedArray>();
                 v->str.clear();
             }
-            Ex r = do_assign(as, scope == 0 && !global ? (st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(st_.vars.scope_of(base))) : scope, 0, &preval);
+            Ex r = sh.do_assign(as, scope == 0 && !global ? (sh.st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.st_.vars.scope_of(base))) : scope, 0, &preval);
             if (r == Ex::Fatal) {
-                pending_flow_ = Flow::Exit;
-                return 1;
+                return {1, Flow::Exit};
             }
             if (r != Ex::Ok) status = 1;
-            v = st_.vars.find(base);
+            v = sh.st_.vars.find(base);
             if (v && (add & kAttrNameref) && v->set && !valid_name(v->str.substr(0, v->str.find('[')))) {
-                builtin_error(cmd, "`" + v->str + "': invalid variable name for name reference");
+                sh.builtin_error(cmd, "`" + v->str + "': invalid variable name for name reference");
                 v->attrs &= static_cast<uint16_t>(~kAttrNameref);
                 status = 1;
             }
@@ -767,8 +775,8 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
                 v->set = true;
             } else if (name.find('[') != std::string::npos && name.back() == ']') {
                 std::string key = name.substr(base.size() + 1, name.size() - base.size() - 2);
-                if (!assign_elem(base, key, value, append)) status = 1;
-            } else if (!assign_to(*v, base, value, append)) {
+                if (!sh.assign_elem(base, key, value, append)) status = 1;
+            } else if (!sh.assign_to(*v, base, value, append)) {
                 status = 1;
             }
         } else if (v->is_array() && !v->set) {
@@ -779,19 +787,24 @@ int Exec::declare_impl(std::vector<std::string>& argv, std::string_view cmd, boo
     return status;
 }
 
-int Exec::b_declare(std::vector<std::string>& a) { return declare_impl(a, a[0], false); }
-
-int Exec::b_local(std::vector<std::string>& a) {
-    if (call_depth_ == 0 || st_.frames.size() <= 1) return builtin_error("local", "can only be used in a function");
-    return declare_impl(a, "local", true);
+BuiltinResult builtin_declare(BuiltinContext& ctx) {
+    return declare_impl(ctx, ctx.args[0], false);
 }
 
-int Exec::b_export(std::vector<std::string>& a) {
+BuiltinResult builtin_local(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    if (sh.call_depth_ == 0 || sh.st_.frames.size() <= 1) return sh.builtin_error("local", "can only be used in a function");
+    return declare_impl(ctx, "local", true);
+}
+
+BuiltinResult builtin_export(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool unexport = false, funcs = false, print = false;
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (pending_decls_ && i < pending_decls_->size() && (*pending_decls_)[i]) break;
+        if (ctx.decls && i < ctx.decls->size() && (*ctx.decls)[i]) break;
         if (s == "--") {
             ++i;
             break;
@@ -802,8 +815,8 @@ int Exec::b_export(std::vector<std::string>& a) {
             else if (s[k] == 'f') funcs = true;
             else if (s[k] == 'p') print = true;
             else {
-                builtin_error("export", std::string("-") + s[k] + ": invalid option");
-                write_err("export: usage: export [-fn] [name[=value] ...] or export -p\n");
+                sh.builtin_error("export", std::string("-") + s[k] + ": invalid option");
+                sh.write_err("export: usage: export [-fn] [name[=value] ...] or export -p\n");
                 return 2;
             }
         }
@@ -811,21 +824,21 @@ int Exec::b_export(std::vector<std::string>& a) {
     if (i >= a.size() || (print && i >= a.size())) {
         std::string out;
         if (funcs) {
-            for (const auto& [k, f] : st_.funcs)
-                if (f->attrs & kAttrExport) print_function(*f, out);
+            for (const auto& [k, f] : sh.st_.funcs)
+                if (f->attrs & kAttrExport) sh.print_function(*f, out);
         } else {
-            for (const auto& [name, v] : st_.vars.visible())
-                if (v->attrs & kAttrExport) print_declare(*name, *v, out);
+            for (const auto& [name, v] : sh.st_.vars.visible())
+                if (v->attrs & kAttrExport) sh.print_declare(*name, *v, out);
         }
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     if (funcs) {
         int status = 0;
         for (; i < a.size(); ++i) {
-            auto it = st_.funcs.find(a[i]);
-            if (it == st_.funcs.end()) {
-                builtin_error("export", a[i] + ": not a function");
+            auto it = sh.st_.funcs.find(a[i]);
+            if (it == sh.st_.funcs.end()) {
+                sh.builtin_error("export", a[i] + ": not a function");
                 status = 1;
                 continue;
             }
@@ -838,14 +851,13 @@ int Exec::b_export(std::vector<std::string>& a) {
     }
     int status = 0;
     for (; i < a.size(); ++i) {
-        const sx::Assign* as = pending_decls_ && i < pending_decls_->size() ? (*pending_decls_)[i] : nullptr;
+        const sx::Assign* as = ctx.decls && i < ctx.decls->size() ? (*ctx.decls)[i] : nullptr;
         std::string name;
         if (as) {
             name = std::string(as->name);
-            Ex r = do_assign(as);
+            Ex r = sh.do_assign(as);
             if (r == Ex::Fatal) {
-                pending_flow_ = Flow::Exit;
-                return 1;
+                return {1, Flow::Exit};
             }
             if (r != Ex::Ok) {
                 status = 1;
@@ -861,17 +873,17 @@ int Exec::b_export(std::vector<std::string>& a) {
                 name.pop_back();
             }
             if (!valid_name(name)) {
-                builtin_error("export", "`" + s + "': not a valid identifier");
+                sh.builtin_error("export", "`" + s + "': not a valid identifier");
                 status = 1;
                 continue;
             }
-            if (eq != std::string::npos && !assign(name, s.substr(eq + 1), append)) {
+            if (eq != std::string::npos && !sh.assign(name, s.substr(eq + 1), append)) {
                 status = 1;
                 continue;
             }
         }
-        Var* v = lookup_mut(name);
-        if (!v) v = &st_.vars.lookup_or_create(name);
+        Var* v = sh.lookup_mut(name);
+        if (!v) v = &sh.st_.vars.lookup_or_create(name);
         if (unexport)
             v->attrs &= static_cast<uint16_t>(~kAttrExport);
         else
@@ -880,13 +892,15 @@ int Exec::b_export(std::vector<std::string>& a) {
     return status;
 }
 
-int Exec::b_readonly(std::vector<std::string>& a) {
+BuiltinResult builtin_readonly(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool funcs = false, print = false;
     uint16_t type = 0;
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (pending_decls_ && i < pending_decls_->size() && (*pending_decls_)[i]) break;
+        if (ctx.decls && i < ctx.decls->size() && (*ctx.decls)[i]) break;
         if (s == "--") {
             ++i;
             break;
@@ -898,7 +912,7 @@ int Exec::b_readonly(std::vector<std::string>& a) {
             else if (s[k] == 'a') type = kAttrIndexed;
             else if (s[k] == 'A') type = kAttrAssoc;
             else {
-                builtin_error("readonly", std::string("-") + s[k] + ": invalid option");
+                sh.builtin_error("readonly", std::string("-") + s[k] + ": invalid option");
                 return 2;
             }
         }
@@ -906,22 +920,22 @@ int Exec::b_readonly(std::vector<std::string>& a) {
     if (i >= a.size()) {
         std::string out;
         if (funcs) {
-            for (const auto& [k, f] : st_.funcs)
-                if (f->attrs & kAttrReadonly) print_function(*f, out);
+            for (const auto& [k, f] : sh.st_.funcs)
+                if (f->attrs & kAttrReadonly) sh.print_function(*f, out);
         } else {
-            for (const auto& [name, v] : st_.vars.visible())
-                if (v->attrs & kAttrReadonly) print_declare(*name, *v, out);
+            for (const auto& [name, v] : sh.st_.vars.visible())
+                if (v->attrs & kAttrReadonly) sh.print_declare(*name, *v, out);
         }
         (void)print;
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     if (funcs) {
         int status = 0;
         for (; i < a.size(); ++i) {
-            auto it = st_.funcs.find(a[i]);
-            if (it == st_.funcs.end()) {
-                builtin_error("readonly", a[i] + ": not a function");
+            auto it = sh.st_.funcs.find(a[i]);
+            if (it == sh.st_.funcs.end()) {
+                sh.builtin_error("readonly", a[i] + ": not a function");
                 status = 1;
                 continue;
             }
@@ -933,21 +947,20 @@ int Exec::b_readonly(std::vector<std::string>& a) {
     }
     int status = 0;
     for (; i < a.size(); ++i) {
-        const sx::Assign* as = pending_decls_ && i < pending_decls_->size() ? (*pending_decls_)[i] : nullptr;
+        const sx::Assign* as = ctx.decls && i < ctx.decls->size() ? (*ctx.decls)[i] : nullptr;
         std::string name;
         if (as) {
             name = std::string(as->name);
-            Var* cur = lookup_mut(name);
+            Var* cur = sh.lookup_mut(name);
             if (type && (!cur || !cur->is_array())) {
-                Var& nv = cur ? *cur : st_.vars.lookup_or_create(name);
+                Var& nv = cur ? *cur : sh.st_.vars.lookup_or_create(name);
                 nv.attrs |= type;
                 if (type == kAttrAssoc) nv.assoc = std::make_shared<AssocArray>();
                 else nv.idx = std::make_shared<IndexedArray>();
             }
-            Ex r = do_assign(as);
+            Ex r = sh.do_assign(as);
             if (r == Ex::Fatal) {
-                pending_flow_ = Flow::Exit;
-                return 1;
+                return {1, Flow::Exit};
             }
             if (r != Ex::Ok) {
                 status = 1;
@@ -958,17 +971,17 @@ int Exec::b_readonly(std::vector<std::string>& a) {
             size_t eq = s.find('=');
             name = s.substr(0, eq);
             if (!valid_name(name)) {
-                builtin_error("readonly", "`" + s + "': not a valid identifier");
+                sh.builtin_error("readonly", "`" + s + "': not a valid identifier");
                 status = 1;
                 continue;
             }
-            if (eq != std::string::npos && !assign(name, s.substr(eq + 1))) {
+            if (eq != std::string::npos && !sh.assign(name, s.substr(eq + 1))) {
                 status = 1;
                 continue;
             }
         }
-        Var* v = lookup_mut(name);
-        if (!v) v = &st_.vars.lookup_or_create(name);
+        Var* v = sh.lookup_mut(name);
+        if (!v) v = &sh.st_.vars.lookup_or_create(name);
         if (type && !v->is_array()) {
             v->attrs |= type;
             if (type == kAttrAssoc) v->assoc = std::make_shared<AssocArray>();
@@ -979,7 +992,9 @@ int Exec::b_readonly(std::vector<std::string>& a) {
     return status;
 }
 
-int Exec::b_unset(std::vector<std::string>& a) {
+BuiltinResult builtin_unset(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool funcs = false, vars = false, nameref = false;
     size_t i = 1;
     for (; i < a.size(); ++i) {
@@ -994,8 +1009,8 @@ int Exec::b_unset(std::vector<std::string>& a) {
             else if (s[k] == 'v') vars = true;
             else if (s[k] == 'n') nameref = true;
             else {
-                builtin_error("unset", std::string("-") + s[k] + ": invalid option");
-                write_err("unset: usage: unset [-f] [-v] [-n] [name ...]\n");
+                sh.builtin_error("unset", std::string("-") + s[k] + ": invalid option");
+                sh.write_err("unset: usage: unset [-f] [-v] [-n] [name ...]\n");
                 return 2;
             }
         }
@@ -1004,15 +1019,15 @@ int Exec::b_unset(std::vector<std::string>& a) {
     for (; i < a.size(); ++i) {
         std::string name = a[i];
         if (funcs) {
-            auto it = st_.funcs.find(name);
-            if (it != st_.funcs.end()) {
+            auto it = sh.st_.funcs.find(name);
+            if (it != sh.st_.funcs.end()) {
                 if (it->second->attrs & kAttrReadonly) {
-                    builtin_error("unset", name + ": cannot unset: readonly function");
+                    sh.builtin_error("unset", name + ": cannot unset: readonly function");
                     status = 1;
                     continue;
                 }
-                st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
-                st_.funcs.erase(it);
+                sh.st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
+                sh.st_.funcs.erase(it);
             }
             continue;
         }
@@ -1021,35 +1036,35 @@ int Exec::b_unset(std::vector<std::string>& a) {
             std::string base = name.substr(0, lb);
             std::string sub = name.substr(lb + 1, name.size() - lb - 2);
             if (!valid_name(base)) {
-                builtin_error("unset", "`" + name + "': not a valid identifier");
+                sh.builtin_error("unset", "`" + name + "': not a valid identifier");
                 status = 1;
                 continue;
             }
-            Var* v = lookup_mut(base);
+            Var* v = sh.lookup_mut(base);
             if (!v) continue;
             if (v->readonly()) {
-                builtin_error("unset", base + ": cannot unset: readonly variable");
+                sh.builtin_error("unset", base + ": cannot unset: readonly variable");
                 status = 1;
                 continue;
             }
             if (sub == "@" || sub == "*") {
                 if (v->is_assoc()) {
-                    st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
+                    sh.st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
                     v->assoc_mut().clear();
                     continue;
                 }
                 std::string b = base;
-                (void)unset_var(b);
+                (void)sh.unset_var(b);
                 continue;
             }
             if (v->is_assoc()) {
                 AssocArray& arr = v->assoc_mut();
                 if (const std::string* old = arr.get(sub))
-                    st_.vars.add_bytes(-static_cast<int64_t>(sub.size() + old->size() + kElemOverhead));
+                    sh.st_.vars.add_bytes(-static_cast<int64_t>(sub.size() + old->size() + kElemOverhead));
                 arr.erase(sub);
             } else if (v->is_indexed()) {
                 int64_t k = 0;
-                Ex r = arith_text(sub, k, false);
+                Ex r = sh.arith_text(sub, k, false);
                 if (r != Ex::Ok) {
                     status = 1;
                     continue;
@@ -1058,7 +1073,7 @@ int Exec::b_unset(std::vector<std::string>& a) {
                 if (k < 0) {
                     int64_t n = arr.next_index();
                     if (k + n < 0) {
-                        builtin_error("unset", base + "[" + sub + "]: bad array subscript");
+                        sh.builtin_error("unset", base + "[" + sub + "]: bad array subscript");
                         status = 1;
                         continue;
                     }
@@ -1066,43 +1081,43 @@ int Exec::b_unset(std::vector<std::string>& a) {
                 }
                 auto it = arr.m.find(k);
                 if (it != arr.m.end()) {
-                    st_.vars.add_bytes(-static_cast<int64_t>(it->second.size() + kElemOverhead));
+                    sh.st_.vars.add_bytes(-static_cast<int64_t>(it->second.size() + kElemOverhead));
                     arr.m.erase(it);
                 }
             } else {
                 int64_t k = 0;
-                if (arith_text(sub, k, false) == Ex::Ok && k == 0) (void)unset_var(base);
+                if (sh.arith_text(sub, k, false) == Ex::Ok && k == 0) (void)sh.unset_var(base);
             }
             continue;
         }
         if (!valid_name(name)) {
             if (!vars) {
                 // Not a variable name: maybe a function's.
-                if (st_.funcs.erase(name)) st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(name)));
+                if (sh.st_.funcs.erase(name)) sh.st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(name)));
                 continue;
             }
-            builtin_error("unset", "`" + name + "': not a valid identifier");
+            sh.builtin_error("unset", "`" + name + "': not a valid identifier");
             status = 1;
             continue;
         }
-        Var* raw = st_.vars.find(name);
+        Var* raw = sh.st_.vars.find(name);
         if (raw && !nameref && (raw->attrs & kAttrNameref) && raw->set) {
             bool ok;
-            std::string target = resolve_nameref(name, ok);
+            std::string target = sh.resolve_nameref(name, ok);
             if (ok && target != name) {
-                if (!unset_var(target)) status = 1;
+                if (!sh.unset_var(target)) status = 1;
                 continue;
             }
         }
         if (raw) {
-            if (!unset_var(name)) status = 1;
+            if (!sh.unset_var(name)) status = 1;
             continue;
         }
         if (!vars) {
-            auto it = st_.funcs.find(name);
-            if (it != st_.funcs.end()) {
-                st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
-                st_.funcs.erase(it);
+            auto it = sh.st_.funcs.find(name);
+            if (it != sh.st_.funcs.end()) {
+                sh.st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
+                sh.st_.funcs.erase(it);
             }
         }
     }
@@ -1111,12 +1126,14 @@ int Exec::b_unset(std::vector<std::string>& a) {
 
 // ---------------------------------------------------------------- set / shopt
 
-int Exec::b_set(std::vector<std::string>& a) {
+BuiltinResult builtin_set(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     if (a.size() == 1) {
         std::string out;
-        for (const auto& [name, v] : st_.vars.visible()) {
+        for (const auto& [name, v] : sh.st_.vars.visible()) {
             const Var* d = v;
-            if (v->dyn != DynVar::None) d = lookup(*name);
+            if (v->dyn != DynVar::None) d = sh.lookup(*name);
             if (!d) continue;
             if (d->is_array()) {
                 if (d->count() == 0 && !d->set) continue;
@@ -1126,10 +1143,10 @@ int Exec::b_set(std::vector<std::string>& a) {
             }
         }
         std::vector<std::string> names;
-        for (const auto& [k, f] : st_.funcs) names.push_back(k);
+        for (const auto& [k, f] : sh.st_.funcs) names.push_back(k);
         std::sort(names.begin(), names.end());
-        for (const auto& n : names) print_function(*st_.funcs[n], out);
-        write_out(out);
+        for (const auto& n : names) sh.print_function(*sh.st_.funcs[n], out);
+        sh.write_out(out);
         return 0;
     }
     size_t i = 1;
@@ -1142,8 +1159,8 @@ int Exec::b_set(std::vector<std::string>& a) {
             break;
         }
         if (s == "-") {
-            st_.opts[OptXtrace] = false;
-            st_.opts[OptVerbose] = false;
+            sh.st_.opts[OptXtrace] = false;
+            sh.st_.opts[OptVerbose] = false;
             ++i;
             set_params = i < a.size() || true;
             break;
@@ -1162,42 +1179,44 @@ int Exec::b_set(std::vector<std::string>& a) {
                             out += nm;
                             out += nm.size() < 15 ? std::string(15 - nm.size(), ' ') : std::string();
                             out += "\t";
-                            out += st_.opts[static_cast<size_t>(o)] ? "on\n" : "off\n";
+                            out += sh.st_.opts[static_cast<size_t>(o)] ? "on\n" : "off\n";
                         } else {
-                            out += std::string("set ") + (st_.opts[static_cast<size_t>(o)] ? "-o " : "+o ") + kOpts[o].name + "\n";
+                            out += std::string("set ") + (sh.st_.opts[static_cast<size_t>(o)] ? "-o " : "+o ") + kOpts[o].name + "\n";
                         }
                     }
-                    write_out(out);
+                    sh.write_out(out);
                     continue;
                 }
                 const std::string& name = a[++i];
                 int o = find_set_option(name);
                 if (o < 0) {
-                    builtin_error("set", name + ": invalid option name");
+                    sh.builtin_error("set", name + ": invalid option name");
                     return 2;
                 }
-                st_.opts[static_cast<size_t>(o)] = on;
+                sh.st_.opts[static_cast<size_t>(o)] = on;
                 break;
             }
             int o = find_set_letter(c);
             if (o < 0) {
-                builtin_error("set", std::string(1, s[0]) + c + ": invalid option");
-                write_err("set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
+                sh.builtin_error("set", std::string(1, s[0]) + c + ": invalid option");
+                sh.write_err("set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
                 return 2;
             }
-            st_.opts[static_cast<size_t>(o)] = on;
+            sh.st_.opts[static_cast<size_t>(o)] = on;
         }
     }
     if (i < a.size() || set_params) {
         if (i < a.size() || set_params) {
             std::vector<std::string> p(a.begin() + static_cast<ptrdiff_t>(i), a.end());
-            if (i < a.size() || a[i - 1] == "--") params() = std::move(p);
+            if (i < a.size() || a[i - 1] == "--") sh.params() = std::move(p);
         }
     }
     return 0;
 }
 
-int Exec::b_shopt(std::vector<std::string>& a) {
+BuiltinResult builtin_shopt(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool set = false, unset = false, print = false, quiet = false, oflag = false;
     size_t i = 1;
     for (; i < a.size(); ++i) {
@@ -1215,16 +1234,16 @@ int Exec::b_shopt(std::vector<std::string>& a) {
                 case 'q': quiet = true; break;
                 case 'o': oflag = true; break;
                 default:
-                    builtin_error("shopt", std::string("-") + s[k] + ": invalid option");
-                    write_err("shopt: usage: shopt [-pqsu] [-o] [optname ...]\n");
+                    sh.builtin_error("shopt", std::string("-") + s[k] + ": invalid option");
+                    sh.write_err("shopt: usage: shopt [-pqsu] [-o] [optname ...]\n");
                     return 2;
             }
         }
     }
-    if (set && unset) return builtin_error("shopt", "cannot set and unset shell options simultaneously");
+    if (set && unset) return sh.builtin_error("shopt", "cannot set and unset shell options simultaneously");
     auto lookup_opt = [&](const std::string& n) { return oflag ? find_set_option(n) : find_shopt(n); };
     auto line = [&](int o) {
-        bool on = st_.opts[static_cast<size_t>(o)];
+        bool on = sh.st_.opts[static_cast<size_t>(o)];
         if (print || set || unset) {
             if (oflag) return std::string("set ") + (on ? "-o " : "+o ") + kOpts[o].name + "\n";
             return std::string("shopt ") + (on ? "-s " : "-u ") + kOpts[o].name + "\n";
@@ -1241,12 +1260,12 @@ int Exec::b_shopt(std::vector<std::string>& a) {
         if (quiet) return 0;
         std::string out;
         for (int o = lo; o < hi; ++o) {
-            bool on = st_.opts[static_cast<size_t>(o)];
+            bool on = sh.st_.opts[static_cast<size_t>(o)];
             if (set && !on) continue;
             if (unset && on) continue;
             out += line(o);
         }
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     int status = 0;
@@ -1254,18 +1273,18 @@ int Exec::b_shopt(std::vector<std::string>& a) {
     for (; i < a.size(); ++i) {
         int o = lookup_opt(a[i]);
         if (o < 0) {
-            builtin_error("shopt", a[i] + ": invalid shell option name");
+            sh.builtin_error("shopt", a[i] + ": invalid shell option name");
             status = 1;
             continue;
         }
-        if (set) st_.opts[static_cast<size_t>(o)] = true;
-        else if (unset) st_.opts[static_cast<size_t>(o)] = false;
+        if (set) sh.st_.opts[static_cast<size_t>(o)] = true;
+        else if (unset) sh.st_.opts[static_cast<size_t>(o)] = false;
         else {
-            if (!st_.opts[static_cast<size_t>(o)]) status = 1;
+            if (!sh.st_.opts[static_cast<size_t>(o)]) status = 1;
             if (!quiet) out += line(o);
         }
     }
-    write_out(out);
+    sh.write_out(out);
     return status;
 }
 
@@ -1275,99 +1294,113 @@ namespace {
 bool numeric_arg(const std::string& s, int64_t& n) { return parse_int(s, n); }
 }  // namespace
 
-int Exec::b_shift(std::vector<std::string>& a) {
+BuiltinResult builtin_shift(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     int64_t n = 1;
-    if (a.size() > 1 && !numeric_arg(a[1], n)) return builtin_error("shift", a[1] + ": numeric argument required");
-    if (n < 0) return builtin_error("shift", a[1] + ": shift count out of range");
-    auto& p = params();
+    if (a.size() > 1 && !numeric_arg(a[1], n)) return sh.builtin_error("shift", a[1] + ": numeric argument required");
+    if (n < 0) return sh.builtin_error("shift", a[1] + ": shift count out of range");
+    auto& p = sh.params();
     if (static_cast<size_t>(n) > p.size()) {
-        if (st_.opts[ShShiftVerbose]) builtin_error("shift", a[1] + ": shift count out of range");
+        if (sh.st_.opts[ShShiftVerbose]) sh.builtin_error("shift", a[1] + ": shift count out of range");
         return 1;
     }
     p.erase(p.begin(), p.begin() + n);
     return 0;
 }
 
-int Exec::b_return(std::vector<std::string>& a) {
-    int64_t n = st_.status;
+BuiltinResult builtin_return(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    int64_t n = sh.st_.status;
     if (a.size() > 1 && !numeric_arg(a[1], n)) {
-        builtin_error("return", a[1] + ": numeric argument required");
+        sh.builtin_error("return", a[1] + ": numeric argument required");
         n = 2;
     }
-    if (call_depth_ == 0 && !in_source_) {
-        return builtin_error("return", "can only `return' from a function or sourced script", 2);
+    if (sh.call_depth_ == 0 && !sh.in_source_) {
+        return sh.builtin_error("return", "can only `return' from a function or sourced script", 2);
     }
-    pending_flow_ = Flow::Return;
-    return static_cast<int>(static_cast<uint8_t>(n));
+    return {static_cast<int>(static_cast<uint8_t>(n)), Flow::Return};
 }
 
-int Exec::b_exit(std::vector<std::string>& a) {
-    int64_t n = st_.status;
+BuiltinResult builtin_exit(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    int64_t n = sh.st_.status;
     if (a.size() > 1 && !numeric_arg(a[1], n)) {
-        builtin_error("exit", a[1] + ": numeric argument required");
+        sh.builtin_error("exit", a[1] + ": numeric argument required");
         n = 2;
     } else if (a.size() > 2) {
-        builtin_error("exit", "too many arguments");
+        sh.builtin_error("exit", "too many arguments");
         return 1;
     }
-    exit_status_ = static_cast<int>(static_cast<uint8_t>(n));
-    pending_flow_ = Flow::Exit;
-    if (!is_subshell_) st_.exited = true;
-    return exit_status_;
+    sh.exit_status_ = static_cast<int>(static_cast<uint8_t>(n));
+    if (!sh.is_subshell_) sh.st_.exited = true;
+    return {sh.exit_status_, Flow::Exit};
 }
 
-int Exec::b_logout(std::vector<std::string>&) { return builtin_error("logout", "not login shell: use `exit'"); }
+BuiltinResult builtin_logout(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    return sh.builtin_error("logout", "not login shell: use `exit'");
+}
 
-int Exec::b_break(std::vector<std::string>& a) {
+BuiltinResult builtin_break(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     int64_t n = 1;
     if (a.size() > 1 && (!numeric_arg(a[1], n) || n < 1)) {
-        builtin_error("break", a[1] + ": loop count out of range");
+        sh.builtin_error("break", a[1] + ": loop count out of range");
         n = 1;
         if (!numeric_arg(a[1], n)) {
-            pending_flow_ = Flow::Exit;
-            exit_status_ = 128;
-            return 128;
+            sh.exit_status_ = 128;
+            return {128, Flow::Exit};
         }
         return 1;
     }
-    if (loop_depth_ == 0) {
-        builtin_error("break", "only meaningful in a `for', `while', or `until' loop");
+    if (sh.loop_depth_ == 0) {
+        sh.builtin_error("break", "only meaningful in a `for', `while', or `until' loop");
         return 0;
     }
-    levels_ = static_cast<uint32_t>(std::min<int64_t>(n, loop_depth_));
-    pending_flow_ = Flow::Break;
-    return 0;
+    sh.levels_ = static_cast<uint32_t>(std::min<int64_t>(n, sh.loop_depth_));
+    return {0, Flow::Break};
 }
 
-int Exec::b_continue(std::vector<std::string>& a) {
+BuiltinResult builtin_continue(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     int64_t n = 1;
     if (a.size() > 1 && (!numeric_arg(a[1], n) || n < 1)) {
-        builtin_error("continue", a[1] + ": loop count out of range");
+        sh.builtin_error("continue", a[1] + ": loop count out of range");
         return 1;
     }
-    if (loop_depth_ == 0) {
-        builtin_error("continue", "only meaningful in a `for', `while', or `until' loop");
+    if (sh.loop_depth_ == 0) {
+        sh.builtin_error("continue", "only meaningful in a `for', `while', or `until' loop");
         return 0;
     }
-    levels_ = static_cast<uint32_t>(std::min<int64_t>(n, loop_depth_));
-    pending_flow_ = Flow::Continue;
-    return 0;
+    sh.levels_ = static_cast<uint32_t>(std::min<int64_t>(n, sh.loop_depth_));
+    return {0, Flow::Continue};
 }
 
 // ---------------------------------------------------------------- test
 
-int Exec::b_test(std::vector<std::string>& a) {
-    return test_command(std::span<const std::string>(a.data() + 1, a.size() - 1), "test");
+BuiltinResult builtin_test(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    return sh.test_command(std::span<const std::string>(a.data() + 1, a.size() - 1), "test");
 }
 
-int Exec::b_bracket(std::vector<std::string>& a) {
-    if (a.back() != "]") return builtin_error("[", "missing `]'", 2);
-    return test_command(std::span<const std::string>(a.data() + 1, a.size() - 2), "[");
+BuiltinResult builtin_bracket(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    if (a.back() != "]") return sh.builtin_error("[", "missing `]'", 2);
+    return sh.test_command(std::span<const std::string>(a.data() + 1, a.size() - 2), "[");
 }
 
 // ---------------------------------------------------------------- eval / source
 
-int Exec::b_eval(std::vector<std::string>& a) {
+BuiltinResult builtin_eval(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     std::string text;
     size_t i = 1;
     if (i < a.size() && a[i] == "--") ++i;
@@ -1376,31 +1409,32 @@ int Exec::b_eval(std::vector<std::string>& a) {
         text += a[i];
     }
     if (text.empty()) return 0;
-    st_.status = 0;
-    Flow f = run_source(text, source_name_, true);
-    pending_flow_ = f;
-    return st_.status;
+    sh.st_.status = 0;
+    Flow f = sh.run_source(text, sh.source_name_, true);
+    return {sh.st_.status, f};
 }
 
-int Exec::b_source(std::vector<std::string>& a) {
+BuiltinResult builtin_source(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     size_t i = 1;
     if (i < a.size() && a[i] == "--") ++i;
     if (i >= a.size()) {
-        builtin_error(a[0], "filename argument required");
-        write_err(a[0] + ": usage: " + a[0] + " filename [arguments]\n");
+        sh.builtin_error(a[0], "filename argument required");
+        sh.write_err(a[0] + ": usage: " + a[0] + " filename [arguments]\n");
         return 2;
     }
     std::string file = a[i];
     std::string path;
-    if (file.find('/') == std::string::npos && st_.opts[ShSourcepath]) {
-        const std::string* pv = get_scalar("PATH");
+    if (file.find('/') == std::string::npos && sh.st_.opts[ShSourcepath]) {
+        const std::string* pv = sh.get_scalar("PATH");
         if (pv) {
             size_t start = 0;
             while (start <= pv->size()) {
                 size_t colon = pv->find(':', start);
                 std::string dir = pv->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-                std::string cand = abs_path((dir.empty() ? std::string(".") : dir) + "/" + file);
-                if (s_.fs.is_regular_file(cand)) {
+                std::string cand = sh.abs_path((dir.empty() ? std::string(".") : dir) + "/" + file);
+                if (sh.s_.fs.is_regular_file(cand)) {
                     path = cand;
                     break;
                 }
@@ -1409,34 +1443,33 @@ int Exec::b_source(std::vector<std::string>& a) {
             }
         }
     }
-    if (path.empty()) path = abs_path(file);
-    auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+    if (path.empty()) path = sh.abs_path(file);
+    auto content = sh.s_.fs.read_file(path, sh.s_.limits.max_variable_bytes);
     if (!content) {
-        return builtin_error(a[0], file + ": " + std::string(vfs::error_message(content.error())));
+        return sh.builtin_error(a[0], file + ": " + std::string(vfs::error_message(content.error())));
     }
-    if (s_.fs.is_directory(path)) return builtin_error(a[0], file + ": is a directory");
+    if (sh.s_.fs.is_directory(path)) return sh.builtin_error(a[0], file + ": is a directory");
     // Arguments replace the positional parameters for the duration.
     bool with_args = i + 1 < a.size();
     std::vector<std::string> saved;
     if (with_args) {
-        saved = params();
-        params().assign(a.begin() + static_cast<ptrdiff_t>(i) + 1, a.end());
+        saved = sh.params();
+        sh.params().assign(a.begin() + static_cast<ptrdiff_t>(i) + 1, a.end());
     }
-    std::string saved_name = source_name_;
-    source_name_ = file;
-    bool saved_in_source = in_source_;
-    in_source_ = true;
-    uint32_t saved_offset = line_offset_;
-    line_offset_ = 0;
-    st_.status = 0;
-    Flow f = run_source(*content, file, false);
-    line_offset_ = saved_offset;
-    in_source_ = saved_in_source;
-    source_name_ = saved_name;
-    if (with_args) params() = std::move(saved);
+    std::string saved_name = sh.source_name_;
+    sh.source_name_ = file;
+    bool saved_in_source = sh.in_source_;
+    sh.in_source_ = true;
+    uint32_t saved_offset = sh.line_offset_;
+    sh.line_offset_ = 0;
+    sh.st_.status = 0;
+    Flow f = sh.run_source(*content, file, false);
+    sh.line_offset_ = saved_offset;
+    sh.in_source_ = saved_in_source;
+    sh.source_name_ = saved_name;
+    if (with_args) sh.params() = std::move(saved);
     if (f == Flow::Return) f = Flow::Normal;
-    pending_flow_ = f;
-    return st_.status;
+    return {sh.st_.status, f};
 }
 
 }  // namespace bashkit::interp

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "interp/builtins/builtin.hpp"
 #include "interp/exec.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
@@ -69,7 +70,9 @@ bool is_keyword(std::string_view s) {
 
 // ---------------------------------------------------------------- read
 
-int Exec::b_read(std::vector<std::string>& a) {
+BuiltinResult builtin_read(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool raw = false;
     std::string array;
     char delim = '\n';
@@ -81,8 +84,8 @@ int Exec::b_read(std::vector<std::string>& a) {
     size_t i = 1;
     auto need = [&](size_t k, char opt) -> bool {
         if (k + 1 >= a.size()) {
-            builtin_error("read", std::string("-") + opt + ": option requires an argument");
-            write_err("read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n");
+            sh.builtin_error("read", std::string("-") + opt + ": option requires an argument");
+            sh.write_err("read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n");
             return false;
         }
         return true;
@@ -114,7 +117,7 @@ int Exec::b_read(std::vector<std::string>& a) {
                     case 'n':
                     case 'N':
                         if (!parse_int(arg, nchars) || nchars < 0) {
-                            builtin_error("read", arg + ": invalid number");
+                            sh.builtin_error("read", arg + ": invalid number");
                             return 1;
                         }
                         exact = c == 'N';
@@ -125,7 +128,7 @@ int Exec::b_read(std::vector<std::string>& a) {
                         for (char ch : arg)
                             if (!(std::isdigit(static_cast<unsigned char>(ch)) || ch == '.')) ok = false;
                         if (!ok) {
-                            builtin_error("read", arg + ": invalid timeout specification");
+                            sh.builtin_error("read", arg + ": invalid timeout specification");
                             return 1;
                         }
                         timeout_s = std::strtod(arg.c_str(), nullptr);
@@ -134,7 +137,7 @@ int Exec::b_read(std::vector<std::string>& a) {
                     case 'u': {
                         int64_t v = -1;
                         if (!parse_int(arg, v) || v < 0 || v > 1023) {
-                            builtin_error("read", arg + ": invalid file descriptor specification");
+                            sh.builtin_error("read", arg + ": invalid file descriptor specification");
                             return 1;
                         }
                         fdn = static_cast<int>(v);
@@ -142,8 +145,8 @@ int Exec::b_read(std::vector<std::string>& a) {
                     }
                 }
             } else {
-                builtin_error("read", std::string("-") + c + ": invalid option");
-                write_err("read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n");
+                sh.builtin_error("read", std::string("-") + c + ": invalid option");
+                sh.write_err("read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n");
                 return 2;
             }
         }
@@ -151,17 +154,17 @@ int Exec::b_read(std::vector<std::string>& a) {
     std::vector<std::string> names(a.begin() + static_cast<ptrdiff_t>(i), a.end());
     for (const auto& n : names) {
         std::string base = n.substr(0, n.find('['));
-        if (!valid_name(base)) return builtin_error("read", "`" + n + "': not a valid identifier");
+        if (!valid_name(base)) return sh.builtin_error("read", "`" + n + "': not a valid identifier");
     }
-    StreamPtr src = fd(fdn);
-    if (!src) return builtin_error("read", std::to_string(fdn) + ": invalid file descriptor: Bad file descriptor");
+    StreamPtr src = sh.fd(fdn);
+    if (!src) return sh.builtin_error("read", std::to_string(fdn) + ": invalid file descriptor: Bad file descriptor");
     if (timeout_s >= 0) {
         auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<int64_t>(std::min(timeout_s, 1e9) * 1e6));
         if (timeout_s == 0) return src->wait_readable(deadline) ? 0 : 1;
         if (!src->wait_readable(deadline)) {
-            for (const auto& n : names) (void)assign(n, "");
-            if (names.empty() && array.empty()) (void)assign("REPLY", "");
+            for (const auto& n : names) (void)sh.assign(n, "");
+            if (names.empty() && array.empty()) (void)sh.assign("REPLY", "");
             return 142;
         }
     }
@@ -224,7 +227,7 @@ int Exec::b_read(std::vector<std::string>& a) {
     } else {
         while (true) {
             std::string chunk;
-            IoResult r = src->read_until(delim, chunk, s_.limits.max_variable_bytes);
+            IoResult r = src->read_until(delim, chunk, sh.s_.limits.max_variable_bytes);
             if (!r.ok() || chunk.empty()) {
                 eof = true;
                 break;
@@ -255,10 +258,10 @@ int Exec::b_read(std::vector<std::string>& a) {
             if (!cont || !ended) break;
         }
     }
-    if (line.size() > s_.limits.max_variable_bytes) line.resize(s_.limits.max_variable_bytes);
+    if (line.size() > sh.s_.limits.max_variable_bytes) line.resize(sh.s_.limits.max_variable_bytes);
     (void)prompt;
 
-    const Var* ifsv = st_.vars.find("IFS");
+    const Var* ifsv = sh.st_.vars.find("IFS");
     std::string ifs = ifsv && ifsv->set ? ifsv->str : std::string(" \t\n");
     auto is_ifs = [&](size_t k) { return !quoted[k] && ifs.find(line[k]) != std::string::npos; };
     auto is_ws = [&](size_t k) {
@@ -268,7 +271,7 @@ int Exec::b_read(std::vector<std::string>& a) {
     auto status = eof ? 1 : 0;
 
     if (names.empty() && array.empty()) {
-        if (!assign("REPLY", line)) return 1;
+        if (!sh.assign("REPLY", line)) return 1;
         return status;
     }
 
@@ -292,9 +295,9 @@ int Exec::b_read(std::vector<std::string>& a) {
     if (!array.empty()) {
         std::vector<std::string> words;
         while (pos < line.size()) words.push_back(next_word(pos));
-        Var* v = lookup_mut(array);
-        if (v && v->readonly()) return builtin_error("read", array + ": readonly variable");
-        if (!assign_array(array, words, false)) return 1;
+        Var* v = sh.lookup_mut(array);
+        if (v && v->readonly()) return sh.builtin_error("read", array + ": readonly variable");
+        if (!sh.assign_array(array, words, false)) return 1;
         return status;
     }
     for (size_t k = 0; k < names.size(); ++k) {
@@ -316,8 +319,8 @@ int Exec::b_read(std::vector<std::string>& a) {
         }
         const std::string& n = names[k];
         size_t lb = n.find('[');
-        bool ok = lb == std::string::npos ? assign(n, val)
-                                          : assign_elem(n.substr(0, lb), n.substr(lb + 1, n.size() - lb - 2), val, false);
+        bool ok = lb == std::string::npos ? sh.assign(n, val)
+                                          : sh.assign_elem(n.substr(0, lb), n.substr(lb + 1, n.size() - lb - 2), val, false);
         if (!ok) return 1;
     }
     return status;
@@ -325,7 +328,9 @@ int Exec::b_read(std::vector<std::string>& a) {
 
 // ---------------------------------------------------------------- mapfile / readarray
 
-int Exec::b_mapfile(std::vector<std::string>& a) {
+BuiltinResult builtin_mapfile(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     char delim = '\n';
     int64_t count = 0, origin = 0, skip = 0, quantum = 5000;
     bool strip = false;
@@ -348,61 +353,60 @@ int Exec::b_mapfile(std::vector<std::string>& a) {
         if (s.size() > 2) arg = s.substr(2);
         else if (i + 1 < a.size()) arg = a[++i];
         else {
-            builtin_error(a[0], std::string("-") + c + ": option requires an argument");
+            sh.builtin_error(a[0], std::string("-") + c + ": option requires an argument");
             return 2;
         }
         int64_t v = 0;
         switch (c) {
             case 'd': delim = arg.empty() ? '\0' : arg[0]; break;
             case 'n':
-                if (!parse_int(arg, count) || count < 0) return builtin_error(a[0], arg + ": invalid line count");
+                if (!parse_int(arg, count) || count < 0) return sh.builtin_error(a[0], arg + ": invalid line count");
                 break;
             case 'O':
-                if (!parse_int(arg, origin) || origin < 0) return builtin_error(a[0], arg + ": invalid array origin");
+                if (!parse_int(arg, origin) || origin < 0) return sh.builtin_error(a[0], arg + ": invalid array origin");
                 break;
             case 's':
-                if (!parse_int(arg, skip) || skip < 0) return builtin_error(a[0], arg + ": invalid line count");
+                if (!parse_int(arg, skip) || skip < 0) return sh.builtin_error(a[0], arg + ": invalid line count");
                 break;
             case 'u':
-                if (!parse_int(arg, v) || v < 0 || v > 1023) return builtin_error(a[0], arg + ": invalid file descriptor specification");
+                if (!parse_int(arg, v) || v < 0 || v > 1023) return sh.builtin_error(a[0], arg + ": invalid file descriptor specification");
                 fdn = static_cast<int>(v);
                 break;
             case 'C': callback = arg; break;
             case 'c':
-                if (!parse_int(arg, quantum) || quantum <= 0) return builtin_error(a[0], arg + ": invalid callback quantum");
+                if (!parse_int(arg, quantum) || quantum <= 0) return sh.builtin_error(a[0], arg + ": invalid callback quantum");
                 break;
             default:
-                builtin_error(a[0], std::string("-") + c + ": invalid option");
+                sh.builtin_error(a[0], std::string("-") + c + ": invalid option");
                 return 2;
         }
     }
     std::string name = i < a.size() ? a[i] : "MAPFILE";
-    if (!valid_name(name)) return builtin_error(a[0], "`" + name + "': not a valid identifier");
-    StreamPtr src = fd(fdn);
-    if (!src) return builtin_error(a[0], std::to_string(fdn) + ": invalid file descriptor: Bad file descriptor");
-    Var* v = lookup_mut(name);
-    if (v && v->readonly()) return builtin_error(a[0], name + ": readonly variable");
+    if (!valid_name(name)) return sh.builtin_error(a[0], "`" + name + "': not a valid identifier");
+    StreamPtr src = sh.fd(fdn);
+    if (!src) return sh.builtin_error(a[0], std::to_string(fdn) + ": invalid file descriptor: Bad file descriptor");
+    Var* v = sh.lookup_mut(name);
+    if (v && v->readonly()) return sh.builtin_error(a[0], name + ": readonly variable");
     if (!v || !v->is_indexed() || origin == 0) {
-        if (origin == 0) (void)assign_array(name, {}, false);
-        else if (!v || !v->is_indexed()) (void)assign_array(name, {}, true);
+        if (origin == 0) (void)sh.assign_array(name, {}, false);
+        else if (!v || !v->is_indexed()) (void)sh.assign_array(name, {}, true);
     }
     int64_t idx = origin, read_lines = 0;
     while (count == 0 || read_lines < count) {
-        if (check_cancel()) break;
+        if (sh.check_cancel()) break;
         std::string line;
-        IoResult r = src->read_until(delim, line, s_.limits.max_variable_bytes);
+        IoResult r = src->read_until(delim, line, sh.s_.limits.max_variable_bytes);
         if (!r.ok() || line.empty()) break;
         if (skip > 0) {
             --skip;
             continue;
         }
         if (strip && line.back() == delim) line.pop_back();
-        if (!assign_elem(name, to_dec(idx), line, false, true)) return 1;
+        if (!sh.assign_elem(name, to_dec(idx), line, false, true)) return 1;
         if (!callback.empty() && (read_lines + 1) % quantum == 0) {
-            Flow f = run_source(callback + " " + to_dec(idx) + " " + quote_for_reuse(line, QuoteStyle::Single), source_name_, true);
+            Flow f = sh.run_source(callback + " " + to_dec(idx) + " " + quote_for_reuse(line, QuoteStyle::Single), sh.source_name_, true);
             if (f != Flow::Normal) {
-                pending_flow_ = f;
-                return st_.status;
+                return {sh.st_.status, f};
             }
         }
         ++idx;
@@ -413,15 +417,17 @@ int Exec::b_mapfile(std::vector<std::string>& a) {
 
 // ---------------------------------------------------------------- getopts
 
-int Exec::b_getopts(std::vector<std::string>& a) {
+BuiltinResult builtin_getopts(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     if (a.size() < 3) {
-        write_err("getopts: usage: getopts optstring name [arg ...]\n");
+        sh.write_err("getopts: usage: getopts optstring name [arg ...]\n");
         return 2;
     }
     std::vector<std::string> args;
     if (a.size() > 3) args.assign(a.begin() + 3, a.end());
-    else args = params();
-    return do_getopts(a[1], a[2], args);
+    else args = sh.params();
+    return sh.do_getopts(a[1], a[2], args);
 }
 
 int Exec::do_getopts(std::string_view optstring, std::string_view varname, const std::vector<std::string>& args) {
@@ -518,14 +524,15 @@ int Exec::do_getopts(std::string_view optstring, std::string_view varname, const
 
 // ---------------------------------------------------------------- let
 
-int Exec::b_let(std::vector<std::string>& a) {
-    if (a.size() < 2) return builtin_error("let", "expression expected");
+BuiltinResult builtin_let(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    if (a.size() < 2) return sh.builtin_error("let", "expression expected");
     int64_t v = 0;
     for (size_t i = 1; i < a.size(); ++i) {
-        Ex r = arith_text_prefixed(a[i], v, "let: ");
+        Ex r = sh.arith_text_prefixed(a[i], v, "let: ");
         if (r == Ex::Fatal) {
-            pending_flow_ = Flow::Exit;
-            return 1;
+            return {1, Flow::Exit};
         }
         if (r != Ex::Ok) return 1;
     }
@@ -588,7 +595,9 @@ std::string Exec::describe_command(std::string_view name, bool& found, int mode)
     return n + " is " + path + "\n";
 }
 
-int Exec::b_type(std::vector<std::string>& a) {
+BuiltinResult builtin_type(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     int mode = 0;
     bool all = false, path_only = false, no_funcs = false;
     size_t i = 1;
@@ -607,8 +616,8 @@ int Exec::b_type(std::vector<std::string>& a) {
                 case 'a': all = true; break;
                 case 'f': no_funcs = true; break;
                 default:
-                    builtin_error("type", std::string("-") + s[k] + ": invalid option");
-                    write_err("type: usage: type [-afptP] name [name ...]\n");
+                    sh.builtin_error("type", std::string("-") + s[k] + ": invalid option");
+                    sh.write_err("type: usage: type [-afptP] name [name ...]\n");
                     return 2;
             }
         }
@@ -620,31 +629,33 @@ int Exec::b_type(std::vector<std::string>& a) {
         bool found = false;
         std::string d;
         if (path_only) {
-            if ((!no_funcs && (st_.funcs.count(a[i]) || is_keyword(a[i]))) || find_builtin(a[i]) ||
-                st_.aliases.count(a[i])) {
+            if ((!no_funcs && (sh.st_.funcs.count(a[i]) || is_keyword(a[i]))) || find_builtin(a[i]) ||
+                sh.st_.aliases.count(a[i])) {
                 found = true;
             } else {
-                std::string p = s_.find_utility(a[i]) ? "/usr/bin/" + a[i] : find_in_path(a[i]);
+                std::string p = sh.s_.find_utility(a[i]) ? "/usr/bin/" + a[i] : sh.find_in_path(a[i]);
                 if (!p.empty()) {
                     found = true;
                     d = p + "\n";
                 }
             }
         } else {
-            d = describe_command(a[i], found, mode);
+            d = sh.describe_command(a[i], found, mode);
         }
         if (!found) {
-            if (mode != 1 && !path_only) builtin_error("type", a[i] + ": not found");
+            if (mode != 1 && !path_only) sh.builtin_error("type", a[i] + ": not found");
             status = 1;
             continue;
         }
         out += d;
     }
-    write_out(out);
+    sh.write_out(out);
     return status;
 }
 
-int Exec::b_command(std::vector<std::string>& a) {
+BuiltinResult builtin_command(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     size_t i = 1;
     int mode = -1;
     for (; i < a.size(); ++i) {
@@ -659,8 +670,8 @@ int Exec::b_command(std::vector<std::string>& a) {
             else if (s[k] == 'V') mode = 0;
             else if (s[k] == 'p') {
             } else {
-                builtin_error("command", std::string("-") + s[k] + ": invalid option");
-                write_err("command: usage: command [-pVv] command [arg ...]\n");
+                sh.builtin_error("command", std::string("-") + s[k] + ": invalid option");
+                sh.write_err("command: usage: command [-pVv] command [arg ...]\n");
                 return 2;
             }
         }
@@ -671,50 +682,54 @@ int Exec::b_command(std::vector<std::string>& a) {
         std::string out;
         for (; i < a.size(); ++i) {
             bool found = false;
-            std::string d = describe_command(a[i], found, mode);
+            std::string d = sh.describe_command(a[i], found, mode);
             if (!found) {
-                if (mode == 0) builtin_error("command", a[i] + ": not found");
+                if (mode == 0) sh.builtin_error("command", a[i] + ": not found");
                 status = 1;
                 continue;
             }
             out += d;
         }
-        write_out(out);
+        sh.write_out(out);
         return status;
     }
     std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
-    Flow f = run_argv(rest, nullptr, true);
-    pending_flow_ = f;
-    return st_.status;
+    Flow f = sh.run_argv(rest, nullptr, true, false, ctx.decls);
+    return {sh.st_.status, f};
 }
 
-int Exec::b_builtin(std::vector<std::string>& a) {
+BuiltinResult builtin_builtin(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     if (a.size() < 2) return 0;
     const BuiltinInfo* b = find_builtin(a[1]);
-    if (!b) return builtin_error("builtin", a[1] + ": not a shell builtin");
+    if (!b) return sh.builtin_error("builtin", a[1] + ": not a shell builtin");
     std::vector<std::string> rest(a.begin() + 1, a.end());
-    Flow f = run_builtin(*b, rest, nullptr);
-    pending_flow_ = f;
-    return st_.status;
+    Flow f = sh.run_builtin(*b, rest, ctx.decls);
+    return {sh.st_.status, f};
 }
 
-int Exec::b_enable(std::vector<std::string>& a) {
+BuiltinResult builtin_enable(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     if (a.size() == 1 || (a.size() == 2 && (a[1] == "-a" || a[1] == "-p"))) {
         std::string out;
-        for (const auto& b : builtins()) out += std::string("enable ") + b.name + "\n";
-        write_out(out);
+        for (const auto& b : builtin_table()) out += std::string("enable ") + b.name + "\n";
+        sh.write_out(out);
         return 0;
     }
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i][0] == '-') continue;
-        if (!find_builtin(a[i])) return builtin_error("enable", a[i] + ": not a shell builtin");
+        if (!find_builtin(a[i])) return sh.builtin_error("enable", a[i] + ": not a shell builtin");
     }
     return 0;
 }
 
 // ---------------------------------------------------------------- trap
 
-int Exec::b_trap(std::vector<std::string>& a) {
+BuiltinResult builtin_trap(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     size_t i = 1;
     bool print = false, list = false;
     for (; i < a.size(); ++i) {
@@ -735,12 +750,12 @@ int Exec::b_trap(std::vector<std::string>& a) {
             out += buf;
             out += (k % 5 == 4 || k + 1 == std::size(kSignals)) ? "\n" : "\t";
         }
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     auto show = [&](int n, std::string& out) {
-        auto it = st_.traps.find(n);
-        if (it == st_.traps.end()) return;
+        auto it = sh.st_.traps.find(n);
+        if (it == sh.st_.traps.end()) return;
         out += "trap -- " + quote_for_reuse(it->second.action, QuoteStyle::Single) + " " + signal_name(n) + "\n";
         if (it->second.action.empty()) {
             out.replace(out.size() - signal_name(n).size() - 4, 3, "''");
@@ -749,18 +764,18 @@ int Exec::b_trap(std::vector<std::string>& a) {
     if (i >= a.size() || print) {
         std::string out;
         if (i >= a.size()) {
-            for (const auto& [n, t] : st_.traps) show(n, out);
+            for (const auto& [n, t] : sh.st_.traps) show(n, out);
         } else {
             for (; i < a.size(); ++i) {
                 int n = signal_number(a[i]);
                 if (n < 0) {
-                    builtin_error("trap", a[i] + ": invalid signal specification");
+                    sh.builtin_error("trap", a[i] + ": invalid signal specification");
                     continue;
                 }
                 show(n, out);
             }
         }
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     std::string action = a[i];
@@ -775,57 +790,59 @@ int Exec::b_trap(std::vector<std::string>& a) {
     if (first_sig >= a.size()) {
         int n = signal_number(action);
         if (n >= 0) {
-            st_.traps.erase(n);
+            sh.st_.traps.erase(n);
             return 0;
         }
-        builtin_error("trap", action + ": invalid signal specification");
+        sh.builtin_error("trap", action + ": invalid signal specification");
         return 1;
     }
-    if (st_.traps_display_only) {
+    if (sh.st_.traps_display_only) {
         // The first trap set in a subshell drops the parent's (except ignored signals).
-        for (auto it = st_.traps.begin(); it != st_.traps.end();) {
+        for (auto it = sh.st_.traps.begin(); it != sh.st_.traps.end();) {
             if (!it->second.action.empty())
-                it = st_.traps.erase(it);
+                it = sh.st_.traps.erase(it);
             else
                 ++it;
         }
-        st_.traps_display_only = false;
+        sh.st_.traps_display_only = false;
     }
     int status = 0;
     for (size_t k = first_sig; k < a.size(); ++k) {
         int n = signal_number(a[k]);
         if (n < 0) {
-            builtin_error("trap", a[k] + ": invalid signal specification");
+            sh.builtin_error("trap", a[k] + ": invalid signal specification");
             status = 1;
             continue;
         }
         if (reset)
-            st_.traps.erase(n);
+            sh.st_.traps.erase(n);
         else
-            st_.traps[n] = Trap{action, nullptr};
+            sh.st_.traps[n] = Trap{action, nullptr};
     }
     return status;
 }
 
 // ---------------------------------------------------------------- alias
 
-int Exec::b_alias(std::vector<std::string>& a) {
+BuiltinResult builtin_alias(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     size_t i = 1;
     if (i < a.size() && a[i] == "-p") ++i;
     if (i < a.size() && a[i] == "--") ++i;
     std::string out;
     if (i >= a.size()) {
-        for (const auto& [k, v] : st_.aliases) out += "alias " + k + "=" + quote_for_reuse(v, QuoteStyle::Single) + "\n";
-        write_out(out);
+        for (const auto& [k, v] : sh.st_.aliases) out += "alias " + k + "=" + quote_for_reuse(v, QuoteStyle::Single) + "\n";
+        sh.write_out(out);
         return 0;
     }
     int status = 0;
     for (; i < a.size(); ++i) {
         size_t eq = a[i].find('=');
         if (eq == std::string::npos) {
-            auto it = st_.aliases.find(a[i]);
-            if (it == st_.aliases.end()) {
-                builtin_error("alias", a[i] + ": not found");
+            auto it = sh.st_.aliases.find(a[i]);
+            if (it == sh.st_.aliases.end()) {
+                sh.builtin_error("alias", a[i] + ": not found");
                 status = 1;
             } else {
                 out += "alias " + it->first + "=" + quote_for_reuse(it->second, QuoteStyle::Single) + "\n";
@@ -834,46 +851,48 @@ int Exec::b_alias(std::vector<std::string>& a) {
         }
         std::string name = a[i].substr(0, eq);
         if (name.empty() || name.find_first_of(" \t\n/$`=|&;()<>'\"\\") != std::string::npos) {
-            builtin_error("alias", "`" + name + "': invalid alias name");
+            sh.builtin_error("alias", "`" + name + "': invalid alias name");
             status = 1;
             continue;
         }
         // Aliases are charged to the memory budget with the variables (a subshell copies both).
         std::string value = a[i].substr(eq + 1);
-        auto old = st_.aliases.find(name);
-        size_t before = old == st_.aliases.end() ? 0 : alias_bytes(old->first, old->second);
+        auto old = sh.st_.aliases.find(name);
+        size_t before = old == sh.st_.aliases.end() ? 0 : alias_bytes(old->first, old->second);
         size_t after = alias_bytes(name, value);
-        if (after > before && !variable_bytes_fit("alias", after - before)) {
+        if (after > before && !sh.variable_bytes_fit("alias", after - before)) {
             status = 1;
             continue;
         }
-        st_.vars.add_bytes(static_cast<int64_t>(after) - static_cast<int64_t>(before));
-        st_.aliases[name] = std::move(value);
+        sh.st_.vars.add_bytes(static_cast<int64_t>(after) - static_cast<int64_t>(before));
+        sh.st_.aliases[name] = std::move(value);
     }
-    write_out(out);
+    sh.write_out(out);
     return status;
 }
 
-int Exec::b_unalias(std::vector<std::string>& a) {
+BuiltinResult builtin_unalias(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     if (a.size() < 2) {
-        write_err("unalias: usage: unalias [-a] name [name ...]\n");
+        sh.write_err("unalias: usage: unalias [-a] name [name ...]\n");
         return 2;
     }
     int status = 0;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-a") {
-            for (const auto& [k, v] : st_.aliases) st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(k, v)));
-            st_.aliases.clear();
+            for (const auto& [k, v] : sh.st_.aliases) sh.st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(k, v)));
+            sh.st_.aliases.clear();
             continue;
         }
-        auto it = st_.aliases.find(a[i]);
-        if (it == st_.aliases.end()) {
-            builtin_error("unalias", a[i] + ": not found");
+        auto it = sh.st_.aliases.find(a[i]);
+        if (it == sh.st_.aliases.end()) {
+            sh.builtin_error("unalias", a[i] + ": not found");
             status = 1;
             continue;
         }
-        st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(it->first, it->second)));
-        st_.aliases.erase(it);
+        sh.st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(it->first, it->second)));
+        sh.st_.aliases.erase(it);
     }
     return status;
 }
@@ -941,7 +960,9 @@ int Exec::wait_job(Job& j) {
     return j.signal ? 128 + j.signal : j.status.load();
 }
 
-int Exec::b_wait(std::vector<std::string>& a) {
+BuiltinResult builtin_wait(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool any = false;
     std::string pvar;
     size_t i = 1;
@@ -954,7 +975,7 @@ int Exec::b_wait(std::vector<std::string>& a) {
             break;
         } else break;
     }
-    auto& jobs = st_.jobs->jobs;
+    auto& jobs = sh.st_.jobs->jobs;
     auto prune = [&]() {
         jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [](const std::shared_ptr<Job>& j) { return j->done && j->reported; }),
                    jobs.end());
@@ -966,7 +987,7 @@ int Exec::b_wait(std::vector<std::string>& a) {
             for (auto& j : jobs)
                 if (!j->reported) pending = true;
             if (!pending) return 127;
-            std::unique_lock lock(s_.jobs_mu);
+            std::unique_lock lock(sh.s_.jobs_mu);
             while (true) {
                 for (auto& j : jobs) {
                     if (!j->reported && j->done.load()) {
@@ -974,25 +995,25 @@ int Exec::b_wait(std::vector<std::string>& a) {
                         int st = j->signal ? 128 + j->signal : j->status.load();
                         if (!pvar.empty()) {
                             lock.unlock();
-                            (void)assign(pvar, to_dec(j->pid));
+                            (void)sh.assign(pvar, to_dec(j->pid));
                         }
                         lock = std::unique_lock<std::mutex>();
                         prune();
                         return st;
                     }
                 }
-                if (cancel_->cancelled()) {
-                    pending_flow_ = cancelled_flow();
-                    return exit_status_;
+                if (sh.cancel_->cancelled()) {
+                    Flow flow = sh.cancelled_flow();
+                    return {sh.exit_status_, flow};
                 }
-                s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
+                sh.s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
             }
         }
         for (auto& j : jobs) {
-            int st = wait_job(*j);
+            int st = sh.wait_job(*j);
             if (st < 0) {
-                pending_flow_ = cancelled_flow();
-                return exit_status_;
+                Flow flow = sh.cancelled_flow();
+                return {sh.exit_status_, flow};
             }
         }
         jobs.clear();
@@ -1001,37 +1022,39 @@ int Exec::b_wait(std::vector<std::string>& a) {
     int status = 0;
     for (; i < a.size(); ++i) {
         bool bad = false;
-        auto j = find_job(a[i], bad);
+        auto j = sh.find_job(a[i], bad);
         if (!j) {
             if (bad && a[i].starts_with("%"))
-                builtin_error("wait", a[i] + ": no such job");
+                sh.builtin_error("wait", a[i] + ": no such job");
             else if (bad)
-                builtin_error("wait", "`" + a[i] + "': not a pid or valid job spec");
+                sh.builtin_error("wait", "`" + a[i] + "': not a pid or valid job spec");
             else
-                builtin_error("wait", "pid " + a[i] + " is not a child of this shell");
+                sh.builtin_error("wait", "pid " + a[i] + " is not a child of this shell");
             status = 127;
             continue;
         }
-        int st = wait_job(*j);
+        int st = sh.wait_job(*j);
         if (st < 0) {
-            pending_flow_ = cancelled_flow();
-            return exit_status_;
+            Flow flow = sh.cancelled_flow();
+            return {sh.exit_status_, flow};
         }
         status = st;
-        if (!pvar.empty()) (void)assign(pvar, to_dec(j->pid));
+        if (!pvar.empty()) (void)sh.assign(pvar, to_dec(j->pid));
     }
     prune();
     return status;
 }
 
-int Exec::b_jobs(std::vector<std::string>& a) {
+BuiltinResult builtin_jobs(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool pids = false, long_fmt = false;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-p") pids = true;
         else if (a[i] == "-l") long_fmt = true;
     }
     std::vector<std::shared_ptr<Job>> jobs;
-    for (auto& j : st_.jobs->jobs)
+    for (auto& j : sh.st_.jobs->jobs)
         if (!j->hidden) jobs.push_back(j);
     std::string out;
     for (size_t k = 0; k < jobs.size(); ++k) {
@@ -1051,15 +1074,17 @@ int Exec::b_jobs(std::vector<std::string>& a) {
         out += line + "\n";
         if (done) j->reported = true;
     }
-    auto& table = st_.jobs->jobs;
+    auto& table = sh.st_.jobs->jobs;
     table.erase(std::remove_if(table.begin(), table.end(),
                                [](const std::shared_ptr<Job>& j) { return j->done && j->reported; }),
                 table.end());
-    write_out(out);
+    sh.write_out(out);
     return 0;
 }
 
-int Exec::b_kill(std::vector<std::string>& a) {
+BuiltinResult builtin_kill(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     int sig = 15;
     size_t i = 1;
     if (i < a.size() && (a[i] == "-l" || a[i] == "-L")) {
@@ -1083,49 +1108,48 @@ int Exec::b_kill(std::vector<std::string>& a) {
                 out += (k % 5 == 4 || k + 1 == std::size(kSignals)) ? "\n" : "\t";
             }
         }
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     if (i < a.size() && (a[i] == "-s" || a[i] == "-n")) {
-        if (i + 1 >= a.size()) return builtin_error("kill", a[i] + ": option requires an argument");
+        if (i + 1 >= a.size()) return sh.builtin_error("kill", a[i] + ": option requires an argument");
         sig = signal_number(a[i + 1]);
-        if (sig < 0) return builtin_error("kill", a[i + 1] + ": invalid signal specification");
+        if (sig < 0) return sh.builtin_error("kill", a[i + 1] + ": invalid signal specification");
         i += 2;
     } else if (i < a.size() && a[i].size() > 1 && a[i][0] == '-' && a[i] != "--") {
         sig = signal_number(a[i].substr(1));
-        if (sig < 0) return builtin_error("kill", a[i].substr(1) + ": invalid signal specification");
+        if (sig < 0) return sh.builtin_error("kill", a[i].substr(1) + ": invalid signal specification");
         ++i;
     }
     if (i < a.size() && a[i] == "--") ++i;
     if (i >= a.size()) {
-        write_err("kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n");
+        sh.write_err("kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n");
         return 2;
     }
     int status = 0;
     for (; i < a.size(); ++i) {
         int64_t pid = 0;
-        if (!a[i].starts_with("%") && parse_int(a[i], pid) && (pid == s_.id.pid || pid == st_.bashpid)) {
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && (pid == sh.s_.id.pid || pid == sh.st_.bashpid)) {
             // Signalling ourselves: run the trap, or end the shell.
             if (sig == 0) continue;
-            auto it = st_.traps.find(sig);
-            if (it != st_.traps.end()) {
-                if (!it->second.action.empty()) run_trap(sig);
+            auto it = sh.st_.traps.find(sig);
+            if (it != sh.st_.traps.end()) {
+                if (!it->second.action.empty()) sh.run_trap(sig);
                 continue;
             }
             if (sig == 17 || sig == 18 || sig == 23 || sig == 28) continue;
-            exit_status_ = 128 + sig;
-            pending_flow_ = Flow::Exit;
-            return exit_status_;
+            sh.exit_status_ = 128 + sig;
+            return {sh.exit_status_, Flow::Exit};
         }
         bool bad = false;
-        auto j = find_job(a[i], bad);
+        auto j = sh.find_job(a[i], bad);
         if (!j) {
             if (a[i].starts_with("%"))
-                builtin_error("kill", a[i] + ": no such job");
+                sh.builtin_error("kill", a[i] + ": no such job");
             else if (bad)
-                builtin_error("kill", a[i] + ": arguments must be process or job IDs");
+                sh.builtin_error("kill", a[i] + ": arguments must be process or job IDs");
             else
-                builtin_error("kill", "(" + a[i] + ") - No such process");
+                sh.builtin_error("kill", "(" + a[i] + ") - No such process");
             status = 1;
             continue;
         }
@@ -1142,17 +1166,19 @@ int Exec::b_kill(std::vector<std::string>& a) {
     return status;
 }
 
-int Exec::b_disown(std::vector<std::string>& a) {
-    auto& jobs = st_.jobs->jobs;
+BuiltinResult builtin_disown(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    auto& jobs = sh.st_.jobs->jobs;
     if (a.size() == 1 || a[1] == "-a") {
         jobs.clear();
         return 0;
     }
     for (size_t i = 1; i < a.size(); ++i) {
         bool bad = false;
-        auto j = find_job(a[i], bad);
+        auto j = sh.find_job(a[i], bad);
         if (!j) {
-            builtin_error("disown", a[i] + ": no such job");
+            sh.builtin_error("disown", a[i] + ": no such job");
             return 1;
         }
         std::erase(jobs, j);
@@ -1160,8 +1186,15 @@ int Exec::b_disown(std::vector<std::string>& a) {
     return 0;
 }
 
-int Exec::b_fg(std::vector<std::string>& a) { return builtin_error(a[0], "no job control"); }
-int Exec::b_suspend(std::vector<std::string>&) { return builtin_error("suspend", "cannot suspend a non-interactive shell"); }
+BuiltinResult builtin_fg(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    return sh.builtin_error(a[0], "no job control");
+}
+BuiltinResult builtin_suspend(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    return sh.builtin_error("suspend", "cannot suspend a non-interactive shell");
+}
 
 // ---------------------------------------------------------------- directory stack
 
@@ -1172,7 +1205,9 @@ std::string tilde_short(const std::string& p, const std::string& home) {
 }
 }  // namespace
 
-int Exec::b_dirs(std::vector<std::string>& a) {
+BuiltinResult builtin_dirs(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool clear = false, full = false, per_line = false, verbose = false;
     for (size_t i = 1; i < a.size(); ++i) {
         const std::string& s = a[i];
@@ -1182,17 +1217,17 @@ int Exec::b_dirs(std::vector<std::string>& a) {
                 else if (s[k] == 'l') full = true;
                 else if (s[k] == 'p') per_line = true;
                 else if (s[k] == 'v') per_line = verbose = true;
-                else return builtin_error("dirs", s + ": invalid option");
+                else return sh.builtin_error("dirs", s + ": invalid option");
             }
         }
     }
     if (clear) {
-        st_.dirstack.clear();
+        sh.st_.dirstack.clear();
         return 0;
     }
-    std::string home = get_str("HOME");
-    std::vector<std::string> all{st_.cwd};
-    for (auto it = st_.dirstack.rbegin(); it != st_.dirstack.rend(); ++it) all.push_back(*it);
+    std::string home = sh.get_str("HOME");
+    std::vector<std::string> all{sh.st_.cwd};
+    for (auto it = sh.st_.dirstack.rbegin(); it != sh.st_.dirstack.rend(); ++it) all.push_back(*it);
     std::string out;
     for (size_t k = 0; k < all.size(); ++k) {
         std::string d = full ? all[k] : tilde_short(all[k], home);
@@ -1201,11 +1236,13 @@ int Exec::b_dirs(std::vector<std::string>& a) {
         else out += (k ? " " : "") + d;
     }
     if (!per_line) out += "\n";
-    write_out(out);
+    sh.write_out(out);
     return 0;
 }
 
-int Exec::b_pushd(std::vector<std::string>& a) {
+BuiltinResult builtin_pushd(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool no_cd = false;
     std::string arg;
     for (size_t i = 1; i < a.size(); ++i) {
@@ -1214,138 +1251,148 @@ int Exec::b_pushd(std::vector<std::string>& a) {
         else arg = a[i];
     }
     if (arg.empty()) {
-        if (st_.dirstack.empty()) return builtin_error("pushd", "no other directory");
-        std::string top = st_.dirstack.back();
-        std::string cur = st_.cwd;
-        if (!no_cd && !cd_to(top, false, false)) return 1;
-        st_.dirstack.back() = cur;
+        if (sh.st_.dirstack.empty()) return sh.builtin_error("pushd", "no other directory");
+        std::string top = sh.st_.dirstack.back();
+        std::string cur = sh.st_.cwd;
+        if (!no_cd && !sh.cd_to(top, false, false)) return 1;
+        sh.st_.dirstack.back() = cur;
     } else if ((arg[0] == '+' || arg[0] == '-') && arg.size() > 1 && std::isdigit(static_cast<unsigned char>(arg[1]))) {
         int64_t n = 0;
         parse_int(arg.substr(1), n);
-        std::vector<std::string> all{st_.cwd};
-        for (auto it = st_.dirstack.rbegin(); it != st_.dirstack.rend(); ++it) all.push_back(*it);
-        if (n >= static_cast<int64_t>(all.size())) return builtin_error("pushd", arg + ": directory stack index out of range");
+        std::vector<std::string> all{sh.st_.cwd};
+        for (auto it = sh.st_.dirstack.rbegin(); it != sh.st_.dirstack.rend(); ++it) all.push_back(*it);
+        if (n >= static_cast<int64_t>(all.size())) return sh.builtin_error("pushd", arg + ": directory stack index out of range");
         size_t k = arg[0] == '+' ? static_cast<size_t>(n) : all.size() - 1 - static_cast<size_t>(n);
         std::rotate(all.begin(), all.begin() + static_cast<ptrdiff_t>(k), all.end());
-        if (!cd_to(all[0], false, false)) return 1;
-        st_.dirstack.assign(all.rbegin(), all.rend() - 1);
+        if (!sh.cd_to(all[0], false, false)) return 1;
+        sh.st_.dirstack.assign(all.rbegin(), all.rend() - 1);
     } else {
-        std::string cur = st_.cwd;
+        std::string cur = sh.st_.cwd;
         if (!no_cd) {
-            if (!cd_to(arg, st_.opts[OptPhysical], false)) return 1;
-            st_.dirstack.push_back(cur);
+            if (!sh.cd_to(arg, sh.st_.opts[OptPhysical], false)) return 1;
+            sh.st_.dirstack.push_back(cur);
         } else {
-            st_.dirstack.insert(st_.dirstack.end() - (st_.dirstack.empty() ? 0 : 0), abs_path(arg));
+            sh.st_.dirstack.insert(sh.st_.dirstack.end() - (sh.st_.dirstack.empty() ? 0 : 0), sh.abs_path(arg));
         }
     }
     std::vector<std::string> none{"dirs"};
-    return b_dirs(none);
+    BuiltinContext dirs{sh, none};
+    return builtin_dirs(dirs);
 }
 
-int Exec::b_popd(std::vector<std::string>& a) {
+BuiltinResult builtin_popd(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool no_cd = false;
     std::string arg;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-n") no_cd = true;
         else arg = a[i];
     }
-    if (st_.dirstack.empty()) return builtin_error("popd", "directory stack empty");
+    if (sh.st_.dirstack.empty()) return sh.builtin_error("popd", "directory stack empty");
     if (!arg.empty() && (arg[0] == '+' || arg[0] == '-')) {
         int64_t n = 0;
         parse_int(arg.substr(1), n);
-        std::vector<std::string> all{st_.cwd};
-        for (auto it = st_.dirstack.rbegin(); it != st_.dirstack.rend(); ++it) all.push_back(*it);
-        if (n >= static_cast<int64_t>(all.size())) return builtin_error("popd", arg + ": directory stack index out of range");
+        std::vector<std::string> all{sh.st_.cwd};
+        for (auto it = sh.st_.dirstack.rbegin(); it != sh.st_.dirstack.rend(); ++it) all.push_back(*it);
+        if (n >= static_cast<int64_t>(all.size())) return sh.builtin_error("popd", arg + ": directory stack index out of range");
         size_t k = arg[0] == '+' ? static_cast<size_t>(n) : all.size() - 1 - static_cast<size_t>(n);
         if (k == 0) {
-            if (!no_cd && !cd_to(all[1], false, false)) return 1;
+            if (!no_cd && !sh.cd_to(all[1], false, false)) return 1;
         }
         all.erase(all.begin() + static_cast<ptrdiff_t>(k));
-        st_.dirstack.assign(all.rbegin(), all.rend() - 1);
+        sh.st_.dirstack.assign(all.rbegin(), all.rend() - 1);
     } else {
-        std::string top = st_.dirstack.back();
-        if (!no_cd && !cd_to(top, false, false)) return 1;
-        st_.dirstack.pop_back();
+        std::string top = sh.st_.dirstack.back();
+        if (!no_cd && !sh.cd_to(top, false, false)) return 1;
+        sh.st_.dirstack.pop_back();
     }
     std::vector<std::string> none{"dirs"};
-    return b_dirs(none);
+    BuiltinContext dirs{sh, none};
+    return builtin_dirs(dirs);
 }
 
 // ---------------------------------------------------------------- small ones
 
-int Exec::b_hash(std::vector<std::string>& a) {
+BuiltinResult builtin_hash(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     if (a.size() == 1) {
-        if (st_.hashed.empty()) {
-            write_out("hash: hash table empty\n");
+        if (sh.st_.hashed.empty()) {
+            sh.write_out("hash: hash table empty\n");
             return 0;
         }
         std::string out = "hits\tcommand\n";
-        for (const auto& [k, v] : st_.hashed) out += "   1\t" + v + "\n";
-        write_out(out);
+        for (const auto& [k, v] : sh.st_.hashed) out += "   1\t" + v + "\n";
+        sh.write_out(out);
         return 0;
     }
     int status = 0;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-r") {
-            st_.hashed.clear();
+            sh.st_.hashed.clear();
             continue;
         }
         if (a[i] == "-d" || a[i] == "-t" || a[i] == "-l") continue;
         if (a[i] == "-p" && i + 2 < a.size()) {
-            st_.hashed[a[i + 2]] = a[i + 1];
+            sh.st_.hashed[a[i + 2]] = a[i + 1];
             i += 2;
             continue;
         }
-        if (find_builtin(a[i]) || st_.funcs.count(a[i])) continue;
-        if (s_.find_utility(a[i])) continue;
-        std::string p = find_in_path(a[i]);
+        if (find_builtin(a[i]) || sh.st_.funcs.count(a[i])) continue;
+        if (sh.s_.find_utility(a[i])) continue;
+        std::string p = sh.find_in_path(a[i]);
         if (p.empty()) {
-            builtin_error("hash", a[i] + ": not found");
+            sh.builtin_error("hash", a[i] + ": not found");
             status = 1;
         }
     }
     return status;
 }
 
-int Exec::b_help(std::vector<std::string>& a) {
+BuiltinResult builtin_help(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     std::string out;
     if (a.size() == 1) {
         out = "bashkit shell builtins (bash 5.2 compatible). Type `help name' for more about `name'.\n\n";
-        for (const auto& b : builtins()) out += std::string(" ") + b.help + "\n";
-        std::vector<std::string> names = s_.utility_names();
+        for (const auto& b : builtin_table()) out += std::string(" ") + b.help + "\n";
+        std::vector<std::string> names = sh.s_.utility_names();
         if (!names.empty()) {
             out += "\nUtilities:\n";
-            for (const auto& n : names) out += " " + s_.find_utility(n)->help + "\n";
+            for (const auto& n : names) out += " " + sh.s_.find_utility(n)->help + "\n";
         }
-        write_out(out);
+        sh.write_out(out);
         return 0;
     }
     int status = 0;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i][0] == '-') continue;
         bool any = false;
-        for (const auto& b : builtins()) {
+        for (const auto& b : builtin_table()) {
             if (pattern_match(a[i], b.name)) {
                 out += std::string(b.name) + ": " + b.help + "\n";
                 any = true;
             }
         }
         if (!any) {
-            if (const RegisteredCommand* rc = s_.find_utility(a[i])) {
+            if (const RegisteredCommand* rc = sh.s_.find_utility(a[i])) {
                 out += rc->name + ": " + rc->help + "\n";
                 any = true;
             }
         }
         if (!any) {
-            builtin_error("help", "no help topics match `" + a[i] + "'.  Try `help help' or `man -k " + a[i] + "' or `info " + a[i] + "'.");
+            sh.builtin_error("help", "no help topics match `" + a[i] + "'.  Try `help help' or `man -k " + a[i] + "' or `info " + a[i] + "'.");
             status = 1;
         }
     }
-    write_out(out);
+    sh.write_out(out);
     return status;
 }
 
-int Exec::b_umask(std::vector<std::string>& a) {
+BuiltinResult builtin_umask(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     bool symbolic = false, print = false;
     size_t i = 1;
     for (; i < a.size(); ++i) {
@@ -1369,22 +1416,22 @@ int Exec::b_umask(std::vector<std::string>& a) {
     };
     if (i >= a.size()) {
         char buf[16];
-        std::snprintf(buf, sizeof buf, "%04o", st_.umask);
-        std::string out = symbolic ? sym(st_.umask) : std::string(buf);
+        std::snprintf(buf, sizeof buf, "%04o", sh.st_.umask);
+        std::string out = symbolic ? sym(sh.st_.umask) : std::string(buf);
         if (print) out = "umask " + std::string(symbolic ? "-S " : "") + out;
-        write_out(out + "\n");
+        sh.write_out(out + "\n");
         return 0;
     }
     const std::string& m = a[i];
     if (std::all_of(m.begin(), m.end(), [](char c) { return c >= '0' && c <= '7'; })) {
         uint32_t v = 0;
         for (char c : m) v = v * 8 + static_cast<uint32_t>(c - '0');
-        if (v > 0777) return builtin_error("umask", m + ": octal number out of range");
-        st_.umask = v;
+        if (v > 0777) return sh.builtin_error("umask", m + ": octal number out of range");
+        sh.st_.umask = v;
         return 0;
     }
     // Symbolic: u=rwx,g=rx,o=
-    uint32_t allowed = ~st_.umask & 0777;
+    uint32_t allowed = ~sh.st_.umask & 0777;
     size_t p = 0;
     while (p < m.size()) {
         uint32_t who = 0;
@@ -1398,7 +1445,7 @@ int Exec::b_umask(std::vector<std::string>& a) {
             ++p;
         }
         if (!who) who = 0777;
-        if (p >= m.size() || !std::strchr("=+-", m[p])) return builtin_error("umask", "`" + m.substr(p, 1) + "': invalid symbolic mode operator");
+        if (p >= m.size() || !std::strchr("=+-", m[p])) return sh.builtin_error("umask", "`" + m.substr(p, 1) + "': invalid symbolic mode operator");
         char op = m[p++];
         uint32_t perm = 0;
         while (p < m.size() && std::strchr("rwx", m[p])) {
@@ -1410,13 +1457,15 @@ int Exec::b_umask(std::vector<std::string>& a) {
         else if (op == '+') allowed |= perm;
         else allowed &= ~perm;
         if (p < m.size() && m[p] == ',') ++p;
-        else if (p < m.size()) return builtin_error("umask", "`" + m.substr(p, 1) + "': invalid symbolic mode character");
+        else if (p < m.size()) return sh.builtin_error("umask", "`" + m.substr(p, 1) + "': invalid symbolic mode character");
     }
-    st_.umask = ~allowed & 0777;
+    sh.st_.umask = ~allowed & 0777;
     return 0;
 }
 
-int Exec::b_ulimit(std::vector<std::string>& a) {
+BuiltinResult builtin_ulimit(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     // Limits of the sandbox are set by the embedder; ulimit reports them and accepts changes for the
     // session without touching the host.
     char which = 'f';
@@ -1435,7 +1484,7 @@ int Exec::b_ulimit(std::vector<std::string>& a) {
         }
     }
     if (all) {
-        write_out(
+        sh.write_out(
             "real-time non-blocking time  (microseconds, -R) unlimited\n"
             "core file size              (blocks, -c) 0\n"
             "data seg size               (kbytes, -d) unlimited\n"
@@ -1458,13 +1507,13 @@ int Exec::b_ulimit(std::vector<std::string>& a) {
     if (!value.empty()) {
         int64_t n = 0;
         if (value != "unlimited" && value != "hard" && value != "soft" && !parse_int(value, n))
-            return builtin_error("ulimit", value + ": invalid number");
-        ulimits_[which] = value;
+            return sh.builtin_error("ulimit", value + ": invalid number");
+        sh.ulimits_[which] = value;
         return 0;
     }
-    auto it = ulimits_.find(which);
-    if (it != ulimits_.end()) {
-        write_out(it->second + "\n");
+    auto it = sh.ulimits_.find(which);
+    if (it != sh.ulimits_.end()) {
+        sh.write_out(it->second + "\n");
         return 0;
     }
     const char* v = "unlimited";
@@ -1477,75 +1526,80 @@ int Exec::b_ulimit(std::vector<std::string>& a) {
         case 'l': v = "8192"; break;
         default: break;
     }
-    write_out(std::string(v) + "\n");
+    sh.write_out(std::string(v) + "\n");
     return 0;
 }
 
-int Exec::b_times(std::vector<std::string>&) {
-    write_out("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
+BuiltinResult builtin_times(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    sh.write_out("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
     return 0;
 }
 
-int Exec::b_caller(std::vector<std::string>& a) {
+BuiltinResult builtin_caller(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     int64_t n = 0;
     bool with_expr = a.size() > 1;
-    if (with_expr && (!parse_int(a[1], n) || n < 0)) return builtin_error("caller", a[1] + ": invalid number");
+    if (with_expr && (!parse_int(a[1], n) || n < 0)) return sh.builtin_error("caller", a[1] + ": invalid number");
     // frames: [0] main, [1..] function calls; the innermost is last.
-    size_t depth = st_.frames.size();
+    size_t depth = sh.st_.frames.size();
     // The main level of a -c script has no caller frame.
     if (depth <= 1 || static_cast<size_t>(n) + 2 >= depth) return 1;
-    const CallFrame& f = st_.frames[depth - 1 - static_cast<size_t>(n)];
-    std::string caller_name = depth - 2 - static_cast<size_t>(n) == 0 ? "main" : st_.frames[depth - 2 - static_cast<size_t>(n)].funcname;
+    const CallFrame& f = sh.st_.frames[depth - 1 - static_cast<size_t>(n)];
+    std::string caller_name = depth - 2 - static_cast<size_t>(n) == 0 ? "main" : sh.st_.frames[depth - 2 - static_cast<size_t>(n)].funcname;
     std::string src = f.source.empty() ? "environment" : f.source;
     if (!with_expr) {
-        write_out(to_dec(f.call_line) + " " + (src == "environment" ? std::string("environment") : src) + "\n");
+        sh.write_out(to_dec(f.call_line) + " " + (src == "environment" ? std::string("environment") : src) + "\n");
         return 0;
     }
-    write_out(to_dec(f.call_line) + " " + caller_name + " " + src + "\n");
+    sh.write_out(to_dec(f.call_line) + " " + caller_name + " " + src + "\n");
     return 0;
 }
 
-int Exec::b_compgen(std::vector<std::string>& a) {
+BuiltinResult builtin_compgen(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     std::vector<std::string> cands;
     std::string prefix, suffix, filter, word, glob;
     bool have_word = false;
     auto add_action = [&](const std::string& act) {
         if (act == "builtin" || act == "b") {
-            for (const auto& b : builtins()) cands.emplace_back(b.name);
+            for (const auto& b : builtin_table()) cands.emplace_back(b.name);
         } else if (act == "keyword" || act == "k") {
             for (const char* k : kKeywords) cands.emplace_back(k);
         } else if (act == "alias" || act == "a") {
-            for (const auto& [k, v] : st_.aliases) cands.push_back(k);
+            for (const auto& [k, v] : sh.st_.aliases) cands.push_back(k);
         } else if (act == "function") {
-            for (const auto& [k, v] : st_.funcs) cands.push_back(k);
+            for (const auto& [k, v] : sh.st_.funcs) cands.push_back(k);
         } else if (act == "variable" || act == "v") {
-            for (const auto& [n, v] : st_.vars.visible()) cands.push_back(*n);
+            for (const auto& [n, v] : sh.st_.vars.visible()) cands.push_back(*n);
         } else if (act == "export" || act == "e") {
-            for (const auto& [n, v] : st_.vars.visible())
+            for (const auto& [n, v] : sh.st_.vars.visible())
                 if (v->exported()) cands.push_back(*n);
         } else if (act == "command" || act == "c") {
-            for (const auto& [k, v] : st_.aliases) cands.push_back(k);
-            for (const auto& b : builtins()) cands.emplace_back(b.name);
-            for (const auto& [k, v] : st_.funcs) cands.push_back(k);
+            for (const auto& [k, v] : sh.st_.aliases) cands.push_back(k);
+            for (const auto& b : builtin_table()) cands.emplace_back(b.name);
+            for (const auto& [k, v] : sh.st_.funcs) cands.push_back(k);
             for (const char* k : kKeywords) cands.emplace_back(k);
-            for (const auto& n : s_.utility_names()) cands.push_back(n);
+            for (const auto& n : sh.s_.utility_names()) cands.push_back(n);
         } else if (act == "file" || act == "f" || act == "directory" || act == "d") {
             bool dirs_only = act == "directory" || act == "d";
             std::string dir = ".", base;
             (void)base;
-            auto ents = s_.fs.readdir(st_.cwd);
+            auto ents = sh.s_.fs.readdir(sh.st_.cwd);
             if (ents)
                 for (const auto& e : *ents) {
-                    if (dirs_only && !s_.fs.is_directory(abs_path(e.name))) continue;
+                    if (dirs_only && !sh.s_.fs.is_directory(sh.abs_path(e.name))) continue;
                     cands.push_back(e.name);
                 }
             (void)dir;
         } else if (act == "user" || act == "u") {
-            cands.push_back(s_.id.user);
+            cands.push_back(sh.s_.id.user);
         } else if (act == "group" || act == "g") {
-            cands.push_back(s_.id.user);
+            cands.push_back(sh.s_.id.user);
         } else if (act == "job" || act == "j") {
-            for (auto& j : st_.jobs->jobs) cands.push_back(j->command);
+            for (auto& j : sh.st_.jobs->jobs) cands.push_back(j->command);
         } else if (act == "signal") {
             for (const auto& sg : kSignals) cands.push_back(std::string("SIG") + sg.name);
         } else if (act == "shopt") {
@@ -1553,7 +1607,7 @@ int Exec::b_compgen(std::vector<std::string>& a) {
         } else if (act == "setopt") {
             for (int o = 0; o < kSetOptCount; ++o) cands.emplace_back(opt_info(o).name);
         } else if (act == "helptopic") {
-            for (const auto& b : builtins()) cands.emplace_back(b.name);
+            for (const auto& b : builtin_table()) cands.emplace_back(b.name);
         }
     };
     for (size_t i = 1; i < a.size(); ++i) {
@@ -1583,7 +1637,7 @@ int Exec::b_compgen(std::vector<std::string>& a) {
             switch (c) {
                 case 'W': {
                     std::vector<std::string> words;
-                    const Var* ifsv = st_.vars.find("IFS");
+                    const Var* ifsv = sh.st_.vars.find("IFS");
                     std::string ifs = ifsv && ifsv->set ? ifsv->str : " \t\n";
                     std::string cur;
                     for (char ch : arg) {
@@ -1604,7 +1658,7 @@ int Exec::b_compgen(std::vector<std::string>& a) {
                 case 'G': glob = arg; break;
                 case 'o': case 'F': case 'C': break;
                 default:
-                    builtin_error("compgen", std::string("-") + c + ": invalid option");
+                    sh.builtin_error("compgen", std::string("-") + c + ": invalid option");
                     return 2;
             }
         }
@@ -1624,11 +1678,13 @@ int Exec::b_compgen(std::vector<std::string>& a) {
     }
     (void)glob;
     (void)seen;
-    write_out(out);
+    sh.write_out(out);
     return n > 0 ? 0 : 1;
 }
 
-int Exec::b_exec(std::vector<std::string>& a) {
+BuiltinResult builtin_exec(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
     size_t i = 1;
     std::string argv0;
     for (; i < a.size(); ++i) {
@@ -1645,18 +1701,16 @@ int Exec::b_exec(std::vector<std::string>& a) {
     }
     if (i >= a.size()) return 0;  // redirections only: kept by the caller
     std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
-    Flow f = run_argv(rest, nullptr, false);
+    Flow f = sh.run_argv(rest, nullptr, false, false, ctx.decls);
     if (f == Flow::Exit) {
-        pending_flow_ = f;
-        return exit_status_;
+        return {sh.exit_status_, f};
     }
     // The shell is replaced: it ends with the command's status.
-    exit_status_ = st_.status;
-    if (exit_status_ == 127) {
+    sh.exit_status_ = sh.st_.status;
+    if (sh.exit_status_ == 127) {
         // bash: exec of a missing command ends a non-interactive shell with 127.
     }
-    pending_flow_ = Flow::Exit;
-    return exit_status_;
+    return {sh.exit_status_, Flow::Exit};
 }
 
 }  // namespace bashkit::interp

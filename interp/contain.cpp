@@ -62,7 +62,6 @@ void Exec::unwind_to(const UnwindMark& m) noexcept {
     errexit_suppressed_ = m.errexit_suppressed;
     in_trap_ = m.in_trap;
     in_source_ = m.in_source;
-    pending_flow_ = Flow::Normal;
     levels_ = 0;
 }
 

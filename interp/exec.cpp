@@ -1,5 +1,6 @@
 // Command execution: lists, simple commands, pipelines, compound commands, functions, jobs.
 #include "interp/exec.hpp"
+#include "interp/builtins/builtin.hpp"
 #include "interp/dev_fs.hpp"
 
 #include <pthread.h>
@@ -1189,10 +1190,8 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     }
 
     st_.last_arg = argv.back();
-    pending_decls_ = decls.empty() ? nullptr : &decls;
     size_t procsubs = procsubst_fds_.size();
-    Flow f = run_argv(argv, c);
-    pending_decls_ = nullptr;
+    Flow f = run_argv(argv, c, false, false, decls.empty() ? nullptr : &decls);
     // Process substitutions live as long as the command that uses them.
     while (procsubst_fds_.size() > procsubs) {
         set_fd(procsubst_fds_.back(), nullptr);
@@ -1202,7 +1201,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
 }
 
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
-                    bool only_builtins) {
+                    bool only_builtins, const std::vector<const sx::Assign*>* decls) {
     const std::string& name = argv[0];
     sx::List<sx::Assign*> assigns;
     sx::List<sx::Redirect*> redirs;
@@ -1279,8 +1278,8 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         } else if (fn) {
             f = call_function(fn, argv);
         } else {
-            f = run_builtin(*bi, argv, origin);
-            if (bi->fn == &Exec::b_exec && argv.size() == 1) guard.keep();
+            f = run_builtin(*bi, argv, decls);
+            if (bi->fn == &builtin_exec && argv.size() == 1) guard.keep();
         }
         return f;
     }

@@ -230,6 +230,7 @@ struct Field {
 };
 
 class FieldBuilder;
+struct BuiltinInfo;
 struct ParamValue;
 struct ArithError;
 
@@ -339,8 +340,9 @@ public:
     // Waits for the process substitutions still running (their output belongs to this run).
     void wait_hidden_jobs();
     // Runs argv (after expansion): function, builtin, registry, PATH.
+    // decls: the assignment arguments of a declaration builtin, for run_builtin.
     Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
-                  bool only_builtins = false);
+                  bool only_builtins = false, const std::vector<const sx::Assign*>* decls = nullptr);
     Flow call_function(const FunctionPtr& fn, std::vector<std::string>& argv);
     // In a copy of the state (a subshell): fn runs with a child Exec. Returns the subshell's status.
     template <class Fn>
@@ -444,78 +446,16 @@ public:
     // in the FileSystem (`which` reports registered utilities there); empty otherwise.
     std::string virtual_bin_name(std::string_view name) const;
 
-    // ---- builtins (builtins*.cpp)
-    using BuiltinFn = int (Exec::*)(std::vector<std::string>& argv);
-    struct BuiltinInfo {
-        const char* name;
-        BuiltinFn fn;
-        bool special;
-        bool declaration;
-        const char* help;
-    };
-    static const BuiltinInfo* find_builtin(std::string_view name);
+    // ---- shell builtins (builtins/: free functions over a BuiltinContext, builtin.hpp)
     // What /dev/fd/N, /dev/stdin, /dev/urandom ... of this shell refer to (dev_fs.hpp).
     DeviceSource device_source() const;
-    static std::span<const BuiltinInfo> builtins();
-    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const sx::Simple* origin);
-
-    int b_colon(std::vector<std::string>& a);
-    int b_true(std::vector<std::string>& a);
-    int b_false(std::vector<std::string>& a);
-    int b_echo(std::vector<std::string>& a);
-    int b_printf(std::vector<std::string>& a);
-    int b_cd(std::vector<std::string>& a);
-    int b_pwd(std::vector<std::string>& a);
-    int b_export(std::vector<std::string>& a);
-    int b_readonly(std::vector<std::string>& a);
-    int b_unset(std::vector<std::string>& a);
-    int b_local(std::vector<std::string>& a);
-    int b_declare(std::vector<std::string>& a);
-    int b_set(std::vector<std::string>& a);
-    int b_shift(std::vector<std::string>& a);
-    int b_return(std::vector<std::string>& a);
-    int b_exit(std::vector<std::string>& a);
-    int b_break(std::vector<std::string>& a);
-    int b_continue(std::vector<std::string>& a);
-    int b_test(std::vector<std::string>& a);
-    int b_bracket(std::vector<std::string>& a);
-    int b_read(std::vector<std::string>& a);
-    int b_eval(std::vector<std::string>& a);
-    int b_source(std::vector<std::string>& a);
-    int b_shopt(std::vector<std::string>& a);
-    int b_let(std::vector<std::string>& a);
-    int b_type(std::vector<std::string>& a);
-    int b_command(std::vector<std::string>& a);
-    int b_builtin(std::vector<std::string>& a);
-    int b_getopts(std::vector<std::string>& a);
-    int b_mapfile(std::vector<std::string>& a);
-    int b_trap(std::vector<std::string>& a);
-    int b_alias(std::vector<std::string>& a);
-    int b_unalias(std::vector<std::string>& a);
-    int b_wait(std::vector<std::string>& a);
-    int b_jobs(std::vector<std::string>& a);
-    int b_kill(std::vector<std::string>& a);
-    int b_pushd(std::vector<std::string>& a);
-    int b_popd(std::vector<std::string>& a);
-    int b_dirs(std::vector<std::string>& a);
-    int b_hash(std::vector<std::string>& a);
-    int b_help(std::vector<std::string>& a);
-    int b_umask(std::vector<std::string>& a);
-    int b_ulimit(std::vector<std::string>& a);
-    int b_times(std::vector<std::string>& a);
-    int b_caller(std::vector<std::string>& a);
-    int b_compgen(std::vector<std::string>& a);
-    int b_exec(std::vector<std::string>& a);
-    int b_enable(std::vector<std::string>& a);
-    int b_disown(std::vector<std::string>& a);
-    int b_fg(std::vector<std::string>& a);
-    int b_bashcmd(std::vector<std::string>& a);  // bash / sh as a command: a child interpreter
-    int b_suspend(std::vector<std::string>& a);
-    int b_logout(std::vector<std::string>& a);
+    // Runs a builtin: sets $? to its status and returns its flow. decls: the assignment arguments of a
+    // declaration builtin (BuiltinContext::decls).
+    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv,
+                     const std::vector<const sx::Assign*>* decls);
 
     // Helpers for builtins.
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);
-    int declare_impl(std::vector<std::string>& argv, std::string_view cmd, bool local_mode);
     void print_declare(std::string_view name, const Var& v, std::string& out);
     static void print_function(const Function& f, std::string& out);
     bool cd_to(const std::string& target, bool physical, bool print);
@@ -562,12 +502,10 @@ public:
         return true;
     }
     std::shared_ptr<const CancelToken> cancel_hold_;  // keeps a job's token alive
-    const std::vector<const sx::Assign*>* pending_decls_ = nullptr;  // assignment arguments of declare & co
     uint32_t alias_depth_ = 0;
     uint32_t line_offset_ = 0;  // added to node lines (eval text starts at the eval's line)
     bool pending_trap_exit_ = false;
     bool in_source_ = false;
-    Flow pending_flow_ = Flow::Normal;  // set by builtins: return, break, continue, exit
     Ex arith_expand_failed_ = Ex::Ok;
     std::vector<int> procsubst_fds_;
     std::map<char, std::string> ulimits_;

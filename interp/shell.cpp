@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "interp/builtins/builtin.hpp"
 #include "interp/exec.hpp"
 #include "interp/fiber.hpp"
 #include "interp/state.hpp"
@@ -449,7 +450,7 @@ void Shell::check_command_name(std::string_view name, const CommandRegistry& reg
             refuse("'" + n + "' is not a valid command name");
     }
     if (reserved_word(n)) refuse("'" + n + "' is a shell keyword");
-    if (const Exec::BuiltinInfo* b = Exec::find_builtin(n)) {
+    if (const BuiltinInfo* b = find_builtin(n)) {
         if (b->special || b->declaration) refuse("'" + n + "' is a special shell builtin and cannot be replaced");
         if (!replace) refuse("'" + n + "' is a shell builtin; pass replace=true to override it");
     }
