@@ -1,6 +1,6 @@
 // The names of the shell builtins (cd, eval, export, ...), for front ends that classify commands without
 // running them, such as the pre-run analysis of interp/syntax/analyze.hpp. The table itself is in
-// builtins.cpp; this only looks names up in it.
+// builtins/table.cpp; this only looks names up in it.
 #pragma once
 
 #include <string_view>

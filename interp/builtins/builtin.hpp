@@ -48,6 +48,18 @@ const BuiltinInfo* find_builtin(std::string_view name);
 // Every builtin, sorted by name.
 std::span<const BuiltinInfo> builtin_table();
 
+// ---- helpers shared by builtin files
+
+// The `(...)` text of an array for `set` and `declare -p` (declarations.cpp).
+std::string array_body(const Var& v);
+
+// The signals trap and kill know, by number (jobs.cpp); compgen -A signal lists them.
+struct SignalName {
+    int num;
+    const char* name;
+};
+std::span<const SignalName> signal_table();
+
 // ---- the builtins, by topic file
 
 // declarations.cpp: declare/typeset, local, export, readonly
@@ -55,14 +67,15 @@ BuiltinResult builtin_declare(BuiltinContext& ctx);
 BuiltinResult builtin_local(BuiltinContext& ctx);
 BuiltinResult builtin_export(BuiltinContext& ctx);
 BuiltinResult builtin_readonly(BuiltinContext& ctx);
-// variables.cpp: unset, set, shopt, shift, let, getopts
-BuiltinResult builtin_unset(BuiltinContext& ctx);
+// options.cpp: set, shopt
 BuiltinResult builtin_set(BuiltinContext& ctx);
 BuiltinResult builtin_shopt(BuiltinContext& ctx);
+// variables.cpp: unset, shift, getopts, let
+BuiltinResult builtin_unset(BuiltinContext& ctx);
 BuiltinResult builtin_shift(BuiltinContext& ctx);
 BuiltinResult builtin_let(BuiltinContext& ctx);
 BuiltinResult builtin_getopts(BuiltinContext& ctx);
-// flow.cpp: return, exit, logout, break, continue, eval, source, exec, true, false, :, test, [
+// flow.cpp: true, false, :, return, exit, logout, break, continue, test, [, eval, source, exec
 BuiltinResult builtin_colon(BuiltinContext& ctx);
 BuiltinResult builtin_true(BuiltinContext& ctx);
 BuiltinResult builtin_false(BuiltinContext& ctx);
@@ -81,7 +94,7 @@ BuiltinResult builtin_echo(BuiltinContext& ctx);
 BuiltinResult builtin_printf(BuiltinContext& ctx);
 BuiltinResult builtin_read(BuiltinContext& ctx);
 BuiltinResult builtin_mapfile(BuiltinContext& ctx);
-// jobs.cpp: wait, jobs, kill, disown, fg/bg, suspend, trap, times, ulimit, umask
+// jobs.cpp: wait, jobs, kill, disown, fg/bg, suspend, trap, umask, ulimit, times
 BuiltinResult builtin_wait(BuiltinContext& ctx);
 BuiltinResult builtin_jobs(BuiltinContext& ctx);
 BuiltinResult builtin_kill(BuiltinContext& ctx);

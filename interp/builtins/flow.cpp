@@ -1,0 +1,210 @@
+// Control flow and running text: true, false, :, return, exit, logout, break, continue, test/[, eval,
+// source, exec.
+#include <algorithm>
+
+#include "interp/builtins/builtin.hpp"
+#include "interp/exec.hpp"
+
+namespace bashkit::interp {
+
+// ---------------------------------------------------------------- trivial
+
+BuiltinResult builtin_colon(BuiltinContext&) { return 0; }
+BuiltinResult builtin_true(BuiltinContext&) { return 0; }
+BuiltinResult builtin_false(BuiltinContext&) { return 1; }
+
+BuiltinResult builtin_return(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    int64_t n = sh.st_.status;
+    if (a.size() > 1 && !parse_int(a[1], n)) {
+        sh.builtin_error("return", a[1] + ": numeric argument required");
+        n = 2;
+    }
+    if (sh.call_depth_ == 0 && !sh.in_source_) {
+        return sh.builtin_error("return", "can only `return' from a function or sourced script", 2);
+    }
+    return {static_cast<int>(static_cast<uint8_t>(n)), Flow::Return};
+}
+
+BuiltinResult builtin_exit(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    int64_t n = sh.st_.status;
+    if (a.size() > 1 && !parse_int(a[1], n)) {
+        sh.builtin_error("exit", a[1] + ": numeric argument required");
+        n = 2;
+    } else if (a.size() > 2) {
+        sh.builtin_error("exit", "too many arguments");
+        return 1;
+    }
+    sh.exit_status_ = static_cast<int>(static_cast<uint8_t>(n));
+    if (!sh.is_subshell_) sh.st_.exited = true;
+    return {sh.exit_status_, Flow::Exit};
+}
+
+BuiltinResult builtin_logout(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    return sh.builtin_error("logout", "not login shell: use `exit'");
+}
+
+BuiltinResult builtin_break(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    int64_t n = 1;
+    if (a.size() > 1 && (!parse_int(a[1], n) || n < 1)) {
+        sh.builtin_error("break", a[1] + ": loop count out of range");
+        n = 1;
+        if (!parse_int(a[1], n)) {
+            sh.exit_status_ = 128;
+            return {128, Flow::Exit};
+        }
+        return 1;
+    }
+    if (sh.loop_depth_ == 0) {
+        sh.builtin_error("break", "only meaningful in a `for', `while', or `until' loop");
+        return 0;
+    }
+    sh.levels_ = static_cast<uint32_t>(std::min<int64_t>(n, sh.loop_depth_));
+    return {0, Flow::Break};
+}
+
+BuiltinResult builtin_continue(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    int64_t n = 1;
+    if (a.size() > 1 && (!parse_int(a[1], n) || n < 1)) {
+        sh.builtin_error("continue", a[1] + ": loop count out of range");
+        return 1;
+    }
+    if (sh.loop_depth_ == 0) {
+        sh.builtin_error("continue", "only meaningful in a `for', `while', or `until' loop");
+        return 0;
+    }
+    sh.levels_ = static_cast<uint32_t>(std::min<int64_t>(n, sh.loop_depth_));
+    return {0, Flow::Continue};
+}
+
+// ---------------------------------------------------------------- test
+
+BuiltinResult builtin_test(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    return sh.test_command(std::span<const std::string>(a.data() + 1, a.size() - 1), "test");
+}
+
+BuiltinResult builtin_bracket(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    if (a.back() != "]") return sh.builtin_error("[", "missing `]'", 2);
+    return sh.test_command(std::span<const std::string>(a.data() + 1, a.size() - 2), "[");
+}
+
+// ---------------------------------------------------------------- eval / source
+
+BuiltinResult builtin_eval(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    std::string text;
+    size_t i = 1;
+    if (i < a.size() && a[i] == "--") ++i;
+    for (; i < a.size(); ++i) {
+        if (!text.empty()) text.push_back(' ');
+        text += a[i];
+    }
+    if (text.empty()) return 0;
+    sh.st_.status = 0;
+    Flow f = sh.run_source(text, sh.source_name_, true);
+    return {sh.st_.status, f};
+}
+
+BuiltinResult builtin_source(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    size_t i = 1;
+    if (i < a.size() && a[i] == "--") ++i;
+    if (i >= a.size()) {
+        sh.builtin_error(a[0], "filename argument required");
+        sh.write_err(a[0] + ": usage: " + a[0] + " filename [arguments]\n");
+        return 2;
+    }
+    std::string file = a[i];
+    std::string path;
+    if (file.find('/') == std::string::npos && sh.st_.opts[ShSourcepath]) {
+        const std::string* pv = sh.get_scalar("PATH");
+        if (pv) {
+            size_t start = 0;
+            while (start <= pv->size()) {
+                size_t colon = pv->find(':', start);
+                std::string dir = pv->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+                std::string cand = sh.abs_path((dir.empty() ? std::string(".") : dir) + "/" + file);
+                if (sh.s_.fs.is_regular_file(cand)) {
+                    path = cand;
+                    break;
+                }
+                if (colon == std::string::npos) break;
+                start = colon + 1;
+            }
+        }
+    }
+    if (path.empty()) path = sh.abs_path(file);
+    auto content = sh.s_.fs.read_file(path, sh.s_.limits.max_variable_bytes);
+    if (!content) {
+        return sh.builtin_error(a[0], file + ": " + std::string(vfs::error_message(content.error())));
+    }
+    if (sh.s_.fs.is_directory(path)) return sh.builtin_error(a[0], file + ": is a directory");
+    // Arguments replace the positional parameters for the duration.
+    bool with_args = i + 1 < a.size();
+    std::vector<std::string> saved;
+    if (with_args) {
+        saved = sh.params();
+        sh.params().assign(a.begin() + static_cast<ptrdiff_t>(i) + 1, a.end());
+    }
+    std::string saved_name = sh.source_name_;
+    sh.source_name_ = file;
+    bool saved_in_source = sh.in_source_;
+    sh.in_source_ = true;
+    uint32_t saved_offset = sh.line_offset_;
+    sh.line_offset_ = 0;
+    sh.st_.status = 0;
+    Flow f = sh.run_source(*content, file, false);
+    sh.line_offset_ = saved_offset;
+    sh.in_source_ = saved_in_source;
+    sh.source_name_ = saved_name;
+    if (with_args) sh.params() = std::move(saved);
+    if (f == Flow::Return) f = Flow::Normal;
+    return {sh.st_.status, f};
+}
+
+BuiltinResult builtin_exec(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    size_t i = 1;
+    std::string argv0;
+    for (; i < a.size(); ++i) {
+        if (a[i] == "--") {
+            ++i;
+            break;
+        }
+        if (a[i] == "-c" || a[i] == "-l") continue;
+        if (a[i] == "-a" && i + 1 < a.size()) {
+            argv0 = a[++i];
+            continue;
+        }
+        break;
+    }
+    if (i >= a.size()) return 0;  // redirections only: kept by the caller
+    std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
+    Flow f = sh.run_argv(rest, nullptr, false, false, ctx.decls);
+    if (f == Flow::Exit) {
+        return {sh.exit_status_, f};
+    }
+    // The shell is replaced: it ends with the command's status.
+    sh.exit_status_ = sh.st_.status;
+    if (sh.exit_status_ == 127) {
+        // bash: exec of a missing command ends a non-interactive shell with 127.
+    }
+    return {sh.exit_status_, Flow::Exit};
+}
+
+}  // namespace bashkit::interp
