@@ -404,62 +404,78 @@ Flow Exec::exec_if(const sx::If* c) {
 }
 
 namespace {
-// Handles break/continue at a loop: returns true when the loop must stop, with f set to the flow to return.
+// The bookkeeping every loop shares (while/until, for, for ((;;)), select): its depth for break/continue,
+// the cancel check and the iteration limit before each round, and what a break or continue from the body
+// means for this loop.
+class LoopRun {
+public:
+    explicit LoopRun(Exec& e) : e_(e) { ++e_.loop_depth_; }
+    ~LoopRun() { --e_.loop_depth_; }
+    LoopRun(const LoopRun&) = delete;
+    LoopRun& operator=(const LoopRun&) = delete;
+
+    // Before each round: false when the loop must stop (cancelled, or max_loop_iterations reached when
+    // `limited`), with `result` set.
+    bool next_round(bool limited = true) {
+        if (e_.check_cancel()) {
+            result = e_.cancelled_flow();
+            return false;
+        }
+        const uint64_t max = e_.s_.limits.max_loop_iterations;
+        if (limited && max && ++iterations_ > max) {
+            e_.error("loop: maximum iterations exceeded (" + std::to_string(max) + ")");
+            e_.exit_status_ = 1;
+            result = Flow::Exit;
+            return false;
+        }
+        return true;
+    }
+
+    enum class Step : uint8_t { Go, NextRound, Stop };
+    // After the body (or the condition) returned f: Go on; NextRound (a `continue` for this loop); or Stop (a
+    // `break` for this loop, or a flow that leaves it: an outer break/continue, return, exit, with `result`
+    // set).
+    Step after(Flow f) {
+        if (f == Flow::Normal) return Step::Go;
+        if (f == Flow::Break || f == Flow::Continue) {
+            if (--e_.levels_ > 0) {
+                result = f;
+                return Step::Stop;
+            }
+            return f == Flow::Break ? Step::Stop : Step::NextRound;
+        }
+        result = f;
+        return Step::Stop;
+    }
+
+    Flow result = Flow::Normal;
+
+private:
+    Exec& e_;
+    uint64_t iterations_ = 0;
+};
+using Step = LoopRun::Step;
 }  // namespace
 
 Flow Exec::exec_while(const sx::While* c) {
-    ++loop_depth_;
+    LoopRun loop(*this);
     int body_status = 0;
-    uint64_t iterations = 0;
-    Flow result = Flow::Normal;
-    while (true) {
-        if (check_cancel()) {
-            result = cancelled_flow();
-            break;
-        }
-        if (s_.limits.max_loop_iterations && ++iterations > s_.limits.max_loop_iterations) {
-            error("loop: maximum iterations exceeded (" + std::to_string(s_.limits.max_loop_iterations) + ")");
-            body_status = 1;
-            result = Flow::Exit;
-            exit_status_ = 1;
-            break;
-        }
+    while (loop.next_round()) {
         ++errexit_suppressed_;
         Flow f = exec_list(c->cond);
         --errexit_suppressed_;
-        if (f == Flow::Break || f == Flow::Continue) {
-            // break inside the condition acts on this loop
-            if (--levels_ > 0) {
-                result = f;
-                break;
-            }
-            if (f == Flow::Break) break;
-            continue;
-        }
-        if (f != Flow::Normal) {
-            result = f;
-            break;
-        }
+        // break inside the condition acts on this loop
+        Step s = loop.after(f);
+        if (s == Step::Stop) break;
+        if (s == Step::NextRound) continue;
         bool ok = st_.status == 0;
         if (ok == c->until) break;
         f = exec_list(c->body);
         body_status = st_.status;
-        if (f == Flow::Break || f == Flow::Continue) {
-            if (--levels_ > 0) {
-                result = f;
-                break;
-            }
-            if (f == Flow::Break) break;
-            continue;
-        }
-        if (f != Flow::Normal) {
-            result = f;
-            break;
-        }
+        if (loop.after(f) == Step::Stop) break;
     }
-    --loop_depth_;
-    if (result == Flow::Normal) st_.status = body_status;
-    return result;
+    if (loop.result == Flow::Normal) st_.status = body_status;
+    return loop.result;
 }
 
 Flow Exec::exec_for(const sx::For* c) {
@@ -476,22 +492,11 @@ Flow Exec::exec_for(const sx::For* c) {
         st_.status = 1;
         return Flow::Normal;
     }
-    ++loop_depth_;
-    Flow result = Flow::Normal;
+    LoopRun loop(*this);
     st_.status = 0;
     int body_status = 0;
-    uint64_t iterations = 0;
     for (const std::string& item : items) {
-        if (check_cancel()) {
-            result = cancelled_flow();
-            break;
-        }
-        if (s_.limits.max_loop_iterations && ++iterations > s_.limits.max_loop_iterations) {
-            error("loop: maximum iterations exceeded (" + std::to_string(s_.limits.max_loop_iterations) + ")");
-            exit_status_ = 1;
-            result = Flow::Exit;
-            break;
-        }
+        if (!loop.next_round()) break;
         if (st_.opts[OptXtrace]) {
             std::string t = "for " + std::string(c->var) + " in";
             for (const auto& it : items) t += " " + xtrace_quote(it);
@@ -503,22 +508,10 @@ Flow Exec::exec_for(const sx::For* c) {
         }
         Flow f = exec_list(c->body);
         body_status = st_.status;
-        if (f == Flow::Break || f == Flow::Continue) {
-            if (--levels_ > 0) {
-                result = f;
-                break;
-            }
-            if (f == Flow::Break) break;
-            continue;
-        }
-        if (f != Flow::Normal) {
-            result = f;
-            break;
-        }
+        if (loop.after(f) == Step::Stop) break;
     }
-    --loop_depth_;
-    if (result == Flow::Normal) st_.status = body_status;
-    return result;
+    if (loop.result == Flow::Normal) st_.status = body_status;
+    return loop.result;
 }
 
 Flow Exec::exec_arith_for(const sx::ArithFor* c) {
@@ -541,21 +534,9 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
         st_.status = 1;
         return Flow::Normal;
     }
-    ++loop_depth_;
-    Flow result = Flow::Normal;
+    LoopRun loop(*this);
     int body_status = 0;
-    uint64_t iterations = 0;
-    while (true) {
-        if (check_cancel()) {
-            result = cancelled_flow();
-            break;
-        }
-        if (s_.limits.max_loop_iterations && ++iterations > s_.limits.max_loop_iterations) {
-            error("loop: maximum iterations exceeded (" + std::to_string(s_.limits.max_loop_iterations) + ")");
-            exit_status_ = 1;
-            result = Flow::Exit;
-            break;
-        }
+    while (loop.next_round()) {
         if (eval_part(c->cond, true) != Ex::Ok) {
             body_status = 1;
             break;
@@ -563,27 +544,14 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
         if (v == 0) break;
         Flow f = exec_list(c->body);
         body_status = st_.status;
-        if (f == Flow::Break) {
-            if (--levels_ > 0) result = f;
-            break;
-        }
-        if (f == Flow::Continue) {
-            if (--levels_ > 0) {
-                result = f;
-                break;
-            }
-        } else if (f != Flow::Normal) {
-            result = f;
-            break;
-        }
+        if (loop.after(f) == Step::Stop) break;  // a continue for this loop still runs the step
         if (eval_part(c->step, false) != Ex::Ok) {
             body_status = 1;
             break;
         }
     }
-    --loop_depth_;
-    if (result == Flow::Normal) st_.status = body_status;
-    return result;
+    if (loop.result == Flow::Normal) st_.status = body_status;
+    return loop.result;
 }
 
 Flow Exec::exec_select(const sx::Select* c) {
@@ -599,13 +567,8 @@ Flow Exec::exec_select(const sx::Select* c) {
         st_.status = 0;
         return Flow::Normal;
     }
-    ++loop_depth_;
-    Flow result = Flow::Normal;
-    while (true) {
-        if (check_cancel()) {
-            result = cancelled_flow();
-            break;
-        }
+    LoopRun loop(*this);
+    while (loop.next_round(false)) {  // no iteration limit: every round waits for a line of input
         std::string menu;
         size_t width = std::to_string(items.size()).size();
         for (size_t i = 0; i < items.size(); ++i) {
@@ -631,21 +594,9 @@ Flow Exec::exec_select(const sx::Select* c) {
         else
             (void)assign(c->var, "");
         Flow f = exec_list(c->body);
-        if (f == Flow::Break || f == Flow::Continue) {
-            if (--levels_ > 0) {
-                result = f;
-                break;
-            }
-            if (f == Flow::Break) break;
-            continue;
-        }
-        if (f != Flow::Normal) {
-            result = f;
-            break;
-        }
+        if (loop.after(f) == Step::Stop) break;
     }
-    --loop_depth_;
-    return result;
+    return loop.result;
 }
 
 Flow Exec::exec_case(const sx::Case* c) {
@@ -825,11 +776,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         threads.reserve(n - 1);
         bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {
-            auto state = std::make_shared<ShellState>(st_);
-            state->jobs = std::make_shared<JobTable>(*st_.jobs);
-            state->subshell_level = st_.subshell_level + 1;
-            state->bashpid = s_.new_pid();
-            state->traps_display_only = !state->traps.empty();
+            auto state = std::make_shared<ShellState>(st_.subshell_copy(s_.new_pid()));
             if (i > 0) state->fds[0] = pipes[i - 1].reader;
             state->fds[1] = pipes[i].writer;
             if (p->stderr_too.size > i && p->stderr_too[i]) state->fds[2] = pipes[i].writer;
@@ -972,10 +919,7 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     auto token = std::make_shared<CancelToken>();
     token->set_parent(cancel_hold_, cancel_);
     job->token = token;
-    state->jobs = std::make_shared<JobTable>();
-    state->subshell_level = st_.subshell_level + 1;
-    state->bashpid = job->pid;
-    state->traps_display_only = !state->traps.empty();
+    state->enter_subshell(std::make_shared<JobTable>(), job->pid);  // a job starts with no jobs of its own
     Session* sess = &s_;
     uint32_t depth = subshell_depth_ + 1;
     uint32_t cdepth = call_depth_;

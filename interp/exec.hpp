@@ -158,6 +158,21 @@ struct ShellState {
     // The script comes from a file or stdin, not -c: a fatal expansion error (set -u, ${x:?}) exits with
     // status 1 there and 127 with -c, as bash does.
     bool script_input = false;
+    // Makes this copy of a shell's state the state of a subshell: one level deeper, its own $BASHPID, the
+    // given job table, the parent's traps shown by `trap` but not run (until the subshell sets its own).
+    void enter_subshell(std::shared_ptr<JobTable> job_table, int64_t pid) {
+        jobs = std::move(job_table);
+        ++subshell_level;
+        bashpid = pid;
+        traps_display_only = !traps.empty();
+    }
+    // A subshell's copy of this state: ( ), $( ), a pipeline stage. Its job table is a snapshot (`jobs` in
+    // a subshell lists the parent's jobs).
+    ShellState subshell_copy(int64_t pid) const {
+        ShellState copy = *this;
+        copy.enter_subshell(std::make_shared<JobTable>(*jobs), pid);
+        return copy;
+    }
 };
 
 inline constexpr int kTrapExit = 0;
@@ -559,12 +574,7 @@ private:
 
 template <class Fn>
 int Exec::in_subshell(Fn&& fn) {
-    ShellState copy = st_;
-    copy.jobs = std::make_shared<JobTable>(*st_.jobs);  // a snapshot: `jobs` in a subshell lists them
-    copy.subshell_level = st_.subshell_level + 1;
-    copy.bashpid = s_.new_pid();
-    // Traps are reset in a subshell (only displayed), except ignored ones.
-    copy.traps_display_only = !copy.traps.empty();
+    ShellState copy = st_.subshell_copy(s_.new_pid());
     Exec child(*this, copy);
     child.is_subshell_ = true;
     Flow f = fn(child);
