@@ -1,4 +1,5 @@
-// Internal: the recursive-descent parser shared by parser.cpp (commands, words) and arith_parser.cpp.
+// Internal: the recursive-descent parser, implemented by parser.cpp (the command level), parser_compound.cpp
+// (compound commands, [[ ]]), parser_words.cpp (words) and arith_parser.cpp.
 #pragma once
 
 #include <optional>
@@ -12,6 +13,9 @@
 #include "interp/syntax/parser.hpp"
 
 namespace bashkit::syntax::detail {
+
+inline bool is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
 // What ends a word, per context. Each is one lexer mode for the bytes of a word.
 enum class WordMode : uint8_t {

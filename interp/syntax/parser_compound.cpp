@@ -1,0 +1,612 @@
+// Recursive-descent parser for bash: compound commands (function definitions, coproc, { }, ( ), if, while,
+// until, for, select, case) and [[ ]].
+#include <algorithm>
+#include <cstring>
+
+#include "interp/syntax/parser_impl.hpp"
+
+namespace bashkit::syntax::detail {
+namespace {
+
+constexpr std::string_view kUnaryTests[] = {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k",
+                                            "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L",
+                                            "-N", "-O", "-S", "-z", "-n", "-o", "-v", "-R"};
+constexpr std::string_view kBinaryTests[] = {"==", "=",   "!=",  "=~",  "-eq", "-ne", "-lt", "-le",
+                                             "-gt", "-ge", "-nt", "-ot", "-ef"};
+
+}  // namespace
+
+// ---------------------------------------------------------------- compound commands
+
+bool Parser::at_compound_start() {
+    Token t = lx_.next();
+    if (t.kind == Tok::LParen) return true;
+    if (t.kind != Tok::Word) return false;
+    for (auto kw : {"{", "if", "while", "until", "for", "select", "case", "[["})
+        if (lx_.at_word(kw)) return true;
+    return false;
+}
+
+Command* Parser::parse_funcdef_body(FuncDef* f) {
+    skip_newlines();
+    if (failed()) return nullptr;
+    Token t = lx_.next();
+    if (t.kind == Tok::Eof) {
+        error_eof();
+        return nullptr;
+    }
+    if (!at_compound_start()) {
+        error_near(t);
+        return nullptr;
+    }
+    Depth d(*this, t.pos);
+    if (!d.ok) return nullptr;
+    f->body = parse_command();
+    if (!f->body || failed()) return nullptr;
+    return f;
+}
+
+Command* Parser::parse_function_kw() {
+    Pos p = lx_.pos();
+    lx_.advancej(8);
+    Token t = lx_.next();
+    if (t.kind != Tok::Word) {
+        error_near(t);
+        return nullptr;
+    }
+    Word* w = read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    FuncDef* f = a_.node<FuncDef>(p);
+    f->keyword = true;
+    f->name = plain_text(w);
+    if (f->name.empty() && !w->parts.empty()) f->name = a_.str(src_.substr(t.off, lx_.off() - t.off));
+    t = lx_.next();
+    if (t.kind == Tok::LParen) {
+        lx_.consume(t);
+        Token c = lx_.next();
+        if (c.kind != Tok::RParen) {
+            error_near(c);
+            return nullptr;
+        }
+        lx_.consume(c);
+        f->parens = true;
+    }
+    return parse_funcdef_body(f);
+}
+
+Command* Parser::parse_coproc() {
+    Pos p = lx_.pos();
+    lx_.advancej(6);
+    Coproc* c = a_.node<Coproc>(p);
+    Token t = lx_.next();
+    if (t.kind == Tok::Newline || t.kind == Tok::Eof) {
+        error_near(t);
+        return nullptr;
+    }
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    if (t.kind == Tok::Word && !at_compound_start()) {
+        LexState st = lx_.save();
+        Word* w = read_word(WordMode::Normal);
+        if (failed()) return nullptr;
+        std::string_view name = plain_text(w);
+        if (!name.empty() && at_compound_start()) {
+            c->name = name;
+        } else {
+            lx_.restore(st);
+        }
+    }
+    c->body = parse_command();
+    if (!c->body || failed()) return nullptr;
+    return c;
+}
+
+Command* Parser::parse_brace() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(1);
+    Brace* b = a_.node<Brace>(p);
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word("}")) return nullptr;
+    b->body = a_.list<Stmt*>(body);
+    return b;
+}
+
+Command* Parser::parse_subshell() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(1);
+    Subshell* s = a_.node<Subshell>(p);
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed()) return nullptr;
+    Token t = lx_.next();
+    if (t.kind != Tok::RParen) {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    lx_.consume(t);
+    s->body = a_.list<Stmt*>(body);
+    return s;
+}
+
+Command* Parser::parse_paren_command() {
+    if (lx_.peekj(1) != '(') return parse_subshell();
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    LexState st = lx_.save();
+    lx_.advancej(2);
+    Word* raw = nullptr;
+    ++speculating_;
+    bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    --speculating_;
+    if (failed()) return nullptr;
+    if (!ok) {
+        // bash quirk: when the `)` that ended the arithmetic attempt is the last byte of the input (but
+        // for a final newline), bash counts that last line twice in its end-of-file error
+        uint32_t at = lx_.off() + 1;
+        if (at == lx_.end() || (at + 1 == lx_.end() && src_[at] == '\n')) ++eof_line_;
+        lx_.restore(st);
+        return parse_subshell();
+    }
+    ArithCmd* c = a_.node<ArithCmd>(p);
+    c->raw = raw;
+    c->expr = arith_from_word(raw);
+    return failed() ? nullptr : c;
+}
+
+Command* Parser::parse_if() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(2);
+    If* n = a_.node<If>(p);
+    std::vector<IfClause> clauses;
+    Pos cp = p;
+    for (;;) {
+        IfClause cl;
+        cl.pos = cp;
+        std::vector<Stmt*> cond = parse_stmts(true);
+        if (failed() || !expect_word("then")) return nullptr;
+        std::vector<Stmt*> body = parse_stmts(true);
+        if (failed()) return nullptr;
+        cl.cond = a_.list<Stmt*>(cond);
+        cl.body = a_.list<Stmt*>(body);
+        clauses.push_back(cl);
+        Token t = lx_.next();
+        if (t.kind == Tok::Word && lx_.at_word("elif")) {
+            cp = t.pos;
+            lx_.advancej(4);
+            continue;
+        }
+        if (t.kind == Tok::Word && lx_.at_word("else")) {
+            lx_.advancej(4);
+            std::vector<Stmt*> eb = parse_stmts(true);
+            if (failed()) return nullptr;
+            n->has_else = true;
+            n->else_body = a_.list<Stmt*>(eb);
+        }
+        if (!expect_word("fi")) return nullptr;
+        break;
+    }
+    n->clauses = a_.list<IfClause>(clauses);
+    return n;
+}
+
+Command* Parser::parse_while(bool until) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(until ? 5 : 5);
+    While* w = a_.node<While>(p);
+    w->until = until;
+    std::vector<Stmt*> cond = parse_stmts(true);
+    if (failed() || !expect_word("do")) return nullptr;
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word("done")) return nullptr;
+    w->cond = a_.list<Stmt*>(cond);
+    w->body = a_.list<Stmt*>(body);
+    return w;
+}
+
+Command* Parser::parse_for(bool select) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(select ? 6 : 3);
+    lx_.skip_blanks();
+    if (!select && lx_.peekj() == '(' && lx_.peekj(1) == '(') return parse_arith_for(p);
+    Token t = lx_.next();
+    if (t.kind != Tok::Word) {
+        error_near(t);
+        return nullptr;
+    }
+    Pos var_pos = t.pos;
+    uint32_t from = lx_.off();
+    read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    std::string_view var = joined(from, lx_.off());
+    bool has_in = false;
+    std::vector<Word*> items;
+    skip_newlines();
+    t = lx_.next();
+    if (t.kind == Tok::Word && lx_.at_word("in")) {
+        lx_.advancej(2);
+        has_in = true;
+        for (;;) {
+            t = lx_.next();
+            if (t.kind == Tok::Word) {
+                Word* w = read_word(WordMode::Normal);
+                if (failed()) return nullptr;
+                items.push_back(w);
+                continue;
+            }
+            if (t.kind == Tok::Semi) {
+                lx_.consume(t);
+            } else if (t.kind != Tok::Newline && t.kind != Tok::Eof) {
+                error_near(t);
+                return nullptr;
+            }
+            break;
+        }
+    } else if (t.kind == Tok::Semi) {
+        lx_.consume(t);
+    }
+    skip_newlines();
+    if (failed()) return nullptr;
+    t = lx_.next();
+    bool brace = false;
+    if (t.kind == Tok::Word && lx_.at_word("do")) {
+        lx_.advancej(2);
+    } else if (t.kind == Tok::Word && lx_.at_word("{")) {
+        lx_.advancej(1);
+        brace = true;
+    } else {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
+    if (select) {
+        Select* s = a_.node<Select>(p);
+        s->var = var;
+        s->var_pos = var_pos;
+        s->has_in = has_in;
+        s->items = a_.list<Word*>(items);
+        s->body = a_.list<Stmt*>(body);
+        return s;
+    }
+    For* f = a_.node<For>(p);
+    f->var = var;
+    f->var_pos = var_pos;
+    f->has_in = has_in;
+    f->items = a_.list<Word*>(items);
+    f->brace_body = brace;
+    f->body = a_.list<Stmt*>(body);
+    return f;
+}
+
+Command* Parser::parse_arith_for(Pos p) {
+    Pos start = lx_.pos();
+    lx_.advancej(2);
+    ArithFor* f = a_.node<ArithFor>(p);
+    ArithPart* parts[3] = {&f->init, &f->cond, &f->step};
+    bool closed = false;
+    for (int i = 0; i < 3; ++i) {
+        if (closed) {
+            error(start, "syntax error: arithmetic expression required");
+            return nullptr;
+        }
+        char term = 0;
+        Word* raw = nullptr;
+        bool ok = read_arith_raw(ArithEnd::ForPart, start, raw, &term);
+        if (failed()) return nullptr;
+        if (!ok) {
+            error(lx_.pos(), "syntax error near unexpected token `)'");
+            return nullptr;
+        }
+        parts[i]->raw = raw;
+        parts[i]->expr = arith_from_word(raw);
+        if (failed()) return nullptr;
+        if (term == ')') closed = true;
+    }
+    if (!closed) {
+        error(start, "syntax error: `;' unexpected");
+        return nullptr;
+    }
+    Token t = lx_.next();
+    if (t.kind == Tok::Semi) lx_.consume(t);
+    skip_newlines();
+    if (failed()) return nullptr;
+    t = lx_.next();
+    bool brace = false;
+    if (t.kind == Tok::Word && lx_.at_word("do")) {
+        lx_.advancej(2);
+    } else if (t.kind == Tok::Word && lx_.at_word("{")) {
+        lx_.advancej(1);
+        brace = true;
+    } else {
+        if (t.kind == Tok::Eof)
+            error_eof();
+        else
+            error_near(t);
+        return nullptr;
+    }
+    std::vector<Stmt*> body = parse_stmts(true);
+    if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
+    f->brace_body = brace;
+    f->body = a_.list<Stmt*>(body);
+    return f;
+}
+
+Command* Parser::parse_case() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(4);
+    Case* c = a_.node<Case>(p);
+    Token t = lx_.next();
+    if (t.kind != Tok::Word) {
+        error_near(t);
+        return nullptr;
+    }
+    c->subject = read_word(WordMode::Normal);
+    if (failed()) return nullptr;
+    skip_newlines();
+    if (failed() || !expect_word("in")) return nullptr;
+    std::vector<CaseItem> items;
+    for (;;) {
+        skip_newlines();
+        if (failed()) return nullptr;
+        t = lx_.next();
+        if (t.kind == Tok::Word && lx_.at_word("esac")) {
+            lx_.advancej(4);
+            break;
+        }
+        if (t.kind == Tok::Eof) {
+            error_eof();
+            return nullptr;
+        }
+        CaseItem it;
+        it.pos = t.pos;
+        if (t.kind == Tok::LParen) {
+            lx_.consume(t);
+            t = lx_.next();
+        }
+        std::vector<Word*> pats;
+        for (;;) {
+            if (t.kind != Tok::Word) {
+                error_near(t);
+                return nullptr;
+            }
+            Word* w = read_word(opt_.extglob ? WordMode::Normal : WordMode::Normal);
+            if (failed()) return nullptr;
+            pats.push_back(w);
+            t = lx_.next();
+            if (t.kind == Tok::Pipe) {
+                lx_.consume(t);
+                t = lx_.next();
+                continue;
+            }
+            if (t.kind == Tok::RParen) {
+                lx_.consume(t);
+                break;
+            }
+            error_near(t);
+            return nullptr;
+        }
+        std::vector<Stmt*> body = parse_stmts(false);
+        if (failed()) return nullptr;
+        it.patterns = a_.list<Word*>(pats);
+        it.body = a_.list<Stmt*>(body);
+        t = lx_.next();
+        switch (t.kind) {
+        case Tok::DSemi: it.term = CaseTerm::Break; break;
+        case Tok::SemiAnd: it.term = CaseTerm::FallThrough; break;
+        case Tok::DSemiAnd: it.term = CaseTerm::Continue; break;
+        case Tok::Word:
+            if (lx_.at_word("esac")) {
+                it.term = CaseTerm::None;
+                items.push_back(it);
+                lx_.advancej(4);
+                c->items = a_.list<CaseItem>(items);
+                return c;
+            }
+            error_near(t);
+            return nullptr;
+        case Tok::Eof: error_eof(); return nullptr;
+        default: error_near(t); return nullptr;
+        }
+        lx_.consume(t);
+        items.push_back(it);
+    }
+    c->items = a_.list<CaseItem>(items);
+    return c;
+}
+
+// ---------------------------------------------------------------- [[ ]]
+
+Command* Parser::parse_cond() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(2);
+    CondCmd* c = a_.node<CondCmd>(p);
+    c->expr = cond_or();
+    if (failed()) return nullptr;
+    cond_skip_newlines();
+    Token t = lx_.next(LexMode::Cond);
+    if (t.kind == Tok::Word && lx_.at_word("]]")) {
+        lx_.advancej(2);
+        return c;
+    }
+    if (t.kind == Tok::Eof) {
+        error(p, "unexpected EOF while looking for `]]'");
+    } else if (t.kind == Tok::RParen) {
+        error(t.pos, "syntax error in conditional expression: unexpected token `)'");
+    } else if (t.kind == Tok::Word) {
+        error(t.pos, "syntax error in conditional expression");
+    } else {
+        error(t.pos, "syntax error near unexpected token `" + std::string(token_text(t.kind)) + "'");
+    }
+    return nullptr;
+}
+
+void Parser::cond_skip_newlines() {
+    for (;;) {
+        Token t = lx_.next(LexMode::Cond);
+        if (t.kind != Tok::Newline || failed()) return;
+        consume_newline();
+    }
+}
+
+CondExpr* Parser::cond_or() {
+    CondExpr* l = cond_and();
+    for (;;) {
+        if (!l || failed()) return nullptr;
+        cond_skip_newlines();
+        Token t = lx_.next(LexMode::Cond);
+        if (t.kind != Tok::OrOr) return l;
+        lx_.consume(t);
+        CondExpr* r = cond_and();
+        if (!r) return nullptr;
+        CondOr* o = a_.node<CondOr>(l->pos);
+        o->left = l;
+        o->right = r;
+        l = o;
+    }
+}
+
+CondExpr* Parser::cond_and() {
+    CondExpr* l = cond_term();
+    for (;;) {
+        if (!l || failed()) return nullptr;
+        cond_skip_newlines();
+        Token t = lx_.next(LexMode::Cond);
+        if (t.kind != Tok::AndAnd) return l;
+        lx_.consume(t);
+        CondExpr* r = cond_term();
+        if (!r) return nullptr;
+        CondAnd* o = a_.node<CondAnd>(l->pos);
+        o->left = l;
+        o->right = r;
+        l = o;
+    }
+}
+
+CondExpr* Parser::cond_term() {
+    cond_skip_newlines();
+    if (failed()) return nullptr;
+    Token t = lx_.next(LexMode::Cond);
+    Depth d(*this, t.pos);
+    if (!d.ok) return nullptr;
+    auto tok_name = [&](const Token& k) -> std::string {
+        if (k.kind == Tok::Word) {
+            uint32_t e = k.off;
+            while (e < lx_.end() && !Lexer::is_meta(static_cast<unsigned char>(src_[e]))) ++e;
+            return std::string(src_.substr(k.off, e - k.off));
+        }
+        return std::string(token_text(k.kind));
+    };
+    if (t.kind == Tok::Eof) {
+        error({eof_line_, 1}, "unexpected token `EOF' in conditional command");
+        return nullptr;
+    }
+    if (t.kind == Tok::LParen) {
+        lx_.consume(t);
+        CondExpr* e = cond_or();
+        if (!e || failed()) return nullptr;
+        cond_skip_newlines();
+        Token r = lx_.next(LexMode::Cond);
+        if (r.kind != Tok::RParen) {
+            error(r.pos, "unexpected token `" + tok_name(r) + "', expected `)'");
+            return nullptr;
+        }
+        lx_.consume(r);
+        CondParen* cp = a_.node<CondParen>(t.pos);
+        cp->expr = e;
+        return cp;
+    }
+    if (t.kind != Tok::Word) {
+        error(t.pos, "unexpected token `" + tok_name(t) + "' in conditional command");
+        return nullptr;
+    }
+    if (lx_.at_word("]]")) {
+        error(t.pos, "syntax error near unexpected token `]]'");
+        return nullptr;
+    }
+    if (lx_.at_word("!")) {
+        lx_.advancej(1);
+        CondExpr* e = cond_term();
+        if (!e) return nullptr;
+        CondNot* n = a_.node<CondNot>(t.pos);
+        n->expr = e;
+        return n;
+    }
+    for (auto op : kUnaryTests) {
+        if (!lx_.at_word(op)) continue;
+        lx_.advancej(2);
+        Token a = lx_.next(LexMode::Cond);
+        if (a.kind != Tok::Word || lx_.at_word("]]")) {
+            error(a.pos, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
+            return nullptr;
+        }
+        CondUnary* u = a_.node<CondUnary>(t.pos);
+        u->op = op;
+        u->arg = read_word(WordMode::Cond);
+        if (failed()) return nullptr;
+        return u;
+    }
+    Word* left = read_word(WordMode::Cond);
+    if (failed()) return nullptr;
+    Token o = lx_.next(LexMode::Cond);
+    std::string_view op;
+    if (o.kind == Tok::Less) op = "<";
+    else if (o.kind == Tok::Great) op = ">";
+    else if (o.kind == Tok::Word) {
+        for (auto b : kBinaryTests)
+            if (lx_.at_word(b)) op = b;
+        if (op.empty() && !lx_.at_word("]]")) {
+            error(o.pos, "conditional binary operator expected");
+            return nullptr;
+        }
+    }
+    if (op.empty()) {
+        if (o.kind == Tok::AndAnd || o.kind == Tok::OrOr || o.kind == Tok::RParen ||
+            (o.kind == Tok::Word && lx_.at_word("]]"))) {
+            CondWord* w = a_.node<CondWord>(t.pos);
+            w->word = left;
+            return w;
+        }
+        error(o.pos, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
+        return nullptr;
+    }
+    lx_.advancej(static_cast<uint32_t>(op.size()));
+    Token r = lx_.next(LexMode::Cond);
+    if (r.kind != Tok::Word || lx_.at_word("]]")) {
+        // < and ( can begin a regex on the right of =~
+        if (!(op == "=~" && (r.kind == Tok::LParen || r.kind == Tok::Pipe))) {
+            error(r.pos, "unexpected argument `" + tok_name(r) + "' to conditional binary operator");
+            return nullptr;
+        }
+    }
+    CondBinary* b = a_.node<CondBinary>(t.pos);
+    b->op = op;
+    b->left = left;
+    WordMode m = WordMode::Cond;
+    if (op == "=~") m = WordMode::Regex;
+    else if (op == "==" || op == "=" || op == "!=") m = WordMode::CondPattern;
+    b->right = read_word(m);
+    if (failed()) return nullptr;
+    return b;
+}
+
+}  // namespace bashkit::syntax::detail

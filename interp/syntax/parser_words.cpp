@@ -1,0 +1,940 @@
+// Recursive-descent parser for bash: words, with their quotes, parameter expansions, command, process and
+// arithmetic substitutions, backquotes and extglob groups.
+#include <algorithm>
+#include <cstring>
+
+#include "interp/syntax/parser_impl.hpp"
+
+namespace bashkit::syntax::detail {
+namespace {
+
+bool is_digit(int c) { return c >= '0' && c <= '9'; }
+bool is_special_param(int c) {
+    return c == '@' || c == '*' || c == '#' || c == '?' || c == '-' || c == '$' || c == '!' || c == '0';
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- words
+
+Word* Parser::read_word(WordMode m, bool in_dq) {
+    Pos wpos = lx_.pos();
+    std::vector<Node*> parts;
+    LitBuf lit;
+    int depth = 0;
+    bool ext = opt_.extglob || m == WordMode::Cond || m == WordMode::CondPattern || m == WordMode::ExtAlt;
+    bool cmdlike = m == WordMode::Normal || m == WordMode::Cond || m == WordMode::CondPattern;
+    for (;;) {
+        if (failed()) break;
+        int c = lx_.peek();
+        if (c < 0) break;
+        // the next byte: raw after a backslash (the escaped byte), else across line continuations
+        int n = c == '\\' ? lx_.peek(1) : lx_.peekj(1);
+        // terminators
+        if (cmdlike) {
+            if (Lexer::is_meta(c) && !((c == '<' || c == '>') && n == '(')) break;
+        } else if (m == WordMode::Regex) {
+            if (depth == 0 && (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '<' ||
+                               c == '>' || c == ')'))
+                break;
+            if (c == '(') ++depth;
+            if (c == ')') --depth;
+            if (c == '(' || c == ')' || c == '|' || c == ' ' || c == '\t' || c == '\n' || c == ';' ||
+                c == '&' || c == '<' || c == '>') {
+                lit_char(lit);
+                continue;
+            }
+        } else if (m == WordMode::ExtAlt) {
+            if (depth == 0 && (c == '|' || c == ')')) break;
+            if (c == '(') ++depth;
+            if (c == ')') --depth;
+        } else if (m == WordMode::ParamArg) {
+            if (c == '}') break;
+        } else if (m == WordMode::ParamPat) {
+            if (c == '}' || c == '/') break;
+        } else if (m == WordMode::ParamOff) {
+            if (c == '}' || c == ':') break;
+        }
+        switch (c) {
+        case '\\': {
+            if (n == '\n') {
+                lx_.advance(2);
+                continue;
+            }
+            if (n < 0) {
+                // a backslash that ends the input stands for itself (the printer knows not to add a
+                // newline after it)
+                lit_char(lit);
+                continue;
+            }
+            if (in_dq) {
+                // inside "${x:-...}": backslash keeps its double-quote meaning
+                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}') {
+                    lit_add(lit, lx_.off() + 1, 1, lx_.pos());
+                    lx_.advance(2);
+                } else {
+                    lit_char(lit);
+                }
+                continue;
+            }
+            lit_flush(lit, parts);
+            Escaped* e = a_.node<Escaped>(lx_.pos());
+            e->text = src_.substr(lx_.off() + 1, 1);
+            parts.push_back(e);
+            lx_.advance(2);
+            continue;
+        }
+        case '\'':
+            if (in_dq) break;
+            lit_flush(lit, parts);
+            if (Node* q = read_squote()) parts.push_back(q);
+            continue;
+        case '"':
+            lit_flush(lit, parts);
+            if (Node* q = read_dquote(false)) parts.push_back(q);
+            continue;
+        case '`':
+            lit_flush(lit, parts);
+            if (Node* q = read_backtick(false)) parts.push_back(q);
+            continue;
+        case '$': {
+            Pos p = lx_.pos();
+            uint32_t off = lx_.off();
+            Node* q = nullptr;
+            if (in_dq && (n == '\'' || n == '"')) {
+                // In the word of a ${..} inside double quotes, $'..' is ANSI-C quoting and $".." a
+                // translated string (bash's extquote, on by default); in a here-document body they stay text.
+                if (in_heredoc_body_) break;
+                q = n == '\'' ? read_ansic() : read_dquote(true);
+            } else {
+                // read_dollar reads $'..' and $".." outside double quotes only
+                q = read_dollar(in_dq);
+            }
+            if (q) {
+                lit_flush(lit, parts);
+                parts.push_back(q);
+            } else if (!failed()) {
+                lit_add(lit, off, 1, p);
+                lx_.advance();
+            }
+            continue;
+        }
+        case '<':
+        case '>':
+            if (n == '(' && m != WordMode::Limit && !in_dq) {
+                lit_flush(lit, parts);
+                if (Node* q = read_procsubst()) parts.push_back(q);
+                continue;
+            }
+            break;
+        case '?':
+        case '*':
+        case '+':
+        case '@':
+        case '!':
+            if (n == '(' && ext && m != WordMode::Limit && !in_dq) {
+                lit_flush(lit, parts);
+                if (Node* q = read_extglob()) parts.push_back(q);
+                continue;
+            }
+            break;
+        default: break;
+        }
+        lit_char(lit);
+    }
+    if (m == WordMode::Regex && depth > 0 && !failed()) {
+        error(wpos, "unexpected EOF while looking for matching `)'");
+        return nullptr;
+    }
+    lit_flush(lit, parts);
+    return make_word(wpos, parts);
+}
+
+Node* Parser::read_squote() {
+    Pos p = lx_.pos();
+    uint32_t from = lx_.off() + 1;
+    const void* q = std::memchr(src_.data() + from, '\'', lx_.end() - std::min(from, lx_.end()));
+    if (!q || from > lx_.end()) {
+        error(p, "unexpected EOF while looking for matching `''");
+        return nullptr;
+    }
+    uint32_t to = static_cast<uint32_t>(static_cast<const char*>(q) - src_.data());
+    SglQuoted* s = a_.node<SglQuoted>(p);
+    s->text = src_.substr(from, to - from);
+    lx_.advance_to(to + 1);
+    return s;
+}
+
+Node* Parser::read_dquote(bool locale) {
+    Pos p = lx_.pos();
+    lx_.advancej(locale ? 2 : 1);  // $" or "
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    std::vector<Node*> parts;
+    LitBuf lit;
+    for (;;) {
+        if (failed()) return nullptr;
+        int c = lx_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching `\"'");
+            return nullptr;
+        }
+        if (c == '"') {
+            lx_.advance();
+            break;
+        }
+        if (c == '\\') {
+            int n = lx_.peek(1);
+            if (n == '\n') {
+                lx_.advance(2);
+                continue;
+            }
+            if (n == '$' || n == '`' || n == '"' || n == '\\') {
+                lit_add(lit, lx_.off() + 1, 1, lx_.pos());
+                lx_.advance(2);
+                continue;
+            }
+            lit_char(lit);
+            continue;
+        }
+        if (c == '$') {
+            Pos dp = lx_.pos();
+            uint32_t off = lx_.off();
+            Node* n = read_dollar(true);
+            if (n) {
+                lit_flush(lit, parts);
+                parts.push_back(n);
+            } else if (!failed()) {
+                lit_add(lit, off, 1, dp);
+                lx_.advance();
+            }
+            continue;
+        }
+        if (c == '`') {
+            lit_flush(lit, parts);
+            if (Node* n = read_backtick(true)) parts.push_back(n);
+            continue;
+        }
+        lit_char(lit);
+    }
+    lit_flush(lit, parts);
+    DblQuoted* q = a_.node<DblQuoted>(p);
+    q->locale = locale;
+    q->parts = a_.list<Node*>(parts);
+    return q;
+}
+
+static void put_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x110000) {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+Node* Parser::read_ansic() {
+    Pos p = lx_.pos();
+    lx_.advancej(2);  // $'
+    uint32_t from = lx_.off();
+    std::string out;
+    bool truncated = false;
+    auto put = [&](char ch) {
+        if (ch == '\0') truncated = true;
+        if (!truncated) out += ch;
+    };
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching `''");
+            return nullptr;
+        }
+        if (c == '\'') break;
+        if (c != '\\') {
+            put(static_cast<char>(c));
+            lx_.advance();
+            continue;
+        }
+        int n = lx_.peek(1);
+        if (n < 0) {
+            put('\\');
+            lx_.advance();
+            continue;
+        }
+        lx_.advance(2);
+        switch (n) {
+        case 'n': put('\n'); break;
+        case 't': put('\t'); break;
+        case 'r': put('\r'); break;
+        case 'a': put('\a'); break;
+        case 'b': put('\b'); break;
+        case 'e':
+        case 'E': put('\x1b'); break;
+        case 'f': put('\f'); break;
+        case 'v': put('\v'); break;
+        case '\\': put('\\'); break;
+        case '\'': put('\''); break;
+        case '"': put('"'); break;
+        case '?': put('?'); break;
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+            int v = n - '0';
+            for (int i = 0; i < 2 && lx_.peek() >= '0' && lx_.peek() <= '7'; ++i) {
+                v = v * 8 + (lx_.peek() - '0');
+                lx_.advance();
+            }
+            put(static_cast<char>(v & 0xFF));
+            break;
+        }
+        case 'x': {
+            int v = 0, k = 0;
+            while (k < 2 && hexval(lx_.peek()) >= 0) {
+                v = v * 16 + hexval(lx_.peek());
+                lx_.advance();
+                ++k;
+            }
+            if (k == 0) {
+                put('\\');
+                put('x');
+            } else {
+                put(static_cast<char>(v));
+            }
+            break;
+        }
+        case 'u':
+        case 'U': {
+            uint32_t v = 0;
+            int k = 0, max = n == 'u' ? 4 : 8;
+            while (k < max && hexval(lx_.peek()) >= 0) {
+                v = v * 16 + static_cast<uint32_t>(hexval(lx_.peek()));
+                lx_.advance();
+                ++k;
+            }
+            if (k == 0) {
+                put('\\');
+                put(static_cast<char>(n));
+            } else if (v == 0) {
+                truncated = true;
+            } else if (!truncated) {
+                put_utf8(out, v);
+            }
+            break;
+        }
+        case 'c': {
+            int x = lx_.peek();
+            if (x < 0 || x == '\'') {
+                put('\\');
+                put('c');
+                break;
+            }
+            lx_.advance();
+            if (x == '\\' && lx_.peek() == '\\') lx_.advance();
+            if (x == '?') put('\x7f');
+            else put(static_cast<char>(std::toupper(x) & 0x1f));
+            break;
+        }
+        default:
+            put('\\');
+            put(static_cast<char>(n));
+            break;
+        }
+    }
+    AnsiCQuoted* q = a_.node<AnsiCQuoted>(p);
+    q->raw = src_.substr(from, lx_.off() - from);
+    q->value = a_.str(out);
+    lx_.advance();  // '
+    return q;
+}
+
+Node* Parser::memo_get(uint32_t off, bool in_dq) {
+    if (memo_.empty()) return nullptr;
+    auto it = memo_.find((uint64_t(off) << 1) | (in_dq ? 1 : 0));
+    if (it == memo_.end()) return nullptr;
+    lx_.restore(it->second.end);
+    return it->second.node;
+}
+
+void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
+    if (speculating_ == 0 || !n || failed()) return;
+    memo_[(uint64_t(off) << 1) | (in_dq ? 1 : 0)] = Memo{n, lx_.save()};
+}
+
+Node* Parser::read_dollar(bool in_dq) {
+    Pos p = lx_.pos();
+    int n = lx_.peekj(1);
+    uint32_t off = lx_.off();
+    if (n == '{' || n == '(' || n == '[') {
+        if (Node* m = memo_get(off, in_dq)) return m;
+        Node* r = nullptr;
+        if (n == '{') r = read_brace_param(in_dq);
+        else if (n == '[') r = read_arith_bracket();
+        else if (lx_.peekj(2) == '(') r = read_dollar_dparen();
+        else r = read_cmdsubst();
+        memo_put(off, in_dq, r);
+        return r;
+    }
+    if (!in_dq && n == '\'') return read_ansic();
+    if (!in_dq && n == '"') return read_dquote(true);
+    ParamExp* pe = a_.node<ParamExp>(p);
+    uint32_t first = lx_.skip_cont(off + 1);
+    if (is_name_start(n)) {
+        uint32_t i = lx_.skip_cont(first + 1);
+        while (i < lx_.end() && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+        pe->name = joined(first, i);
+        lx_.advance_to(i);
+        return pe;
+    }
+    if (is_digit(n) || is_special_param(n)) {
+        pe->name = src_.substr(first, 1);
+        lx_.advance_to(first + 1);
+        return pe;
+    }
+    return nullptr;
+}
+
+Node* Parser::read_brace_param(bool in_dq) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    uint32_t start = lx_.off();
+    lx_.advancej(2);
+    lx_.splice();
+    ParamExp* pe = a_.node<ParamExp>(p);
+    pe->braced = true;
+    auto eof_err = [&]() {
+        error(p, "unexpected EOF while looking for matching `}'");
+        return nullptr;
+    };
+    // Unrecognised syntax: bash reports "bad substitution" when it runs, so keep the raw text as the name.
+    auto bad = [&]() -> Node* {
+        if (failed()) return nullptr;
+        int depth = 0;
+        for (;;) {
+            int c = lx_.peek();
+            if (c < 0) return eof_err();
+            if (c == '{') ++depth;
+            if (c == '}' && depth-- == 0) break;
+            if (c == '\\' && lx_.peek(1) >= 0) lx_.advance();
+            lx_.advance();
+        }
+        ParamExp* b = a_.node<ParamExp>(p);
+        b->braced = true;
+        b->name = src_.substr(start + 2, lx_.off() - start - 2);
+        lx_.advance();
+        return b;
+    };
+    // Names and digits may be split by line continuations; the cursor ends past any that follow.
+    auto read_name = [&]() -> bool {
+        lx_.splice();
+        int c = lx_.peek();
+        uint32_t off = lx_.off();
+        auto scan = [&](bool (*ok)(int)) {
+            uint32_t i = lx_.skip_cont(off + 1);
+            while (i < lx_.end() && ok(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+            pe->name = joined(off, i);
+            lx_.advance_to(i);
+        };
+        if (is_name_start(c)) {
+            scan(is_name_char);
+            return true;
+        }
+        if (is_digit(c)) {
+            scan(is_digit);
+            return true;
+        }
+        if (is_special_param(c)) {
+            pe->name = src_.substr(off, 1);
+            lx_.advance_to(lx_.skip_cont(off + 1));
+            return true;
+        }
+        return false;
+    };
+    auto read_index = [&]() -> bool {
+        lx_.splice();
+        if (lx_.peek() != '[') return true;
+        uint32_t close = 0;
+        if (!scan_subscript(lx_.off(), close)) return false;
+        std::string_view in = src_.substr(lx_.off() + 1, close - lx_.off() - 1);
+        if (in == "@" || in == "*") {
+            pe->index_all = in[0];
+            lx_.advance_to(close + 1);
+        } else {
+            pe->index = read_range_word(lx_.off() + 1, close);
+            if (failed()) return false;
+            lx_.advance_to(close + 1);
+        }
+        return true;
+    };
+    auto arg = [&](WordMode m) -> Word* { return read_word(m, in_dq); };
+    auto close = [&]() -> Node* {
+        if (failed()) return nullptr;
+        lx_.splice();
+        if (lx_.peek() == '}') {
+            lx_.advance();
+            return pe;
+        }
+        if (lx_.peek() < 0) return eof_err();
+        return bad();
+    };
+    int c = lx_.peek();
+    int n = lx_.peekj(1);
+    if (c < 0) return eof_err();
+    if (c == '#' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n)) &&
+        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peekj(2) != '}')) {
+        lx_.advance();
+        pe->op = ParamOp::Length;
+        if (!read_name()) return bad();
+        if (!read_index()) return bad();
+        return close();
+    }
+    if (c == '!' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n))) {
+        lx_.advance();
+        if (!read_name()) return bad();
+        int x = lx_.peek();
+        if ((x == '*' || x == '@') && lx_.peekj(1) == '}') {
+            pe->op = ParamOp::PrefixNames;
+            pe->at_form = x == '@';
+            lx_.advancej(2);
+            return pe;
+        }
+        if (!read_index()) return bad();
+        lx_.splice();
+        if (pe->index_all && lx_.peek() == '}') {
+            pe->op = ParamOp::Keys;
+            lx_.advance();
+            return pe;
+        }
+        pe->indirect = true;
+    } else {
+        if (!read_name()) {
+            if (c == '}') {
+                lx_.advance();
+                return pe;  // ${}: bad substitution at run time
+            }
+            return bad();
+        }
+        if (!read_index()) return bad();
+    }
+    lx_.splice();
+    c = lx_.peek();
+    n = lx_.peekj(1);
+    switch (c) {
+    case '}': lx_.advance(); return pe;
+    case ':':
+        if (n == '-' || n == '=' || n == '?' || n == '+') {
+            pe->colon = true;
+            pe->op = n == '-' ? ParamOp::Default : n == '=' ? ParamOp::Assign : n == '?' ? ParamOp::Error : ParamOp::Alternate;
+            lx_.advancej(2);
+            pe->arg = arg(WordMode::ParamArg);
+            return close();
+        }
+        pe->op = ParamOp::Substring;
+        lx_.advance();
+        pe->arg = arg(WordMode::ParamOff);
+        if (lx_.peek() == ':') {
+            lx_.advance();
+            pe->arg2 = arg(WordMode::ParamArg);
+        }
+        return close();
+    case '-':
+    case '=':
+    case '?':
+    case '+':
+        pe->op = c == '-' ? ParamOp::Default : c == '=' ? ParamOp::Assign : c == '?' ? ParamOp::Error : ParamOp::Alternate;
+        lx_.advance();
+        pe->arg = arg(WordMode::ParamArg);
+        return close();
+    case '#':
+    case '%': {
+        bool dbl = n == c;
+        pe->op = c == '#' ? (dbl ? ParamOp::RemLongPrefix : ParamOp::RemPrefix)
+                          : (dbl ? ParamOp::RemLongSuffix : ParamOp::RemSuffix);
+        lx_.advancej(dbl ? 2 : 1);
+        pe->arg = arg(WordMode::ParamArg);
+        return close();
+    }
+    case '/':
+        pe->op = ParamOp::Replace;
+        lx_.advancej(1);
+        if (n == '/') pe->op = ParamOp::ReplaceAll;
+        else if (n == '#') pe->op = ParamOp::ReplacePrefix;
+        else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
+        if (pe->op != ParamOp::Replace) lx_.advancej(1);
+        pe->arg = arg(WordMode::ParamPat);
+        if (lx_.peek() == '/') {
+            lx_.advance();
+            pe->arg2 = arg(WordMode::ParamArg);
+        }
+        return close();
+    case '^':
+    case ',': {
+        bool dbl = n == c;
+        pe->op = c == '^' ? (dbl ? ParamOp::UpperAll : ParamOp::UpperFirst)
+                          : (dbl ? ParamOp::LowerAll : ParamOp::LowerFirst);
+        lx_.advancej(dbl ? 2 : 1);
+        Word* w = arg(WordMode::ParamArg);
+        if (w && !w->parts.empty()) pe->arg = w;
+        return close();
+    }
+    case '@':
+        if (n > 0 && std::isalpha(n) && lx_.peekj(2) == '}') {
+            pe->op = ParamOp::Transform;
+            pe->transform = static_cast<char>(n);
+            lx_.advancej(3);
+            return pe;
+        }
+        return bad();
+    case -1: return eof_err();
+    default: return bad();
+    }
+}
+
+std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
+    (void)start;
+    ok = false;
+    no_time_ = true;
+    bool saved_in_body = in_heredoc_body_;
+    in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
+    std::vector<Stmt*> body = parse_stmts(false);
+    in_heredoc_body_ = saved_in_body;
+    no_time_ = false;
+    if (failed()) return body;
+    Token t = lx_.next();
+    if (t.kind == Tok::RParen) {
+        lx_.consume(t);
+        ok = true;
+    } else if (t.kind == Tok::Eof) {
+        error({eof_line_, 1}, "unexpected EOF while looking for matching `)'");
+    } else {
+        error_near(t);
+    }
+    return body;
+}
+
+Node* Parser::read_cmdsubst() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(2);
+    bool ok = false;
+    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    if (!ok) return nullptr;
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->body = a_.list<Stmt*>(body);
+    return c;
+}
+
+Node* Parser::read_procsubst() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    bool out = lx_.peek() == '>';
+    lx_.advancej(2);
+    bool ok = false;
+    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    if (!ok) return nullptr;
+    ProcSubst* c = a_.node<ProcSubst>(p);
+    c->output = out;
+    c->body = a_.list<Stmt*>(body);
+    return c;
+}
+
+Node* Parser::read_dollar_dparen() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    LexState st = lx_.save();
+    lx_.advancej(3);
+    Word* raw = nullptr;
+    ++speculating_;
+    bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    --speculating_;
+    if (failed()) return nullptr;
+    if (!ok) {
+        // $( (...) ... ): a command substitution whose body starts with a subshell
+        lx_.restore(st);
+        return read_cmdsubst_fallback();
+    }
+    ArithSubst* a = a_.node<ArithSubst>(p);
+    a->raw = raw;
+    a->expr = arith_from_word(raw);
+    return failed() ? nullptr : a;
+}
+
+// After `$((` that is not arithmetic, bash reads the text up to the matching `)` and parses it as a
+// command substitution only when it runs. We parse it now when we can and otherwise keep the text with
+// the error for run time; only an unterminated text is a syntax error.
+Node* Parser::read_cmdsubst_fallback() {
+    Pos p = lx_.pos();
+    LexState st = lx_.save();
+    uint32_t end = lx_.end();
+    std::vector<Redirect*> pending = heredocs_;
+    ++speculating_;
+    Node* n = read_cmdsubst();
+    --speculating_;
+    if (n && !failed()) return n;
+    if (!err) return nullptr;
+    ParseError e = std::move(*err);
+    err.reset();
+    lx_.set_end(end);
+    lx_.restore(st);
+    heredocs_ = std::move(pending);
+    lx_.advancej(2);  // $(
+    uint32_t from = lx_.off();
+    if (!scan_matched_paren(p)) return nullptr;
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->raw = src_.substr(from, lx_.off() - from);
+    c->deferred_error = a_.str(e.message);
+    c->deferred_pos = e.pos;
+    lx_.advance();  // )
+    return c;
+}
+
+// Moves to the `)` that closes a substitution opened before the cursor, skipping quotes, escapes,
+// backquotes and nested parentheses as bash's parse_matched_pair does; at the end of input reports the
+// innermost open construct.
+bool Parser::scan_matched_paren(Pos open) {
+    uint32_t depth = 0;
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(open, "unexpected EOF while looking for matching `)'");
+            return false;
+        }
+        if (c == ')') {
+            if (depth == 0) return true;
+            --depth;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == '$' && lx_.peek(1) == '(') {
+            if (memo_get(lx_.off(), false)) continue;  // a substitution already read: jump over it
+            lx_.advance();
+            continue;
+        } else if (c == '\\') {
+            if (lx_.peek(1) >= 0) lx_.advance();
+        } else if (c == '\'' || c == '"' || c == '`') {
+            Pos q = lx_.pos();
+            lx_.advance();
+            for (;;) {
+                int d = lx_.peek();
+                if (d < 0) {
+                    error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) + "'");
+                    return false;
+                }
+                if (d == c) break;
+                if (d == '\\' && c != '\'' && lx_.peek(1) >= 0) lx_.advance();
+                lx_.advance();
+            }
+        }
+        lx_.advance();
+    }
+}
+
+Node* Parser::read_arith_bracket() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advancej(2);
+    Word* raw = nullptr;
+    if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
+    ArithSubst* a = a_.node<ArithSubst>(p);
+    a->bracket = true;
+    a->raw = raw;
+    a->expr = arith_from_word(raw);
+    return failed() ? nullptr : a;
+}
+
+bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
+    Pos wpos = lx_.pos();
+    std::vector<Node*> parts;
+    LitBuf lit;
+    uint32_t depth = 0;
+    bool done = false;
+    while (!done) {
+        if (failed()) return false;
+        int c = lx_.peek();
+        if (c < 0) {
+            if (end == ArithEnd::Whole) break;
+            error(start, end == ArithEnd::Bracket ? "unexpected EOF while looking for matching `]'"
+                                                  : "unexpected EOF while looking for matching `)'");
+            return false;
+        }
+        switch (c) {
+        case '\\':
+            if (lx_.peek(1) == '\n') {
+                lx_.advance(2);
+                continue;
+            }
+            lit_char(lit);
+            if (lx_.peek() >= 0) lit_char(lit);
+            continue;
+        case '(':
+        case '[':
+            if ((c == '(') == (end != ArithEnd::Bracket) || end == ArithEnd::Whole) {
+                if (++depth > opt_.max_depth) {
+                    error_depth(lx_.pos());
+                    return false;
+                }
+            }
+            break;
+        case ')':
+        case ']':
+            if (end == ArithEnd::Whole) {
+                if (depth > 0) --depth;
+                break;
+            }
+            if ((c == ')') != (end != ArithEnd::Bracket)) break;
+            if (depth > 0) {
+                --depth;
+                break;
+            }
+            if (end == ArithEnd::Bracket) {
+                lx_.advance();
+                done = true;
+                continue;
+            }
+            if (lx_.peekj(1) == ')') {
+                lx_.advancej(2);
+                if (term) *term = ')';
+                done = true;
+                continue;
+            }
+            if (lx_.peekj(1) < 0 && end != ArithEnd::DParen) {
+                error(start, "unexpected EOF while looking for matching `)'");
+                return false;
+            }
+            return false;
+        case ';':
+            if (end == ArithEnd::ForPart && depth == 0) {
+                lx_.advance();
+                if (term) *term = ';';
+                done = true;
+                continue;
+            }
+            break;
+        case '$': {
+            Pos p = lx_.pos();
+            uint32_t off = lx_.off();
+            Node* n = read_dollar(false);
+            if (n) {
+                lit_flush(lit, parts);
+                parts.push_back(n);
+            } else if (!failed()) {
+                lit_add(lit, off, 1, p);
+                lx_.advance();
+            }
+            continue;
+        }
+        case '`':
+            lit_flush(lit, parts);
+            if (Node* n = read_backtick(false)) parts.push_back(n);
+            continue;
+        case '"':
+            lit_flush(lit, parts);
+            if (Node* n = read_dquote(false)) parts.push_back(n);
+            continue;
+        case '\'':
+            lit_flush(lit, parts);
+            if (Node* n = read_squote()) parts.push_back(n);
+            continue;
+        default: break;
+        }
+        lit_char(lit);
+    }
+    lit_flush(lit, parts);
+    out = make_word(wpos, parts);
+    return true;
+}
+
+Node* Parser::read_backtick(bool in_dq) {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    lx_.advance();
+    std::string text;
+    Pos inner = lx_.pos();
+    uint32_t raw_from = lx_.off();
+    for (;;) {
+        int c = lx_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching ``'");
+            return nullptr;
+        }
+        if (c == '`') {
+            lx_.advance();
+            break;
+        }
+        if (c == '\\') {
+            int n = lx_.peek(1);
+            if (n == '`' || n == '\\' || n == '$' || (in_dq && n == '"')) {
+                text += static_cast<char>(n);
+                lx_.advance(2);
+                continue;
+            }
+        }
+        text += static_cast<char>(c);
+        lx_.advance();
+    }
+    Parser sub(a_, a_.str(text), opt_, inner, depth_);
+    std::vector<Stmt*> body = sub.parse_stmts(false);
+    if (!sub.failed()) {
+        Token t = sub.lx_.next();
+        if (t.kind != Tok::Eof) sub.error_near(t);
+    }
+    CmdSubst* c = a_.node<CmdSubst>(p);
+    c->backquote = true;
+    if (sub.failed()) {
+        // bash parses backquoted text only when it runs: the error belongs to run time
+        c->deferred_error = a_.str(sub.err->message);
+        c->deferred_pos = sub.err->pos;
+        c->raw = src_.substr(raw_from, lx_.off() - 1 - raw_from);
+        return c;
+    }
+    c->body = a_.list<Stmt*>(body);
+    return c;
+}
+
+Node* Parser::read_extglob() {
+    Pos p = lx_.pos();
+    Depth d(*this, p);
+    if (!d.ok) return nullptr;
+    ExtGlob* g = a_.node<ExtGlob>(p);
+    g->op = static_cast<char>(lx_.peek());
+    lx_.advancej(2);
+    std::vector<Word*> alts;
+    for (;;) {
+        Word* w = read_word(WordMode::ExtAlt);
+        if (failed()) return nullptr;
+        alts.push_back(w);
+        int c = lx_.peek();
+        if (c == '|') {
+            lx_.advance();
+            continue;
+        }
+        if (c == ')') {
+            lx_.advance();
+            break;
+        }
+        error(p, "unexpected EOF while looking for matching `)'");
+        return nullptr;
+    }
+    g->alternatives = a_.list<Word*>(alts);
+    return g;
+}
+
+}  // namespace bashkit::syntax::detail
