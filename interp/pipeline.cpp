@@ -1,0 +1,355 @@
+// Concurrency: the threads stages and jobs run on, pipelines (a thread per stage over in-process pipes),
+// background jobs.
+#include <pthread.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "interp/builtins/builtin.hpp"
+#include "interp/dev_fs.hpp"
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+#include "interp/pattern.hpp"
+#include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
+
+namespace bashkit::interp {
+
+// ---------------------------------------------------------------- threads
+
+StackThread::~StackThread() { join(); }
+
+void* StackThread::trampoline(void* arg) {
+    auto* self = static_cast<StackThread*>(arg);
+    // The function may own the StackThread (a detached job): run a local copy.
+    std::function<void()> fn = std::move(self->fn_);
+    // The last line of defence of a thread entry (the functions catch what they can report themselves).
+    try {
+        fn();
+    } catch (...) {
+    }
+    return nullptr;
+}
+
+void StackThread::detach() {
+    if (started_ && !joined_) {
+        pthread_detach(static_cast<pthread_t>(handle_));
+        joined_ = true;
+    }
+}
+
+bool StackThread::start(size_t stack_bytes, std::function<void()> fn) {
+    fn_ = std::move(fn);
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) {
+        fn_ = nullptr;
+        return false;
+    }
+    pthread_attr_setstacksize(&attr, stack_bytes);
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, &StackThread::trampoline, this);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        fn_ = nullptr;  // release what the function holds (pipe ends, state)
+        return false;
+    }
+    handle_ = static_cast<unsigned long>(t);
+    started_ = true;
+    return true;
+}
+
+void StackThread::join() {
+    if (started_ && !joined_) {
+        pthread_join(static_cast<pthread_t>(handle_), nullptr);
+        joined_ = true;
+    }
+}
+
+StackBounds current_stack_bounds() {
+    StackBounds b;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void* addr = nullptr;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            b.low = reinterpret_cast<uintptr_t>(addr);
+            b.high = b.low + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    return b;
+}
+
+Job::~Job() = default;
+
+// ---------------------------------------------------------------- pipelines
+
+Flow Exec::exec_pipeline(const sx::Pipeline* p) {
+    auto t0 = std::chrono::steady_clock::now();
+    uint32_t n = p->stages.size;
+    Flow result = Flow::Normal;
+    std::vector<int> statuses;
+    if (n == 0) {
+        st_.status = 0;
+    } else if (n == 1) {
+        if (p->negated) ++errexit_suppressed_;
+        Flow f = exec_command(p->stages[0]);
+        if (p->negated) --errexit_suppressed_;
+        if (f != Flow::Normal) return f;
+        statuses.push_back(st_.status);
+    } else {
+        statuses.assign(n, 0);
+        if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+            error("pipeline: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
+            st_.status = 1;
+            return Flow::Normal;
+        }
+        uint32_t want = n - 1;
+        uint32_t before = s_.threads.fetch_add(want);
+        if (before + want > s_.limits.max_threads) {
+            s_.threads.fetch_sub(want);
+            error("fork: retry: Resource temporarily unavailable (thread limit " +
+                  std::to_string(s_.limits.max_threads) + ")");
+            st_.status = 254;
+            return Flow::Normal;
+        }
+        std::vector<PipeEnds> pipes(n - 1);
+        std::vector<std::unique_ptr<StackThread>> threads;
+        // An exception on this thread (a state copy over the memory budget) must not leave stages blocked on
+        // pipe ends nobody will close, nor the thread count raised.
+        struct StagesGuard {
+            Session& s;
+            uint32_t want;
+            std::vector<PipeEnds>& pipes;
+            std::vector<std::unique_ptr<StackThread>>& threads;
+            ~StagesGuard() {
+                for (auto& pe : pipes) {
+                    pe.reader.reset();
+                    pe.writer.reset();
+                }
+                for (auto& th : threads) th->join();
+                s.threads.fetch_sub(want);
+            }
+        } stages_guard{s_, want, pipes, threads};
+        for (auto& pe : pipes) pe = make_pipe(cancel_);
+        threads.reserve(n - 1);
+        bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
+        for (uint32_t i = 0; i + 1 < n; ++i) {
+            auto state = std::make_shared<ShellState>(st_.subshell_copy(s_.new_pid()));
+            if (i > 0) state->fds[0] = pipes[i - 1].reader;
+            state->fds[1] = pipes[i].writer;
+            if (p->stderr_too.size > i && p->stderr_too[i]) state->fds[2] = pipes[i].writer;
+            auto th = std::make_unique<StackThread>();
+            const sx::Command* stage = p->stages[i];
+            int* slot = &statuses[i];
+            Exec* parent = this;
+            bool started = th->start(s_.limits.stage_stack_bytes, [state, stage, slot, parent]() mutable {
+                // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
+                try {
+                    Exec child(*parent, *state, true);
+                    child.is_subshell_ = true;
+                    child.subshell_depth_ = parent->subshell_depth_ + 1;
+                    try {
+                        Flow f = child.exec_command(stage);
+                        int status = f == Flow::Exit ? child.exit_status_ : state->status;
+                        if (child.broken_pipe_ && f == Flow::Exit) status = child.exit_status_;
+                        state->status = status;
+                        child.exit_status_ = status;
+                        child.run_exit_trap();
+                        *slot = state->status;
+                    } catch (...) {
+                        if (StreamPtr e = child.fd(2)) child.report_exception("pipeline", *e);
+                        *slot = 1;
+                    }
+                } catch (...) {
+                    *slot = 1;
+                }
+                try {
+                    state.reset();  // closes this stage's pipe ends
+                } catch (...) {
+                }
+            });
+            if (!started) {
+                error("fork: Resource temporarily unavailable");
+                statuses[i] = 254;
+            }
+            threads.push_back(std::move(th));
+        }
+        // The parent keeps no pipe ends but the last reader.
+        StreamPtr last_in = pipes[n - 2].reader;
+        for (auto& pe : pipes) {
+            pe.reader.reset();
+            pe.writer.reset();
+        }
+        const sx::Command* last = p->stages[n - 1];
+        if (lastpipe) {
+            RedirGuard guard(*this);
+            guard.save(0);
+            set_fd(0, std::move(last_in));
+            Flow f = exec_command(last);
+            guard.restore();
+            if (f != Flow::Normal) result = f;
+            statuses[n - 1] = f == Flow::Exit ? exit_status_ : st_.status;
+        } else {
+            int status = in_subshell([&](Exec& child) {
+                child.subshell_depth_ = subshell_depth_ + 1;
+                child.set_fd(0, std::move(last_in));
+                return child.exec_command(last);
+            });
+            statuses[n - 1] = status;
+        }
+        if (cancel_->cancelled_fast()) return cancelled_flow();
+    }
+    if (n > 0) {
+        int status = statuses.back();
+        if (st_.opts[OptPipefail])
+            for (int s : statuses)
+                if (s != 0) status = s;
+        if (p->negated) status = status == 0 ? 1 : 0;
+        st_.status = status;
+        set_pipestatus(statuses);
+    } else if (p->negated) {
+        st_.status = st_.status == 0 ? 1 : 0;
+    }
+    if (p->timed) {
+        auto dt = std::chrono::steady_clock::now() - t0;
+        double secs = std::chrono::duration<double>(dt).count();
+        char buf[128];
+        if (p->time_posix) {
+            std::snprintf(buf, sizeof buf, "real %.2f\nuser %.2f\nsys %.2f\n", secs, 0.0, 0.0);
+        } else {
+            int m = static_cast<int>(secs / 60);
+            double s = secs - m * 60;
+            std::snprintf(buf, sizeof buf, "\nreal\t%dm%.3fs\nuser\t%dm%.3fs\nsys\t%dm%.3fs\n", m, s, 0, 0.0, 0, 0.0);
+        }
+        write_err(buf);
+    }
+    if (result != Flow::Normal) return result;
+    if (n >= 1 && !p->negated && n > 1) return after_command(p);
+    return Flow::Normal;
+}
+
+// ---------------------------------------------------------------- background jobs
+
+int Exec::alloc_fd(int from) {
+    for (int f = from; f < 1024; ++f)
+        if (static_cast<size_t>(f) >= st_.fds.size() || !st_.fds[static_cast<size_t>(f)]) return f;
+    return -1;
+}
+
+int64_t Exec::start_job(std::shared_ptr<ShellState> state, const sx::Command* cmd, std::string text) {
+    return start_thread_job(std::move(state), [cmd](Exec& child) { return child.exec_command(cmd); }, std::move(text), true);
+}
+
+int64_t Exec::start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body) {
+    int64_t pid = start_thread_job(std::move(state), [body](Exec& child) { return child.exec_list(body); }, "procsub", false);
+    return pid;
+}
+
+int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
+                               bool in_table) {
+    if (in_table) {
+        uint32_t jobs = s_.bg_jobs.fetch_add(1);
+        if (jobs + 1 > s_.limits.max_background_jobs) {
+            s_.bg_jobs.fetch_sub(1);
+            error("fork: retry: Resource temporarily unavailable (background job limit " +
+                  std::to_string(s_.limits.max_background_jobs) + ")");
+            return -1;
+        }
+    }
+    auto release_job = [this, in_table] {
+        if (in_table) s_.bg_jobs.fetch_sub(1);
+    };
+    if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+        release_job();
+        error("background job: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
+        return -1;
+    }
+    if (s_.threads.fetch_add(1) + 1 > s_.limits.max_threads) {
+        s_.threads.fetch_sub(1);
+        release_job();
+        error("fork: retry: Resource temporarily unavailable (thread limit " + std::to_string(s_.limits.max_threads) + ")");
+        return -1;
+    }
+    auto job = std::make_shared<Job>();
+    job->id = in_table ? st_.jobs->next_id++ : 0;
+    job->pid = s_.new_pid();
+    job->command = std::move(text);
+    auto token = std::make_shared<CancelToken>();
+    token->set_parent(cancel_hold_, cancel_);
+    job->token = token;
+    state->enter_subshell(std::make_shared<JobTable>(), job->pid);  // a job starts with no jobs of its own
+    Session* sess = &s_;
+    uint32_t depth = subshell_depth_ + 1;
+    uint32_t cdepth = call_depth_;
+    auto owner = owner_hold_;
+    std::string source = source_name_;
+    sess->live_threads.fetch_add(1);
+    auto th = std::make_unique<StackThread>();
+    bool ok = th->start(s_.limits.stage_stack_bytes, [sess, state, body, job, depth, cdepth, owner, source,
+                                                      in_table]() mutable {
+        // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
+        try {
+            Exec child(*sess, *state, *job->token);
+            child.cancel_hold_ = job->token;
+            child.is_subshell_ = true;
+            child.subshell_depth_ = depth;
+            child.call_depth_ = cdepth;
+            child.owner_hold_ = owner;
+            child.source_name_ = source;
+            try {
+                Flow f = body(child);
+                int status = f == Flow::Exit ? child.exit_status_ : state->status;
+                state->status = status;
+                child.exit_status_ = status;
+                child.run_exit_trap();
+                job->status.store(state->status);
+            } catch (...) {
+                if (StreamPtr e = child.fd(2)) child.report_exception(job->command, *e);
+                job->status.store(1);
+            }
+        } catch (...) {
+            job->status.store(1);
+        }
+        try {
+            state.reset();
+            body = nullptr;
+        } catch (...) {
+        }
+        if (in_table) sess->bg_jobs.fetch_sub(1);
+        sess->threads.fetch_sub(1);
+        {
+            std::lock_guard lock(sess->jobs_mu);
+            job->done.store(true);
+            sess->live_threads.fetch_sub(1);
+        }
+        sess->jobs_cv.notify_all();
+    });
+    if (!ok) {
+        sess->live_threads.fetch_sub(1);
+        release_job();
+        s_.threads.fetch_sub(1);
+        error("fork: Resource temporarily unavailable");
+        return -1;
+    }
+    th->detach();
+    job->thread = std::move(th);
+    job->hidden = !in_table;
+    st_.jobs->jobs.push_back(job);
+    st_.last_bg_pid = job->pid;
+    return job->pid;
+}
+
+Flow Exec::exec_background(const sx::Stmt* stmt) {
+    auto state = std::make_shared<ShellState>(st_);
+    // Without job control a background job reads from /dev/null.
+    if (!st_.opts[OptMonitor]) state->fds[0] = std::make_shared<NullStream>();
+    std::string text;
+    int64_t pid = start_job(std::move(state), stmt->cmd, "command");
+    st_.status = pid < 0 ? 1 : 0;
+    return Flow::Normal;
+}
+
+}  // namespace bashkit::interp

@@ -1,0 +1,415 @@
+// Running what a simple command names when it is not a function or a shell builtin: a registered utility, a
+// script found through PATH, a child bash/sh; and the CommandRunner interface utilities call back through
+// (xargs, find -exec, timeout).
+#include <pthread.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "interp/builtins/builtin.hpp"
+#include "interp/dev_fs.hpp"
+#include "interp/exec.hpp"
+#include "interp/fields.hpp"
+#include "interp/pattern.hpp"
+#include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
+
+namespace bashkit::interp {
+
+DeviceSource Exec::device_source() const {
+    return DeviceSource{[this](int n) { return fd(n); },
+                        [this] { return s_.base_seed ^ (s_.seed_counter.fetch_add(1) + 0x51ed); }, cancel_};
+}
+
+int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env) {
+    StreamPtr i = fd(0), o = fd(1), e = fd(2);
+    BadStream bad;
+    // The utility sees /dev through the shell's descriptors: `cat <(cmd)`, `diff <(a) <(b)`.
+    DevFs fs(s_.fs, device_source());
+    CommandContext ctx{argv,
+                       i ? *i : static_cast<ByteStream&>(bad),
+                       o ? *o : static_cast<ByteStream&>(bad),
+                       e ? *e : static_cast<ByteStream&>(bad),
+                       fs,
+                       st_.cwd,
+                       env,
+                       s_.limits,
+                       *cancel_,
+                       *s_.clock,
+                       this,
+                       s_.http,
+                       st_.umask,
+                       &s_.id};
+    ctx.memory = &s_.memory;
+    // A command boundary: whatever the utility or the embedder's command throws stays here.
+    try {
+        return rc.fn(ctx);
+    } catch (...) {
+        report_exception(argv.empty() ? std::string_view(rc.name) : std::string_view(argv[0]), ctx.err);
+        return 1;
+    }
+}
+
+std::string Exec::virtual_bin_name(std::string_view name) const {
+    std::string_view base;
+    if (name.starts_with("/usr/bin/")) base = name.substr(9);
+    else if (name.starts_with("/bin/")) base = name.substr(5);
+    if (base.empty() || base.find('/') != std::string_view::npos) return {};
+    static constexpr std::string_view kProgramBuiltins[] = {"echo", "printf", "test", "[", "kill", "pwd", "true", "false"};
+    const bool program_builtin =
+        std::find(std::begin(kProgramBuiltins), std::end(kProgramBuiltins), base) != std::end(kProgramBuiltins);
+    if (!s_.find_utility(base) && base != "bash" && base != "sh" && !program_builtin) return {};
+    if (s_.fs.lstat(std::string(name))) return {};  // a real file there is run as a file
+    return std::string(base);
+}
+
+Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env) {
+    const std::string& name = argv[0];
+    std::string path;
+    if (name.find('/') != std::string::npos) {
+        path = abs_path(name);
+        auto st = s_.fs.stat(path);
+        if (!st) {
+            error(name + ": " + std::string(vfs::error_message(st.error())));
+            st_.status = 127;
+            return Flow::Normal;
+        }
+        if (st->is_directory()) {
+            error(name + ": Is a directory");
+            st_.status = 126;
+            return Flow::Normal;
+        }
+        if (!(st->mode & 0111)) {
+            error(name + ": Permission denied");
+            st_.status = 126;
+            return Flow::Normal;
+        }
+    } else {
+        path = find_in_path(name);
+        if (path.empty()) {
+            // bash calls command_not_found_handle when it is defined.
+            auto h = st_.funcs.find("command_not_found_handle");
+            if (h != st_.funcs.end() && !in_not_found_handler_) {
+                FunctionPtr fn = h->second;
+                std::vector<std::string> args;
+                args.reserve(argv.size() + 1);
+                args.emplace_back("command_not_found_handle");
+                args.insert(args.end(), argv.begin(), argv.end());
+                in_not_found_handler_ = true;
+                int status = in_subshell([&](Exec& child) { return child.call_function(fn, args); });
+                in_not_found_handler_ = false;
+                st_.status = status;
+                return Flow::Normal;
+            }
+            error(name + ": command not found");
+            st_.status = 127;
+            return Flow::Normal;
+        }
+    }
+    if (s_.external) {
+        StreamPtr i = fd(0), o = fd(1), e = fd(2);
+        BadStream bad;
+        ExternalCommand cmd{argv, path, env, st_.cwd, i ? *i : static_cast<ByteStream&>(bad),
+                            o ? *o : static_cast<ByteStream&>(bad), e ? *e : static_cast<ByteStream&>(bad),
+                            *cancel_};
+        if (std::optional<int> status = s_.external(cmd)) {
+            st_.status = *status;
+            if (cancel_->cancelled_fast()) return cancelled_flow();
+            return Flow::Normal;
+        }
+    }
+    if (name.find('/') == std::string::npos) argv[0] = path;  // $0 of a script found through PATH is its path
+    st_.status = run_script_file(path, argv, env);
+    if (cancel_->cancelled_fast()) return cancelled_flow();
+    return Flow::Normal;
+}
+
+std::string Exec::find_in_path(const std::string& name) {
+    auto h = st_.hashed.find(name);
+    if (h != st_.hashed.end()) {
+        auto st = s_.fs.stat(h->second);
+        if (st && st->is_regular()) return h->second;
+    }
+    const std::string* pathv = get_scalar("PATH");
+    if (!pathv) return {};
+    std::string_view pv = *pathv;
+    size_t start = 0;
+    while (start <= pv.size()) {
+        size_t colon = pv.find(':', start);
+        std::string_view dir = pv.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
+        std::string d = dir.empty() ? st_.cwd : abs_path(dir);
+        std::string candidate = d + (d.ends_with('/') ? "" : "/") + name;
+        auto st = s_.fs.stat(candidate);
+        if (st && st->is_regular() && (st->mode & 0111)) {
+            if (st_.opts[OptHashall]) st_.hashed[name] = candidate;
+            return candidate;
+        }
+        if (colon == std::string_view::npos) break;
+        start = colon + 1;
+    }
+    return {};
+}
+
+int Exec::run_script_file(const std::string& path, std::vector<std::string>& argv, const Environment& env) {
+    auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+    if (!content) {
+        error(argv[0] + ": " + std::string(vfs::error_message(content.error())));
+        return 126;
+    }
+    std::string_view text = *content;
+    // #! line: a shell runs here; another interpreter is looked up in the registry by its name.
+    if (text.starts_with("#!")) {
+        size_t eol = text.find('\n');
+        std::string_view line = text.substr(2, eol == std::string_view::npos ? std::string_view::npos : eol - 2);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
+        std::string_view interp = line.substr(0, line.find_first_of(" \t"));
+        std::string_view rest = interp.size() < line.size() ? line.substr(interp.size() + 1) : std::string_view{};
+        std::string_view base = interp.substr(interp.rfind('/') == std::string_view::npos ? 0 : interp.rfind('/') + 1);
+        if (base == "env") {
+            while (!rest.empty() && (rest.front() == ' ' || rest.front() == '-')) {
+                if (rest.starts_with("-S")) rest.remove_prefix(2);
+                else rest.remove_prefix(1);
+            }
+            base = rest.substr(0, rest.find_first_of(" \t"));
+            rest = base.size() < rest.size() ? rest.substr(base.size() + 1) : std::string_view{};
+        }
+        if (!base.empty() && base != "bash" && base != "sh" && base != "dash" && base != "bashkit") {
+            const RegisteredCommand* rc = s_.find_utility(base);
+            if (!rc) {
+                error(argv[0] + ": " + std::string(interp) + ": bad interpreter: No such file or directory");
+                return 126;
+            }
+            std::vector<std::string> nargv;
+            nargv.emplace_back(base);
+            if (!rest.empty()) nargv.emplace_back(rest);
+            nargv.push_back(path);
+            for (size_t i = 1; i < argv.size(); ++i) nargv.push_back(argv[i]);
+            return run_registered(*rc, nargv, env);
+        }
+    }
+    std::vector<std::string> args(argv.begin(), argv.end());
+    args[0] = argv[0];
+    StreamPtr i = fd(0), o = fd(1), e = fd(2);
+    BadStream bad;
+    return child_shell(text, args, env, i ? *i : static_cast<ByteStream&>(bad), o ? *o : static_cast<ByteStream&>(bad),
+                       e ? *e : static_cast<ByteStream&>(bad), path, true);
+}
+
+int Exec::child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
+                      ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name, bool script_input) {
+    if (eval_depth_ + 1 > s_.limits.max_eval_depth || subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+        error("maximum nesting depth exceeded");
+        return 1;
+    }
+    ShellState st;
+    init_child_state(st, env);
+    st.script_input = script_input;
+    st.script_name = args.empty() ? std::string("bashkit") : args[0];
+    if (args.size() > 1) st.frames.back().params.assign(args.begin() + 1, args.end());
+    st.fds[0] = std::make_shared<BorrowedStream>(in);
+    st.fds[1] = std::make_shared<BorrowedStream>(out);
+    st.fds[2] = std::make_shared<BorrowedStream>(err);
+    if (child_opts_) {
+        for (const auto& [o, on] : *child_opts_) st.opts[static_cast<size_t>(o)] = on;
+    }
+    Exec child(*this, st);
+    child.call_depth_ = 0;
+    child.loop_depth_ = 0;
+    child.errexit_suppressed_ = 0;
+    child.eval_depth_ = eval_depth_ + 1;
+    child.subshell_depth_ = subshell_depth_ + 1;
+    child.is_subshell_ = true;
+    child.dash_c_top_ = !script_input;
+    child.source_name_ = std::string(name);
+    Flow f = child.run_source(source, name, false);
+    int status = f == Flow::Exit ? child.exit_status_ : st.status;
+    st.status = status;
+    child.exit_status_ = status;
+    child.run_exit_trap();
+    return st.status;
+}
+
+void Exec::init_child_state(ShellState& st, const Environment& env) {
+    st.vars.set_budget(&s_.memory);
+    st.fds.resize(3);
+    st.frames.emplace_back();
+    st.cwd = st_.cwd;
+    st.umask = st_.umask;
+    st.bashpid = s_.new_pid();
+    st.rng = next_random() * 2654435761u + 1;
+    st.seconds_base = st_.seconds_base;
+    for (const auto& [k, v] : env.entries()) {
+        Var& var = st.vars.global(k);
+        var.str = v;
+        var.set = true;
+        var.attrs |= kAttrExport;
+    }
+    install_dynamic_vars(st);
+    // Functions exported with `export -f` are inherited.
+    for (const auto& [k, f] : st_.funcs)
+        if (f->attrs & kAttrExport) st.funcs.emplace(k, f);
+    {
+        Var& lvl = st.vars.global("SHLVL");
+        int64_t n = 0;
+        parse_int(lvl.str, n);
+        lvl.str = to_dec(n + 1);
+        lvl.set = true;
+        lvl.attrs |= kAttrExport;
+    }
+}
+
+int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
+    // bash [-eux] [-o opt] [-c command [name [args...]] | file [args...]] ; otherwise the script is stdin.
+    std::vector<std::pair<int, bool>> opts;
+    size_t i = 1;
+    bool has_c = false;
+    std::string command;
+    for (; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a == "--" || a == "-") {
+            ++i;
+            break;
+        }
+        if (a == "--version") {
+            write_out("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
+            return 0;
+        }
+        if (a.starts_with("--")) continue;  // --norc, --noprofile, --posix ...
+        if (a.size() < 2 || (a[0] != '-' && a[0] != '+')) break;
+        bool on = a[0] == '-';
+        for (size_t k = 1; k < a.size(); ++k) {
+            char c = a[k];
+            if (c == 'c') {
+                has_c = true;
+            } else if (c == 'o') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-o: option requires an argument", 2);
+                int o = find_set_option(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 'O') {
+                if (i + 1 >= argv.size()) return builtin_error(argv[0], "-O: option requires an argument", 2);
+                int o = find_shopt(argv[++i]);
+                if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid shell option name", 2);
+                opts.emplace_back(o, on);
+            } else if (c == 's' || c == 'i' || c == 'l' || c == 'r') {
+            } else {
+                int o = find_set_letter(c);
+                if (o < 0) return builtin_error(argv[0], std::string("-") + c + ": invalid option", 2);
+                opts.emplace_back(o, on);
+            }
+        }
+    }
+    std::string source;
+    std::vector<std::string> args;
+    std::string name = argv[0];
+    if (has_c) {
+        if (i >= argv.size()) return builtin_error(argv[0], "-c: option requires an argument", 2);
+        source = argv[i++];
+        args.push_back(i < argv.size() ? argv[i++] : argv[0]);
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else if (i < argv.size()) {
+        std::string path = abs_path(argv[i]);
+        auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+        if (!content) {
+            error(argv[i] + ": " + std::string(vfs::error_message(content.error())));
+            return content.error() == vfs::Errc::no_such_file ? 127 : 126;
+        }
+        source = std::move(*content);
+        name = argv[i];
+        for (; i < argv.size(); ++i) args.push_back(argv[i]);
+    } else {
+        StreamPtr in = fd(0);
+        if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
+        args.push_back(argv[0]);
+    }
+    StreamPtr i0 = fd(0), o1 = fd(1), e2 = fd(2);
+    BadStream bad;
+    child_opts_ = &opts;
+    int st = child_shell(source, args, env, i0 ? *i0 : static_cast<ByteStream&>(bad),
+                         o1 ? *o1 : static_cast<ByteStream&>(bad), e2 ? *e2 : static_cast<ByteStream&>(bad),
+                         has_c ? std::string_view(argv[0]) : std::string_view(name), !has_c);
+    child_opts_ = nullptr;
+    return st;
+}
+
+// ---------------------------------------------------------------- CommandRunner
+
+int Exec::run_command(std::span<const std::string> argv, const Environment& env, ByteStream& in, ByteStream& out,
+                      ByteStream& err, const RunOptions& options) {
+    if (argv.empty()) return 0;
+    // Runs in a copy of the shell (like a child process) with the given streams.
+    ShellState copy = st_;
+    copy.fds.assign(3, nullptr);
+    copy.fds[0] = std::make_shared<BorrowedStream>(in);
+    copy.fds[1] = std::make_shared<BorrowedStream>(out);
+    copy.fds[2] = std::make_shared<BorrowedStream>(err);
+    copy.jobs = std::make_shared<JobTable>();
+    if (!options.cwd.empty()) copy.cwd = options.cwd;
+    if (options.exact_env) {
+        std::vector<std::string> drop;
+        for (const auto& [name, v] : copy.vars.visible())
+            if ((v->attrs & kAttrExport) && !env.get(*name)) drop.push_back(*name);
+        for (const std::string& name : drop) copy.vars.lookup_or_create(name).attrs &= ~kAttrExport;
+    }
+    for (const auto& [k, v] : env.entries()) {
+        Var& var = copy.vars.lookup_or_create(k);
+        if (var.readonly()) continue;
+        var.str = v;
+        var.set = true;
+        var.attrs |= kAttrExport;
+    }
+    Exec child(*this, copy);
+    child.is_subshell_ = true;
+    if (options.cancel) {
+        child.cancel_ = options.cancel.get();
+        child.cancel_hold_ = options.cancel;
+    }
+    std::vector<std::string> args(argv.begin(), argv.end());
+    const UnwindMark mark = child.unwind_mark();
+    try {
+        Flow f = child.run_argv(args, nullptr, options.skip_functions);
+        return f == Flow::Exit ? child.exit_status_ : copy.status;
+    } catch (...) {
+        child.unwind_to(mark);
+        report_exception(argv[0], err);
+        return 1;
+    }
+}
+
+std::shared_ptr<CancelToken> Exec::child_cancel_token() {
+    auto token = std::make_shared<CancelToken>();
+    token->set_parent(cancel_hold_, cancel_);
+    return token;
+}
+
+CommandKind Exec::find_command(std::string_view name, bool with_functions, std::string* path) {
+    if (name.empty()) return CommandKind::none;
+    std::string n(name);
+    if (with_functions && st_.funcs.count(n)) return CommandKind::function;
+    if (s_.find_custom(name)) return CommandKind::utility;
+    if (find_builtin(name)) return CommandKind::builtin;
+    if (s_.registry.find(name) || name == "bash" || name == "sh") return CommandKind::utility;
+    if (!virtual_bin_name(name).empty()) return CommandKind::utility;
+    std::string p;
+    if (name.find('/') != std::string_view::npos) {
+        p = abs_path(name);
+        auto st = s_.fs.stat(p);
+        if (!st) return CommandKind::none;  // the caller tells a directory or a non-executable file apart
+    } else {
+        p = find_in_path(n);
+        if (p.empty()) return CommandKind::none;
+    }
+    if (path) *path = std::move(p);
+    return CommandKind::file;
+}
+
+int Exec::run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,
+                     ByteStream& err) {
+    Environment env = build_env();
+    return child_shell(source, args, env, in, out, err, args.empty() ? std::string_view("bashkit") : args[0]);
+}
+
+}  // namespace bashkit::interp
