@@ -1,0 +1,260 @@
+// Internal to the arithmetic evaluators: what the tree evaluator (arith.cpp) and the text evaluator
+// (arith_text.cpp) share: wrap-around operations, number conversion, bash's messages, the evaluation context
+// and the lookup of a variable operand (whose value is evaluated as text).
+#pragma once
+
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "interp/arith.hpp"
+
+namespace bashkit::interp::arith_detail {
+
+using syntax::ArithOp;
+using syntax::NodeKind;
+using Kind = ArithError::Kind;
+
+inline constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+inline constexpr size_t kNone = static_cast<size_t>(-1);
+
+// ---------------------------------------------------------------- wrap-around arithmetic
+
+inline int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+inline uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
+inline int64_t add(int64_t a, int64_t b) { return wrap(u(a) + u(b)); }
+inline int64_t sub(int64_t a, int64_t b) { return wrap(u(a) - u(b)); }
+inline int64_t mul(int64_t a, int64_t b) { return wrap(u(a) * u(b)); }
+inline int64_t neg(int64_t a) { return wrap(0 - u(a)); }
+// Shift counts are taken modulo 64, as the x86 instructions bash compiles to do: 1<<64 is 1, 1<<-1 is INT64_MIN.
+inline int64_t shl(int64_t a, int64_t b) { return wrap(u(a) << (u(b) & 63)); }
+inline int64_t shr(int64_t a, int64_t b) { return a >> (u(b) & 63); }
+// b != 0. INT64_MIN / -1 is INT64_MIN and INT64_MIN % -1 is 0, as in bash.
+inline int64_t divide(int64_t a, int64_t b) { return (a == kMin && b == -1) ? kMin : a / b; }
+inline int64_t modulo(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+// exp > 0. Square and multiply: 2**9999999999 takes 34 steps.
+inline int64_t power(int64_t base, int64_t exp) {
+    uint64_t result = 1, b = u(base), e = u(exp);
+    while (e != 0) {
+        if (e & 1) result *= b;
+        e >>= 1;
+        b *= b;
+    }
+    return wrap(result);
+}
+
+// The binary operators shared by both evaluators (not && || / % ** and comma, which need more care).
+inline int64_t apply(ArithOp op, int64_t a, int64_t b) {
+    switch (op) {
+    case ArithOp::BitOr: return a | b;
+    case ArithOp::BitXor: return a ^ b;
+    case ArithOp::BitAnd: return a & b;
+    case ArithOp::Eq: return a == b;
+    case ArithOp::Ne: return a != b;
+    case ArithOp::Lt: return a < b;
+    case ArithOp::Le: return a <= b;
+    case ArithOp::Gt: return a > b;
+    case ArithOp::Ge: return a >= b;
+    case ArithOp::Shl: return shl(a, b);
+    case ArithOp::Shr: return shr(a, b);
+    case ArithOp::Add: return add(a, b);
+    case ArithOp::Sub: return sub(a, b);
+    case ArithOp::Mul: return mul(a, b);
+    case ArithOp::Div: return divide(a, b);
+    case ArithOp::Mod: return modulo(a, b);
+    case ArithOp::LogOr: return a || b;
+    case ArithOp::LogAnd: return a && b;
+    default: return b;
+    }
+}
+
+// The binary operator of a compound assignment (AddEq -> Add).
+inline ArithOp compound_base(ArithOp op) {
+    switch (op) {
+    case ArithOp::AddEq: return ArithOp::Add;
+    case ArithOp::SubEq: return ArithOp::Sub;
+    case ArithOp::MulEq: return ArithOp::Mul;
+    case ArithOp::DivEq: return ArithOp::Div;
+    case ArithOp::ModEq: return ArithOp::Mod;
+    case ArithOp::ShlEq: return ArithOp::Shl;
+    case ArithOp::ShrEq: return ArithOp::Shr;
+    case ArithOp::AndEq: return ArithOp::BitAnd;
+    case ArithOp::XorEq: return ArithOp::BitXor;
+    case ArithOp::OrEq: return ArithOp::BitOr;
+    default: return ArithOp::AssignEq;
+    }
+}
+
+// ---------------------------------------------------------------- characters, numbers, messages
+
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_ident_start(char c) { return is_alpha(c) || c == '_'; }
+inline bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
+// Characters of an integer constant token.
+inline bool is_number_char(char c) { return is_ident_char(c) || c == '#' || c == '@'; }
+// Blanks between tokens (bash skips newlines too, but not \r \v \f).
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+inline int digit_value(char c, int64_t base) {
+    if (is_digit(c)) return c - '0';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'Z') return c - 'A' + (base <= 36 ? 10 : 36);
+    if (c == '@') return 62;
+    if (c == '_') return 63;
+    return -1;
+}
+
+// Converts an integer constant; returns bash's message on error, nullptr on success.
+inline const char* convert_number(std::string_view t, int64_t& out) {
+    size_t i = 0;
+    int64_t base = 10;
+    bool found_base = false;
+    out = 0;
+    if (i < t.size() && t[i] == '0') {
+        ++i;
+        if (i == t.size()) return nullptr;
+        if (t[i] == 'x' || t[i] == 'X') {
+            base = 16;
+            ++i;
+        } else {
+            base = 8;
+        }
+        found_base = true;
+    }
+    uint64_t val = 0;
+    for (; i < t.size(); ++i) {
+        char c = t[i];
+        if (c == '#') {
+            if (found_base) return "invalid number";
+            int64_t b = wrap(val);
+            if (b < 2 || b > 64) return "invalid arithmetic base";
+            base = b;
+            val = 0;
+            found_base = true;
+            if (i + 1 >= t.size() || !(is_ident_char(t[i + 1]) || t[i + 1] == '@')) return "invalid integer constant";
+            continue;
+        }
+        int d = digit_value(c, base);
+        if (d < 0) break;
+        if (d >= base) return "value too great for base";
+        val = val * u(base) + static_cast<uint64_t>(d);
+    }
+    out = wrap(val);
+    return nullptr;
+}
+
+inline std::string_view strip_blanks(std::string_view s) {
+    while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+    return s;
+}
+
+// bash: "<expression>: <message> (error token is \"<token>\")", leading blanks of the expression dropped.
+inline ArithError expr_error(std::string_view expr, std::string_view msg, std::string_view token) {
+    std::string m(strip_blanks(expr));
+    m += ": ";
+    m += msg;
+    m += " (error token is \"";
+    m += token;
+    m += "\")";
+    return ArithError{Kind::Expression, std::move(m)};
+}
+
+// Bytes after a NUL are invisible to bash, whose strings are C strings.
+inline std::string_view until_nul(std::string_view s) {
+    size_t z = s.find('\0');
+    return z == std::string_view::npos ? s : s.substr(0, z);
+}
+
+// The end of a subscript that starts at s[open] == '[': the index of the matching ']', or kNone.
+inline size_t match_bracket(std::string_view s, size_t open) {
+    int depth = 0;
+    for (size_t i = open; i < s.size(); ++i) {
+        if (s[i] == '[') {
+            ++depth;
+        } else if (s[i] == ']') {
+            if (--depth == 0) return i;
+        }
+    }
+    return kNone;
+}
+
+// ---------------------------------------------------------------- shared evaluation state
+
+struct Ctx {
+    ArithHost& host;
+    uint32_t max_depth;
+    uint32_t depth;     // open expressions (bash's expr_depth)
+    uint32_t nest = 0;  // nested operands, parentheses and right-recursive chains
+    int noeval = 0;     // > 0: parse, compute, but neither read nor write variables
+};
+
+// Bounds the recursion of one evaluator. ok is false when the bound was passed.
+class NestGuard {
+public:
+    explicit NestGuard(Ctx& c) : c_(c) { ok = ++c_.nest <= c_.max_depth; }
+    ~NestGuard() { --c_.nest; }
+    NestGuard(const NestGuard&) = delete;
+    NestGuard& operator=(const NestGuard&) = delete;
+    bool ok;
+
+private:
+    Ctx& c_;
+};
+
+enum class Status { Ok, Error, TooDeep };
+
+Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err);
+
+// A plain decimal number (surrounding blanks allowed, no leading 0 unless it is "0"): what a full evaluation of
+// the text would give, without one.
+inline bool plain_decimal(std::string_view text, int64_t& out) {
+    const char* p = text.data();
+    const char* end = p + text.size();
+    if (p == end) return false;
+    // Counters and sums are digits without blanks: one pass, blanks only looked for when the ends are not digits.
+    if (static_cast<unsigned char>(*p - '0') > 9 || static_cast<unsigned char>(end[-1] - '0') > 9) {
+        while (p < end && is_space(*p)) ++p;
+        while (end > p && is_space(end[-1])) --end;
+        if (p == end) return false;
+    }
+    if (*p == '0' && end - p != 1) return false;
+    uint64_t v = 0;
+    for (; p < end; ++p) {
+        unsigned d = static_cast<unsigned char>(*p - '0');
+        if (d > 9) return false;
+        v = v * 10 + d;
+    }
+    out = wrap(v);
+    return true;
+}
+
+// The common case of a variable operand, a counter holding a number, read without copying its value.
+inline bool peek_number(Ctx& c, std::string_view name, int64_t& out) {
+    std::string_view seen;
+    return c.depth < c.max_depth && c.host.peek(name, seen) && plain_decimal(seen, out);
+}
+
+// The value of a variable operand: unset or empty is 0, anything else is evaluated as an expression.
+// `peeked`: peek_number() was tried already.
+inline Status lookup(Ctx& c, ArithRef& ref, int64_t& out, ArithError& err, bool peeked = false) {
+    if (!peeked && !ref.has_index && peek_number(c, ref.name, out)) return Status::Ok;
+    auto r = c.host.get(ref);
+    if (!r) {
+        err = std::move(r.error());
+        return Status::Error;
+    }
+    if (!r.value()) {
+        if (c.host.nounset()) {
+            err = ArithError{Kind::Unbound, std::string(ref.name) + ": unbound variable"};
+            return Status::Error;
+        }
+        out = 0;
+        return Status::Ok;
+    }
+    const std::string& value = *r.value();
+    return eval_value(c, value, out, err);
+}
+
+}  // namespace bashkit::interp::arith_detail
