@@ -72,13 +72,16 @@ public:
         std::string out;
         Ex r = ex_.expand_word(&word, out, false);
         if (r != Ex::Ok) {
-            ex_.arith_expand_failed_ = r;
+            expand_failed = r;
             return ArithError{ArithError::Kind::Host, {}};
         }
         return out;
     }
 
     bool nounset() const override { return ex_.state().opts[OptNounset]; }
+
+    // An expansion inside the expression failed (its message is printed): the evaluation's outcome.
+    Ex expand_failed = Ex::Ok;
 
 private:
     // The subscript as a key: the assoc key, or the decimal index (negative ones counted from the end).
@@ -88,7 +91,7 @@ private:
         if (ref.index_word) {
             Ex r = ex_.expand_word(ref.index_word, sub, false);
             if (r != Ex::Ok) {
-                ex_.arith_expand_failed_ = r;
+                expand_failed = r;
                 return ArithError{ArithError::Kind::Host, {}};
             }
         } else {
@@ -120,12 +123,8 @@ private:
 
 }  // namespace
 
-Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error) {
-    if (arith_expand_failed_ != Ex::Ok) {
-        Ex r = arith_expand_failed_;
-        arith_expand_failed_ = Ex::Ok;
-        return r;
-    }
+Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed) {
+    if (expand_failed != Ex::Ok) return expand_failed;
     if (e.kind == ArithError::Kind::Unbound) {
         error(e.message);
         exit_status_ = fatal_expansion_status();
@@ -153,7 +152,7 @@ Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, boo
             o.origin = raw->parts[0]->pos;
         }
         auto r = eval(*expr, host, o);
-        if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error);
+        if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
         out = *r;
         return Ex::Ok;
     }
@@ -165,7 +164,7 @@ Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, boo
         text = std::move(fb.text());
     }
     auto r = eval_text(text, host);
-    if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error);
+    if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
     out = *r;
     return Ex::Ok;
 }
@@ -189,7 +188,7 @@ Ex Exec::arith_text(std::string_view text, int64_t& out, bool fatal_on_error) {
     }
     Host host(*this);
     auto r = eval_text(text, host);
-    if (!r.ok()) return arith_report(r.error(), "", fatal_on_error);
+    if (!r.ok()) return arith_report(r.error(), "", fatal_on_error, host.expand_failed);
     out = *r;
     return Ex::Ok;
 }
@@ -201,7 +200,7 @@ namespace bashkit::interp {
 Ex Exec::arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix) {
     Host host(*this);
     auto r = eval_text(text, host);
-    if (!r.ok()) return arith_report(r.error(), prefix, false);
+    if (!r.ok()) return arith_report(r.error(), prefix, false, host.expand_failed);
     out = *r;
     return Ex::Ok;
 }

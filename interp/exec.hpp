@@ -350,8 +350,6 @@ public:
     void init_child_state(ShellState& st, const Environment& env);
     int bash_command(std::vector<std::string>& argv, const Environment& env);
     static void install_dynamic_vars(ShellState& st);
-    std::shared_ptr<Job> find_job(const std::string& spec, bool& bad);
-    int wait_job(Job& j);
     // Waits for the process substitutions still running (their output belongs to this run).
     void wait_hidden_jobs();
     // Runs argv (after expansion): function, builtin, registry, PATH.
@@ -392,7 +390,8 @@ public:
     Ex arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
     Ex arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
     Ex arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
-    Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error);
+    // expand_failed: an expansion inside the expression failed (already reported): that is the outcome.
+    Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed);
 
     // ---- [[ ]] and test (cond.cpp)
     Ex eval_cond(const sx::CondExpr* e, bool& result);
@@ -473,9 +472,6 @@ public:
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);
     void print_declare(std::string_view name, const Var& v, std::string& out);
     static void print_function(const Function& f, std::string& out);
-    bool cd_to(const std::string& target, bool physical, bool print);
-    std::string describe_command(std::string_view name, bool& found, int mode);
-    int do_getopts(std::string_view optstring, std::string_view varname, const std::vector<std::string>& args);
     void run_trap(int which);
 
     // ---- state of this evaluator (not copied into subshells)
@@ -521,7 +517,6 @@ public:
     uint32_t line_offset_ = 0;  // added to node lines (eval text starts at the eval's line)
     bool pending_trap_exit_ = false;
     bool in_source_ = false;
-    Ex arith_expand_failed_ = Ex::Ok;
     std::vector<int> procsubst_fds_;
     std::map<char, std::string> ulimits_;
     const sx::Command* current_simple_ = nullptr;

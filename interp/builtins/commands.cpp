@@ -26,49 +26,49 @@ bool is_keyword(std::string_view s) {
 
 // ---------------------------------------------------------------- type / command / builtin
 
-std::string Exec::describe_command(std::string_view name, bool& found, int mode) {
+static std::string describe_command(Exec& sh, std::string_view name, bool& found, int mode) {
     // mode 0: `type` (verbose), 1: type -t, 2: command -v / type -p, 3: command -V
     found = true;
     std::string n(name);
     if (mode != 2 || true) {
-        auto al = st_.aliases.find(n);
-        if (al != st_.aliases.end() && mode != 2) {
+        auto al = sh.st_.aliases.find(n);
+        if (al != sh.st_.aliases.end() && mode != 2) {
             if (mode == 1) return "alias\n";
             return n + " is aliased to `" + al->second + "'\n";
         }
-        if (al != st_.aliases.end() && mode == 2) return "alias " + n + "=" + quote_for_reuse(al->second, QuoteStyle::Single) + "\n";
+        if (al != sh.st_.aliases.end() && mode == 2) return "alias " + n + "=" + quote_for_reuse(al->second, QuoteStyle::Single) + "\n";
     }
     if (is_keyword(name)) {
         if (mode == 1) return "keyword\n";
         if (mode == 2) return n + "\n";
         return n + " is a shell keyword\n";
     }
-    auto fn = st_.funcs.find(n);
-    if (fn != st_.funcs.end()) {
+    auto fn = sh.st_.funcs.find(n);
+    if (fn != sh.st_.funcs.end()) {
         if (mode == 1) return "function\n";
         if (mode == 2) return n + "\n";
         std::string out = n + " is a function\n";
-        print_function(*fn->second, out);
+        sh.print_function(*fn->second, out);
         return out;
     }
-    if (find_builtin(name) && !s_.find_custom(name)) {
+    if (find_builtin(name) && !sh.s_.find_custom(name)) {
         if (mode == 1) return "builtin\n";
         if (mode == 2) return n + "\n";
         return n + " is a shell builtin\n";
     }
     std::string path;
     if (name.find('/') != std::string_view::npos) {
-        auto st = s_.fs.stat(abs_path(name));
-        if ((st && st->is_regular() && (st->mode & 0111)) || !virtual_bin_name(name).empty()) path = n;
-    } else if (s_.find_utility(name) || name == "bash" || name == "sh") {
+        auto st = sh.s_.fs.stat(sh.abs_path(name));
+        if ((st && st->is_regular() && (st->mode & 0111)) || !sh.virtual_bin_name(name).empty()) path = n;
+    } else if (sh.s_.find_utility(name) || name == "bash" || name == "sh") {
         path = "/usr/bin/" + n;
-        auto st = s_.fs.stat(path);
+        auto st = sh.s_.fs.stat(path);
         if (!st) {
-            std::string in_path = find_in_path(n);
+            std::string in_path = sh.find_in_path(n);
             if (!in_path.empty()) path = in_path;
         }
     } else {
-        path = find_in_path(n);
+        path = sh.find_in_path(n);
     }
     if (path.empty()) {
         found = false;
@@ -76,7 +76,7 @@ std::string Exec::describe_command(std::string_view name, bool& found, int mode)
     }
     if (mode == 1) return "file\n";
     if (mode == 2) return path + "\n";
-    if (st_.hashed.count(n)) return n + " is hashed (" + path + ")\n";
+    if (sh.st_.hashed.count(n)) return n + " is hashed (" + path + ")\n";
     return n + " is " + path + "\n";
 }
 
@@ -125,7 +125,7 @@ BuiltinResult builtin_type(BuiltinContext& ctx) {
                 }
             }
         } else {
-            d = sh.describe_command(a[i], found, mode);
+            d = describe_command(sh, a[i], found, mode);
         }
         if (!found) {
             if (mode != 1 && !path_only) sh.builtin_error("type", a[i] + ": not found");
@@ -167,7 +167,7 @@ BuiltinResult builtin_command(BuiltinContext& ctx) {
         std::string out;
         for (; i < a.size(); ++i) {
             bool found = false;
-            std::string d = sh.describe_command(a[i], found, mode);
+            std::string d = describe_command(sh, a[i], found, mode);
             if (!found) {
                 if (mode == 0) sh.builtin_error("command", a[i] + ": not found");
                 status = 1;

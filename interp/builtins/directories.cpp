@@ -38,33 +38,33 @@ std::string normalize(std::string_view p) {
 }
 }  // namespace
 
-bool Exec::cd_to(const std::string& target, bool physical, bool print) {
-    std::string path = target.starts_with("/") ? target : (st_.cwd == "/" ? "/" : st_.cwd + "/") + target;
+static bool cd_to(Exec& sh, const std::string& target, bool physical, bool print) {
+    std::string path = target.starts_with("/") ? target : (sh.st_.cwd == "/" ? "/" : sh.st_.cwd + "/") + target;
     std::string logical = normalize(path);
     std::string dest = logical;
     if (physical) {
-        auto rp = s_.fs.realpath(path);
+        auto rp = sh.s_.fs.realpath(path);
         if (!rp) {
-            builtin_error("cd", target + ": " + std::string(vfs::error_message(rp.error())));
+            sh.builtin_error("cd", target + ": " + std::string(vfs::error_message(rp.error())));
             return false;
         }
         dest = *rp;
     }
-    auto st = s_.fs.stat(physical ? dest : path);
+    auto st = sh.s_.fs.stat(physical ? dest : path);
     if (!st) {
         // The lexical path may not exist while the physical one does (a/.. through a symlink).
-        builtin_error("cd", target + ": " + std::string(vfs::error_message(st.error())));
+        sh.builtin_error("cd", target + ": " + std::string(vfs::error_message(st.error())));
         return false;
     }
     if (!st->is_directory()) {
-        builtin_error("cd", target + ": Not a directory");
+        sh.builtin_error("cd", target + ": Not a directory");
         return false;
     }
-    std::string old = st_.cwd;
-    st_.cwd = dest;
-    (void)assign("OLDPWD", old);
-    (void)assign("PWD", dest);
-    if (print) write_out(dest + "\n");
+    std::string old = sh.st_.cwd;
+    sh.st_.cwd = dest;
+    (void)sh.assign("OLDPWD", old);
+    (void)sh.assign("PWD", dest);
+    if (print) sh.write_out(dest + "\n");
     return true;
 }
 
@@ -118,7 +118,7 @@ BuiltinResult builtin_cd(BuiltinContext& ctx) {
                     if (!dir.empty()) {
                         std::string cand = sh.abs_path(dir + "/" + target);
                         if (sh.s_.fs.is_directory(cand)) {
-                            return sh.cd_to(cand, physical, true) ? 0 : 1;
+                            return cd_to(sh, cand, physical, true) ? 0 : 1;
                         }
                     }
                     if (colon == std::string::npos) break;
@@ -128,7 +128,7 @@ BuiltinResult builtin_cd(BuiltinContext& ctx) {
         }
     }
     if (target.empty()) return 0;
-    return sh.cd_to(target, physical, print) ? 0 : 1;
+    return cd_to(sh, target, physical, print) ? 0 : 1;
 }
 
 BuiltinResult builtin_pwd(BuiltinContext& ctx) {
@@ -212,7 +212,7 @@ BuiltinResult builtin_pushd(BuiltinContext& ctx) {
         if (sh.st_.dirstack.empty()) return sh.builtin_error("pushd", "no other directory");
         std::string top = sh.st_.dirstack.back();
         std::string cur = sh.st_.cwd;
-        if (!no_cd && !sh.cd_to(top, false, false)) return 1;
+        if (!no_cd && !cd_to(sh, top, false, false)) return 1;
         sh.st_.dirstack.back() = cur;
     } else if ((arg[0] == '+' || arg[0] == '-') && arg.size() > 1 && std::isdigit(static_cast<unsigned char>(arg[1]))) {
         int64_t n = 0;
@@ -222,12 +222,12 @@ BuiltinResult builtin_pushd(BuiltinContext& ctx) {
         if (n >= static_cast<int64_t>(all.size())) return sh.builtin_error("pushd", arg + ": directory stack index out of range");
         size_t k = arg[0] == '+' ? static_cast<size_t>(n) : all.size() - 1 - static_cast<size_t>(n);
         std::rotate(all.begin(), all.begin() + static_cast<ptrdiff_t>(k), all.end());
-        if (!sh.cd_to(all[0], false, false)) return 1;
+        if (!cd_to(sh, all[0], false, false)) return 1;
         sh.st_.dirstack.assign(all.rbegin(), all.rend() - 1);
     } else {
         std::string cur = sh.st_.cwd;
         if (!no_cd) {
-            if (!sh.cd_to(arg, sh.st_.opts[OptPhysical], false)) return 1;
+            if (!cd_to(sh, arg, sh.st_.opts[OptPhysical], false)) return 1;
             sh.st_.dirstack.push_back(cur);
         } else {
             sh.st_.dirstack.insert(sh.st_.dirstack.end() - (sh.st_.dirstack.empty() ? 0 : 0), sh.abs_path(arg));
@@ -256,13 +256,13 @@ BuiltinResult builtin_popd(BuiltinContext& ctx) {
         if (n >= static_cast<int64_t>(all.size())) return sh.builtin_error("popd", arg + ": directory stack index out of range");
         size_t k = arg[0] == '+' ? static_cast<size_t>(n) : all.size() - 1 - static_cast<size_t>(n);
         if (k == 0) {
-            if (!no_cd && !sh.cd_to(all[1], false, false)) return 1;
+            if (!no_cd && !cd_to(sh, all[1], false, false)) return 1;
         }
         all.erase(all.begin() + static_cast<ptrdiff_t>(k));
         sh.st_.dirstack.assign(all.rbegin(), all.rend() - 1);
     } else {
         std::string top = sh.st_.dirstack.back();
-        if (!no_cd && !sh.cd_to(top, false, false)) return 1;
+        if (!no_cd && !cd_to(sh, top, false, false)) return 1;
         sh.st_.dirstack.pop_back();
     }
     std::vector<std::string> none{"dirs"};

@@ -157,9 +157,9 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
 
 // ---------------------------------------------------------------- jobs
 
-std::shared_ptr<Job> Exec::find_job(const std::string& spec, bool& bad) {
+static std::shared_ptr<Job> find_job(Exec& sh, const std::string& spec, bool& bad) {
     bad = false;
-    auto& all = st_.jobs->jobs;
+    auto& all = sh.st_.jobs->jobs;
     if (!spec.starts_with("%")) {
         int64_t pid = 0;
         if (!parse_int(spec, pid)) {
@@ -208,11 +208,11 @@ std::shared_ptr<Job> Exec::find_job(const std::string& spec, bool& bad) {
     return nullptr;
 }
 
-int Exec::wait_job(Job& j) {
-    std::unique_lock lock(s_.jobs_mu);
+static int wait_job(Exec& sh, Job& j) {
+    std::unique_lock lock(sh.s_.jobs_mu);
     while (!j.done.load()) {
-        if (cancel_->cancelled()) return -1;
-        s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
+        if (sh.cancel_->cancelled()) return -1;
+        sh.s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
     }
     j.reported = true;
     return j.signal ? 128 + j.signal : j.status.load();
@@ -268,7 +268,7 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
             }
         }
         for (auto& j : jobs) {
-            int st = sh.wait_job(*j);
+            int st = wait_job(sh, *j);
             if (st < 0) {
                 Flow flow = sh.cancelled_flow();
                 return {sh.exit_status_, flow};
@@ -280,7 +280,7 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
     int status = 0;
     for (; i < a.size(); ++i) {
         bool bad = false;
-        auto j = sh.find_job(a[i], bad);
+        auto j = find_job(sh, a[i], bad);
         if (!j) {
             if (bad && a[i].starts_with("%"))
                 sh.builtin_error("wait", a[i] + ": no such job");
@@ -291,7 +291,7 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
             status = 127;
             continue;
         }
-        int st = sh.wait_job(*j);
+        int st = wait_job(sh, *j);
         if (st < 0) {
             Flow flow = sh.cancelled_flow();
             return {sh.exit_status_, flow};
@@ -400,7 +400,7 @@ BuiltinResult builtin_kill(BuiltinContext& ctx) {
             return {sh.exit_status_, Flow::Exit};
         }
         bool bad = false;
-        auto j = sh.find_job(a[i], bad);
+        auto j = find_job(sh, a[i], bad);
         if (!j) {
             if (a[i].starts_with("%"))
                 sh.builtin_error("kill", a[i] + ": no such job");
@@ -434,7 +434,7 @@ BuiltinResult builtin_disown(BuiltinContext& ctx) {
     }
     for (size_t i = 1; i < a.size(); ++i) {
         bool bad = false;
-        auto j = sh.find_job(a[i], bad);
+        auto j = find_job(sh, a[i], bad);
         if (!j) {
             sh.builtin_error("disown", a[i] + ": no such job");
             return 1;
@@ -603,7 +603,7 @@ BuiltinResult builtin_times(BuiltinContext& ctx) {
 
 void Exec::wait_hidden_jobs() {
     for (auto& j : st_.jobs->jobs)
-        if (j->hidden && wait_job(*j) < 0) return;
+        if (j->hidden && wait_job(*this, *j) < 0) return;
     auto& table = st_.jobs->jobs;
     table.erase(std::remove_if(table.begin(), table.end(),
                                [](const std::shared_ptr<Job>& j) { return j->hidden && j->done; }),

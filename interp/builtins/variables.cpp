@@ -155,6 +155,99 @@ BuiltinResult builtin_shift(BuiltinContext& ctx) {
 
 // ---------------------------------------------------------------- getopts
 
+// getopts itself: one option of args per call, state in OPTIND and ShellState::getopts_pos.
+static int do_getopts(Exec& sh, std::string_view optstring, std::string_view varname, const std::vector<std::string>& args) {
+    if (!valid_name(varname)) return sh.builtin_error("getopts", "`" + std::string(varname) + "': not a valid identifier");
+    bool silent = !optstring.empty() && optstring[0] == ':';
+    if (silent) optstring.remove_prefix(1);
+    const std::string* opterr = sh.get_scalar("OPTERR");
+    bool report = !silent && !(opterr && *opterr == "0");
+    int64_t optind = 1;
+    if (const std::string* s = sh.get_scalar("OPTIND")) parse_int(*s, optind);
+    if (optind < 1) optind = 1;
+    if (optind != sh.st_.getopts_optind) {
+        sh.st_.getopts_pos = 0;
+        sh.st_.getopts_optind = optind;
+    }
+    auto finish = [&](int64_t ind) {
+        int pos = sh.st_.getopts_pos;
+        (void)sh.assign("OPTIND", to_dec(ind));
+        sh.st_.getopts_pos = pos;
+        sh.st_.getopts_optind = ind;
+    };
+    size_t k = static_cast<size_t>(optind - 1);
+    if (sh.st_.getopts_pos == 0) {
+        if (k >= args.size() || args[k].size() < 2 || args[k][0] != '-') {
+            (void)sh.assign(varname, "?");
+            finish(optind);
+            return 1;
+        }
+        if (args[k] == "--") {
+            (void)sh.assign(varname, "?");
+            finish(optind + 1);
+            return 1;
+        }
+        sh.st_.getopts_pos = 1;
+    }
+    const std::string& word = args[k];
+    char c = word[static_cast<size_t>(sh.st_.getopts_pos)];
+    ++sh.st_.getopts_pos;
+    bool last_in_word = static_cast<size_t>(sh.st_.getopts_pos) >= word.size();
+    size_t where = optstring.find(c);
+    if (where == std::string_view::npos || c == ':') {
+        if (last_in_word) {
+            sh.st_.getopts_pos = 0;
+            ++optind;
+        }
+        if (silent) {
+            (void)sh.assign(varname, "?");
+            (void)sh.assign("OPTARG", std::string(1, c));
+        } else {
+            if (report) sh.error(std::string("illegal option -- ") + c);
+            (void)sh.assign(varname, "?");
+            sh.unset_var("OPTARG");
+        }
+        finish(optind);
+        return 0;
+    }
+    bool takes_arg = where + 1 < optstring.size() && optstring[where + 1] == ':';
+    if (takes_arg) {
+        std::string arg;
+        if (!last_in_word) {
+            arg = word.substr(static_cast<size_t>(sh.st_.getopts_pos));
+            sh.st_.getopts_pos = 0;
+            ++optind;
+        } else if (k + 1 < args.size()) {
+            arg = args[k + 1];
+            sh.st_.getopts_pos = 0;
+            optind += 2;
+        } else {
+            sh.st_.getopts_pos = 0;
+            ++optind;
+            if (silent) {
+                (void)sh.assign(varname, ":");
+                (void)sh.assign("OPTARG", std::string(1, c));
+            } else {
+                if (report) sh.error(std::string("option requires an argument -- ") + c);
+                (void)sh.assign(varname, "?");
+                sh.unset_var("OPTARG");
+            }
+            finish(optind);
+            return 0;
+        }
+        (void)sh.assign("OPTARG", arg);
+    } else {
+        if (last_in_word) {
+            sh.st_.getopts_pos = 0;
+            ++optind;
+        }
+        sh.unset_var("OPTARG");
+    }
+    (void)sh.assign(varname, std::string(1, c));
+    finish(optind);
+    return 0;
+}
+
 BuiltinResult builtin_getopts(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
@@ -165,100 +258,9 @@ BuiltinResult builtin_getopts(BuiltinContext& ctx) {
     std::vector<std::string> args;
     if (a.size() > 3) args.assign(a.begin() + 3, a.end());
     else args = sh.params();
-    return sh.do_getopts(a[1], a[2], args);
+    return do_getopts(sh, a[1], a[2], args);
 }
 
-int Exec::do_getopts(std::string_view optstring, std::string_view varname, const std::vector<std::string>& args) {
-    if (!valid_name(varname)) return builtin_error("getopts", "`" + std::string(varname) + "': not a valid identifier");
-    bool silent = !optstring.empty() && optstring[0] == ':';
-    if (silent) optstring.remove_prefix(1);
-    const std::string* opterr = get_scalar("OPTERR");
-    bool report = !silent && !(opterr && *opterr == "0");
-    int64_t optind = 1;
-    if (const std::string* s = get_scalar("OPTIND")) parse_int(*s, optind);
-    if (optind < 1) optind = 1;
-    if (optind != st_.getopts_optind) {
-        st_.getopts_pos = 0;
-        st_.getopts_optind = optind;
-    }
-    auto finish = [&](int64_t ind) {
-        int pos = st_.getopts_pos;
-        (void)assign("OPTIND", to_dec(ind));
-        st_.getopts_pos = pos;
-        st_.getopts_optind = ind;
-    };
-    size_t k = static_cast<size_t>(optind - 1);
-    if (st_.getopts_pos == 0) {
-        if (k >= args.size() || args[k].size() < 2 || args[k][0] != '-') {
-            (void)assign(varname, "?");
-            finish(optind);
-            return 1;
-        }
-        if (args[k] == "--") {
-            (void)assign(varname, "?");
-            finish(optind + 1);
-            return 1;
-        }
-        st_.getopts_pos = 1;
-    }
-    const std::string& word = args[k];
-    char c = word[static_cast<size_t>(st_.getopts_pos)];
-    ++st_.getopts_pos;
-    bool last_in_word = static_cast<size_t>(st_.getopts_pos) >= word.size();
-    size_t where = optstring.find(c);
-    if (where == std::string_view::npos || c == ':') {
-        if (last_in_word) {
-            st_.getopts_pos = 0;
-            ++optind;
-        }
-        if (silent) {
-            (void)assign(varname, "?");
-            (void)assign("OPTARG", std::string(1, c));
-        } else {
-            if (report) error(std::string("illegal option -- ") + c);
-            (void)assign(varname, "?");
-            unset_var("OPTARG");
-        }
-        finish(optind);
-        return 0;
-    }
-    bool takes_arg = where + 1 < optstring.size() && optstring[where + 1] == ':';
-    if (takes_arg) {
-        std::string arg;
-        if (!last_in_word) {
-            arg = word.substr(static_cast<size_t>(st_.getopts_pos));
-            st_.getopts_pos = 0;
-            ++optind;
-        } else if (k + 1 < args.size()) {
-            arg = args[k + 1];
-            st_.getopts_pos = 0;
-            optind += 2;
-        } else {
-            st_.getopts_pos = 0;
-            ++optind;
-            if (silent) {
-                (void)assign(varname, ":");
-                (void)assign("OPTARG", std::string(1, c));
-            } else {
-                if (report) error(std::string("option requires an argument -- ") + c);
-                (void)assign(varname, "?");
-                unset_var("OPTARG");
-            }
-            finish(optind);
-            return 0;
-        }
-        (void)assign("OPTARG", arg);
-    } else {
-        if (last_in_word) {
-            st_.getopts_pos = 0;
-            ++optind;
-        }
-        unset_var("OPTARG");
-    }
-    (void)assign(varname, std::string(1, c));
-    finish(optind);
-    return 0;
-}
 
 // ---------------------------------------------------------------- let
 
