@@ -57,7 +57,6 @@ constexpr long kBaseRssKiB = 64 * 1024;
 // (the other half of the containment work), and the interpreter's own known gaps, each with its reason.
 const std::set<std::string> kExpectedFailures = {
     "endless/awk-string-doubling",  // awk: a doubling string is charged late; peak RSS twice the budget
-    "endless/jq-doubling",          // jq: values are not charged to the budget
 };
 
 // Categories whose scripts grow memory: run with the default budget too (HOSTILE_FULL=1 adds buffering,
