@@ -123,9 +123,11 @@ bool Exec::stack_exhausted() const {
     return sp < stack_limit_;
 }
 
+// The flag is raised at the deadline by the token's timer thread (limits.hpp), so a load suffices; the clock
+// is read now and then only in case that thread could not start.
 bool Exec::check_cancel() {
-    if ((++cancel_tick_ & 31) == 0) return cancel_->cancelled();
-    return cancel_->cancelled_fast();
+    if (cancel_->cancelled_fast()) return true;
+    return (++cancel_tick_ & 1023) == 0 && cancel_->cancelled();
 }
 
 Flow Exec::cancelled_flow() {

@@ -51,20 +51,25 @@ struct ExecutionLimits {
 
 // Cooperative cancellation, shared by every thread of a run and settable from any thread (the embedder's
 // included). Checked at each command, loop iteration and pipe read or write.
+//
+// A deadline is watched by one process-wide timer thread (cancel.cpp), which raises the flag when it passes:
+// so the hot checks (cancelled_fast) are a single atomic load and still see the timeout at once, even when
+// each iteration of a loop is slow (`while :; do read -r x <<< "$x$x"; done` used to run 32 slow iterations
+// between two reads of the clock). cancelled() reads the clock too, in case the timer thread could not start
+// or is late on a loaded machine.
 class CancelToken {
 public:
     using Clock = std::chrono::steady_clock;
 
+    CancelToken() = default;
+    CancelToken(const CancelToken&) = delete;
+    CancelToken& operator=(const CancelToken&) = delete;
+    ~CancelToken();
+
     void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
     // Arms a deadline; Clock::time_point::max() disarms.
-    void set_deadline(Clock::time_point when) {
-        deadline_ns_.store(when.time_since_epoch().count(), std::memory_order_relaxed);
-    }
-    void reset() {
-        cancelled_.store(false, std::memory_order_relaxed);
-        timed_out_.store(false, std::memory_order_relaxed);
-        deadline_ns_.store(kNoDeadline, std::memory_order_relaxed);
-    }
+    void set_deadline(Clock::time_point when);
+    void reset();
     // A token can hang below another one (a background job below the run that started it): it is
     // cancelled when its parent is. `hold` keeps a parent alive when it is not owned elsewhere.
     void set_parent(std::shared_ptr<const CancelToken> hold, const CancelToken* parent) {
@@ -77,13 +82,12 @@ public:
         if (parent_ && parent_->cancelled()) return true;
         auto d = deadline_ns_.load(std::memory_order_relaxed);
         if (d != kNoDeadline && Clock::now().time_since_epoch().count() >= d) {
-            timed_out_.store(true, std::memory_order_relaxed);
-            cancelled_.store(true, std::memory_order_relaxed);
+            expire();
             return true;
         }
         return false;
     }
-    // Only the flag, without reading the clock: for very hot paths.
+    // Only the flag, without reading the clock: for hot paths (the timer thread raises it at the deadline).
     bool cancelled_fast() const {
         return cancelled_.load(std::memory_order_relaxed) || (parent_ && parent_->cancelled_fast());
     }
@@ -92,6 +96,11 @@ public:
     }
 
 private:
+    friend class DeadlineWatch;
+    void expire() const {
+        timed_out_.store(true, std::memory_order_relaxed);
+        cancelled_.store(true, std::memory_order_relaxed);
+    }
     static constexpr Clock::rep kNoDeadline = INT64_MAX;
     mutable std::atomic<bool> cancelled_{false};
     mutable std::atomic<bool> timed_out_{false};

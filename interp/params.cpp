@@ -602,7 +602,10 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     too_big = true;
                     return;
                 }
-                auto all = cp.find_all(s);
+                PatternStats stats;
+                stats.cancel = cancel_;
+                auto all = cp.find_all(s, &stats);
+                if (cancel_->cancelled_fast()) return;  // cut short: the caller's next check ends the run
                 if (all.empty()) return;
                 size_t lit_total = 0, amps = 0;
                 for (const auto& pc : pieces) {

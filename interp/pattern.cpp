@@ -1,5 +1,7 @@
 #include "interp/pattern.hpp"
 
+#include "interp/limits.hpp"
+
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -448,11 +450,18 @@ public:
     // Accept positions of one simulation: bit j set when the automaton from `start` reaches Match after
     // consuming t[from..j). With `every_start`, the automaton is also started at every position >= from.
     // `stop_at_first` ends the run at the first accept. Positions are char indexes into t.
+    // Accepting positions of one run, as a bitset over [base, n] (a run from `from` never accepts before it:
+    // sizing the set from 0 made find_all's run per match quadratic in the text's length).
     struct Accepts {
         std::vector<uint64_t> bits;
+        size_t base = 0;
         bool any = false;
         size_t first = 0, last = 0;
-        bool test(size_t j) const { return (bits[j >> 6] >> (j & 63)) & 1; }
+        bool test(size_t j) const {
+            if (j < base) return false;
+            j -= base;
+            return (bits[j >> 6] >> (j & 63)) & 1;
+        }
     };
 
     Accepts run(uint32_t start, const std::vector<Ch>& t, size_t from, bool every_start, bool stop_at_first,
@@ -565,7 +574,8 @@ CompiledPattern::Accepts CompiledPattern::run(uint32_t start, const std::vector<
                                               bool every_start, bool stop_at_first, PatternStats* stats) const {
     const size_t n = t.size();
     Accepts acc;
-    acc.bits.assign((n + 1 + 63) / 64, 0);
+    acc.base = from;
+    acc.bits.assign((n - from + 1 + 63) / 64, 0);
     StateList cur(states.size()), nxt(states.size()), seen(states.size());
     // Positions where the state after a Neg becomes active: one bitset per Neg state met in this run.
     std::vector<std::pair<uint32_t, std::vector<uint64_t>>> neg_future;
@@ -594,7 +604,7 @@ CompiledPattern::Accepts CompiledPattern::run(uint32_t start, const std::vector<
                     if (!acc.any) acc.first = i;
                     acc.any = true;
                     acc.last = i;
-                    set_bit(acc.bits, i);
+                    set_bit(acc.bits, i - from);
                     break;
                 case State::Neg: {
                     Accepts sub = run(st.arg, t, i, false, false, stats);
@@ -614,12 +624,12 @@ CompiledPattern::Accepts CompiledPattern::run(uint32_t start, const std::vector<
                         auto it = std::find_if(neg_future.begin(), neg_future.end(),
                                                [&](const auto& e) { return e.first == s; });
                         if (it == neg_future.end()) {
-                            neg_future.emplace_back(s, std::vector<uint64_t>((n + 1 + 63) / 64, 0));
+                            neg_future.emplace_back(s, std::vector<uint64_t>((n - from + 1 + 63) / 64, 0));
                             it = neg_future.end() - 1;
                         }
                         for (size_t j = i + 1; j <= limit; ++j)
                             if (!sub.test(j)) {
-                                set_bit(it->second, j);
+                                set_bit(it->second, j - from);
                                 future_max = std::max(future_max, j);
                             }
                     }
@@ -632,13 +642,15 @@ CompiledPattern::Accepts CompiledPattern::run(uint32_t start, const std::vector<
 
     // States to enter at the current position (consumed transitions from the previous one).
     std::vector<uint32_t> carried;
+    const CancelToken* cancel = stats ? stats->cancel : nullptr;
     for (size_t i = from; i <= n; ++i) {
+        if (cancel && (i & 4095) == 0 && cancel->cancelled_fast()) break;
         cur.clear();
         seen.clear();
         for (uint32_t s : carried) stack.push_back(s);
         if (i == from || every_start) stack.push_back(start);
         for (const auto& [s, bits] : neg_future)
-            if (get_bit(bits, i)) stack.push_back(states[s].out);
+            if (get_bit(bits, i - from)) stack.push_back(states[s].out);
         closure(i);
         if (stop_at_first && acc.any) break;
         if (i == n) break;
@@ -747,7 +759,9 @@ std::vector<MatchSpan> Pattern::find_all(std::string_view text, PatternStats* st
     const auto starts = impl_->run(impl_->rev_start, reversed(t), 0, true, false, stats);
     if (!starts.any) return out;
     size_t pos = 0;
+    const CancelToken* cancel = stats ? stats->cancel : nullptr;
     while (pos <= n) {
+        if (cancel && cancel->cancelled_fast()) break;
         size_t s = pos;
         while (s <= n && !starts.test(n - s)) ++s;
         if (s > n) break;

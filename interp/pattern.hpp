@@ -29,6 +29,8 @@
 
 namespace bashkit::interp {
 
+class CancelToken;
+
 struct PatternOptions {
     bool nocase = false;    // shopt nocasematch / nocaseglob
     bool extglob = false;   // ?(..) *(..) +(..) @(..) !(..)
@@ -41,6 +43,9 @@ struct PatternOptions {
 // Counts the work done by a matcher, for tests that prove a hostile pattern stays polynomial.
 struct PatternStats {
     uint64_t steps = 0;  // automaton states visited, summed over positions and sub-simulations
+    // When set, a long match stops early once the token is cancelled; its result is then meaningless and the
+    // caller, which checks the token afterwards, must drop it.
+    const CancelToken* cancel = nullptr;
 };
 
 // A half-open byte range [begin, end) of the text.

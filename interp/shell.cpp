@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <shared_mutex>
 #include <thread>
 
 #include "interp/builtins/builtin.hpp"
@@ -21,47 +22,47 @@ namespace {
 
 // fd 0/1/2 of the session: forwards to the streams of the current run (nothing between runs), so a dup
 // made in one run (`exec 3>&1`) or a background job outliving its run never touches a dead stream.
+// Every operation holds the lock (shared) for as long as it uses the target: set() waits for the operations
+// in flight, so once a run's end has set the target to null, its caller may destroy the stream (a background
+// job writing at that moment used to write into a freed sink). Background jobs read /dev/null, not fd 0, so
+// an operation that blocks on a host stream (holding set() back) is one the script asked for with a dup.
 class ProxyStream : public ByteStream {
 public:
     explicit ProxyStream(bool input) : input_(input) {}
     bool readable() const override { return input_; }
     bool writable() const override { return !input_; }
     void set(ByteStream* t) {
-        std::lock_guard lock(mu_);
+        std::unique_lock lock(mu_);
         target_ = t;
     }
     IoResult read(char* buf, size_t n) override {
-        ByteStream* t = get();
-        return t ? t->read(buf, n) : IoResult{};
+        std::shared_lock lock(mu_);
+        return target_ ? target_->read(buf, n) : IoResult{};
     }
     IoResult write(std::string_view data) override {
-        ByteStream* t = get();
-        return t ? t->write(data) : IoResult{data.size(), 0};
+        std::shared_lock lock(mu_);
+        return target_ ? target_->write(data) : IoResult{data.size(), 0};
     }
     IoResult read_until(char delim, std::string& out, size_t max) override {
-        ByteStream* t = get();
-        return t ? t->read_until(delim, out, max) : IoResult{};
+        std::shared_lock lock(mu_);
+        return target_ ? target_->read_until(delim, out, max) : IoResult{};
     }
     bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
-        ByteStream* t = get();
-        return t ? t->wait_readable(deadline) : true;
+        std::shared_lock lock(mu_);
+        return target_ ? target_->wait_readable(deadline) : true;
     }
     std::string describe() const override { return "pipe"; }
     int host_fd() const override {
-        std::lock_guard lock(mu_);
+        std::shared_lock lock(mu_);
         return target_ ? target_->host_fd() : -1;
     }
     bool unread(std::string_view data) override {
-        ByteStream* t = get();
-        return t && t->unread(data);
+        std::shared_lock lock(mu_);
+        return target_ && target_->unread(data);
     }
 
 private:
-    ByteStream* get() {
-        std::lock_guard lock(mu_);
-        return target_;
-    }
-    mutable std::mutex mu_;
+    mutable std::shared_mutex mu_;
     ByteStream* target_ = nullptr;
     bool input_;
 };

@@ -321,8 +321,12 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
             if (a.is_null()) return b;
             if (b.is_null()) return a;
             if (a.is_number() && b.is_number()) return Value::number(a.num() + b.num());
-            if (a.is_string() && b.is_string()) return Value::string(a.str() + b.str());
+            if (a.is_string() && b.is_string()) {
+                ensure_fits(a.str().size() + b.str().size());
+                return Value::string(a.str() + b.str());
+            }
             if (a.is_array() && b.is_array()) {
+                ensure_fits((a.arr().size() + b.arr().size()) * sizeof(Value));
                 std::vector<Value> r = a.arr();
                 r.insert(r.end(), b.arr().begin(), b.arr().end());
                 return Value::array(std::move(r));
@@ -357,6 +361,7 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
                 if (std::isnan(d) || d < 0) return Value();
                 long n = d > 1e9 ? 1000000000L : static_cast<long>(d);
                 if (static_cast<double>(s.str().size()) * static_cast<double>(n) > 1e9) jq_error("Repeat string result too long");
+                ensure_fits(s.str().size() * static_cast<size_t>(n));
                 std::string r;
                 r.reserve(s.str().size() * static_cast<size_t>(n));
                 for (long i = 0; i < n; ++i) r += s.str();

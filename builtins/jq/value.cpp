@@ -22,6 +22,10 @@ const std::vector<Value>& empty_array() {
 
 interp::MemoryBudget* current_budget() { return tl_budget; }
 
+void ensure_fits(size_t bytes) {
+    if (tl_budget && !tl_budget->fits(bytes)) throw interp::MemoryLimitExceeded(tl_budget->limit());
+}
+
 BudgetScope::BudgetScope(interp::MemoryBudget* b) : prev(tl_budget) { tl_budget = b; }
 BudgetScope::~BudgetScope() { tl_budget = prev; }
 

@@ -31,6 +31,10 @@ struct BudgetScope {
 
 // The budget of this thread's BudgetScope (null when none).
 interp::MemoryBudget* current_budget();
+// Throws interp::MemoryLimitExceeded unless the current budget can take `bytes` more: called before building a
+// value whose size is known in advance (`. + .` on a string), since a value is charged once it exists and
+// the peak would otherwise reach the budget plus that value.
+void ensure_fits(size_t bytes);
 
 struct Box {
     Box() = default;

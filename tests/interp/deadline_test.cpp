@@ -1,0 +1,98 @@
+// Deadlines and what outlives a run: the cancel token's timer thread (interp/cancel.cpp) and the session's
+// fd 0/1/2 proxies that background jobs write through after their run has returned.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "interp/command.hpp"
+#include "interp/limits.hpp"
+#include "interp/shell.hpp"
+#include "vfs/memory_fs.hpp"
+
+namespace {
+
+using namespace bashkit;
+using namespace bashkit::interp;
+using namespace std::chrono_literals;
+
+// Waits (a bounded poll, not a timing assertion) for the flag to go up without anyone reading the clock.
+bool flag_rises(const CancelToken& t, std::chrono::milliseconds within) {
+    auto end = std::chrono::steady_clock::now() + within;
+    while (std::chrono::steady_clock::now() < end) {
+        if (t.cancelled_fast()) return true;
+        std::this_thread::sleep_for(2ms);
+    }
+    return t.cancelled_fast();
+}
+
+TEST(Deadline, TimerRaisesTheFlagWithoutAClockRead) {
+    // The evaluator's hot checks only load the flag: a slow loop iteration must still see the deadline.
+    CancelToken t;
+    t.set_deadline(CancelToken::Clock::now() + 30ms);
+    EXPECT_TRUE(flag_rises(t, 10s));
+    EXPECT_TRUE(t.timed_out());
+}
+
+TEST(Deadline, TheEarliestOfSeveralFiresFirst) {
+    CancelToken late, early;
+    late.set_deadline(CancelToken::Clock::now() + 1h);
+    early.set_deadline(CancelToken::Clock::now() + 20ms);
+    EXPECT_TRUE(flag_rises(early, 10s));
+    EXPECT_FALSE(late.cancelled_fast());
+}
+
+TEST(Deadline, ResetAndDisarmStopTheTimer) {
+    CancelToken a, b;
+    a.set_deadline(CancelToken::Clock::now() + 20ms);
+    a.reset();
+    b.set_deadline(CancelToken::Clock::now() + 20ms);
+    b.set_deadline(CancelToken::Clock::time_point::max());
+    CancelToken probe;  // fires after both would have
+    probe.set_deadline(CancelToken::Clock::now() + 60ms);
+    EXPECT_TRUE(flag_rises(probe, 10s));
+    EXPECT_FALSE(a.cancelled_fast());
+    EXPECT_FALSE(b.cancelled_fast());
+}
+
+TEST(Deadline, AnArmedTokenCanBeDestroyed) {
+    for (int i = 0; i < 100; ++i) {
+        auto t = std::make_unique<CancelToken>();
+        t->set_deadline(CancelToken::Clock::now() + std::chrono::microseconds(i * 10));
+        if (i % 2) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        t.reset();  // the timer must never touch it afterwards (ASan would see it)
+    }
+    CancelToken probe;
+    probe.set_deadline(CancelToken::Clock::now() + 5ms);
+    EXPECT_TRUE(flag_rises(probe, 10s));
+}
+
+TEST(Deadline, ARunOfSlowIterationsEndsAtItsTimeout) {
+    vfs::MemoryFs fs;
+    CommandRegistry reg;
+    ShellOptions o;
+    o.limits.timeout = 200ms;
+    Shell sh(fs, reg, o);
+    // Each iteration is one command; the loop must still stop (124), not run on.
+    auto r = sh.run("x=$(printf '%0200000d' 0); while :; do y=${x//0/ab}; done");
+    EXPECT_EQ(r.exit_code, 124);
+    EXPECT_EQ(sh.run("echo ok").out, "ok\n");
+}
+
+TEST(Deadline, BackgroundJobsWriteSafelyAfterTheirRun) {
+    // Shell::run's output sinks live on its stack: a job still writing when run() returns must not reach
+    // them (it used to: a use-after-free that crashed the embedding process under `f() { f & f; }`).
+    vfs::MemoryFs fs;
+    CommandRegistry reg;
+    Shell sh(fs, reg);
+    auto r = sh.run("for i in 1 2 3 4; do { for j in 1 2 3 4 5 6 7 8; do echo out$i; echo err$i >&2; done; } & done");
+    EXPECT_EQ(r.exit_code, 0);
+    for (int i = 0; i < 5; ++i) {
+        auto r2 = sh.run("echo ok");
+        EXPECT_NE(r2.out.find("ok\n"), std::string::npos);
+    }
+    EXPECT_EQ(sh.run("wait; echo done").exit_code, 0);
+}
+
+}  // namespace
