@@ -208,7 +208,7 @@ void split_lines(std::string_view text, std::vector<std::string>& out) {
 
 class Grep {
 public:
-    Grep(interp::CommandContext& ctx, std::string prog) : ctx_(ctx), prog_(std::move(prog)), out_(ctx.out) {}
+    Grep(interp::CommandContext& ctx, std::string prog) : ctx_(ctx), prog_(std::move(prog)), out_(ctx) {}
     int run(Syntax syntax);
 
 private:
@@ -452,7 +452,8 @@ int Grep::run(Syntax syntax) {
     for (const auto& op : operands) {
         if (!search_operand(op)) break;
     }
-    out_.flush();
+    // A closed pipe ends grep with 141 (SIGPIPE); another write error is trouble (2), like GNU grep's.
+    if (const int s = out_.finish()) return s == 1 ? 2 : s;
     if (cfg_.quiet && any_selected_) return 0;
     if (error_) return 2;
     return any_selected_ ? 0 : 1;

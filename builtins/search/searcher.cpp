@@ -8,18 +8,6 @@
 
 namespace bashkit::builtins::search {
 
-void Output::flush() {
-    if (buf_.empty()) return;
-    if (!failed_) {
-        const interp::IoResult r = s_.write(buf_);
-        if (!r.ok()) {
-            failed_ = true;
-            err_ = r.err;
-        }
-    }
-    buf_.clear();
-}
-
 namespace {
 
 constexpr size_t kChunk = 256 * 1024;
