@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "builtins/common/args.hpp"
+
 namespace bashkit::builtins::text {
 
 std::string_view prog(const CommandContext& ctx) {
@@ -35,130 +37,39 @@ int print_help(CommandContext& ctx, std::string_view usage) {
 
 bool parse_options(CommandContext& ctx, const OptionSpec& spec, std::vector<ParsedOpt>& opts,
                    std::vector<std::string>& operands) {
-    static constexpr LongOpt kStd[] = {{"help", Arg::none, kOptHelp}, {"version", Arg::none, kOptVersion}};
-    std::vector<LongOpt> longs(spec.longopts.begin(), spec.longopts.end());
-    longs.insert(longs.end(), std::begin(kStd), std::end(kStd));
-    bool permute = spec.permute && ctx.env.get("POSIXLY_CORRECT") == nullptr;
-    const auto& argv = ctx.argv;
-    size_t i = 1;
-    auto short_kind = [&](char c, Arg& kind) {
-        if (c == ':') return false;
-        size_t p = spec.shortopts.find(c);
-        if (p == std::string_view::npos) return false;
-        kind = Arg::none;
-        if (p + 1 < spec.shortopts.size() && spec.shortopts[p + 1] == ':') {
-            kind = Arg::required;
-            if (p + 2 < spec.shortopts.size() && spec.shortopts[p + 2] == ':') kind = Arg::optional;
+    // The utilities' one getopt_long (builtins/common/args.hpp) over the getopt-style short option string and
+    // the long table, with --help and --version last (the order of an ambiguity message's possibilities).
+    std::vector<builtins::OptionSpec> specs;
+    for (size_t k = 0; k < spec.shortopts.size(); ++k) {
+        const char c = spec.shortopts[k];
+        if (c == ':') continue;
+        builtins::ArgKind kind = builtins::ArgKind::none;
+        if (k + 1 < spec.shortopts.size() && spec.shortopts[k + 1] == ':') {
+            kind = builtins::ArgKind::required;
+            if (k + 2 < spec.shortopts.size() && spec.shortopts[k + 2] == ':') kind = builtins::ArgKind::optional;
         }
-        return true;
-    };
-    auto fail = [&](const std::string& msg) {
-        usage_error(ctx, msg);
-        return false;
-    };
-    while (i < argv.size()) {
-        const std::string& a = argv[i];
-        if (a == "--") {
-            for (++i; i < argv.size(); ++i) operands.push_back(argv[i]);
-            break;
-        }
-        bool negnum = spec.stop_at_negative_number && a.size() >= 2 && a[0] == '-' &&
-                      (a[1] == '.' || (a[1] >= '0' && a[1] <= '9'));
-        if (a.size() < 2 || a[0] != '-' || negnum) {
-            if (!permute) {
-                for (; i < argv.size(); ++i) operands.push_back(argv[i]);
-                break;
-            }
-            operands.push_back(a);
-            ++i;
-            continue;
-        }
-        if (a[1] == '-') {
-            std::string_view body(a);
-            body.remove_prefix(2);
-            std::string_view name = body, value;
-            bool has_eq = false;
-            if (auto eq = body.find('='); eq != std::string_view::npos) {
-                name = body.substr(0, eq);
-                value = body.substr(eq + 1);
-                has_eq = true;
-            }
-            const LongOpt* hit = nullptr;
-            std::vector<const LongOpt*> cands;
-            for (const auto& l : longs) {
-                if (l.name == name) {
-                    hit = &l;
-                    break;
-                }
-                if (l.name.substr(0, name.size()) == name) {
-                    bool dup = false;
-                    for (auto* c : cands)
-                        if (c->id == l.id && c->arg == l.arg) dup = true;
-                    if (!dup) cands.push_back(&l);
-                }
-            }
-            if (!hit) {
-                if (cands.size() == 1) hit = cands[0];
-                else if (cands.empty()) return fail("unrecognized option '" + a + "'");
-                else {
-                    std::string m = "option '--" + std::string(name) + "' is ambiguous; possibilities:";
-                    for (auto* c : cands) m += " '--" + std::string(c->name) + "'";
-                    return fail(m);
-                }
-            }
-            ParsedOpt o;
-            o.id = hit->id;
-            if (hit->arg == Arg::none && has_eq)
-                return fail("option '--" + std::string(hit->name) + "' doesn't allow an argument");
-            if (has_eq) {
-                o.has_value = true;
-                o.value = std::string(value);
-            } else if (hit->arg == Arg::required) {
-                if (i + 1 >= argv.size())
-                    return fail("option '--" + std::string(hit->name) + "' requires an argument");
-                o.has_value = true;
-                o.value = argv[++i];
-            }
-            opts.push_back(std::move(o));
-            ++i;
-            continue;
-        }
-        // Bundled short options.
-        size_t j = 1;
-        while (j < a.size()) {
-            char c = a[j];
-            Arg kind;
-            if (!short_kind(c, kind)) {
-                std::string m = "invalid option -- '";
-                m += c;
-                m += "'";
-                return fail(m);
-            }
-            ParsedOpt o;
-            o.id = static_cast<unsigned char>(c);
-            if (kind == Arg::none) {
-                opts.push_back(std::move(o));
-                ++j;
-                continue;
-            }
-            if (j + 1 < a.size()) {
-                o.has_value = true;
-                o.value = a.substr(j + 1);
-            } else if (kind == Arg::required) {
-                if (i + 1 >= argv.size()) {
-                    std::string m = "option requires an argument -- '";
-                    m += c;
-                    m += "'";
-                    return fail(m);
-                }
-                o.has_value = true;
-                o.value = argv[++i];
-            }
-            opts.push_back(std::move(o));
-            break;
-        }
-        ++i;
+        specs.push_back({static_cast<unsigned char>(c), c, {}, kind});
     }
+    auto add_long = [&](const LongOpt& l) {
+        const builtins::ArgKind kind = l.arg == Arg::none       ? builtins::ArgKind::none
+                                       : l.arg == Arg::required ? builtins::ArgKind::required
+                                                                : builtins::ArgKind::optional;
+        specs.push_back({l.id, 0, l.name, kind});
+    };
+    for (const auto& l : spec.longopts) add_long(l);
+    add_long({"help", Arg::none, kOptHelp});
+    add_long({"version", Arg::none, kOptVersion});
+    builtins::ParseConfig config;
+    const bool permute = spec.permute && ctx.env.get("POSIXLY_CORRECT") == nullptr;
+    config.mode = permute ? builtins::ParseMode::Permute : builtins::ParseMode::StopAtOperand;
+    config.negative_numbers_are_operands = spec.stop_at_negative_number;
+    builtins::ParsedArgs parsed = builtins::parse_args(ctx.argv, specs, config);
+    if (!parsed.ok()) {
+        usage_error(ctx, parsed.error);
+        return false;
+    }
+    for (auto& o : parsed.options) opts.push_back({o.id, o.has_value, std::move(o.value)});
+    for (auto& o : parsed.operands) operands.push_back(std::move(o));
     return true;
 }
 
