@@ -255,4 +255,19 @@ void file_error(CommandContext& ctx, std::string_view name, vfs::Errc e) {
     ctx.error(quote_name(name) + ": " + errstr(e));
 }
 
+
+void report_open_error(CommandContext& ctx, std::string_view name, vfs::Errc e, InputMessages style) {
+    if (style.open == InputMessages::Open::cannot_open)
+        ctx.error("cannot open " + quote(name) + " for reading: " + errstr(e));
+    else
+        file_error(ctx, name, e);
+}
+
+void report_read_error(CommandContext& ctx, std::string_view name, vfs::Errc e, InputMessages style) {
+    if (style.read == InputMessages::Read::error_reading)
+        ctx.error("error reading " + quote(name) + ": " + errstr(e));
+    else
+        file_error(ctx, name, e);
+}
+
 }  // namespace bashkit::builtins

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -148,5 +149,71 @@ private:
 void file_error(CommandContext& ctx, std::string_view name, vfs::Errc e);
 // The text of an error.
 std::string errstr(vfs::Errc e);
+
+
+// ---------------------------------------------------------------------------------------------------------
+// For each input file or stdin
+
+// How a failed input is named in messages. Open: "X: NAME: No such file or directory" (cat, cut, nl, wc) or
+// "X: cannot open 'NAME' for reading: ..." (head, tail, fold, expand). Read: "X: NAME: Is a directory" or
+// "X: error reading 'NAME': Is a directory" (head, tail).
+struct InputMessages {
+    enum class Open : uint8_t { name, cannot_open } open = Open::name;
+    enum class Read : uint8_t { name, error_reading } read = Read::name;
+};
+void report_open_error(CommandContext& ctx, std::string_view name, vfs::Errc e, InputMessages style = {});
+void report_read_error(CommandContext& ctx, std::string_view name, vfs::Errc e, InputMessages style = {});
+
+// Runs each(Input&, const std::string& name) over the operands in order ("-" is stdin; no operand at all is
+// stdin), the GNU way: an input that cannot be opened is reported and skipped, each returns the read error
+// that ended its input (vfs::Errc::ok at its end), which is reported too; either makes the status 1 and the
+// next input still runs. Stops at a cancel (status 130) and once out has failed (a closed pipe: the caller's
+// out.status() turns it into 141). Returns 0, 1 or 130; callers end with `return out.status(status)`.
+template <class Fn>
+int for_each_input(CommandContext& ctx, Output& out, std::span<const std::string> names, Fn&& each,
+                   InputMessages style = {}) {
+    static const std::string kStdin = "-";
+    if (names.empty()) names = std::span<const std::string>(&kStdin, 1);
+    int status = 0;
+    for (const std::string& name : names) {
+        if (ctx.cancelled()) return 130;
+        Input in;
+        if (const vfs::Errc e = in.open_input(ctx, name); e != vfs::Errc::ok) {
+            out.flush();
+            report_open_error(ctx, name, e, style);
+            status = 1;
+            continue;
+        }
+        const vfs::Errc e = each(in, name);
+        if (e == vfs::Errc::cancelled) return 130;
+        if (e != vfs::Errc::ok) {
+            out.flush();
+            report_read_error(ctx, name, e, style);
+            status = 1;
+        }
+        if (out.failed()) break;
+    }
+    return status;
+}
+
+// for_each_input over records: line(record, terminated) for every record ending with delim (terminated is
+// false only for a last one without it); stops as soon as out has failed.
+template <class Fn>
+int for_each_line(CommandContext& ctx, Output& out, std::span<const std::string> names, Fn&& line,
+                  char delim = '\n', InputMessages style = {}) {
+    return for_each_input(
+        ctx, out, names,
+        [&](Input& in, const std::string&) {
+            LineReader reader(in, delim);
+            std::string_view record;
+            bool terminated = false;
+            while (reader.next(record, terminated)) {
+                line(record, terminated);
+                if (out.failed()) return vfs::Errc::ok;
+            }
+            return reader.error();
+        },
+        style);
+}
 
 }  // namespace bashkit::builtins
