@@ -485,29 +485,14 @@ bool Grep::search_file(const std::string& display, const std::string& abs) {
         return true;
     }
     vfs::FileHandle& fh = **h;
-    const ReadFn read = [&fh](char* buf, size_t n, int& err) -> size_t {
-        auto r = fh.read(buf, n);
-        if (!r.ok()) {
-            err = vfs::to_errno(r.error());
-            return 0;
-        }
-        return *r;
-    };
+    const ReadFn read = read_from(fh);
     return search_stream(display, read);
 }
 
 bool Grep::search_operand(const std::string& op) {
     if (ctx_.cancelled()) return false;
     if (op == "-") {
-        const ReadFn read = [this](char* buf, size_t n, int& err) -> size_t {
-            auto r = ctx_.in.read(buf, n);
-            if (!r.ok()) {
-                err = r.err;
-                return 0;
-            }
-            return r.n;
-        };
-        return search_stream(label_, read);
+        return search_stream(label_, read_from(ctx_.in));
     }
     const std::string abs = ctx_.resolve(op);
     auto st = ctx_.fs.stat(abs);

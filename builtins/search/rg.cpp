@@ -323,14 +323,7 @@ bool Rg::search_path(const std::string& display, const std::string& abs, bool ex
     }
     searched_any_ = true;
     vfs::FileHandle& fh = **h;
-    const ReadFn read = [&fh](char* buf, size_t n, int& err) -> size_t {
-        auto r = fh.read(buf, n);
-        if (!r.ok()) {
-            err = vfs::to_errno(r.error());
-            return 0;
-        }
-        return *r;
-    };
+    const ReadFn read = read_from(fh);
     SearchConfig cfg = cfg_;
     if (cfg.binary != BinaryMode::kText)
         cfg.binary = quit_binary ? BinaryMode::kRgQuit : BinaryMode::kRgConvert;

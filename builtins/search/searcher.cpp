@@ -8,6 +8,28 @@
 
 namespace bashkit::builtins::search {
 
+ReadFn read_from(vfs::FileHandle& file) {
+    return [&file](char* buf, size_t n, int& err) -> size_t {
+        auto r = file.read(buf, n);
+        if (!r.ok()) {
+            err = vfs::to_errno(r.error());
+            return 0;
+        }
+        return *r;
+    };
+}
+
+ReadFn read_from(interp::ByteStream& stream) {
+    return [&stream](char* buf, size_t n, int& err) -> size_t {
+        auto r = stream.read(buf, n);
+        if (!r.ok()) {
+            err = r.err;
+            return 0;
+        }
+        return r.n;
+    };
+}
+
 namespace {
 
 constexpr size_t kChunk = 256 * 1024;

@@ -13,6 +13,7 @@
 #include "builtins/search/matcher.hpp"
 #include "interp/governor.hpp"
 #include "interp/stream.hpp"
+#include "vfs/filesystem.hpp"
 
 namespace bashkit::builtins::search {
 
@@ -61,6 +62,9 @@ struct SearchConfig {
 
 // Where the bytes come from: returns bytes read (0 at end), or sets err (an errno) and returns 0.
 using ReadFn = std::function<size_t(char* buf, size_t n, int& err)>;
+// The ReadFn of a file, and of a stream (stdin), for grep and rg.
+ReadFn read_from(vfs::FileHandle& file);
+ReadFn read_from(interp::ByteStream& stream);
 
 struct SearchResult {
     uint64_t selected = 0;  // selected lines (counted up to max_count)
