@@ -1,5 +1,6 @@
 #include "net/http.hpp"
 
+#include "base/strings.hpp"
 #include "net/curl_api.hpp"
 
 #include <arpa/inet.h>
@@ -30,12 +31,7 @@ bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-std::string trim(std::string_view s) {
-    size_t b = 0, e = s.size();
-    while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-    while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
-    return std::string(s.substr(b, e - b));
-}
+using base::trim;
 
 std::optional<IpAddress> from_sockaddr(const sockaddr* sa) {
     if (sa->sa_family == AF_INET) {

@@ -487,16 +487,14 @@ int Runtime::run_command(const std::string& cmd, interp::ByteStream& in, interp:
 }
 
 void Runtime::flush_stdout() {
-    if (out_buf_.empty()) return;
-    auto r = ctx_.out.write(out_buf_);
-    out_buf_.clear();
-    if (!r.ok()) {
-        if (r.err == ECANCELED) throw AwkCancelled{};
-        if (r.err == EPIPE) {
-            // the reader went away: stop quietly as gawk does on SIGPIPE
-            throw AwkCancelled{};
-        }
-    }
+    if (!stdout_.flush()) stop_on_write_error();
+}
+
+void Runtime::stop_on_write_error() {
+    // The reader went away (141, as gawk killed by SIGPIPE) or the command was cancelled (130); any other
+    // failed write is dropped, as before.
+    const int e = stdout_.error();
+    if (e == EPIPE || e == ECANCELED) throw AwkCancelled{stdout_.finish()};
 }
 
 void Runtime::flush_output(Output& o) {
@@ -543,8 +541,7 @@ Output* Runtime::output_for(char redir, const std::string& name) {
 void Runtime::write_out(Output* o, std::string_view data) {
     switch (o->kind) {
         case Output::kStdout:
-            out_buf_.append(data);
-            if (out_buf_.size() > kFlushAt) flush_stdout();
+            print_stdout(data);
             return;
         case Output::kStderr:
             (void)ctx_.err.write(data);

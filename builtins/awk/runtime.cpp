@@ -72,7 +72,7 @@ std::vector<std::string> Array::keys() const {
 }
 
 Runtime::Runtime(interp::CommandContext& ctx, Program& prog, RuntimeOptions opts)
-    : ctx_(ctx), prog_(prog), opts_(std::move(opts)) {
+    : ctx_(ctx), prog_(prog), opts_(std::move(opts)), stdout_(ctx) {
     max_depth_ = std::max<uint32_t>(ctx.limits.max_call_depth, 1);
     globals_.resize(prog_.globals.size());
     fields_.resize(1);
@@ -228,8 +228,8 @@ int Runtime::run() {
         }
         (void)ctx_.err.write(where + "fatal: " + e.message + "\n");
         status = 2;
-    } catch (const AwkCancelled&) {
-        status = 130;
+    } catch (const AwkCancelled& c) {
+        status = c.status;
     }
     return status;
 }
@@ -256,9 +256,7 @@ void Runtime::main_loop() {
                     f = exec(r.action);
                 } else {
                     const Value& z = field(0);
-                    out_buf_.append(z.s);
-                    out_buf_.append(ors_);
-                    if (out_buf_.size() > (64u << 10)) flush_stdout();
+                    print_stdout(z.s, ors_);
                 }
             } catch (const FlowSignal& s) {
                 f = s.flow;
@@ -356,8 +354,7 @@ Flow Runtime::exec(const Stmt* s) {
                 Output* o = output_for(s->redir, name);
                 write_out(o, line);
             } else {
-                out_buf_ += line;
-                if (out_buf_.size() > (64u << 10)) flush_stdout();
+                print_stdout(line);
             }
             return Flow::Normal;
         }

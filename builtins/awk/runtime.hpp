@@ -13,6 +13,7 @@
 
 #include "builtins/awk/ast.hpp"
 #include "builtins/awk/value.hpp"
+#include "builtins/common/io.hpp"
 #include "interp/command.hpp"
 #include "interp/regex.hpp"
 
@@ -93,7 +94,11 @@ struct AwkFatal {
     int line = 0;
     bool file_context = true;  // add "(FILENAME=x FNR=n)" while records are being processed
 };
-struct AwkCancelled {};
+// The run stops early: cancelled (130), or its stdout is a pipe whose reader is gone (141, as gawk killed by
+// SIGPIPE).
+struct AwkCancelled {
+    int status = 130;
+};
 // Unwinds an expression when a user function executes exit, next or nextfile.
 struct FlowSignal {
     Flow flow;
@@ -223,7 +228,8 @@ private:
     std::unordered_map<std::string, InCmd> in_cmds_;
     std::unordered_map<std::string, std::unique_ptr<Output>> outputs_;
     std::vector<std::string> output_order_;
-    std::string out_buf_;
+    // stdout, through the utilities' writer (builtins/common/io.hpp); print_stdout() stops the run once it failed.
+    builtins::Output stdout_;
 
     // rand
     std::mt19937 rng_{1};
@@ -309,6 +315,12 @@ private:
     Output* output_for(char redir, const std::string& name);
     void write_out(Output* o, std::string_view data);
     void flush_stdout();
+    void print_stdout(std::string_view a, std::string_view b = {}) {
+        stdout_.put(a);
+        if (!b.empty()) stdout_.put(b);
+        if (stdout_.failed()) stop_on_write_error();
+    }
+    void stop_on_write_error();  // throws AwkCancelled after a closed pipe or a cancel
     void flush_all();
     Array& array_of_slot(int slot);
     void flush_output(Output& o);

@@ -84,9 +84,21 @@ bool parse_long(std::string_view word, std::span<const std::string> args, size_t
 
 // A cluster of short options (without the leading '-').
 bool parse_short(std::string_view word, std::span<const std::string> args, size_t& i,
-                 std::span<const OptionSpec> specs, ParsedArgs& out) {
+                 std::span<const OptionSpec> specs, ParseConfig config, ParsedArgs& out) {
     for (size_t k = 0; k < word.size(); ++k) {
         char c = word[k];
+        if (config.digits_in_clusters && config.digit_option != 0 && c >= '0' && c <= '9') {
+            size_t e = k;
+            while (e < word.size() && word[e] >= '0' && word[e] <= '9') ++e;
+            ParsedOption o;
+            o.id = config.digit_option;
+            o.value = std::string(word.substr(k, e - k));
+            o.has_value = true;
+            o.spelled = "-" + o.value;
+            out.options.push_back(std::move(o));
+            k = e - 1;
+            continue;
+        }
         const OptionSpec* found = nullptr;
         for (const auto& s : specs)
             if (s.short_name != 0 && s.short_name == c) {
@@ -132,7 +144,9 @@ ParsedArgs parse_args(std::span<const std::string> args, std::span<const OptionS
             ++i;
             break;
         }
-        if (a.size() < 2 || a[0] != '-') {
+        const bool negative_number = config.negative_numbers_are_operands && a.size() >= 2 && a[0] == '-' &&
+                                     (a[1] == '.' || (a[1] >= '0' && a[1] <= '9'));
+        if (a.size() < 2 || a[0] != '-' || negative_number) {
             if (config.mode == ParseMode::StopAtOperand) break;
             out.operands.emplace_back(a);
             continue;
@@ -141,7 +155,7 @@ ParsedArgs parse_args(std::span<const std::string> args, std::span<const OptionS
             if (!parse_long(a.substr(2), args, i, specs, out)) return out;
             continue;
         }
-        if (config.digit_option != 0 && all_digits(a.substr(1))) {
+        if (config.digit_option != 0 && !config.digits_in_clusters && all_digits(a.substr(1))) {
             ParsedOption o;
             o.id = config.digit_option;
             o.value = std::string(a.substr(1));
@@ -150,7 +164,7 @@ ParsedArgs parse_args(std::span<const std::string> args, std::span<const OptionS
             out.options.push_back(std::move(o));
             continue;
         }
-        if (!parse_short(a.substr(1), args, i, specs, out)) return out;
+        if (!parse_short(a.substr(1), args, i, specs, config, out)) return out;
     }
     for (; i < args.size(); ++i) out.operands.push_back(args[i]);
     return out;

@@ -63,6 +63,11 @@ enum class ParseMode : unsigned char { Permute, StopAtOperand };
 struct ParseConfig {
     ParseMode mode = ParseMode::Permute;
     int digit_option = 0;  // nonzero: "-123" is reported as this id with value "123"
+    // With digit_option: a run of digits inside a cluster is that option too (grep -n5 is -n -5, GNU grep's
+    // digits are option characters).
+    bool digits_in_clusters = false;
+    // "-1", "-.5": operands, not options (seq's negative numbers).
+    bool negative_numbers_are_operands = false;
 };
 
 struct ParsedArgs {

@@ -230,6 +230,7 @@ int cmd_factor(CommandContext& ctx) {
     if (!p.operands.empty()) {
         for (const auto& w : p.operands) {
             if (ctx.cancelled()) return 130;
+            if (out.failed()) break;  // a closed pipe: stop (141 below)
             one(w);
         }
         return out.status(status);
@@ -240,6 +241,7 @@ int cmd_factor(CommandContext& ctx) {
     std::string_view line;
     while (reader.next(line)) {
         if (ctx.cancelled()) return 130;
+        if (out.failed()) break;  // a closed pipe: stop reading (141 below), so the writer before us gets 141 too
         size_t i = 0;
         while (i < line.size()) {
             while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;

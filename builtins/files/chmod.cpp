@@ -168,8 +168,7 @@ int chmod_main(CommandContext& ctx) {
         return usage_error(ctx, "");
     }
     for (const auto& op : ops) c.walk(op, ctx.resolve(op), true, 0);
-    c.out.flush();
-    return c.status;
+    return c.out.status(c.status);
 }
 
 }  // namespace

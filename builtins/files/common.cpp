@@ -713,14 +713,6 @@ std::string human_size(uint64_t amt, bool si) {
 
 // ---------------------------------------------------------------------------------------------- misc
 
-bool Output::flush() {
-    if (!buf_.empty() && !failed_) {
-        if (!ctx_.out.write(buf_).ok()) failed_ = true;
-    }
-    buf_.clear();
-    return !failed_;
-}
-
 std::string join(std::string_view dir, std::string_view name) {
     std::string out(dir);
     while (out.size() > 1 && out.back() == '/') out.pop_back();

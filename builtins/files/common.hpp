@@ -1,6 +1,6 @@
 // Helpers shared by the file utilities: GNU quoting for messages, mode strings, owner names, civil time
 // (UTC: the sandbox has no time zone database, so local time is UTC), date parsing for touch -d, human
-// sizes, and a buffered writer.
+// sizes.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "builtins/common/io.hpp"
 #include "interp/command.hpp"
 #include "vfs/filesystem.hpp"
 
@@ -55,27 +56,8 @@ std::optional<vfs::TimeSpec> parse_date(std::string_view text, vfs::TimeSpec now
 // ls -h / du -h: 1023, 1.0K, 4.9K, 11K, 1.5M (rounding up, powers of 1024; si: powers of 1000, k).
 std::string human_size(uint64_t bytes, bool si = false);
 
-// Buffers output and writes it in large chunks; flush() on destruction.
-class Output {
-public:
-    explicit Output(CommandContext& ctx) : ctx_(ctx) {}
-    ~Output() { flush(); }
-    Output(const Output&) = delete;
-    Output& operator=(const Output&) = delete;
-    void put(std::string_view s) {
-        buf_.append(s);
-        if (buf_.size() >= (64u << 10)) flush();
-    }
-    void put(char c) { buf_.push_back(c); }
-    // false once a write failed (broken pipe: the caller may stop).
-    bool flush();
-    bool failed() const { return failed_; }
-
-private:
-    CommandContext& ctx_;
-    std::string buf_;
-    bool failed_ = false;
-};
+// The utilities' buffered writer (builtins/common/io.hpp): a closed pipe stops the utility with 141.
+using builtins::Output;
 
 // Joins a directory and a name the way GNU tools do: "d" + "x" -> "d/x", "d/" + "x" -> "d/x",
 // "/" + "x" -> "/x".

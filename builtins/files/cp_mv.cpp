@@ -61,6 +61,8 @@ public:
     bool copy(const std::string& src, const std::string& src_abs, const std::string& dst,
               const std::string& dst_abs, bool command_line, int depth);
     void flush() { out_.flush(); }
+    // Flushes; the status to exit with given the own one (141 after a closed pipe).
+    int finish(int own) { return out_.status(own); }
 
 private:
     bool copy_file(const std::string& src, const std::string& src_abs, const vfs::Stat& st, const std::string& dst,
@@ -379,8 +381,7 @@ int cp_main(CommandContext& ctx) {
         if (!c.copy(src, ctx.resolve(src), dst, ctx.resolve(dst), true, 0)) status = 1;
         if (ctx.cancelled()) break;
     }
-    c.flush();
-    return status;
+    return c.finish(status);
 }
 
 constexpr OptionSpec kMvSpecs[] = {
@@ -502,8 +503,7 @@ int mv_main(CommandContext& ctx) {
         }
         if (verbose) out.put("renamed " + quote(src) + " -> " + quote(dst) + "\n");
     }
-    out.flush();
-    return status;
+    return out.status(status);
 }
 
 }  // namespace

@@ -84,6 +84,8 @@ public:
         out_.put(o_.null ? '\0' : '\n');
     }
     void flush() { out_.flush(); }
+    // Flushes; the status to exit with (141 after a closed pipe).
+    int finish() { return out_.status(status); }
     int status = 0;
 
 private:
@@ -103,7 +105,7 @@ bool Du::excluded(const std::string& shown) const {
 }
 
 uint64_t Du::walk(const std::string& shown, const std::string& abs, int depth, bool& ok) {
-    if (ctx_.cancelled()) return 0;
+    if (ctx_.cancelled() || out_.failed()) return 0;
     bool follow = o_.deref || (o_.deref_args && depth == 0);
     auto st = follow ? ctx_.fs.stat(abs) : ctx_.fs.lstat(abs);
     if (!st) {
@@ -138,7 +140,7 @@ uint64_t Du::walk(const std::string& shown, const std::string& abs, int depth, b
             for (const auto& n : names) {
                 bool child_ok = true;
                 size += walk(join(shown, n), join(abs, n), depth + 1, child_ok);
-                if (ctx_.cancelled()) break;
+                if (ctx_.cancelled() || out_.failed()) break;
             }
         }
     }
@@ -228,8 +230,7 @@ int du_main(CommandContext& ctx) {
         if (ctx.cancelled()) break;
     }
     if (o.total) du.line(total, "total");
-    du.flush();
-    return du.status;
+    return du.finish();
 }
 
 // ------------------------------------------------------------------------------------------- df

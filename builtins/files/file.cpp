@@ -416,8 +416,7 @@ int file_main(CommandContext& ctx) {
         }
         out.put(text + "\n");
     }
-    out.flush();
-    return 0;
+    return out.status(0);
 }
 
 }  // namespace

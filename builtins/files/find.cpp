@@ -1045,7 +1045,7 @@ bool Find::eval(Node& n, Entry& e, bool& prune) {
 
 void Find::walk(const std::string& path, const std::string& abs, const std::string& start, int depth,
                 std::vector<std::pair<uint64_t, uint64_t>>& ancestors) {
-    if (quit_ || ctx_.cancelled()) return;
+    if (quit_ || ctx_.cancelled() || out_.failed()) return;
     Entry e;
     e.path = path;
     e.abs = abs;
@@ -1094,7 +1094,7 @@ void Find::walk(const std::string& path, const std::string& abs, const std::stri
                 if (child.empty() || child.back() != '/') child.push_back('/');
                 child += n;
                 walk(child, join(abs, n), start, depth + 1, ancestors);
-                if (quit_ || ctx_.cancelled()) break;
+                if (quit_ || ctx_.cancelled() || out_.failed()) break;
             }
             ancestors.pop_back();
         }
@@ -1114,7 +1114,7 @@ int Find::run() {
     }
     now_ = ctx_.clock.now();
     for (const auto& p : paths_) {
-        if (quit_ || ctx_.cancelled()) break;
+        if (quit_ || ctx_.cancelled() || out_.failed()) break;
         if (p.empty()) {
             report("'': No such file or directory");
             continue;
@@ -1124,8 +1124,7 @@ int Find::run() {
     }
     out_.flush();
     flush_all_exec(expr_.get());
-    out_.flush();
-    return status_;
+    return out_.status(status_);
 }
 
 int find_main(CommandContext& ctx) {

@@ -153,8 +153,7 @@ int ln_main(CommandContext& ctx) {
         }
         if (verbose) out.put(quote(name) + (symbolic ? " -> " : " => ") + quote(target) + "\n");
     }
-    out.flush();
-    return status;
+    return out.status(status);
 }
 
 }  // namespace

@@ -284,7 +284,7 @@ void Lister::print_block(std::vector<Entry>& v, bool with_total) {
 }
 
 void Lister::list_dir(const std::string& shown, const std::string& path, bool header, bool& first_block) {
-    if (ctx_.cancelled()) return;
+    if (ctx_.cancelled() || out_.failed()) return;
     auto ents = ctx_.fs.readdir(path);
     if (!first_block) out_.put('\n');
     first_block = false;
@@ -325,7 +325,7 @@ void Lister::list_dir(const std::string& shown, const std::string& path, bool he
     for (const auto& e : v) {
         if (is_dot_or_dotdot(e.name) || !e.st.is_directory()) continue;
         list_dir(join(shown, e.name), e.path, true, first_block);
-        if (ctx_.cancelled()) break;
+        if (ctx_.cancelled() || out_.failed()) break;
     }
     --depth_;
 }
@@ -365,10 +365,9 @@ int Lister::run(std::vector<std::string> operands) {
     bool headers = o_.recursive || operands.size() > 1;
     for (const auto& d : dirs) {
         list_dir(d.name, d.path, headers, first_block);
-        if (ctx_.cancelled()) break;
+        if (ctx_.cancelled() || out_.failed()) break;
     }
-    out_.flush();
-    return status_;
+    return out_.status(status_);
 }
 
 int ls_main(CommandContext& ctx) {

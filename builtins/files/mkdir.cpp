@@ -101,8 +101,7 @@ int mkdir_main(CommandContext& ctx) {
         if (have_mode) (void)ctx.fs.chmod(abs, mode);
         if (verbose) out.put("mkdir: created directory " + quote(op) + "\n");
     }
-    out.flush();
-    return status;
+    return out.status(status);
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ int realpath_main(CommandContext& ctx) {
         out.put(s);
         out.put(zero ? '\0' : '\n');
     }
-    return status;
+    return out.status(status);
 }
 
 constexpr OptionSpec kReadlinkSpecs[] = {
@@ -253,7 +253,7 @@ int readlink_main(CommandContext& ctx) {
         out.put(*r);
         if (!no_newline) out.put(zero ? '\0' : '\n');
     }
-    return status;
+    return out.status(status);
 }
 
 // POSIX basename/dirname on strings.
@@ -325,7 +325,7 @@ int basename_main(CommandContext& ctx) {
         out.put(b);
         out.put(zero ? '\0' : '\n');
     }
-    return 0;
+    return out.status(0);
 }
 
 constexpr OptionSpec kDirnameSpecs[] = {
@@ -359,7 +359,7 @@ int dirname_main(CommandContext& ctx) {
         out.put(dir_of(n));
         out.put(zero ? '\0' : '\n');
     }
-    return 0;
+    return out.status(0);
 }
 
 constexpr OptionSpec kMktempSpecs[] = {

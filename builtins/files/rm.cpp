@@ -45,6 +45,8 @@ public:
     Remover(CommandContext& ctx, RmOpts o) : ctx_(ctx), o_(o), out_(ctx) {}
     bool remove_path(const std::string& shown, const std::string& abs);
     void flush() { out_.flush(); }
+    // Flushes; the status to exit with given the own one (141 after a closed pipe).
+    int finish(int own) { return out_.status(own); }
 
 private:
     void fail(const std::string& shown, vfs::Errc e) {
@@ -211,8 +213,7 @@ int rm_main(CommandContext& ctx) {
         if (!rm.remove_path(op, ctx.resolve(op))) status = 1;
         if (ctx.cancelled()) break;
     }
-    rm.flush();
-    return status;
+    return rm.finish(status);
 }
 
 constexpr OptionSpec kRmdirSpecs[] = {
@@ -278,8 +279,7 @@ int rmdir_main(CommandContext& ctx) {
             if (!remove_one(d, true)) break;
         }
     }
-    out.flush();
-    return status;
+    return out.status(status);
 }
 
 }  // namespace

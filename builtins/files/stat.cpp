@@ -299,8 +299,7 @@ int stat_main(CommandContext& ctx) {
         else
             out.put(expand(ctx, fmt, t, escapes));
     }
-    out.flush();
-    return status;
+    return out.status(status);
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ public:
         if (!o_.dirs_only) s += ", " + std::to_string(files_) + (files_ == 1 ? " file" : " files");
         out_.put(s + "\n");
     }
-    void flush() { out_.flush(); }
+    // Flushes; the status to exit with given the own one (141 after a closed pipe).
+    int finish(int own) { return out_.status(own); }
 
 private:
     struct Item {
@@ -74,7 +75,7 @@ std::string Tree::suffix(const Item& it) const {
 
 size_t Tree::list(const std::string& shown, const std::string& abs, const std::string& prefix, int level,
                   std::vector<std::pair<uint64_t, uint64_t>>& ancestors) {
-    if (ctx_.cancelled() || level > 4096) return 0;
+    if (ctx_.cancelled() || out_.failed() || level > 4096) return 0;
     auto ents = ctx_.fs.readdir(abs);
     if (!ents) return 0;
     std::vector<Item> items;
@@ -274,8 +275,7 @@ int tree_main(CommandContext& ctx) {
     for (const auto& r : roots)
         if (!t.root(r)) ok = false;
     t.report();
-    t.flush();
-    return ok ? 0 : 2;
+    return t.finish(ok ? 0 : 2);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/strings.hpp"
 #include "interp/command.hpp"
 #include "net/http.hpp"
 
@@ -19,7 +20,7 @@ namespace bashkit::builtins::netutil {
 
 bool iequals(std::string_view a, std::string_view b);
 std::string to_lower(std::string_view s);
-std::string trim(std::string_view s);
+using base::trim;  // base/strings.hpp
 
 // RFC 4648 base64 (for -u user:password).
 std::string base64(std::string_view data);

@@ -208,7 +208,7 @@ void split_lines(std::string_view text, std::vector<std::string>& out) {
 
 class Grep {
 public:
-    Grep(interp::CommandContext& ctx, std::string prog) : ctx_(ctx), prog_(std::move(prog)), out_(ctx.out) {}
+    Grep(interp::CommandContext& ctx, std::string prog) : ctx_(ctx), prog_(std::move(prog)), out_(ctx) {}
     int run(Syntax syntax);
 
 private:
@@ -452,7 +452,8 @@ int Grep::run(Syntax syntax) {
     for (const auto& op : operands) {
         if (!search_operand(op)) break;
     }
-    out_.flush();
+    // A closed pipe ends grep with 141 (SIGPIPE); another write error is trouble (2), like GNU grep's.
+    if (const int s = out_.finish()) return s == 1 ? 2 : s;
     if (cfg_.quiet && any_selected_) return 0;
     if (error_) return 2;
     return any_selected_ ? 0 : 1;
@@ -484,29 +485,14 @@ bool Grep::search_file(const std::string& display, const std::string& abs) {
         return true;
     }
     vfs::FileHandle& fh = **h;
-    const ReadFn read = [&fh](char* buf, size_t n, int& err) -> size_t {
-        auto r = fh.read(buf, n);
-        if (!r.ok()) {
-            err = vfs::to_errno(r.error());
-            return 0;
-        }
-        return *r;
-    };
+    const ReadFn read = read_from(fh);
     return search_stream(display, read);
 }
 
 bool Grep::search_operand(const std::string& op) {
     if (ctx_.cancelled()) return false;
     if (op == "-") {
-        const ReadFn read = [this](char* buf, size_t n, int& err) -> size_t {
-            auto r = ctx_.in.read(buf, n);
-            if (!r.ok()) {
-                err = r.err;
-                return 0;
-            }
-            return r.n;
-        };
-        return search_stream(label_, read);
+        return search_stream(label_, read_from(ctx_.in));
     }
     const std::string abs = ctx_.resolve(op);
     auto st = ctx_.fs.stat(abs);

@@ -1,6 +1,6 @@
-// A small getopt_long for grep and rg: bundled short options (-inr), attached or separate arguments
-// (-m5, -m 5, --max-count=5, --max-count 5), unambiguous abbreviations of long options, `--`, and GNU's
-// permutation (options may follow operands).
+// grep and rg's tables over the utilities' one getopt_long (builtins/common/args.hpp): bundled short options
+// (-inr), attached or separate arguments (-m5, -m 5, --max-count=5, --max-count 5), unambiguous abbreviations
+// of long options, `--`, GNU's permutation (options may follow operands) and grep's digit options (-5, -n5).
 #pragma once
 
 #include <string>

@@ -197,7 +197,7 @@ bool has_uppercase_literal(std::string_view p) {
 
 class Rg {
 public:
-    explicit Rg(interp::CommandContext& ctx) : ctx_(ctx), out_(ctx.out) {}
+    explicit Rg(interp::CommandContext& ctx) : ctx_(ctx), out_(ctx) {}
     int run();
 
 private:
@@ -323,14 +323,7 @@ bool Rg::search_path(const std::string& display, const std::string& abs, bool ex
     }
     searched_any_ = true;
     vfs::FileHandle& fh = **h;
-    const ReadFn read = [&fh](char* buf, size_t n, int& err) -> size_t {
-        auto r = fh.read(buf, n);
-        if (!r.ok()) {
-            err = vfs::to_errno(r.error());
-            return 0;
-        }
-        return *r;
-    };
+    const ReadFn read = read_from(fh);
     SearchConfig cfg = cfg_;
     if (cfg.binary != BinaryMode::kText)
         cfg.binary = quit_binary ? BinaryMode::kRgQuit : BinaryMode::kRgConvert;
@@ -340,6 +333,11 @@ bool Rg::search_path(const std::string& display, const std::string& abs, bool ex
         error_ = true;
         error_line(display + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(r.read_error))) +
                    " (os error " + std::to_string(r.read_error) + ")");
+    }
+    if (r.stopped && out_.failed()) {
+        // ripgrep ends quietly on a broken pipe; the file it was printing does not count as a match.
+        stop_ = true;
+        return false;
     }
     if (r.selected > 0) {
         any_selected_ = true;
@@ -659,6 +657,7 @@ int Rg::run() {
                 SearchConfig cfg = cfg_;
                 if (cfg.binary != BinaryMode::kText) cfg.binary = BinaryMode::kRgConvert;
                 SearchResult r = search_input(cfg, read, "<stdin>", out_, ctx_.err, &ctx_.cancel, ctx_.memory);
+                if (r.stopped && out_.failed()) break;
                 if (r.selected > 0) any_selected_ = true;
                 continue;
             }
@@ -678,7 +677,7 @@ int Rg::run() {
             }
         }
     }
-    out_.flush();
+    if (const int s = out_.finish(); s == 130) return s;  // cancelled; a broken pipe ends rg as above
     if (!searched_any_ && !error_ && !stop_) {
         ctx_.err.write("No files were searched, which means ripgrep probably applied a filter you didn't expect.\n"
                        "Running with --debug will show why files are being skipped.\n");

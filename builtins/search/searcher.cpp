@@ -8,16 +8,26 @@
 
 namespace bashkit::builtins::search {
 
-void Output::flush() {
-    if (buf_.empty()) return;
-    if (!failed_) {
-        const interp::IoResult r = s_.write(buf_);
+ReadFn read_from(vfs::FileHandle& file) {
+    return [&file](char* buf, size_t n, int& err) -> size_t {
+        auto r = file.read(buf, n);
         if (!r.ok()) {
-            failed_ = true;
-            err_ = r.err;
+            err = vfs::to_errno(r.error());
+            return 0;
         }
-    }
-    buf_.clear();
+        return *r;
+    };
+}
+
+ReadFn read_from(interp::ByteStream& stream) {
+    return [&stream](char* buf, size_t n, int& err) -> size_t {
+        auto r = stream.read(buf, n);
+        if (!r.ok()) {
+            err = r.err;
+            return 0;
+        }
+        return r.n;
+    };
 }
 
 namespace {

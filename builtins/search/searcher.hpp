@@ -9,39 +9,22 @@
 #include <string>
 #include <string_view>
 
+#include "builtins/common/io.hpp"
 #include "builtins/search/matcher.hpp"
 #include "interp/governor.hpp"
 #include "interp/stream.hpp"
+#include "vfs/filesystem.hpp"
 
 namespace bashkit::builtins::search {
 
-// Buffered output to a stream: flushed in large writes. A failed write (a closed pipe) sets failed and
-// drops everything after it.
-class Output {
+// The utilities' buffered writer (builtins/common/io.hpp: a closed pipe stops the search, 141) with what
+// grep's context groups need across files.
+class Output : public builtins::Output {
 public:
-    explicit Output(interp::ByteStream& s) : s_(s) { buf_.reserve(kFlushAt + 4096); }
-    ~Output() { flush(); }
-    void put(std::string_view data) {
-        buf_.append(data);
-        if (buf_.size() >= kFlushAt) flush();
-    }
-    void put(char c) {
-        buf_.push_back(c);
-        if (buf_.size() >= kFlushAt) flush();
-    }
-    void flush();
-    bool failed() const { return failed_; }
+    explicit Output(interp::CommandContext& ctx) : builtins::Output(ctx) {}
     // Whether a group of lines with context was printed (by any file): the next group, in this file or
     // the next, is preceded by the group separator.
     bool group_printed = false;
-    int error() const { return err_; }
-
-private:
-    static constexpr size_t kFlushAt = 64 * 1024;
-    interp::ByteStream& s_;
-    std::string buf_;
-    bool failed_ = false;
-    int err_ = 0;
 };
 
 enum class BinaryMode {
@@ -79,6 +62,9 @@ struct SearchConfig {
 
 // Where the bytes come from: returns bytes read (0 at end), or sets err (an errno) and returns 0.
 using ReadFn = std::function<size_t(char* buf, size_t n, int& err)>;
+// The ReadFn of a file, and of a stream (stdin), for grep and rg.
+ReadFn read_from(vfs::FileHandle& file);
+ReadFn read_from(interp::ByteStream& stream);
 
 struct SearchResult {
     uint64_t selected = 0;  // selected lines (counted up to max_count)

@@ -92,16 +92,8 @@ int cmd_cat(CommandContext& ctx) {
     bool plain = !(s.number || s.squeeze || s.ends || s.tabs || s.nonprint);
     if (files.empty()) files.push_back("-");
     Output out(ctx);
-    int status = 0;
     std::string buf(64 * 1024, '\0');
-    for (const auto& f : files) {
-        Input in;
-        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, e);
-            status = 1;
-            continue;
-        }
+    const int status = for_each_input(ctx, out, files, [&](Input& in, const std::string&) {
         for (;;) {
             auto r = in.read(buf.data(), buf.size());
             if (r.n) {
@@ -112,18 +104,11 @@ int cmd_cat(CommandContext& ctx) {
                     cat_chunk(out, s, chunk);
                 }
                 out.flush();
-                if (out.failed()) return out.status(status);
+                if (out.failed()) return vfs::Errc::ok;
             }
-            if (r.err != vfs::Errc::ok) {
-                if (r.err == vfs::Errc::cancelled) return out.status(130);
-                out.flush();
-                file_error(ctx, f, r.err);
-                status = 1;
-                break;
-            }
-            if (r.n == 0) break;
+            if (r.err != vfs::Errc::ok || r.n == 0) return r.err;
         }
-    }
+    });
     return out.status(status);
 }
 

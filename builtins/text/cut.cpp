@@ -156,20 +156,10 @@ int cmd_cut(CommandContext& ctx) {
     if (!have_outdelim) outdelim = std::string(1, delim);
     if (files.empty()) files.push_back("-");
     Output out(ctx);
-    int status = 0;
     std::string res;
-    for (const auto& f : files) {
-        Input in;
-        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, e);
-            status = 1;
-            continue;
-        }
-        LineReader lr(in, eol);
-        std::string_view line;
-        bool term;
-        while (lr.next(line, term)) {
+    const int status = for_each_line(
+        ctx, out, files,
+        [&](std::string_view line, bool) {
             res.clear();
             if (mode == 'b') {
                 size_t hint = 0;
@@ -213,16 +203,8 @@ int cmd_cut(CommandContext& ctx) {
                     out.put(eol);
                 }
             }
-            (void)term;
-            if (out.failed()) return out.status(status);
-        }
-        if (lr.error() == vfs::Errc::cancelled) return out.status(130);
-        if (lr.error() != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, lr.error());
-            status = 1;
-        }
-    }
+        },
+        eol);
     return out.status(status);
 }
 

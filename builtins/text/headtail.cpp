@@ -381,36 +381,26 @@ int head_tail(CommandContext& ctx, bool is_tail) {
     Output out(ctx);
     std::string buf(64 * 1024, '\0');
     bool first = true;
-    int status = 0;
-    for (const auto& f : files) {
-        Input in;
-        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-            out.flush();
-            ctx.error("cannot open " + quote(f) + " for reading: " + errstr(e));
-            status = 1;
-            continue;
-        }
-        if (headers) header(out, first, f);
-        vfs::Errc e;
-        if (!is_tail) {
-            if (count.sign_minus) e = head_all_but(in, out, count, delim, buf);
-            else e = head_first(in, out, count, delim, buf);
-        } else if (count.sign_plus) {
-            e = tail_from(in, out, count, delim, buf);
-        } else {
-            int64_t size = in.file_size();
-            if (size >= 0) e = tail_file(in, out, count, delim, buf, static_cast<uint64_t>(size));
-            else e = tail_stream(in, out, count, delim, buf);
-        }
-        if (e == vfs::Errc::cancelled) return out.status(130);
-        if (e != vfs::Errc::ok) {
-            out.flush();
-            ctx.error("error reading " + quote(f) + ": " + errstr(e));
-            status = 1;
-        }
-        out.flush();
-        if (out.failed()) break;
-    }
+    const InputMessages style{InputMessages::Open::cannot_open, InputMessages::Read::error_reading};
+    const int status = for_each_input(
+        ctx, out, files,
+        [&](Input& in, const std::string& f) {
+            if (headers) header(out, first, f);
+            vfs::Errc e;
+            if (!is_tail) {
+                if (count.sign_minus) e = head_all_but(in, out, count, delim, buf);
+                else e = head_first(in, out, count, delim, buf);
+            } else if (count.sign_plus) {
+                e = tail_from(in, out, count, delim, buf);
+            } else {
+                int64_t size = in.file_size();
+                if (size >= 0) e = tail_file(in, out, count, delim, buf, static_cast<uint64_t>(size));
+                else e = tail_stream(in, out, count, delim, buf);
+            }
+            if (e == vfs::Errc::ok) out.flush();
+            return e;
+        },
+        style);
     return out.status(status);
 }
 

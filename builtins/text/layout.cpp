@@ -8,37 +8,6 @@ namespace bashkit::builtins::text {
 
 namespace {
 
-// Runs fn(line, terminated) over the lines of every input; prints open/read errors like GNU (name: msg).
-template <class Fn>
-int for_each_line(CommandContext& ctx, Output& out, const std::vector<std::string>& files, Fn&& fn,
-                  bool cannot_open_style = false) {
-    int status = 0;
-    for (const auto& f : files) {
-        Input in;
-        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-            out.flush();
-            if (cannot_open_style) ctx.error("cannot open " + quote(f) + " for reading: " + errstr(e));
-            else file_error(ctx, f, e);
-            status = 1;
-            continue;
-        }
-        LineReader lr(in);
-        std::string_view line;
-        bool term;
-        while (lr.next(line, term)) {
-            fn(line, term);
-            if (out.failed()) return status;
-        }
-        if (lr.error() == vfs::Errc::cancelled) return 130;
-        if (lr.error() != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, lr.error());
-            status = 1;
-        }
-    }
-    return status;
-}
-
 // Tab stops for expand/unexpand: a list (-t 4 or -t 2,6,10).
 struct TabStops {
     std::vector<uint64_t> stops;  // one entry: every N columns

@@ -112,83 +112,64 @@ int cmd_nl(CommandContext& ctx) {
     }
     if (files.empty()) files.push_back("-");
     Output out(ctx);
-    int status = 0;
     int64_t lineno = start;
     int section = 1;
     int64_t blank_run = 0;
     std::string blank_prefix(static_cast<size_t>(width) + sep.size(), ' ');
     std::string d1 = delim, d2 = delim + delim, d3 = delim + delim + delim;
     char b[64];
-    for (const auto& f : files) {
-        Input in;
-        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, e);
-            status = 1;
-            continue;
-        }
-        LineReader lr(in);
-        std::string_view line;
-        while (lr.next(line)) {
-            if (!delim.empty() && (line == d3 || line == d2 || line == d1)) {
-                section = line == d3 ? 0 : line == d2 ? 1 : 2;
-                if (renumber) lineno = start;
-                out.put('\n');
-                blank_run = 0;
-                continue;
-            }
-            const Style& st = styles[section];
-            bool number = false;
-            switch (st.kind) {
-                case 'a':
-                    if (line.empty()) {
-                        ++blank_run;
-                        if (blank_run >= join) {
-                            number = true;
-                            blank_run = 0;
-                        }
-                    } else {
-                        blank_run = 0;
-                        number = true;
-                    }
-                    break;
-                case 't': number = !line.empty(); break;
-                case 'p': number = st.re->search(line); break;
-                default: break;
-            }
-            if (number) {
-                int n;
-                auto v = static_cast<long long>(lineno);
-                int w = static_cast<int>(width);
-                if (format == "ln") n = std::snprintf(b, sizeof b, "%-*lld", w, v);
-                else if (format == "rz") n = std::snprintf(b, sizeof b, "%0*lld", w, v);
-                else n = std::snprintf(b, sizeof b, "%*lld", w, v);
-                if (n >= static_cast<int>(sizeof b)) {
-                    std::string big(static_cast<size_t>(n) + 1, '\0');
-                    if (format == "ln") std::snprintf(big.data(), big.size(), "%-*lld", w, v);
-                    else if (format == "rz") std::snprintf(big.data(), big.size(), "%0*lld", w, v);
-                    else std::snprintf(big.data(), big.size(), "%*lld", w, v);
-                    big.resize(static_cast<size_t>(n));
-                    out.put(big);
-                } else {
-                    out.put(std::string_view(b, static_cast<size_t>(n)));
-                }
-                out.put(sep);
-                lineno += incr;
-            } else {
-                out.put(blank_prefix);
-            }
-            out.put(line);
+    const int status = for_each_line(ctx, out, files, [&](std::string_view line, bool) {
+        if (!delim.empty() && (line == d3 || line == d2 || line == d1)) {
+            section = line == d3 ? 0 : line == d2 ? 1 : 2;
+            if (renumber) lineno = start;
             out.put('\n');
-            if (out.failed()) return out.status(status);
+            blank_run = 0;
+            return;
         }
-        if (lr.error() == vfs::Errc::cancelled) return out.status(130);
-        if (lr.error() != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, lr.error());
-            status = 1;
+        const Style& st = styles[section];
+        bool number = false;
+        switch (st.kind) {
+            case 'a':
+                if (line.empty()) {
+                    ++blank_run;
+                    if (blank_run >= join) {
+                        number = true;
+                        blank_run = 0;
+                    }
+                } else {
+                    blank_run = 0;
+                    number = true;
+                }
+                break;
+            case 't': number = !line.empty(); break;
+            case 'p': number = st.re->search(line); break;
+            default: break;
         }
-    }
+        if (number) {
+            int n;
+            auto v = static_cast<long long>(lineno);
+            int w = static_cast<int>(width);
+            if (format == "ln") n = std::snprintf(b, sizeof b, "%-*lld", w, v);
+            else if (format == "rz") n = std::snprintf(b, sizeof b, "%0*lld", w, v);
+            else n = std::snprintf(b, sizeof b, "%*lld", w, v);
+            if (n >= static_cast<int>(sizeof b)) {
+                std::string big(static_cast<size_t>(n) + 1, '\0');
+                if (format == "ln") std::snprintf(big.data(), big.size(), "%-*lld", w, v);
+                else if (format == "rz") std::snprintf(big.data(), big.size(), "%0*lld", w, v);
+                else std::snprintf(big.data(), big.size(), "%*lld", w, v);
+                big.resize(static_cast<size_t>(n));
+                out.put(big);
+            } else {
+                out.put(std::string_view(b, static_cast<size_t>(n)));
+            }
+            out.put(sep);
+            lineno += incr;
+        } else {
+            out.put(blank_prefix);
+        }
+        out.put(line);
+        out.put('\n');
+    });
     return out.status(status);
 }
 

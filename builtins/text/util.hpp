@@ -1,5 +1,5 @@
-// Shared plumbing of the text utilities: GNU-style option parsing, inputs (a file of the FileSystem or
-// stdin), a line reader over chunks, and a buffered output that reports write errors like coreutils.
+// Shared plumbing of the text utilities: GNU-style option parsing and size arguments; inputs, outputs and
+// quoting come from builtins/common.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "builtins/common/io.hpp"
+#include "builtins/common/quote.hpp"
 #include "interp/command.hpp"
 #include "vfs/filesystem.hpp"
 
@@ -55,148 +57,25 @@ void try_help(CommandContext& ctx);
 void usage_error(CommandContext& ctx, std::string_view message);
 // The program name used in messages (argv[0]).
 std::string_view prog(const CommandContext& ctx);
-// 'name' quoted the way coreutils' quote() does it in the C locale (shell-escaped when needed).
-std::string quote(std::string_view s);
-// GNU quotearg with shell-escape style for file names in "X: NAME: error" messages (no quotes when plain).
-std::string quote_name(std::string_view s);
 
 // Writes the usage text for --help: "Usage: X ...\n" then the summary line.
 int print_help(CommandContext& ctx, std::string_view usage);
 
 // ---------------------------------------------------------------------------------------------------------
-// Inputs
+// Inputs, outputs and quoting: builtins/common (io.hpp, quote.hpp), named here for the text utilities.
 
-struct ReadResult {
-    size_t n = 0;
-    vfs::Errc err = vfs::Errc::ok;
-};
-
-// One input: stdin ("-") or a file. Opening a directory succeeds; reading it fails with is_directory.
-class Input {
-public:
-    Input() = default;
-    // Opens name ("-" is stdin). Returns the error, without printing it.
-    vfs::Errc open_input(CommandContext& ctx, std::string_view name);
-    void open_stdin(CommandContext& ctx);
-    ReadResult read(char* buf, size_t n);
-    bool is_stream() const { return stream_ != nullptr; }
-    const std::string& name() const { return name_; }
-    // Size of a regular file (for tail -c and seeking), or -1.
-    int64_t file_size();
-    // The session's memory budget (from the context it was opened with; may be null).
-    interp::MemoryBudget* memory() const { return memory_; }
-    vfs::FileHandle* handle() { return file_.get(); }
-    void close();
-
-private:
-    std::unique_ptr<interp::ByteStream> device_;  // /dev/zero, /dev/null, /dev/urandom
-    interp::ByteStream* stream_ = nullptr;
-    std::unique_ptr<vfs::FileHandle> file_;
-    std::string name_;
-    const interp::CancelToken* cancel_ = nullptr;
-    interp::MemoryBudget* memory_ = nullptr;
-};
-
-// Splits an Input into records ending with delim. The view returned by next() stays valid until the next
-// call. `terminated` tells whether the record ended with the delimiter (false only for a last partial one).
-// A record longer than what is left of the session's memory budget throws interp::MemoryLimitExceeded (a
-// newline-free endless input such as /dev/zero).
-class LineReader {
-public:
-    explicit LineReader(Input& in, char delim = '\n') : in_(in), delim_(delim) {}
-    // True with a record; false at end of input or on error (see error()).
-    bool next(std::string_view& line, bool& terminated);
-    bool next(std::string_view& line) {
-        bool t;
-        return next(line, t);
-    }
-    vfs::Errc error() const { return err_; }
-
-private:
-    bool fill();
-    Input& in_;
-    char delim_;
-    std::string buf_;
-    size_t pos_ = 0, end_ = 0;
-    std::string acc_;
-    bool eof_ = false;
-    vfs::Errc err_ = vfs::Errc::ok;
-};
-
-// The devices the interpreter provides only to redirections (/dev/null, /dev/zero, /dev/urandom, /dev/random,
-// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/0-2), for utilities that open them by name. `owned` receives a
-// new stream when one is made; the result may also point at ctx.in/out/err. Null when abs_path is no device.
-interp::ByteStream* device_stream(CommandContext& ctx, std::string_view abs_path,
-                                  std::unique_ptr<interp::ByteStream>& owned);
-
-// An output file opened by name (sort -o, tee, split, uniq OUTPUT, ...): a file of the FileSystem, created
-// or truncated (or appended to), or one of the devices above.
-class OutputFile {
-public:
-    vfs::Errc open_output(CommandContext& ctx, std::string_view name, bool append = false);
-    interp::ByteStream* stream() { return stream_; }
-
-private:
-    std::unique_ptr<interp::ByteStream> owned_;
-    interp::ByteStream* stream_ = nullptr;
-};
-
-// A 64-bit seed from the first bytes (up to 64 KiB) of a file or device (--random-source=FILE).
-vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& seed);
-
-// Reads a whole input into out (sort, tac, shuf hold their input). Returns the error, if any.
-vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out);
-
-// ---------------------------------------------------------------------------------------------------------
-// Output
-
-// Buffers writes to a stream and flushes in large chunks. After a failed write every further write is
-// dropped; status() turns the failure into the utility's exit status (141 for a broken pipe, as a process
-// killed by SIGPIPE; 1 with "X: write error: ..." otherwise).
-class Output {
-public:
-    explicit Output(CommandContext& ctx, interp::ByteStream* target = nullptr);
-    ~Output();
-    Output(const Output&) = delete;
-    Output& operator=(const Output&) = delete;
-
-    void put(std::string_view s) {
-        if (failed_) return;
-        buf_.append(s);
-        if (buf_.size() >= kChunk) flush();
-    }
-    void put(char c) {
-        if (failed_) return;
-        buf_.push_back(c);
-        if (buf_.size() >= kChunk) flush();
-    }
-    bool flush();
-    bool failed() const { return failed_; }
-    int error() const { return err_; }
-    // Flushes; returns 0 when all went well, else the status to exit with (message printed once).
-    int finish();
-    // The status to exit with given the utility's own status.
-    int status(int own) {
-        int s = finish();
-        return s ? s : own;
-    }
-    std::string& buffer() { return buf_; }
-
-    static constexpr size_t kChunk = 64 * 1024;
-
-private:
-    CommandContext& ctx_;
-    interp::ByteStream& out_;
-    std::string buf_;
-    bool failed_ = false;
-    bool reported_ = false;
-    int err_ = 0;
-};
-
-// "X: NAME: message" for an error of vfs.
-void file_error(CommandContext& ctx, std::string_view name, vfs::Errc e);
-// The text of an error.
-std::string errstr(vfs::Errc e);
+using builtins::device_stream;
+using builtins::errstr;
+using builtins::file_error;
+using builtins::Input;
+using builtins::LineReader;
+using builtins::Output;
+using builtins::OutputFile;
+using builtins::quote;
+using builtins::quote_name;
+using builtins::read_all;
+using builtins::ReadResult;
+using builtins::seed_from_file;
 
 // ---------------------------------------------------------------------------------------------------------
 // Numbers

@@ -143,33 +143,23 @@ int cmd_wc(CommandContext& ctx) {
         out.put(line);
     };
     Counts total;
-    int status = 0;
+    int read_status = 0;
     std::string buf(64 * 1024, '\0');
-    for (size_t i = 0; i < files.size(); ++i) {
-        const std::string& f = files[i];
-        Input in;
-        if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-            out.flush();
-            file_error(ctx, f, e);
-            status = 1;
-            continue;
-        }
+    const int status = for_each_input(ctx, out, files, [&](Input& in, const std::string& f) {
         Counter k;
-        bool failed = false;
         for (;;) {
             auto r = in.read(buf.data(), buf.size());
             k.feed(std::string_view(buf.data(), r.n), need_words);
-            if (r.err == vfs::Errc::cancelled) return out.status(130);
+            if (r.err == vfs::Errc::cancelled) return r.err;
             if (r.err != vfs::Errc::ok) {
+                // Reported before the counts read so far, as GNU wc does.
                 out.flush();
-                file_error(ctx, f, r.err);
-                status = 1;
-                failed = true;
+                report_read_error(ctx, f, r.err);
+                read_status = 1;
                 break;
             }
             if (r.n == 0) break;
         }
-        (void)failed;
         k.end();
         total.lines += k.c.lines;
         total.words += k.c.words;
@@ -177,10 +167,12 @@ int cmd_wc(CommandContext& ctx) {
         total.maxlen = std::max(total.maxlen, k.c.maxlen);
         print(k.c, no_operands ? nullptr : &f);
         out.flush();
-    }
+        return vfs::Errc::ok;
+    });
+    if (status == 130) return out.status(130);
     static const std::string kTotal = "total";
     if (files.size() > 1) print(total, &kTotal);
-    return out.status(status);
+    return out.status(status | read_status);
 }
 
 }  // namespace bashkit::builtins::text

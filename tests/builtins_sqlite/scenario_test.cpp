@@ -16,6 +16,7 @@
 #include "interp/shell.hpp"
 #include "vfs/host_fs.hpp"
 #include "vfs/memory_fs.hpp"
+#include "tests/common/host_run.hpp"
 
 namespace {
 
@@ -46,15 +47,9 @@ std::unique_ptr<vfs::MemoryFs> memory_tree() {
 
 // The real sqlite3 on a host folder: its stdout (status in *status).
 std::string real_sqlite(const fs::path& dir, const std::string& args, int* status) {
-    const std::string cmd = "cd '" + dir.string() + "' && /usr/bin/sqlite3 " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    const int st = p ? pclose(p) : -1;
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return out;
+    const auto r = bashkit::testing::run_host("cd '" + dir.string() + "' && /usr/bin/sqlite3 " + args + " 2>&1");
+    *status = r.status;
+    return r.out;
 }
 
 struct HostDir {

@@ -5,6 +5,7 @@
 // expectation cannot drift from real bash. Messages are bash's without the "bash: line N: " prefix.
 #include "interp/arith.hpp"
 #include "interp/syntax/parser.hpp"
+#include "tests/common/host_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -532,23 +533,7 @@ std::string shell_quote(const std::string& s) {
 
 // Runs a script with /bin/bash and returns its standard output and error.
 std::string run_bash(const std::string& script) {
-    char path[] = "/tmp/bashkit_arith_XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return "";
-    close(fd);
-    {
-        std::ofstream f(path);
-        f << script;
-    }
-    std::string out;
-    if (FILE* p = popen((std::string("/bin/bash ") + path + " 2>&1").c_str(), "r")) {
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-        pclose(p);
-    }
-    unlink(path);
-    return out;
+    return bashkit::testing::run_bash_script(script, "", "2>&1").out;
 }
 
 // Drops "<name>: line N: " from a bash diagnostic.

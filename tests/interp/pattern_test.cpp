@@ -1,6 +1,7 @@
 // Glob pattern tests. Every table is also checked against /bin/bash when it exists, so an expectation
 // cannot drift from real bash.
 #include "interp/pattern.hpp"
+#include "tests/common/host_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -506,31 +507,7 @@ std::string ansi_c(const std::string& s) {
 
 // Runs a bash script and returns its stdout lines.
 std::vector<std::string> run_bash(const std::string& script) {
-    char path[] = "/tmp/bashkit_pattern_XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) return {};
-    close(fd);
-    {
-        std::ofstream f(path);
-        f << script;
-    }
-    const std::string cmd = std::string("LC_ALL=C.UTF-8 /bin/bash ") + path;
-    std::vector<std::string> lines;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-        std::string cur;
-        int ch;
-        while ((ch = std::fgetc(p)) != EOF) {
-            if (ch == '\n') {
-                lines.push_back(cur);
-                cur.clear();
-            } else {
-                cur.push_back(static_cast<char>(ch));
-            }
-        }
-        pclose(p);
-    }
-    std::remove(path);
-    return lines;
+    return bashkit::testing::complete_lines(bashkit::testing::run_bash_script(script, "LC_ALL=C.UTF-8").out);
 }
 
 bool have_bash() { return access("/bin/bash", X_OK) == 0; }

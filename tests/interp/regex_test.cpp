@@ -1,6 +1,7 @@
 // POSIX regex tests. The ERE table is re-checked against [[ =~ ]] in /bin/bash (BASH_REMATCH), the GNU
 // tables against GNU sed (first match and groups) and GNU grep (match or not), error messages against sed.
 #include "interp/regex.hpp"
+#include "tests/common/host_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -457,31 +458,7 @@ std::string ansi_c(const std::string& s) {
 }
 
 std::vector<std::string> run_bash(const std::string& script) {
-    char path[] = "/tmp/bashkit_regex_XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) return {};
-    close(fd);
-    {
-        std::ofstream f(path);
-        f << script;
-    }
-    const std::string cmd = std::string("LC_ALL=C.UTF-8 /bin/bash ") + path + " 2>&1";
-    std::vector<std::string> lines;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-        std::string cur;
-        int ch;
-        while ((ch = std::fgetc(p)) != EOF) {
-            if (ch == '\n') {
-                lines.push_back(cur);
-                cur.clear();
-            } else {
-                cur.push_back(static_cast<char>(ch));
-            }
-        }
-        pclose(p);
-    }
-    std::remove(path);
-    return lines;
+    return bashkit::testing::complete_lines(bashkit::testing::run_bash_script(script, "LC_ALL=C.UTF-8", "2>&1").out);
 }
 
 bool have(const char* tool) { return access(tool, X_OK) == 0; }
