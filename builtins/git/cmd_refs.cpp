@@ -1,0 +1,782 @@
+// branch, checkout, switch, rev-parse, ls-files, cat-file, tag, hash-object, reset, merge (fast-forward).
+#include <algorithm>
+
+#include "builtins/git/core.hpp"
+
+namespace bashkit::builtins::git {
+
+std::string stat_summary(int files, int ins, int del);
+
+namespace {
+
+std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
+
+bool is_ancestor(Repo& repo, const std::string& anc, const std::string& desc) {
+    std::vector<std::string> st{desc};
+    std::set<std::string> seen;
+    while (!st.empty()) {
+        check_cancel(repo.ctx);
+        std::string c = st.back();
+        st.pop_back();
+        if (c == anc) return true;
+        if (!seen.insert(c).second) continue;
+        for (auto& p : repo.commit(c).parents) st.push_back(p);
+    }
+    return false;
+}
+
+bool valid_branch_name(const std::string& n) {
+    if (n.empty() || n[0] == '-' || n == "HEAD") return false;
+    if (n.find("..") != std::string::npos || n.find("//") != std::string::npos || n.back() == '/' || n.back() == '.' ||
+        n.front() == '/' || n.ends_with(".lock") || n.find("@{") != std::string::npos)
+        return false;
+    for (unsigned char c : n)
+        if (c < 0x20 || c == 0x7f || c == ' ' || c == '~' || c == '^' || c == ':' || c == '?' || c == '*' || c == '[' || c == '\\')
+            return false;
+    return true;
+}
+
+std::string current_branch(Repo& repo) {
+    std::string h = repo.head_ref();
+    return h.starts_with("refs/heads/") ? h.substr(11) : "";
+}
+
+std::string commit_tree(Repo& repo, const std::optional<std::string>& c) {
+    return c ? repo.commit(*c).tree : std::string();
+}
+
+// Prints "M\tpath" for each local change carried over a switch (what git checkout shows).
+void show_local_changes(Session& s, Repo& repo) {
+    StatusData st = compute_status(repo, false, false);
+    std::string o;
+    for (auto& c : st.changes) {
+        char k = c.y != ' ' ? c.y : c.x;
+        o += std::string(1, k) + "\t" + quote_path(relative_to_prefix(c.path, repo.prefix)) + "\n";
+    }
+    s.out(o);
+}
+
+std::string detached_advice(const std::string& rev) {
+    return "Note: switching to '" + rev +
+           "'.\n\nYou are in 'detached HEAD' state. You can look around, make experimental\nchanges and commit them, and you can "
+           "discard any commits you make in this\nstate without impacting any branches by switching back to a branch.\n\nIf "
+           "you want to create a new branch to retain commits you create, you may\ndo so (now or later) by using -c with the "
+           "switch command. Example:\n\n  git switch -c <new-branch-name>\n\nOr undo this operation with:\n\n  git switch "
+           "-\n\nTurn off this advice by setting config variable advice.detachedHead to false\n\n";
+}
+
+int do_switch(Session& s, Repo& repo, const std::string& target, const std::string& new_branch, bool force,
+              bool detach, bool is_switch, bool force_create = false) {
+    auto head = repo.head_oid();
+    std::string cur = current_branch(repo);
+    if (!new_branch.empty()) {
+        if (!valid_branch_name(new_branch)) throw Fatal{"'" + new_branch + "' is not a valid branch name"};
+        if (repo.resolve_ref("refs/heads/" + new_branch) && !force_create)
+            throw Fatal{"a branch named '" + new_branch + "' already exists"};
+        std::optional<std::string> start = target.empty() ? head : repo.rev_parse(target + "^{commit}");
+        if (!target.empty() && !start) throw Fatal{"'" + target + "' is not a commit and a branch '" + new_branch + "' cannot be created from it"};
+        if (!start) {
+            // unborn: just move HEAD
+            repo.set_symref("HEAD", "refs/heads/" + new_branch);
+            s.err("Switched to a new branch '" + new_branch + "'\n");
+            return 0;
+        }
+        if (!switch_trees(s, commit_tree(repo, head), repo.commit(*start).tree, force)) return 1;
+        repo.update_ref("refs/heads/" + new_branch, *start, "", "branch: Created from " + (target.empty() ? "HEAD" : target));
+        std::string from = cur.empty() ? (head ? *head : std::string("HEAD")) : cur;
+        repo.set_symref("HEAD", "refs/heads/" + new_branch);
+        if (auto lp = repo.fs.append_file(repo.gitdir + "/logs/HEAD", (head ? *head : kNullOid) + " " + *start + " " +
+                                                                         repo.identity(true).raw + "\tcheckout: moving from " + from +
+                                                                         " to " + new_branch + "\n");
+            !lp) {
+        }
+        show_local_changes(s, repo);
+        s.err("Switched to a new branch '" + new_branch + "'\n");
+        return 0;
+    }
+    bool is_branch = !detach && repo.resolve_ref("refs/heads/" + target).has_value();
+    std::optional<std::string> oid = repo.rev_parse(target + "^{commit}");
+    if (!oid) {
+        if (is_switch) throw Fatal{"invalid reference: " + target};
+        s.err("error: pathspec '" + target + "' did not match any file(s) known to git\n");
+        return 1;
+    }
+    if (is_switch && !is_branch && !detach)
+        throw Fatal{"a branch is expected, got '" + target + "'"};
+    if (is_branch && target == cur) {
+        if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
+        show_local_changes(s, repo);
+        s.err("Already on '" + target + "'\n");
+        return 0;
+    }
+    if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
+    std::string from = cur.empty() ? (head ? *head : std::string("HEAD")) : cur;
+    std::string line = (head ? *head : kNullOid) + " " + *oid + " " + repo.identity(true).raw + "\tcheckout: moving from " + from +
+                       " to " + target + "\n";
+    if (is_branch) repo.set_symref("HEAD", "refs/heads/" + target);
+    else repo.write_file_atomic(repo.gitdir + "/HEAD", *oid + "\n");
+    (void)repo.fs.append_file(repo.gitdir + "/logs/HEAD", line);
+    show_local_changes(s, repo);
+    if (is_branch) s.err("Switched to branch '" + target + "'\n");
+    else {
+        if (cur.empty() && head) {
+            Commit c = repo.commit(*oid);
+            s.err("HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
+        } else {
+            Commit c = repo.commit(*oid);
+            s.err(detached_advice(target) + "HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
+        }
+    }
+    return 0;
+}
+
+// checkout -- paths: restore from the index (or a commit).
+int checkout_paths(Session& s, Repo& repo, const std::string& source, const std::vector<std::string>& paths) {
+    auto index = repo.read_index();
+    std::map<std::string, std::pair<uint32_t, std::string>> src;
+    if (!source.empty()) {
+        auto t = repo.rev_parse(source + "^{tree}");
+        if (!t) throw Fatal{"invalid reference: " + source};
+        src = repo.flatten(*t);
+    } else {
+        for (auto& e : index) src[e.path] = {e.mode, e.oid};
+    }
+    std::map<std::string, IndexEntry> idx;
+    for (auto& e : index) idx[e.path] = e;
+    for (auto& p : paths) {
+        std::string spec = to_repo_path(repo, p);
+        bool matched = false;
+        for (auto& [path, v] : src) {
+            if (!(spec.empty() || path == spec || (path.starts_with(spec) && path[spec.size()] == '/'))) continue;
+            matched = true;
+            Object o = repo.read_typed(v.second, ObjType::blob);
+            std::string ap = abs_of(repo, path);
+            std::string dir = vfs::path_dirname(ap);
+            (void)repo.fs.mkdir_all(dir, 0755);
+            (void)repo.fs.unlink(ap);
+            if (v.first == 0120000) (void)repo.fs.symlink(o.data, ap);
+            else if (auto r = repo.fs.write_file(ap, o.data, v.first == 0100755 ? 0755 : 0644); !r)
+                throw Fatal{"unable to write file " + path};
+            if (auto st = repo.fs.lstat(ap)) {
+                IndexEntry e = entry_from_stat(path, *st, v.second);
+                e.mode = v.first;
+                idx[path] = e;
+            }
+        }
+        if (!matched) {
+            s.err("error: pathspec '" + p + "' did not match any file(s) known to git\n");
+            return 1;
+        }
+    }
+    std::vector<IndexEntry> out;
+    for (auto& [k, e] : idx) out.push_back(e);
+    repo.write_index(std::move(out));
+    return 0;
+}
+
+}  // namespace
+
+int cmd_checkout(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    std::string new_branch, target;
+    bool force = false, detach = false, dashdash = false, force_create = false;
+    std::vector<std::string> paths, rest;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (dashdash) paths.push_back(x);
+        else if (x == "--") dashdash = true;
+        else if ((x == "-b" || x == "-B") && i + 1 < a.size()) new_branch = a[++i], force_create = x == "-B";
+        else if (x == "-f" || x == "--force") force = true;
+        else if (x == "--detach") detach = true;
+        else if (x == "-q" || x == "--quiet") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
+        else rest.push_back(x);
+    }
+    if (dashdash) {
+        return checkout_paths(s, repo, rest.empty() ? "" : rest[0], paths);
+    }
+    if (rest.size() > 1) {
+        if (repo.rev_parse(rest[0] + "^{commit}")) return checkout_paths(s, repo, rest[0], {rest.begin() + 1, rest.end()});
+        return checkout_paths(s, repo, "", rest);
+    }
+    if (!rest.empty()) target = rest[0];
+    if (target.empty() && new_branch.empty()) {
+        show_local_changes(s, repo);
+        return 0;
+    }
+    if (new_branch.empty() && !repo.rev_parse(target + "^{commit}") && !repo.resolve_ref("refs/heads/" + target)) {
+        // a path?
+        if (repo.fs.lstat(repo.ctx.resolve(target))) return checkout_paths(s, repo, "", {target});
+    }
+    return do_switch(s, repo, target, new_branch, force, detach, false, force_create);
+}
+
+int cmd_switch(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    std::string new_branch, target;
+    bool force = false, detach = false, force_create = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if ((x == "-c" || x == "--create" || x == "-C") && i + 1 < a.size()) new_branch = a[++i], force_create = x == "-C";
+        else if (x == "-f" || x == "--force" || x == "--discard-changes") force = true;
+        else if (x == "-d" || x == "--detach") detach = true;
+        else if (x == "-q" || x == "--quiet") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
+        else target = x;
+    }
+    if (target.empty() && new_branch.empty()) throw Fatal{"missing branch or commit argument"};
+    return do_switch(s, repo, target, new_branch, force, detach, true, force_create);
+}
+
+int cmd_branch(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    enum class Op { list, create, del, move, show_current } op = Op::list;
+    bool force = false, verbose = false;
+    std::vector<std::string> rest;
+    for (const auto& x : a) {
+        if (x == "-d" || x == "--delete") op = Op::del;
+        else if (x == "-D") op = Op::del, force = true;
+        else if (x == "-m" || x == "--move") op = Op::move;
+        else if (x == "-M") op = Op::move, force = true;
+        else if (x == "-f" || x == "--force") force = true;
+        else if (x == "--show-current") op = Op::show_current;
+        else if (x == "-v" || x == "-vv" || x == "--verbose") verbose = true;
+        else if (x == "--list" || x == "-l" || x == "--no-color") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        else rest.push_back(x);
+    }
+    if (op == Op::list && !rest.empty()) op = Op::create;
+    std::string cur = current_branch(repo);
+    if (op == Op::show_current) {
+        if (!cur.empty()) s.out(cur + "\n");
+        return 0;
+    }
+    if (op == Op::list) {
+        auto refs = repo.refs("refs/heads/");
+        std::string o;
+        auto head = repo.head_oid();
+        if (cur.empty() && head) {
+            o += "* (HEAD detached at " + repo.abbrev(*head) + ")\n";
+        }
+        size_t w = 0;
+        for (auto& [k, v] : refs) w = std::max(w, k.size() - 11);
+        for (auto& [k, v] : refs) {
+            std::string n = k.substr(11);
+            std::string line = (n == cur ? "* " : "  ") + n;
+            if (verbose) {
+                Commit c = repo.commit(v);
+                line += std::string(w - n.size(), ' ') + " " + repo.abbrev(v) + " " + c.message.substr(0, c.message.find('\n'));
+            }
+            o += line + "\n";
+        }
+        s.out(o);
+        return 0;
+    }
+    if (op == Op::create) {
+        const std::string& name = rest[0];
+        if (!valid_branch_name(name)) throw Fatal{"'" + name + "' is not a valid branch name"};
+        if (repo.resolve_ref("refs/heads/" + name) && !force) throw Fatal{"a branch named '" + name + "' already exists"};
+        std::string start = rest.size() > 1 ? rest[1] : "HEAD";
+        auto oid = repo.rev_parse(start + "^{commit}");
+        if (!oid) throw Fatal{"not a valid object name: '" + (start == "HEAD" && !cur.empty() ? cur : start) + "'"};
+        repo.update_ref("refs/heads/" + name, *oid, "", "branch: Created from " + start);
+        return 0;
+    }
+    if (op == Op::del) {
+        if (rest.empty()) throw Fatal{"branch name required"};
+        int rc = 0;
+        for (auto& name : rest) {
+            auto oid = repo.resolve_ref("refs/heads/" + name);
+            if (!oid) {
+                s.err("error: branch '" + name + "' not found.\n");
+                rc = 1;
+                continue;
+            }
+            if (name == cur) {
+                s.err("error: Cannot delete branch '" + name + "' checked out at '" + repo.worktree + "'\n");
+                rc = 1;
+                continue;
+            }
+            auto head = repo.head_oid();
+            if (!force && (!head || !is_ancestor(repo, *oid, *head))) {
+                s.err("error: The branch '" + name + "' is not fully merged.\nIf you are sure you want to delete it, run 'git branch -D " + name + "'.\n");
+                rc = 1;
+                continue;
+            }
+            repo.delete_ref("refs/heads/" + name);
+            s.out("Deleted branch " + name + " (was " + repo.abbrev(*oid) + ").\n");
+        }
+        return rc;
+    }
+    // move
+    std::string from = rest.size() >= 2 ? rest[0] : cur, to = rest.size() >= 2 ? rest[1] : (rest.empty() ? "" : rest[0]);
+    if (to.empty()) throw Fatal{"branch name required"};
+    if (!valid_branch_name(to)) throw Fatal{"'" + to + "' is not a valid branch name"};
+    auto oid = repo.resolve_ref("refs/heads/" + from);
+    if (!oid) {
+        if (from == cur) {  // unborn
+            repo.set_symref("HEAD", "refs/heads/" + to);
+            return 0;
+        }
+        throw Fatal{"no branch named '" + from + "'", 128};
+    }
+    if (repo.resolve_ref("refs/heads/" + to) && !force) throw Fatal{"a branch named '" + to + "' already exists"};
+    repo.update_ref("refs/heads/" + to, *oid, "", "Branch: renamed refs/heads/" + from + " to refs/heads/" + to);
+    repo.delete_ref("refs/heads/" + from);
+    if (from == cur) repo.set_symref("HEAD", "refs/heads/" + to);
+    return 0;
+}
+
+int cmd_rev_parse(Session& s, const Args& a) {
+    std::string o;
+    bool verify = false, quiet = false, short_ = false, abbrev_ref = false, symbolic_full = false;
+    size_t short_len = 7;
+    std::vector<std::string> revs;
+    for (const auto& x : a) {
+        if (x == "--is-inside-work-tree") {
+            if (!s.repo) throw Fatal{"not a git repository (or any of the parent directories): .git"};
+            o += s.repo->worktree.empty() ? "false\n" : "true\n";
+        } else if (x == "--is-inside-git-dir") {
+            if (!s.repo) throw Fatal{"not a git repository (or any of the parent directories): .git"};
+            o += s.repo->worktree.empty() ? "true\n" : "false\n";
+        } else if (x == "--is-bare-repository") {
+            if (!s.repo) throw Fatal{"not a git repository (or any of the parent directories): .git"};
+            o += s.repo->worktree.empty() ? "true\n" : "false\n";
+        } else if (x == "--show-toplevel") {
+            Repo& r = s.need_repo();
+            if (r.worktree.empty()) throw Fatal{"this operation must be run in a work tree"};
+            o += r.worktree + "\n";
+        } else if (x == "--git-dir") {
+            Repo& r = s.need_repo();
+            std::string cwd = vfs::normalize_path(s.ctx.cwd);
+            if (r.gitdir == (cwd == "/" ? "/.git" : cwd + "/.git")) o += ".git\n";
+            else if (r.gitdir == cwd) o += ".\n";
+            else o += r.gitdir + "\n";
+        } else if (x == "--absolute-git-dir") {
+            o += s.need_repo().gitdir + "\n";
+        } else if (x == "--show-prefix") {
+            o += s.need_repo().prefix + "\n";
+        } else if (x == "--show-cdup") {
+            std::string p = s.need_repo().prefix, up;
+            for (char c : p)
+                if (c == '/') up += "../";
+            o += up + "\n";
+        } else if (x == "--verify") verify = true;
+        else if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x == "--short") short_ = true;
+        else if (x.starts_with("--short=")) short_ = true, short_len = size_t(std::max(4, atoi(x.c_str() + 8)));
+        else if (x == "--abbrev-ref") abbrev_ref = true;
+        else if (x == "--symbolic-full-name") symbolic_full = true;
+        else if (x == "--") {
+        } else if (x.size() > 1 && x[0] == '-') o += x + "\n";
+        else revs.push_back(x);
+    }
+    if (!revs.empty()) {
+        Repo& repo = s.need_repo();
+        if (verify && revs.size() != 1) throw Fatal{"Needed a single revision"};
+        for (auto& r : revs) {
+            auto oid = repo.rev_parse(r);
+            if (!oid) {
+                if (verify) {
+                    if (quiet) return 1;
+                    throw Fatal{"Needed a single revision"};
+                }
+                s.out(o + r + "\n");
+                throw Fatal{"ambiguous argument '" + r + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
+            }
+            if (abbrev_ref || symbolic_full) {
+                std::string name;
+                if (r == "HEAD" || r == "@") {
+                    std::string h = repo.head_ref();
+                    name = h.empty() ? "HEAD" : h;
+                } else if (repo.resolve_ref("refs/heads/" + r)) name = "refs/heads/" + r;
+                else if (repo.resolve_ref("refs/tags/" + r)) name = "refs/tags/" + r;
+                else if (r.starts_with("refs/")) name = r;
+                else name = abbrev_ref ? r : "";
+                if (abbrev_ref) {
+                    if (name.starts_with("refs/heads/")) name = name.substr(11);
+                    else if (name.starts_with("refs/tags/")) name = name.substr(10);
+                }
+                if (!name.empty()) o += name + "\n";
+                continue;
+            }
+            o += (short_ ? repo.abbrev(*oid, short_len) : *oid) + "\n";
+        }
+    }
+    s.out(o);
+    return 0;
+}
+
+int cmd_ls_files(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    bool stage = false, others = false, exclude_std = false, zero = false, modified = false, deleted = false, cached = false;
+    std::vector<std::string> paths;
+    for (const auto& x : a) {
+        if (x == "-s" || x == "--stage") stage = true;
+        else if (x == "-o" || x == "--others") others = true;
+        else if (x == "--exclude-standard") exclude_std = true;
+        else if (x == "-z") zero = true;
+        else if (x == "-m" || x == "--modified") modified = true;
+        else if (x == "-d" || x == "--deleted") deleted = true;
+        else if (x == "-c" || x == "--cached") cached = true;
+        else if (x == "--") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
+        else paths.push_back(to_repo_path(repo, x));
+    }
+    if (!others && !modified && !deleted) cached = true;
+    char end = zero ? '\0' : '\n';
+    auto ok = [&](const std::string& p) {
+        if (!repo.prefix.empty() && !p.starts_with(repo.prefix)) return false;
+        if (paths.empty()) return true;
+        for (auto& sp : paths)
+            if (sp.empty() || p == sp || (p.starts_with(sp) && p[sp.size()] == '/')) return true;
+        return false;
+    };
+    auto show = [&](const std::string& p) {
+        std::string r = relative_to_prefix(p, repo.prefix);
+        return zero ? r : quote_path(r);
+    };
+    std::string o;
+    auto index = repo.read_index();
+    int64_t im = index_mtime(repo);
+    for (auto& e : index) {
+        check_cancel(repo.ctx);
+        if (!ok(e.path)) continue;
+        if (cached) {
+            if (stage) o += mode_string(e.mode) + " " + e.oid + " " + std::to_string(e.stage()) + "\t" + show(e.path) + end;
+            else o += show(e.path) + end;
+        }
+        if (modified || deleted) {
+            auto st = repo.fs.lstat(abs_of(repo, e.path));
+            if (deleted && !st) o += show(e.path) + end;
+            if (modified && (!st || !entry_unchanged(repo, e, *st, im))) o += show(e.path) + end;
+        }
+    }
+    if (others) {
+        StatusData st = compute_status(repo, true);
+        (void)exclude_std;
+        for (auto& u : st.untracked)
+            if (ok(u)) o += show(u) + end;
+    }
+    s.out(o);
+    return 0;
+}
+
+int cmd_cat_file(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    char mode = 0;
+    std::string type, obj;
+    for (const auto& x : a) {
+        if (x == "-t" || x == "-s" || x == "-p" || x == "-e") mode = x[1];
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
+        else if (mode == 0 && type.empty() && type_from_name(x) != ObjType::none) type = x;
+        else obj = x;
+    }
+    if (obj.empty() || (mode == 0 && type.empty())) {
+        s.err("usage: git cat-file (-t | -s | -e | -p | <type>) <object>\n");
+        return 129;
+    }
+    auto oid = repo.rev_parse(obj);
+    if (!oid || !repo.has(*oid)) {
+        if (mode == 'e') return 1;
+        throw Fatal{"Not a valid object name " + obj};
+    }
+    Object o = repo.read(*oid);
+    switch (mode) {
+        case 'e': return 0;
+        case 't': s.out(std::string(type_name(o.type)) + "\n"); return 0;
+        case 's': s.out(std::to_string(o.data.size()) + "\n"); return 0;
+        case 'p':
+            if (o.type == ObjType::tree) {
+                std::string out;
+                for (auto& e : parse_tree(o.data, *oid)) {
+                    std::string m = mode_string(e.mode);
+                    if (m.size() < 6) m = std::string(6 - m.size(), '0') + m;
+                    std::string t = e.is_tree() ? "tree" : e.mode == 0160000 ? "commit" : "blob";
+                    out += m + " " + t + " " + e.oid + "\t" + quote_path(e.name) + "\n";
+                }
+                s.out(out);
+            } else {
+                s.out(o.data);
+            }
+            return 0;
+        default: {
+            ObjType want = type_from_name(type);
+            if (o.type != want) throw Fatal{"git cat-file " + obj + ": bad file"};
+            s.out(o.data);
+            return 0;
+        }
+    }
+}
+
+int cmd_tag(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    bool del = false, annotate = false, force = false, list = false;
+    std::string msg;
+    bool have_msg = false;
+    std::vector<std::string> rest;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (x == "-d" || x == "--delete") del = true;
+        else if (x == "-a" || x == "--annotate") annotate = true;
+        else if (x == "-f" || x == "--force") force = true;
+        else if (x == "-l" || x == "--list") list = true;
+        else if ((x == "-m" || x == "--message") && i + 1 < a.size()) {
+            msg += (have_msg ? "\n\n" : "") + a[++i];
+            have_msg = annotate = true;
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
+        else rest.push_back(x);
+    }
+    if (list || (rest.empty() && !del)) {
+        std::string o;
+        for (auto& [k, v] : repo.refs("refs/tags/")) {
+            std::string n = k.substr(10);
+            if (!rest.empty() && !wildmatch(rest[0], n, false)) continue;
+            o += n + "\n";
+        }
+        s.out(o);
+        return 0;
+    }
+    if (del) {
+        int rc = 0;
+        for (auto& n : rest) {
+            auto oid = repo.read_ref_raw("refs/tags/" + n);
+            if (!oid) {
+                s.err("error: tag '" + n + "' not found.\n");
+                rc = 1;
+                continue;
+            }
+            repo.delete_ref("refs/tags/" + n);
+            s.out("Deleted tag '" + n + "' (was " + repo.abbrev(*oid) + ")\n");
+        }
+        return rc;
+    }
+    const std::string& name = rest[0];
+    if (!valid_branch_name(name)) throw Fatal{"'" + name + "' is not a valid tag name."};
+    if (repo.read_ref_raw("refs/tags/" + name) && !force) throw Fatal{"tag '" + name + "' already exists"};
+    std::string target = rest.size() > 1 ? rest[1] : "HEAD";
+    auto oid = repo.rev_parse(target);
+    if (!oid) throw Fatal{"Failed to resolve '" + target + "' as a valid ref."};
+    std::string ref_to = *oid;
+    if (annotate) {
+        if (!have_msg) {
+            s.err("error: no tag message given and no editor in this sandbox (use -m)\n");
+            return 1;
+        }
+        Object o = repo.read(*oid);
+        Signature t = repo.identity(true);
+        std::string m = msg;
+        while (!m.empty() && m.back() == '\n') m.pop_back();
+        std::string body = "object " + *oid + "\ntype " + std::string(type_name(o.type)) + "\ntag " + name + "\ntagger " + t.raw +
+                           "\n\n" + (m.empty() ? "" : m + "\n");
+        ref_to = repo.write(ObjType::tag, body);
+    }
+    repo.update_ref("refs/tags/" + name, ref_to, "", "");
+    return 0;
+}
+
+int cmd_hash_object(Session& s, const Args& a) {
+    bool write = false, from_stdin = false;
+    std::vector<std::string> files;
+    for (const auto& x : a) {
+        if (x == "-w") write = true;
+        else if (x == "--stdin") from_stdin = true;
+        else if (x == "--") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
+        else files.push_back(x);
+    }
+    if (write) s.need_repo();
+    std::string o;
+    auto one = [&](const std::string& data) {
+        o += (write ? s.repo->write(ObjType::blob, data) : Repo::hash(ObjType::blob, data)) + "\n";
+    };
+    if (from_stdin) {
+        std::string in;
+        interp::MemoryCharge held(s.ctx.memory);
+        char buf[65536];
+        for (;;) {
+            check_cancel(s.ctx);
+            auto r = s.ctx.in.read(buf, sizeof buf);
+            if (!r.ok() || r.n == 0) break;
+            held.add(r.n);
+            in.append(buf, r.n);
+        }
+        one(in);
+    }
+    for (auto& f : files) {
+        auto d = s.ctx.fs.read_file(s.ctx.resolve(f), kMaxObjectBytes);
+        if (!d) throw Fatal{"could not open '" + f + "' for reading: " + std::string(vfs::error_message(d.error()))};
+        one(*d);
+    }
+    s.out(o);
+    return 0;
+}
+
+int cmd_reset(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    enum class Mode { soft, mixed, hard } mode = Mode::mixed;
+    bool quiet = false, dashdash = false;
+    std::vector<std::string> rest, paths;
+    for (const auto& x : a) {
+        if (dashdash) paths.push_back(x);
+        else if (x == "--") dashdash = true;
+        else if (x == "--soft") mode = Mode::soft;
+        else if (x == "--mixed") mode = Mode::mixed;
+        else if (x == "--hard") mode = Mode::hard;
+        else if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
+        else rest.push_back(x);
+    }
+    std::string rev = "HEAD";
+    if (!rest.empty()) {
+        if (repo.rev_parse(rest[0] + "^{commit}")) {
+            rev = rest[0];
+            paths.insert(paths.begin(), rest.begin() + 1, rest.end());
+        } else {
+            paths.insert(paths.begin(), rest.begin(), rest.end());
+        }
+    }
+    auto head = repo.head_oid();
+    std::optional<std::string> target = repo.rev_parse(rev + "^{commit}");
+    if (!target && !(rev == "HEAD" && !head)) throw Fatal{"ambiguous argument '" + rev + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
+    std::map<std::string, std::pair<uint32_t, std::string>> tree;
+    if (target) tree = repo.flatten(repo.commit(*target).tree);
+    if (!paths.empty()) {
+        if (mode != Mode::mixed) throw Fatal{"Cannot do " + std::string(mode == Mode::soft ? "soft" : "hard") + " reset with paths."};
+        auto index = repo.read_index();
+        std::map<std::string, IndexEntry> idx;
+        for (auto& e : index) idx[e.path] = e;
+        for (auto& p : paths) {
+            std::string spec = to_repo_path(repo, p);
+            auto inspec = [&](const std::string& x) { return spec.empty() || x == spec || (x.starts_with(spec) && x[spec.size()] == '/'); };
+            for (auto it = idx.begin(); it != idx.end();) {
+                if (inspec(it->first) && !tree.count(it->first)) it = idx.erase(it);
+                else ++it;
+            }
+            for (auto& [tp, v] : tree)
+                if (inspec(tp)) {
+                    auto it = idx.find(tp);
+                    if (it == idx.end() || it->second.oid != v.second || it->second.mode != v.first) {
+                        IndexEntry e;
+                        e.path = tp;
+                        e.mode = v.first;
+                        e.oid = v.second;
+                        idx[tp] = e;
+                    }
+                }
+        }
+        std::vector<IndexEntry> out;
+        for (auto& [k, e] : idx) out.push_back(e);
+        repo.write_index(std::move(out));
+    } else {
+        if (!target) {
+            // unborn: reset the index to empty
+            if (mode != Mode::soft) repo.write_index({});
+            return 0;
+        }
+        if (mode == Mode::hard) {
+            if (!switch_trees(s, commit_tree(repo, head), repo.commit(*target).tree, true)) return 1;
+        } else if (mode == Mode::mixed) {
+            auto index = repo.read_index();
+            std::map<std::string, IndexEntry> idx;
+            for (auto& e : index) idx[e.path] = e;
+            std::vector<IndexEntry> out;
+            for (auto& [p, v] : tree) {
+                auto it = idx.find(p);
+                if (it != idx.end() && it->second.oid == v.second && it->second.mode == v.first && it->second.stage() == 0) out.push_back(it->second);
+                else {
+                    IndexEntry e;
+                    e.path = p;
+                    e.mode = v.first;
+                    e.oid = v.second;
+                    out.push_back(e);
+                }
+            }
+            repo.write_index(std::move(out));
+        }
+        if (head) repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
+        repo.update_ref("HEAD", *target, head.value_or(""), "reset: moving to " + rev);
+        if (mode == Mode::hard && !quiet) {
+            Commit c = repo.commit(*target);
+            s.out("HEAD is now at " + repo.abbrev(*target) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
+            return 0;
+        }
+    }
+    if (mode == Mode::mixed && !quiet) {
+        StatusData st = compute_status(repo, false, false);
+        std::string o;
+        for (auto& c : st.changes)
+            if (c.y != ' ') o += std::string(1, c.y) + "\t" + relative_to_prefix(c.path, repo.prefix) + "\n";
+        if (!o.empty()) s.out("Unstaged changes after reset:\n" + o);
+    }
+    return 0;
+}
+
+int cmd_merge(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    bool ff_only = false;
+    std::vector<std::string> rest;
+    for (const auto& x : a) {
+        if (x == "--ff-only") ff_only = true;
+        else if (x == "--ff" || x == "--no-edit" || x == "-q") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"option '" + x + "' is not available in this sandbox's merge", 129};
+        else rest.push_back(x);
+    }
+    if (rest.size() != 1) throw Fatal{"merge of one branch only (fast-forward) in this sandbox"};
+    auto head = repo.head_oid();
+    auto other = repo.rev_parse(rest[0] + "^{commit}");
+    if (!other) throw Fatal{rest[0] + " - not something we can merge"};
+    if (!head) {
+        if (!switch_trees(s, "", repo.commit(*other).tree, false)) return 1;
+        repo.update_ref("HEAD", *other, "", "initial pull");
+        return 0;
+    }
+    if (*head == *other || is_ancestor(repo, *other, *head)) {
+        s.out("Already up to date.\n");
+        return 0;
+    }
+    if (!is_ancestor(repo, *head, *other)) {
+        if (ff_only) throw Fatal{"Not possible to fast-forward, aborting."};
+        throw Fatal{"three-way merge is not available in this sandbox yet (only fast-forward)"};
+    }
+    std::string from_tree = repo.commit(*head).tree, to_tree = repo.commit(*other).tree;
+    if (!switch_trees(s, from_tree, to_tree, false)) return 1;
+    repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
+    repo.update_ref("HEAD", *other, *head, "merge " + rest[0] + ": Fast-forward");
+    std::string o = "Updating " + repo.abbrev(*head) + ".." + repo.abbrev(*other) + "\nFast-forward\n";
+    auto before = repo.flatten(from_tree), after = repo.flatten(to_tree);
+    std::set<std::string> paths;
+    for (auto& [p, v] : before) paths.insert(p);
+    for (auto& [p, v] : after) paths.insert(p);
+    std::vector<std::pair<std::string, DiffStats>> rows;
+    std::string modes;
+    int ins = 0, del = 0;
+    for (auto& p : paths) {
+        auto b = before.find(p), f = after.find(p);
+        if (b != before.end() && f != after.end() && b->second == f->second) continue;
+        std::string da = b != before.end() ? repo.read(b->second.second).data : "";
+        std::string db = f != after.end() ? repo.read(f->second.second).data : "";
+        DiffStats d = count_changes(repo.ctx, da, db);
+        rows.emplace_back(p, d);
+        ins += d.added;
+        del += d.deleted;
+        if (b == before.end()) modes += " create mode " + mode_string(f->second.first) + " " + p + "\n";
+        else if (f == after.end()) modes += " delete mode " + mode_string(b->second.first) + " " + p + "\n";
+    }
+    size_t w = 0;
+    int maxc = 0;
+    for (auto& [p, d] : rows) w = std::max(w, p.size()), maxc = std::max(maxc, d.added + d.deleted);
+    size_t nw = std::to_string(maxc).size();
+    for (auto& [p, d] : rows) {
+        std::string n = std::to_string(d.added + d.deleted);
+        o += " " + p + std::string(w - p.size(), ' ') + " | " + std::string(nw - n.size(), ' ') + n;
+        if (d.added + d.deleted) o += " " + std::string(size_t(d.added), '+') + std::string(size_t(d.deleted), '-');
+        o += "\n";
+    }
+    if (!rows.empty()) o += stat_summary(int(rows.size()), ins, del);
+    o += modes;
+    s.out(o);
+    return 0;
+}
+
+}  // namespace bashkit::builtins::git
