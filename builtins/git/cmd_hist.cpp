@@ -298,7 +298,7 @@ std::string indent_message(const std::string& msg) {
         size_t nl = m.find('\n', i);
         if (nl == std::string::npos) nl = m.size();
         std::string line = m.substr(i, nl - i);
-        o += line.empty() ? "\n" : "    " + line + "\n";
+        o += "    " + line + "\n";
         i = nl + 1;
         if (nl == m.size()) break;
     }

@@ -90,8 +90,8 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
                                                                          " to " + new_branch + "\n");
             !lp) {
         }
-        show_local_changes(s, repo);
         s.err("Switched to a new branch '" + new_branch + "'\n");
+        show_local_changes(s, repo);
         return 0;
     }
     bool is_branch = !detach && repo.resolve_ref("refs/heads/" + target).has_value();
@@ -105,8 +105,8 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
         throw Fatal{"a branch is expected, got '" + target + "'"};
     if (is_branch && target == cur) {
         if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
-        show_local_changes(s, repo);
         s.err("Already on '" + target + "'\n");
+        show_local_changes(s, repo);
         return 0;
     }
     if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
@@ -116,7 +116,6 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
     if (is_branch) repo.set_symref("HEAD", "refs/heads/" + target);
     else repo.write_file_atomic(repo.gitdir + "/HEAD", *oid + "\n");
     (void)repo.fs.append_file(repo.gitdir + "/logs/HEAD", line);
-    show_local_changes(s, repo);
     if (is_branch) s.err("Switched to branch '" + target + "'\n");
     else {
         if (cur.empty() && head) {
@@ -127,6 +126,7 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
             s.err(detached_advice(target) + "HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
         }
     }
+    show_local_changes(s, repo);
     return 0;
 }
 
@@ -477,8 +477,12 @@ int cmd_cat_file(Session& s, const Args& a) {
         return 129;
     }
     auto oid = repo.rev_parse(obj);
+    if (!oid && obj.find(':') != std::string::npos) {
+        size_t c = obj.find(':');
+        throw Fatal{"path '" + obj.substr(c + 1) + "' does not exist in '" + obj.substr(0, c) + "'"};
+    }
     if (!oid || !repo.has(*oid)) {
-        if (mode == 'e') return 1;
+        if (mode == 'e' && oid) return 1;
         throw Fatal{"Not a valid object name " + obj};
     }
     Object o = repo.read(*oid);

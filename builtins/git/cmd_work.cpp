@@ -382,7 +382,7 @@ int cmd_commit(Session& s, const Args& a) {
     std::string parent_tree = parents.empty() ? kEmptyTreeOid : repo.commit(parents[0]).tree;
     if (!amend && !allow_empty && tree == parent_tree) {
         StatusData st = compute_status(repo, false);
-        s.out(long_status(repo, st, false));
+        s.out(long_status(repo, st, true));
         return 1;
     }
     Signature author = repo.identity(false), committer = repo.identity(true);
@@ -469,7 +469,7 @@ int cmd_status(Session& s, const Args& a) {
     }
     auto show = [&](const std::string& p) {
         std::string r = fmt == Fmt::short_ ? relative_to_prefix(p, repo.prefix) : p;
-        return nul ? r : quote_path(r);
+        return nul ? r : quote_path(r, true);
     };
     for (auto& c : st.changes) o += std::string(1, c.x) + c.y + " " + show(c.path) + end;
     for (auto& u : st.untracked) o += "?? " + show(u) + end;

@@ -234,7 +234,7 @@ int64_t index_mtime(Repo& repo);
 // Paths: validity of a path from a tree or the index (no "..", ".git", absolute, empty components).
 bool verify_path(std::string_view path);
 // C-style quoting of unusual paths as git's core.quotePath does.
-std::string quote_path(std::string_view path);
+std::string quote_path(std::string_view path, bool quote_space = false);
 // A path relative to the repository shown relative to the cwd prefix ("../a" from "sub/").
 std::string relative_to_prefix(const std::string& path, const std::string& prefix);
 // A command-line path made repository-relative (Fatal when outside the work tree). "" is the top.

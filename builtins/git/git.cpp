@@ -140,7 +140,7 @@ int cmd_config(Session& s, const Args& a) {
     std::string key = rest[0];
     if (normalize_key(key).empty()) {
         s.err("error: key does not contain a section: " + key + "\n");
-        return 2;
+        return 1;
     }
     bool reading = (op == Op::get || op == Op::get_all || (op == Op::get_or_set && rest.size() == 1));
     if (reading) {

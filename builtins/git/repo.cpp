@@ -523,6 +523,18 @@ std::string config_edit(std::string_view text, const std::string& key_in, const 
     if (!text.empty() && text.back() != '\n' && !out.empty() && lines.size() && last_match != int(lines.size()) - 1 &&
         last_section_line != int(lines.size()) - 1)
         out.pop_back();
+    if (!value && last_match >= 0) {
+        // git drops a section header left without any line under it
+        auto kept = parse_lines(out);
+        std::string pruned;
+        for (size_t i = 0; i < kept.size(); ++i) {
+            if (kept[i].first.header && kept[i].first.section == section &&
+                (i + 1 == kept.size() || kept[i + 1].first.header))
+                continue;
+            pruned += kept[i].second + "\n";
+        }
+        out = pruned;
+    }
     if (value && last_match < 0 && last_section_line < 0) {
         if (!out.empty() && out.back() != '\n') out += '\n';
         size_t dot = section.find('.');

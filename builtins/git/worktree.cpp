@@ -26,10 +26,10 @@ bool verify_path(std::string_view path) {
     return true;
 }
 
-std::string quote_path(std::string_view path) {
+std::string quote_path(std::string_view path, bool quote_space) {
     bool need = false;
     for (unsigned char c : path)
-        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) need = true;
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || (quote_space && c == ' ')) need = true;
     if (!need) return std::string(path);
     std::string out = "\"";
     for (unsigned char c : path) {
@@ -414,7 +414,7 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
         auto h = repo.head_oid();
         o += "HEAD detached at " + (h ? repo.abbrev(*h) : std::string("HEAD")) + "\n";
     }
-    if (unborn) o += "\nNo commits yet\n";
+    if (unborn) o += for_commit ? "\nInitial commit\n" : "\nNo commits yet\n";
     auto label = [](char c) -> std::string {
         switch (c) {
             case 'A': return "new file:   ";
@@ -444,15 +444,14 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
     }
     if (staged) {
         o += "\nChanges to be committed:\n";
-        if (!for_commit)
-            o += unborn ? "  (use \"git rm --cached <file>...\" to unstage)\n"
+        o += unborn ? "  (use \"git rm --cached <file>...\" to unstage)\n"
                         : "  (use \"git restore --staged <file>...\" to unstage)\n";
         for (auto& c : st.changes)
             if (c.x != ' ' && c.x != 'U') o += "\t" + label(c.x) + show(c.path) + "\n";
     }
     if (unstaged) {
         o += "\nChanges not staged for commit:\n";
-        if (!for_commit) {
+        {
             o += deletions ? "  (use \"git add/rm <file>...\" to update what will be committed)\n"
                            : "  (use \"git add <file>...\" to update what will be committed)\n";
             o += "  (use \"git restore <file>...\" to discard changes in working directory)\n";
@@ -462,7 +461,7 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
     }
     if (!st.untracked.empty()) {
         o += "\nUntracked files:\n";
-        if (!for_commit) o += "  (use \"git add <file>...\" to include in what will be committed)\n";
+        o += "  (use \"git add <file>...\" to include in what will be committed)\n";
         for (auto& u : st.untracked) o += "\t" + show(u) + "\n";
     }
     if (staged || unstaged || unmerged || !st.untracked.empty()) o += "\n";
