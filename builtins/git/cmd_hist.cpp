@@ -43,52 +43,59 @@ std::string blob_of(Repo& repo, const Side& side, const std::string& path, const
     return repo.read(v.second).data;
 }
 
+}  // namespace
+
+// The --stat lines as git draws them for an 80-column output (diff.c show_stats).
 std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>& rows) {
-    size_t name_w = 0;
-    int max_change = 0;
+    const int width = 80;
+    int name_w = 0, max_change = 0;
+    bool any_binary = false;
     for (auto& [p, d] : rows) {
-        name_w = std::max(name_w, p.size());
+        name_w = std::max(name_w, int(p.size()));
         max_change = std::max(max_change, d.added + d.deleted);
+        any_binary = any_binary || d.binary;
     }
     int num_w = int(std::to_string(max_change).size());
-    bool any_binary = false;
-    for (auto& [p, d] : rows) any_binary = any_binary || d.binary;
     if (any_binary) num_w = std::max(num_w, 3);
-    // git: total width 80; graph width = 80 - name - number - fixed parts
-    int graph_w = 80 - int(name_w) - num_w - 4 - 1;
-    if (graph_w > 40 && false) graph_w = 40;
-    if (graph_w < 6) graph_w = 6;
+    int graph_w = max_change;
+    if (width < name_w + num_w + 6 + graph_w) {
+        if (graph_w > width * 3 / 8 - num_w - 6) {
+            graph_w = width * 3 / 8 - num_w - 6;
+            if (graph_w < 6) graph_w = 6;
+        }
+        if (name_w > width - num_w - 6 - graph_w) name_w = width - num_w - 6 - graph_w;
+        else graph_w = width - num_w - 6 - name_w;
+    }
+    auto scale = [&](int it) { return it == 0 ? 0 : 1 + int(int64_t(it) * (graph_w - 1) / max_change); };
     std::string o;
-    int ins = 0, del = 0;
-    for (auto& [p, d] : rows) {
-        std::string line = " " + p + std::string(name_w - p.size(), ' ') + " | ";
+    for (auto& [path, d] : rows) {
+        std::string name = path;
+        if (int(name.size()) > name_w) name = "..." + name.substr(name.size() - size_t(name_w - 3));
+        std::string line = " " + name + std::string(size_t(name_w) - name.size(), ' ') + " | ";
         if (d.binary) {
-            line += "Bin";
-            o += line + "\n";
+            o += line + "Bin " + std::to_string(d.size_a) + " -> " + std::to_string(d.size_b) + " bytes\n";
             continue;
         }
         std::string n = std::to_string(d.added + d.deleted);
         line += std::string(size_t(num_w) - n.size(), ' ') + n;
         int a = d.added, r = d.deleted;
-        if (max_change > graph_w) {
-            auto scale = [&](int v) { return v == 0 ? 0 : std::max(1, int((int64_t(v) * graph_w + max_change - 1) / max_change) ); };
+        if (graph_w <= max_change) {
             int total = scale(a + r);
-            int sa = scale(a);
-            if (sa > total) sa = total;
-            int sr = total - sa;
-            if (r && sr == 0 && total > 1) sr = 1, sa = total - 1;
-            a = sa;
-            r = sr;
+            if (total < 2 && a && r) total = 2;
+            if (a < r) {
+                a = scale(a);
+                r = total - a;
+            } else {
+                r = scale(r);
+                a = total - r;
+            }
         }
         if (a + r) line += " " + std::string(size_t(a), '+') + std::string(size_t(r), '-');
         o += line + "\n";
-        ins += d.added;
-        del += d.deleted;
     }
     return o;
 }
 
-}  // namespace
 
 std::string stat_summary(int files, int ins, int del);
 
@@ -579,9 +586,7 @@ int cmd_log(Session& s, const Args& a) {
         if (with_diff) {
             std::string d = commit_diff(s, repo, c, o);
             if (!d.empty()) {
-                if (o.fmt != LogOpts::Fmt::oneline && o.fmt != LogOpts::Fmt::format) out += "\n";
-                else if (o.fmt == LogOpts::Fmt::format && !o.tformat) out += "\n";
-                if (o.stat && !o.patch && o.fmt != LogOpts::Fmt::oneline && o.fmt != LogOpts::Fmt::format) out += "";
+                if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
                 out += d;
             }
         }
@@ -648,7 +653,7 @@ int cmd_show(Session& s, const Args& a) {
             if (o.patch || o.stat || o.name_only || o.name_status) {
                 std::string d = commit_diff(s, repo, c, o);
                 if (!d.empty()) {
-                    if (o.fmt != LogOpts::Fmt::oneline && o.fmt != LogOpts::Fmt::format) out += "\n";
+                    if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
                     out += d;
                 }
             }

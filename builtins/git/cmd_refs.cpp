@@ -767,16 +767,7 @@ int cmd_merge(Session& s, const Args& a) {
         if (b == before.end()) modes += " create mode " + mode_string(f->second.first) + " " + p + "\n";
         else if (f == after.end()) modes += " delete mode " + mode_string(b->second.first) + " " + p + "\n";
     }
-    size_t w = 0;
-    int maxc = 0;
-    for (auto& [p, d] : rows) w = std::max(w, p.size()), maxc = std::max(maxc, d.added + d.deleted);
-    size_t nw = std::to_string(maxc).size();
-    for (auto& [p, d] : rows) {
-        std::string n = std::to_string(d.added + d.deleted);
-        o += " " + p + std::string(w - p.size(), ' ') + " | " + std::string(nw - n.size(), ' ') + n;
-        if (d.added + d.deleted) o += " " + std::string(size_t(d.added), '+') + std::string(size_t(d.deleted), '-');
-        o += "\n";
-    }
+    o += diffstat_lines(rows);
     if (!rows.empty()) o += stat_summary(int(rows.size()), ins, del);
     o += modes;
     s.out(o);

@@ -244,6 +244,7 @@ std::string to_repo_path(Repo& repo, const std::string& arg);
 struct DiffStats {
     int added = 0, deleted = 0;
     bool binary = false;
+    uint64_t size_a = 0, size_b = 0;  // bytes, for binary files
 };
 bool is_binary(std::string_view data);
 // The hunks of a unified diff of a and b (without headers), git style (function context in @@ lines).
@@ -260,7 +261,8 @@ struct FilePair {
 };
 std::string format_patch(const CommandContext& ctx, const FilePair& p, int context);
 
-std::string stat_summary(int files, int ins, int del);  // " 1 file changed, 2 insertions(+)"
+std::string stat_summary(int files, int ins, int del);
+std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>& rows);  // --stat  // " 1 file changed, 2 insertions(+)"
 
 // Date formats.
 std::string format_date_default(int64_t t, int tz_minutes);  // "Thu Apr 7 15:13:13 2005 -0700"

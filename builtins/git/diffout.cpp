@@ -220,6 +220,8 @@ DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::stri
     DiffStats s;
     if (is_binary(a) || is_binary(b)) {
         s.binary = true;
+        s.size_a = a.size();
+        s.size_b = b.size();
         return s;
     }
     Edits e = compute(ctx, a, b);
