@@ -34,7 +34,7 @@ void check_cancel(const CommandContext& ctx);
 
 // Bounds on what a hostile repository may make us allocate or loop over.
 constexpr uint64_t kMaxObjectBytes = uint64_t{1} << 30;  // one inflated object
-constexpr int kMaxDeltaDepth = 10000;                    // delta chain length in a pack
+constexpr int kMaxDeltaDepth = 10000;                    // delta chain length in a pack (git's own cap is 4095)
 constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
 constexpr uint64_t kMaxConfigBytes = 16u << 20;
 

@@ -411,77 +411,112 @@ static std::string apply_delta(const CommandContext& ctx, std::string_view base,
     return out;
 }
 
-Object Repo::read_pack_at(Pack& pack, uint64_t offset, int depth) {
-    check_cancel(ctx);
-    if (depth > kMaxDeltaDepth) throw Fatal{"delta chain too deep in " + pack.pack_path};
-    if (offset < 12 || offset >= pack.pack_size) throw Fatal{"bad object offset in " + pack.pack_path};
-    std::string hdr = pack.read_at(offset, 32);
-    size_t i = 0;
-    if (hdr.empty()) throw Fatal{"truncated packfile " + pack.pack_path};
-    unsigned char c = static_cast<unsigned char>(hdr[i++]);
-    int type = (c >> 4) & 7;
-    uint64_t size = c & 15;
-    int shift = 4;
-    while (c & 0x80) {
-        if (i >= hdr.size() || shift > 60) throw Fatal{"corrupt object header in " + pack.pack_path};
-        c = static_cast<unsigned char>(hdr[i++]);
-        size |= uint64_t(c & 0x7f) << shift;
-        shift += 7;
-    }
-    if (size > kMaxObjectBytes) throw Fatal{"object too large in " + pack.pack_path};
-    uint64_t base_off = 0;
-    std::string base_oid;
-    if (type == 6) {
-        if (i >= hdr.size()) throw Fatal{"corrupt packfile " + pack.pack_path};
-        c = static_cast<unsigned char>(hdr[i++]);
-        uint64_t v = c & 0x7f;
-        while (c & 0x80) {
-            if (i >= hdr.size() || v > (uint64_t(1) << 56)) throw Fatal{"corrupt packfile " + pack.pack_path};
-            c = static_cast<unsigned char>(hdr[i++]);
-            v = ((v + 1) << 7) | (c & 0x7f);
-        }
-        if (v == 0 || v > offset) throw Fatal{"bad delta base offset in " + pack.pack_path};
-        base_off = offset - v;
-    } else if (type == 7) {
-        if (i + 20 > hdr.size()) throw Fatal{"corrupt packfile " + pack.pack_path};
-        base_oid = to_hex(std::string_view(hdr).substr(i, 20));
-        i += 20;
-    } else if (type < 1 || type > 4) {
-        throw Fatal{"unknown object type " + std::to_string(type) + " in " + pack.pack_path};
-    }
-    // Inflate from offset+i: read the compressed stream in growing chunks.
-    uint64_t start = offset + i;
-    size_t want = size_t(std::min<uint64_t>(size + 64, 1u << 20));
-    std::string data;
-    for (;;) {
-        uint64_t avail = pack.pack_size > start ? pack.pack_size - start : 0;
-        size_t n = size_t(std::min<uint64_t>(want, avail));
-        interp::MemoryCharge held(ctx.memory);
-        held.add(n);
-        std::string comp = pack.read_at(start, n);
-        try {
-            data = inflate_all(ctx, comp, size, nullptr, "object in " + pack.pack_path);
-            break;
-        } catch (const Fatal& f) {
-            if (comp.size() < avail && f.message.find("truncated") != std::string::npos) {
-                want = std::min<uint64_t>(avail, uint64_t(want) * 4);
-                continue;
-            }
-            throw;
-        }
-    }
-    if (data.size() != size) throw Fatal{"object size mismatch in " + pack.pack_path};
-    if (type <= 4) return Object{static_cast<ObjType>(type), std::move(data)};
+// Reads the object at offset: a delta chain is followed iteratively (no recursion however long it is, up to
+// kMaxDeltaDepth links, which also ends a REF_DELTA loop), then the deltas are applied from the base up.
+Object Repo::read_pack_at(Pack& start_pack, uint64_t start_offset, int depth) {
+    Pack* pack = &start_pack;
+    uint64_t offset = start_offset;
+    std::vector<std::string> deltas;
+    interp::MemoryCharge held(ctx.memory);
     Object base;
-    if (type == 6) {
-        base = read_pack_at(pack, base_off, depth + 1);
-    } else {
-        auto b = read_packed(base_oid, depth + 1);
-        if (!b) b = try_read(base_oid);
+    for (;;) {
+        check_cancel(ctx);
+        if (depth + int(deltas.size()) > kMaxDeltaDepth) throw Fatal{"delta chain too deep in " + pack->pack_path};
+        if (offset < 12 || offset >= pack->pack_size) throw Fatal{"bad object offset in " + pack->pack_path};
+        std::string hdr = pack->read_at(offset, 32);
+        size_t i = 0;
+        if (hdr.empty()) throw Fatal{"truncated packfile " + pack->pack_path};
+        unsigned char c = static_cast<unsigned char>(hdr[i++]);
+        int type = (c >> 4) & 7;
+        uint64_t size = c & 15;
+        int shift = 4;
+        while (c & 0x80) {
+            if (i >= hdr.size() || shift > 60) throw Fatal{"corrupt object header in " + pack->pack_path};
+            c = static_cast<unsigned char>(hdr[i++]);
+            size |= uint64_t(c & 0x7f) << shift;
+            shift += 7;
+        }
+        if (size > kMaxObjectBytes) throw Fatal{"object too large in " + pack->pack_path};
+        uint64_t base_off = 0;
+        std::string base_oid;
+        if (type == 6) {
+            if (i >= hdr.size()) throw Fatal{"corrupt packfile " + pack->pack_path};
+            c = static_cast<unsigned char>(hdr[i++]);
+            uint64_t v = c & 0x7f;
+            while (c & 0x80) {
+                if (i >= hdr.size() || v > (uint64_t(1) << 56)) throw Fatal{"corrupt packfile " + pack->pack_path};
+                c = static_cast<unsigned char>(hdr[i++]);
+                v = ((v + 1) << 7) | (c & 0x7f);
+            }
+            if (v == 0 || v > offset) throw Fatal{"bad delta base offset in " + pack->pack_path};
+            base_off = offset - v;
+        } else if (type == 7) {
+            if (i + 20 > hdr.size()) throw Fatal{"corrupt packfile " + pack->pack_path};
+            base_oid = to_hex(std::string_view(hdr).substr(i, 20));
+            i += 20;
+        } else if (type < 1 || type > 4) {
+            throw Fatal{"unknown object type " + std::to_string(type) + " in " + pack->pack_path};
+        }
+        // Inflate from offset+i, reading the compressed stream in growing chunks.
+        uint64_t at = offset + i;
+        size_t want = size_t(std::min<uint64_t>(size + 64, 1u << 20));
+        std::string data;
+        for (;;) {
+            uint64_t avail = pack->pack_size > at ? pack->pack_size - at : 0;
+            size_t n = size_t(std::min<uint64_t>(want, avail));
+            interp::MemoryCharge chunk(ctx.memory);
+            chunk.add(n);
+            std::string comp = pack->read_at(at, n);
+            try {
+                data = inflate_all(ctx, comp, size, nullptr, "object in " + pack->pack_path);
+                break;
+            } catch (const Fatal& f) {
+                if (comp.size() < avail && f.message.find("truncated") != std::string::npos) {
+                    want = size_t(std::min<uint64_t>(avail, uint64_t(want) * 4));
+                    continue;
+                }
+                throw;
+            }
+        }
+        if (data.size() != size) throw Fatal{"object size mismatch in " + pack->pack_path};
+        if (type <= 4) {
+            base = Object{static_cast<ObjType>(type), std::move(data)};
+            break;
+        }
+        held.add(data.size());
+        deltas.push_back(std::move(data));
+        if (type == 6) {
+            offset = base_off;
+            continue;
+        }
+        // REF_DELTA: the base in a pack (followed here) or loose.
+        load_packs();
+        std::string raw = from_hex(base_oid);
+        bool found = false;
+        for (auto& p : packs_) {
+            int64_t k = p->find(raw);
+            if (k < 0) continue;
+            auto off = p->offset_of(uint32_t(k));
+            if (!off) throw Fatal{"corrupt pack index for " + p->pack_path};
+            pack = p.get();
+            offset = *off;
+            found = true;
+            break;
+        }
+        if (found) continue;
+        std::string path = gitdir + "/objects/" + base_oid.substr(0, 2) + "/" + base_oid.substr(2);
+        if (!fs.stat(path)) throw Fatal{"missing delta base " + base_oid};
+        auto b = try_read(base_oid);
         if (!b) throw Fatal{"missing delta base " + base_oid};
         base = std::move(*b);
+        break;
     }
-    return Object{base.type, apply_delta(ctx, base.data, data)};
+    while (!deltas.empty()) {
+        check_cancel(ctx);
+        base.data = apply_delta(ctx, base.data, deltas.back());
+        deltas.pop_back();
+    }
+    return base;
 }
 
 std::optional<Object> Repo::read_packed(const std::string& oid, int depth) {

@@ -184,7 +184,7 @@ void Ignore::parse(std::string_view text, const std::string& base, std::vector<P
         if (line[0] == '!') p.negate = true, line.erase(0, 1);
         else if (line[0] == '\\' && line.size() > 1 && (line[1] == '!' || line[1] == '#')) line.erase(0, 1);
         if (!line.empty() && line.back() == '/') p.dir_only = true, line.pop_back();
-        if (line.empty()) continue;
+        if (line.empty() || line.size() > 4096) continue;  // bounded patterns (the matcher recurses per star)
         if (line.find('/') != std::string::npos) {
             p.anchored = true;
             if (line[0] == '/') line.erase(0, 1);
