@@ -110,11 +110,44 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
     bool any = false;
     std::vector<std::pair<std::string, DiffStats>> stats;
     std::string patches;
+    std::map<std::string, std::string> renames;
+    std::set<std::string> rename_sources;
+    if (!B.worktree) {
+        FlatTree fa, fb;
+        for (auto& [p, v] : A.files)
+            if (in_specs(p, specs)) fa[p] = v;
+        for (auto& [p, v] : B.files)
+            if (in_specs(p, specs)) fb[p] = v;
+        renames = exact_renames(fa, fb);
+        for (auto& [to, from] : renames) rename_sources.insert(from);
+    }
     for (auto& p : paths) {
         check_cancel(repo.ctx);
         auto a = A.files.find(p), b = B.files.find(p);
         bool ha = a != A.files.end(), hb = b != B.files.end();
         if (ha && hb && a->second == b->second) continue;
+        if (rename_sources.count(p)) continue;
+        if (auto r = renames.find(p); r != renames.end()) {
+            any = true;
+            const auto& from = r->second;
+            const auto& va = A.files.at(from);
+            const auto& vb = b->second;
+            switch (opts.out) {
+                case DiffOpts::Out::quiet: return true;
+                case DiffOpts::Out::name_only: out += quote_path(p) + "\n"; break;
+                case DiffOpts::Out::name_status: out += "R100\t" + quote_path(from) + "\t" + quote_path(p) + "\n"; break;
+                default: {
+                    if (opts.out == DiffOpts::Out::patch || opts.patch_with_stat) {
+                        patches += "diff --git " + quote_path("a/" + from) + " " + quote_path("b/" + p) + "\n";
+                        if (va.first != vb.first)
+                            patches += "old mode " + mode_string(va.first) + "\nnew mode " + mode_string(vb.first) + "\n";
+                        patches += "similarity index 100%\nrename from " + quote_path(from) + "\nrename to " + quote_path(p) + "\n";
+                    }
+                    if (opts.out != DiffOpts::Out::patch || opts.patch_with_stat) stats.emplace_back(pprint_rename(from, p), DiffStats{});
+                }
+            }
+            continue;
+        }
         FilePair fp;
         fp.path = p;
         if (ha) fp.mode_a = a->second.first, fp.oid_a = a->second.second;

@@ -174,6 +174,36 @@ int checkout_paths(Session& s, Repo& repo, const std::string& source, const std:
     return 0;
 }
 
+// Sets the index entries of paths to what `tree` has (removing those it lacks).
+void reset_index_paths(Repo& repo, const std::map<std::string, std::pair<uint32_t, std::string>>& tree,
+                       const std::vector<std::string>& paths) {
+    auto index = repo.read_index();
+    std::map<std::string, IndexEntry> idx;
+    for (auto& e : index) idx[e.path] = e;
+    for (auto& p : paths) {
+        std::string spec = to_repo_path(repo, p);
+        auto inspec = [&](const std::string& x) { return spec.empty() || x == spec || (x.starts_with(spec) && x[spec.size()] == '/'); };
+        for (auto it = idx.begin(); it != idx.end();) {
+            if (inspec(it->first) && !tree.count(it->first)) it = idx.erase(it);
+            else ++it;
+        }
+        for (auto& [tp, v] : tree)
+            if (inspec(tp)) {
+                auto it = idx.find(tp);
+                if (it == idx.end() || it->second.oid != v.second || it->second.mode != v.first) {
+                    IndexEntry e;
+                    e.path = tp;
+                    e.mode = v.first;
+                    e.oid = v.second;
+                    idx[tp] = e;
+                }
+            }
+    }
+    std::vector<IndexEntry> out;
+    for (auto& [k, e] : idx) out.push_back(e);
+    repo.write_index(std::move(out));
+}
+
 }  // namespace
 
 int cmd_checkout(Session& s, const Args& a) {
@@ -647,31 +677,7 @@ int cmd_reset(Session& s, const Args& a) {
     if (target) tree = repo.flatten(repo.commit(*target).tree);
     if (!paths.empty()) {
         if (mode != Mode::mixed) throw Fatal{"Cannot do " + std::string(mode == Mode::soft ? "soft" : "hard") + " reset with paths."};
-        auto index = repo.read_index();
-        std::map<std::string, IndexEntry> idx;
-        for (auto& e : index) idx[e.path] = e;
-        for (auto& p : paths) {
-            std::string spec = to_repo_path(repo, p);
-            auto inspec = [&](const std::string& x) { return spec.empty() || x == spec || (x.starts_with(spec) && x[spec.size()] == '/'); };
-            for (auto it = idx.begin(); it != idx.end();) {
-                if (inspec(it->first) && !tree.count(it->first)) it = idx.erase(it);
-                else ++it;
-            }
-            for (auto& [tp, v] : tree)
-                if (inspec(tp)) {
-                    auto it = idx.find(tp);
-                    if (it == idx.end() || it->second.oid != v.second || it->second.mode != v.first) {
-                        IndexEntry e;
-                        e.path = tp;
-                        e.mode = v.first;
-                        e.oid = v.second;
-                        idx[tp] = e;
-                    }
-                }
-        }
-        std::vector<IndexEntry> out;
-        for (auto& [k, e] : idx) out.push_back(e);
-        repo.write_index(std::move(out));
+        reset_index_paths(repo, tree, paths);
     } else {
         if (!target) {
             // unborn: reset the index to empty
@@ -771,6 +777,162 @@ int cmd_merge(Session& s, const Args& a) {
     if (!rows.empty()) o += stat_summary(int(rows.size()), ins, del);
     o += modes;
     s.out(o);
+    return 0;
+}
+
+}  // namespace bashkit::builtins::git
+
+namespace bashkit::builtins::git {
+
+int cmd_restore(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    bool staged = false, worktree = false, dashdash = false;
+    std::string source;
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (dashdash) paths.push_back(x);
+        else if (x == "--") dashdash = true;
+        else if (x == "-S" || x == "--staged") staged = true;
+        else if (x == "-W" || x == "--worktree") worktree = true;
+        else if ((x == "-s" || x == "--source") && i + 1 < a.size()) source = a[++i];
+        else if (x.starts_with("--source=")) source = x.substr(9);
+        else if (x == "-q" || x == "--quiet") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        else paths.push_back(x);
+    }
+    if (paths.empty()) throw Fatal{"you must specify path(s) to restore"};
+    if (!staged) worktree = true;
+    std::string src = source.empty() && staged ? "HEAD" : source;
+    std::map<std::string, std::pair<uint32_t, std::string>> tree;
+    if (!src.empty()) {
+        auto t = repo.rev_parse(src + "^{tree}");
+        if (!t) {
+            if (src == "HEAD" && !repo.head_oid()) t = kEmptyTreeOid;
+            else throw Fatal{"could not resolve " + src};
+        }
+        tree = *t == kEmptyTreeOid ? tree : repo.flatten(*t);
+    }
+    // every path must name something in the source (or the index)
+    auto index = repo.read_index();
+    for (auto& p : paths) {
+        std::string spec = to_repo_path(repo, p);
+        auto matches = [&](const std::string& x) { return spec.empty() || x == spec || (x.starts_with(spec) && x[spec.size()] == '/'); };
+        bool found = false;
+        for (auto& [k, v] : tree) found = found || matches(k);
+        for (auto& e : index) found = found || matches(e.path);
+        if (!found) {
+            s.err("error: pathspec '" + p + "' did not match any file(s) known to git\n");
+            return 1;
+        }
+    }
+    if (staged) reset_index_paths(repo, tree, paths);
+    if (worktree) {
+        if (src.empty()) return checkout_paths(s, repo, "", paths);
+        // from a commit into the work tree only (the index stays unless --staged)
+        for (auto& p : paths) {
+            std::string spec = to_repo_path(repo, p);
+            for (auto& [k, v] : tree) {
+                if (!(spec.empty() || k == spec || (k.starts_with(spec) && k[spec.size()] == '/'))) continue;
+                Object o = repo.read_typed(v.second, ObjType::blob);
+                std::string ap = abs_of(repo, k);
+                (void)repo.fs.mkdir_all(vfs::path_dirname(ap), 0755);
+                (void)repo.fs.unlink(ap);
+                if (v.first == 0120000) (void)repo.fs.symlink(o.data, ap);
+                else if (auto r = repo.fs.write_file(ap, o.data, v.first == 0100755 ? 0755 : 0644); !r)
+                    throw Fatal{"unable to write file " + k};
+            }
+        }
+    }
+    return 0;
+}
+
+int cmd_mv(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    bool force = false, verbose = false, dry = false, skip_errors = false;
+    std::vector<std::string> args;
+    for (const auto& x : a) {
+        if (x == "-f" || x == "--force") force = true;
+        else if (x == "-v" || x == "--verbose") verbose = true;
+        else if (x == "-n" || x == "--dry-run") dry = true;
+        else if (x == "-k") skip_errors = true;
+        else if (x == "--") {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        else args.push_back(x);
+    }
+    if (args.size() < 2) {
+        s.err("usage: git mv [<options>] <source>... <destination>\n");
+        return 129;
+    }
+    std::string dst_arg = args.back();
+    args.pop_back();
+    std::string dst = to_repo_path(repo, dst_arg);
+    auto dst_st = repo.fs.stat(abs_of(repo, dst));
+    bool into_dir = (dst_st && dst_st->is_directory()) || dst.empty();
+    if (args.size() > 1 && !into_dir) throw Fatal{"destination '" + dst_arg + "' is not a directory"};
+    auto index = repo.read_index();
+    std::map<std::string, IndexEntry> idx;
+    for (auto& e : index) idx[e.path] = e;
+    std::vector<std::pair<std::string, std::string>> moves;  // repo paths
+    for (auto& src_arg : args) {
+        std::string src = to_repo_path(repo, src_arg);
+        std::string base = src.substr(src.rfind('/') + 1);
+        std::string to = into_dir ? (dst.empty() ? base : dst + "/" + base) : dst;
+        std::string shown_to = into_dir ? (dst_arg.ends_with("/") ? dst_arg : dst_arg + "/") + base : dst_arg;
+        auto st = repo.fs.lstat(abs_of(repo, src));
+        auto fail = [&](const std::string& why) {
+            if (skip_errors) return;
+            throw Fatal{why + ", source=" + src_arg + ", destination=" + shown_to};
+        };
+        if (!st) {
+            fail("bad source");
+            continue;
+        }
+        bool tracked = idx.count(src) > 0;
+        if (st->is_directory())
+            for (auto& [k, e] : idx) tracked = tracked || k.starts_with(src + "/");
+        if (!tracked) {
+            fail("not under version control");
+            continue;
+        }
+        if (to == src || to.starts_with(src + "/")) {
+            fail("can not move directory into itself");
+            continue;
+        }
+        if (repo.fs.lstat(abs_of(repo, to))) {
+            if (!force || st->is_directory()) {
+                fail("destination exists");
+                continue;
+            }
+        }
+        moves.emplace_back(src, to);
+    }
+    for (auto& [src, to] : moves) {
+        check_cancel(repo.ctx);
+        if (verbose || dry) s.out("Renaming " + src + " to " + to + "\n");
+        if (dry) continue;
+        (void)repo.fs.unlink(abs_of(repo, to));
+        if (auto r = repo.fs.rename(abs_of(repo, src), abs_of(repo, to)); !r)
+            throw Fatal{"renaming '" + src + "' failed: " + std::string(vfs::error_message(r.error()))};
+        std::vector<IndexEntry> moved;
+        for (auto it = idx.begin(); it != idx.end();) {
+            if (it->first == src || it->first.starts_with(src + "/")) {
+                IndexEntry e = it->second;
+                e.path = to + it->first.substr(src.size());
+                moved.push_back(e);
+                it = idx.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        idx.erase(to);
+        for (auto& e : moved) idx[e.path] = e;
+    }
+    if (!dry) {
+        std::vector<IndexEntry> out;
+        for (auto& [k, e] : idx) out.push_back(e);
+        repo.write_index(std::move(out));
+    }
     return 0;
 }
 

@@ -408,11 +408,19 @@ int cmd_commit(Session& s, const Args& a) {
     std::set<std::string> paths;
     for (auto& [p, v] : before) paths.insert(p);
     for (auto& [p, v] : after) paths.insert(p);
+    auto renames = exact_renames(before, after);
+    std::set<std::string> rename_sources;
+    for (auto& [to, from] : renames) rename_sources.insert(from);
     for (auto& p : paths) {
         check_cancel(repo.ctx);
         auto b = before.find(p), f = after.find(p);
         if (b != before.end() && f != after.end() && b->second == f->second) continue;
+        if (rename_sources.count(p)) continue;
         ++files;
+        if (auto r = renames.find(p); r != renames.end()) {
+            modes += " rename " + pprint_rename(r->second, p) + " (100%)\n";
+            continue;
+        }
         std::string da = b != before.end() && b->second.first != 0160000 ? repo.read(b->second.second).data : "";
         std::string db = f != after.end() && f->second.first != 0160000 ? repo.read(f->second.second).data : "";
         DiffStats ds = count_changes(repo.ctx, da, db);
@@ -471,7 +479,12 @@ int cmd_status(Session& s, const Args& a) {
         std::string r = fmt == Fmt::short_ ? relative_to_prefix(p, repo.prefix) : p;
         return nul ? r : quote_path(r, true);
     };
-    for (auto& c : st.changes) o += std::string(1, c.x) + c.y + " " + show(c.path) + end;
+    for (auto& c : st.changes) {
+        o += std::string(1, c.x) + c.y + " ";
+        if (c.x == 'R') o += nul ? show(c.path) + end + show(c.orig) : show(c.orig) + " -> " + show(c.path);
+        else o += show(c.path);
+        o += end;
+    }
     for (auto& u : st.untracked) o += "?? " + show(u) + end;
     s.out(o);
     return 0;

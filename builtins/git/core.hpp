@@ -264,6 +264,13 @@ std::string format_patch(const CommandContext& ctx, const FilePair& p, int conte
 std::string stat_summary(int files, int ins, int del);
 std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>& rows);  // --stat  // " 1 file changed, 2 insertions(+)"
 
+// Exact renames (git's 100% similarity pairs): destination -> source, among the paths only in `before`
+// (sources) and only in `after` (destinations) that hold the same blob.
+using FlatTree = std::map<std::string, std::pair<uint32_t, std::string>>;
+std::map<std::string, std::string> exact_renames(const FlatTree& before, const FlatTree& after);
+// "a => b", "dir/{a => b}" as git prints a rename in --stat and summaries.
+std::string pprint_rename(const std::string& a, const std::string& b);
+
 // Date formats.
 std::string format_date_default(int64_t t, int tz_minutes);  // "Thu Apr 7 15:13:13 2005 -0700"
 std::string format_date_iso(int64_t t, int tz_minutes);
@@ -300,10 +307,13 @@ int cmd_tag(Session& s, const Args& a);
 int cmd_hash_object(Session& s, const Args& a);
 int cmd_reset(Session& s, const Args& a);
 int cmd_merge(Session& s, const Args& a);
+int cmd_restore(Session& s, const Args& a);
+int cmd_mv(Session& s, const Args& a);
 
 // Status of the repository: used by status and commit.
 struct Change {
     std::string path;
+    std::string orig;  // the source of a staged rename (x == 'R')
     char x = ' ', y = ' ';  // index vs HEAD, work tree vs index
 };
 struct StatusData {

@@ -3,6 +3,7 @@
 // diff family's Myers engine (builtins/diff/myers.hpp).
 #include <algorithm>
 #include <ctime>
+#include <set>
 #include <unordered_map>
 
 #include "builtins/diff/myers.hpp"
@@ -294,6 +295,62 @@ std::string unified_hunks(const CommandContext& ctx, std::string_view a, std::st
         k = last + 1;
     }
     return out;
+}
+
+std::map<std::string, std::string> exact_renames(const FlatTree& before, const FlatTree& after) {
+    std::map<std::string, std::vector<std::string>> sources;  // oid -> deleted paths, in path order
+    for (auto& [p, v] : before)
+        if (!after.count(p) && v.first != 0160000) sources[v.second].push_back(p);
+    std::map<std::string, std::string> out;
+    if (sources.empty()) return out;
+    std::set<std::string> used;
+    auto base = [](const std::string& p) { return p.substr(p.rfind('/') + 1); };
+    for (auto& [p, v] : after) {
+        if (before.count(p)) continue;
+        auto it = sources.find(v.second);
+        if (it == sources.end()) continue;
+        std::string pick;
+        for (auto& src : it->second)
+            if (!used.count(src) && base(src) == base(p)) {
+                pick = src;
+                break;
+            }
+        if (pick.empty())
+            for (auto& src : it->second)
+                if (!used.count(src)) {
+                    pick = src;
+                    break;
+                }
+        if (pick.empty()) continue;
+        used.insert(pick);
+        out[p] = pick;
+    }
+    return out;
+}
+
+std::string pprint_rename(const std::string& a, const std::string& b) {
+    // diff.c pprint_rename: a common directory prefix and suffix are written once around {a => b}.
+    size_t la = a.size(), lb = b.size();
+    size_t pfx = 0;
+    for (size_t i = 0; i < la && i < lb && a[i] == b[i]; ++i)
+        if (a[i] == '/') pfx = i + 1;
+    size_t sfx = 0;
+    {
+        long ia = long(la), ib = long(lb);  // start at the terminating NULs, as git does
+        while (ia >= long(pfx) && ib >= long(pfx)) {
+            char ca = ia == long(la) ? '\0' : a[size_t(ia)], cb = ib == long(lb) ? '\0' : b[size_t(ib)];
+            if (ca != cb) break;
+            if (ca == '/') sfx = la - size_t(ia);
+            --ia;
+            --ib;
+        }
+    }
+    long amid = long(la) - long(pfx) - long(sfx), bmid = long(lb) - long(pfx) - long(sfx);
+    if (amid < 0) amid = 0;
+    if (bmid < 0) bmid = 0;
+    if (pfx + sfx == 0) return a + " => " + b;
+    return a.substr(0, pfx) + "{" + a.substr(pfx, size_t(amid)) + " => " + b.substr(pfx, size_t(bmid)) + "}" +
+           a.substr(la - sfx);
 }
 
 std::string format_patch(const CommandContext& ctx, const FilePair& p, int context) {

@@ -217,13 +217,14 @@ constexpr Sub kSubs[] = {
     {"commit", cmd_commit},       {"status", cmd_status},     {"log", cmd_log},           {"show", cmd_show},
     {"diff", cmd_diff},           {"branch", cmd_branch},     {"checkout", cmd_checkout}, {"switch", cmd_switch},
     {"rev-parse", cmd_rev_parse}, {"ls-files", cmd_ls_files}, {"cat-file", cmd_cat_file}, {"tag", cmd_tag},
-    {"hash-object", cmd_hash_object}, {"reset", cmd_reset},   {"merge", cmd_merge},
+    {"hash-object", cmd_hash_object}, {"reset", cmd_reset},   {"merge", cmd_merge},     {"restore", cmd_restore},
+    {"mv", cmd_mv},
 };
 
 const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
     "In-process git of bashkit. Commands: init config add rm commit status log show diff branch checkout\n"
-    "switch rev-parse ls-files cat-file tag hash-object reset merge\n";
+    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge\n";
 
 int run(CommandContext& ctx) {
     Session s{ctx, {}, nullptr};
@@ -299,8 +300,8 @@ namespace bashkit::builtins {
 void register_git_utils(interp::CommandRegistry& registry) {
     registry.add("git",
                  "git [-C DIR] [-c K=V] COMMAND ...: in-process git over the session's files (init config add rm "
-                 "commit status log show diff branch checkout switch rev-parse ls-files cat-file tag hash-object "
-                 "reset merge)",
+                 "commit status log show diff branch checkout switch restore mv rev-parse ls-files cat-file tag "
+                 "hash-object reset merge)",
                  git::git_main);
 }
 

@@ -301,7 +301,8 @@ bool entry_unchanged(Repo& repo, const IndexEntry& e, const vfs::Stat& st, int64
         bool both_files = (e.mode & 0170000) == 0100000 && st.is_regular();
         if (!(both_files && !repo.config.get_bool("core.filemode", true))) return false;
     }
-    if (uint32_t(st.size) != e.size) return false;
+    bool no_stat = e.mtime_s == 0 && e.mtime_ns == 0;  // an entry set from a tree (reset): compare contents
+    if (uint32_t(st.size) != e.size && !no_stat) return false;
     int64_t m = st.mtime.sec * 1000000000 + st.mtime.nsec;
     if (uint32_t(st.mtime.sec) == e.mtime_s && uint32_t(st.mtime.nsec) == e.mtime_ns && m < idx_mtime) return true;
     return Repo::hash(ObjType::blob, read_work_blob(repo, e.path, st)) == e.oid;
@@ -344,6 +345,18 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
             c.path = p;
             c.x = 'D';
         }
+    // Staged exact renames: a path gone from HEAD whose blob appears at a new path of the index.
+    {
+        FlatTree staged;
+        for (auto& e : index)
+            if (e.stage() == 0) staged[e.path] = {e.mode, e.oid};
+        for (auto& [to, from] : exact_renames(head, staged)) {
+            Change& c = changes[to];
+            c.x = 'R';
+            c.orig = from;
+            changes.erase(from);
+        }
+    }
     for (auto& [p, c] : changes)
         if (c.x != ' ' || c.y != ' ') out.changes.push_back(c);
     if (!with_untracked) return out;
@@ -421,6 +434,7 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
             case 'M': return "modified:   ";
             case 'D': return "deleted:    ";
             case 'T': return "typechange: ";
+            case 'R': return "renamed:    ";
             case 'U': return "both modified:   ";
             default: return "unknown:    ";
         }
@@ -447,7 +461,8 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
         o += unborn ? "  (use \"git rm --cached <file>...\" to unstage)\n"
                         : "  (use \"git restore --staged <file>...\" to unstage)\n";
         for (auto& c : st.changes)
-            if (c.x != ' ' && c.x != 'U') o += "\t" + label(c.x) + show(c.path) + "\n";
+            if (c.x != ' ' && c.x != 'U')
+                o += "\t" + label(c.x) + (c.x == 'R' ? show(c.orig) + " -> " : std::string()) + show(c.path) + "\n";
     }
     if (unstaged) {
         o += "\nChanges not staged for commit:\n";
