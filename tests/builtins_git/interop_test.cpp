@@ -53,7 +53,7 @@ private:
 };
 
 // Runs a script with bashkit over the folder (its /), in /repo, HOME=/home.
-Out bashkit(const TempDir& d, const std::string& script) {
+Out bashkit(const TempDir& d, const std::string& script, size_t memory = 0) {
     auto host = bashkit::vfs::HostFs::open(d.path());
     EXPECT_TRUE(host.ok());
     if (!host) return {};
@@ -71,6 +71,7 @@ Out bashkit(const TempDir& d, const std::string& script) {
              {"LC_ALL", "C"},
              {"TZ", "UTC"}};
     o.limits.timeout = std::chrono::seconds(60);
+    if (memory) o.limits.max_memory_bytes = memory;
     bashkit::interp::Shell sh(**host, registry, o);
     auto r = sh.run(script, "");
     auto fin = sh.close();
@@ -254,6 +255,17 @@ TEST(GitHostile, CorruptIndexAndSelfDelta) {
     Out l = bashkit(d, "git cat-file -p " + std::string(40, '1').replace(0, 40, std::string(20, '1') + std::string(20, '1')));
     EXPECT_EQ(l.status, 128) << l.err;
     EXPECT_EQ(l.err.substr(0, 7), "fatal: ") << l.err;
+}
+
+TEST(GitHostile, ZipBombObjectStopsAtTheMemoryBudget) {
+    TempDir d;
+    ASSERT_EQ(bashkit(d, "git init -q").status, 0);
+    // 32 MiB of zeros deflates to ~32 KiB: inflating it must be charged to the session's budget.
+    py(d, std::string(kPyObj) + "h = obj(\"blob\", bytes(32 << 20))\nopen(\"bomb\", \"w\").write(h)\n");
+    Out o = bashkit(d, "git cat-file -s $(cat bomb); git cat-file -p $(cat bomb) | wc -c", 8u << 20);
+    EXPECT_NE(o.err.find("memory limit exceeded"), std::string::npos) << o.err;
+    Out fine = bashkit(d, "git cat-file -s $(cat bomb)", 512u << 20);
+    EXPECT_EQ(fine.out, "33554432\n") << fine.err;
 }
 
 }  // namespace
