@@ -361,6 +361,12 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
         if (c.x != ' ' || c.y != ' ') out.changes.push_back(c);
     if (!with_untracked) return out;
     Ignore ign(repo);
+    // The entry's type from readdir when the file system knows it (one lstat less per file).
+    auto is_dir_entry = [&](const vfs::DirEntry& e, const std::string& rel) {
+        if (e.type != vfs::FileType::unknown) return e.type == vfs::FileType::directory;
+        auto st = repo.fs.lstat(abs_path(repo, rel));
+        return st && st->is_directory();
+    };
     // Does dir (relative, with '/') hold a file that is neither tracked nor ignored?
     std::function<bool(const std::string&, int)> has_untracked = [&](const std::string& dir, int depth) -> bool {
         check_cancel(repo.ctx);
@@ -369,9 +375,7 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
         if (!entries) return false;
         for (auto& e : *entries) {
             std::string rel = dir + e.name;
-            auto st = repo.fs.lstat(abs_path(repo, rel));
-            if (!st) continue;
-            if (st->is_directory()) {
+            if (is_dir_entry(e, rel)) {
                 if (e.name == ".git") continue;
                 if (ign.ignored(rel, true)) continue;
                 if (has_untracked(rel + "/", depth + 1)) return true;
@@ -386,14 +390,15 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
         if (depth > 256) return;
         auto entries = repo.fs.readdir(dir.empty() ? repo.worktree : abs_path(repo, dir));
         if (!entries) return;
-        std::vector<std::string> names;
-        for (auto& e : *entries) names.push_back(e.name);
-        std::sort(names.begin(), names.end());
-        for (auto& name : names) {
+        std::sort(entries->begin(), entries->end(), [](const vfs::DirEntry& x, const vfs::DirEntry& y) { return x.name < y.name; });
+        for (auto& ent : *entries) {
+            const std::string& name = ent.name;
             std::string rel = dir + name;
-            auto st = repo.fs.lstat(abs_path(repo, rel));
-            if (!st) continue;
-            if (st->is_directory()) {
+            if (!is_dir_entry(ent, rel)) {
+                if (!in_index.count(rel) && !ign.ignored(rel, false)) out.untracked.push_back(rel);
+                continue;
+            }
+            {
                 if (name == ".git") continue;
                 if (in_index.count(rel)) continue;
                 if (ign.ignored(rel, true)) continue;
@@ -408,8 +413,6 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
                     continue;
                 }
                 walk(d, depth + 1);
-            } else if (!in_index.count(rel) && !ign.ignored(rel, false)) {
-                out.untracked.push_back(rel);
             }
         }
     };
