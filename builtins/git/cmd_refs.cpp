@@ -937,3 +937,248 @@ int cmd_mv(Session& s, const Args& a) {
 }
 
 }  // namespace bashkit::builtins::git
+
+namespace bashkit::builtins::git {
+
+namespace {
+
+struct StashEntry {
+    std::string old_oid, oid, message;
+};
+
+std::vector<StashEntry> stash_entries(Repo& repo) {  // newest first
+    std::vector<StashEntry> out;
+    auto log = repo.fs.read_file(repo.gitdir + "/logs/refs/stash", kMaxConfigBytes);
+    if (!log) return out;
+    size_t i = 0;
+    while (i < log->size()) {
+        check_cancel(repo.ctx);
+        size_t nl = log->find('\n', i);
+        if (nl == std::string::npos) nl = log->size();
+        std::string line = log->substr(i, nl - i);
+        i = nl + 1;
+        size_t tab = line.find('\t');
+        if (line.size() < 82 || tab == std::string::npos) continue;
+        out.push_back({line.substr(0, 40), line.substr(41, 40), line.substr(tab + 1)});
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+void write_stash_log(Repo& repo, const std::vector<StashEntry>& newest_first, const std::vector<std::string>& raw_lines) {
+    (void)newest_first;
+    std::string text;
+    for (auto& l : raw_lines) text += l + "\n";
+    if (raw_lines.empty()) {
+        (void)repo.fs.unlink(repo.gitdir + "/logs/refs/stash");
+        (void)repo.fs.unlink(repo.gitdir + "/refs/stash");
+        return;
+    }
+    repo.write_file_atomic(repo.gitdir + "/logs/refs/stash", text);
+}
+
+int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label) {
+    auto log = repo.fs.read_file(repo.gitdir + "/logs/refs/stash", kMaxConfigBytes);
+    std::vector<std::string> lines;
+    if (log) {
+        size_t i = 0;
+        while (i < log->size()) {
+            size_t nl = log->find('\n', i);
+            if (nl == std::string::npos) nl = log->size();
+            if (nl > i) lines.push_back(log->substr(i, nl - i));
+            i = nl + 1;
+        }
+    }
+    if (n >= lines.size()) {
+        s.err("error: " + label + " is not a valid reference\n");
+        return 1;
+    }
+    size_t k = lines.size() - 1 - n;
+    std::string oid = lines[k].substr(41, 40);
+    lines.erase(lines.begin() + long(k));
+    write_stash_log(repo, {}, lines);
+    if (!lines.empty()) repo.write_file_atomic(repo.gitdir + "/refs/stash", lines.back().substr(41, 40) + "\n");
+    s.out("Dropped " + label + " (" + oid + ")\n");
+    return 0;
+}
+
+}  // namespace
+
+int cmd_stash(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    std::string sub = a.empty() || a[0].starts_with("-") ? "push" : a[0];
+    Args rest(a.begin() + (a.empty() || a[0].starts_with("-") ? 0 : 1), a.end());
+    if (sub == "save") sub = "push";
+    auto entries = stash_entries(repo);
+    auto which = [&](size_t& n, std::string& label) -> bool {
+        n = 0;
+        label = "refs/stash@{0}";
+        for (auto& x : rest) {
+            if (x.starts_with("-")) continue;
+            label = x;
+            std::string num = x;
+            if (x.starts_with("stash@{") && x.back() == '}') num = x.substr(7, x.size() - 8);
+            if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos || num.size() > 6) {
+                s.err("error: " + x + " is not a valid reference\n");
+                return false;
+            }
+            n = size_t(std::stoul(num));
+            if (!x.starts_with("stash@{")) label = "stash@{" + num + "}";
+        }
+        if (entries.empty()) {
+            s.err("No stash entries found.\n");
+            return false;
+        }
+        if (n >= entries.size()) {
+            s.err("error: " + label + " is not a valid reference\n");
+            return false;
+        }
+        return true;
+    };
+    if (sub == "list") {
+        std::string o;
+        for (size_t i = 0; i < entries.size(); ++i) o += "stash@{" + std::to_string(i) + "}: " + entries[i].message + "\n";
+        s.out(o);
+        return 0;
+    }
+    if (sub == "drop") {
+        size_t n;
+        std::string label;
+        if (!which(n, label)) return 1;
+        return stash_drop(s, repo, n, label);
+    }
+    if (sub == "show") {
+        size_t n;
+        std::string label;
+        if (!which(n, label)) return 1;
+        Commit w = repo.commit(entries[n].oid);
+        Args d{w.parents.empty() ? kEmptyTreeOid : w.parents[0], entries[n].oid};
+        bool patch = false;
+        for (auto& x : rest)
+            if (x == "-p" || x == "--patch") patch = true;
+        if (!patch) d.push_back("--stat");
+        return cmd_diff(s, d);
+    }
+    if (sub == "apply" || sub == "pop") {
+        size_t n;
+        std::string label;
+        if (!which(n, label)) return 1;
+        Commit w = repo.commit(entries[n].oid);
+        if (w.parents.empty()) throw Fatal{label + " is not a stash-like commit"};
+        auto base = repo.flatten(repo.commit(w.parents[0]).tree);
+        auto wt = repo.flatten(w.tree);
+        auto index = repo.read_index();
+        int64_t im = index_mtime(repo);
+        std::map<std::string, IndexEntry> idx;
+        for (auto& e : index) idx[e.path] = e;
+        auto head = repo.head_oid();
+        auto head_flat = head ? repo.flatten(repo.commit(*head).tree) : std::map<std::string, std::pair<uint32_t, std::string>>{};
+        std::set<std::string> paths;
+        for (auto& [p, v] : base) paths.insert(p);
+        for (auto& [p, v] : wt) paths.insert(p);
+        std::vector<std::string> conflicts, changed;
+        for (auto& p : paths) {
+            auto b = base.find(p), t = wt.find(p);
+            if (b != base.end() && t != wt.end() && b->second == t->second) continue;
+            changed.push_back(p);
+            auto ie = idx.find(p);
+            auto h = head_flat.find(p);
+            auto st = repo.fs.lstat(abs_of(repo, p));
+            bool dirty = false;
+            if (ie != idx.end()) {
+                if (h == head_flat.end() || h->second.second != ie->second.oid) dirty = true;
+                else if (st && !entry_unchanged(repo, ie->second, *st, im)) dirty = true;
+                else if (!st) dirty = true;
+            } else if (st) {
+                dirty = t != wt.end() && Repo::hash(ObjType::blob, read_work_blob(repo, p, *st)) != t->second.second;
+            }
+            if (dirty) conflicts.push_back(p);
+        }
+        if (!conflicts.empty()) {
+            std::string m = "error: Your local changes to the following files would be overwritten by merge:\n";
+            for (auto& p : conflicts) m += "\t" + p + "\n";
+            m += "Please commit your changes or stash them before you merge.\nAborting\n";
+            s.err(m);
+            StatusData now = compute_status(repo, false);
+            s.out(long_status(repo, now, false));  // git shows where things stand after refusing
+            return 1;
+        }
+        for (auto& p : changed) {
+            check_cancel(repo.ctx);
+            auto t = wt.find(p);
+            std::string ap = abs_of(repo, p);
+            if (t == wt.end()) {
+                (void)repo.fs.unlink(ap);
+                continue;
+            }
+            Object o = repo.read_typed(t->second.second, ObjType::blob);
+            (void)repo.fs.mkdir_all(vfs::path_dirname(ap), 0755);
+            (void)repo.fs.unlink(ap);
+            if (t->second.first == 0120000) (void)repo.fs.symlink(o.data, ap);
+            else if (auto r = repo.fs.write_file(ap, o.data, t->second.first == 0100755 ? 0755 : 0644); !r)
+                throw Fatal{"unable to write file " + p};
+            if (!base.count(p)) {
+                if (auto st = repo.fs.lstat(ap)) idx[p] = entry_from_stat(p, *st, t->second.second);
+            }
+        }
+        std::vector<IndexEntry> out;
+        for (auto& [k, e] : idx) out.push_back(e);
+        repo.write_index(std::move(out));
+        StatusData st = compute_status(repo, false);
+        s.out(long_status(repo, st, false));
+        if (sub == "pop") return stash_drop(s, repo, n, label);
+        return 0;
+    }
+    if (sub != "push") throw Fatal{"unknown stash subcommand '" + sub + "' in this sandbox (push, list, show, apply, pop, drop)", 129};
+    std::string msg;
+    bool quiet = false;
+    for (size_t i = 0; i < rest.size(); ++i) {
+        if ((rest[i] == "-m" || rest[i] == "--message") && i + 1 < rest.size()) msg = rest[++i];
+        else if (rest[i] == "-q" || rest[i] == "--quiet") quiet = true;
+        else if (rest[i].starts_with("-")) throw Fatal{"stash option '" + rest[i] + "' is not available in this sandbox", 129};
+        else throw Fatal{"stash push with paths is not available in this sandbox", 129};
+    }
+    auto head = repo.head_oid();
+    if (!head) throw Fatal{"You do not have the initial commit yet", 1};
+    StatusData st = compute_status(repo, false, false);
+    if (st.changes.empty()) {
+        s.out("No local changes to save\n");
+        return 0;
+    }
+    Commit hc = repo.commit(*head);
+    std::string branch = current_branch(repo);
+    std::string where = (branch.empty() ? "(no branch)" : branch);
+    std::string subject = hc.message.substr(0, hc.message.find('\n'));
+    std::string desc = repo.abbrev(*head) + " " + subject;
+    auto index = repo.read_index();
+    std::string itree = write_tree_from_index(repo, index);
+    Signature me = repo.identity(true);
+    std::string icommit = repo.write(ObjType::commit, "tree " + itree + "\nparent " + *head + "\nauthor " + me.raw + "\ncommitter " +
+                                                           me.raw + "\n\nindex on " + where + ": " + desc + "\n");
+    std::vector<IndexEntry> work;
+    int64_t im = index_mtime(repo);
+    for (auto& e : index) {
+        check_cancel(repo.ctx);
+        auto fst = repo.fs.lstat(abs_of(repo, e.path));
+        if (!fst || fst->is_directory()) continue;
+        if (entry_unchanged(repo, e, *fst, im)) {
+            work.push_back(e);
+            continue;
+        }
+        IndexEntry w = entry_from_stat(e.path, *fst, repo.write(ObjType::blob, read_work_blob(repo, e.path, *fst)));
+        work.push_back(w);
+    }
+    std::string wtree = write_tree_from_index(repo, work);
+    std::string message = msg.empty() ? "WIP on " + where + ": " + desc : "On " + where + ": " + msg;
+    std::string wcommit = repo.write(ObjType::commit, "tree " + wtree + "\nparent " + *head + "\nparent " + icommit + "\nauthor " +
+                                                          me.raw + "\ncommitter " + me.raw + "\n\n" + message);
+    std::string old = entries.empty() ? kNullOid : entries.front().oid;
+    repo.write_file_atomic(repo.gitdir + "/refs/stash", wcommit + "\n");
+    (void)repo.fs.mkdir_all(repo.gitdir + "/logs/refs", 0755);
+    (void)repo.fs.append_file(repo.gitdir + "/logs/refs/stash", old + " " + wcommit + " " + me.raw + "\t" + message + "\n");
+    if (!switch_trees(s, hc.tree, hc.tree, true)) return 1;
+    if (!quiet) s.out("Saved working directory and index state " + message + "\n");
+    return 0;
+}
+
+}  // namespace bashkit::builtins::git

@@ -309,6 +309,7 @@ int cmd_reset(Session& s, const Args& a);
 int cmd_merge(Session& s, const Args& a);
 int cmd_restore(Session& s, const Args& a);
 int cmd_mv(Session& s, const Args& a);
+int cmd_stash(Session& s, const Args& a);
 
 // Status of the repository: used by status and commit.
 struct Change {

@@ -647,6 +647,16 @@ bool switch_trees(Session& s, const std::string& from_tree, const std::string& t
         idx[p] = e;
     }
     if (force) {
+        // entries of the target missing from the index come back
+        for (auto& [p, v] : to) {
+            if (idx.count(p)) continue;
+            check_cancel(repo.ctx);
+            write_work_file(repo, p, v.first, v.second);
+            if (auto st = repo.fs.lstat(abs_path(repo, p))) idx[p] = entry_from_stat(p, *st, v.second);
+            idx[p].path = p;
+            idx[p].oid = v.second;
+            idx[p].mode = v.first;
+        }
         // drop index entries not in the target; reset the rest to it
         for (auto it = idx.begin(); it != idx.end();) {
             auto t = to.find(it->first);
