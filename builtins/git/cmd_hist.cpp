@@ -530,6 +530,7 @@ int cmd_log(Session& s, const Args& a) {
         else if (x == "--") dashdash = true;
         else if (parse_log_opt(a, i, o)) {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unrecognized argument: " + x, 128};
+        else if (x.size() > 1 && x[0] == '^' && repo.rev_parse(x.substr(1))) revs.push_back(x);
         else if (repo.rev_parse(x.find("..") != std::string::npos ? (x.substr(0, x.find("..")).empty() ? "HEAD" : x.substr(0, x.find(".."))) : x)) revs.push_back(x);
         else if (!repo.worktree.empty() && repo.fs.lstat(repo.ctx.resolve(x))) o.specs.push_back(to_repo_path(repo, x));
         else
@@ -665,8 +666,9 @@ int cmd_show(Session& s, const Args& a) {
         std::string cur = *oid;
         while (obj.type == ObjType::tag) {
             Tag t = parse_tag(obj.data);
-            out += "tag " + t.tag + "\nTagger: " + t.tagger.name + " <" + t.tagger.email + ">\nDate:   " +
-                   format_date_default(t.tagger.time, t.tagger.tz) + "\n\n" + t.message + "\n";
+            out += "tag " + t.tag + "\nTagger: " + t.tagger.name + " <" + t.tagger.email + ">\n";
+            if (o.fmt == LogOpts::Fmt::format) out += "\n" + t.message;
+            else out += "Date:   " + format_date_default(t.tagger.time, t.tagger.tz) + "\n\n" + t.message + "\n";
             cur = t.object;
             obj = repo.read(cur);
         }

@@ -263,8 +263,11 @@ int cmd_branch(Session& s, const Args& a) {
     enum class Op { list, create, del, move, show_current } op = Op::list;
     bool force = false, verbose = false;
     std::vector<std::string> rest;
+    bool dashdash = false;
     for (const auto& x : a) {
-        if (x == "-d" || x == "--delete") op = Op::del;
+        if (dashdash) rest.push_back(x);
+        else if (x == "--") dashdash = true;
+        else if (x == "-d" || x == "--delete") op = Op::del;
         else if (x == "-D") op = Op::del, force = true;
         else if (x == "-m" || x == "--move") op = Op::move;
         else if (x == "-M") op = Op::move, force = true;
@@ -1178,6 +1181,41 @@ int cmd_stash(Session& s, const Args& a) {
     (void)repo.fs.append_file(repo.gitdir + "/logs/refs/stash", old + " " + wcommit + " " + me.raw + "\t" + message + "\n");
     if (!switch_trees(s, hc.tree, hc.tree, true)) return 1;
     if (!quiet) s.out("Saved working directory and index state " + message + "\n");
+    return 0;
+}
+
+}  // namespace bashkit::builtins::git
+
+namespace bashkit::builtins::git {
+
+int cmd_symbolic_ref(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    bool quiet = false, short_ = false;
+    std::vector<std::string> rest;
+    for (const auto& x : a) {
+        if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x == "--short") short_ = true;
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
+        else rest.push_back(x);
+    }
+    if (rest.empty() || rest.size() > 2) {
+        s.err("usage: git symbolic-ref [-q] [--short] <name> [<ref>]\n");
+        return 129;
+    }
+    if (rest.size() == 2) {
+        if (!rest[1].starts_with("refs/")) throw Fatal{"Refusing to point " + rest[0] + " outside of refs/"};
+        repo.set_symref(rest[0], rest[1]);
+        return 0;
+    }
+    auto raw = repo.read_ref_raw(rest[0]);
+    if (!raw || !raw->starts_with("ref: ")) {
+        if (quiet) return 1;
+        throw Fatal{"ref " + rest[0] + " is not a symbolic ref"};
+    }
+    std::string target = raw->substr(5);
+    if (short_ && target.starts_with("refs/heads/")) target = target.substr(11);
+    else if (short_ && target.starts_with("refs/tags/")) target = target.substr(10);
+    s.out(target + "\n");
     return 0;
 }
 

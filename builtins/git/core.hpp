@@ -310,6 +310,7 @@ int cmd_merge(Session& s, const Args& a);
 int cmd_restore(Session& s, const Args& a);
 int cmd_mv(Session& s, const Args& a);
 int cmd_stash(Session& s, const Args& a);
+int cmd_symbolic_ref(Session& s, const Args& a);
 
 // Status of the repository: used by status and commit.
 struct Change {

@@ -219,12 +219,13 @@ constexpr Sub kSubs[] = {
     {"rev-parse", cmd_rev_parse}, {"ls-files", cmd_ls_files}, {"cat-file", cmd_cat_file}, {"tag", cmd_tag},
     {"hash-object", cmd_hash_object}, {"reset", cmd_reset},   {"merge", cmd_merge},     {"restore", cmd_restore},
     {"mv", cmd_mv},             {"stash", cmd_stash},
+    {"symbolic-ref", cmd_symbolic_ref},
 };
 
 const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
     "In-process git of bashkit. Commands: init config add rm commit status log show diff branch checkout\n"
-    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash\n";
+    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash symbolic-ref\n";
 
 int run(CommandContext& ctx) {
     Session s{ctx, {}, nullptr};
@@ -301,7 +302,7 @@ void register_git_utils(interp::CommandRegistry& registry) {
     registry.add("git",
                  "git [-C DIR] [-c K=V] COMMAND ...: in-process git over the session's files (init config add rm "
                  "commit status log show diff branch checkout switch restore mv rev-parse ls-files cat-file tag "
-                 "hash-object reset merge stash)",
+                 "hash-object reset merge stash symbolic-ref)",
                  git::git_main);
 }
 
