@@ -738,7 +738,7 @@ int cmd_merge(Session& s, const Args& a) {
     if (rest.size() != 1) throw Fatal{"merge of one branch only (fast-forward) in this sandbox"};
     auto head = repo.head_oid();
     auto other = repo.rev_parse(rest[0] + "^{commit}");
-    if (!other) throw Fatal{rest[0] + " - not something we can merge"};
+    if (!other) throw Fatal{"merge: " + rest[0] + " - not something we can merge", 1, false};
     if (!head) {
         if (!switch_trees(s, "", repo.commit(*other).tree, false)) return 1;
         repo.update_ref("HEAD", *other, "", "initial pull");
