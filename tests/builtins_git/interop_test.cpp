@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -53,7 +54,7 @@ private:
 };
 
 // Runs a script with bashkit over the folder (its /), in /repo, HOME=/home.
-Out bashkit(const TempDir& d, const std::string& script, size_t memory = 0) {
+Out bashkit(const TempDir& d, const std::string& script, size_t memory = 0, int timeout_s = 60) {
     auto host = bashkit::vfs::HostFs::open(d.path());
     EXPECT_TRUE(host.ok());
     if (!host) return {};
@@ -70,7 +71,7 @@ Out bashkit(const TempDir& d, const std::string& script, size_t memory = 0) {
              {"GIT_COMMITTER_DATE", "@1700000000 +0000"},
              {"LC_ALL", "C"},
              {"TZ", "UTC"}};
-    o.limits.timeout = std::chrono::seconds(60);
+    o.limits.timeout = std::chrono::seconds(timeout_s);
     if (memory) o.limits.max_memory_bytes = memory;
     bashkit::interp::Shell sh(**host, registry, o);
     auto r = sh.run(script, "");
@@ -266,6 +267,16 @@ TEST(GitHostile, ZipBombObjectStopsAtTheMemoryBudget) {
     EXPECT_NE(o.err.find("memory limit exceeded"), std::string::npos) << o.err;
     Out fine = bashkit(d, "git cat-file -s $(cat bomb)", 512u << 20);
     EXPECT_EQ(fine.out, "33554432\n") << fine.err;
+}
+
+TEST(GitContain, EndlessInputStopsAtTheTimeout) {
+    TempDir d;
+    // hash-object --stdin reads until EOF: the session's timeout (its cancel token) must end it.
+    auto start = std::chrono::steady_clock::now();
+    Out o = bashkit(d, "yes | git hash-object --stdin", 0, 1);
+    auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(o.status == 124 || o.err.find("memory limit exceeded") != std::string::npos) << o.status << " " << o.err;
+    EXPECT_LT(secs, 10.0);
 }
 
 }  // namespace
