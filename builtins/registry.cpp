@@ -5,6 +5,7 @@
 #include "builtins/data/data.hpp"
 #include "builtins/diff/diff.hpp"
 #include "builtins/files/files.hpp"
+#include "builtins/git/git.hpp"
 #include "builtins/jq/jq.hpp"
 #include "builtins/net/net.hpp"
 #include "builtins/search/search.hpp"
@@ -31,6 +32,7 @@ constexpr Family kFamilies[] = {
     {"system", "system and process", register_system_utils},
     {"archive", "archives and compression", add_archive},
     {"sqlite", "SQLite", register_sqlite_utils},
+    {"git", "git", register_git_utils},
 };
 }  // namespace
 

@@ -10,9 +10,8 @@
 
 namespace bashkit::sandbox {
 
-// Every utility of builtins/, plus (git_config) the sandbox's own `git` when no utility provides it
-// (only `git config [--global] [--get|--unset|--list] [KEY [VALUE]]`, over $HOME/.gitconfig in the session's
-// file system; any other git subcommand fails with status 1 and says so).
+// Every utility of builtins/; without git_config, minus `git` (builtins/git/: the in-process git, whose
+// `git config --global` writes $HOME/.gitconfig of the session's file system).
 void register_commands(interp::CommandRegistry& registry, bool git_config = true);
 
 // The registry above, built once and shared (lookups are read-only).

@@ -1,0 +1,701 @@
+// log, show, diff.
+#include <algorithm>
+#include <queue>
+
+#include "builtins/git/core.hpp"
+
+namespace bashkit::builtins::git {
+
+namespace {
+
+using Flat = std::map<std::string, std::pair<uint32_t, std::string>>;
+
+std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
+
+bool in_specs(const std::string& p, const std::vector<std::string>& specs) {
+    if (specs.empty()) return true;
+    for (auto& s : specs) {
+        if (s.empty() || p == s || (p.size() > s.size() && p.starts_with(s) && p[s.size()] == '/')) return true;
+        if (s.find_first_of("*?[") != std::string::npos && wildmatch(s, p, false)) return true;
+    }
+    return false;
+}
+
+struct DiffOpts {
+    enum class Out { patch, stat, name_only, name_status, quiet, shortstat, numstat } out = Out::patch;
+    int context = 3;
+    bool patch_with_stat = false;
+};
+
+// One side of a diff: a flat tree, and a way to read a path's content.
+struct Side {
+    Flat files;
+    bool worktree = false;  // contents come from the work tree (oids then are hashed)
+};
+
+std::string blob_of(Repo& repo, const Side& side, const std::string& path, const std::pair<uint32_t, std::string>& v) {
+    if (v.first == 0160000) return "Subproject commit " + v.second + "\n";
+    if (side.worktree) {
+        auto st = repo.fs.lstat(abs_of(repo, path));
+        if (!st) return "";
+        return read_work_blob(repo, path, *st);
+    }
+    return repo.read(v.second).data;
+}
+
+}  // namespace
+
+// The --stat lines as git draws them for an 80-column output (diff.c show_stats).
+std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>& rows) {
+    const int width = 80;
+    int name_w = 0, max_change = 0;
+    bool any_binary = false;
+    for (auto& [p, d] : rows) {
+        name_w = std::max(name_w, int(p.size()));
+        max_change = std::max(max_change, d.added + d.deleted);
+        any_binary = any_binary || d.binary;
+    }
+    int num_w = int(std::to_string(max_change).size());
+    if (any_binary) num_w = std::max(num_w, 3);
+    int graph_w = max_change;
+    if (width < name_w + num_w + 6 + graph_w) {
+        if (graph_w > width * 3 / 8 - num_w - 6) {
+            graph_w = width * 3 / 8 - num_w - 6;
+            if (graph_w < 6) graph_w = 6;
+        }
+        if (name_w > width - num_w - 6 - graph_w) name_w = width - num_w - 6 - graph_w;
+        else graph_w = width - num_w - 6 - name_w;
+    }
+    auto scale = [&](int it) { return it == 0 ? 0 : 1 + int(int64_t(it) * (graph_w - 1) / max_change); };
+    std::string o;
+    for (auto& [path, d] : rows) {
+        std::string name = path;
+        if (int(name.size()) > name_w) name = "..." + name.substr(name.size() - size_t(name_w - 3));
+        std::string line = " " + name + std::string(size_t(name_w) - name.size(), ' ') + " | ";
+        if (d.binary) {
+            o += line + "Bin " + std::to_string(d.size_a) + " -> " + std::to_string(d.size_b) + " bytes\n";
+            continue;
+        }
+        std::string n = std::to_string(d.added + d.deleted);
+        line += std::string(size_t(num_w) - n.size(), ' ') + n;
+        int a = d.added, r = d.deleted;
+        if (graph_w <= max_change) {
+            int total = scale(a + r);
+            if (total < 2 && a && r) total = 2;
+            if (a < r) {
+                a = scale(a);
+                r = total - a;
+            } else {
+                r = scale(r);
+                a = total - r;
+            }
+        }
+        if (a + r) line += " " + std::string(size_t(a), '+') + std::string(size_t(r), '-');
+        o += line + "\n";
+    }
+    return o;
+}
+
+
+std::string stat_summary(int files, int ins, int del);
+
+// Diffs two sides limited to specs, printing as opts say. Returns whether anything differed.
+static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, const std::vector<std::string>& specs,
+                       const DiffOpts& opts, std::string& out) {
+    std::set<std::string> paths;
+    for (auto& [p, v] : A.files)
+        if (in_specs(p, specs)) paths.insert(p);
+    for (auto& [p, v] : B.files)
+        if (in_specs(p, specs)) paths.insert(p);
+    bool any = false;
+    std::vector<std::pair<std::string, DiffStats>> stats;
+    std::string patches;
+    std::map<std::string, std::string> renames;
+    std::set<std::string> rename_sources;
+    if (!B.worktree) {
+        FlatTree fa, fb;
+        for (auto& [p, v] : A.files)
+            if (in_specs(p, specs)) fa[p] = v;
+        for (auto& [p, v] : B.files)
+            if (in_specs(p, specs)) fb[p] = v;
+        renames = exact_renames(fa, fb);
+        for (auto& [to, from] : renames) rename_sources.insert(from);
+    }
+    for (auto& p : paths) {
+        check_cancel(repo.ctx);
+        auto a = A.files.find(p), b = B.files.find(p);
+        bool ha = a != A.files.end(), hb = b != B.files.end();
+        if (ha && hb && a->second == b->second) continue;
+        if (rename_sources.count(p)) continue;
+        if (auto r = renames.find(p); r != renames.end()) {
+            any = true;
+            const auto& from = r->second;
+            const auto& va = A.files.at(from);
+            const auto& vb = b->second;
+            switch (opts.out) {
+                case DiffOpts::Out::quiet: return true;
+                case DiffOpts::Out::name_only: out += quote_path(p) + "\n"; break;
+                case DiffOpts::Out::name_status: out += "R100\t" + quote_path(from) + "\t" + quote_path(p) + "\n"; break;
+                default: {
+                    if (opts.out == DiffOpts::Out::patch || opts.patch_with_stat) {
+                        patches += "diff --git " + quote_path("a/" + from) + " " + quote_path("b/" + p) + "\n";
+                        if (va.first != vb.first)
+                            patches += "old mode " + mode_string(va.first) + "\nnew mode " + mode_string(vb.first) + "\n";
+                        patches += "similarity index 100%\nrename from " + quote_path(from) + "\nrename to " + quote_path(p) + "\n";
+                    }
+                    if (opts.out != DiffOpts::Out::patch || opts.patch_with_stat) stats.emplace_back(pprint_rename(from, p), DiffStats{});
+                }
+            }
+            continue;
+        }
+        FilePair fp;
+        fp.path = p;
+        if (ha) fp.mode_a = a->second.first, fp.oid_a = a->second.second;
+        if (hb) fp.mode_b = b->second.first, fp.oid_b = b->second.second;
+        if (hb && B.worktree) {
+            fp.data_b = blob_of(repo, B, p, b->second);
+            fp.oid_b = fp.mode_b == 0160000 ? b->second.second : Repo::hash(ObjType::blob, fp.data_b);
+            if (ha && fp.oid_b == fp.oid_a && fp.mode_a == fp.mode_b) continue;
+        }
+        any = true;
+        if (opts.out == DiffOpts::Out::quiet) return true;
+        if (opts.out == DiffOpts::Out::name_only) {
+            out += quote_path(relative_to_prefix(p, "")) + "\n";
+            continue;
+        }
+        if (opts.out == DiffOpts::Out::name_status) {
+            out += std::string(!ha ? "A" : !hb ? "D" : "M") + "\t" + quote_path(p) + "\n";
+            continue;
+        }
+        if (ha) fp.data_a = blob_of(repo, A, p, a->second);
+        if (hb && !B.worktree) fp.data_b = blob_of(repo, B, p, b->second);
+        if (opts.out == DiffOpts::Out::patch || opts.patch_with_stat) patches += format_patch(repo.ctx, fp, opts.context);
+        if (opts.out != DiffOpts::Out::patch || opts.patch_with_stat) {
+            DiffStats d = count_changes(repo.ctx, fp.data_a, fp.data_b);
+            stats.emplace_back(p, d);
+        }
+    }
+    (void)s;
+    if (opts.out == DiffOpts::Out::numstat) {
+        for (auto& [p, d] : stats)
+            out += d.binary ? "-\t-\t" + p + "\n" : std::to_string(d.added) + "\t" + std::to_string(d.deleted) + "\t" + p + "\n";
+    } else if (opts.out == DiffOpts::Out::stat || opts.out == DiffOpts::Out::shortstat || opts.patch_with_stat) {
+        int ins = 0, del = 0;
+        for (auto& [p, d] : stats) ins += d.added, del += d.deleted;
+        if (!stats.empty()) {
+            if (opts.out != DiffOpts::Out::shortstat) out += diffstat_lines(stats);
+            out += stat_summary(int(stats.size()), ins, del);
+        }
+        if (opts.patch_with_stat && !patches.empty()) out += "\n" + patches;
+    } else {
+        out += patches;
+    }
+    return any;
+}
+
+static Flat index_flat(Repo& repo) {
+    Flat f;
+    for (auto& e : repo.read_index())
+        if (e.stage() == 0) f[e.path] = {e.mode, e.oid};
+    return f;
+}
+
+static Flat work_flat(Repo& repo, const Flat& index) {
+    // the tracked files as they are in the work tree (a missing file is absent)
+    Flat f;
+    auto entries = repo.read_index();
+    int64_t im = index_mtime(repo);
+    for (auto& e : entries) {
+        check_cancel(repo.ctx);
+        if (e.stage() != 0) continue;
+        auto st = repo.fs.lstat(abs_of(repo, e.path));
+        if (!st || st->is_directory()) continue;
+        uint32_t mode = git_mode_of(*st);
+        if (!repo.config.get_bool("core.filemode", true) && st->is_regular()) mode = e.mode;
+        if (entry_unchanged(repo, e, *st, im)) f[e.path] = {e.mode, e.oid};
+        else f[e.path] = {mode, "worktree"};
+    }
+    (void)index;
+    return f;
+}
+
+static bool parse_diff_opt(const std::string& x, DiffOpts& o) {
+    if (x == "--stat") o.out = DiffOpts::Out::stat;
+    else if (x == "--shortstat") o.out = DiffOpts::Out::shortstat;
+    else if (x == "--numstat") o.out = DiffOpts::Out::numstat;
+    else if (x == "--name-only") o.out = DiffOpts::Out::name_only;
+    else if (x == "--name-status") o.out = DiffOpts::Out::name_status;
+    else if (x == "-p" || x == "-u" || x == "--patch") o.out = DiffOpts::Out::patch;
+    else if (x == "--patch-with-stat") o.patch_with_stat = true;
+    else if (x.starts_with("-U") && x.size() > 2) o.context = std::max(0, atoi(x.c_str() + 2));
+    else if (x.starts_with("--unified=")) o.context = std::max(0, atoi(x.c_str() + 10));
+    else if (x == "--no-color" || x == "--no-ext-diff" || x == "--no-renames" || x == "--color=never") {
+    } else return false;
+    return true;
+}
+
+int cmd_diff(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    DiffOpts opts;
+    bool cached = false, exit_code = false, quiet = false, dashdash = false;
+    std::vector<std::string> revs, paths;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (dashdash) paths.push_back(x);
+        else if (x == "--") dashdash = true;
+        else if (x == "--cached" || x == "--staged") cached = true;
+        else if (x == "--exit-code") exit_code = true;
+        else if (x == "--quiet") quiet = true, exit_code = true;
+        else if (parse_diff_opt(x, opts)) {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"invalid option: " + x, 129};
+        else if (repo.rev_parse(x.find("..") != std::string::npos ? x.substr(0, x.find("..")).empty() ? "HEAD" : x.substr(0, x.find("..")) : x) && paths.empty())
+            revs.push_back(x);
+        else if (!repo.worktree.empty() && repo.fs.lstat(repo.ctx.resolve(x))) paths.push_back(x);
+        else
+            throw Fatal{"ambiguous argument '" + x + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
+    }
+    if (quiet) opts.out = DiffOpts::Out::quiet;
+    std::vector<std::string> specs;
+    for (auto& p : paths) {
+        std::string r = to_repo_path(repo, p);
+        specs.push_back(r);
+    }
+    if (revs.size() == 1 && revs[0].find("..") != std::string::npos) {
+        std::string r = revs[0];
+        size_t dd = r.find("..");
+        std::string l = r.substr(0, dd), rr = r.substr(dd + 2);
+        revs = {l.empty() ? "HEAD" : l, rr.empty() ? "HEAD" : rr};
+    }
+    Side A, B;
+    auto tree_side = [&](const std::string& rev) {
+        auto t = repo.rev_parse(rev + "^{tree}");
+        if (!t) throw Fatal{"bad revision '" + rev + "'"};
+        Side sd;
+        sd.files = repo.flatten(*t);
+        return sd;
+    };
+    if (revs.size() == 2) {
+        A = tree_side(revs[0]);
+        B = tree_side(revs[1]);
+    } else if (cached) {
+        if (revs.empty()) {
+            auto h = repo.head_oid();
+            if (h) A = tree_side("HEAD");
+        } else {
+            A = tree_side(revs[0]);
+        }
+        B.files = index_flat(repo);
+    } else if (revs.size() == 1) {
+        A = tree_side(revs[0]);
+        Flat idx = index_flat(repo);
+        B.files = work_flat(repo, idx);
+        B.worktree = true;
+    } else {
+        if (repo.worktree.empty()) throw Fatal{"this operation must be run in a work tree"};
+        A.files = index_flat(repo);
+        B.files = work_flat(repo, A.files);
+        B.worktree = true;
+    }
+    if (B.worktree) {
+        // unchanged entries carry the index oid; changed ones are hashed in diff_sides
+        for (auto& [p, v] : B.files)
+            if (v.second == "worktree") v.second = kNullOid;
+    }
+    std::string out;
+    // paths shown relative to the top (git diff prints a/ b/ paths from the top)
+    bool any = diff_sides(s, repo, A, B, specs, opts, out);
+    s.out(out);
+    return exit_code && any ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// log and show
+
+namespace {
+
+struct LogOpts {
+    enum class Fmt { medium, oneline, short_, full, raw, format } fmt = Fmt::medium;
+    std::string format;
+    bool tformat = true;
+    long max = -1;
+    long skip = 0;
+    bool reverse = false;
+    bool patch = false;
+    bool stat = false;
+    bool name_only = false, name_status = false;
+    bool abbrev_commit = false;
+    bool first_parent = false;
+    int context = 3;
+    std::vector<std::string> specs;
+};
+
+std::string indent_message(const std::string& msg) {
+    std::string o;
+    size_t i = 0;
+    std::string m = msg;
+    while (!m.empty() && m.back() == '\n') m.pop_back();
+    while (i <= m.size()) {
+        size_t nl = m.find('\n', i);
+        if (nl == std::string::npos) nl = m.size();
+        std::string line = m.substr(i, nl - i);
+        o += "    " + line + "\n";
+        i = nl + 1;
+        if (nl == m.size()) break;
+    }
+    return o;
+}
+
+std::string subject_of(const std::string& msg) {
+    // the first paragraph joined with spaces
+    std::string out;
+    size_t i = 0;
+    while (i < msg.size()) {
+        size_t nl = msg.find('\n', i);
+        if (nl == std::string::npos) nl = msg.size();
+        std::string line = msg.substr(i, nl - i);
+        if (line.empty()) {
+            if (out.empty()) {
+                i = nl + 1;
+                continue;
+            }
+            break;
+        }
+        if (!out.empty()) out += " ";
+        out += line;
+        i = nl + 1;
+    }
+    return out;
+}
+
+std::string body_of(const std::string& msg) {
+    size_t i = 0;
+    while (i < msg.size() && msg[i] == '\n') ++i;
+    size_t blank = msg.find("\n\n", i);
+    if (blank == std::string::npos) return "";
+    size_t b = blank + 2;
+    while (b < msg.size() && msg[b] == '\n') ++b;
+    return msg.substr(b);
+}
+
+std::string expand_format(Repo& repo, const std::string& f, const Commit& c) {
+    std::string o;
+    for (size_t i = 0; i < f.size(); ++i) {
+        if (f[i] != '%' || i + 1 >= f.size()) {
+            o += f[i];
+            continue;
+        }
+        char k = f[++i];
+        auto two = [&](char x) { return i + 1 < f.size() && f[i + 1] == x; };
+        switch (k) {
+            case '%': o += '%'; break;
+            case 'n': o += '\n'; break;
+            case 'H': o += c.oid; break;
+            case 'h': o += repo.abbrev(c.oid); break;
+            case 'T': o += c.tree; break;
+            case 't': o += repo.abbrev(c.tree); break;
+            case 'P':
+                for (size_t p = 0; p < c.parents.size(); ++p) o += (p ? " " : "") + c.parents[p];
+                break;
+            case 'p':
+                for (size_t p = 0; p < c.parents.size(); ++p) o += (p ? " " : "") + repo.abbrev(c.parents[p]);
+                break;
+            case 's': o += subject_of(c.message); break;
+            case 'b': o += body_of(c.message); break;
+            case 'B': o += c.message; break;
+            case 'a':
+            case 'c': {
+                const Signature& sg = k == 'a' ? c.author : c.committer;
+                if (i + 1 >= f.size()) {
+                    o += '%';
+                    o += k;
+                    break;
+                }
+                char w = f[++i];
+                if (w == 'n') o += sg.name;
+                else if (w == 'e') o += sg.email;
+                else if (w == 'd') o += format_date_default(sg.time, sg.tz);
+                else if (w == 't') o += std::to_string(sg.time);
+                else if (w == 'i') o += format_date_iso(sg.time, sg.tz);
+                else if (w == 'I') {
+                    std::string iso = format_date_iso(sg.time, sg.tz);
+                    iso[10] = 'T';
+                    std::string tz = iso.substr(20);
+                    o += iso.substr(0, 19) + tz.substr(0, 3) + ":" + tz.substr(3);
+                } else {
+                    o += '%';
+                    o += k;
+                    o += w;
+                }
+                break;
+            }
+            default:
+                o += '%';
+                o += k;
+                (void)two;
+        }
+    }
+    return o;
+}
+
+std::string commit_header(Repo& repo, const Commit& c, const LogOpts& o) {
+    std::string s;
+    if (o.fmt == LogOpts::Fmt::oneline)
+        return (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + " " + subject_of(c.message) + "\n";
+    s += "commit " + (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + "\n";
+    if (c.parents.size() > 1) {
+        s += "Merge:";
+        for (auto& p : c.parents) s += " " + repo.abbrev(p);
+        s += "\n";
+    }
+    s += "Author: " + c.author.name + " <" + c.author.email + ">\n";
+    if (o.fmt == LogOpts::Fmt::full) s += "Commit: " + c.committer.name + " <" + c.committer.email + ">\n";
+    if (o.fmt == LogOpts::Fmt::medium) s += "Date:   " + format_date_default(c.author.time, c.author.tz) + "\n";
+    s += "\n";
+    if (o.fmt == LogOpts::Fmt::short_) s += "    " + subject_of(c.message) + "\n";
+    else s += indent_message(c.message);
+    return s;
+}
+
+bool touches(Repo& repo, const Commit& c, const std::vector<std::string>& specs) {
+    if (specs.empty()) return true;
+    Flat now = repo.flatten(c.tree);
+    Flat before = c.parents.empty() ? Flat{} : repo.flatten(repo.commit(c.parents[0]).tree);
+    for (auto& [p, v] : now)
+        if (in_specs(p, specs)) {
+            auto b = before.find(p);
+            if (b == before.end() || b->second != v) return true;
+        }
+    for (auto& [p, v] : before)
+        if (in_specs(p, specs) && !now.count(p)) return true;
+    return false;
+}
+
+std::string commit_diff(Session& s, Repo& repo, const Commit& c, const LogOpts& o) {
+    Side A, B;
+    if (!c.parents.empty()) A.files = repo.flatten(repo.commit(c.parents[0]).tree);
+    B.files = repo.flatten(c.tree);
+    DiffOpts d;
+    d.context = o.context;
+    if (o.stat) d.out = DiffOpts::Out::stat;
+    if (o.name_only) d.out = DiffOpts::Out::name_only;
+    if (o.name_status) d.out = DiffOpts::Out::name_status;
+    if (o.stat && o.patch) d.patch_with_stat = true, d.out = DiffOpts::Out::patch;
+    std::string out;
+    diff_sides(s, repo, A, B, o.specs, d, out);
+    return out;
+}
+
+bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
+    const std::string& x = a[i];
+    if (x == "--oneline") o.fmt = LogOpts::Fmt::oneline, o.abbrev_commit = true;
+    else if (x == "-n" && i + 1 < a.size()) o.max = atol(a[++i].c_str());
+    else if (x.starts_with("-n") && x.size() > 2) o.max = atol(x.c_str() + 2);
+    else if (x.starts_with("--max-count=")) o.max = atol(x.c_str() + 12);
+    else if (x.size() > 1 && x[0] == '-' && isdigit(static_cast<unsigned char>(x[1]))) o.max = atol(x.c_str() + 1);
+    else if (x.starts_with("--skip=")) o.skip = atol(x.c_str() + 7);
+    else if (x == "--reverse") o.reverse = true;
+    else if (x == "-p" || x == "-u" || x == "--patch") o.patch = true;
+    else if (x == "--stat") o.stat = true;
+    else if (x == "--name-only") o.name_only = true;
+    else if (x == "--name-status") o.name_status = true;
+    else if (x == "--abbrev-commit") o.abbrev_commit = true;
+    else if (x == "--first-parent") o.first_parent = true;
+    else if (x == "--no-decorate" || x == "--no-color" || x == "--decorate=no" || x == "--no-merges" || x == "--no-pager") {
+    } else if (x.starts_with("-U") && x.size() > 2) o.context = atoi(x.c_str() + 2);
+    else if (x.starts_with("--pretty=") || x.starts_with("--format=") || x == "--pretty") {
+        std::string v = x == "--pretty" ? "medium" : x.substr(x.find('=') + 1);
+        bool is_format = x.starts_with("--format=");
+        if (v == "oneline") o.fmt = LogOpts::Fmt::oneline;
+        else if (v == "short") o.fmt = LogOpts::Fmt::short_;
+        else if (v == "medium") o.fmt = LogOpts::Fmt::medium;
+        else if (v == "full") o.fmt = LogOpts::Fmt::full;
+        else if (v.starts_with("format:")) o.fmt = LogOpts::Fmt::format, o.format = v.substr(7), o.tformat = false;
+        else if (v.starts_with("tformat:")) o.fmt = LogOpts::Fmt::format, o.format = v.substr(8), o.tformat = true;
+        else if (v.find('%') != std::string::npos || is_format) o.fmt = LogOpts::Fmt::format, o.format = v, o.tformat = true;
+        else throw Fatal{"invalid --pretty format: " + v};
+    } else return false;
+    return true;
+}
+
+}  // namespace
+
+int cmd_log(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    LogOpts o;
+    std::vector<std::string> revs;
+    bool dashdash = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (dashdash) o.specs.push_back(to_repo_path(repo, x));
+        else if (x == "--") dashdash = true;
+        else if (parse_log_opt(a, i, o)) {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unrecognized argument: " + x, 128};
+        else if (x.size() > 1 && x[0] == '^' && repo.rev_parse(x.substr(1))) revs.push_back(x);
+        else if (repo.rev_parse(x.find("..") != std::string::npos ? (x.substr(0, x.find("..")).empty() ? "HEAD" : x.substr(0, x.find(".."))) : x)) revs.push_back(x);
+        else if (!repo.worktree.empty() && repo.fs.lstat(repo.ctx.resolve(x))) o.specs.push_back(to_repo_path(repo, x));
+        else
+            throw Fatal{"ambiguous argument '" + x + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
+    }
+    std::vector<std::string> starts, hide;
+    if (revs.empty()) {
+        auto h = repo.head_oid();
+        if (!h) {
+            std::string ref = repo.head_ref();
+            throw Fatal{"your current branch '" + (ref.starts_with("refs/heads/") ? ref.substr(11) : ref) + "' does not have any commits yet"};
+        }
+        starts.push_back(*h);
+    }
+    for (auto& r : revs) {
+        size_t dd = r.find("..");
+        if (dd != std::string::npos) {
+            std::string l = r.substr(0, dd), rr = r.substr(dd + 2);
+            hide.push_back(repo.must_rev((l.empty() ? "HEAD" : l) + "^{commit}"));
+            starts.push_back(repo.must_rev((rr.empty() ? "HEAD" : rr) + "^{commit}"));
+        } else if (r.starts_with("^")) {
+            hide.push_back(repo.must_rev(r.substr(1) + "^{commit}"));
+        } else {
+            starts.push_back(repo.must_rev(r + "^{commit}"));
+        }
+    }
+    // hidden: everything reachable from hide
+    std::set<std::string> hidden;
+    {
+        std::vector<std::string> st = hide;
+        while (!st.empty()) {
+            check_cancel(repo.ctx);
+            std::string c = st.back();
+            st.pop_back();
+            if (!hidden.insert(c).second) continue;
+            for (auto& p : repo.commit(c).parents) st.push_back(p);
+        }
+    }
+    // date-ordered walk (newest committer date first; ties in insertion order)
+    struct Item {
+        int64_t time;
+        uint64_t seq;
+        std::string oid;
+    };
+    auto cmp = [](const Item& x, const Item& y) { return x.time != y.time ? x.time < y.time : x.seq > y.seq; };
+    std::priority_queue<Item, std::vector<Item>, decltype(cmp)> q(cmp);
+    std::set<std::string> seen;
+    uint64_t seq = 0;
+    for (auto& st : starts)
+        if (!hidden.count(st) && seen.insert(st).second) q.push({repo.commit(st).committer.time, seq++, st});
+    std::vector<Commit> shown;
+    long skipped = 0;
+    interp::MemoryCharge held(repo.ctx.memory);
+    while (!q.empty()) {
+        check_cancel(repo.ctx);
+        Item it = q.top();
+        q.pop();
+        Commit c = repo.commit(it.oid);
+        for (size_t k = 0; k < c.parents.size(); ++k) {
+            const auto& p = c.parents[k];
+            if (o.first_parent && k > 0) break;
+            if (!hidden.count(p) && seen.insert(p).second) q.push({repo.commit(p).committer.time, seq++, p});
+        }
+        if (!touches(repo, c, o.specs)) continue;
+        if (skipped < o.skip) {
+            ++skipped;
+            continue;
+        }
+        if (o.max >= 0 && long(shown.size()) >= o.max) break;
+        held.add(c.message.size() + 256);
+        shown.push_back(std::move(c));
+    }
+    if (o.reverse) std::reverse(shown.begin(), shown.end());
+    std::string out;
+    bool first = true;
+    for (auto& c : shown) {
+        check_cancel(repo.ctx);
+        bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
+        if (o.fmt == LogOpts::Fmt::format) {
+            if (!o.tformat && !first) out += "\n";
+            out += expand_format(repo, o.format, c);
+            if (o.tformat) out += "\n";
+        } else {
+            if (!first && o.fmt != LogOpts::Fmt::oneline) out += "\n";
+            out += commit_header(repo, c, o);
+        }
+        if (with_diff) {
+            std::string d = commit_diff(s, repo, c, o);
+            if (!d.empty()) {
+                if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
+                out += d;
+            }
+        }
+        first = false;
+        if (out.size() > (1u << 16)) {
+            s.out(out);
+            out.clear();
+        }
+    }
+    s.out(out);
+    return 0;
+}
+
+int cmd_show(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    LogOpts o;
+    o.patch = true;
+    std::vector<std::string> revs;
+    bool dashdash = false, no_patch = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (dashdash) o.specs.push_back(to_repo_path(repo, x));
+        else if (x == "--") dashdash = true;
+        else if (x == "-s" || x == "--no-patch") no_patch = true;
+        else if (parse_log_opt(a, i, o)) {
+        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unrecognized argument: " + x, 128};
+        else revs.push_back(x);
+    }
+    if (o.stat && !std::count(a.begin(), a.end(), "-p")) o.patch = false;
+    if (no_patch) o.patch = o.stat = false;
+    if (revs.empty()) revs.push_back("HEAD");
+    std::string out;
+    bool first = true;
+    for (auto& r : revs) {
+        auto oid = repo.rev_parse(r);
+        if (!oid) {
+            if (r == "HEAD") throw Fatal{"your current branch '" + repo.head_ref().substr(repo.head_ref().starts_with("refs/heads/") ? 11 : 0) + "' does not have any commits yet"};
+            throw Fatal{"ambiguous argument '" + r + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
+        }
+        Object obj = repo.read(*oid);
+        if (!first && obj.type == ObjType::commit && o.fmt != LogOpts::Fmt::oneline) out += "\n";
+        first = false;
+        std::string cur = *oid;
+        while (obj.type == ObjType::tag) {
+            Tag t = parse_tag(obj.data);
+            out += "tag " + t.tag + "\nTagger: " + t.tagger.name + " <" + t.tagger.email + ">\n";
+            if (o.fmt == LogOpts::Fmt::format) out += "\n" + t.message;
+            else out += "Date:   " + format_date_default(t.tagger.time, t.tagger.tz) + "\n\n" + t.message + "\n";
+            cur = t.object;
+            obj = repo.read(cur);
+        }
+        if (obj.type == ObjType::blob) {
+            out += obj.data;
+        } else if (obj.type == ObjType::tree) {
+            out += "tree " + r + "\n\n";
+            for (auto& e : parse_tree(obj.data, cur)) out += e.name + (e.is_tree() ? "/" : "") + "\n";
+        } else if (obj.type == ObjType::commit) {
+            Commit c = parse_commit(obj.data, cur);
+            if (o.fmt == LogOpts::Fmt::format) {
+                out += expand_format(repo, o.format, c);
+                if (o.tformat) out += "\n";
+            } else {
+                out += commit_header(repo, c, o);
+            }
+            if (o.patch || o.stat || o.name_only || o.name_status) {
+                std::string d = commit_diff(s, repo, c, o);
+                if (!d.empty()) {
+                    if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
+                    out += d;
+                }
+            }
+        }
+    }
+    s.out(out);
+    return 0;
+}
+
+}  // namespace bashkit::builtins::git

@@ -1,0 +1,334 @@
+// The repository layer of git: hashes, zlib, the object database (loose objects and packs), refs, config,
+// the index and the work tree walk, all over the session's FileSystem. The commands (cmd_*.cpp) use it.
+//
+// Errors: anything wrong with the repository or the request throws Fatal, which the `git` entry point
+// prints as "fatal: MESSAGE" with its status (128 like git, unless said otherwise); Cancelled when the
+// session's cancel token fires (status 130). Every buffer that grows with the repository is charged to the
+// session's memory budget.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interp/command.hpp"
+
+namespace bashkit::builtins::git {
+
+using interp::CommandContext;
+
+struct Fatal {
+    std::string message;
+    int status = 128;
+    bool prefixed = true;  // printed as "fatal: message"; false: message is printed as is (already formatted)
+};
+struct Cancelled {};
+
+// Throws Cancelled when the session is cancelled.
+void check_cancel(const CommandContext& ctx);
+
+// Bounds on what a hostile repository may make us allocate or loop over.
+constexpr uint64_t kMaxObjectBytes = uint64_t{1} << 30;  // one inflated object
+constexpr int kMaxDeltaDepth = 10000;                    // delta chain length in a pack (git's own cap is 4095)
+constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxConfigBytes = 16u << 20;
+
+// ---- hashes and encodings
+std::string sha1_raw(std::string_view data);  // 20 bytes
+std::string to_hex(std::string_view raw);
+std::string from_hex(std::string_view hex);  // 40 hex -> 20 bytes; empty when not hex
+bool is_hex_oid(std::string_view s);
+extern const std::string kNullOid;        // 40 zeros
+extern const std::string kEmptyTreeOid;   // 4b825dc...
+extern const std::string kEmptyBlobOid;   // e69de29...
+
+// zlib: inflates `in` completely (output at most max_out bytes, else Fatal); *consumed gets the bytes of
+// input used when not null.
+std::string inflate_all(const CommandContext& ctx, std::string_view in, uint64_t max_out, size_t* consumed,
+                        const std::string& what);
+std::string deflate_all(std::string_view in);
+
+// ---- objects
+enum class ObjType { none = 0, commit = 1, tree = 2, blob = 3, tag = 4 };
+std::string_view type_name(ObjType t);
+ObjType type_from_name(std::string_view n);
+
+struct Object {
+    ObjType type = ObjType::none;
+    std::string data;
+};
+
+struct TreeEntry {
+    uint32_t mode = 0;
+    std::string name;
+    std::string oid;  // hex
+    bool is_tree() const { return mode == 040000; }
+};
+std::vector<TreeEntry> parse_tree(std::string_view data, const std::string& oid);
+std::string format_tree(std::vector<TreeEntry> entries);  // sorts as git does
+std::string mode_string(uint32_t mode);                  // "100644", "40000"
+
+struct Signature {
+    std::string name, email;
+    int64_t time = 0;
+    int tz = 0;  // minutes east of UTC
+    std::string tz_text = "+0000";
+    std::string raw;  // "Name <email> 123 +0000"
+};
+Signature parse_signature(std::string_view raw);
+struct Commit {
+    std::string oid;
+    std::string tree;
+    std::vector<std::string> parents;
+    Signature author, committer;
+    std::string message;  // everything after the blank line
+};
+Commit parse_commit(std::string_view data, const std::string& oid);
+struct Tag {
+    std::string object, type, tag;
+    Signature tagger;
+    std::string message;
+};
+Tag parse_tag(std::string_view data);
+
+// ---- config: "section.sub.key" (section and key lower-cased) -> values in file order
+class Config {
+public:
+    void load_text(std::string_view text);
+    void set_override(const std::string& key, const std::string& value);
+    std::optional<std::string> get(const std::string& key) const;  // last value
+    std::vector<std::string> get_all(const std::string& key) const;
+    bool get_bool(const std::string& key, bool fallback) const;
+    const std::vector<std::pair<std::string, std::string>>& entries() const { return entries_; }
+
+private:
+    std::vector<std::pair<std::string, std::string>> entries_;
+};
+// Normalises "Section.Sub.Key" to "section.Sub.key"; empty when it has no section or no key.
+std::string normalize_key(std::string_view key);
+// Edits a config file's text: sets (value) or unsets (nullopt) every assignment of key; all=false sets only
+// the last one. Returns the new text; *found tells whether the key existed.
+std::string config_edit(std::string_view text, const std::string& key, const std::optional<std::string>& value,
+                        bool* found);
+std::vector<std::pair<std::string, std::string>> parse_config_text(std::string_view text);
+
+// ---- the index
+struct IndexEntry {
+    uint32_t ctime_s = 0, ctime_ns = 0, mtime_s = 0, mtime_ns = 0, dev = 0, ino = 0, mode = 0, uid = 0, gid = 0,
+             size = 0;
+    std::string oid;  // hex
+    uint16_t flags = 0;  // the stage is (flags >> 12) & 3
+    uint16_t extended = 0;
+    std::string path;
+    int stage() const { return (flags >> 12) & 3; }
+};
+
+// ---- the repository
+class Repo {
+public:
+    Repo(CommandContext& ctx, std::string gitdir, std::string worktree);
+    CommandContext& ctx;
+    vfs::FileSystem& fs;
+    std::string gitdir;    // absolute
+    std::string worktree;  // absolute; empty when bare
+    std::string prefix;    // cwd relative to the work tree ("" or "sub/dir/")
+    Config config;         // system < global < repo < -c
+
+    // objects
+    std::optional<Object> try_read(const std::string& oid);
+    Object read(const std::string& oid);  // Fatal when missing or corrupt
+    Object read_typed(const std::string& oid, ObjType want);
+    bool has(const std::string& oid);
+    std::string write(ObjType type, std::string_view data);  // returns the oid
+    static std::string hash(ObjType type, std::string_view data);
+    // Every object id that starts with the hex prefix (loose and packed).
+    std::vector<std::string> find_prefix(const std::string& hex_prefix);
+    Commit commit(const std::string& oid);
+    std::vector<TreeEntry> tree(const std::string& oid);
+    // The flattened tree: path -> (mode, oid) of every non-tree entry.
+    std::map<std::string, std::pair<uint32_t, std::string>> flatten(const std::string& tree_oid);
+
+    // refs
+    std::optional<std::string> read_ref_raw(const std::string& name);  // the file's content (or packed)
+    std::optional<std::string> resolve_ref(const std::string& name, int depth = 0);  // oid
+    std::string head_ref();  // "refs/heads/x" when HEAD is symbolic, "" when detached
+    std::optional<std::string> head_oid() { return resolve_ref("HEAD"); }
+    void update_ref(const std::string& name, const std::string& oid, const std::string& old_oid,
+                    const std::string& reflog_msg);
+    void delete_ref(const std::string& name);
+    void set_symref(const std::string& name, const std::string& target);
+    std::map<std::string, std::string> refs(const std::string& prefix);  // name -> oid, loose over packed
+    // rev-parse: HEAD, names, abbreviated ids, ~N, ^N, ^{type}; nullopt when unknown; Fatal when ambiguous.
+    std::optional<std::string> rev_parse(const std::string& spec);
+    std::string must_rev(const std::string& spec);  // Fatal "ambiguous argument" when unknown
+    std::string abbrev(const std::string& oid, size_t len = 7);
+
+    // index
+    std::vector<IndexEntry> read_index();
+    void write_index(std::vector<IndexEntry> entries);
+
+    // identity
+    Signature identity(bool committer);
+
+    std::string path_in_git(std::string_view rel) const { return gitdir + "/" + std::string(rel); }
+    void write_file_atomic(const std::string& path, std::string_view data);
+
+private:
+    struct Pack;
+    std::vector<std::shared_ptr<Pack>> packs_;
+    bool packs_loaded_ = false;
+    std::map<std::string, std::string> packed_refs_;
+    bool packed_loaded_ = false;
+    void load_packs();
+    void load_packed_refs();
+    std::optional<Object> read_packed(const std::string& oid, int depth);
+    Object read_pack_at(Pack& pack, uint64_t offset, int depth);
+    std::string reflog_identity();
+};
+
+// Finds the repository from cwd upwards ($GIT_DIR too); nullopt when none.
+std::unique_ptr<Repo> discover(CommandContext& ctx, const std::vector<std::pair<std::string, std::string>>& overrides);
+// Loads the global config (and overrides) into cfg.
+void load_global_config(CommandContext& ctx, Config& cfg);
+std::string global_config_path(CommandContext& ctx);
+
+// ---- the work tree
+struct WorkFile {
+    std::string path;  // relative to the work tree
+    vfs::Stat st;
+};
+class Ignore {
+public:
+    Ignore(Repo& repo);
+    // Whether rel (a directory when dir) is ignored; loads the .gitignore files of its directories.
+    bool ignored(const std::string& rel, bool dir);
+
+private:
+    struct Pattern {
+        std::string pat;
+        std::string base;  // directory of the .gitignore ("" or "a/b/")
+        bool negate = false, dir_only = false, anchored = false;
+    };
+    Repo& repo_;
+    std::map<std::string, std::vector<Pattern>> by_dir_;  // "" and "a/" -> patterns of that .gitignore
+    std::vector<Pattern> global_;
+    void load(const std::string& dir);
+    static void parse(std::string_view text, const std::string& base, std::vector<Pattern>& out);
+    std::optional<bool> match_list(const std::vector<Pattern>& list, const std::string& rel, bool dir);
+};
+bool wildmatch(std::string_view pat, std::string_view text, bool pathname);
+
+// Git's blob of a work tree file (a symlink's target for a link); mode as git records it.
+uint32_t git_mode_of(const vfs::Stat& st);
+std::string read_work_blob(Repo& repo, const std::string& rel, const vfs::Stat& st);
+IndexEntry entry_from_stat(const std::string& rel, const vfs::Stat& st, const std::string& oid);
+// Whether the work tree file still matches the index entry (stat data, then content when racy).
+bool entry_unchanged(Repo& repo, const IndexEntry& e, const vfs::Stat& st, int64_t index_mtime);
+int64_t index_mtime(Repo& repo);
+
+// Paths: validity of a path from a tree or the index (no "..", ".git", absolute, empty components).
+bool verify_path(std::string_view path);
+// C-style quoting of unusual paths as git's core.quotePath does.
+std::string quote_path(std::string_view path, bool quote_space = false);
+// A path relative to the repository shown relative to the cwd prefix ("../a" from "sub/").
+std::string relative_to_prefix(const std::string& path, const std::string& prefix);
+// A command-line path made repository-relative (Fatal when outside the work tree). "" is the top.
+std::string to_repo_path(Repo& repo, const std::string& arg);
+
+// ---- line diff and unified output (git's format)
+struct DiffStats {
+    int added = 0, deleted = 0;
+    bool binary = false;
+    uint64_t size_a = 0, size_b = 0;  // bytes, for binary files
+};
+bool is_binary(std::string_view data);
+// The hunks of a unified diff of a and b (without headers), git style (function context in @@ lines).
+std::string unified_hunks(const CommandContext& ctx, std::string_view a, std::string_view b, int context,
+                          DiffStats* stats);
+DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b);
+
+// The output of git's "--- a/x / +++ b/x" file pair diff. side A/B: mode 0 when absent.
+struct FilePair {
+    std::string path;
+    uint32_t mode_a = 0, mode_b = 0;
+    std::string oid_a, oid_b;  // hex; may be kNullOid for a work tree file not hashed
+    std::string data_a, data_b;
+};
+std::string format_patch(const CommandContext& ctx, const FilePair& p, int context);
+
+std::string stat_summary(int files, int ins, int del);
+std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>& rows);  // --stat  // " 1 file changed, 2 insertions(+)"
+
+// Exact renames (git's 100% similarity pairs): destination -> source, among the paths only in `before`
+// (sources) and only in `after` (destinations) that hold the same blob.
+using FlatTree = std::map<std::string, std::pair<uint32_t, std::string>>;
+std::map<std::string, std::string> exact_renames(const FlatTree& before, const FlatTree& after);
+// "a => b", "dir/{a => b}" as git prints a rename in --stat and summaries.
+std::string pprint_rename(const std::string& a, const std::string& b);
+
+// Date formats.
+std::string format_date_default(int64_t t, int tz_minutes);  // "Thu Apr 7 15:13:13 2005 -0700"
+std::string format_date_iso(int64_t t, int tz_minutes);
+bool parse_date(std::string_view s, int64_t& t, int& tz);
+
+// Entry point of every subcommand.
+using Args = std::vector<std::string>;
+struct Session {
+    CommandContext& ctx;
+    std::vector<std::pair<std::string, std::string>> overrides;  // -c
+    std::unique_ptr<Repo> repo;  // null outside a repository
+    void out(std::string_view s);
+    void err(std::string_view s);
+    Repo& need_repo();  // Fatal "not a git repository" when absent
+    Repo& need_worktree();
+};
+
+int cmd_init(Session& s, const Args& a);
+int cmd_config(Session& s, const Args& a);
+int cmd_add(Session& s, const Args& a);
+int cmd_rm(Session& s, const Args& a);
+int cmd_commit(Session& s, const Args& a);
+int cmd_status(Session& s, const Args& a);
+int cmd_log(Session& s, const Args& a);
+int cmd_show(Session& s, const Args& a);
+int cmd_diff(Session& s, const Args& a);
+int cmd_branch(Session& s, const Args& a);
+int cmd_checkout(Session& s, const Args& a);
+int cmd_switch(Session& s, const Args& a);
+int cmd_rev_parse(Session& s, const Args& a);
+int cmd_ls_files(Session& s, const Args& a);
+int cmd_cat_file(Session& s, const Args& a);
+int cmd_tag(Session& s, const Args& a);
+int cmd_hash_object(Session& s, const Args& a);
+int cmd_reset(Session& s, const Args& a);
+int cmd_merge(Session& s, const Args& a);
+int cmd_restore(Session& s, const Args& a);
+int cmd_mv(Session& s, const Args& a);
+int cmd_stash(Session& s, const Args& a);
+int cmd_symbolic_ref(Session& s, const Args& a);
+
+// Status of the repository: used by status and commit.
+struct Change {
+    std::string path;
+    std::string orig;  // the source of a staged rename (x == 'R')
+    char x = ' ', y = ' ';  // index vs HEAD, work tree vs index
+};
+struct StatusData {
+    std::vector<Change> changes;         // tracked, by path
+    std::vector<std::string> untracked;  // "dir/" for untracked directories
+};
+StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked = true);
+std::string long_status(Repo& repo, const StatusData& st, bool for_commit);
+
+// Writes `tree` of the index (missing subtrees created); returns the root tree oid.
+std::string write_tree_from_index(Repo& repo, const std::vector<IndexEntry>& entries);
+// Checks out target tree over the work tree and index from current tree (two-way, refusing to overwrite
+// local changes: Fatal with git's message). Returns false when refused.
+bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force);
+
+}  // namespace bashkit::builtins::git
