@@ -12,14 +12,14 @@ namespace {
 // ~/.gitconfig as (section, key, value) in file order; only the "[section]" and "key = value" forms.
 using Entries = std::vector<std::pair<std::string, std::string>>;  // "section.key" -> value
 
-std::string trim(std::string s) {
+std::string setup_trim(std::string s) {
     size_t b = s.find_first_not_of(" \t\r");
     size_t e = s.find_last_not_of(" \t\r");
     return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
 std::string unquote(std::string v) {
-    v = trim(v);
+    v = setup_trim(v);
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') {
         std::string out;
         for (size_t i = 1; i + 1 < v.size(); ++i) {
@@ -37,15 +37,15 @@ Entries parse_config(const std::string& text) {
     size_t start = 0;
     while (start < text.size()) {
         size_t nl = text.find('\n', start);
-        std::string line = trim(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+        std::string line = setup_trim(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
         start = nl == std::string::npos ? text.size() : nl + 1;
         if (line.empty() || line[0] == '#' || line[0] == ';') continue;
         if (line[0] == '[') {
-            section = trim(line.substr(1, line.find(']') - 1));
+            section = setup_trim(line.substr(1, line.find(']') - 1));
             continue;
         }
         size_t eq = line.find('=');
-        std::string key = trim(line.substr(0, eq));
+        std::string key = setup_trim(line.substr(0, eq));
         std::string value = eq == std::string::npos ? "true" : unquote(line.substr(eq + 1));
         e.emplace_back(section + "." + key, value);
     }

@@ -505,7 +505,7 @@ std::string ansi_c(const std::string& s) {
 }
 
 // Runs a bash script and returns its stdout lines.
-std::vector<std::string> run_bash(const std::string& script) {
+std::vector<std::string> bash_pattern_lines(const std::string& script) {
     char path[] = "/tmp/bashkit_pattern_XXXXXX";
     const int fd = mkstemp(path);
     if (fd < 0) return {};
@@ -545,7 +545,7 @@ TEST(PatternTest, GlobTableAgreesWithBash) {
         // `case`, not [[ ]]: bash 5.2 always matches extglob inside [[ ]], whatever the shopt says.
         script += "p=" + ansi_c(c.pat) + "; t=" + ansi_c(c.text) + "; case $t in $p) echo 1;; *) echo 0;; esac\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_pattern_lines(script);
     ASSERT_EQ(lines.size(), kGlob.size());
     for (size_t i = 0; i < kGlob.size(); ++i)
         EXPECT_EQ(lines[i] == "1", kGlob[i].match)
@@ -563,7 +563,7 @@ TEST(PatternTest, PathnameTableAgreesWithBash) {
                   "; set -- $p; echo $#\n";
     }
     script += "cd /; rm -rf \"$d\"\n";
-    const auto lines = run_bash(script);
+    const auto lines = bash_pattern_lines(script);
     ASSERT_EQ(lines.size(), kPathname.size());
     for (size_t i = 0; i < kPathname.size(); ++i)
         EXPECT_EQ(lines[i] == "1", kPathname[i].match)
@@ -582,7 +582,7 @@ TEST(PatternTest, SubstitutionTableAgreesWithBash) {
         else
             script += "echo \"${t" + op + "$p}\"\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_pattern_lines(script);
     ASSERT_EQ(lines.size(), kSubst.size());
     for (size_t i = 0; i < kSubst.size(); ++i)
         EXPECT_EQ(lines[i], kSubst[i].expect) << "bash: " << kSubst[i].op << " '" << kSubst[i].pat << "'";
