@@ -16,7 +16,7 @@ namespace {
 constexpr uint32_t kInvalidByte = 0x80000000u;  // | the byte: a byte outside any valid UTF-8 sequence
 
 // Decodes one character at s[i]; returns its length in bytes (>= 1).
-size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
+size_t pattern_decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
     const auto b0 = static_cast<unsigned char>(s[i]);
     if (b0 < 0x80) {
         cp = b0;
@@ -165,7 +165,7 @@ std::vector<Ch> decode_text(std::string_view text) {
     bool lead = true;
     for (size_t i = 0; i < text.size();) {
         uint32_t cp = 0;
-        const size_t n = decode_utf8(text, i, cp);
+        const size_t n = pattern_decode_utf8(text, i, cp);
         out.push_back(Ch{cp, static_cast<uint32_t>(i), lead});
         lead = cp == '/';
         i += n;
@@ -242,7 +242,7 @@ private:
             if (c == '\\') {
                 if (pos + 1 < p_.size()) {
                     uint32_t cp = 0;
-                    const size_t n = decode_utf8(p_, pos + 1, cp);
+                    const size_t n = pattern_decode_utf8(p_, pos + 1, cp);
                     push_lit(out, cp);
                     pos += 1 + n;
                 } else {
@@ -315,7 +315,7 @@ private:
                 }
             }
             uint32_t cp = 0;
-            const size_t n = decode_utf8(p_, pos, cp);
+            const size_t n = pattern_decode_utf8(p_, pos, cp);
             push_lit(out, cp);
             pos += n;
         }
@@ -325,10 +325,10 @@ private:
     // a [.x.] / [=x=] element. Returns false when it is a [:class:] or invalid element (handled by caller).
     bool bracket_char(size_t& i, uint32_t& cp) {
         if (p_[i] == '\\' && i + 1 < p_.size()) {
-            i += 1 + decode_utf8(p_, i + 1, cp);
+            i += 1 + pattern_decode_utf8(p_, i + 1, cp);
             return true;
         }
-        i += decode_utf8(p_, i, cp);
+        i += pattern_decode_utf8(p_, i, cp);
         return true;
     }
 
@@ -368,7 +368,7 @@ private:
                         continue;
                     }
                     uint32_t cp = 0;
-                    if (!name.empty() && decode_utf8(name, 0, cp) == name.size()) {
+                    if (!name.empty() && pattern_decode_utf8(name, 0, cp) == name.size()) {
                         lo = cp;
                     } else {
                         continue;  // multi-character collating elements are not supported: match nothing
@@ -388,7 +388,7 @@ private:
                     const size_t end = element_end(k);
                     if (end != std::string_view::npos) {
                         const std::string_view name = p_.substr(k + 2, end - (k + 2));
-                        if (!name.empty() && decode_utf8(name, 0, hi) == name.size()) {
+                        if (!name.empty() && pattern_decode_utf8(name, 0, hi) == name.size()) {
                             k = end + 2;
                         } else {
                             bracket_char(k, hi);

@@ -32,21 +32,21 @@ std::string concat(std::initializer_list<std::string_view> a, std::initializer_l
     return s;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_dec_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool valid_identifier(std::string_view s) {
     if (s.empty()) return false;
     auto word = [](char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
     if (!word(s[0])) return false;
     for (char c : s)
-        if (!word(c) && !is_digit(c)) return false;
+        if (!word(c) && !is_dec_digit(c)) return false;
     return true;
 }
 
 // Digits at fmt[i..], saturating just above INT_MAX so that "too big for printf(3)" stays visible.
 int64_t read_decimal(std::string_view fmt, size_t& i) {
     int64_t v = 0;
-    while (i < fmt.size() && is_digit(fmt[i])) {
+    while (i < fmt.size() && is_dec_digit(fmt[i])) {
         if (v <= INT_MAX) v = v * 10 + (fmt[i] - '0');
         ++i;
     }
@@ -113,7 +113,7 @@ private:
 
     void invalid_number(const std::string& s) {
         std::string_view what = "invalid number";
-        if (s.size() > 1 && s[0] == '0' && is_digit(s[1])) what = "invalid octal number";
+        if (s.size() > 1 && s[0] == '0' && is_dec_digit(s[1])) what = "invalid octal number";
         else if (s.size() > 1 && s[0] == '0' && s[1] == 'x') what = "invalid hex number";
         diag({s, ": ", what});
         conversion_error_ = true;
@@ -339,7 +339,7 @@ private:
                 ++i;
                 sp.star_width = sp.have_width = true;
                 sp.width = take_star();
-            } else if (i < f.size() && is_digit(f[i])) {
+            } else if (i < f.size() && is_dec_digit(f[i])) {
                 sp.have_width = true;
                 sp.width = read_decimal(f, i);
             }
@@ -356,7 +356,7 @@ private:
                         sp.neg_literal_prec = true;
                         ++i;
                     }
-                    sp.literal_prec_digits = i < f.size() && is_digit(f[i]);
+                    sp.literal_prec_digits = i < f.size() && is_dec_digit(f[i]);
                     sp.precision = read_decimal(f, i);
                     if (sp.neg_literal_prec) sp.neg_prec_text = f.substr(neg, i - neg);
                 }

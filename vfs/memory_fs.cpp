@@ -131,7 +131,7 @@ Stat make_stat(const MemState& st, const Inode& n) {
     return s;
 }
 
-bool has_trailing_slash(std::string_view path) { return path.size() > 1 && path.back() == '/'; }
+bool mem_has_trailing_slash(std::string_view path) { return path.size() > 1 && path.back() == '/'; }
 
 // The outcome of resolving a path.
 struct Resolved {
@@ -163,7 +163,7 @@ std::string join_names(const std::vector<std::string>& names) {
 Errc resolve(const MemState& st, std::string_view path, bool follow_last, Resolved& out,
              bool want_canonical = false) {
     if (Errc e = check_path(path); e != Errc::ok) return e;
-    out.trailing = has_trailing_slash(path);
+    out.trailing = mem_has_trailing_slash(path);
 
     // Components still to walk, last one first (so the next is at the back). Views into `path` and into
     // symlink targets, which cannot change while the caller holds the lock.
@@ -430,7 +430,7 @@ Result<Stat> MemoryFs::stat(std::string_view path) {
 Result<Stat> MemoryFs::lstat(std::string_view path) {
     std::shared_lock lock(state_->mu);
     Resolved r;
-    if (Errc e = detail::resolve(*state_, path, detail::has_trailing_slash(path), r); e != Errc::ok) return e;
+    if (Errc e = detail::resolve(*state_, path, detail::mem_has_trailing_slash(path), r); e != Errc::ok) return e;
     if (!r.node) return Errc::no_such_file;
     if (r.slash_on_non_dir()) return Errc::not_directory;
     return detail::make_stat(*state_, *r.node);
@@ -455,7 +455,7 @@ Result<std::unique_ptr<FileHandle>> MemoryFs::open(std::string_view path, OpenFl
     }
 
     // O_EXCL and O_NOFOLLOW do not follow a final symlink; a trailing slash does.
-    bool follow = !(exclusive || has(flags, OpenFlags::no_follow)) || detail::has_trailing_slash(path);
+    bool follow = !(exclusive || has(flags, OpenFlags::no_follow)) || detail::mem_has_trailing_slash(path);
     Resolved r;
     if (Errc e = detail::resolve(st, path, follow, r); e != Errc::ok) return e;
 
@@ -629,7 +629,7 @@ Status MemoryFs::symlink(std::string_view target, std::string_view link_path) {
 Result<std::string> MemoryFs::readlink(std::string_view path) {
     std::shared_lock lock(state_->mu);
     Resolved r;
-    if (Errc e = detail::resolve(*state_, path, detail::has_trailing_slash(path), r); e != Errc::ok) return e;
+    if (Errc e = detail::resolve(*state_, path, detail::mem_has_trailing_slash(path), r); e != Errc::ok) return e;
     if (!r.node) return Errc::no_such_file;
     if (r.slash_on_non_dir()) return Errc::not_directory;
     if (r.node->type != FileType::symlink) return Errc::invalid_argument;
@@ -640,7 +640,7 @@ Status MemoryFs::link(std::string_view existing, std::string_view new_path) {
     detail::MemState& st = *state_;
     std::unique_lock lock(st.mu);
     Resolved re;
-    if (Errc e = detail::resolve(st, existing, detail::has_trailing_slash(existing), re); e != Errc::ok) return e;
+    if (Errc e = detail::resolve(st, existing, detail::mem_has_trailing_slash(existing), re); e != Errc::ok) return e;
     if (!re.node) return Errc::no_such_file;
     if (re.slash_on_non_dir()) return Errc::not_directory;
     if (re.node->type == FileType::directory) return Errc::not_permitted;
@@ -688,7 +688,7 @@ Status MemoryFs::utimes(std::string_view path, TimeSet atime, TimeSet mtime, boo
     detail::MemState& st = *state_;
     std::unique_lock lock(st.mu);
     Resolved r;
-    if (Errc e = detail::resolve(st, path, follow || detail::has_trailing_slash(path), r); e != Errc::ok) return e;
+    if (Errc e = detail::resolve(st, path, follow || detail::mem_has_trailing_slash(path), r); e != Errc::ok) return e;
     if (!r.node) return Errc::no_such_file;
     if (r.slash_on_non_dir()) return Errc::not_directory;
     if (atime.kind == TimeSet::Kind::omit && mtime.kind == TimeSet::Kind::omit) return {};

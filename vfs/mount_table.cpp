@@ -90,7 +90,7 @@ struct Tree {
     }
 };
 
-using Walked = vwalk::Walked<MountNode>;
+using MountWalked = vwalk::Walked<MountNode>;
 
 uint64_t synthetic_ino(std::string_view path) {
     uint64_t h = 1469598103934665603ull;
@@ -136,9 +136,9 @@ struct Op {
     Tree tree{*ms};
     explicit Op(std::shared_ptr<const Mounts> m) : ms(std::move(m)) {}
 
-    Errc walk(std::string_view path, bool follow, Walked& w) { return vwalk::walk(tree, path, follow, w); }
+    Errc walk(std::string_view path, bool follow, MountWalked& w) { return vwalk::walk(tree, path, follow, w); }
 
-    Result<Stat> stat_of(const Walked& w) {
+    Result<Stat> stat_of(const MountWalked& w) {
         std::string p = w.path();
         if (w.node->synthetic) return synthetic_stat(p);
         const MountInfo& m = *w.node->mount;
@@ -184,7 +184,7 @@ std::vector<MountInfo> MountTable::mounts() const { return *snapshot(); }
 
 Result<Stat> MountTable::stat(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, true, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -193,7 +193,7 @@ Result<Stat> MountTable::stat(std::string_view path) {
 
 Result<Stat> MountTable::lstat(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, path.size() > 1 && path.back() == '/', w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -211,7 +211,7 @@ Result<std::unique_ptr<FileHandle>> MountTable::open(std::string_view path, Open
     const bool follow = !(exclusive || has(flags, OpenFlags::no_follow)) || trailing;
 
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, follow, w); e != Errc::ok) return e;
     const std::string p = w.path();
     const MountInfo* m = nullptr;
@@ -241,7 +241,7 @@ Result<std::unique_ptr<FileHandle>> MountTable::open(std::string_view path, Open
 
 Result<std::vector<DirEntry>> MountTable::readdir(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, true, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.node->type != FileType::directory) return Errc::not_directory;
@@ -275,7 +275,7 @@ Result<std::vector<DirEntry>> MountTable::readdir(std::string_view path) {
 
 Status MountTable::mkdir(std::string_view path, Mode mode) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, false, w); e != Errc::ok) return e;
     if (w.node) return Errc::file_exists;
     if (w.dir().synthetic) return Errc::read_only;
@@ -286,7 +286,7 @@ Status MountTable::mkdir(std::string_view path, Mode mode) {
 
 Status MountTable::rmdir(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, false, w); e != Errc::ok) return e;
     if (std::string_view(w.dots) == "/") return Errc::busy;
     if (std::string_view(w.dots) == ".") return Errc::invalid_argument;
@@ -302,7 +302,7 @@ Status MountTable::rmdir(std::string_view path) {
 
 Status MountTable::unlink(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, false, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -314,9 +314,9 @@ Status MountTable::unlink(std::string_view path) {
 
 Status MountTable::rename(std::string_view from, std::string_view to) {
     Op op(snapshot());
-    Walked wf;
+    MountWalked wf;
     if (Errc e = op.walk(from, false, wf); e != Errc::ok) return e;
-    Walked wt;
+    MountWalked wt;
     if (Errc e = op.walk(to, false, wt); e != Errc::ok) return e;
     if (!wf.node) return Errc::no_such_file;
     if (!wf.is_name() || !wt.is_name()) return Errc::busy;
@@ -341,7 +341,7 @@ Status MountTable::symlink(std::string_view target, std::string_view link_path) 
     if (target.find('\0') != std::string_view::npos) return Errc::invalid_argument;
     if (target.size() >= kMaxPathLength) return Errc::name_too_long;
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(link_path, false, w); e != Errc::ok) return e;
     if (w.node) return Errc::file_exists;
     if (w.trailing) return Errc::no_such_file;
@@ -353,7 +353,7 @@ Status MountTable::symlink(std::string_view target, std::string_view link_path) 
 
 Result<std::string> MountTable::readlink(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, path.size() > 1 && path.back() == '/', w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -363,12 +363,12 @@ Result<std::string> MountTable::readlink(std::string_view path) {
 
 Status MountTable::link(std::string_view existing, std::string_view new_path) {
     Op op(snapshot());
-    Walked we;
+    MountWalked we;
     if (Errc e = op.walk(existing, existing.size() > 1 && existing.back() == '/', we); e != Errc::ok) return e;
     if (!we.node) return Errc::no_such_file;
     if (we.slash_on_non_dir()) return Errc::not_directory;
     if (we.node->type == FileType::directory) return Errc::not_permitted;
-    Walked wn;
+    MountWalked wn;
     if (Errc e = op.walk(new_path, false, wn); e != Errc::ok) return e;
     if (wn.node) return Errc::file_exists;
     if (wn.trailing) return Errc::no_such_file;
@@ -383,7 +383,7 @@ namespace {
 // Resolves path (following) to the entry a metadata change applies to, checking it exists and is writable.
 template <class Fn>
 Status change(Op& op, std::string_view path, bool follow, Fn&& fn) {
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, follow || (path.size() > 1 && path.back() == '/'), w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -430,7 +430,7 @@ Status MountTable::truncate(std::string_view path, uint64_t size) {
 
 Result<std::string> MountTable::realpath(std::string_view path) {
     Op op(snapshot());
-    Walked w;
+    MountWalked w;
     if (Errc e = op.walk(path, true, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;

@@ -12,7 +12,7 @@ namespace bashkit::vfs {
 namespace {
 
 using Node = OverlayFs::Node;
-using Walked = vwalk::Walked<Node>;
+using OverlayWalked = vwalk::Walked<Node>;
 
 constexpr std::string_view kWhiteoutPrefix = ".wh.";
 constexpr std::string_view kOpaqueName = ".wh..wh..opq";
@@ -47,7 +47,7 @@ std::string whiteout_path(const std::string& path) {
     return child_path(path_dirname(path), whiteout_name(path_basename(path)));
 }
 
-struct Tree {
+struct OverlayTree {
     using Node = OverlayFs::Node;
     FileSystem& lower;
     FileSystem& upper;
@@ -104,21 +104,21 @@ OpenFlags without(OpenFlags flags, OpenFlags drop) {
 // The overlay's machinery; a friend so it can reach the layers and the lock.
 struct OverlayFs::Impl {
     OverlayFs& o;
-    Tree tree{*o.lower_, *o.upper_};
+    OverlayTree tree{*o.lower_, *o.upper_};
 
     explicit Impl(OverlayFs& fs) : o(fs) {}
 
     FileSystem& lower() { return *o.lower_; }
     FileSystem& upper() { return *o.upper_; }
 
-    Errc walk(std::string_view path, bool follow, Walked& w) { return vwalk::walk(tree, path, follow, w); }
+    Errc walk(std::string_view path, bool follow, OverlayWalked& w) { return vwalk::walk(tree, path, follow, w); }
 
     void map(Stat& st, bool from_upper) const {
         st.ino = st.ino * 2 + (from_upper ? 0 : 1);
         st.dev = o.opts_.dev;
     }
 
-    Result<Stat> stat_of(const Walked& w) {
+    Result<Stat> stat_of(const OverlayWalked& w) {
         auto st = (w.node->upper ? upper() : lower()).lstat(w.path());
         if (st) map(*st, w.node->upper);
         return st;
@@ -231,7 +231,7 @@ struct OverlayFs::Impl {
     }
 
     // Whether the lower layer has an entry at path that the merged parent lets through.
-    bool lower_has(const Walked& w) { return w.dir().lower && lower().lexists(w.path()); }
+    bool lower_has(const OverlayWalked& w) { return w.dir().lower && lower().lexists(w.path()); }
 
     Errc add_whiteout(const std::string& path) {
         if (Errc e = ensure_upper_dir(path_dirname(path)); e != Errc::ok) return e;
@@ -262,7 +262,7 @@ struct OverlayFs::Impl {
     template <class Fn>
     Status change(std::string_view path, bool follow, bool with_data, Fn&& fn) {
         std::lock_guard lock(o.mu_);
-        Walked w;
+        OverlayWalked w;
         if (Errc e = walk(path, follow || trailing_slash(path), w); e != Errc::ok) return e;
         if (!w.node) return Errc::no_such_file;
         if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -275,7 +275,7 @@ OverlayFs::OverlayFs(std::shared_ptr<FileSystem> lower, std::shared_ptr<FileSyst
 
 Result<Stat> OverlayFs::stat(std::string_view path) {
     Impl im(*this);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, true, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -284,7 +284,7 @@ Result<Stat> OverlayFs::stat(std::string_view path) {
 
 Result<Stat> OverlayFs::lstat(std::string_view path) {
     Impl im(*this);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, trailing_slash(path), w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -304,7 +304,7 @@ Result<std::unique_ptr<FileHandle>> OverlayFs::open(std::string_view path, OpenF
     Impl im(*this);
     std::unique_lock lock(mu_, std::defer_lock);
     if (want_write || create) lock.lock();
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, follow, w); e != Errc::ok) return e;
     const std::string p = w.path();
     if (w.node) {
@@ -334,7 +334,7 @@ Result<std::unique_ptr<FileHandle>> OverlayFs::open(std::string_view path, OpenF
 
 Result<std::vector<DirEntry>> OverlayFs::readdir(std::string_view path) {
     Impl im(*this);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, true, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.node->type != FileType::directory) return Errc::not_directory;
@@ -344,7 +344,7 @@ Result<std::vector<DirEntry>> OverlayFs::readdir(std::string_view path) {
 Status OverlayFs::mkdir(std::string_view path, Mode mode) {
     Impl im(*this);
     std::lock_guard lock(mu_);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, false, w); e != Errc::ok) return e;
     if (w.node) return Errc::file_exists;
     if (reserved(w.name)) return Errc::not_permitted;
@@ -362,7 +362,7 @@ Status OverlayFs::mkdir(std::string_view path, Mode mode) {
 Status OverlayFs::rmdir(std::string_view path) {
     Impl im(*this);
     std::lock_guard lock(mu_);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, false, w); e != Errc::ok) return e;
     if (std::string_view(w.dots) == "/") return Errc::busy;
     if (std::string_view(w.dots) == ".") return Errc::invalid_argument;
@@ -384,7 +384,7 @@ Status OverlayFs::rmdir(std::string_view path) {
 Status OverlayFs::unlink(std::string_view path) {
     Impl im(*this);
     std::lock_guard lock(mu_);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, false, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -400,9 +400,9 @@ Status OverlayFs::unlink(std::string_view path) {
 Status OverlayFs::rename(std::string_view from, std::string_view to) {
     Impl im(*this);
     std::lock_guard lock(mu_);
-    Walked wf;
+    OverlayWalked wf;
     if (Errc e = im.walk(from, false, wf); e != Errc::ok) return e;
-    Walked wt;
+    OverlayWalked wt;
     if (Errc e = im.walk(to, false, wt); e != Errc::ok) return e;
     if (!wf.node) return Errc::no_such_file;
     if (!wf.is_name() || !wt.is_name()) return Errc::busy;
@@ -450,7 +450,7 @@ Status OverlayFs::symlink(std::string_view target, std::string_view link_path) {
     if (target.size() >= kMaxPathLength) return Errc::name_too_long;
     Impl im(*this);
     std::lock_guard lock(mu_);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(link_path, false, w); e != Errc::ok) return e;
     if (w.node) return Errc::file_exists;
     if (w.trailing) return Errc::no_such_file;
@@ -464,7 +464,7 @@ Status OverlayFs::symlink(std::string_view target, std::string_view link_path) {
 
 Result<std::string> OverlayFs::readlink(std::string_view path) {
     Impl im(*this);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, trailing_slash(path), w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;
@@ -475,12 +475,12 @@ Result<std::string> OverlayFs::readlink(std::string_view path) {
 Status OverlayFs::link(std::string_view existing, std::string_view new_path) {
     Impl im(*this);
     std::lock_guard lock(mu_);
-    Walked we;
+    OverlayWalked we;
     if (Errc e = im.walk(existing, trailing_slash(existing), we); e != Errc::ok) return e;
     if (!we.node) return Errc::no_such_file;
     if (we.slash_on_non_dir()) return Errc::not_directory;
     if (we.node->type == FileType::directory) return Errc::not_permitted;
-    Walked wn;
+    OverlayWalked wn;
     if (Errc e = im.walk(new_path, false, wn); e != Errc::ok) return e;
     if (wn.node) return Errc::file_exists;
     if (wn.trailing) return Errc::no_such_file;
@@ -496,7 +496,7 @@ Status OverlayFs::link(std::string_view existing, std::string_view new_path) {
 
 Status OverlayFs::chmod(std::string_view path, Mode mode) {
     Impl im(*this);
-    return im.change(path, true, true, [&](const Walked& w, auto copy) -> Status {
+    return im.change(path, true, true, [&](const OverlayWalked& w, auto copy) -> Status {
         if (Errc e = copy(); e != Errc::ok) return e;
         return upper().chmod(w.path(), mode);
     });
@@ -504,7 +504,7 @@ Status OverlayFs::chmod(std::string_view path, Mode mode) {
 
 Status OverlayFs::chown(std::string_view path, uint32_t uid, uint32_t gid) {
     Impl im(*this);
-    return im.change(path, true, true, [&](const Walked& w, auto copy) -> Status {
+    return im.change(path, true, true, [&](const OverlayWalked& w, auto copy) -> Status {
         if (Errc e = copy(); e != Errc::ok) return e;
         return upper().chown(w.path(), uid, gid);
     });
@@ -512,7 +512,7 @@ Status OverlayFs::chown(std::string_view path, uint32_t uid, uint32_t gid) {
 
 Status OverlayFs::utimes(std::string_view path, TimeSet atime, TimeSet mtime, bool follow) {
     Impl im(*this);
-    return im.change(path, follow, true, [&](const Walked& w, auto copy) -> Status {
+    return im.change(path, follow, true, [&](const OverlayWalked& w, auto copy) -> Status {
         if (atime.kind == TimeSet::Kind::omit && mtime.kind == TimeSet::Kind::omit) return {};
         for (const TimeSet* t : {&atime, &mtime}) {
             if (t->kind == TimeSet::Kind::at && (t->time.nsec < 0 || t->time.nsec >= 1'000'000'000)) {
@@ -526,7 +526,7 @@ Status OverlayFs::utimes(std::string_view path, TimeSet atime, TimeSet mtime, bo
 
 Status OverlayFs::truncate(std::string_view path, uint64_t size) {
     Impl im(*this);
-    return im.change(path, true, size != 0, [&](const Walked& w, auto copy) -> Status {
+    return im.change(path, true, size != 0, [&](const OverlayWalked& w, auto copy) -> Status {
         if (w.node->type == FileType::directory) return Errc::is_directory;
         if (w.node->type != FileType::regular) return Errc::invalid_argument;
         if (Errc e = copy(); e != Errc::ok) return e;
@@ -536,7 +536,7 @@ Status OverlayFs::truncate(std::string_view path, uint64_t size) {
 
 Result<std::string> OverlayFs::realpath(std::string_view path) {
     Impl im(*this);
-    Walked w;
+    OverlayWalked w;
     if (Errc e = im.walk(path, true, w); e != Errc::ok) return e;
     if (!w.node) return Errc::no_such_file;
     if (w.slash_on_non_dir()) return Errc::not_directory;

@@ -11,7 +11,7 @@ namespace bashkit::builtins::awk {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_dec_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Scans the numeric prefix of s starting at i (after blanks); returns its end (i when none) and the value.
 size_t scan_number(std::string_view s, size_t i, double& out) {
@@ -37,7 +37,7 @@ size_t scan_number(std::string_view s, size_t i, double& out) {
     const size_t digits_start = i;
     uint64_t iv = 0;
     int nd = 0;
-    while (i < s.size() && is_digit(s[i])) {
+    while (i < s.size() && is_dec_digit(s[i])) {
         if (nd < 18) iv = iv * 10 + static_cast<uint64_t>(s[i] - '0');
         ++nd;
         ++i;
@@ -47,7 +47,7 @@ size_t scan_number(std::string_view s, size_t i, double& out) {
     if (i < s.size() && s[i] == '.') {
         ++i;
         size_t f = i;
-        while (i < s.size() && is_digit(s[i])) ++i;
+        while (i < s.size() && is_dec_digit(s[i])) ++i;
         if (i > f) simple = false;
         if (int_end == digits_start && i == f) {
             out = 0;
@@ -60,8 +60,8 @@ size_t scan_number(std::string_view s, size_t i, double& out) {
     if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
         size_t j = i + 1;
         if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-        if (j < s.size() && is_digit(s[j])) {
-            while (j < s.size() && is_digit(s[j])) ++j;
+        if (j < s.size() && is_dec_digit(s[j])) {
+            while (j < s.size() && is_dec_digit(s[j])) ++j;
             i = j;
             simple = false;
         }

@@ -64,9 +64,9 @@ struct ExprError {
     std::string message;
 };
 
-class Parser {
+class ExprParser {
 public:
-    explicit Parser(std::vector<std::string> args) : args_(std::move(args)) {}
+    explicit ExprParser(std::vector<std::string> args) : args_(std::move(args)) {}
     bool more() const { return pos_ < args_.size(); }
     const std::string& current() const { return args_[pos_]; }
     std::optional<ExprError> error;
@@ -295,7 +295,7 @@ int cmd_expr(CommandContext& ctx) {
     if (args.size() == 1 && args[0] == "--version") return version(ctx);
     if (!args.empty() && args[0] == "--") args.erase(args.begin());
     if (args.empty()) return usage_error(ctx, "missing operand", 2);
-    Parser p(args);
+    ExprParser p(args);
     DecimalGuard guard(&ctx.cancel, ctx.memory);
     Value v;
     try {

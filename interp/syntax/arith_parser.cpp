@@ -9,9 +9,9 @@ namespace bashkit::syntax {
 namespace detail {
 namespace {
 
-bool is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(int c) { return c >= '0' && c <= '9'; }
+bool arith_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool arith_name_char(int c) { return arith_name_start(c) || (c >= '0' && c <= '9'); }
+bool arith_is_digit(int c) { return c >= '0' && c <= '9'; }
 
 enum class AT : uint8_t { End, Leaf, Op, Bad };
 
@@ -95,7 +95,7 @@ private:
         Pos p = pos_;
         std::vector<Node*> nodes;
         bool all_lit = true;
-        bool digit_led = cur() >= 0 && is_digit(cur());
+        bool digit_led = cur() >= 0 && arith_is_digit(cur());
         std::string_view first_text;
         uint32_t lit_pi = pi_, lit_from = ci_;
         Pos lit_pos = pos_;
@@ -118,7 +118,7 @@ private:
                 step();
                 continue;
             }
-            bool wc = c >= 0 && (is_name_char(c) || (digit_led && (c == '#' || c == '@')));
+            bool wc = c >= 0 && (arith_name_char(c) || (digit_led && (c == '#' || c == '@')));
             if (!wc) break;
             if (!in_lit) {
                 in_lit = true;
@@ -148,7 +148,7 @@ private:
         }
         if (all_lit && nodes.size() == 1) {
             for (char ch : first_text)
-                if (!is_name_char(static_cast<unsigned char>(ch))) return nullptr;
+                if (!arith_name_char(static_cast<unsigned char>(ch))) return nullptr;
             ArithVar* v = A.node<ArithVar>(p);
             v->name = first_text;
             skip_ws_inline();
@@ -222,7 +222,7 @@ private:
             tok_.kind = AT::End;
             return;
         }
-        if (c == -2 || is_name_char(c)) {
+        if (c == -2 || arith_name_char(c)) {
             tok_.leaf = read_leaf();
             tok_.kind = tok_.leaf ? AT::Leaf : AT::Bad;
             return;
@@ -390,7 +390,7 @@ private:
         Pos sp = pos_;
         skip_ws();
         int c = cur();
-        bool yes = c == -2 || (c >= 0 && is_name_start(c));
+        bool yes = c == -2 || (c >= 0 && arith_name_start(c));
         pi_ = spi;
         ci_ = sci;
         pos_ = sp;

@@ -47,8 +47,8 @@ void Lexer::skip_blanks() {
     }
 }
 
-static bool is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
+static bool lex_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool lex_name_char(int c) { return lex_name_start(c) || (c >= '0' && c <= '9'); }
 
 Token Lexer::next(LexMode mode) {
     skip_blanks();
@@ -115,9 +115,9 @@ Token Lexer::next(LexMode mode) {
                 t.len = i - st_.off;
                 return t;
             }
-        } else if (c == '{' && is_name_start(c1)) {
+        } else if (c == '{' && lex_name_start(c1)) {
             uint32_t i = skip_cont(skip_cont(st_.off + 1) + 1);
-            while (is_name_char(byte(i))) i = skip_cont(i + 1);
+            while (lex_name_char(byte(i))) i = skip_cont(i + 1);
             if (byte(i) == '}') {
                 uint32_t j = skip_cont(i + 1);
                 if (redir_at(j)) {

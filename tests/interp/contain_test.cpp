@@ -20,10 +20,10 @@ using namespace bashkit;
 using namespace bashkit::interp;
 using namespace std::chrono_literals;
 
-struct Fixture {
+struct ContainFixture {
     vfs::MemoryFs fs;
     CommandRegistry reg;
-    Fixture() {
+    ContainFixture() {
         EXPECT_TRUE(fs.mkdir_all("/home/user").ok());
         reg.add("cat", "cat: copies stdin", [](CommandContext& c) {
             std::string data;
@@ -55,7 +55,7 @@ void add_throwers(Shell& sh) {
 }
 
 TEST(Contain, ThrowingCustomCommandFailsAlone) {
-    Fixture f;
+    ContainFixture f;
     Shell sh(f.fs, f.reg);
     add_throwers(sh);
     auto r = sh.run("boom; echo after $?");
@@ -73,7 +73,7 @@ TEST(Contain, ThrowingCustomCommandFailsAlone) {
 }
 
 TEST(Contain, ThrowingCommandInPipelineFunctionSubshellAndJob) {
-    Fixture f;
+    ContainFixture f;
     Shell sh(f.fs, f.reg);
     add_throwers(sh);
     // `true` first: a writer (echo) could race boom's closed stdin and get 141, as in bash.
@@ -102,7 +102,7 @@ TEST(Contain, ThrowingCommandInPipelineFunctionSubshellAndJob) {
 }
 
 TEST(Contain, NoStaleFrameAfterAThrow) {
-    Fixture f;
+    ContainFixture f;
     Shell sh(f.fs, f.reg);
     add_throwers(sh);
     auto r = sh.run("g() { local inner=1; boom; }; f() { local x=in_f; g; }; f; "
@@ -113,7 +113,7 @@ TEST(Contain, NoStaleFrameAfterAThrow) {
 }
 
 TEST(Contain, NextRunBehavesAsIfNothingHappened) {
-    Fixture f;
+    ContainFixture f;
     Shell sh(f.fs, f.reg);
     add_throwers(sh);
     (void)sh.run("f() { boom | oom; }; for i in 1 2 3; do f; done");
@@ -123,7 +123,7 @@ TEST(Contain, NextRunBehavesAsIfNothingHappened) {
 }
 
 TEST(Contain, UtilitiesSeeTheSessionBudget) {
-    Fixture f;
+    ContainFixture f;
     ShellOptions o;
     o.limits.max_memory_bytes = 64u << 20;
     Shell sh(f.fs, f.reg, o);
@@ -138,7 +138,7 @@ TEST(Contain, UtilitiesSeeTheSessionBudget) {
 }
 
 TEST(Contain, OneBudgetForSubshellsAndJobs) {
-    Fixture f;
+    ContainFixture f;
     ShellOptions o;
     o.limits.max_memory_bytes = 16u << 20;
     Shell sh(f.fs, f.reg, o);
@@ -158,7 +158,7 @@ TEST(Contain, OneBudgetForSubshellsAndJobs) {
 }
 
 TEST(Contain, DoublingIsStoppedByTheBudget) {
-    Fixture f;
+    ContainFixture f;
     ShellOptions o;
     o.limits.max_memory_bytes = 16u << 20;
     o.limits.timeout = 20s;
@@ -183,7 +183,7 @@ TEST(Contain, DoublingIsStoppedByTheBudget) {
 }
 
 TEST(Contain, LegitimateWorkFitsTheDefaults) {
-    Fixture f;
+    ContainFixture f;
     Shell sh(f.fs, f.reg);
     auto r = sh.run("n=0; for ((i=0; i<1000000; i++)); do n=$((n+1)); done; echo $n");
     EXPECT_EQ(r.out, "1000000\n");
@@ -192,7 +192,7 @@ TEST(Contain, LegitimateWorkFitsTheDefaults) {
 }
 
 TEST(Contain, ExitTrapAtCloseGetsAGraceNotAFullTimeout) {
-    Fixture f;
+    ContainFixture f;
     ShellOptions o;
     o.limits.timeout = 60s;
     Shell sh(f.fs, f.reg, o);

@@ -506,7 +506,7 @@ std::string ansi_c(const std::string& s) {
 }
 
 // Runs a bash script and returns its stdout lines.
-std::vector<std::string> run_bash(const std::string& script) {
+std::vector<std::string> bash_pattern_lines(const std::string& script) {
     return bashkit::testing::complete_lines(bashkit::testing::run_bash_script(script, "LC_ALL=C.UTF-8").out);
 }
 
@@ -522,7 +522,7 @@ TEST(PatternTest, GlobTableAgreesWithBash) {
         // `case`, not [[ ]]: bash 5.2 always matches extglob inside [[ ]], whatever the shopt says.
         script += "p=" + ansi_c(c.pat) + "; t=" + ansi_c(c.text) + "; case $t in $p) echo 1;; *) echo 0;; esac\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_pattern_lines(script);
     ASSERT_EQ(lines.size(), kGlob.size());
     for (size_t i = 0; i < kGlob.size(); ++i)
         EXPECT_EQ(lines[i] == "1", kGlob[i].match)
@@ -540,7 +540,7 @@ TEST(PatternTest, PathnameTableAgreesWithBash) {
                   "; set -- $p; echo $#\n";
     }
     script += "cd /; rm -rf \"$d\"\n";
-    const auto lines = run_bash(script);
+    const auto lines = bash_pattern_lines(script);
     ASSERT_EQ(lines.size(), kPathname.size());
     for (size_t i = 0; i < kPathname.size(); ++i)
         EXPECT_EQ(lines[i] == "1", kPathname[i].match)
@@ -559,7 +559,7 @@ TEST(PatternTest, SubstitutionTableAgreesWithBash) {
         else
             script += "echo \"${t" + op + "$p}\"\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_pattern_lines(script);
     ASSERT_EQ(lines.size(), kSubst.size());
     for (size_t i = 0; i < kSubst.size(); ++i)
         EXPECT_EQ(lines[i], kSubst[i].expect) << "bash: " << kSubst[i].op << " '" << kSubst[i].pat << "'";

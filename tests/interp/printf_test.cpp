@@ -28,7 +28,7 @@ struct Bytes {
     std::string_view v;
 };
 
-struct Case {
+struct PrintfCase {
     Bytes fmt;
     std::vector<Bytes> args;
     Bytes out;
@@ -37,7 +37,7 @@ struct Case {
 };
 
 // clang-format off
-const Case kCases[] = {
+const PrintfCase kCases[] = {
     {"hello", {}, "hello", 0, ""},
     {"hello\\n", {}, "hello\012", 0, ""},
     {"a\\tb\\\\c", {}, "a\011b\\c", 0, ""},
@@ -334,7 +334,7 @@ const Case kCases[] = {
 };
 // clang-format on
 
-std::vector<std::string> args_of(const Case& c) {
+std::vector<std::string> args_of(const PrintfCase& c) {
     std::vector<std::string> v;
     for (const Bytes& a : c.args) v.emplace_back(a.v);
     return v;
@@ -346,7 +346,7 @@ std::string join(const std::vector<std::string>& lines) {
     return s;
 }
 
-std::string describe(const Case& c) {
+std::string describe(const PrintfCase& c) {
     std::string s = "printf '" + std::string(c.fmt.v) + "'";
     for (const Bytes& a : c.args) s += " '" + std::string(a.v) + "'";
     return s;
@@ -433,12 +433,12 @@ BashRun run_bash(const std::vector<std::string>& argv) {
     return r;
 }
 
-bool have_bash() { return access("/bin/bash", X_OK) == 0; }
+bool printf_have_bash() { return access("/bin/bash", X_OK) == 0; }
 
 TEST(Printf, TableHasEnoughCases) { EXPECT_GE(std::size(kCases), 200u); }
 
 TEST(Printf, Table) {
-    for (const Case& c : kCases) {
+    for (const PrintfCase& c : kCases) {
         auto args = args_of(c);
         PrintfResult r = format(c.fmt.v, args);
         EXPECT_EQ(r.output, c.out.v) << describe(c);
@@ -448,8 +448,8 @@ TEST(Printf, Table) {
 }
 
 TEST(Printf, TableMatchesBash) {
-    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
-    for (const Case& c : kCases) {
+    if (!printf_have_bash()) GTEST_SKIP() << "no /bin/bash";
+    for (const PrintfCase& c : kCases) {
         std::vector<std::string> argv = {"-c", "printf -- \"$@\"", "_", std::string(c.fmt.v)};
         for (const Bytes& a : c.args) argv.emplace_back(a.v);
         BashRun b = run_bash(argv);
@@ -588,7 +588,7 @@ TEST(Printf, CLocale) {
 // Random formats built from printf's pieces, with random arguments, must give bash's stdout, status and
 // messages.
 TEST(Printf, RandomFormatsMatchBash) {
-    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
+    if (!printf_have_bash()) GTEST_SKIP() << "no /bin/bash";
     static const std::vector<std::string> kText = {"a", " ", "|", "\\n", "\\t", "\\x41", "\\101", "\\u00e9", "\\q",
                                                   "%%", "\\", "-", "\\c"};
     static const std::vector<std::string> kFlags = {"", "", "-", "+", " ", "#", "0", "-0", "+ ", "'"};

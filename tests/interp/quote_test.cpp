@@ -17,18 +17,18 @@ namespace bashkit::interp {
 namespace {
 
 // A string literal with its length, so that expectations may hold NUL bytes.
-struct Bytes {
+struct QuoteBytes {
     template <size_t N>
-    constexpr Bytes(const char (&s)[N]) : v(s, N - 1) {}
+    constexpr QuoteBytes(const char (&s)[N]) : v(s, N - 1) {}
     std::string_view v;
 };
 
 struct QuoteCase {
-    Bytes input;
-    Bytes printf_q;  // printf %q
-    Bytes at_q;      // ${x@Q}
-    Bytes declare;   // declare -p x, after "declare -- x="
-    Bytes set;       // set, after "x="
+    QuoteBytes input;
+    QuoteBytes printf_q;  // printf %q
+    QuoteBytes at_q;      // ${x@Q}
+    QuoteBytes declare;   // declare -p x, after "declare -- x="
+    QuoteBytes set;       // set, after "x="
 };
 
 // clang-format off
@@ -93,8 +93,8 @@ const QuoteCase kQuoteCases[] = {
 
 struct DecodeCase {
     EscapeMode mode;
-    Bytes input;
-    Bytes out;
+    QuoteBytes input;
+    QuoteBytes out;
     bool saw_c;
 };
 
@@ -275,7 +275,7 @@ const char* mode_name(EscapeMode m) {
 }
 
 // Runs /bin/bash with argv (after "bash") in the C.UTF-8 locale; returns its stdout.
-std::string run_bash(const std::vector<std::string>& argv, int* status = nullptr) {
+std::string bash_argv_output(const std::vector<std::string>& argv, int* status = nullptr) {
     std::string out;
     int out_pipe[2];
     if (pipe(out_pipe) != 0) return out;
@@ -311,7 +311,7 @@ std::string run_bash(const std::vector<std::string>& argv, int* status = nullptr
     return out;
 }
 
-bool have_bash() { return access("/bin/bash", X_OK) == 0; }
+bool quote_have_bash() { return access("/bin/bash", X_OK) == 0; }
 
 std::vector<std::string> split(const std::string& s, std::string_view sep) {
     std::vector<std::string> parts;
@@ -350,10 +350,10 @@ TEST(Quote, Table) {
 }
 
 TEST(Quote, TableMatchesBash) {
-    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
+    if (!quote_have_bash()) GTEST_SKIP() << "no /bin/bash";
     std::vector<std::string> argv = {"-c", kQuoteScript, "_"};
     for (const QuoteCase& c : kQuoteCases) argv.emplace_back(c.input.v);
-    auto parts = split(run_bash(argv), "@@END@@");
+    auto parts = split(bash_argv_output(argv), "@@END@@");
     ASSERT_EQ(parts.size(), 4 * std::size(kQuoteCases));
     for (size_t i = 0; i < std::size(kQuoteCases); ++i) {
         const QuoteCase& c = kQuoteCases[i];
@@ -373,7 +373,7 @@ TEST(Decode, Table) {
 }
 
 TEST(Decode, TableMatchesBash) {
-    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
+    if (!quote_have_bash()) GTEST_SKIP() << "no /bin/bash";
     // Each mode's output is followed by a marker that \c suppresses ("|" for printf, the newline of echo).
     const char* script = R"(
 mode=$1; shift
@@ -395,7 +395,7 @@ done
             cases.push_back(&c);
             argv.emplace_back(c.input.v);
         }
-        auto parts = split(run_bash(argv), "@@END@@");
+        auto parts = split(bash_argv_output(argv), "@@END@@");
         ASSERT_EQ(parts.size(), cases.size()) << mode_name(mode);
         for (size_t i = 0; i < cases.size(); ++i) {
             std::string expected(cases[i]->out.v);
@@ -446,11 +446,11 @@ std::vector<std::string> random_strings(size_t count, uint32_t seed) {
 }
 
 TEST(Quote, RandomStringsQuoteLikeBash) {
-    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
+    if (!quote_have_bash()) GTEST_SKIP() << "no /bin/bash";
     auto inputs = random_strings(300, 12345);
     std::vector<std::string> argv = {"-c", kQuoteScript, "_"};
     argv.insert(argv.end(), inputs.begin(), inputs.end());
-    auto parts = split(run_bash(argv), "@@END@@");
+    auto parts = split(bash_argv_output(argv), "@@END@@");
     ASSERT_EQ(parts.size(), 4 * inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
         EXPECT_EQ(quote_for_reuse(inputs[i], QuoteStyle::Backslash), parts[4 * i]) << inputs[i];
@@ -461,7 +461,7 @@ TEST(Quote, RandomStringsQuoteLikeBash) {
 }
 
 TEST(Quote, RandomStringsRoundTripThroughEval) {
-    if (!have_bash()) GTEST_SKIP() << "no /bin/bash";
+    if (!quote_have_bash()) GTEST_SKIP() << "no /bin/bash";
     auto inputs = random_strings(300, 777);
     using QuoteFn = std::string (*)(std::string_view);
     const std::vector<std::pair<const char*, QuoteFn>> quoters = {
@@ -476,7 +476,7 @@ TEST(Quote, RandomStringsRoundTripThroughEval) {
     for (const auto& [name, fn] : quoters) {
         std::vector<std::string> argv = {"-c", kEvalScript, "_"};
         for (const auto& s : inputs) argv.push_back(fn(s));
-        auto parts = split(run_bash(argv), "@@END@@");
+        auto parts = split(bash_argv_output(argv), "@@END@@");
         ASSERT_EQ(parts.size(), inputs.size()) << name;
         for (size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(parts[i], inputs[i]) << name << " " << argv[i + 3];
     }
@@ -489,7 +489,7 @@ TEST(Quote, RandomStringsRoundTripThroughEval) {
         plain.push_back(s);
         argv.push_back(backslash_quote(s));
     }
-    auto parts = split(run_bash(argv), "@@END@@");
+    auto parts = split(bash_argv_output(argv), "@@END@@");
     ASSERT_EQ(parts.size(), plain.size());
     for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(parts[i], plain[i]) << argv[i + 3];
 }

@@ -447,7 +447,7 @@ TEST(RegexTest, HostileInput) {
 // Against real tools
 // ---------------------------------------------------------------------------------------------------------
 
-std::string ansi_c(const std::string& s) {
+std::string regex_ansi_c(const std::string& s) {
     std::string out = "$'";
     char buf[8];
     for (unsigned char c : s) {
@@ -457,7 +457,7 @@ std::string ansi_c(const std::string& s) {
     return out + "'";
 }
 
-std::vector<std::string> run_bash(const std::string& script) {
+std::vector<std::string> bash_regex_lines(const std::string& script) {
     return bashkit::testing::complete_lines(bashkit::testing::run_bash_script(script, "LC_ALL=C.UTF-8", "2>&1").out);
 }
 
@@ -470,11 +470,11 @@ TEST(RegexTest, EreTableAgreesWithBash) {
     // Bytes travel hex-encoded so newlines in a match do not break the line protocol.
     script += "hex() { printf '%s' \"$1\" | od -An -tx1 | tr -d ' \\n'; }\n";
     for (const auto& c : kEre) {
-        script += "re=" + ansi_c(c.re) + "; t=" + ansi_c(c.text) + "; [[ $t =~ $re ]]; s=$?; ";
+        script += "re=" + regex_ansi_c(c.re) + "; t=" + regex_ansi_c(c.text) + "; [[ $t =~ $re ]]; s=$?; ";
         script += "if ((s == 0)); then o=; for g in \"${BASH_REMATCH[@]}\"; do o+=\"$(hex \"$g\").\"; done; "
                   "echo \"M$o\"; elif ((s == 1)); then echo N; else echo E; fi\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_regex_lines(script);
     ASSERT_EQ(lines.size(), kEre.size());
     auto hex = [](const std::string& s) {
         std::string o;
@@ -530,11 +530,11 @@ void check_against_sed(const std::vector<std::pair<const char*, const char*>>& t
         std::string rep = "[&]";
         for (int k = 1; k <= r.groups() && k <= 9; ++k) rep += "{\\" + std::to_string(k) + "}";
         const std::string prog = "s\x01" + std::string(re) + "\x01" + rep + "\x01p";
-        script += "out=$(printf '%s\\n' " + ansi_c(text) + " | sed -n " + (ere ? "-E " : "") + "-e " +
-                  ansi_c(prog) + " 2>/dev/null); s=$?; if ((s != 0)); then echo E; elif [[ -z $out ]]; then "
+        script += "out=$(printf '%s\\n' " + regex_ansi_c(text) + " | sed -n " + (ere ? "-E " : "") + "-e " +
+                  regex_ansi_c(prog) + " 2>/dev/null); s=$?; if ((s != 0)); then echo E; elif [[ -z $out ]]; then "
                   "echo N; else printf '%s\\n' \"$out\"; fi\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_regex_lines(script);
     ASSERT_EQ(lines.size(), table.size());
     for (size_t i = 0; i < table.size(); ++i)
         EXPECT_EQ(lines[i], sed_expect(table[i].first, table[i].second, ere))
@@ -544,9 +544,9 @@ void check_against_sed(const std::vector<std::pair<const char*, const char*>>& t
 void check_against_grep(const std::vector<ReCase>& table, bool ere) {
     std::string script;
     for (const auto& c : table)
-        script += "printf '%s\\n' " + ansi_c(c.text) + " | grep -q " + (ere ? "-E " : "-G ") + "-e " +
-                  ansi_c(c.re) + " 2>/dev/null; echo $?\n";
-    const auto lines = run_bash(script);
+        script += "printf '%s\\n' " + regex_ansi_c(c.text) + " | grep -q " + (ere ? "-E " : "-G ") + "-e " +
+                  regex_ansi_c(c.re) + " 2>/dev/null; echo $?\n";
+    const auto lines = bash_regex_lines(script);
     ASSERT_EQ(lines.size(), table.size());
     for (size_t i = 0; i < table.size(); ++i) {
         const std::string want = table[i].expect;
@@ -589,9 +589,9 @@ TEST(RegexTest, ErrorMessagesAgreeWithSed) {
         cases.push_back(&c);
         const std::string prog = "s\x01" + std::string(c.re) + "\x01x\x01";
         script += "echo a | sed " + std::string(c.syntax == RegexSyntax::kExtended ? "-E " : "") + "-e " +
-                  ansi_c(prog) + " 2>&1 >/dev/null | sed 's/.*: //'\n";
+                  regex_ansi_c(prog) + " 2>&1 >/dev/null | sed 's/.*: //'\n";
     }
-    const auto lines = run_bash(script);
+    const auto lines = bash_regex_lines(script);
     ASSERT_EQ(lines.size(), cases.size());
     for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(lines[i], cases[i]->message) << cases[i]->re;
 }

@@ -12,7 +12,7 @@ using json = nlohmann::json;
 using Argv = std::vector<std::string>;
 
 // Records every command line and answers from a script of results (default: status 0, no output).
-struct Recorder {
+struct DockerRecorder {
     std::vector<ProcessOptions> calls;
     std::function<ProcessResult(const ProcessOptions&)> answer;
     ProcessRunner runner() {
@@ -89,7 +89,7 @@ TEST(LocalDocker, CommandLines) {
 }
 
 TEST(LocalDocker, SessionLifecycleDrivesTheCli) {
-    Recorder rec;
+    DockerRecorder rec;
     rec.answer = [](const ProcessOptions& o) {
         ProcessResult r;
         if (o.argv[1] == "run") r.out = "abc123\n";
@@ -124,7 +124,7 @@ TEST(LocalDocker, SessionLifecycleDrivesTheCli) {
 }
 
 TEST(LocalDocker, DefaultTimeoutIs600) {
-    Recorder rec;
+    DockerRecorder rec;
     rec.answer = [](const ProcessOptions& o) {
         ProcessResult r;
         if (o.argv[1] == "run") r.out = "c\n";
@@ -136,7 +136,7 @@ TEST(LocalDocker, DefaultTimeoutIs600) {
 }
 
 TEST(LocalDocker, NoEngineFailsClearly) {
-    Recorder rec;
+    DockerRecorder rec;
     rec.answer = [](const ProcessOptions&) {
         ProcessResult r;
         r.exit_code = 1;
@@ -157,7 +157,7 @@ TEST(LocalDocker, NoEngineFailsClearly) {
 }
 
 TEST(LocalDocker, FailedSetupScriptRemovesTheContainer) {
-    Recorder rec;
+    DockerRecorder rec;
     rec.answer = [](const ProcessOptions& o) {
         ProcessResult r;
         if (o.argv[1] == "run") r.out = "c9\n";

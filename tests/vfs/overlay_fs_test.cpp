@@ -18,7 +18,7 @@
 namespace bashkit::vfs {
 namespace {
 
-std::shared_ptr<FileSystem> temp_host_fs(const char* tag, bool read_only = false) {
+std::shared_ptr<FileSystem> overlay_temp_host_fs(const char* tag, bool read_only = false) {
     HostFsOptions o;
     o.remove_root_on_destroy = true;
     o.read_only = read_only;
@@ -41,7 +41,7 @@ struct OverlayMemoryFactory {
 
 struct OverlayHostFactory {
     static std::unique_ptr<FileSystem> make() {
-        return std::make_unique<OverlayFs>(temp_host_fs("ovl-lower", true), temp_host_fs("ovl-upper"));
+        return std::make_unique<OverlayFs>(overlay_temp_host_fs("ovl-lower", true), overlay_temp_host_fs("ovl-upper"));
     }
     static constexpr bool kHardLinks = false;  // HostFs makes no hard links (see host_fs.hpp)
     static constexpr bool kSpecialModeBits = false;  // masked off on the host
@@ -49,7 +49,7 @@ struct OverlayHostFactory {
 
 struct OverlayHostOverMemoryFactory {
     static std::unique_ptr<FileSystem> make() {
-        return std::make_unique<OverlayFs>(temp_host_fs("ovl-lower", true), std::make_shared<MemoryFs>());
+        return std::make_unique<OverlayFs>(overlay_temp_host_fs("ovl-lower", true), std::make_shared<MemoryFs>());
     }
     static constexpr bool kHardLinks = true;
 };
