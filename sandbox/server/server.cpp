@@ -280,7 +280,8 @@ struct SandboxServer::Impl {
         } catch (const std::exception& ex) {
             return fail(res, 500, "internal", ex.what());
         }
-        reply(res, 200, {{"exit_code", r.exit_code}, {"stdout", r.stdout_}, {"stderr", r.stderr_}, {"timed_out", r.timed_out}});
+        reply(res, 200, {{"exit_code", r.exit_code}, {"stdout", r.stdout_}, {"stderr", r.stderr_}, {"timed_out", r.timed_out},
+                         {"cancelled", r.cancelled}, {"truncated", r.truncated}});
     }
 
     void read(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
