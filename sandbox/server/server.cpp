@@ -1,6 +1,7 @@
 #include "sandbox/server/server.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -412,6 +413,44 @@ struct SandboxServer::Impl {
         };
     }
 
+    // httplib refuses a body sent as application/x-www-form-urlencoded (curl -d's default) past 8 KiB with
+    // 413, whatever max_request_bytes says; its body was read whole all the same. Such a request within
+    // max_request_bytes is served like any other (the same size rule as JSON).
+    // (Only a body whose Content-Length was read whole: one past max_request_bytes is not read at all.)
+    bool form_body_within_limit(const httplib::Request& req) const {
+        if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) != 0) return false;
+        std::string length = req.get_header_value("Content-Length");
+        char* end = nullptr;
+        unsigned long long n = std::strtoull(length.c_str(), &end, 10);
+        return !length.empty() && *end == '\0' && n == req.body.size() && n <= opts.max_request_bytes;
+    }
+    void redispatch(const httplib::Request& req, httplib::Response& res) {
+        res.status = -1;
+        static const std::string kSessions = "/v1/sessions";
+        if (req.path == kSessions && req.method == "POST") {
+            if (auto who = authenticate(req, res)) create(*who, req, res);
+            return;
+        }
+        std::string_view path = req.path;
+        size_t slash = kSessions.size() + 1;
+        if (!path.starts_with(kSessions + "/") || path.size() <= slash) return fail(res, 404, "not_found", "no such endpoint");
+        std::string_view rest = path.substr(slash);
+        std::string_view id = rest.substr(0, rest.find('/'));
+        std::string_view action = rest.substr(id.size());
+        SessionHandler h = action == "/exec" && req.method == "POST"  ? &Impl::exec
+                           : action == "/files" && req.method == "PUT" ? &Impl::write
+                                                                      : nullptr;
+        if (!h) {
+            if (!authenticate(req, res)) return;
+            return fail(res, 404, "not_found", "no such endpoint: " + req.method + " " + req.path);
+        }
+        auto who = authenticate(req, res);
+        if (!who) return;
+        auto e = find(*who, std::string(id), res);
+        if (!e) return;
+        (this->*h)(e, req, res);
+    }
+
     void routes() {
         const std::string id = "/v1/sessions/([A-Za-z0-9_.-]+)";
         http.Post("/v1/sessions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -433,6 +472,7 @@ struct SandboxServer::Impl {
         // unknown path is 401 before 404 for a caller without a token.
         http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
             if (!res.body.empty()) return;
+            if (res.status == 413 && form_body_within_limit(req)) return redispatch(req, res);
             if (res.status == 413)
                 return fail(res, 413, "too_large", "the request is larger than " + std::to_string(opts.max_request_bytes) + " bytes");
             if (res.status == 404) {

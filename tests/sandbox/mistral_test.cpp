@@ -918,6 +918,38 @@ TEST(MistralRemote, ReaperDoesNotWaitOnARunningCommand) {
     fs::remove_all(base);
 }
 
+// A body sent as application/x-www-form-urlencoded (curl -d's default) follows max_request_bytes like JSON,
+// not httplib's own 8 KiB cap for forms.
+TEST(MistralRemote, FormBodiesFollowTheJsonSizeRule) {
+    Served srv({.max_request_bytes = 64 << 10});
+    auto c = srv.client();
+    const std::string form = "application/x-www-form-urlencoded";
+    auto created = c.Post("/v1/sessions", bearer("token-a"), "{\"name\": \"form\"}", form);
+    ASSERT_TRUE(created);
+    EXPECT_EQ(created->status, 201) << created->body;
+    std::string id = json::parse(created->body)["id"];
+    std::string data(20000, 'x');
+    auto put = c.Put(("/v1/sessions/" + id + "/files?path=big.txt").c_str(), bearer("token-a"), data, form);
+    ASSERT_TRUE(put);
+    EXPECT_EQ(put->status, 204) << put->body;
+    std::string command = "echo " + std::string(12000, 'y') + " | wc -c; wc -c < big.txt";
+    auto exec = c.Post(("/v1/sessions/" + id + "/exec").c_str(), bearer("token-a"), json{{"command", command}}.dump(), form);
+    ASSERT_TRUE(exec);
+    EXPECT_EQ(exec->status, 200) << exec->body;
+    EXPECT_EQ(json::parse(exec->body)["stdout"], "12001\n20000\n");
+    // Past max_request_bytes it is 413 as for any body; another token still gets 404 for the session.
+    auto big = c.Put(("/v1/sessions/" + id + "/files?path=b").c_str(), bearer("token-a"), std::string(70000, 'z'), form);
+    ASSERT_TRUE(big);
+    EXPECT_EQ(big->status, 413);
+    EXPECT_EQ(json::parse(big->body)["code"], "too_large");
+    auto other = srv.client().Put(("/v1/sessions/" + id + "/files?path=c").c_str(), bearer("token-b"), data, form);
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->status, 404);
+    auto nowhere = srv.client().Put(("/v1/sessions/" + id + "/nope").c_str(), bearer("token-a"), data, form);
+    ASSERT_TRUE(nowhere);
+    EXPECT_EQ(nowhere->status, 404);
+}
+
 TEST(SandboxServer, Refusals) {
     EXPECT_EQ(error_of([] { SandboxServer s({}); }), "SandboxServer: at least one token is required");
     EXPECT_EQ(error_of([] { SandboxServer s({.tokens = {""}}); }), "SandboxServer: a token is empty");
