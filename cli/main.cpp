@@ -48,7 +48,7 @@
 #include "interp/syntax/analyze.hpp"
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
-#include "sandbox/setup.hpp"
+#include "sandbox/configured_shell.hpp"
 
 namespace sx = bashkit::syntax;
 namespace vfs = bashkit::vfs;
@@ -108,11 +108,17 @@ constexpr const char* kUsage =
     "\t\t\t\tbuffers; a command over it fails with status 1, the script goes on\n"
     "\t--max-output SIZE\tbytes written to stdout and to stderr each (ExecutionLimits::\n"
     "\t\t\t\tmax_output_bytes; default for the CLI: no limit); the rest is dropped\n"
-    "\t--max-total-bytes SIZE\tbytes of file data in the in-memory tree (FsLimits::max_total_bytes;\n"
-    "\t\t\t\tdefault 1G, or the --max-memory size when that is given)\n"
-    "\t--max-file-bytes SIZE\tbytes of one in-memory file (FsLimits::max_file_bytes)\n"
-    "\t--max-nodes N\t\tfiles, directories and symlinks of the in-memory tree (FsLimits::max_nodes)\n"
-    "\t\t\t\tSIZE: bytes, or with a K, M or G suffix (powers of 1024)\n"
+    "\t--max-total-bytes SIZE\tbytes of file data the script may store in the tree (FsLimits::\n"
+    "\t\t\t\tmax_total_bytes; default 1G, or the --max-memory size when that is given);\n"
+    "\t\t\t\tin a host folder (--root, --mount, --overlay) what the script writes counts,\n"
+    "\t\t\t\tnot what the folder held. Past it: No space left on device\n"
+    "\t--max-file-bytes SIZE\tbytes of one file (FsLimits::max_file_bytes; default 256M)\n"
+    "\t--max-nodes N\t\tfiles, directories and symlinks the script may create (FsLimits::max_nodes;\n"
+    "\t\t\t\tdefault 100000)\n"
+    "\t--max-open-files N\tfiles open at once, across commands (FsLimits::max_open_files; default\n"
+    "\t\t\t\t256); past it: Too many open files\n"
+    "\t\t\t\tSIZE: bytes, or with a K, M or G suffix (powers of 1024). The four file\n"
+    "\t\t\t\tlimits apply to every tree but --host's; df shows them\n"
     "Shell state:\n"
     "\t--load-state FILE\tbefore running, restore the shell state (variables, functions, aliases,\n"
     "\t\t\t\toptions, traps, cwd, directory stack, $0 and arguments) saved in FILE\n"
@@ -197,7 +203,7 @@ struct EnvSecrets final : net::SecretStore {
     }
 };
 
-std::unique_ptr<net::HttpClient> make_client(const NetworkFlags& f) {
+net::ClientOptions client_options(const NetworkFlags& f) {
     net::ClientOptions o;
     o.network = f.mode == "all" ? net::Network::all() : f.mode == "allow" ? net::Network::allow(f.allow)
                                                                           : net::Network::none();
@@ -222,7 +228,7 @@ std::unique_ptr<net::HttpClient> make_client(const NetworkFlags& f) {
     }
     o.header_bindings = f.bindings;
     o.secrets = std::make_shared<EnvSecrets>();
-    return sandbox::make_http_client(std::move(o));
+    return o;
 }
 
 // Everything the command line says about how scripts run (as opposed to what runs).
@@ -316,20 +322,28 @@ std::vector<std::pair<std::string, std::string>> host_environment() {
 }
 
 // A session as the CLI runs it: the file system the flags chose (an in-memory one with the usual layout by
-// default), every utility registered, and the CLI's own stdin/stdout/stderr as the script's streams.
+// default) under its FsLimits, every utility registered, the network of the flags, and the CLI's own
+// stdin/stdout/stderr as the script's streams. The shell is built by sandbox::ConfiguredShell, as
+// BashkitSandbox's are.
 struct Session {
-    cli::Tree tree;
-    interp::CommandRegistry registry;
     cli::FdSource in;
     cli::FdSink out;
     cli::FdSink err;
-    std::unique_ptr<net::HttpClient> http;
-    interp::Shell shell;
+    sandbox::ConfiguredShell configured;
+    interp::Shell& shell;
 
-    static interp::ShellOptions options(const cli::Tree& tree, const RunConfig& cfg, std::string name,
-                                        std::vector<std::string> args, net::HttpClient* http) {
-        interp::ShellOptions o;
-        o.http = http;
+    static sandbox::ShellSetup setup(cli::Tree tree, const RunConfig& cfg, std::string name,
+                                     std::vector<std::string> args) {
+        sandbox::ShellSetup s;
+        s.fs_limits = cli::tree_limits(cfg.fs);
+        s.count_existing_usage = tree.count_existing;
+        s.tree = std::move(tree.fs);
+        s.network = client_options(network(cfg));
+        // --host keeps the host's own git: the sandbox's `git config` stands in for it only inside a sandbox.
+        s.utilities = cfg.host_utilities ? sandbox::Utilities::none
+                      : cfg.fs.host      ? sandbox::Utilities::host
+                                         : sandbox::Utilities::sandbox;
+        interp::ShellOptions& o = s.shell;
         o.cwd = tree.cwd;
         o.script_name = std::move(name);
         o.args = std::move(args);
@@ -342,12 +356,7 @@ struct Session {
         if (cfg.limits.timeout) o.limits.timeout = *cfg.limits.timeout;
         if (cfg.limits.max_memory_bytes) o.limits.max_memory_bytes = *cfg.limits.max_memory_bytes;
         if (cfg.limits.max_output_bytes) o.limits.max_output_bytes = *cfg.limits.max_output_bytes;
-        return o;
-    }
-    static interp::CommandRegistry& filled(interp::CommandRegistry& r, const RunConfig& cfg) {
-        // --host keeps the host's own git: the sandbox's `git config` stands in for it only inside a sandbox.
-        if (!cfg.host_utilities) sandbox::register_commands(r, /*git_config=*/!cfg.fs.host);
-        return r;
+        return s;
     }
     static NetworkFlags network(const RunConfig& cfg) {
         NetworkFlags n = cfg.net;
@@ -358,12 +367,11 @@ struct Session {
         return n;
     }
     Session(cli::Tree t, std::string name, std::vector<std::string> args, const RunConfig& cfg)
-        : tree(std::move(t)),
-          in(0, cfg.fs.host),
+        : in(0, cfg.fs.host),
           out(1, cfg.fs.host, cfg.limits.max_output_bytes.value_or(SIZE_MAX)),
           err(2, cfg.fs.host, cfg.limits.max_output_bytes.value_or(SIZE_MAX)),
-          http(make_client(network(cfg))),
-          shell(*tree.fs, filled(registry, cfg), options(tree, cfg, std::move(name), std::move(args), http.get())) {}
+          configured(setup(std::move(t), cfg, std::move(name), std::move(args))),
+          shell(configured.shell()) {}
 
     // --load-state: false (a message printed) when the file cannot be read or is not a usable snapshot.
     bool load(const RunConfig& cfg) {
@@ -576,7 +584,7 @@ int main(int argc, char** argv) {
                 fsflags.instance = v;
             }
         } else if (a == "--timeout" || a == "--max-memory" || a == "--max-output" || a == "--max-total-bytes" ||
-                   a == "--max-file-bytes" || a == "--max-nodes") {
+                   a == "--max-file-bytes" || a == "--max-nodes" || a == "--max-open-files") {
             if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
             std::string_view v = argv[++i];
             if (a == "--timeout") {
@@ -600,6 +608,7 @@ int main(int argc, char** argv) {
             else if (a == "--max-output") cfg.limits.max_output_bytes = static_cast<size_t>(*n);
             else if (a == "--max-total-bytes") fsflags.max_total_bytes = *n;
             else if (a == "--max-file-bytes") fsflags.max_file_bytes = *n;
+            else if (a == "--max-open-files") fsflags.max_open_files = *n;
             else fsflags.max_nodes = *n;
         } else if (a == "--load-state" || a == "--save-state") {
             if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");

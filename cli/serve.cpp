@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include "sandbox/server/server.hpp"
 
@@ -37,6 +38,10 @@ constexpr const char* kServeUsage =
     "\t--max-sessions N\t\tsessions per token (default 32); more get 429\n"
     "\t--max-exec-timeout SECONDS\tlongest command (default 3600)\n"
     "\t--max-session-bytes N\t\tdata one session's files may hold (default 1073741824)\n"
+    "\t--max-open-files N\t\tfiles one session may hold open (default 256): Too many open files\n"
+    "\t--max-server-open-files N\thost descriptors all sessions on disk may hold together (default:\n"
+    "\t\t\t\t\tthe descriptor limit, raised to its hard maximum, less 256); a new\n"
+    "\t\t\t\t\tsession that could pass it gets 503, existing ones keep working\n"
     "\t--base-dir DIR\t\t\tkeep session trees on disk under DIR (deleted with the session);\n"
     "\t\t\t\t\tdefault: in memory\n"
     "\t--allow-network\t\t\tlet sessions ask for network all or allow(...) (default: none only;\n"
@@ -91,7 +96,8 @@ int serve_main(int argc, char** argv) {
         }
         bool takes = a == "--host" || a == "--port" || a == "--token-file" || a == "--token-env" ||
                      a == "--max-request-bytes" || a == "--max-ttl" || a == "--max-sessions" ||
-                     a == "--max-exec-timeout" || a == "--max-session-bytes" || a == "--base-dir";
+                     a == "--max-exec-timeout" || a == "--max-session-bytes" || a == "--base-dir" ||
+                     a == "--max-open-files" || a == "--max-server-open-files";
         if (!takes) return usage_error("unknown option '" + std::string(a) + "'");
         if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
         std::string v = argv[++i];
@@ -109,6 +115,8 @@ int serve_main(int argc, char** argv) {
         else if (a == "--max-sessions") o.max_sessions_per_token = size_t(n);
         else if (a == "--max-exec-timeout") o.max_exec_timeout_seconds = n;
         else if (a == "--max-session-bytes") o.fs_limits.max_total_bytes = uint64_t(n);
+        else if (a == "--max-open-files") o.fs_limits.max_open_files = uint64_t(n);
+        else if (a == "--max-server-open-files") o.max_open_files = uint64_t(n);
         else if (a == "--base-dir") o.base_dir = v;
     }
     if (token_files.empty() && token_envs.empty()) token_envs.push_back("BASHKIT_SERVE_TOKENS");
@@ -130,6 +138,13 @@ int serve_main(int argc, char** argv) {
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+    // Sessions on disk hold host descriptors: take the whole budget the system allows this process.
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)::setrlimit(RLIMIT_NOFILE, &rl);
+    }
 
     std::string host = o.host;
     try {

@@ -78,6 +78,16 @@ std::optional<std::string> parse_mount(std::string_view flag, std::string_view v
     return std::nullopt;
 }
 
+std::optional<vfs::FsLimits> tree_limits(const FsFlags& f) {
+    if (f.host) return std::nullopt;
+    vfs::FsLimits limits;
+    if (f.max_total_bytes) limits.max_total_bytes = *f.max_total_bytes;
+    if (f.max_file_bytes) limits.max_file_bytes = *f.max_file_bytes;
+    if (f.max_nodes) limits.max_nodes = *f.max_nodes;
+    if (f.max_open_files) limits.max_open_files = *f.max_open_files;
+    return limits;
+}
+
 TreeOrError build_tree(const FsFlags& f) {
     auto fail = [](std::string msg) { return TreeOrError{std::nullopt, std::move(msg)}; };
 
@@ -120,11 +130,13 @@ TreeOrError build_tree(const FsFlags& f) {
         if (!fs) return fail("--root: " + *f.root + ": " + message(fs.error()));
         root = *fs;
         host_root = true;
+        tree.count_existing = false;
     } else if (root_mount) {
         auto fs = open_mount(f, *root_mount);
         if (!fs) return fail(flag_of(*root_mount) + ": " + root_mount->host + ": " + message(fs.error()));
         root = *fs;
         host_root = true;
+        tree.count_existing = false;
     } else if (f.session || f.ephemeral) {
         vfs::SessionTreeOptions so;
         so.session_id = f.session.value_or("ephemeral");
@@ -132,6 +144,7 @@ TreeOrError build_tree(const FsFlags& f) {
         so.ephemeral = f.ephemeral;
         so.uid = f.uid;
         so.gid = f.gid;
+        if (auto limits = tree_limits(f)) so.limits = *limits;
         if (so.session_id.empty()) return fail("--session: the id must not be empty");
         auto st = vfs::open_session_tree(so);
         if (!st) return fail("--session: " + so.session_id + ": " + message(st.error()));
@@ -149,6 +162,7 @@ TreeOrError build_tree(const FsFlags& f) {
             table = std::make_shared<vfs::MountTable>();
             (void)table->mount("/", root, false);
         }
+        tree.count_existing = false;
         vfs::Status s = table->mount(at, std::move(fs), ro);
         if (!s) return message(s.error());
         return std::nullopt;
@@ -180,14 +194,6 @@ TreeOrError build_tree(const FsFlags& f) {
         tree.cwd = vfs::normalize_path(*f.cwd);
     } else if (tree.cwd.empty()) {
         tree.cwd = tree.fs->is_directory("/workspace") ? "/workspace" : "/";
-    }
-    // --max-total-bytes, --max-file-bytes, --max-nodes: the tree behind FsLimits (the rest at their defaults).
-    if (f.max_total_bytes || f.max_file_bytes || f.max_nodes) {
-        vfs::FsLimits limits;
-        if (f.max_total_bytes) limits.max_total_bytes = *f.max_total_bytes;
-        if (f.max_file_bytes) limits.max_file_bytes = *f.max_file_bytes;
-        if (f.max_nodes) limits.max_nodes = *f.max_nodes;
-        tree.fs = std::make_shared<vfs::LimitedFs>(tree.fs, limits);
     }
     return TreeOrError{std::move(tree), {}};
 }

@@ -61,6 +61,7 @@ public:
     vfs::Status utimes(std::string_view path, vfs::TimeSet atime, vfs::TimeSet mtime, bool follow = true) override;
     vfs::Status truncate(std::string_view path, uint64_t size) override;
     vfs::Result<std::string> realpath(std::string_view path) override;
+    std::optional<vfs::FsSpace> space() override { return inner_.space(); }
 
 private:
     // The device a path names, when it is one of ours and the inner FileSystem does not have /dev itself

@@ -127,6 +127,8 @@ public:
     bool closed = false;
     bool last_exited = false;
     bool last_stopped = false;
+    bool last_timed_out = false;
+    bool last_cancelled = false;
 
     Session session;
     ShellState state;
@@ -289,6 +291,7 @@ ShellImpl::~ShellImpl() {
 int ShellImpl::run(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out,
                    ByteStream& err) {
     std::lock_guard run_lock(run_mu);
+    last_timed_out = last_cancelled = false;
     // The public API: an exception (a parse of a huge script without memory, ...) is that run's failure.
     try {
         return run_unguarded(script, src, in, out, err);
@@ -396,6 +399,8 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         }
         last_exited = state.exited;
         last_stopped = f == Flow::Exit || syntax_error.has_value();
+        last_timed_out = session.run_token.timed_out();
+        last_cancelled = !last_timed_out && session.run_token.cancelled_fast();
         state.exited = false;
         state.status = status;
     });
@@ -420,6 +425,8 @@ ExecResult Shell::run(std::string_view script, std::string_view stdin_data) {
     StringSink err(impl_->session.limits.max_output_bytes);
     ExecResult r;
     r.exit_code = impl_->run(script, Shell::Source{}, in, out, err);
+    r.timed_out = impl_->last_timed_out;
+    r.cancelled = impl_->last_cancelled;
     r.out_truncated = out.truncated();
     r.err_truncated = err.truncated();
     r.out = out.take();
@@ -434,6 +441,8 @@ ExecResult Shell::run(std::string_view script, std::string_view stdin_data, cons
     StreamingSink err(impl_->session.limits.max_output_bytes, callbacks.on_stderr, mu);
     ExecResult r;
     r.exit_code = impl_->run(script, Shell::Source{}, in, out, err);
+    r.timed_out = impl_->last_timed_out;
+    r.cancelled = impl_->last_cancelled;
     r.out_truncated = out.sink().truncated();
     r.err_truncated = err.sink().truncated();
     r.out = out.sink().take();
@@ -525,6 +534,10 @@ void Shell::cancel() { impl_->session.run_token.cancel(); }
 bool Shell::exited() const { return impl_->last_exited; }
 
 bool Shell::stopped() const { return impl_->last_stopped; }
+
+bool Shell::timed_out() const { return impl_->last_timed_out; }
+
+bool Shell::cancelled() const { return impl_->last_cancelled; }
 
 int Shell::run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err, const Source& source) {
     return impl_->run(script, source, in, out, err);

@@ -56,8 +56,12 @@ struct ExecResult {
     int exit_code = 0;
     std::string out;   // stdout
     std::string err;   // stderr
-    bool out_truncated = false;
+    bool out_truncated = false;  // max_output_bytes cut stdout (the rest was dropped)
     bool err_truncated = false;
+    bool timed_out = false;      // the run's timeout stopped it (exit_code 124)
+    bool cancelled = false;      // cancel() stopped it (not the timeout)
+    // Whether either stream was cut.
+    bool truncated() const { return out_truncated || err_truncated; }
 };
 
 // Receives output as it is written, before the command ends (an agent UI showing progress). A chunk is one
@@ -121,6 +125,10 @@ public:
     // errexit, a fatal expansion error, a syntax error or cancellation. A front end reading a script piece
     // by piece stops reading.
     bool stopped() const;
+    // Whether the last run was stopped by its timeout / by cancel() (what ExecResult carries, for front
+    // ends that run with their own streams).
+    bool timed_out() const;
+    bool cancelled() const;
 
     // Direct access for embedders and tests.
     std::string get_var(std::string_view name) const;  // "" when unset

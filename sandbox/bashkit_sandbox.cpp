@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "interp/shell.hpp"
+#include "sandbox/configured_shell.hpp"
 #include "sandbox/setup.hpp"
 #include "vfs/session_tree.hpp"
 
@@ -34,21 +35,21 @@ public:
                                "': " + std::string(vfs::error_message(tree.error())));
         }
         tree_ = std::move(*tree);
-        net::ClientOptions co;
-        co.network = opts_.network;
-        co.block_private_ips = opts_.block_private_ips;
-        co.resolver = opts_.resolver;
+        // The session tree carries its FsLimits (opts_.fs_limits, the usage already on disk counted).
+        ShellSetup setup;
+        setup.tree = tree_.fs;
+        setup.fs_limits = opts_.fs_limits;
+        setup.network.network = opts_.network;
+        setup.network.block_private_ips = opts_.block_private_ips;
+        setup.network.resolver = opts_.resolver;
         auto wire = bindings_.wire(opts_.secrets);
-        co.header_bindings = std::move(wire.bindings);
-        co.secrets = std::move(wire.secrets);
-        http_ = make_http_client(std::move(co));
-        interp::ShellOptions so;
-        so.limits = opts_.limits;
-        so.cwd = tree_.cwd;
-        so.identity.home = tree_.home;
-        so.http = http_.get();
-        auto shell = std::make_unique<interp::Shell>(*tree_.fs, default_registry(), std::move(so));
-        for (const CustomCommand& c : opts_.commands) shell->add_command(c.name, c.help, c.fn, c.replace);
+        setup.network.header_bindings = std::move(wire.bindings);
+        setup.network.secrets = std::move(wire.secrets);
+        setup.shell.limits = opts_.limits;
+        setup.shell.cwd = tree_.cwd;
+        setup.shell.identity.home = tree_.home;
+        auto shell = std::make_unique<ConfiguredShell>(std::move(setup));
+        for (const CustomCommand& c : opts_.commands) shell->shell().add_command(c.name, c.help, c.fn, c.replace);
         {
             std::lock_guard cancel_lock(cancel_mu_);
             shell_ = std::move(shell);
@@ -63,32 +64,31 @@ public:
     bool add_command(const CustomCommand& c) override {
         std::lock_guard lock(mu_);
         if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
-        shell_->add_command(c.name, c.help, c.fn, c.replace);
+        shell_->shell().add_command(c.name, c.help, c.fn, c.replace);
         return true;
     }
 
     std::optional<std::string> save_state() override {
         std::lock_guard lock(mu_);
         if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
-        return shell_->save_state();
+        return shell_->shell().save_state();
     }
 
     bool restore_state(const std::string& snapshot) override {
         std::lock_guard lock(mu_);
         if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
-        shell_->restore_state(snapshot);
+        shell_->shell().restore_state(snapshot);
         return true;
     }
 
     void stop() override {
         std::lock_guard lock(mu_);
         if (!shell_) return;
-        (void)shell_->close();
+        (void)shell_->shell().close();
         {
             std::lock_guard cancel_lock(cancel_mu_);
             shell_.reset();
         }
-        http_.reset();
         tree_.fs.reset();
     }
 
@@ -101,11 +101,14 @@ public:
         std::lock_guard lock(mu_);
         if (!shell_) throw SandboxError("BashkitSandbox: the session is closed");
         double t = timeout_seconds.value_or(opts_.default_exec_timeout_seconds);
-        shell_->set_timeout(std::chrono::milliseconds(int64_t(std::ceil(t * 1000))));
-        interp::ExecResult r = callbacks ? shell_->run(command, {}, *callbacks) : shell_->run(command);
+        interp::Shell& shell = shell_->shell();
+        shell.set_timeout(std::chrono::milliseconds(int64_t(std::ceil(t * 1000))));
+        interp::ExecResult r = callbacks ? shell.run(command, {}, *callbacks) : shell.run(command);
         SandboxExecutionResult out;
         out.exit_code = r.exit_code;
-        out.timed_out = r.exit_code == 124 && r.err.find("execution timed out after") != std::string::npos;
+        out.timed_out = r.timed_out;
+        out.cancelled = r.cancelled;
+        out.truncated = r.truncated();
         out.stdout_ = std::move(r.out);
         out.stderr_ = std::move(r.err);
         return out;
@@ -118,7 +121,7 @@ public:
     bool cancel() override {
         std::lock_guard cancel_lock(cancel_mu_);
         if (!shell_) return false;
-        shell_->cancel();
+        shell_->shell().cancel();
         return true;
     }
 
@@ -127,7 +130,7 @@ protected:
     std::string working_directory() override {
         // The shell's cwd only between runs (a run holds mu_ for its whole length).
         std::unique_lock lock(mu_, std::try_to_lock);
-        if (lock.owns_lock() && shell_) return shell_->cwd();
+        if (lock.owns_lock() && shell_) return shell_->shell().cwd();
         return tree_.cwd;
     }
 
@@ -136,8 +139,7 @@ private:
     WorkspaceHeaderBindings bindings_;
     std::string id_;
     vfs::SessionTree tree_;
-    std::unique_ptr<net::HttpClient> http_;
-    std::unique_ptr<interp::Shell> shell_;
+    std::unique_ptr<ConfiguredShell> shell_;
     std::mutex mu_;
     std::mutex cancel_mu_;  // guards shell_ being set or reset, for cancel()
 };

@@ -279,6 +279,8 @@ public:
         out.stdout_ = j.value("stdout", std::string());
         out.stderr_ = j.value("stderr", std::string());
         out.timed_out = j.value("timed_out", false);
+        out.cancelled = j.value("cancelled", false);  // this project's server sends these two; others may not
+        out.truncated = j.value("truncated", false);
         return out;
     }
 

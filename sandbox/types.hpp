@@ -38,6 +38,9 @@ struct SandboxExecutionResult {
     std::string stdout_;  // `stdout` is a macro in C++
     std::string stderr_;
     bool timed_out = false;  // the command was stopped by its timeout (exit_code is then 124)
+    // Additions of this project (the reference has the three fields above):
+    bool cancelled = false;  // the command was stopped by cancel() (exit_code is then 130)
+    bool truncated = false;  // stdout or stderr was cut at the output limit (the rest was dropped)
 };
 
 // "none" | "all" | "allow"

@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -282,9 +283,22 @@ public:
 // ---------------------------------------------------------------------------------------------------------
 // The filesystem
 
+// The capacity a tree reports (what `df` shows): the limits it enforces and what is counted against them. A
+// field of 0 in total_bytes or total_nodes: no such limit.
+struct FsSpace {
+    uint64_t total_bytes = 0;
+    uint64_t used_bytes = 0;
+    uint64_t total_nodes = 0;
+    uint64_t used_nodes = 0;
+};
+
 class FileSystem {
 public:
     virtual ~FileSystem() = default;
+
+    // The capacity of the tree, when it has one of its own (a LimitedFs: its FsLimits); nullopt by default,
+    // and a wrapper that adds nothing to the limits forwards the call.
+    virtual std::optional<FsSpace> space() { return std::nullopt; }
 
     // stat follows a final symlink, lstat does not.
     virtual Result<Stat> stat(std::string_view path) = 0;

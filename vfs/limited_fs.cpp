@@ -258,6 +258,16 @@ LimitedFs::~LimitedFs() = default;
 const FsLimits& LimitedFs::limits() const { return state_->limits; }
 FileSystem& LimitedFs::inner() { return *state_->inner; }
 
+std::optional<FsSpace> LimitedFs::space() {
+    std::lock_guard lock(state_->mu);
+    FsSpace sp;
+    sp.total_bytes = state_->limits.max_total_bytes == UINT64_MAX ? 0 : state_->limits.max_total_bytes;
+    sp.total_nodes = state_->limits.max_nodes == UINT64_MAX ? 0 : state_->limits.max_nodes;
+    sp.used_bytes = state_->bytes;
+    sp.used_nodes = state_->nodes;
+    return sp;
+}
+
 uint64_t LimitedFs::bytes_used() const {
     std::lock_guard lock(state_->mu);
     return state_->bytes;

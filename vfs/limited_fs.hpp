@@ -11,6 +11,7 @@
 //  - max_depth: components in the (lexically normalised) path of a new entry. Errc::no_space would be
 //    misleading, so it is Errc::name_too_long.
 //  - Names of new entries must not contain NUL or control bytes (0x01-0x1f, 0x7f): Errc::invalid_argument.
+//  - space() reports max_total_bytes and max_nodes with their usage, so `df` shows the limits, not a disk.
 //  - max_open_files: handles open at once through this LimitedFs (files and directories, read or write; on
 //    a host-backed tree each holds a host descriptor). One more is Errc::too_many_open_files ("Too many
 //    open files"), so a session cannot starve the process (and the other sessions) of descriptors.
@@ -91,6 +92,8 @@ public:
     Status utimes(std::string_view path, TimeSet atime, TimeSet mtime, bool follow = true) override;
     Status truncate(std::string_view path, uint64_t size) override;
     Result<std::string> realpath(std::string_view path) override;
+    // max_total_bytes and max_nodes with their usage (an unlimited one as 0).
+    std::optional<FsSpace> space() override;
 
     const FsLimits& limits() const;
     uint64_t bytes_used() const;

@@ -37,7 +37,8 @@ struct MemoryFsOptions {
     uint64_t dev = 1;                        // Stat::dev of every file
     Mode root_mode = 0755;
     // Limits. Finite by default so that a hostile script cannot exhaust the host's memory through a
-    // MemoryFs built with default options; the sandbox sets them from its ExecutionLimits.
+    // MemoryFs built with default options. A session's own limits are FsLimits, applied by the LimitedFs
+    // every front end puts over its tree (sandbox/configured_shell.hpp); these are only a backstop.
     uint64_t max_bytes = uint64_t{1} << 30;  // total bytes of file data and symlink targets (1 GiB)
     uint64_t max_inodes = 1'000'000;         // files + directories + symlinks, the root included
     uint64_t max_file_size = INT64_MAX;      // logical size of one file (off_t's range); sparse bytes are free

@@ -1,5 +1,6 @@
 // du and df. du visits directory entries in name order; df reports one virtual filesystem (the sandbox
-// has no real devices): a fixed size of 16 GiB and 1,048,576 inodes, with the used figures counted from
+// has no real devices): the tree's FsLimits (max_total_bytes, max_nodes) and their usage when it has them
+// (FileSystem::space()), else a fixed size of 16 GiB and 1,048,576 inodes with the used figures counted from
 // the tree.
 #include <algorithm>
 #include <cctype>
@@ -312,10 +313,19 @@ int df_main(CommandContext& ctx) {
         }
         if (rows == 0) return 1;
     }
-    // Count the tree (bounded).
+    // A tree under FsLimits reports its limits and what is counted against them (in a host folder: what the
+    // session wrote); otherwise the tree is counted (bounded) against the fixed figures.
+    uint64_t total_bytes = kDfTotalBytes, total_inodes = kDfTotalInodes;
     uint64_t used_bytes = 0, used_inodes = 0;
+    std::optional<vfs::FsSpace> space = ctx.fs.space();
+    if (space) {
+        used_bytes = space->used_bytes;
+        used_inodes = space->used_nodes + 1;  // the root, which the limit does not count
+        if (space->total_bytes) total_bytes = space->total_bytes;
+        if (space->total_nodes) total_inodes = space->total_nodes + 1;
+    }
     std::vector<std::string> stack{"/"};
-    while (!stack.empty() && used_inodes < 10'000'000) {
+    while (!space && !stack.empty() && used_inodes < 10'000'000) {
         if (ctx.cancelled()) return 130;
         std::string d = std::move(stack.back());
         stack.pop_back();
@@ -328,8 +338,8 @@ int df_main(CommandContext& ctx) {
         if (!ents) continue;
         for (auto& e : *ents) stack.push_back(join(d, e.name));
     }
-    used_bytes = std::min(used_bytes, kDfTotalBytes);
-    used_inodes = std::min(used_inodes, kDfTotalInodes);
+    used_bytes = std::min(used_bytes, total_bytes);
+    used_inodes = std::min(used_inodes, total_inodes);
     struct Row {
         std::vector<std::string> cells;
     };
@@ -356,10 +366,10 @@ int df_main(CommandContext& ctx) {
     if (inodes) {
         header.insert(header.end(), {"Inodes", "IUsed", "IFree", "IUse%"});
         right.insert(right.end(), {true, true, true, true});
-        row.push_back(std::to_string(kDfTotalInodes));
+        row.push_back(std::to_string(total_inodes));
         row.push_back(std::to_string(used_inodes));
-        row.push_back(std::to_string(kDfTotalInodes - used_inodes));
-        row.push_back(pct(used_inodes, kDfTotalInodes - used_inodes));
+        row.push_back(std::to_string(total_inodes - used_inodes));
+        row.push_back(pct(used_inodes, total_inodes - used_inodes));
     } else {
         std::string size_header;
         if (human || si) size_header = "Size";
@@ -370,10 +380,10 @@ int df_main(CommandContext& ctx) {
         header.insert(header.end(), {size_header, "Used", (human || si) ? "Avail" : "Available",
                                      posix ? "Capacity" : "Use%"});
         right.insert(right.end(), {true, true, true, true});
-        row.push_back(size_str(kDfTotalBytes));
+        row.push_back(size_str(total_bytes));
         row.push_back(size_str(used_bytes));
-        row.push_back(size_str(kDfTotalBytes - used_bytes));
-        row.push_back(pct(used_bytes, kDfTotalBytes - used_bytes));
+        row.push_back(size_str(total_bytes - used_bytes));
+        row.push_back(pct(used_bytes, total_bytes - used_bytes));
     }
     header.push_back("Mounted on");
     right.push_back(false);

@@ -35,7 +35,10 @@ class SandboxAccess:
 class SandboxExecutionResult:
     exit_code: int
     timed_out: bool
-    def __init__(self, exit_code: int, stdout: str, stderr: str, *, timed_out: bool = False) -> None: ...
+    cancelled: bool
+    truncated: bool
+    def __init__(self, exit_code: int, stdout: str, stderr: str, *, timed_out: bool = False,
+                 cancelled: bool = False, truncated: bool = False) -> None: ...
     @property
     def stdout(self) -> str:
         """Standard output, decoded as UTF-8 (invalid bytes replaced)."""
@@ -146,6 +149,7 @@ class FsLimits:
     max_path_length: int
     max_name_length: int
     max_depth: int
+    max_open_files: int
     def __init__(self, **fields: Any) -> None: ...
     @staticmethod
     def unlimited() -> FsLimits: ...

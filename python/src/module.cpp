@@ -367,23 +367,30 @@ void bind_types(py::module_& m) {
                                               py::name("__str__"), py::is_method(access));
 
     py::class_<SandboxExecutionResult>(m, "SandboxExecutionResult", "The outcome of one execute().")
-        .def(py::init([](int exit_code, const std::string& out, const std::string& err, bool timed_out) {
-                 return SandboxExecutionResult{exit_code, out, err, timed_out};
+        .def(py::init([](int exit_code, const std::string& out, const std::string& err, bool timed_out, bool cancelled,
+                         bool truncated) {
+                 return SandboxExecutionResult{exit_code, out, err, timed_out, cancelled, truncated};
              }),
-             "exit_code"_a, "stdout"_a, "stderr"_a, py::kw_only(), "timed_out"_a = false)
+             "exit_code"_a, "stdout"_a, "stderr"_a, py::kw_only(), "timed_out"_a = false, "cancelled"_a = false,
+             "truncated"_a = false)
         .def_readwrite("exit_code", &SandboxExecutionResult::exit_code)
         .def_property_readonly("stdout", [](const SandboxExecutionResult& r) { return text(r.stdout_); })
         .def_property_readonly("stderr", [](const SandboxExecutionResult& r) { return text(r.stderr_); })
         .def_property_readonly("stdout_bytes", [](const SandboxExecutionResult& r) { return py::bytes(r.stdout_); })
         .def_property_readonly("stderr_bytes", [](const SandboxExecutionResult& r) { return py::bytes(r.stderr_); })
         .def_readwrite("timed_out", &SandboxExecutionResult::timed_out)
+        .def_readwrite("cancelled", &SandboxExecutionResult::cancelled)
+        .def_readwrite("truncated", &SandboxExecutionResult::truncated)
         .def("__eq__", [](const SandboxExecutionResult& a, const SandboxExecutionResult& b) {
-            return a.exit_code == b.exit_code && a.stdout_ == b.stdout_ && a.stderr_ == b.stderr_ && a.timed_out == b.timed_out;
+            return a.exit_code == b.exit_code && a.stdout_ == b.stdout_ && a.stderr_ == b.stderr_ &&
+                   a.timed_out == b.timed_out && a.cancelled == b.cancelled && a.truncated == b.truncated;
         })
+        // cancelled and truncated (additions after timed_out) are shown only when set.
         .def("__repr__", [](const SandboxExecutionResult& r) {
             return "SandboxExecutionResult(exit_code=" + std::to_string(r.exit_code) + ", stdout=" +
                    py_repr(text(r.stdout_)) + ", stderr=" + py_repr(text(r.stderr_)) +
-                   ", timed_out=" + (r.timed_out ? "True" : "False") + ")";
+                   ", timed_out=" + (r.timed_out ? "True" : "False") + (r.cancelled ? ", cancelled=True" : "") +
+                   (r.truncated ? ", truncated=True" : "") + ")";
         })
         .attr("__hash__") = py::none();
 
@@ -485,6 +492,7 @@ void bind_types(py::module_& m) {
         .field("max_path_length", &vfs::FsLimits::max_path_length)
         .field("max_name_length", &vfs::FsLimits::max_name_length)
         .field("max_depth", &vfs::FsLimits::max_depth)
+        .field("max_open_files", &vfs::FsLimits::max_open_files)
         .done()
         .def_static("unlimited", &vfs::FsLimits::unlimited);
 

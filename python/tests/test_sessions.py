@@ -76,9 +76,23 @@ def test_execute_keeps_state_and_files(sandbox, tmp_path):
 
 def test_timeout(session):
     r = session.execute("while true; do :; done", timeout_seconds=0.3)
-    assert (r.exit_code, r.timed_out) == (124, True)
+    assert (r.exit_code, r.timed_out, r.cancelled, r.truncated) == (124, True, False, False)
     assert r.stderr == "bashkit: execution timed out after 0.3 s\n"
     assert session.execute("echo ok").stdout == "ok\n"
+
+
+def test_flags_are_not_read_from_stderr(tmp_path):
+    sb = bashkit.BashkitSandbox(base_dir=str(tmp_path), limits=bashkit.ExecutionLimits(max_output_bytes=8))
+    with sb.session("f") as s:
+        r = s.execute("echo 'bashkit: execution timed out after 1 s' >&2; exit 124")
+        assert (r.exit_code, r.timed_out, r.truncated, r.stderr) == (124, False, True, "bashkit:")
+
+
+def test_max_open_files(tmp_path):
+    sb = bashkit.BashkitSandbox(base_dir=str(tmp_path), fs_limits=bashkit.FsLimits(max_open_files=4))
+    with sb.session("f") as s:
+        r = s.execute("touch f; exec 3<f 4<f 5<f 6<f; echo four; exec 7<f")
+        assert (r.exit_code, r.stdout, r.stderr) == (1, "four\n", "bashkit: line 1: f: Too many open files\n")
 
 
 def test_random_session_id_and_repr(sandbox):

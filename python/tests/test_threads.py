@@ -69,7 +69,7 @@ def test_cancel_from_another_thread(session):
     finally:
         done.set()
         t.join()
-    assert r.exit_code == 130 and r.stdout == "" and not r.timed_out
+    assert r.exit_code == 130 and r.stdout == "" and not r.timed_out and r.cancelled
     assert time.monotonic() - t0 < 10
     assert session.execute("echo usable").stdout == "usable\n"
 

@@ -134,6 +134,11 @@ def test_execution_result():
         SandboxExecutionResult(3)  # stdout and stderr are required
     with pytest.raises(TypeError):
         SandboxExecutionResult(3, "", "", True)  # timed_out (an addition) is keyword-only
+    # cancelled and truncated: further additions, keyword-only, shown by repr only when set.
+    r = SandboxExecutionResult(130, "", "", cancelled=True, truncated=True)
+    assert (r.timed_out, r.cancelled, r.truncated) == (False, True, True)
+    assert repr(r) == "SandboxExecutionResult(exit_code=130, stdout='', stderr='', timed_out=False, cancelled=True, truncated=True)"
+    assert r != SandboxExecutionResult(130, "", "", cancelled=True)
 
 
 def test_access():
@@ -155,6 +160,7 @@ def test_limits():
     fl = FsLimits(max_nodes=5)
     assert fl.max_nodes == 5 and fl.max_total_bytes == 1 << 30
     assert FsLimits.unlimited().max_total_bytes > 1 << 60
+    assert FsLimits().max_open_files == 256 and FsLimits(max_open_files=8).max_open_files == 8
 
 
 def test_tool_specs():

@@ -1,6 +1,7 @@
 #include "sandbox/server/server.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -8,6 +9,8 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+
+#include <sys/resource.h>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +23,9 @@ namespace {
 
 using json = nlohmann::json;
 using steady = std::chrono::steady_clock;
+
+// Descriptors kept for the server itself (listener, connections, threads) out of the process's limit.
+constexpr uint64_t kServerOwnFiles = 256;
 
 // A JSON body that never throws on bytes that are not UTF-8 (they become U+FFFD).
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -60,6 +66,9 @@ struct Entry {
     json info;                     // what GET answers
     std::mutex mu;                 // one request at a time in a session
     bool closed = false;           // under mu
+    // Set when the session is to go (expired or the server stopping): whoever holds mu closes it on release.
+    std::atomic<bool> doomed{false};
+    std::mutex cancel_mu;          // guards `session` being taken away, for cancel() without mu
 };
 
 }  // namespace
@@ -76,6 +85,11 @@ struct SandboxServer::Impl {
 
     mutable std::mutex mu;
     std::map<std::string, std::shared_ptr<Entry>> sessions;
+    uint64_t open_files_budget = 0;  // opts.max_open_files, or what the process's descriptor limit gives
+
+    // Host descriptors one session may hold: its FsLimits::max_open_files when its tree is on disk, 0 in
+    // memory (a MemoryFs holds none).
+    uint64_t files_per_session() const { return opts.base_dir.empty() ? 0 : opts.fs_limits.max_open_files; }
 
     steady::time_point now() const { return opts.clock ? opts.clock() : steady::now(); }
 
@@ -95,19 +109,67 @@ struct SandboxServer::Impl {
         return std::nullopt;
     }
 
-    static void close_entry(const std::shared_ptr<Entry>& e) {
-        std::lock_guard lock(e->mu);
-        if (e->closed) return;
-        e->closed = true;
-        if (e->session) e->session->close();
-        e->session.reset();
-        if (e->sandbox && !e->sandbox->options().ephemeral) {
+    // Closes the session and deletes its folder; under e.mu.
+    static void close_locked(Entry& e) {
+        if (e.closed) return;
+        e.closed = true;
+        std::optional<SandboxSession> session;
+        {
+            std::lock_guard cancel_lock(e.cancel_mu);
+            session.swap(e.session);
+        }
+        try {
+            if (session) session->close();
+        } catch (...) {
+        }
+        if (e.sandbox && !e.sandbox->options().ephemeral) {
             try {
-                e->sandbox->delete_session(e->id);
+                e.sandbox->delete_session(e.id);
             } catch (...) {
             }
         }
     }
+
+    // Closes the session when no request holds it; otherwise the holder does when it lets go (see Held).
+    static void release(const std::shared_ptr<Entry>& e) noexcept {
+        if (!e->doomed.load()) return;
+        std::unique_lock lock(e->mu, std::try_to_lock);
+        if (lock.owns_lock()) close_locked(*e);
+    }
+
+    // Ends a session without waiting for its running command: the command is cancelled, and the session
+    // is closed now or by the request running it as soon as that returns. The reaper and a request that
+    // finds its session expired never wait on another request's command.
+    static void retire(const std::shared_ptr<Entry>& e) {
+        e->doomed.store(true);
+        {
+            std::lock_guard cancel_lock(e->cancel_mu);
+            if (e->session) e->session->cancel();
+        }
+        release(e);
+    }
+
+    // Closes a session, waiting for its running command to end (cancelled first); stop() and DELETE.
+    static void close_entry(const std::shared_ptr<Entry>& e) {
+        retire(e);
+        std::lock_guard lock(e->mu);
+        close_locked(*e);
+    }
+
+    // One request's hold on a session: one at a time; on release, a session retired meanwhile is closed.
+    // (retire sets `doomed` before trying the lock, and every holder checks it after unlocking, so the last
+    // holder always sees it.)
+    struct Held {
+        std::shared_ptr<Entry> e;
+        std::unique_lock<std::mutex> lock;
+        explicit Held(std::shared_ptr<Entry> entry) : e(std::move(entry)), lock(e->mu) {}
+        ~Held() {
+            lock.unlock();
+            release(e);
+        }
+        Held(const Held&) = delete;
+        Held& operator=(const Held&) = delete;
+    };
 
     bool expired(const Entry& e, steady::time_point t) const {
         return t >= e.expires || (e.idle.count() > 0 && t >= e.last_used + e.idle);
@@ -129,7 +191,7 @@ struct SandboxServer::Impl {
                 }
             }
         }
-        if (gone) close_entry(gone);
+        if (gone) retire(gone);
         if (!e) fail(res, 404, "no_session", "no session '" + id + "'");
         return e;
     }
@@ -148,7 +210,7 @@ struct SandboxServer::Impl {
                 }
             }
         }
-        for (auto& e : gone) close_entry(e);
+        for (auto& e : gone) retire(e);
         return gone.size();
     }
 
@@ -222,6 +284,13 @@ struct SandboxServer::Impl {
             if (mine >= opts.max_sessions_per_token)
                 return fail(res, 429, "too_many_sessions",
                             "this token already has " + std::to_string(mine) + " sessions (the limit)");
+            // Sessions on disk each may hold fs_limits.max_open_files host descriptors: a new one that could
+            // take the server past its descriptor budget is refused, not let to starve the others.
+            if (uint64_t per = files_per_session(); per && (sessions.size() + 1) * per > open_files_budget)
+                return fail(res, 503, "server_full",
+                            "the server cannot hold another session's open files (" + std::to_string(sessions.size()) +
+                                " sessions of " + std::to_string(per) + " files each, " +
+                                std::to_string(open_files_budget) + " in all)");
         }
 
         auto e = std::make_shared<Entry>();
@@ -272,7 +341,7 @@ struct SandboxServer::Impl {
                 return fail(res, 400, "bad_request", "timeout_seconds must be a positive number");
             timeout = std::min(body["timeout_seconds"].get<double>(), opts.max_exec_timeout_seconds);
         }
-        std::lock_guard lock(e->mu);
+        Held held(e);
         if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
         SandboxExecutionResult r;
         try {
@@ -280,12 +349,13 @@ struct SandboxServer::Impl {
         } catch (const std::exception& ex) {
             return fail(res, 500, "internal", ex.what());
         }
-        reply(res, 200, {{"exit_code", r.exit_code}, {"stdout", r.stdout_}, {"stderr", r.stderr_}, {"timed_out", r.timed_out}});
+        reply(res, 200, {{"exit_code", r.exit_code}, {"stdout", r.stdout_}, {"stderr", r.stderr_}, {"timed_out", r.timed_out},
+                         {"cancelled", r.cancelled}, {"truncated", r.truncated}});
     }
 
     void read(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("path")) return fail(res, 400, "bad_request", "the path parameter is required");
-        std::lock_guard lock(e->mu);
+        Held held(e);
         if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
         auto t = e->session->backend().read_text(req.get_param_value("path"));
         if (!t.data) return fail(res, 422, "file_error", t.error);
@@ -295,7 +365,7 @@ struct SandboxServer::Impl {
 
     void write(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("path")) return fail(res, 400, "bad_request", "the path parameter is required");
-        std::lock_guard lock(e->mu);
+        Held held(e);
         if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
         if (auto err = e->session->backend().write_text(req.get_param_value("path"), req.body))
             return fail(res, 422, "file_error", *err);
@@ -307,7 +377,7 @@ struct SandboxServer::Impl {
         bool recursive = req.has_param("recursive") && req.get_param_value("recursive") == "1";
         size_t max = 5000;
         if (req.has_param("max_entries")) max = std::min<size_t>(max, std::strtoull(req.get_param_value("max_entries").c_str(), nullptr, 10));
-        std::lock_guard lock(e->mu);
+        Held held(e);
         if (e->closed) return fail(res, 404, "no_session", "no session '" + e->id + "'");
         auto l = e->session->backend().list(path, recursive, max);
         if (!l.ok) return fail(res, 422, "file_error", l.error);
@@ -343,6 +413,44 @@ struct SandboxServer::Impl {
         };
     }
 
+    // httplib refuses a body sent as application/x-www-form-urlencoded (curl -d's default) past 8 KiB with
+    // 413, whatever max_request_bytes says; its body was read whole all the same. Such a request within
+    // max_request_bytes is served like any other (the same size rule as JSON).
+    // (Only a body whose Content-Length was read whole: one past max_request_bytes is not read at all.)
+    bool form_body_within_limit(const httplib::Request& req) const {
+        if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) != 0) return false;
+        std::string length = req.get_header_value("Content-Length");
+        char* end = nullptr;
+        unsigned long long n = std::strtoull(length.c_str(), &end, 10);
+        return !length.empty() && *end == '\0' && n == req.body.size() && n <= opts.max_request_bytes;
+    }
+    void redispatch(const httplib::Request& req, httplib::Response& res) {
+        res.status = -1;
+        static const std::string kSessions = "/v1/sessions";
+        if (req.path == kSessions && req.method == "POST") {
+            if (auto who = authenticate(req, res)) create(*who, req, res);
+            return;
+        }
+        std::string_view path = req.path;
+        size_t slash = kSessions.size() + 1;
+        if (!path.starts_with(kSessions + "/") || path.size() <= slash) return fail(res, 404, "not_found", "no such endpoint");
+        std::string_view rest = path.substr(slash);
+        std::string_view id = rest.substr(0, rest.find('/'));
+        std::string_view action = rest.substr(id.size());
+        SessionHandler h = action == "/exec" && req.method == "POST"  ? &Impl::exec
+                           : action == "/files" && req.method == "PUT" ? &Impl::write
+                                                                      : nullptr;
+        if (!h) {
+            if (!authenticate(req, res)) return;
+            return fail(res, 404, "not_found", "no such endpoint: " + req.method + " " + req.path);
+        }
+        auto who = authenticate(req, res);
+        if (!who) return;
+        auto e = find(*who, std::string(id), res);
+        if (!e) return;
+        (this->*h)(e, req, res);
+    }
+
     void routes() {
         const std::string id = "/v1/sessions/([A-Za-z0-9_.-]+)";
         http.Post("/v1/sessions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -364,6 +472,7 @@ struct SandboxServer::Impl {
         // unknown path is 401 before 404 for a caller without a token.
         http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
             if (!res.body.empty()) return;
+            if (res.status == 413 && form_body_within_limit(req)) return redispatch(req, res);
             if (res.status == 413)
                 return fail(res, 413, "too_large", "the request is larger than " + std::to_string(opts.max_request_bytes) + " bytes");
             if (res.status == 404) {
@@ -402,6 +511,12 @@ SandboxServer::SandboxServer(SandboxServerOptions options) : impl_(std::make_uni
     if (!(options.max_exec_timeout_seconds > 0))
         throw std::invalid_argument("SandboxServer: max_exec_timeout_seconds must be positive");
     impl_->opts = std::move(options);
+    impl_->open_files_budget = impl_->opts.max_open_files;
+    if (impl_->open_files_budget == 0) {
+        rlimit rl{};
+        uint64_t soft = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : 1u << 20;
+        impl_->open_files_budget = soft > 2 * kServerOwnFiles ? soft - kServerOwnFiles : soft / 2;
+    }
     impl_->routes();
 }
 

@@ -13,6 +13,8 @@
 // sessions every second (and a request for an expired one finds it gone). Sessions may use the network only
 // when allow_network is set (and never private or loopback addresses); header bindings only when
 // allow_header_bindings is set, their secrets then come from this process's GITHUB_TOKEN / MISTRAL_API_KEY.
+// Expiry never waits on a session's running command: the reaper cancels it and the session is closed when
+// the command returns.
 #pragma once
 
 #include <chrono>
@@ -40,7 +42,12 @@ struct SandboxServerOptions {
     bool allow_network = false;            // sessions may ask for network all/allow
     bool allow_header_bindings = false;    // sessions may ask for GitHubBinding / MistralApiBinding
     interp::ExecutionLimits limits;        // per command (limits.timeout is the exec's timeout)
-    vfs::FsLimits fs_limits;
+    vfs::FsLimits fs_limits;               // per session (max_open_files: its host descriptors)
+    // Host descriptors all sessions on disk (base_dir set) may hold together: a create that would let the
+    // sessions' fs_limits.max_open_files add up past it gets 503 (code "server_full"), so one tenant's
+    // descriptors can never starve another's. 0: the process's RLIMIT_NOFILE soft limit less 256 for the
+    // server itself (`bashkit serve` raises the soft limit to the hard one first).
+    uint64_t max_open_files = 0;
     // How often the reaper thread deletes expired sessions; 0: no reaper thread (call reap()). Expired
     // sessions are 404 either way.
     double reap_interval_seconds = 1;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -543,6 +544,89 @@ TEST(CliErrors, HelpListsTheFlags) {
     for (const char* flag : {"--root DIR", "--mount HOST:VIRT[:ro]", "--overlay HOST:VIRT", "--session ID",
                              "--instance ID", "--ephemeral", "--cwd VIRT", "--host", "--host-utilities"}) {
         EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------- limits
+// Every tree but --host's is under FsLimits (sandbox/configured_shell.hpp): the in-memory default, --root,
+// --mount, --overlay. A host folder counts only what the script writes.
+
+TEST(CliLimits, DefaultTreeIsBounded) {
+    Result r = sh({"--max-total-bytes", "1K"}, "head -c 2000 /dev/zero > f; echo $?; wc -c < f; head -c 1000 /dev/zero > g; echo $?");
+    EXPECT_EQ(r.out, "1\n0\n0\n");  // a write past the limit fails whole
+    EXPECT_EQ(r.err, "head: write error: No space left on device\n");
+    r = sh({"--max-nodes", "10"}, "for i in $(seq 20); do touch f$i 2>/dev/null || break; done; echo $i; ls | wc -l");
+    EXPECT_EQ(r.out, "7\n6\n");  // /workspace, /tmp, /home and /home/user already count
+}
+
+TEST(CliLimits, HostFoldersCountOnlyWhatTheScriptWrites) {
+    TempDir d;
+    write(d / "held", std::string(5000, 'h'));  // more than the limit, there before the run: not counted
+    Result r = sh({"--mount", d.str() + ":/data", "--max-total-bytes", "4K"},
+                  "head -c 3000 /dev/zero > /data/a; echo $?; head -c 2000 /dev/zero > /data/b; echo $?");
+    EXPECT_EQ(r.out, "0\n1\n");
+    EXPECT_EQ(r.err, "head: write error: No space left on device\n");
+    EXPECT_EQ(fs::file_size(d.path / "a"), 3000u);
+    EXPECT_EQ(fs::file_size(d.path / "b"), 0u);
+    EXPECT_EQ(fs::file_size(d.path / "held"), 5000u);
+    // --root and --overlay alike.
+    r = sh({"--root", d.str(), "--max-total-bytes", "1K"}, "head -c 2000 /dev/zero > /c; echo $?");
+    EXPECT_EQ(r.out, "1\n");
+    EXPECT_EQ(fs::file_size(d.path / "c"), 0u);
+    r = sh({"--overlay", d.str() + ":/o", "--max-file-bytes", "100"}, "head -c 200 /dev/zero > /o/e; echo $?; ls /o");
+    EXPECT_EQ(r.out, "1\na\nb\nc\ne\nheld\n");
+    EXPECT_EQ(r.err, "head: write error: File too large\n");
+    EXPECT_FALSE(fs::exists(d.path / "e"));
+}
+
+TEST(CliLimits, OpenFiles) {
+    TempDir d;
+    const std::string script = "touch f; exec 3<f 4<f 5<f; echo three; exec 6<f; echo $?";
+    Result r = sh({"--max-open-files", "3"}, script);
+    EXPECT_EQ(r.out, "three\n1\n");
+    EXPECT_EQ(r.err, "bashkit: line 1: f: Too many open files\n");
+    r = sh({"--mount", d.str() + ":/data", "--cwd", "/data", "--max-open-files", "3"}, script);
+    EXPECT_EQ(r.out, "three\n1\n");
+    EXPECT_EQ(r.err, "bashkit: line 1: f: Too many open files\n");
+    // The default (FsLimits::max_open_files, 256) holds across a script's commands.
+    r = sh({}, "touch f; for i in $(seq 300); do exec {fd}<f || { echo at $i; break; }; done 2>/dev/null");
+    EXPECT_EQ(r.out, "at 257\n");
+}
+
+TEST(CliLimits, DfShowsTheLimits) {
+    Result r = sh({"--max-total-bytes", "64M", "--max-nodes", "1000"},
+                  "head -c 10240 /dev/zero > f; df / | tail -n 1 | tr -s ' '; df -i | tail -n 1 | tr -s ' '");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "bashkit 65536 10 65526 1% /\n"     // 64M in 1K blocks, the 10K written
+                     "bashkit 1001 6 995 1% /\n");      // the root, /workspace, /tmp, /home, /home/user, f
+    r = sh({}, "df -h | tail -n 1");
+    EXPECT_EQ(r.out.substr(0, r.out.find(' ')), "bashkit");
+    EXPECT_NE(r.out.find(" 1.0G "), std::string::npos) << r.out;  // FsLimits::max_total_bytes
+}
+
+TEST(CliLimits, FlagsInHelpAndErrors) {
+    Result r = run({"--help"});
+    for (const char* flag : {"--max-total-bytes SIZE", "--max-file-bytes SIZE", "--max-nodes N", "--max-open-files N"})
+        EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+    r = sh({"--max-open-files", "many"}, "true");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "bashkit: --max-open-files: expected a size such as 4096, 64K, 256M or 1G, got 'many'\n"
+                     "Try 'bashkit --help' for more information.\n");
+}
+
+// A script never leaves a setuid or setgid bit on the host (the in-memory tree keeps what it was told).
+TEST(CliLimits, NoSetuidBitsThroughAMount) {
+    TempDir d;
+    Result r = sh({"--mount", d.str() + ":/data"},
+                  "cd /tmp; touch x; chmod 6755 x; stat -c %a x; tar -cf a.tar x; tar -tvf a.tar | cut -c1-10\n"
+                  "mkdir /data/out; tar -xpf a.tar -C /data/out; echo $?\n"
+                  "touch /data/c; chmod 4755 /data/c; echo $?; chmod g+s /data/c; cp -p x /data/cp; echo $?");
+    EXPECT_EQ(r.out, "6755\n-rwsr-sr-x\n0\n0\n0\n");
+    for (const char* f : {"out/x", "c", "cp"}) {
+        struct stat st{};
+        ASSERT_EQ(::lstat((d / f).c_str(), &st), 0) << f;
+        EXPECT_EQ(st.st_mode & 07000, 0u) << f;
+        EXPECT_EQ(st.st_mode & 0777, 0755u) << f;
     }
 }
 

@@ -127,7 +127,7 @@ std::string limits_block() {
         {"FsLimits::max_path_length", std::to_string(f.max_path_length)},
         {"FsLimits::max_name_length", std::to_string(f.max_name_length)},
         {"FsLimits::max_depth", std::to_string(f.max_depth)},
-        {"FsLimits::max_open_files", std::to_string(f.max_open_files)},
+        {"FsLimits::max_open_files", std::to_string(f.max_open_files), "--max-open-files N"},
         {"ArchiveLimits::max_expanded_bytes", bytes(a.max_expanded_bytes)},
         {"ArchiveLimits::max_entries", std::to_string(a.max_entries)},
         {"ArchiveLimits::max_archive_bytes", bytes(a.max_archive_bytes)},

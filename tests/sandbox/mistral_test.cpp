@@ -793,6 +793,163 @@ TEST(MistralRemote, ServerSessionsOnDisk) {
     fs::remove_all(base);
 }
 
+// Files in /proc/self/fd: the host descriptors this process holds.
+size_t open_descriptors() {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) n += !e.path().empty();
+    return n;
+}
+
+std::string create_session(httplib::Client& c, const std::string& token, int* status = nullptr) {
+    auto r = c.Post("/v1/sessions", bearer(token), "{}", "application/json");
+    if (status) *status = r ? r->status : -1;
+    if (!r || r->status != 201) return r ? r->body : "no reply";
+    return json::parse(r->body)["id"].get<std::string>();
+}
+
+json exec_in(httplib::Client& c, const std::string& token, const std::string& id, const std::string& command) {
+    auto r = c.Post(("/v1/sessions/" + id + "/exec").c_str(), bearer(token), json{{"command", command}}.dump(),
+                    "application/json");
+    if (!r) return {{"error", "no reply"}};
+    return json::parse(r->body);
+}
+
+// Tenant A takes every descriptor and every byte its session may have; tenant B keeps working.
+TEST(MistralRemote, OneTenantCannotStarveAnother) {
+    namespace fs = std::filesystem;
+    fs::path base = fs::temp_directory_path() / ("bashkit-serve-tenants-" + random_session_id());
+    fs::create_directories(base);
+    {
+        SandboxServerOptions o;
+        o.base_dir = base.string();
+        o.fs_limits.max_open_files = 8;
+        o.fs_limits.max_total_bytes = 64 << 10;
+        Served srv(std::move(o));
+        auto c = srv.client();
+        std::string a = create_session(c, "token-a");
+        size_t before = open_descriptors();
+        json r = exec_in(c, "token-a", a,
+                         "head -c 100000 /dev/zero > big; echo $?;"
+                         "touch f; for i in $(seq 50); do exec {fd}<f || break; done 2>/dev/null; echo $i");
+        EXPECT_EQ(r["stdout"], "1\n9\n") << r.dump();
+        EXPECT_EQ(r["stderr"], "head: write error: No space left on device\n") << r.dump();
+        // A's descriptors stay open across its commands, and stay within its cap.
+        r = exec_in(c, "token-a", a, "exec {fd}<f; echo $?");
+        EXPECT_EQ(r["stdout"], "1\n") << r.dump();
+        EXPECT_NE(r["stderr"].get<std::string>().find("Too many open files"), std::string::npos) << r.dump();
+        EXPECT_LE(open_descriptors(), before + 8 + 4);  // 8 of A's, a few of the server's own (connections)
+        // B creates a session, writes, opens files.
+        std::string b = create_session(c, "token-b");
+        r = exec_in(c, "token-b", b, "echo ok > x; cat x; exec {fd}<x; echo $?; head -c 1000 /dev/zero | wc -c");
+        EXPECT_EQ(r["stdout"], "ok\n0\n1000\n") << r.dump();
+        EXPECT_EQ(r["stderr"], "") << r.dump();
+    }
+    fs::remove_all(base);
+}
+
+// The server's descriptor budget: a session that could take it past it is refused (503), the others keep
+// working, and a new one fits again once one is gone.
+TEST(MistralRemote, ServerWideDescriptorBudget) {
+    namespace fs = std::filesystem;
+    fs::path base = fs::temp_directory_path() / ("bashkit-serve-budget-" + random_session_id());
+    fs::create_directories(base);
+    {
+        SandboxServerOptions o;
+        o.base_dir = base.string();
+        o.fs_limits.max_open_files = 8;
+        o.max_open_files = 20;  // two sessions of 8
+        Served srv(std::move(o));
+        auto c = srv.client();
+        std::string a = create_session(c, "token-a");
+        std::string b = create_session(c, "token-b");
+        int status = 0;
+        std::string refused = create_session(c, "token-a", &status);
+        EXPECT_EQ(status, 503);
+        EXPECT_EQ(json::parse(refused),
+                  (json{{"error", "the server cannot hold another session's open files (2 sessions of 8 files each, 20 in all)"},
+                        {"code", "server_full"}}));
+        EXPECT_EQ(exec_in(c, "token-b", b, "echo fine")["stdout"], "fine\n");
+        auto del = c.Delete(("/v1/sessions/" + a).c_str(), bearer("token-a"));
+        ASSERT_TRUE(del);
+        EXPECT_EQ(del->status, 204);
+        create_session(c, "token-a", &status);
+        EXPECT_EQ(status, 201);
+    }
+    fs::remove_all(base);
+    // Sessions in memory hold no host descriptors: no budget applies.
+    Served mem({.max_open_files = 1});
+    auto c = mem.client();
+    int status = 0;
+    create_session(c, "token-a", &status);
+    create_session(c, "token-a", &status);
+    EXPECT_EQ(status, 201);
+}
+
+// Expiry never waits on a running command: the reaper cancels it, deletes the other expired sessions at
+// once, and the running one is closed when its command returns.
+TEST(MistralRemote, ReaperDoesNotWaitOnARunningCommand) {
+    namespace fs = std::filesystem;
+    fs::path base = fs::temp_directory_path() / ("bashkit-serve-reap-" + random_session_id());
+    fs::create_directories(base);
+    {
+        SandboxServerOptions o;
+        o.base_dir = base.string();
+        o.reap_interval_seconds = 0;
+        o.max_ttl_seconds = 30;
+        Served srv(std::move(o));
+        auto ca = srv.client();
+        auto cb = srv.client();
+        std::string a = create_session(ca, "token-a");
+        std::string b = create_session(cb, "token-b");
+        json slow;
+        std::thread runner([&] { slow = exec_in(ca, "token-a", a, "sleep 20; echo not reached"); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));  // A's command is running
+        srv.skew->store(31);
+        auto t0 = std::chrono::steady_clock::now();
+        EXPECT_EQ(srv.server->reap(), 2u);
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+        EXPECT_EQ(srv.server->session_count(), 0u);
+        runner.join();
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+        EXPECT_EQ(slow["exit_code"], 130) << slow.dump();
+        EXPECT_EQ(slow["cancelled"], true) << slow.dump();
+        EXPECT_TRUE(fs::is_empty(base)) << "both session folders are deleted";
+    }
+    fs::remove_all(base);
+}
+
+// A body sent as application/x-www-form-urlencoded (curl -d's default) follows max_request_bytes like JSON,
+// not httplib's own 8 KiB cap for forms.
+TEST(MistralRemote, FormBodiesFollowTheJsonSizeRule) {
+    Served srv({.max_request_bytes = 64 << 10});
+    auto c = srv.client();
+    const std::string form = "application/x-www-form-urlencoded";
+    auto created = c.Post("/v1/sessions", bearer("token-a"), "{\"name\": \"form\"}", form);
+    ASSERT_TRUE(created);
+    EXPECT_EQ(created->status, 201) << created->body;
+    std::string id = json::parse(created->body)["id"];
+    std::string data(20000, 'x');
+    auto put = c.Put(("/v1/sessions/" + id + "/files?path=big.txt").c_str(), bearer("token-a"), data, form);
+    ASSERT_TRUE(put);
+    EXPECT_EQ(put->status, 204) << put->body;
+    std::string command = "echo " + std::string(12000, 'y') + " | wc -c; wc -c < big.txt";
+    auto exec = c.Post(("/v1/sessions/" + id + "/exec").c_str(), bearer("token-a"), json{{"command", command}}.dump(), form);
+    ASSERT_TRUE(exec);
+    EXPECT_EQ(exec->status, 200) << exec->body;
+    EXPECT_EQ(json::parse(exec->body)["stdout"], "12001\n20000\n");
+    // Past max_request_bytes it is 413 as for any body; another token still gets 404 for the session.
+    auto big = c.Put(("/v1/sessions/" + id + "/files?path=b").c_str(), bearer("token-a"), std::string(70000, 'z'), form);
+    ASSERT_TRUE(big);
+    EXPECT_EQ(big->status, 413);
+    EXPECT_EQ(json::parse(big->body)["code"], "too_large");
+    auto other = srv.client().Put(("/v1/sessions/" + id + "/files?path=c").c_str(), bearer("token-b"), data, form);
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->status, 404);
+    auto nowhere = srv.client().Put(("/v1/sessions/" + id + "/nope").c_str(), bearer("token-a"), data, form);
+    ASSERT_TRUE(nowhere);
+    EXPECT_EQ(nowhere->status, 404);
+}
+
 TEST(SandboxServer, Refusals) {
     EXPECT_EQ(error_of([] { SandboxServer s({}); }), "SandboxServer: at least one token is required");
     EXPECT_EQ(error_of([] { SandboxServer s({.tokens = {""}}); }), "SandboxServer: a token is empty");

@@ -313,6 +313,7 @@ TEST_F(BashkitFixture, TimeoutDefaultAndPerCommand) {
     auto r = s.execute("while true; do :; done", 0.3);
     EXPECT_EQ(r.exit_code, 124);
     EXPECT_TRUE(r.timed_out);
+    EXPECT_FALSE(r.cancelled);
     EXPECT_EQ(r.stderr_, "bashkit: execution timed out after 0.3 s\n");
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
     // The next command gets the default again (300 s), and the session still works.
@@ -320,6 +321,32 @@ TEST_F(BashkitFixture, TimeoutDefaultAndPerCommand) {
     EXPECT_EQ(r.stdout_, "ok\n");
     EXPECT_FALSE(r.timed_out);
     EXPECT_EQ(error_of([&] { s.execute("true", 0.0); }), "execute: timeout_seconds must be positive");
+}
+
+// timed_out, cancelled and truncated are what the interpreter knows (ExecResult's flags), never read from
+// the text of stderr: a script that prints the timeout message and exits 124 did not time out.
+TEST_F(BashkitFixture, ResultFlagsComeFromTheInterpreter) {
+    BashkitSandboxOptions o = opts();
+    o.limits.max_output_bytes = 10;
+    BashkitSandbox sb(std::move(o));
+    SandboxSession s = sb.open();
+    auto r = s.execute("echo 'bashkit: execution timed out after 1 s' >&2; exit 124");
+    EXPECT_EQ(r.exit_code, 124);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_FALSE(r.cancelled);
+    EXPECT_TRUE(r.truncated);  // the message is longer than 10 bytes
+    r = s.execute("echo 123456789");
+    EXPECT_EQ(r.stdout_, "123456789\n");
+    EXPECT_FALSE(r.truncated);
+    r = s.execute("seq 100");
+    EXPECT_EQ(r.stdout_.size(), 10u);
+    EXPECT_TRUE(r.truncated);
+    r = s.execute("seq 100 >&2", 0.5);
+    EXPECT_TRUE(r.truncated);
+    EXPECT_FALSE(r.timed_out);
+    r = s.execute("while :; do :; done", 0.2);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_FALSE(r.cancelled);
 }
 
 TEST_F(BashkitFixture, CancelFromAnotherThread) {
@@ -340,6 +367,7 @@ TEST_F(BashkitFixture, CancelFromAnotherThread) {
     EXPECT_EQ(r.exit_code, 130);
     EXPECT_EQ(r.stdout_, "");
     EXPECT_FALSE(r.timed_out);
+    EXPECT_TRUE(r.cancelled);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
     EXPECT_EQ(s.execute("echo still usable").stdout_, "still usable\n");
     s.close();

@@ -228,6 +228,27 @@ TEST(Limits, AHostTreeCountsWhatTheSessionWrote) {
 INSTANTIATE_TEST_SUITE_P(MemoryAndHost, Limits, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "HostFs" : "MemoryFs"; });
 
+// space() is what df shows: the byte and node limits with their use; an unlimited one is 0; a tree that is
+// not a LimitedFs has none.
+TEST_P(Limits, SpaceReportsTheLimitsAndTheirUse) {
+    FsLimits l;
+    l.max_total_bytes = 1000;
+    l.max_nodes = 50;
+    LimitedFs fs(inner_of_kind(GetParam()), l, /*count_existing=*/false);
+    BK_ASSERT_OK(fs.mkdir("/d"));
+    BK_ASSERT_OK(fs.write_file("/d/f", std::string(300, 'f')));
+    auto sp = fs.space();
+    ASSERT_TRUE(sp.has_value());
+    EXPECT_EQ(sp->total_bytes, 1000u);
+    EXPECT_EQ(sp->used_bytes, 300u);
+    EXPECT_EQ(sp->total_nodes, 50u);
+    EXPECT_EQ(sp->used_nodes, 2u);
+    LimitedFs open_ended(inner_of_kind(GetParam()), FsLimits::unlimited(), false);
+    EXPECT_EQ(open_ended.space()->total_bytes, 0u);
+    EXPECT_EQ(open_ended.space()->total_nodes, 0u);
+    EXPECT_FALSE(MemoryFs().space().has_value());
+}
+
 TEST(Limits, NewNameRule) {
     EXPECT_EQ(check_new_name("ok.txt"), Errc::ok);
     EXPECT_EQ(check_new_name("\xc3\xa9t\xc3\xa9"), Errc::ok);  // UTF-8 is fine
