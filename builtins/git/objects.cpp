@@ -85,6 +85,11 @@ std::string inflate_all(const CommandContext& ctx, std::string_view in, uint64_t
                         const std::string& what) {
     z_stream zs{};
     if (inflateInit(&zs) != Z_OK) throw Fatal{"zlib init failed"};
+    // Ended on every way out: the cancel check and the memory charge throw too.
+    struct End {
+        z_stream& z;
+        ~End() { inflateEnd(&z); }
+    } end{zs};
     interp::MemoryCharge held(ctx.memory);
     std::string out;
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
@@ -95,7 +100,6 @@ std::string inflate_all(const CommandContext& ctx, std::string_view in, uint64_t
         size_t chunk = out.size() < 65536 ? 65536 : out.size();
         if (out.size() + chunk > max_out + 1) chunk = max_out + 1 - out.size();
         if (chunk == 0) {
-            inflateEnd(&zs);
             throw Fatal{what + " is larger than its header says (or too large)"};
         }
         held.add(chunk);
@@ -107,20 +111,16 @@ std::string inflate_all(const CommandContext& ctx, std::string_view in, uint64_t
         out.resize(old + chunk - zs.avail_out);
         if (rc == Z_STREAM_END) break;
         if (rc != Z_OK && !(rc == Z_BUF_ERROR && zs.avail_out == 0)) {
-            inflateEnd(&zs);
             throw Fatal{"corrupt " + what + " (zlib: " + std::string(zs.msg ? zs.msg : "bad data") + ")"};
         }
         if (zs.avail_in == 0 && zs.avail_out != 0) {
-            inflateEnd(&zs);
             throw Fatal{"corrupt " + what + " (truncated zlib stream)"};
         }
         if (out.size() > max_out) {
-            inflateEnd(&zs);
             throw Fatal{what + " inflates past its declared size"};
         }
     }
     if (consumed) *consumed = zs.total_in;
-    inflateEnd(&zs);
     return out;
 }
 
