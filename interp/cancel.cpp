@@ -19,20 +19,22 @@ public:
         return *w;
     }
 
-    // Returns false when the thread cannot be started (the token then relies on cancelled()'s clock read).
+    // Returns false when the thread cannot be started or has stopped, or the queue cannot grow: the token then
+    // relies on cancelled()'s clock read (the evaluator reads it every 1024th check).
     bool arm(const CancelToken* t, CancelToken::Clock::rep when) {
         std::lock_guard lock(mu_);
         erase_locked(t);
-        if (!started_) {
-            try {
-                std::thread([this] { loop(); }).detach();
+        if (dead_) return false;
+        try {
+            if (!started_) {
+                std::thread([this] { entry(); }).detach();
                 started_ = true;
-            } catch (...) {
-                return false;
             }
+            auto it = queue_.insert({when, t}).first;
+            if (it == queue_.begin()) cv_.notify_one();
+        } catch (...) {
+            return false;
         }
-        auto it = queue_.insert({when, t}).first;
-        if (it == queue_.begin()) cv_.notify_one();
         return true;
     }
     void disarm(const CancelToken* t) {
@@ -52,6 +54,21 @@ private:
                 queue_.erase(it);
                 break;
             }
+    }
+
+    // The thread's entry: nothing may leave it (std::terminate would end the host process). Should the loop
+    // ever fail, the watch stops taking deadlines and the tokens fall back on reading the clock.
+    void entry() noexcept {
+        try {
+            loop();
+        } catch (...) {
+        }
+        try {
+            std::lock_guard lock(mu_);
+            dead_ = true;
+            queue_.clear();
+        } catch (...) {
+        }
     }
 
     void loop() {
@@ -76,6 +93,7 @@ private:
     std::condition_variable cv_;
     std::set<Entry> queue_;
     bool started_ = false;
+    bool dead_ = false;
 };
 
 CancelToken::~CancelToken() {
