@@ -115,9 +115,12 @@ void CancelToken::set_deadline(Clock::time_point when) {
 
 void CancelToken::reset() {
     if (deadline_ns_.load(std::memory_order_relaxed) != kNoDeadline) DeadlineWatch::instance().disarm(this);
-    cancelled_.store(false, std::memory_order_relaxed);
-    timed_out_.store(false, std::memory_order_relaxed);
     deadline_ns_.store(kNoDeadline, std::memory_order_relaxed);
+    // A new epoch with clear flags: an expire() computed for the run that ends cannot touch the next one.
+    uint64_t old = state_.load(std::memory_order_relaxed);
+    while (!state_.compare_exchange_weak(old, ((old >> kEpochShift) + 1) << kEpochShift, std::memory_order_relaxed)) {
+    }
+    if (old & kCancelled) ended_cancelled_.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace bashkit::interp

@@ -57,6 +57,12 @@ struct ExecutionLimits {
 // each iteration of a loop is slow (`while :; do read -r x <<< "$x$x"; done` used to run 32 slow iterations
 // between two reads of the clock). cancelled() reads the clock too, in case the timer thread could not start
 // or is late on a loaded machine.
+//
+// A session reuses one token for all its runs (reset() between two). The flags live in one word with a run
+// count (the epoch), so a late expiry can only mark the run it was computed for: a thread that read a past
+// deadline just before reset() cannot time out the next run (it once did, under load: `echo ok` after a
+// timed-out script "timed out after 5 s" at once). And a run that ended cancelled stays cancelled for the
+// tokens hanging below it (its background jobs), instead of reviving them when the next run resets the flags.
 class CancelToken {
 public:
     using Clock = std::chrono::steady_clock;
@@ -66,47 +72,62 @@ public:
     CancelToken& operator=(const CancelToken&) = delete;
     ~CancelToken();
 
-    void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+    void cancel() { state_.fetch_or(kCancelled, std::memory_order_relaxed); }
     // Arms a deadline; Clock::time_point::max() disarms.
     void set_deadline(Clock::time_point when);
+    // Starts a new run: clears the flags and the deadline.
     void reset();
     // A token can hang below another one (a background job below the run that started it): it is
-    // cancelled when its parent is. `hold` keeps a parent alive when it is not owned elsewhere.
+    // cancelled when its parent is, and for good once the parent's run ended cancelled. `hold` keeps a parent
+    // alive when it is not owned elsewhere.
     void set_parent(std::shared_ptr<const CancelToken> hold, const CancelToken* parent) {
         parent_hold_ = std::move(hold);
         parent_ = parent;
+        parent_ended_cancelled_ = parent ? parent->ended_cancelled_.load(std::memory_order_relaxed) : 0;
     }
     // True once cancel() was called, the deadline passed (reads the clock) or the parent is cancelled.
     bool cancelled() const {
-        if (cancelled_.load(std::memory_order_relaxed)) return true;
-        if (parent_ && parent_->cancelled()) return true;
+        uint64_t st = state_.load(std::memory_order_relaxed);
+        if (st & kCancelled) return true;
+        if (parent_ && (parent_gone() || parent_->cancelled())) return true;
         auto d = deadline_ns_.load(std::memory_order_relaxed);
         if (d != kNoDeadline && Clock::now().time_since_epoch().count() >= d) {
-            expire();
+            expire(st >> kEpochShift);
             return true;
         }
         return false;
     }
     // Only the flag, without reading the clock: for hot paths (the timer thread raises it at the deadline).
     bool cancelled_fast() const {
-        return cancelled_.load(std::memory_order_relaxed) || (parent_ && parent_->cancelled_fast());
+        return (state_.load(std::memory_order_relaxed) & kCancelled) ||
+               (parent_ && (parent_gone() || parent_->cancelled_fast()));
     }
     bool timed_out() const {
-        return timed_out_.load(std::memory_order_relaxed) || (parent_ && parent_->timed_out());
+        return (state_.load(std::memory_order_relaxed) & kTimedOut) || (parent_ && parent_->timed_out());
     }
 
 private:
     friend class DeadlineWatch;
-    void expire() const {
-        timed_out_.store(true, std::memory_order_relaxed);
-        cancelled_.store(true, std::memory_order_relaxed);
+    static constexpr uint64_t kCancelled = 1, kTimedOut = 2;
+    static constexpr int kEpochShift = 2;
+    // Raises both flags if the run `epoch` is still the current one.
+    void expire(uint64_t epoch) const {
+        uint64_t cur = state_.load(std::memory_order_relaxed);
+        while ((cur >> kEpochShift) == epoch &&
+               !state_.compare_exchange_weak(cur, cur | kCancelled | kTimedOut, std::memory_order_relaxed)) {
+        }
+    }
+    void expire() const { expire(state_.load(std::memory_order_relaxed) >> kEpochShift); }
+    bool parent_gone() const {
+        return parent_->ended_cancelled_.load(std::memory_order_relaxed) != parent_ended_cancelled_;
     }
     static constexpr Clock::rep kNoDeadline = INT64_MAX;
-    mutable std::atomic<bool> cancelled_{false};
-    mutable std::atomic<bool> timed_out_{false};
+    mutable std::atomic<uint64_t> state_{0};  // epoch << kEpochShift | kTimedOut | kCancelled
+    std::atomic<uint64_t> ended_cancelled_{0};  // runs that ended cancelled (counted by reset())
     std::atomic<Clock::rep> deadline_ns_{kNoDeadline};
     std::shared_ptr<const CancelToken> parent_hold_;
     const CancelToken* parent_ = nullptr;
+    uint64_t parent_ended_cancelled_ = 0;
 };
 
 }  // namespace bashkit::interp

@@ -346,8 +346,8 @@ Flow Exec::exec_background(const sx::Stmt* stmt) {
     auto state = std::make_shared<ShellState>(st_);
     // Without job control a background job reads from /dev/null.
     if (!st_.opts[OptMonitor]) state->fds[0] = std::make_shared<NullStream>();
-    std::string text;
-    int64_t pid = start_job(std::move(state), stmt->cmd, "command");
+    // The text `jobs` shows (bash prints its own rendering of the command too).
+    int64_t pid = start_job(std::move(state), stmt->cmd, sx::print_one_line(*stmt->cmd));
     st_.status = pid < 0 ? 1 : 0;
     return Flow::Normal;
 }

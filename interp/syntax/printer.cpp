@@ -115,6 +115,13 @@ class Printer {
 public:
     std::string take() { return std::move(out_); }
 
+    // One command on one line, as a command substitution's body prints; here-document bodies are left out.
+    void one_line(const Command* c) {
+        multiline_ = false;
+        command(c);
+        pending_.clear();
+    }
+
     void script(const Script& s) {
         for (uint32_t i = 0; i < s.body.size; ++i) {
             if (i > 0) newline();
@@ -1079,6 +1086,12 @@ public:
 std::string print(const Script& script) {
     Printer p;
     p.script(script);
+    return p.take();
+}
+
+std::string print_one_line(const Command& command) {
+    Printer p;
+    p.one_line(&command);
     return p.take();
 }
 

@@ -11,6 +11,8 @@ namespace bashkit::syntax {
 // Equivalent bash source: parse(print(s)) yields the same tree as s (positions aside).
 std::string print(const Script& script);
 std::string print(const Word& word);
+// One command on one line (`{ a; b; }`, `x | y`), for the text `jobs` shows; here-document bodies left out.
+std::string print_one_line(const Command& command);
 
 // The tree as JSON, one object per node with "kind" and, when with_positions, "line" and "col".
 // Two trees are equal (positions aside) exactly when to_json(a, false) == to_json(b, false).

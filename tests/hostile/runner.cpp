@@ -63,7 +63,10 @@ int main(int argc, char** argv) {
                       << first.stderr_.substr(first.stderr_.size() > 300 ? first.stderr_.size() - 300 : 0) << "\n";
         SandboxExecutionResult second = s.execute("echo ok", 5.0);
         std::cout << second.stdout_ << std::flush;
-        return second.stdout_ == "ok\n" ? 0 : 1;
+        if (second.stdout_ == "ok\n") return 0;
+        std::cerr << "echo ok: exit " << second.exit_code << (second.timed_out ? " (timed out)" : "")
+                  << (second.cancelled ? " (cancelled)" : "") << ", stderr: " << second.stderr_.substr(0, 300) << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "hostile_runner: exception crossed the API: " << e.what() << "\n";
         return 3;

@@ -2,6 +2,7 @@
 // fd 0/1/2 proxies that background jobs write through after their run has returned.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -93,6 +94,53 @@ TEST(Deadline, BackgroundJobsWriteSafelyAfterTheirRun) {
         EXPECT_NE(r2.out.find("ok\n"), std::string::npos);
     }
     EXPECT_EQ(sh.run("wait; echo done").exit_code, 0);
+}
+
+TEST(Deadline, ALateExpiryCannotMarkTheNextRun) {
+    // A thread that read a past deadline just before reset() must not time out the run that follows (under
+    // load it did: the session's next `echo ok` "timed out after 5 s" at once). Another thread reads the clock
+    // through cancelled() all along; after each reset the token must stay clear.
+    CancelToken t;
+    std::atomic<bool> stop{false};
+    std::thread reader([&] {
+        while (!stop.load()) (void)t.cancelled();
+    });
+    int marked = 0;
+    for (int i = 0; i < 20000; ++i) {
+        t.reset();
+        std::this_thread::yield();
+        if (t.cancelled_fast() || t.timed_out()) ++marked;
+        t.set_deadline(CancelToken::Clock::now() - 1ns);  // already past: the reader expires this run
+    }
+    stop = true;
+    reader.join();
+    EXPECT_EQ(marked, 0);
+}
+
+TEST(Deadline, JobsOfACancelledRunStayCancelled) {
+    // The next run resets the session's token; the jobs of a run that timed out must not come back to life
+    // with it (64 `yes > /dev/null &` jobs used to spin on in the session after their script's timeout).
+    vfs::MemoryFs fs;
+    CommandRegistry reg;
+    ShellOptions o;
+    o.limits.timeout = 300ms;
+    Shell sh(fs, reg, o);
+    // Eight spinning jobs on a few cores: some have not yet seen the timeout when the next run starts.
+    EXPECT_EQ(sh.run("for i in 1 2 3 4 5 6 7 8; do while :; do :; done & done; while :; do :; done").exit_code, 124);
+    auto r = sh.run("wait; echo done");
+    EXPECT_EQ(r.out, "done\n");
+    EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST(Deadline, JobsOfAFinishedRunKeepRunning) {
+    // A run that ends normally leaves its jobs running into the next one (as an interactive shell does).
+    vfs::MemoryFs fs;
+    CommandRegistry reg;
+    Shell sh(fs, reg);
+    // (No utilities in this registry: a builtin loop stands for `sleep`.)
+    EXPECT_EQ(sh.run("{ for ((i = 0; i < 100000; i++)); do :; done; echo late > /f; } &").exit_code, 0);
+    auto r = sh.run("wait; read -r x < /f; echo $x");
+    EXPECT_EQ(r.out, "late\n") << r.err;
 }
 
 }  // namespace
