@@ -125,10 +125,7 @@ bool Exec::stack_exhausted() const {
 
 // The flag is raised at the deadline by the token's timer thread (limits.hpp), so a load suffices; the clock
 // is read now and then only in case that thread could not start.
-bool Exec::check_cancel() {
-    if (cancel_->cancelled_fast()) return true;
-    return (++cancel_tick_ & 1023) == 0 && cancel_->cancelled();
-}
+bool Exec::check_cancel() { return cancel_->poll(cancel_tick_); }
 
 Flow Exec::cancelled_flow() {
     exit_status_ = s_.run_token.timed_out() || cancel_->timed_out() ? 124 : 130;

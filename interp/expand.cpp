@@ -956,7 +956,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                 if (!ents) continue;
                 size_t tick = 0;
                 for (const auto& e : *ents) {
-                    if ((++tick & 1023) == 0 && cancel_->cancelled()) return Ex::Fatal;
+                    if (cancel_->poll(tick)) return Ex::Fatal;
                     if (!cp.match(e.name)) continue;
                     if ((e.name == "." || e.name == "..")) continue;
                     std::string nd = disp.empty() ? e.name : (disp == "/" ? "/" + e.name : disp + "/" + e.name);

@@ -102,6 +102,13 @@ public:
         return (state_.load(std::memory_order_relaxed) & kCancelled) ||
                (parent_ && (parent_gone() || parent_->cancelled_fast()));
     }
+    // For a loop's check: the flag at every call, the clock at every 1024th (tick is the loop's counter).
+    // An iteration may be slow (a string doubling), so the flag must be seen at once; reading the clock each
+    // time would cost more than many iterations.
+    template <class Tick>
+    bool poll(Tick& tick) const {
+        return cancelled_fast() || ((++tick & 1023) == 0 && cancelled());
+    }
     bool timed_out() const {
         return (state_.load(std::memory_order_relaxed) & kTimedOut) || (parent_ && parent_->timed_out());
     }

@@ -340,10 +340,9 @@ double Runtime::do_sub(const Node* n, bool global) {
         }
         out.append(text, copied, mb - copied);
         sub_replacement(out, repl, std::string_view(text).substr(mb, me - mb));
-        if ((++count & 0x3ff) == 0) {
-            need(out.size());
-            check_cancel();
-        }
+        if ((count & 0x3ff) == 0) need(out.size());
+        ++count;
+        check_cancel();
         copied = me;
         if (mb == me) {
             if (mb >= len) break;

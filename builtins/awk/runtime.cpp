@@ -1060,6 +1060,9 @@ const Value& Runtime::eval(const Node* n, Value& tmp) {
             for (const Node* a : n->args) {
                 Value t;
                 const Value& v = eval(a, t);
+                // Checked before the bytes are copied: `s = s s` near the budget must fail before a
+                // string twice the size exists (it peaked at twice the budget in RSS).
+                if (v.type != Value::kNum) need(s.size() + v.s.size());
                 to_str_append(v, s);
                 need(s.size());
             }

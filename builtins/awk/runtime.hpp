@@ -252,7 +252,7 @@ private:
             throw interp::MemoryLimitExceeded(ctx_.memory->limit());
     }
     void check_cancel() {
-        if ((++tick_ & 0x3ff) == 0 && ctx_.cancelled()) throw AwkCancelled{};
+        if (ctx_.cancel.poll(tick_)) throw AwkCancelled{};
     }
 
     // --- evaluation

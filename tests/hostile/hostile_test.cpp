@@ -55,9 +55,7 @@ constexpr long kBaseRssKiB = 64 * 1024;
 
 // Scripts that may fail until the utilities charge their buffers and check the cancel token in their loops
 // (the other half of the containment work), and the interpreter's own known gaps, each with its reason.
-const std::set<std::string> kExpectedFailures = {
-    "endless/awk-string-doubling",  // awk: a doubling string is charged late; peak RSS twice the budget
-};
+const std::set<std::string> kExpectedFailures = {};
 
 // Categories whose scripts grow memory: run with the default budget too (HOSTILE_FULL=1 adds buffering,
 // cmdsubst and jobs, and every other category).
