@@ -130,6 +130,7 @@ class ExecutionLimits:
     max_call_depth: int
     max_subshell_depth: int
     max_eval_depth: int
+    max_memory_bytes: int
     max_variable_bytes: int
     max_total_variable_bytes: int
     max_array_entries: int

@@ -475,6 +475,7 @@ void bind_types(py::module_& m) {
         .field("max_call_depth", &interp::ExecutionLimits::max_call_depth)
         .field("max_subshell_depth", &interp::ExecutionLimits::max_subshell_depth)
         .field("max_eval_depth", &interp::ExecutionLimits::max_eval_depth)
+        .field("max_memory_bytes", &interp::ExecutionLimits::max_memory_bytes)
         .field("max_variable_bytes", &interp::ExecutionLimits::max_variable_bytes)
         .field("max_total_variable_bytes", &interp::ExecutionLimits::max_total_variable_bytes)
         .field("max_array_entries", &interp::ExecutionLimits::max_array_entries)

@@ -88,6 +88,17 @@ def test_flags_are_not_read_from_stderr(tmp_path):
         assert (r.exit_code, r.timed_out, r.truncated, r.stderr) == (124, False, True, "bashkit:")
 
 
+def test_max_memory_bytes(tmp_path):
+    # The session's one memory budget (every variable, buffer and utility of the session).
+    assert bashkit.ExecutionLimits().max_memory_bytes == 1 << 30
+    sb = bashkit.BashkitSandbox(base_dir=str(tmp_path), limits=bashkit.ExecutionLimits(max_memory_bytes=64 << 20))
+    with sb.session("m") as s:
+        r = s.execute("head -c 100000000 /dev/zero | sort > /dev/null; echo status $?")
+        assert "memory limit exceeded (64 MiB)" in r.stderr
+        assert r.stdout == "status 1\n" or r.stdout.startswith("status ") and r.stdout != "status 0\n"
+        assert s.execute("echo ok").stdout == "ok\n"
+
+
 def test_max_open_files(tmp_path):
     sb = bashkit.BashkitSandbox(base_dir=str(tmp_path), fs_limits=bashkit.FsLimits(max_open_files=4))
     with sb.session("f") as s:

@@ -33,10 +33,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -113,8 +115,46 @@ void drain(int fd, std::string& tail, size_t& total) {
     ::close(fd);
 }
 
-Outcome run_one(const Script& s, const std::vector<std::string>& flags, std::chrono::milliseconds timeout,
-                long max_rss_kib) {
+// How a script is run: the embedding process to spawn (its argv before the flags) and what it promises.
+struct Mode {
+    std::string name;
+    std::vector<std::string> argv;
+    bool answers_ok = true;   // the process runs `echo ok` in the same session after the script
+    long extra_rss_kib = 0;   // the process's own footprint beyond kBaseRssKiB (a Python interpreter)
+};
+
+Mode cpp_mode() { return Mode{"embed", {HOSTILE_RUNNER}, true, 0}; }
+
+// The CLI runs the script (from stdin) and exits: no second command in the same process, so only its time,
+// memory and normal exit are judged.
+Mode cli_mode() { return Mode{"cli", {HOSTILE_CLI}, false, 0}; }
+
+#ifdef HOSTILE_PYTHON
+Mode python_mode() {
+    return Mode{"python", {HOSTILE_PYTHON, std::string(HOSTILE_CASES) + "/../runner.py"}, true, 48 * 1024};
+}
+#endif
+
+// environ, plus what the Python runner needs to import the module of this build.
+std::vector<char*>& spawn_env() {
+    static std::vector<std::string> extra = {
+#ifdef HOSTILE_PYTHONPATH
+        "PYTHONPATH=" HOSTILE_PYTHONPATH,
+#endif
+        "PYTHONDONTWRITEBYTECODE=1"};
+    static std::vector<char*> env = [] {
+        std::vector<char*> e;
+        for (char** p = environ; *p; ++p)
+            if (std::string_view(*p).substr(0, 11) != "PYTHONPATH=") e.push_back(*p);
+        for (auto& x : extra) e.push_back(x.data());
+        e.push_back(nullptr);
+        return e;
+    }();
+    return env;
+}
+
+Outcome run_one(const Script& s, const Mode& mode, const std::vector<std::string>& flags,
+                std::chrono::milliseconds timeout, long max_rss_kib) {
     Outcome o;
     o.id = s.id();
     const std::string& input = s.text;
@@ -124,7 +164,7 @@ Outcome run_one(const Script& s, const std::vector<std::string>& flags, std::chr
         o.why = "pipe failed";
         return o;
     }
-    std::vector<std::string> args = {HOSTILE_RUNNER};
+    std::vector<std::string> args = mode.argv;
     args.insert(args.end(), flags.begin(), flags.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -136,7 +176,7 @@ Outcome run_one(const Script& s, const std::vector<std::string>& flags, std::chr
     posix_spawn_file_actions_adddup2(&fa, err[1], 2);
     pid_t pid = 0;
     auto t0 = Clock::now();
-    int rc = posix_spawn(&pid, HOSTILE_RUNNER, &fa, nullptr, argv.data(), environ);
+    int rc = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), spawn_env().data());
     posix_spawn_file_actions_destroy(&fa);
     ::close(in[0]);
     ::close(out[1]);
@@ -197,8 +237,11 @@ Outcome run_one(const Script& s, const std::vector<std::string>& flags, std::chr
     else if (took > allowed) why << "took " << o.seconds << " s (" << cpu << " s of CPU); ";
     if (WIFSIGNALED(status)) why << "died of signal " << WTERMSIG(status) << "; ";
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) why << "an exception crossed the API; ";
+    max_rss_kib += mode.extra_rss_kib;
     if (o.rss_kib > max_rss_kib) why << "peak RSS " << o.rss_kib / 1024 << " MiB > " << max_rss_kib / 1024 << " MiB; ";
-    if (!out_tail.ends_with("ok\n")) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) > 125 && !mode.answers_ok)
+        why << "exit status " << WEXITSTATUS(status) << " (the shell crashed?); ";
+    if (mode.answers_ok && !out_tail.ends_with("ok\n")) {
         std::string t = err_tail.size() > 300 ? err_tail.substr(err_tail.size() - 300) : err_tail;
         why << "the session did not answer `echo ok` after it (stderr ends: " << t << "); ";
     }
@@ -207,8 +250,9 @@ Outcome run_one(const Script& s, const std::vector<std::string>& flags, std::chr
     return o;
 }
 
-std::vector<Outcome> run_all(const std::vector<Script>& scripts, const std::vector<std::string>& flags,
-                             std::chrono::milliseconds timeout, long max_rss_kib) {
+std::vector<Outcome> run_all(const std::vector<Script>& scripts, const Mode& mode,
+                             const std::vector<std::string>& flags, std::chrono::milliseconds timeout,
+                             long max_rss_kib) {
     std::vector<Outcome> results(scripts.size());
     std::atomic<size_t> next{0};
     // Most scripts spend their time waiting for their timeout: more runners than cores (judged on CPU time).
@@ -217,7 +261,7 @@ std::vector<Outcome> run_all(const std::vector<Script>& scripts, const std::vect
     for (unsigned w = 0; w < workers; ++w)
         pool.emplace_back([&] {
             for (size_t i; (i = next.fetch_add(1)) < scripts.size();)
-                results[i] = run_one(scripts[i], flags, timeout, max_rss_kib);
+                results[i] = run_one(scripts[i], mode, flags, timeout, max_rss_kib);
         });
     for (auto& t : pool) t.join();
     return results;
@@ -261,8 +305,36 @@ TEST(Hostile, EveryScriptUnderA256MiBBudget) {
     auto scripts = load_scripts();
     auto timeout = full() ? 3000ms : 1000ms;
     std::vector<std::string> flags = {"--timeout", full() ? "3" : "1", "--max-memory", std::to_string(256u << 20)};
-    check(run_all(scripts, flags, timeout, 256 * 1024 + 64 * 1024 + kBaseRssKiB), "256M");
+    check(run_all(scripts, cpp_mode(), flags, timeout, 256 * 1024 + 64 * 1024 + kBaseRssKiB), "256M");
 }
+
+// The other ways an embedder runs a script: the CLI and the Python module. In CI a sample (the first two
+// scripts of each category: every kind of attack, a fraction of the time); HOSTILE_FULL=1 runs them all.
+std::vector<Script> sample(const std::vector<Script>& all) {
+    if (full()) return all;
+    std::vector<Script> out;
+    std::map<std::string, int> taken;
+    for (const auto& s : all)
+        if (taken[s.category]++ < 2) out.push_back(s);
+    return out;
+}
+
+TEST(Hostile, ThroughTheCli) {
+    auto timeout = full() ? 3000ms : 1000ms;
+    // The CLI's flags are named after the fields (ExecutionLimits::max_memory_bytes: --max-memory).
+    std::vector<std::string> flags = {"--timeout", full() ? "3" : "1", "--max-memory", "256M"};
+    check(run_all(sample(load_scripts()), cli_mode(), flags, timeout, 256 * 1024 + 64 * 1024 + kBaseRssKiB),
+          "cli 256M");
+}
+
+#ifdef HOSTILE_PYTHON
+TEST(Hostile, ThroughThePythonModule) {
+    auto timeout = full() ? 3000ms : 1000ms;
+    std::vector<std::string> flags = {"--timeout", full() ? "3" : "1", "--max-memory", std::to_string(256u << 20)};
+    check(run_all(sample(load_scripts()), python_mode(), flags, timeout, 256 * 1024 + 64 * 1024 + kBaseRssKiB),
+          "python 256M");
+}
+#endif
 
 TEST(Hostile, MemoryScriptsUnderTheDefaultBudget) {
     auto all = load_scripts();
@@ -270,7 +342,7 @@ TEST(Hostile, MemoryScriptsUnderTheDefaultBudget) {
     for (auto& s : all)
         if (full() || kMemoryCategories.count(s.category)) scripts.push_back(s);
     std::vector<std::string> flags = {"--timeout", "3"};
-    check(run_all(scripts, flags, 3000ms, 1229 * 1024), "default");
+    check(run_all(scripts, cpp_mode(), flags, 3000ms, 1229 * 1024), "default");
 }
 
 }  // namespace
