@@ -15,6 +15,9 @@
 //   - the memory-heavy categories (kMemoryCategories) with the default budget (1 GiB) and a 3 s timeout: peak
 //     RSS under 1.2 GiB.
 // HOSTILE_FULL=1 in the environment runs every script in both passes with a 3 s timeout.
+// The same scripts also run through the CLI (which exits after the script: judged on time, memory and a normal
+// exit) and through the Python module (runner.py, the same contract as runner.cpp): two scripts of each
+// category in CI, all of them with HOSTILE_FULL=1. python/tests/test_hostile_serve.py runs them through serve.
 //
 // Scripts with a known gap are listed in kExpectedFailures with the reason: they are run and reported, and a
 // failure among them does not fail the test (a pass is reported too, so the list can shrink).
