@@ -49,3 +49,5 @@ x=x; while :; do x=$x$x; env > /dev/null; done
 declare x=x; while :; do declare x=$x$x; done
 #### case-mod-doubling
 declare -u x=a; while :; do x=$x$x; done
+#### pattern-ops-on-a-big-value
+x=a; for i in {1..25}; do x=$x$x; done; y=${x%%b*}; z=${x//b/c}; w=${x##*b}; echo ${#y} ${#z} ${#w}
