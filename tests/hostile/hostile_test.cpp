@@ -242,8 +242,6 @@ Outcome run_one(const Script& s, const Mode& mode, const std::vector<std::string
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) why << "an exception crossed the API; ";
     max_rss_kib += mode.extra_rss_kib;
     if (o.rss_kib > max_rss_kib) why << "peak RSS " << o.rss_kib / 1024 << " MiB > " << max_rss_kib / 1024 << " MiB; ";
-    if (WIFEXITED(status) && WEXITSTATUS(status) > 125 && !mode.answers_ok)
-        why << "exit status " << WEXITSTATUS(status) << " (the shell crashed?); ";
     if (mode.answers_ok && !out_tail.ends_with("ok\n")) {
         std::string t = err_tail.size() > 300 ? err_tail.substr(err_tail.size() - 300) : err_tail;
         why << "the session did not answer `echo ok` after it (stderr ends: " << t << "); ";
