@@ -134,7 +134,7 @@ Mode cli_mode() { return Mode{"cli", {HOSTILE_CLI}, false, 0}; }
 
 #ifdef HOSTILE_PYTHON
 Mode python_mode() {
-    return Mode{"python", {HOSTILE_PYTHON, std::string(HOSTILE_CASES) + "/../runner.py"}, true, 48 * 1024};
+    return Mode{"python", {HOSTILE_PYTHON, std::string(HOSTILE_CASES) + "/../runner.py"}, true, 64 * 1024};
 }
 #endif
 
