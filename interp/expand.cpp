@@ -261,9 +261,14 @@ bool brace_sequence(std::string_view body, std::vector<std::string>& out, size_t
 
 // held: the words made so far are charged to the session's budget as they are made (a word of n
 // characters takes 16n bytes here); past it, too_many is set and held.over is true.
+// cancel: polled at each word made (a million-word expansion takes seconds on a loaded machine); once it is
+// raised, too_many and cancelled are set and the caller drops the words.
 struct BraceCharge {
     MemoryCharge held;
+    const CancelToken* cancel = nullptr;
     bool over = false;
+    bool cancelled = false;
+    uint32_t tick = 0;
 };
 
 bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& too_many, int depth,
@@ -335,6 +340,10 @@ bool brace_expand(const BSeq& in, std::vector<BSeq>& out, size_t limit, bool& to
         }
         // Not a brace expression: keep the `{` and look further.
     }
+    if (charge.cancel && charge.cancel->poll(charge.tick)) {
+        charge.cancelled = too_many = true;
+        return true;
+    }
     if (!charge.held.try_add(in.size() * sizeof(BItem) + sizeof(BSeq))) {
         charge.over = too_many = true;
         return true;
@@ -368,8 +377,9 @@ Ex Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const 
     BSeq items = word_items(w);
     std::vector<BSeq> results;
     bool too_many = false;
-    BraceCharge charge{MemoryCharge(&s_.memory)};
+    BraceCharge charge{MemoryCharge(&s_.memory), cancel_};
     brace_expand(items, results, s_.limits.max_array_entries, too_many, 0, charge);
+    if (charge.cancelled) return Ex::Fatal;
     if (charge.over) {
         error("brace expansion: " + memory_limit_message(s_.memory.limit()));
         st_.status = 1;
@@ -380,7 +390,9 @@ Ex Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const 
         st_.status = 1;
         return Ex::Fail;
     }
+    uint32_t tick = 0;
     for (const BSeq& r : results) {
+        if (cancel_->poll(tick)) return Ex::Fatal;
         std::vector<std::pair<const sx::Node*, std::string>> segs;
         for (const BItem& it : r) {
             if (it.part) {
