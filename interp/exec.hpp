@@ -343,10 +343,10 @@ public:
     Flow exec_external(std::vector<std::string>& argv, const Environment& env);
     std::string find_in_path(const std::string& name);
     int run_script_file(const std::string& path, std::vector<std::string>& argv, const Environment& env);
-    // script_input: the source is a script file or stdin, not -c (ShellState::script_input).
+    // script_input: the source is a script file or stdin, not -c (ShellState::script_input). The child
+    // shares the streams: a background job it starts may keep using them after it returns.
     int child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
-                    ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name,
-                    bool script_input = false);
+                    StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input = false);
     void init_child_state(ShellState& st, const Environment& env);
     int bash_command(std::vector<std::string>& argv, const Environment& env);
     static void install_dynamic_vars(ShellState& st);
@@ -445,6 +445,7 @@ public:
     Ex apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard);
     StreamPtr open_path(const std::string& path, int how, int& err);  // how: 0 read 1 write 2 append 3 rw
     StreamPtr fd(int n) const;
+    StreamPtr fd_or_bad(int n) const;  // fd(n), or a stream failing with EBADF when n is closed
     ByteStream& out();
     ByteStream& err();
     ByteStream& in();

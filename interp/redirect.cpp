@@ -37,6 +37,11 @@ StreamPtr Exec::fd(int n) const {
     return st_.fds[static_cast<size_t>(n)];
 }
 
+StreamPtr Exec::fd_or_bad(int n) const {
+    StreamPtr s = fd(n);
+    return s ? s : std::make_shared<BadStream>();
+}
+
 void Exec::set_fd(int n, StreamPtr s) {
     if (n < 0) return;
     if (static_cast<size_t>(n) >= st_.fds.size()) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <random>
 #include <string>
 #include <string_view>
@@ -203,27 +204,59 @@ inline constexpr size_t kPipeCapacity = 64 * 1024;
 
 PipeEnds make_pipe(const CancelToken* cancel, size_t capacity = kPipeCapacity);
 
-// A stream that forwards to another one but whose close() does not close the target: what a builtin's
-// stdout refers to when the fd is shared with the rest of the shell.
+// A stream that forwards to another one the shell does not own: what the fds of a script run through the
+// embedder's API (`run_script`, `run_command`) refer to, since the caller's streams outlive only the call.
+// A background job started by that script can hold the fd longer than the call, so the caller revokes the
+// borrow on return (`BorrowedStreams` below): later operations fail with EBADF, as on a closed descriptor,
+// instead of reaching a stream that no longer exists. revoke() waits for an operation in flight.
 class BorrowedStream : public ByteStream {
 public:
-    explicit BorrowedStream(ByteStream& target) : t_(target) {}
-    bool readable() const override { return t_.readable(); }
-    bool writable() const override { return t_.writable(); }
-    IoResult read(char* buf, size_t n) override { return t_.read(buf, n); }
-    IoResult write(std::string_view data) override { return t_.write(data); }
+    explicit BorrowedStream(ByteStream& target) : t_(&target) {}
+    void revoke() {
+        std::unique_lock lock(mu_);
+        t_ = nullptr;
+    }
+    bool readable() const override { return with(false, [](ByteStream& t) { return t.readable(); }); }
+    bool writable() const override { return with(false, [](ByteStream& t) { return t.writable(); }); }
+    IoResult read(char* buf, size_t n) override { return with(kBad, [&](ByteStream& t) { return t.read(buf, n); }); }
+    IoResult write(std::string_view data) override {
+        return with(kBad, [&](ByteStream& t) { return t.write(data); });
+    }
     IoResult read_until(char delim, std::string& out, size_t max) override {
-        return t_.read_until(delim, out, max);
+        return with(kBad, [&](ByteStream& t) { return t.read_until(delim, out, max); });
     }
     bool wait_readable(std::chrono::steady_clock::time_point deadline) override {
-        return t_.wait_readable(deadline);
+        return with(true, [&](ByteStream& t) { return t.wait_readable(deadline); });
     }
-    std::string describe() const override { return t_.describe(); }
-    int host_fd() const override { return t_.host_fd(); }
-    bool unread(std::string_view data) override { return t_.unread(data); }
+    std::string describe() const override { return with(std::string(), [](ByteStream& t) { return t.describe(); }); }
+    int host_fd() const override { return with(-1, [](ByteStream& t) { return t.host_fd(); }); }
+    bool unread(std::string_view data) override { return with(false, [&](ByteStream& t) { return t.unread(data); }); }
 
 private:
-    ByteStream& t_;
+    static constexpr IoResult kBad{0, 9 /* EBADF */};
+    template <class R, class F>
+    R with(R revoked, F&& f) const {
+        std::shared_lock lock(mu_);
+        return t_ ? static_cast<R>(f(*t_)) : revoked;
+    }
+    mutable std::shared_mutex mu_;
+    ByteStream* t_;
+};
+
+// The three borrowed fds of one API call, revoked when the call returns.
+struct BorrowedStreams {
+    BorrowedStreams(ByteStream& in, ByteStream& out, ByteStream& err)
+        : in(std::make_shared<BorrowedStream>(in)),
+          out(std::make_shared<BorrowedStream>(out)),
+          err(std::make_shared<BorrowedStream>(err)) {}
+    ~BorrowedStreams() {
+        in->revoke();
+        out->revoke();
+        err->revoke();
+    }
+    BorrowedStreams(const BorrowedStreams&) = delete;
+    BorrowedStreams& operator=(const BorrowedStreams&) = delete;
+    std::shared_ptr<BorrowedStream> in, out, err;
 };
 
 // A closed or never-opened descriptor: every operation fails with EBADF.

@@ -192,14 +192,11 @@ int Exec::run_script_file(const std::string& path, std::vector<std::string>& arg
     }
     std::vector<std::string> args(argv.begin(), argv.end());
     args[0] = argv[0];
-    StreamPtr i = fd(0), o = fd(1), e = fd(2);
-    BadStream bad;
-    return child_shell(text, args, env, i ? *i : static_cast<ByteStream&>(bad), o ? *o : static_cast<ByteStream&>(bad),
-                       e ? *e : static_cast<ByteStream&>(bad), path, true);
+    return child_shell(text, args, env, fd_or_bad(0), fd_or_bad(1), fd_or_bad(2), path, true);
 }
 
 int Exec::child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
-                      ByteStream& in, ByteStream& out, ByteStream& err, std::string_view name, bool script_input) {
+                      StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input) {
     if (eval_depth_ + 1 > s_.limits.max_eval_depth || subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
         error("maximum nesting depth exceeded");
         return 1;
@@ -209,9 +206,9 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     st.script_input = script_input;
     st.script_name = args.empty() ? std::string("bashkit") : args[0];
     if (args.size() > 1) st.frames.back().params.assign(args.begin() + 1, args.end());
-    st.fds[0] = std::make_shared<BorrowedStream>(in);
-    st.fds[1] = std::make_shared<BorrowedStream>(out);
-    st.fds[2] = std::make_shared<BorrowedStream>(err);
+    st.fds[0] = std::move(in);
+    st.fds[1] = std::move(out);
+    st.fds[2] = std::move(err);
     if (child_opts_) {
         for (const auto& [o, on] : *child_opts_) st.opts[static_cast<size_t>(o)] = on;
     }
@@ -325,11 +322,8 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
         if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
         args.push_back(argv[0]);
     }
-    StreamPtr i0 = fd(0), o1 = fd(1), e2 = fd(2);
-    BadStream bad;
     child_opts_ = &opts;
-    int st = child_shell(source, args, env, i0 ? *i0 : static_cast<ByteStream&>(bad),
-                         o1 ? *o1 : static_cast<ByteStream&>(bad), e2 ? *e2 : static_cast<ByteStream&>(bad),
+    int st = child_shell(source, args, env, fd_or_bad(0), fd_or_bad(1), fd_or_bad(2),
                          has_c ? std::string_view(argv[0]) : std::string_view(name), !has_c);
     child_opts_ = nullptr;
     return st;
@@ -342,10 +336,11 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
     if (argv.empty()) return 0;
     // Runs in a copy of the shell (like a child process) with the given streams.
     ShellState copy = st_;
+    BorrowedStreams borrowed(in, out, err);  // revoked on return: a background job may outlive the call
     copy.fds.assign(3, nullptr);
-    copy.fds[0] = std::make_shared<BorrowedStream>(in);
-    copy.fds[1] = std::make_shared<BorrowedStream>(out);
-    copy.fds[2] = std::make_shared<BorrowedStream>(err);
+    copy.fds[0] = borrowed.in;
+    copy.fds[1] = borrowed.out;
+    copy.fds[2] = borrowed.err;
     copy.jobs = std::make_shared<JobTable>();
     if (!options.cwd.empty()) copy.cwd = options.cwd;
     if (options.exact_env) {
@@ -409,7 +404,9 @@ CommandKind Exec::find_command(std::string_view name, bool with_functions, std::
 int Exec::run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,
                      ByteStream& err) {
     Environment env = build_env();
-    return child_shell(source, args, env, in, out, err, args.empty() ? std::string_view("bashkit") : args[0]);
+    BorrowedStreams borrowed(in, out, err);  // revoked on return: a background job may outlive the call
+    return child_shell(source, args, env, borrowed.in, borrowed.out, borrowed.err,
+                       args.empty() ? std::string_view("bashkit") : args[0]);
 }
 
 }  // namespace bashkit::interp

@@ -45,6 +45,18 @@ TEST(ContainArchive, WholeArchivesHitTheMemoryLimit) {
     EXPECT_EQ(r.out, "same\n") << r.err;
 }
 
+TEST(ContainSystem, ABackgroundJobOutlivingAUtilitysCallCannotReachItsStreams) {
+    // xargs and timeout run `bash -c` through the command runner with streams that live only for the
+    // call; the job outlives it. Its late writes fail (EBADF) instead of touching freed streams (ASan
+    // saw a use-after-free here), and the session goes on.
+    Env e;
+    auto r = e.sh->run("echo x | xargs bash -c '(sleep 0.2; echo late; echo late >&2) &'; "
+                       "timeout 5 bash -c '(sleep 0.2; read -r l; echo late) &'; sleep 0.5; echo ok");
+    EXPECT_EQ(r.out, "ok\n") << r.err;
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(e.sh->run("echo again").out, "again\n");
+}
+
 TEST(ContainFiles, EndlessLoopsOfFileUtilitiesStop) {
     Env e(size_t{1} << 30, 600s);
     ASSERT_EQ(e.sh->run("for i in $(seq 1 300); do mkdir -p d/a$i/b/c; touch d/a$i/b/c/f; done").exit_code, 0);
