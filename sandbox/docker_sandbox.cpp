@@ -39,6 +39,14 @@ public:
                                std::to_string(r.exit_code) + "): " + trim(r.err));
         container_ = trim(r.out);
         if (container_.empty()) container_ = name;
+        if (sb_.supports_background_processes()) {
+            table_ = std::make_unique<ProcessTable>();
+            procs_.table = table_.get();
+            procs_.argv_for = [this](int id, const std::string& command) {
+                return sb_.process_argv(container_, id, command);
+            };
+            procs_.kill_inside = [this](int id) { (void)run(sb_.process_kill_argv(container_, id), 30); };
+        }
         if (!opts_.setup_script.empty()) {
             SandboxExecutionResult s = execute(opts_.setup_script, opts_.setup_script_timeout_seconds);
             if (s.exit_code != 0) {
@@ -51,6 +59,8 @@ public:
     }
 
     void stop() override {
+        procs_ = ProcessTools{};
+        table_.reset();  // kills the background processes (in the container too) and their docker clients
         if (container_.empty()) return;
         (void)run(sb_.rm_argv(container_), 60);
         container_.clear();
@@ -98,6 +108,7 @@ public:
     }
 
     std::string location() const override { return container_; }
+    const ProcessTools* processes() override { return table_ ? &procs_ : nullptr; }
 
 private:
     std::shared_ptr<const LocalDockerSandbox> self_;  // a copy: the session may outlive the sandbox object
@@ -105,7 +116,16 @@ private:
     LocalDockerSandboxOptions opts_;
     std::string id_;
     std::string container_;
+    std::unique_ptr<ProcessTable> table_;
+    ProcessTools procs_;
 };
+
+SandboxAttributes attributes_for(const LocalDockerSandboxOptions& o) {
+    SandboxAttributes a = LocalDockerSandbox::static_attributes();
+    a.supports_background_processes =
+        o.supports_background_processes.value_or(o.image == LocalDockerSandbox::kDefaultImage);
+    return a;
+}
 
 }  // namespace
 
@@ -116,19 +136,16 @@ SandboxAttributes LocalDockerSandbox::static_attributes() {
     a.supported_header_bindings = {};
     a.supported_access = {SandboxAccess::none, SandboxAccess::files, SandboxAccess::full};
     a.delete_on_cleanup = true;
-    a.supports_background_processes = false;
+    a.supports_background_processes = true;  // with the default image
     return a;
 }
 
 LocalDockerSandbox::LocalDockerSandbox(LocalDockerSandboxOptions options)
-    : Sandbox(static_attributes(), options.network, options.header_bindings, options.hooks, options.access),
+    : Sandbox(attributes_for(options), options.network, options.header_bindings, options.hooks, options.access),
       opts_(std::move(options)) {
     if (opts_.image.empty()) throw std::invalid_argument("LocalDockerSandbox: image must not be empty");
     if (opts_.shell != "bash" && opts_.shell != "sh")
         throw std::invalid_argument("LocalDockerSandbox: shell must be 'bash' or 'sh', got '" + opts_.shell + "'");
-    if (opts_.supports_background_processes.value_or(false))
-        throw std::invalid_argument("LocalDockerSandbox: supports_background_processes=True is not available: this "
-                                    "adapter has no process tools yet");
     if (!(opts_.default_exec_timeout_seconds > 0))
         throw std::invalid_argument("LocalDockerSandbox: default_exec_timeout_seconds must be positive");
     if (!(opts_.setup_script_timeout_seconds > 0))
@@ -197,6 +214,27 @@ std::vector<std::string> LocalDockerSandbox::list_argv(const std::string& contai
 
 std::vector<std::string> LocalDockerSandbox::rm_argv(const std::string& container) const {
     return {opts_.docker, "rm", "-f", container};
+}
+
+namespace {
+std::string pid_file(const std::string& container, int id) {
+    return "/tmp/.bashkit-process-" + container + "-" + std::to_string(id);
+}
+}  // namespace
+
+std::vector<std::string> LocalDockerSandbox::process_argv(const std::string& container, int id,
+                                                          const std::string& command) const {
+    // A non-interactive shell gives a background command /dev/null as stdin before its own redirections,
+    // so the exec's stdin is passed through fd 3. setsid makes the command a process group of its own.
+    return {opts_.docker, "exec", "-i", "-w", "/workspace", container, "sh", "-c",
+            "exec 3<&0; setsid \"$1\" -c \"$2\" <&3 3<&- & echo $! > \"$3\"; exec 3<&-; wait $!",
+            "sh", opts_.shell, command, pid_file(container, id)};
+}
+
+// `kill -KILL -PGID`: dash's and BusyBox's kill take no `--`.
+std::vector<std::string> LocalDockerSandbox::process_kill_argv(const std::string& container, int id) const {
+    return {opts_.docker, "exec", container, "sh", "-c", "kill -KILL -\"$(cat \"$1\")\"", "sh",
+            pid_file(container, id)};
 }
 
 std::unique_ptr<SessionBackend> LocalDockerSandbox::make_backend(const std::string& session_id) {

@@ -9,6 +9,12 @@
 // files:    docker exec -w /workspace CONTAINER cat -- PATH
 //           docker exec -i -w /workspace CONTAINER sh -c 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"' sh PATH
 //           docker exec -w /workspace CONTAINER find PATH -mindepth 1 [-maxdepth 1] -printf '%y %s %p\n'
+// process tools (start_process...; when supports_background_processes):
+//           docker exec -i -w /workspace CONTAINER sh -c WRAPPER sh SHELL COMMAND PIDFILE
+//           (WRAPPER starts SHELL -c COMMAND under setsid with the exec's stdin, writes its process group to
+//           PIDFILE = /tmp/.bashkit-process-CONTAINER-ID and waits for it; the output and stdin travel
+//           through the docker client, which the session's process table holds)
+//           docker exec CONTAINER sh -c 'kill -KILL -"$(cat "$1")"' sh PIDFILE   (kill_process, first)
 // close():  docker rm -f CONTAINER
 //
 // Networks none (the default: --network none) and all (docker's default bridge); no header bindings.
@@ -26,9 +32,9 @@
 namespace bashkit::sandbox {
 
 struct LocalDockerSandboxOptions {
-    std::string image = "python:3.12-bookworm";
-    // The Python API's default is true without an image; this adapter has no process tools yet, so only
-    // unset or false is accepted (std::invalid_argument otherwise).
+    std::string image = "python:3.12-bookworm";  // kDefaultImage
+    // Whether the process tools are offered. Unset: true with the default image, false with another one
+    // (the reference's rule: true when the image is omitted; the image must provide setsid).
     std::optional<bool> supports_background_processes;
     std::string shell = "bash";  // "bash" | "sh", run inside the container as SHELL -c COMMAND
     double default_exec_timeout_seconds = 600;
@@ -44,6 +50,8 @@ struct LocalDockerSandboxOptions {
 
 class LocalDockerSandbox final : public Sandbox {
 public:
+    static constexpr const char* kDefaultImage = "python:3.12-bookworm";
+    // The class's attributes, as with every option left unset.
     static SandboxAttributes static_attributes();
     explicit LocalDockerSandbox(LocalDockerSandboxOptions options = {});
     const LocalDockerSandboxOptions& options() const { return opts_; }
@@ -56,6 +64,8 @@ public:
     std::vector<std::string> write_argv(const std::string& container, const std::string& path) const;
     std::vector<std::string> list_argv(const std::string& container, const std::string& path, bool recursive) const;
     std::vector<std::string> rm_argv(const std::string& container) const;
+    std::vector<std::string> process_argv(const std::string& container, int id, const std::string& command) const;
+    std::vector<std::string> process_kill_argv(const std::string& container, int id) const;
     static std::string container_name(const std::string& session_id);
     // "600", "0.5": seconds as `timeout` takes them.
     static std::string format_seconds(double s);

@@ -234,15 +234,27 @@ struct ProcessTable::Proc {
     int exit_code = 0;
     std::thread reader;
     size_t cap = 0;
+    std::function<void(int id)> kill_inside;
 };
 
 ProcessTable::~ProcessTable() { kill_all(); }
 
 ProcessTable::Started ProcessTable::start(const std::vector<std::string>& argv, const std::string& cwd) {
+    return start([&](int) { return argv; }, cwd, nullptr);
+}
+
+ProcessTable::Started ProcessTable::start(const std::function<std::vector<std::string>(int id)>& make_argv,
+                                          const std::string& cwd, std::function<void(int id)> kill_inside) {
+    int id;
+    {
+        std::lock_guard lock(mu_);
+        id = next_id_++;
+    }
     std::string error;
-    auto sp = spawn_piped(argv, cwd, error);
+    auto sp = spawn_piped(make_argv(id), cwd, error);
     if (!sp) return {0, error};
     auto p = std::make_shared<Proc>();
+    p->kill_inside = std::move(kill_inside);
     p->pid = sp->pid;
     p->in = sp->in;
     p->cap = max_buffer_bytes;
@@ -290,7 +302,6 @@ ProcessTable::Started ProcessTable::start(const std::vector<std::string>& argv, 
         p->exit_code = shell_status(status);
     });
     std::lock_guard lock(mu_);
-    int id = next_id_++;
     procs_[id] = std::move(p);
     return {id, {}};
 }
@@ -360,6 +371,12 @@ bool ProcessTable::kill(int id) {
         if (it == procs_.end()) return false;
         p = it->second;
     }
+    bool running;
+    {
+        std::lock_guard lock(p->mu);
+        running = p->running;
+    }
+    if (running && p->kill_inside) p->kill_inside(id);
     {
         std::lock_guard lock(p->mu);
         if (p->running) ::kill(-p->pid, SIGKILL);

@@ -57,6 +57,11 @@ public:
         std::string error;
     };
     Started start(const std::vector<std::string>& argv, const std::string& cwd);
+    // The same for a program that needs its id to be started (make_argv(id)) and that kill() must also reach
+    // by other means than its host process group (kill_inside(id), called first: a `docker exec` client's
+    // group does not hold the program it runs in the container).
+    Started start(const std::function<std::vector<std::string>(int id)>& make_argv, const std::string& cwd,
+                  std::function<void(int id)> kill_inside);
 
     struct Output {
         bool found = false;

@@ -128,9 +128,15 @@ json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute,
     if (def.process) {
         ProcessTable& table = *procs->table;
         if (tool == "start_process") {
-            std::vector<std::string> argv = procs->shell;
-            argv.push_back(a["command"].get<std::string>());
-            auto st = table.start(argv, procs->cwd);
+            const std::string command = a["command"].get<std::string>();
+            ProcessTable::Started st;
+            if (procs->argv_for) {
+                st = table.start([&](int id) { return procs->argv_for(id, command); }, procs->cwd, procs->kill_inside);
+            } else {
+                std::vector<std::string> argv = procs->shell;
+                argv.push_back(command);
+                st = table.start(argv, procs->cwd);
+            }
             if (!st.error.empty()) return fail(tool, st.error);
             return {{"ok", true}, {"process_id", st.id}};
         }

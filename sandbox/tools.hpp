@@ -97,6 +97,10 @@ struct ProcessTools {
     ProcessTable* table = nullptr;
     std::vector<std::string> shell;  // {"/bin/bash", "-c"}
     std::string cwd;
+    // For programs started elsewhere than on this host (LocalDockerSandbox): the command line that starts
+    // process `id` (instead of SHELL... COMMAND), and what kill_process does first to reach it there.
+    std::function<std::vector<std::string>(int id, const std::string& command)> argv_for;
+    std::function<void(int id)> kill_inside;
 };
 
 // Runs one tool: validates args, checks the tool belongs to `access` (process tools need `processes`), and

@@ -996,7 +996,7 @@ class LocalDockerSandbox(Sandbox, _C.LocalDockerSandbox):
     supported_header_bindings: ClassVar[Tuple[type, ...]] = ()
     supported_access: ClassVar[str] = "full"
     delete_on_cleanup: ClassVar[bool] = True
-    supports_background_processes: ClassVar[bool] = False
+    supports_background_processes: ClassVar[bool] = True  # without an image; False with one unless asked
 
     def __init__(self, *, image: Optional[str] = None, supports_background_processes: Optional[bool] = None,
                  shell: Optional[str] = None, default_exec_timeout_seconds: Optional[int] = None,
@@ -1017,7 +1017,8 @@ class LocalDockerSandbox(Sandbox, _C.LocalDockerSandbox):
         _str(o, "docker", docker)
         if runner is not None and not callable(runner):
             raise _type_error(o, "runner", "a callable or None", runner)
-        kw: Dict[str, Any] = dict(supports_background_processes=supports_background_processes,
+        background = supports_background_processes if supports_background_processes is not None else image is None
+        kw: Dict[str, Any] = dict(supports_background_processes=background,
                                   shell=shell if shell is not None else "bash", setup_script=setup_script or "",
                                   network=(net or Network.none())._impl, hooks=list(hooks_t), access=acc, docker=docker,
                                   runner=runner)
@@ -1029,7 +1030,7 @@ class LocalDockerSandbox(Sandbox, _C.LocalDockerSandbox):
             kw["setup_script_timeout_seconds"] = float(setup_timeout)
         _C.LocalDockerSandbox.__init__(self, **kw)
         self._keep(net, (), hooks_t)
-        self.__dict__["supports_background_processes"] = False
+        self.__dict__["supports_background_processes"] = background
 
 
 _MISTRAL_OPTIONS: Dict[str, str] = {  # option -> kind of value

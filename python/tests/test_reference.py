@@ -142,7 +142,7 @@ ATTRIBUTES = [
     (NoSandbox, ("none",), (), "none", True, False),
     (BashkitSandbox, ("none", "all", "allow"), (HeaderBinding, GitHubBinding, MistralApiBinding), "full", False, False),
     (DangerousLocalSandbox, ("all",), (), "full", True, True),
-    (LocalDockerSandbox, ("none", "all"), (), "full", True, False),
+    (LocalDockerSandbox, ("none", "all"), (), "full", True, True),
     (MistralSandbox, ("none", "all"), (GitHubBinding, MistralApiBinding, WorkspaceHeaderBindings), "full", True, False),
 ]
 

@@ -21,8 +21,6 @@ REFUSALS = [
      "LocalDockerSandbox does not support network=allow; supported: none, all"),
     (lambda: LocalDockerSandbox(image=""), ValueError, "LocalDockerSandbox: image must not be empty"),
     (lambda: LocalDockerSandbox(header_bindings=[MistralApiBinding()]), TypeError, None),
-    (lambda: LocalDockerSandbox(supports_background_processes=True), ValueError,
-     "LocalDockerSandbox: supports_background_processes=True is not available: this adapter has no process tools yet"),
     (lambda: BashkitSandbox(default_exec_timeout_seconds=0), ValueError,
      "BashkitSandbox: default_exec_timeout_seconds must be positive"),
     (lambda: BashkitSandbox(header_bindings=[GitHubBinding(repos=["justone"], token="t")]), ValueError,

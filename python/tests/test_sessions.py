@@ -222,6 +222,28 @@ def test_local_docker_with_a_recording_runner():
     assert sb.read_argv("c1", "a b.txt") == ["docker", "exec", "-w", "/workspace", "c1", "cat", "--", "a b.txt"]
 
 
+def test_docker_background_processes_follow_the_image():
+    # The reference: True when the image is omitted, False when it is given (unless asked for).
+    assert bashkit.LocalDockerSandbox().supports_background_processes is True
+    assert bashkit.LocalDockerSandbox(image="alpine:3").supports_background_processes is False
+    assert bashkit.LocalDockerSandbox(image="python:3.12-bookworm").supports_background_processes is False
+    assert bashkit.LocalDockerSandbox(image="alpine:3", supports_background_processes=True).supports_background_processes
+    assert bashkit.LocalDockerSandbox(supports_background_processes=False).supports_background_processes is False
+
+    def runner(opts):
+        r = bashkit.ProcessResult()
+        if opts.argv[1] == "run":
+            r.out = "abc123\n"
+        return r
+
+    def tool_names(sb):
+        with sb.open("s1") as s:
+            return [t.name for t in s.tools()]
+
+    assert "start_process" in tool_names(bashkit.LocalDockerSandbox(runner=runner))
+    assert "start_process" not in tool_names(bashkit.LocalDockerSandbox(image="alpine:3", runner=runner))
+
+
 def test_run_process():
     r = bashkit.run_process(bashkit.ProcessOptions(argv=["/bin/sh", "-c", "echo out; echo err >&2; exit 4"]))
     assert (r.exit_code, r.out, r.err, r.timed_out, r.started) == (4, "out\n", "err\n", False, True)

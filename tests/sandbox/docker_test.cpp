@@ -1,6 +1,14 @@
 // LocalDockerSandbox: defaults, refusals, attributes and the exact docker command lines (through a recording
 // ProcessRunner); an integration test against a real engine when `docker info` succeeds.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include "sandbox/docker_sandbox.hpp"
 #include "tests/sandbox/error_of.hpp"
@@ -40,7 +48,14 @@ TEST(LocalDocker, DefaultsAndAttributes) {
     EXPECT_EQ(sb.supported_access(), (std::vector{SandboxAccess::none, SandboxAccess::files, SandboxAccess::full}));
     EXPECT_EQ(sb.access(), SandboxAccess::full);
     EXPECT_TRUE(sb.delete_on_cleanup());
-    EXPECT_FALSE(sb.supports_background_processes());
+    // The process tools: with the default image (the reference: when the image is omitted), not with another
+    // one unless asked for.
+    EXPECT_TRUE(sb.supports_background_processes());
+    EXPECT_TRUE(LocalDockerSandbox::static_attributes().supports_background_processes);
+    EXPECT_FALSE(LocalDockerSandbox({.image = "alpine:3"}).supports_background_processes());
+    EXPECT_TRUE(LocalDockerSandbox({.image = "alpine:3", .supports_background_processes = true})
+                    .supports_background_processes());
+    EXPECT_FALSE(LocalDockerSandbox({.supports_background_processes = false}).supports_background_processes());
 }
 
 TEST(LocalDocker, Refusals) {
@@ -54,10 +69,6 @@ TEST(LocalDocker, Refusals) {
     EXPECT_NO_THROW(LocalDockerSandbox({.network = Network::all()}));
     EXPECT_EQ(error_of([] { LocalDockerSandbox({.shell = "zsh"}); }), "LocalDockerSandbox: shell must be 'bash' or 'sh', got 'zsh'");
     EXPECT_NO_THROW(LocalDockerSandbox({.shell = "sh"}));
-    EXPECT_EQ(error_of([] { LocalDockerSandbox({.supports_background_processes = true}); }),
-              "LocalDockerSandbox: supports_background_processes=True is not available: this adapter has no process "
-              "tools yet");
-    EXPECT_NO_THROW(LocalDockerSandbox({.supports_background_processes = false}));
     EXPECT_EQ(error_of([] { LocalDockerSandbox({.header_bindings = {MistralApiBinding{}}}); }),
               "LocalDockerSandbox does not support header binding MistralApiBinding; supported: none");
     EXPECT_EQ(LocalDockerSandbox({.access = SandboxAccess::files}).access(), SandboxAccess::files);
@@ -170,6 +181,82 @@ TEST(LocalDocker, FailedSetupScriptRemovesTheContainer) {
     LocalDockerSandbox sb({.setup_script = "false", .runner = rec.runner()});
     EXPECT_EQ(error_of([&] { sb.open(); }), "LocalDockerSandbox: setup_script failed (status 3): boom");
     EXPECT_EQ(rec.calls.back().argv, sb.rm_argv("c9"));
+}
+
+TEST(LocalDocker, ProcessCommandLines) {
+    LocalDockerSandbox sb;
+    EXPECT_EQ(sb.process_argv("c1", 2, "python -m http.server"),
+              (Argv{"docker", "exec", "-i", "-w", "/workspace", "c1", "sh", "-c",
+                    "exec 3<&0; setsid \"$1\" -c \"$2\" <&3 3<&- & echo $! > \"$3\"; exec 3<&-; wait $!", "sh", "bash",
+                    "python -m http.server", "/tmp/.bashkit-process-c1-2"}));
+    EXPECT_EQ(sb.process_kill_argv("c1", 2), (Argv{"docker", "exec", "c1", "sh", "-c", "kill -KILL -\"$(cat \"$1\")\"",
+                                                   "sh", "/tmp/.bashkit-process-c1-2"}));
+}
+
+// The process tools end to end through a stand-in for the docker CLI that runs `exec` on this host (in a
+// folder standing for /workspace): the stdin, the output, the exit code, and a kill that reaches the program
+// itself, which setsid took out of the docker client's process group.
+TEST(LocalDocker, ProcessToolsThroughTheDockerCli) {
+    char tmpl[] = "/tmp/bashkit-fake-docker-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl, fake = dir + "/docker";
+    {
+        std::FILE* f = std::fopen(fake.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs(("#!/bin/bash\n"
+                    "case $1 in\n"
+                    "  info) echo 24.0 ;;\n"
+                    "  run) echo fake$$ ;;\n"
+                    "  rm) ;;\n"
+                    "  exec) shift\n"
+                    "    while [[ $1 == -* ]]; do if [[ $1 == -w ]]; then cd '" + dir + "' || exit 1; shift; fi; shift; done\n"
+                    "    shift; exec \"$@\" ;;\n"
+                    "esac\n").c_str(), f);
+        std::fclose(f);
+        ::chmod(fake.c_str(), 0755);
+    }
+    LocalDockerSandbox sb({.docker = fake});
+    std::string pid_path;
+    {
+        SandboxSession s = sb.open();
+        json r = s.call_tool("start_process", {{"command", "while read l; do echo \"got $l\"; done; echo done >&2; exit 3"}});
+        ASSERT_EQ(r["ok"], true) << r.dump();
+        int id = r["process_id"];
+        EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", "a\n"}, {"close_stdin", true}})["ok"], true);
+        std::string out, err;
+        json o;
+        for (int i = 0; i < 200; ++i) {
+            o = s.call_tool("read_process_output", {{"process_id", id}});
+            out += o["stdout"].get<std::string>();
+            err += o["stderr"].get<std::string>();
+            if (!o["running"].get<bool>()) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
+        EXPECT_EQ(out, "got a\n");
+        EXPECT_EQ(err, "done\n");
+        EXPECT_EQ(o["exit_code"], 3);
+        // A long one: its process group is recorded, and kill_process ends it.
+        int id2 = s.call_tool("start_process", {{"command", "echo up; sleep 60"}})["process_id"];
+        for (int i = 0; i < 200 && s.call_tool("read_process_output", {{"process_id", id2}})["stdout"] != "up\n"; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        pid_path = "/tmp/.bashkit-process-" + s.location() + "-" + std::to_string(id2);
+        std::FILE* pf = std::fopen(pid_path.c_str(), "r");
+        ASSERT_NE(pf, nullptr);
+        long pgid = 0;
+        ASSERT_EQ(std::fscanf(pf, "%ld", &pgid), 1);
+        std::fclose(pf);
+        ASSERT_GT(pgid, 1);
+        EXPECT_EQ(::kill(pid_t(-pgid), 0), 0);  // running, in a group of its own
+        EXPECT_EQ(s.call_tool("kill_process", {{"process_id", id2}})["ok"], true);
+        bool gone = false;
+        for (int i = 0; i < 200 && !gone; ++i) {
+            gone = ::kill(pid_t(-pgid), 0) != 0;
+            if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        EXPECT_TRUE(gone) << "the program in the container outlived kill_process";
+    }
+    std::remove(pid_path.c_str());
+    (void)std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 // Against a real engine, when there is one.
