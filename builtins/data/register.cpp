@@ -19,6 +19,7 @@ void register_data_utils(interp::CommandRegistry& registry) {
         {"sha256sum", "sha256sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-256 checksums", data::cmd_sha256sum},
         {"sha384sum", "sha384sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-384 checksums", data::cmd_sha384sum},
         {"sha512sum", "sha512sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-512 checksums", data::cmd_sha512sum},
+        {"b2sum", "b2sum [-bctwz] [-l BITS] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : BLAKE2b checksums", data::cmd_b2sum},
         {"cksum", "cksum [FILE]... : POSIX CRC checksum and byte count", data::cmd_cksum},
         {"expr", "expr EXPRESSION : evaluate an expression (| & < <= = != >= > + - * / % : match substr index length)", data::cmd_expr},
         {"bc", "bc [-lqsw] [FILE]... : arbitrary-precision calculator", data::cmd_bc},

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "base/lazy_library.hpp"
+#include "builtins/data/blake2b.hpp"
 #include "builtins/data/tools.hpp"
 
 namespace bashkit::builtins::data {
@@ -30,6 +31,7 @@ struct Algo {
     const char* tag;  // --tag name: MD5, SHA1, SHA256...
     decltype(&::EVP_md5) CryptoApi::*md;
     size_t bytes;
+    bool blake = false;  // BLAKE2b of `bytes` bytes (our own, b2sum -l); `md` is unused
 };
 
 constexpr Algo kMd5{"md5sum", "MD5", &CryptoApi::EVP_md5, 16};
@@ -38,6 +40,17 @@ constexpr Algo kSha224{"sha224sum", "SHA224", &CryptoApi::EVP_sha224, 28};
 constexpr Algo kSha256{"sha256sum", "SHA256", &CryptoApi::EVP_sha256, 32};
 constexpr Algo kSha384{"sha384sum", "SHA384", &CryptoApi::EVP_sha384, 48};
 constexpr Algo kSha512{"sha512sum", "SHA512", &CryptoApi::EVP_sha512, 64};
+constexpr Algo kBlake2b{"b2sum", "BLAKE2b", nullptr, 64, true};
+
+std::string to_hex(const unsigned char* p, size_t n) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (size_t i = 0; i < n; ++i) {
+        hex.push_back(kHex[p[i] >> 4]);
+        hex.push_back(kHex[p[i] & 15]);
+    }
+    return hex;
+}
 
 struct MdCtxFree {
     void operator()(EVP_MD_CTX* c) const { crypto().EVP_MD_CTX_free(c); }
@@ -47,6 +60,19 @@ struct MdCtxFree {
 vfs::Errc digest_input(CommandContext& ctx, const Algo& algo, const std::string& name, std::string& hex) {
     text::Input in;
     if (vfs::Errc e = in.open_input(ctx, name); e != vfs::Errc::ok) return e;
+    if (algo.blake) {
+        Blake2b b(algo.bytes);
+        std::string buf(64 * 1024, '\0');
+        for (;;) {
+            text::ReadResult r = in.read(buf.data(), buf.size());
+            if (r.err != vfs::Errc::ok) return r.err;
+            if (r.n == 0) break;
+            b.update(std::string_view(buf.data(), r.n));
+        }
+        auto out = b.final();
+        hex = to_hex(out.data(), algo.bytes);
+        return vfs::Errc::ok;
+    }
     std::unique_ptr<EVP_MD_CTX, MdCtxFree> md(crypto().EVP_MD_CTX_new());
     if (!md || crypto().EVP_DigestInit_ex(md.get(), (crypto().*algo.md)(), nullptr) != 1) return vfs::Errc::io_error;
     std::string buf(64 * 1024, '\0');
@@ -84,7 +110,9 @@ bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
 
 // One line of a checksum file: "HEX  NAME", "HEX *NAME", "HEX NAME" or "ALGO (NAME) = HEX", any of them
 // with a leading backslash meaning NAME is escaped (\\ and \n).
-bool parse_check_line(const Algo& algo, std::string_view line, std::string& hex, std::string& name) {
+// For b2sum without -l (bytes 0) the length comes from the line: the hex digits, or the tag's BLAKE2b-BITS.
+bool parse_check_line(const Algo& algo, std::string_view line, std::string& hex, std::string& name,
+                      size_t& bytes) {
     size_t i = 0;
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
     bool escaped = false;
@@ -93,9 +121,29 @@ bool parse_check_line(const Algo& algo, std::string_view line, std::string& hex,
         ++i;
     }
     std::string_view rest = line.substr(i);
-    const size_t hexlen = algo.bytes * 2;
+    size_t hexlen = algo.bytes * 2;
     std::string_view raw_name;
     std::string_view tag(algo.tag);
+    if (algo.blake && algo.bytes == 0) {
+        if (rest.starts_with("BLAKE2b")) {
+            size_t k = 7, bits = 512;
+            if (k < rest.size() && rest[k] == '-') {
+                bits = 0;
+                ++k;
+                while (k < rest.size() && std::isdigit(static_cast<unsigned char>(rest[k])) && bits < 100000)
+                    bits = bits * 10 + static_cast<size_t>(rest[k++] - '0');
+            }
+            if (bits == 0 || bits % 8 || bits > 512) return false;
+            tag = rest.substr(0, k);
+            hexlen = bits / 4;
+        } else {
+            size_t k = 0;
+            while (k < rest.size() && is_hex(rest[k])) ++k;
+            if (k == 0 || k % 2 || k > 128) return false;
+            hexlen = k;
+        }
+    }
+    bytes = hexlen / 2;
     if (rest.size() > tag.size() + 2 && rest.substr(0, tag.size()) == tag &&
         (rest.substr(tag.size(), 2) == " (" || rest[tag.size()] == '(')) {
         size_t open = rest.find('(', tag.size());
@@ -164,7 +212,8 @@ int check_file(CommandContext& ctx, const Algo& algo, const std::string& file, c
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line.empty() || line[0] == '#') continue;
         std::string hex, name;
-        if (!parse_check_line(algo, line, hex, name)) {
+        Algo line_algo = algo;
+        if (!parse_check_line(algo, line, hex, name, line_algo.bytes)) {
             ++misformatted;
             if (co.warn) {
                 out.flush();
@@ -175,7 +224,7 @@ int check_file(CommandContext& ctx, const Algo& algo, const std::string& file, c
         }
         ++properly;
         std::string actual;
-        vfs::Errc e = digest_input(ctx, algo, name, actual);
+        vfs::Errc e = digest_input(ctx, line_algo, name, actual);
         if (e == vfs::Errc::cancelled) return out.status(130);
         if (e != vfs::Errc::ok) {
             if (co.ignore_missing && e == vfs::Errc::no_such_file) continue;
@@ -226,10 +275,14 @@ enum : int {
     kOptIgnoreMissing,
 };
 
-int run_sum(CommandContext& ctx, const Algo& algo) {
-    if (std::string why; !crypto_api(&why)) {
-        (void)ctx.err.write(std::string(algo.prog) + ": libcrypto cannot be loaded: " + why + "\n");
-        return 1;
+int run_sum(CommandContext& ctx, const Algo& base_algo) {
+    Algo algo = base_algo;
+    std::string blake_tag;
+    if (!algo.blake) {
+        if (std::string why; !crypto_api(&why)) {
+            (void)ctx.err.write(std::string(algo.prog) + ": libcrypto cannot be loaded: " + why + "\n");
+            return 1;
+        }
     }
     constexpr OptionSpec kSpecs[] = {
         {'b', 'b', "binary"},
@@ -244,8 +297,10 @@ int run_sum(CommandContext& ctx, const Algo& algo) {
         {'w', 'w', "warn"},
         {kOptHelp, 0, "help"},
         {kOptVersion, 0, "version"},
+        {'l', 'l', "length", ArgKind::required},  // b2sum only
     };
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, algo.blake ? std::span<const OptionSpec>(kSpecs)
+                                                   : std::span<const OptionSpec>(kSpecs).first(std::size(kSpecs) - 1));
     bool binary = false, text_mode = false, check = false, tag = false, zero = false;
     CheckOpts co;
     const char* only_check = nullptr;
@@ -266,6 +321,23 @@ int run_sum(CommandContext& ctx, const Algo& algo) {
                                     algo.tag + " checksums.\n");
                 return 0;
             case kOptVersion: return version(ctx);
+            case 'l': {
+                uint64_t bits = 0;
+                if (!text::parse_uint(o.value, bits) || bits > 512) {
+                    ctx.error("invalid length: " + text::quote(o.value));
+                    if (bits > 512) ctx.error("maximum digest length for 'BLAKE2b' is 512 bits");
+                    return 1;
+                }
+                if (bits % 8) {
+                    ctx.error("invalid length: " + text::quote(o.value));
+                    ctx.error("length is not a multiple of 8");
+                    return 1;
+                }
+                algo.bytes = bits == 0 ? 64 : bits / 8;
+                blake_tag = algo.bytes == 64 ? "BLAKE2b" : "BLAKE2b-" + std::to_string(bits);
+                algo.tag = blake_tag.c_str();
+                break;
+            }
         }
     }
     if (!p.ok()) return usage_error(ctx, p.error);
@@ -290,7 +362,12 @@ int run_sum(CommandContext& ctx, const Algo& algo) {
     for (const std::string& f : files) {
         if (ctx.cancelled()) return out.status(130);
         if (check) {
-            if (check_file(ctx, algo, f, co, out) != 0) status = 1;
+            Algo check_algo = algo;
+            if (check_algo.blake) {
+                check_algo.bytes = 0;  // the length of each line's digest
+                check_algo.tag = "BLAKE2b";
+            }
+            if (check_file(ctx, check_algo, f, co, out) != 0) status = 1;
             continue;
         }
         std::string hex;
@@ -340,6 +417,7 @@ int cmd_sha224sum(CommandContext& ctx) { return run_sum(ctx, kSha224); }
 int cmd_sha256sum(CommandContext& ctx) { return run_sum(ctx, kSha256); }
 int cmd_sha384sum(CommandContext& ctx) { return run_sum(ctx, kSha384); }
 int cmd_sha512sum(CommandContext& ctx) { return run_sum(ctx, kSha512); }
+int cmd_b2sum(CommandContext& ctx) { return run_sum(ctx, kBlake2b); }
 
 int cmd_cksum(CommandContext& ctx) {
     constexpr OptionSpec kSpecs[] = {
