@@ -24,6 +24,7 @@ void register_data_utils(interp::CommandRegistry& registry) {
         {"expr", "expr EXPRESSION : evaluate an expression (| & < <= = != >= > + - * / % : match substr index length)", data::cmd_expr},
         {"bc", "bc [-lqsw] [FILE]... : arbitrary-precision calculator", data::cmd_bc},
         {"factor", "factor [NUMBER]... : print the prime factors of numbers below 2^128", data::cmd_factor},
+        {"shasum", "shasum [-bctUqsw] [-a 1|224|256|384|512|512224|512256] [--tag] [--strict] [--ignore-missing] [FILE]... : SHA checksums (Perl's shasum)", data::cmd_shasum},
         {"sum", "sum [-r|-s] [FILE]... : BSD or System V 16-bit checksums and block counts", data::cmd_sum},
         {"numfmt", "numfmt [--from=UNIT] [--to=UNIT] [--format=FMT] [--field=FIELDS] [OPTION]... [NUMBER]... : convert numbers to and from human-readable strings", data::cmd_numfmt},
         {"tsort", "tsort [FILE] : topological sort of the pairs in FILE", data::cmd_tsort},

@@ -25,6 +25,7 @@ int cmd_sum(CommandContext& ctx);
 int cmd_tsort(CommandContext& ctx);
 int cmd_numfmt(CommandContext& ctx);
 int cmd_b2sum(CommandContext& ctx);
+int cmd_shasum(CommandContext& ctx);
 
 // "NAME (bashkit) 1.0" for --version.
 int version(CommandContext& ctx);
