@@ -14,6 +14,7 @@ void register_data_utils(interp::CommandRegistry& registry) {
         {"base64", "base64 [-d] [-i] [-w COLS] [FILE] : base64 encode or decode", data::cmd_base64},
         {"basenc", "basenc --base64|--base64url|--base32|--base32hex|--base16|--base2msbf|--base2lsbf|--z85 [-d] [-i] [-w COLS] [FILE] : encode or decode in one of RFC 4648's encodings, bit strings or Z85", data::cmd_basenc},
         {"base32", "base32 [-d] [-i] [-w COLS] [FILE] : base32 encode or decode", data::cmd_base32},
+        {"iconv", "iconv [-cs] [-f FROM] [-t TO[//TRANSLIT|//IGNORE]] [-o FILE] [FILE]... : convert text between character encodings (glibc's converters)", data::cmd_iconv},
         {"md5sum", "md5sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : MD5 checksums", data::cmd_md5sum},
         {"sha1sum", "sha1sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-1 checksums", data::cmd_sha1sum},
         {"sha224sum", "sha224sum [-bctwz] [--tag] [--quiet|--status] [--strict] [--ignore-missing] [FILE]... : SHA-224 checksums", data::cmd_sha224sum},

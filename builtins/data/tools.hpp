@@ -12,6 +12,7 @@ using interp::CommandContext;
 int cmd_base64(CommandContext& ctx);
 int cmd_base32(CommandContext& ctx);
 int cmd_basenc(CommandContext& ctx);
+int cmd_iconv(CommandContext& ctx);
 int cmd_md5sum(CommandContext& ctx);
 int cmd_sha1sum(CommandContext& ctx);
 int cmd_sha224sum(CommandContext& ctx);
