@@ -11,6 +11,8 @@ using interp::CommandContext;
 
 int cmd_base64(CommandContext& ctx);
 int cmd_base32(CommandContext& ctx);
+int cmd_basenc(CommandContext& ctx);
+int cmd_iconv(CommandContext& ctx);
 int cmd_md5sum(CommandContext& ctx);
 int cmd_sha1sum(CommandContext& ctx);
 int cmd_sha224sum(CommandContext& ctx);
@@ -23,6 +25,9 @@ int cmd_bc(CommandContext& ctx);
 int cmd_factor(CommandContext& ctx);
 int cmd_sum(CommandContext& ctx);
 int cmd_tsort(CommandContext& ctx);
+int cmd_numfmt(CommandContext& ctx);
+int cmd_b2sum(CommandContext& ctx);
+int cmd_shasum(CommandContext& ctx);
 
 // "NAME (bashkit) 1.0" for --version.
 int version(CommandContext& ctx);

@@ -21,4 +21,5 @@ void register_links_sizes(interp::CommandRegistry& r);
 void register_rename(interp::CommandRegistry& r);
 void register_dd(interp::CommandRegistry& r);
 void register_chown(interp::CommandRegistry& r);
+void register_install(interp::CommandRegistry& r);
 }  // namespace bashkit::builtins::files

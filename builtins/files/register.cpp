@@ -21,6 +21,7 @@ void register_file_utils(interp::CommandRegistry& registry) {
     files::register_rename(registry);
     files::register_dd(registry);
     files::register_chown(registry);
+    files::register_install(registry);
 }
 
 }  // namespace bashkit::builtins
