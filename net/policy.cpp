@@ -60,6 +60,10 @@ HostPortParse parse_host_port(std::string_view entry) {
         for (char c : hp.host) {
             if (!host_char_ok(c)) return fail("bad character in host name");
         }
+        // "a..b", ".a" or "a.." (one trailing dot is dropped above): no request ever names that host.
+        if (hp.host.front() == '.' || hp.host.back() == '.' || hp.host.find("..") != std::string::npos) {
+            return fail("empty label in host name");
+        }
     }
     if (!port.empty()) {
         if (port.size() > 5) return fail("bad port");
