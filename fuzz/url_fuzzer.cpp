@@ -3,7 +3,7 @@
 //
 // Properties: no crash, sanitizer report or hang; an entry that parses is reached by the policy built from
 // it; what the policy lets through for a parsed URL the allow-list reaches; a precheck refusal is also a
-// judge refusal; normalised request paths are fixed points without ".." segments. Names resolve only
+// judge refusal; normalised request paths have no empty, "." or ".." segments. Names resolve only
 // through a StaticResolver with no answers, so nothing leaves the process.
 #include <memory>
 #include <stdexcept>
@@ -60,8 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         std::optional<std::string> norm = net::normalise_request_path(p->path);
         if (norm) {
-            if (net::normalise_request_path(*norm) != norm) finding("path normalisation is not idempotent", p->path, *norm);
-            if (norm->find("/../") != std::string::npos) finding("a normalised path keeps ..", p->path, *norm);
+            // Not idempotent by design: "%2541" decodes once to "%41", as the server decodes it.
+            if (norm->empty() || (*norm)[0] != '/' || norm->find("//") != std::string::npos ||
+                norm->find("/../") != std::string::npos || norm->find("/./") != std::string::npos ||
+                norm->ends_with("/..") || norm->ends_with("/.")) {
+                finding("a normalised path keeps empty, . or .. segments", p->path, *norm);
+            }
             if (!net::path_matches_prefix(*norm, *norm)) finding("a path does not match itself", *norm);
             (void)net::path_matches_prefix(*norm, in[2]);
         }
