@@ -7,6 +7,10 @@
 // (RANDOM, SECONDS, LINENO, ...) are the new session's own. Nothing of the session's surroundings is in it:
 // not the files, not the network client (so never a header-binding secret: those live only in the HTTP
 // client), not the jobs or descriptors.
+//
+// Strings are bytes (a variable may hold any byte but NUL) while JSON text is UTF-8: a string that is not
+// valid UTF-8, or that starts with a NUL, is written as "\u0000hex:" followed by its bytes in hex (names
+// and keys included), so every snapshot is JSON and loads back byte for byte.
 #include "interp/state.hpp"
 
 #include <algorithm>
@@ -60,6 +64,62 @@ const json& member(const json& obj, const char* key, json::value_t type) {
               (type == json::value_t::number_integer && it->type() == json::value_t::number_unsigned);
     if (!ok) bad(std::string("'") + key + "' has the wrong type");
     return *it;
+}
+
+constexpr std::string_view kHexMark{"\0hex:", 5};
+
+bool valid_utf8(const std::string& s) {
+    try {
+        (void)json(s).dump();
+        return true;
+    } catch (const json::type_error&) {
+        return false;
+    }
+}
+
+std::string hex_bytes(const std::string& s) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out(kHexMark);
+    for (unsigned char c : s) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
+    }
+    return out;
+}
+
+std::string encode_string(const std::string& s) {
+    return (!s.empty() && s[0] == '\0') || !valid_utf8(s) ? hex_bytes(s) : s;
+}
+
+std::string decode_string(const std::string& s) {
+    if (s.compare(0, kHexMark.size(), kHexMark) != 0) return s;
+    auto nibble = [&](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        bad("a hex-encoded string has a bad digit");
+    };
+    std::string_view hex(s);
+    hex.remove_prefix(kHexMark.size());
+    if (hex.size() % 2) bad("a hex-encoded string has an odd length");
+    std::string out;
+    for (size_t i = 0; i < hex.size(); i += 2) out += char(nibble(hex[i]) * 16 + nibble(hex[i + 1]));
+    return out;
+}
+
+// Every string and object key through f (encode_string when saving, decode_string when loading).
+json map_strings(const json& j, std::string (*f)(const std::string&)) {
+    if (j.is_string()) return f(j.get_ref<const std::string&>());
+    if (j.is_array()) {
+        json out = json::array();
+        for (const json& e : j) out.push_back(map_strings(e, f));
+        return out;
+    }
+    if (j.is_object()) {
+        json out = json::object();
+        for (const auto& [k, v] : j.items()) out[f(k)] = map_strings(v, f);
+        return out;
+    }
+    return j;
 }
 
 }  // namespace
@@ -122,7 +182,13 @@ std::string state_to_json(const ShellState& st) {
     json traps = json::array();
     for (const auto& [sig, t] : st.traps) traps.push_back({{"signal", sig}, {"action", t.action}});
     j["traps"] = std::move(traps);
-    return j.dump(1);
+    // Encoded only when needed: bytes that are not UTF-8, or a string that would read as encoded.
+    try {
+        std::string text = j.dump(1);
+        if (text.find("\\u0000") == std::string::npos) return text;
+    } catch (const json::type_error&) {
+    }
+    return map_strings(j, encode_string).dump(1);
 }
 
 void state_from_json(std::string_view text, ShellState& out) {
@@ -133,6 +199,7 @@ void state_from_json(std::string_view text, ShellState& out) {
         bad(std::string("not JSON: ") + e.what());
     }
     if (!j.is_object()) bad("not a shell state snapshot (expected a JSON object)");
+    if (text.find("\\u0000hex:") != std::string_view::npos) j = map_strings(j, decode_string);
     auto fmt = j.find("format");
     if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kFormat)
         bad("not a shell state snapshot (no \"format\": \"bashkit-shell-state\")");

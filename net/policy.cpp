@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <stdexcept>
+
+#include "net/ip.hpp"
 
 namespace bashkit::net {
 
@@ -41,9 +44,9 @@ HostPortParse parse_host_port(std::string_view entry) {
             if (port.empty()) return fail("empty port");
         }
         if (host.empty()) return fail("empty host");
-        for (char c : host) {
-            if (!(std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.')) return fail("bad IPv6 address");
-        }
+        // A real IPv6 address: "[::1..]" would be stored as "::1." and never match a request.
+        std::optional<IpAddress> ip = parse_ip(host);
+        if (!ip || !ip->v6) return fail("bad IPv6 address");
     } else {
         size_t colon = entry.rfind(':');
         if (colon != std::string_view::npos) {
@@ -59,6 +62,10 @@ HostPortParse parse_host_port(std::string_view entry) {
     if (entry.front() != '[') {
         for (char c : hp.host) {
             if (!host_char_ok(c)) return fail("bad character in host name");
+        }
+        // "a..b", ".a" or "a.." (one trailing dot is dropped above): no request ever names that host.
+        if (hp.host.front() == '.' || hp.host.back() == '.' || hp.host.find("..") != std::string::npos) {
+            return fail("empty label in host name");
         }
     }
     if (!port.empty()) {

@@ -167,6 +167,32 @@ TEST(State, AssociativeArrayOrderSurvives) {
     EXPECT_EQ(b.sh.run("echo \"${!m[@]}\"").out, before);
 }
 
+// Values, keys, names and function bodies with bytes that are not UTF-8 (saving one threw out of
+// save_state: found by state_fuzzer), and a value that looks like the encoding itself.
+TEST(State, BytesThatAreNotUtf8Survive) {
+    struct Case {
+        const char* script;
+        const char* check;
+    };
+    const Case cases[] = {
+        {"IFS=:; x=$':\x01\xe4\x9a\xcb a'; set -- $x", "printf '%q ' \"$x\" \"$@\""},
+        {"declare -A m=([$'k\xff']=$'v\xfe' [ok]=1); a=($'\xc3' x)", "declare -p m a"},
+        {"f() { echo $'\xe9t\xe9'; }; alias $'l\xe9'=ls 2>/dev/null; trap $'echo \xff' USR1", "declare -f f; trap -p USR1"},
+        {"cd /tmp; x='hex:41'; y=$'\x01hex:41'", "echo \"$x\"; printf '%q\\n' \"$y\""},
+    };
+    for (const Case& c : cases) {
+        TestShell a;
+        (void)a.sh.run(c.script);
+        std::string expected = a.sh.run(c.check).out;
+        std::string snap = a.sh.save_state();
+        EXPECT_NO_THROW((void)json::parse(snap)) << c.script;
+        TestShell b;
+        b.sh.restore_state(snap);
+        EXPECT_EQ(b.sh.run(c.check).out, expected) << c.script;
+        EXPECT_EQ(b.sh.save_state(), snap) << c.script;
+    }
+}
+
 // ---------------------------------------------------------------- BashkitSandbox
 
 TEST(StateSandbox, ResumeAReopenedSession) {

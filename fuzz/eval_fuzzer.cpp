@@ -1,0 +1,27 @@
+// libFuzzer target for the evaluator: the input runs as a script in a fresh session (every utility, a
+// MemoryFs, 100 ms, 64 MiB). The host process must survive everything (no crash, sanitizer report, leak or
+// hang) and the session must still answer `echo ok` afterwards.
+#include <chrono>
+#include <string>
+
+#include "fuzz/fuzz_input.hpp"
+#include "fuzz/session.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size > 4096) return 0;
+    std::string_view script(reinterpret_cast<const char*>(data), size);
+    bashkit::vfs::MemoryFs fs;
+    bashkit::interp::Shell sh(fs, bashkit::builtins::all_utilities(), bashkit::fuzz::tight_options());
+    (void)sh.run(script);
+    // The check itself is given time: a loaded machine must not turn into a finding.
+    sh.set_timeout(std::chrono::seconds(5));
+    // The script may have redefined echo, set traps or options; the check asks for the builtin plainly.
+    bashkit::interp::ExecResult r = sh.run("\\builtin echo ok");
+    // A script may close its stdout for the session (`exec >&-`), as in bash: the answer is then the write error.
+    bool closed = r.err.find("write error: Bad file descriptor") != std::string::npos;
+    if (!closed && (r.out.size() < 3 || r.out.compare(r.out.size() - 3, 3, "ok\n") != 0)) {
+        bashkit::fuzz::finding("the session does not answer echo ok", script, r.out + r.err);
+    }
+    (void)sh.close();
+    return 0;
+}
