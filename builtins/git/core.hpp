@@ -52,6 +52,8 @@ extern const std::string kEmptyBlobOid;   // e69de29...
 std::string inflate_all(const CommandContext& ctx, std::string_view in, uint64_t max_out, size_t* consumed,
                         const std::string& what);
 std::string deflate_all(std::string_view in);
+// Applies a git delta (pack format) to base; Fatal when the delta is corrupt.
+std::string apply_delta(const CommandContext& ctx, std::string_view base, std::string_view delta);
 
 // ---- objects
 enum class ObjType { none = 0, commit = 1, tree = 2, blob = 3, tag = 4 };
@@ -177,6 +179,13 @@ public:
 
     std::string path_in_git(std::string_view rel) const { return gitdir + "/" + std::string(rel); }
     void write_file_atomic(const std::string& path, std::string_view data);
+    // Forget what was read of objects/pack and packed-refs (after a fetch wrote new ones).
+    void rescan() {
+        packs_.clear();
+        packs_loaded_ = false;
+        packed_refs_.clear();
+        packed_loaded_ = false;
+    }
 
 private:
     struct Pack;
@@ -311,6 +320,13 @@ int cmd_restore(Session& s, const Args& a);
 int cmd_mv(Session& s, const Args& a);
 int cmd_stash(Session& s, const Args& a);
 int cmd_symbolic_ref(Session& s, const Args& a);
+// The network half (remote.cpp): smart HTTP through the session's HttpClient.
+int cmd_clone(Session& s, const Args& a);
+int cmd_fetch(Session& s, const Args& a);
+int cmd_pull(Session& s, const Args& a);
+int cmd_push(Session& s, const Args& a);
+int cmd_remote(Session& s, const Args& a);
+int cmd_ls_remote(Session& s, const Args& a);
 
 // Status of the repository: used by status and commit.
 struct Change {

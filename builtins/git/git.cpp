@@ -220,12 +220,15 @@ constexpr Sub kSubs[] = {
     {"hash-object", cmd_hash_object}, {"reset", cmd_reset},   {"merge", cmd_merge},     {"restore", cmd_restore},
     {"mv", cmd_mv},             {"stash", cmd_stash},
     {"symbolic-ref", cmd_symbolic_ref},
+    {"clone", cmd_clone},       {"fetch", cmd_fetch},     {"pull", cmd_pull},         {"push", cmd_push},
+    {"remote", cmd_remote},     {"ls-remote", cmd_ls_remote},
 };
 
 const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
     "In-process git of bashkit. Commands: init config add rm commit status log show diff branch checkout\n"
-    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash symbolic-ref\n";
+    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
+    "clone fetch pull push remote ls-remote (smart HTTP through the sandbox's network policy)\n";
 
 int run(CommandContext& ctx) {
     Session s{ctx, {}, nullptr};
@@ -277,7 +280,7 @@ int run(CommandContext& ctx) {
         return 1;
     }
     Args args(argv.begin() + long(i) + 1, argv.end());
-    if (name != "init") s.repo = discover(ctx, s.overrides);
+    if (name != "init" && name != "clone") s.repo = discover(ctx, s.overrides);
     return sub->fn(s, args);
 }
 
@@ -291,6 +294,10 @@ int git_main(CommandContext& ctx) {
         return f.status;
     } catch (const Cancelled&) {
         return 130;
+    } catch (const interp::MemoryLimitExceeded&) {
+        // A zip bomb in a pack, a huge object: the budget ends the command, not the session.
+        (void)ctx.err.write("fatal: memory limit exceeded (the session's memory budget is spent)\n");
+        return 128;
     }
 }
 
@@ -302,7 +309,7 @@ void register_git_utils(interp::CommandRegistry& registry) {
     registry.add("git",
                  "git [-C DIR] [-c K=V] COMMAND ...: in-process git over the session's files (init config add rm "
                  "commit status log show diff branch checkout switch restore mv rev-parse ls-files cat-file tag "
-                 "hash-object reset merge stash symbolic-ref)",
+                 "hash-object reset merge stash symbolic-ref clone fetch pull push remote ls-remote)",
                  git::git_main);
 }
 

@@ -358,7 +358,7 @@ void Repo::load_packs() {
     }
 }
 
-static std::string apply_delta(const CommandContext& ctx, std::string_view base, std::string_view delta) {
+std::string apply_delta(const CommandContext& ctx, std::string_view base, std::string_view delta) {
     size_t i = 0;
     auto varint = [&](uint64_t& v) {
         v = 0;
