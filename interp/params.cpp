@@ -351,6 +351,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
             }
+            if (quoted) fb.mark_quoted();  // "$unset" is still one (empty) field
             return Ex::Ok;
         }
     }
