@@ -369,10 +369,12 @@ public:
     Ex expand_word_fields(const sx::Word* w, std::vector<std::string>& out);  // split+glob
     Ex expand_word(const sx::Word* w, std::string& out, bool tilde = true);  // one string, no split/glob
     Ex expand_assign_value(const sx::Word* w, std::string& out);  // tilde after = and :
-    Ex expand_pattern(const sx::Word* w, std::string& out);       // pattern form (quoted chars escaped)
+    Ex expand_pattern(const sx::Word* w, std::string& out, bool tilde = false);       // pattern form (quoted chars escaped)
     // Here-document body and here-string
     Ex expand_heredoc(const sx::Redirect* r, std::string& out);
     Ex expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted);
+    // expand_parts with tilde expansion of the leading literal (and after each unquoted ':' when colons).
+    Ex expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons);
     Ex expand_part(const sx::Node* part, FieldBuilder& fb, bool quoted);
     Ex expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted);
     Ex param_value(const sx::ParamExp* p, ParamValue& v);

@@ -426,8 +426,8 @@ std::string Exec::tilde_prefix(std::string_view user, bool& ok) {
         ok = false;
         return {};
     }
+    if (user == "root") return "/root";  // before the session's user: `~root` is not $HOME when running as root
     if (user == s_.id.user) return s_.id.home;
-    if (user == "root") return "/root";
     ok = false;
     return {};
 }
@@ -545,6 +545,23 @@ struct SegmentView {
 };
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `name=` or `name[sub]=` at the start of a literal, with a `~` somewhere after: the length up to and
+// including the '=', else 0.
+size_t assignment_like_prefix(std::string_view t) {
+    if (t.empty() || std::isdigit(static_cast<unsigned char>(t[0])) || t.find('~') == std::string_view::npos) return 0;
+    size_t i = 0;
+    while (i < t.size() && ident_char(t[i])) ++i;
+    if (i == 0) return 0;
+    if (i < t.size() && t[i] == '[') {
+        size_t close = t.find(']', i);
+        if (close == std::string_view::npos) return 0;
+        i = close + 1;
+    }
+    if (i + 1 < t.size() && t[i] == '+' && t[i + 1] == '=') ++i;
+    if (i < t.size() && t[i] == '=') return i + 1;
+    return 0;
+}
 }  // namespace
 
 Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
@@ -570,7 +587,37 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
             }
             if (!sg.part) {
                 std::string_view text = sg.text;
-                if (i == 0) {
+                if (i == 0 && assignment_like_prefix(text) > 0) {
+                    // bash (outside POSIX mode) expands `~` after the `=` and each ':' of an argument that
+                    // looks like an assignment: `echo PATH=~/bin:~/x`.
+                    size_t eq = assignment_like_prefix(text);
+                    fb.lit(text.substr(0, eq));
+                    text.remove_prefix(eq);
+                    bool at_start = true;
+                    bool last = segs.size() == 1;
+                    while (!text.empty()) {
+                        if (at_start && text[0] == '~') {
+                            size_t end = 1;
+                            while (end < text.size() && text[end] != '/' && text[end] != ':') ++end;
+                            if (end < text.size() || last) {
+                                bool ok;
+                                std::string home = tilde_prefix(text.substr(1, end - 1), ok);
+                                if (ok) {
+                                    fb.quoted(home);
+                                    text.remove_prefix(end);
+                                    at_start = false;
+                                    continue;
+                                }
+                            }
+                        }
+                        size_t colon = text.find(':');
+                        if (colon == std::string_view::npos) break;
+                        fb.lit(text.substr(0, colon + 1));
+                        text.remove_prefix(colon + 1);
+                        at_start = true;
+                    }
+                    if (text.empty()) continue;
+                } else if (i == 0) {
                     std::string_view user, rest;
                     if (split_tilde(text, segs.size() == 1, user, rest, false)) {
                         bool ok;
@@ -721,9 +768,17 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
     if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::ArithSubst)
         return arith_subst(w->parts[0]->as<sx::ArithSubst>(), out);
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    fb.assign_tilde = true;
+    Ex r = expand_parts_tilde(w->parts, fb, true);
+    if (r != Ex::Ok) return r;
+    out = std::move(fb.text());
+    return Ex::Ok;
+}
+
+Ex Exec::expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons) {
     bool at_start = true;  // start of the value or just after an unquoted ':'
-    for (uint32_t i = 0; i < w->parts.size; ++i) {
-        const sx::Node* p = w->parts[i];
+    for (uint32_t i = 0; i < parts.size; ++i) {
+        const sx::Node* p = parts[i];
         if (p->kind != sx::NodeKind::Lit) {
             at_start = false;
             Ex r = expand_part(p, fb, false);
@@ -731,7 +786,7 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
             continue;
         }
         std::string_view t = p->as<sx::Lit>()->text;
-        bool last = i + 1 == w->parts.size;
+        bool last = i + 1 == parts.size;
         while (!t.empty()) {
             if (at_start && t[0] == '~') {
                 std::string_view user, rest;
@@ -758,20 +813,19 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
             }
             fb.lit(t.substr(0, colon + 1));
             t = t.substr(colon + 1);
-            at_start = true;
+            at_start = colons;
         }
     }
-    out = std::move(fb.text());
     return Ex::Ok;
 }
 
-Ex Exec::expand_pattern(const sx::Word* w, std::string& out) {
+Ex Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
     if (!w) {
         out.clear();
         return Ex::Ok;
     }
     FieldBuilder fb(FieldBuilder::Mode::Pattern, {}, false);
-    Ex r = expand_parts(w->parts, fb, false);
+    Ex r = tilde ? expand_parts_tilde(w->parts, fb, false) : expand_parts(w->parts, fb, false);
     if (r != Ex::Ok) return r;
     out = fb.take_pattern();
     return Ex::Ok;

@@ -64,6 +64,8 @@ public:
 
     // Inside the word of an unquoted ${x:-word}: its literal text is part of an expansion, so it splits.
     bool lit_splits = false;
+    // Building the value of an assignment: a `~` after an unquoted ':' inside ${x-word} expands too.
+    bool assign_tilde = false;
 
 private:
     void append(std::string_view s, bool is_quoted);

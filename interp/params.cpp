@@ -351,6 +351,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
             }
+            if (quoted) fb.mark_quoted();  // "$unset" is still one (empty) field
             return Ex::Ok;
         }
     }
@@ -404,7 +405,9 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 if (p->arg) {
                     bool saved = fb.lit_splits;
                     fb.lit_splits = !quoted;
-                    r = expand_parts(p->arg->parts, fb, quoted);
+                    // Unquoted, the word gets tilde expansion like a word of its own.
+                    r = quoted ? expand_parts(p->arg->parts, fb, true)
+                               : expand_parts_tilde(p->arg->parts, fb, fb.assign_tilde);
                     fb.lit_splits = saved;
                     return r;
                 }
@@ -420,7 +423,8 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             if (p->arg) {
                 bool saved = fb.lit_splits;
                 fb.lit_splits = !quoted;
-                r = expand_parts(p->arg->parts, fb, quoted);
+                r = quoted ? expand_parts(p->arg->parts, fb, true)
+                           : expand_parts_tilde(p->arg->parts, fb, fb.assign_tilde);
                 fb.lit_splits = saved;
                 return r;
             }
@@ -439,7 +443,12 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         }
         // Assign
         std::string val;
-        if (p->arg) {
+        if (p->arg && quoted) {  // "${v:=~}": no tilde expansion inside double quotes
+            FieldBuilder vb(FieldBuilder::Mode::Single, {}, false);
+            r = expand_parts(p->arg->parts, vb, true);
+            if (r != Ex::Ok) return r;
+            val = std::move(vb.text());
+        } else if (p->arg) {
             r = expand_assign_value(p->arg, val);
             if (r != Ex::Ok) return r;
         }
@@ -501,7 +510,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         case Op::RemSuffix:
         case Op::RemLongSuffix: {
             std::string pat;
-            r = expand_pattern(p->arg, pat);
+            r = expand_pattern(p->arg, pat, true);  // `${x#~}`: the tilde expands, quoted or not
             if (r != Ex::Ok) return r;
             PatternOptions po;
             po.extglob = st_.opts[ShExtglob];
@@ -538,12 +547,14 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         case Op::ReplaceAll:
         case Op::ReplacePrefix:
         case Op::ReplaceSuffix: {
+            // bash expands a tilde at the start of the pattern of ${x/p/r} and ${x//p/r} (not after the
+            // `#` or `%` anchor) and of the replacement, quoted or not.
             std::string pat;
-            r = expand_pattern(p->arg, pat);
+            r = expand_pattern(p->arg, pat, op == Op::Replace || op == Op::ReplaceAll);
             if (r != Ex::Ok) return r;
             std::string rep_pat;
             if (p->arg2) {
-                r = expand_pattern(p->arg2, rep_pat);
+                r = expand_pattern(p->arg2, rep_pat, true);
                 if (r != Ex::Ok) return r;
             }
             bool amp = st_.opts[ShPatsubReplacement];

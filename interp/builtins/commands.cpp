@@ -163,20 +163,21 @@ BuiltinResult builtin_command(BuiltinContext& ctx) {
     }
     if (i >= a.size()) return 0;
     if (mode >= 0) {
-        int status = 0;
+        // Like bash, the status is 0 when any of the names was found.
+        bool any = false;
         std::string out;
         for (; i < a.size(); ++i) {
             bool found = false;
             std::string d = describe_command(sh, a[i], found, mode);
             if (!found) {
                 if (mode == 0) sh.builtin_error("command", a[i] + ": not found");
-                status = 1;
                 continue;
             }
+            any = true;
             out += d;
         }
         sh.write_out(out);
-        return status;
+        return any ? 0 : 1;
     }
     std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
     Flow f = sh.run_argv(rest, nullptr, true, false, ctx.decls);
@@ -186,10 +187,17 @@ BuiltinResult builtin_command(BuiltinContext& ctx) {
 BuiltinResult builtin_builtin(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    if (a.size() < 2) return 0;
-    const BuiltinInfo* b = find_builtin(a[1]);
-    if (!b) return sh.builtin_error("builtin", a[1] + ": not a shell builtin");
-    std::vector<std::string> rest(a.begin() + 1, a.end());
+    size_t i = 1;
+    if (i < a.size() && a[i] == "--") ++i;
+    else if (i < a.size() && a[i].size() > 1 && a[i][0] == '-') {
+        sh.builtin_error("builtin", a[i].substr(0, 2) + ": invalid option");
+        sh.write_err("builtin: usage: builtin [shell-builtin [arg ...]]\n");
+        return 2;
+    }
+    if (i >= a.size()) return 0;
+    const BuiltinInfo* b = find_builtin(a[i]);
+    if (!b) return sh.builtin_error("builtin", a[i] + ": not a shell builtin");
+    std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
     Flow f = sh.run_builtin(*b, rest, ctx.decls);
     return {sh.st_.status, f};
 }

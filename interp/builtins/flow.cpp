@@ -108,6 +108,11 @@ BuiltinResult builtin_eval(BuiltinContext& ctx) {
     std::string text;
     size_t i = 1;
     if (i < a.size() && a[i] == "--") ++i;
+    else if (i < a.size() && a[i].size() > 1 && a[i][0] == '-') {  // eval takes no options; `-` is a word
+        sh.builtin_error("eval", a[i].substr(0, 2) + ": invalid option");
+        sh.write_err("eval: usage: eval [arg ...]\n");
+        return 2;
+    }
     for (; i < a.size(); ++i) {
         if (!text.empty()) text.push_back(' ');
         text += a[i];

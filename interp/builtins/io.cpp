@@ -283,13 +283,20 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
             }
             // Backslash processing: \x is x (quoted); a backslash before the delimiter continues the line.
             bool cont = false;
+            // Like bash, backslash-newline is removed whatever the delimiter, and an escaped delimiter
+            // is kept as a literal character and the read goes on.
             for (size_t k = 0; k < chunk.size(); ++k) {
                 if (chunk[k] == '\\') {
                     if (k + 1 < chunk.size()) {
-                        line.push_back(chunk[++k]);
+                        if (chunk[++k] == '\n') continue;
+                        line.push_back(chunk[k]);
                         quoted.push_back(true);
-                    } else if (ended && delim == '\n') {
+                    } else if (ended) {
                         cont = true;
+                        if (delim != '\n') {
+                            line.push_back(delim);
+                            quoted.push_back(true);
+                        }
                     }
                     continue;
                 }
@@ -313,6 +320,18 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
 
     if (names.empty() && array.empty()) {
         if (!sh.assign("REPLY", line)) return 1;
+        return status;
+    }
+    if (exact) {
+        // read -N: no splitting and no trimming; everything goes to the first name (or one element).
+        if (!array.empty()) {
+            Var* v = sh.lookup_mut(array);
+            if (v && v->readonly()) return sh.builtin_error("read", array + ": readonly variable");
+            if (!sh.assign_array(array, {line}, false)) return 1;
+            return status;
+        }
+        for (size_t k = 0; k < names.size(); ++k)
+            if (!sh.assign(names[k], k == 0 ? line : std::string())) return 1;
         return status;
     }
 

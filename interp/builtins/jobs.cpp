@@ -71,9 +71,18 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
             ++i;
             break;
         }
-        if (s == "-p") print = true;
-        else if (s == "-l") list = true;
-        else break;
+        if (s.size() < 2 || s[0] != '-') break;
+        // Options may be bundled (`-pl`); any other letter is an error, like bash (a negative number
+        // such as `-1` is an invalid option, not an action).
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'p') print = true;
+            else if (s[k] == 'l') list = true;
+            else {
+                sh.builtin_error("trap", std::string("-") + s[k] + ": invalid option");
+                sh.write_err("trap: usage: trap [-lp] [[arg] signal_spec ...]\n");
+                return 2;
+            }
+        }
     }
     if (list) {
         std::string out;
@@ -89,10 +98,13 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
     auto show = [&](int n, std::string& out) {
         auto it = sh.st_.traps.find(n);
         if (it == sh.st_.traps.end()) return;
-        out += "trap -- " + quote_for_reuse(it->second.action, QuoteStyle::Single) + " " + signal_name(n) + "\n";
-        if (it->second.action.empty()) {
-            out.replace(out.size() - signal_name(n).size() - 4, 3, "''");
+        // bash prints the action in plain single quotes, newlines and all (never $'...').
+        out += "trap -- '";
+        for (char c : it->second.action) {
+            if (c == '\'') out += "'\\''";
+            else out += c;
         }
+        out += "' " + signal_name(n) + "\n";
     };
     if (i >= a.size() || print) {
         std::string out;

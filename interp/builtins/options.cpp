@@ -100,6 +100,7 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
             set_params = i < a.size() || true;
             break;
         }
+        if (s == "+") continue;  // a lone `+` is an empty flag word, ignored like bash
         if (s.size() < 2 || (s[0] != '-' && s[0] != '+')) break;
         bool on = s[0] == '-';
         for (size_t k = 1; k < s.size(); ++k) {

@@ -156,8 +156,25 @@ BuiltinResult builtin_shift(BuiltinContext& ctx) {
 // ---------------------------------------------------------------- getopts
 
 // getopts itself: one option of args per call, state in OPTIND and ShellState::getopts_pos.
+template <class SetName>
+static int do_getopts_step(Exec& sh, std::string_view optstring, SetName& set_name, const std::vector<std::string>& args);
+
 static int do_getopts(Exec& sh, std::string_view optstring, std::string_view varname, const std::vector<std::string>& args) {
-    if (!valid_name(varname)) return sh.builtin_error("getopts", "`" + std::string(varname) + "': not a valid identifier");
+    // bash parses the option even when the name is bad (OPTIND and OPTARG move on) and fails only when
+    // it stores the letter: status 1.
+    const bool bad_name = !valid_name(varname);
+    bool name_failed = false;
+    auto set_name = [&](std::string v) {
+        if (!bad_name) (void)sh.assign(varname, std::move(v));
+        else name_failed = true;
+    };
+    int st = do_getopts_step(sh, optstring, set_name, args);
+    if (name_failed) return sh.builtin_error("getopts", "`" + std::string(varname) + "': not a valid identifier");
+    return st;
+}
+
+template <class SetName>
+static int do_getopts_step(Exec& sh, std::string_view optstring, SetName& set_name, const std::vector<std::string>& args) {
     bool silent = !optstring.empty() && optstring[0] == ':';
     if (silent) optstring.remove_prefix(1);
     const std::string* opterr = sh.get_scalar("OPTERR");
@@ -177,13 +194,20 @@ static int do_getopts(Exec& sh, std::string_view optstring, std::string_view var
     };
     size_t k = static_cast<size_t>(optind - 1);
     if (sh.st_.getopts_pos == 0) {
-        if (k >= args.size() || args[k].size() < 2 || args[k][0] != '-') {
-            (void)sh.assign(varname, "?");
+        if (k >= args.size()) {
+            // Past the last argument bash pulls OPTIND back to one past it and clears OPTARG.
+            set_name("?");
+            sh.unset_var("OPTARG");
+            finish(static_cast<int64_t>(args.size()) + 1);
+            return 1;
+        }
+        if (args[k].size() < 2 || args[k][0] != '-') {
+            set_name("?");
             finish(optind);
             return 1;
         }
         if (args[k] == "--") {
-            (void)sh.assign(varname, "?");
+            set_name("?");
             finish(optind + 1);
             return 1;
         }
@@ -200,11 +224,11 @@ static int do_getopts(Exec& sh, std::string_view optstring, std::string_view var
             ++optind;
         }
         if (silent) {
-            (void)sh.assign(varname, "?");
+            set_name("?");
             (void)sh.assign("OPTARG", std::string(1, c));
         } else {
             if (report) sh.error(std::string("illegal option -- ") + c);
-            (void)sh.assign(varname, "?");
+            set_name("?");
             sh.unset_var("OPTARG");
         }
         finish(optind);
@@ -225,11 +249,11 @@ static int do_getopts(Exec& sh, std::string_view optstring, std::string_view var
             sh.st_.getopts_pos = 0;
             ++optind;
             if (silent) {
-                (void)sh.assign(varname, ":");
+                set_name(":");
                 (void)sh.assign("OPTARG", std::string(1, c));
             } else {
                 if (report) sh.error(std::string("option requires an argument -- ") + c);
-                (void)sh.assign(varname, "?");
+                set_name("?");
                 sh.unset_var("OPTARG");
             }
             finish(optind);
@@ -243,7 +267,7 @@ static int do_getopts(Exec& sh, std::string_view optstring, std::string_view var
         }
         sh.unset_var("OPTARG");
     }
-    (void)sh.assign(varname, std::string(1, c));
+    set_name(std::string(1, c));
     finish(optind);
     return 0;
 }

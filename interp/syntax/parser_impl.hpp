@@ -171,6 +171,7 @@ private:
     bool heredoc_eof_ = false;  // a here-document ran to the end of input
     uint32_t eof_line_ = 1;
     bool no_time_ = false;
+    bool pat_lead_slash_ = false;  // ${x///}: the next ParamPat word starts with a literal '/'
     // Reading an unquoted here-document body: $'..' and $".." inside ${..} stay literal there (bash 5.2).
     bool in_heredoc_body_ = false;
     uint32_t assign_value_off_ = 0;  // where the value of the last scalar assignment read starts  // the next pipeline starts a $( ) body: `time` is an ordinary word

@@ -24,6 +24,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
     int depth = 0;
     bool ext = opt_.extglob || m == WordMode::Cond || m == WordMode::CondPattern || m == WordMode::ExtAlt;
     bool cmdlike = m == WordMode::Normal || m == WordMode::Cond || m == WordMode::CondPattern;
+    bool lead_slash = pat_lead_slash_;
+    pat_lead_slash_ = false;
     for (;;) {
         if (failed()) break;
         int c = lx_.peek();
@@ -51,6 +53,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         } else if (m == WordMode::ParamArg) {
             if (c == '}') break;
         } else if (m == WordMode::ParamPat) {
+            if (c == '/' && lead_slash) {
+                lead_slash = false;
+                lit_char(lit);
+                continue;
+            }
             if (c == '}' || c == '/') break;
         } else if (m == WordMode::ParamOff) {
             if (c == '}' || c == ':') break;
@@ -575,6 +582,9 @@ Node* Parser::read_brace_param(bool in_dq) {
         else if (n == '#') pe->op = ParamOp::ReplacePrefix;
         else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
         if (pe->op != ParamOp::Replace) lx_.advancej(1);
+        // Like bash, a pattern of ${x//pat/rep} that starts with '/' keeps it: `${x////c}` replaces
+        // each '/' with c.
+        pat_lead_slash_ = pe->op == ParamOp::ReplaceAll && lx_.peek() == '/';
         pe->arg = arg(WordMode::ParamPat);
         if (lx_.peek() == '/') {
             lx_.advance();
