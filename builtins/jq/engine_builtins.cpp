@@ -58,14 +58,12 @@ bool slice_bounds(const Value& key, size_t len, size_t& start, size_t& end) {
     if (std::isnan(de)) de = dl;
     if (ds < 0) ds += dl;
     if (de < 0) de += dl;
-    if (ds < 0) ds = 0;
-    if (ds > dl) ds = dl;
-    if (de > dl) de = dl;
-    if (de < ds) de = ds;
-    start = static_cast<size_t>(ds);
-    end = static_cast<size_t>(de);
-    if (static_cast<double>(end) < de) ++end;
-    if (de <= static_cast<double>(start)) end = start;
+    // Each end clamped to [0, len], then start rounded down and end up: [1.7:0.5] and [1.7:-4294967296]
+    // are empty, [1.7:1.2] holds element 1 (jq 1.7.1's test suite).
+    ds = std::clamp(ds, 0.0, dl);
+    de = std::clamp(de, 0.0, dl);
+    start = static_cast<size_t>(std::floor(ds));
+    end = static_cast<size_t>(std::ceil(de));
     if (end > len) end = len;
     if (end < start) end = start;
     return true;

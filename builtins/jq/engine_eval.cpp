@@ -104,6 +104,12 @@ def paths: path(..) | select(length > 0);
 def paths(node_filter): . as $dot | paths | select(. as $p | $dot | getpath($p) | node_filter);
 def leaf_paths: paths(scalars);
 def pick(pathexps): . as $top | reduce path(pathexps) as $p (null; setpath($p; $top | getpath($p)));
+def bsearch($t): . as $a
+  | {lo: 0, hi: (length - 1), at: null}
+  | until(.at != null or .lo > .hi;
+      (((.lo + .hi) / 2) | floor) as $m
+      | if $a[$m] == $t then .at = $m elif $a[$m] < $t then .lo = $m + 1 else .hi = $m - 1 end)
+  | if .at != null then .at else -1 - .lo end;
 def index($i): indices($i) | .[0];
 def rindex($i): indices($i) | .[-1:][0];
 def indices($i): if type == "array" and ($i|type) == "array" then .[$i]

@@ -246,6 +246,7 @@ private:
     bool implicit_dot_ = false;
     std::string label_ = "(standard input)";
     bool error_ = false;
+    bool fatal_ = false;
     bool any_selected_ = false;
     bool stop_ = false;
 };
@@ -425,6 +426,12 @@ int Grep::run(Syntax syntax) {
         split_lines(operands.front(), patterns);
         operands.erase(operands.begin());
     }
+    if (mo.syntax == Syntax::kPerl && patterns.size() > 1) {
+        ctx_.err.write(prog_ + ": the -P option only supports a single pattern\n");
+        return 2;
+    }
+    mo.memory = ctx_.memory;
+    mo.cancel = &ctx_.cancel;
     std::string error;
     matcher_ = Matcher::compile(patterns, mo, error);
     if (!matcher_) {
@@ -454,6 +461,7 @@ int Grep::run(Syntax syntax) {
     }
     // A closed pipe ends grep with 141 (SIGPIPE); another write error is trouble (2), like GNU grep's.
     if (const int s = out_.finish()) return s == 1 ? 2 : s;
+    if (fatal_) return 2;  // grep -P: a PCRE2 limit ends grep with trouble, matches or not
     if (cfg_.quiet && any_selected_) return 0;
     if (error_) return 2;
     return any_selected_ ? 0 : 1;
@@ -471,6 +479,7 @@ bool Grep::search_stream(const std::string& display, const ReadFn& read) {
             return false;
         }
     }
+    if (r.match_error) error_ = fatal_ = true;
     if (r.stopped) {
         stop_ = true;
         return false;

@@ -1,9 +1,14 @@
 #include "builtins/search/matcher.hpp"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <re2/re2.h>
 
+#include <cstdlib>
 #include <cstring>
 
+#include "interp/governor.hpp"
+#include "interp/limits.hpp"
 #include "interp/regex.hpp"
 
 namespace bashkit::builtins::search {
@@ -106,15 +111,180 @@ void strip_unicode_classes(std::string& re) {
     }
 }
 
+// PCRE2's allocator: every block is charged to the session's budget (a null budget counts nothing), with
+// its size kept in front of it so that free can release it.
+constexpr size_t kHeader = alignof(std::max_align_t);
+
+void* pcre_alloc(size_t n, void* data) {
+    auto* budget = static_cast<interp::MemoryBudget*>(data);
+    if (budget && !budget->try_charge(n + kHeader)) return nullptr;
+    void* p = std::malloc(n + kHeader);
+    if (!p) {
+        if (budget) budget->release(n + kHeader);
+        return nullptr;
+    }
+    *static_cast<size_t*>(p) = n;
+    return static_cast<char*>(p) + kHeader;
+}
+
+void pcre_free(void* block, void* data) {
+    if (!block) return;
+    void* p = static_cast<char*>(block) - kHeader;
+    auto* budget = static_cast<interp::MemoryBudget*>(data);
+    if (budget) budget->release(*static_cast<size_t*>(p) + kHeader);
+    std::free(p);
+}
+
+// Limits of one match: PCRE2's default backtracking limit (GNU grep keeps it), a heap of 64 MiB for the
+// backtracking frames (charged to the budget as well), and a JIT stack of at most 8 MiB.
+constexpr uint32_t kMatchLimit = 10'000'000;
+constexpr uint32_t kDepthLimit = 10'000'000;
+constexpr uint32_t kHeapLimitKiB = 64 * 1024;
+constexpr size_t kJitStackMin = 32 * 1024;
+constexpr size_t kJitStackMax = 8 << 20;
+
+// GNU grep 3.8's words for a match that failed (pcresearch.c).
+std::string pcre_match_error(int rc) {
+    switch (rc) {
+        case PCRE2_ERROR_NOMEMORY: return "memory exhausted";
+        case PCRE2_ERROR_JIT_STACKLIMIT: return "exhausted PCRE JIT stack";
+        case PCRE2_ERROR_MATCHLIMIT: return "exceeded PCRE's backtracking limit";
+        case PCRE2_ERROR_DEPTHLIMIT: return "exceeded PCRE's nested backtracking limit";
+        case PCRE2_ERROR_RECURSELOOP: return "PCRE detected recurse loop";
+        case PCRE2_ERROR_HEAPLIMIT: return "exceeded PCRE's heap limit";
+        default: return "internal PCRE error: " + std::to_string(rc);
+    }
+}
+
+}  // namespace
+
+struct Pcre {
+    pcre2_general_context* gen = nullptr;
+    pcre2_compile_context* cctx = nullptr;
+    pcre2_match_context* mctx = nullptr;
+    pcre2_code* code = nullptr;
+    pcre2_jit_stack* jit_stack = nullptr;
+    pcre2_match_data* md = nullptr;
+    ~Pcre() {
+        if (md) pcre2_match_data_free(md);
+        if (jit_stack) pcre2_jit_stack_free(jit_stack);
+        if (code) pcre2_code_free(code);
+        if (mctx) pcre2_match_context_free(mctx);
+        if (cctx) pcre2_compile_context_free(cctx);
+        if (gen) pcre2_general_context_free(gen);
+    }
+};
+
+namespace {
+
+// Compiles grep -P's (or rg -P's) pattern; on failure `error` is PCRE2's message, as GNU grep prints it.
+std::unique_ptr<Pcre> compile_pcre(const std::vector<std::string>& patterns, const MatcherOptions& opt,
+                                   std::string& error) {
+    std::string core;
+    for (size_t k = 0; k < patterns.size(); ++k) {
+        if (k) core += '|';
+        if (patterns.size() > 1) core += "(?:";
+        core += patterns[k];
+        if (patterns.size() > 1) core += ')';
+    }
+    std::string src;
+    if (opt.line)
+        src = "^(?:" + core + ")$";
+    else if (opt.word)
+        src = "(?<!\\w)(?:" + core + ")(?!\\w)";
+    else
+        src = core;
+    auto p = std::make_unique<Pcre>();
+    p->gen = pcre2_general_context_create(pcre_alloc, pcre_free, opt.memory);
+    if (!p->gen) {
+        error = "memory exhausted";
+        return nullptr;
+    }
+    p->cctx = pcre2_compile_context_create(p->gen);
+    p->mctx = pcre2_match_context_create(p->gen);
+    if (!p->cctx || !p->mctx) {
+        error = "memory exhausted";
+        return nullptr;
+    }
+    uint32_t flags = PCRE2_DOLLAR_ENDONLY;
+    if (opt.icase) flags |= PCRE2_CASELESS;
+    if (opt.utf8) flags |= PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+    int errcode = 0;
+    PCRE2_SIZE erroff = 0;
+    p->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(src.data()), src.size(), flags, &errcode, &erroff, p->cctx);
+    if (!p->code) {
+        PCRE2_UCHAR buf[256];
+        if (pcre2_get_error_message(errcode, buf, sizeof buf) < 0) {
+            error = "invalid regular expression";
+        } else {
+            error = reinterpret_cast<const char*>(buf);
+        }
+        // ripgrep's words (rg -P is the UTF-8 caller).
+        if (opt.utf8) error = "PCRE2: error compiling pattern at offset " + std::to_string(erroff) + ": " + error;
+        return nullptr;
+    }
+    pcre2_set_match_limit(p->mctx, kMatchLimit);
+    pcre2_set_depth_limit(p->mctx, kDepthLimit);
+    pcre2_set_heap_limit(p->mctx, kHeapLimitKiB);
+    if (pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
+        p->jit_stack = pcre2_jit_stack_create(kJitStackMin, kJitStackMax, p->gen);
+        if (p->jit_stack) pcre2_jit_stack_assign(p->mctx, nullptr, p->jit_stack);
+    }
+    p->md = pcre2_match_data_create_from_pattern(p->code, p->gen);
+    if (!p->md) {
+        error = "memory exhausted";
+        return nullptr;
+    }
+    return p;
+}
+
 }  // namespace
 
 Matcher::~Matcher() = default;
+
+std::string Matcher::pcre_failure() const {
+    PCRE2_UCHAR buf[256];
+    if (pcre2_get_error_message(failure_code_, buf, sizeof buf) < 0) return failure_;
+    return reinterpret_cast<const char*>(buf);
+}
+
+bool Matcher::pcre_match(std::string_view line, size_t from, size_t* begin, size_t* end) const {
+    if (failed_) return false;
+    if (cancel_ && cancel_->cancelled()) {
+        failed_ = true;
+        return false;
+    }
+    if (line.data() == nullptr) line = std::string_view("", 0);
+    const int rc = pcre2_match(pcre_->code, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), from, 0,
+                               pcre_->md, pcre_->mctx);
+    if (rc == PCRE2_ERROR_NOMATCH) return false;
+    if (rc < 0) {
+        failed_ = true;
+        failure_ = pcre_match_error(rc);
+        failure_code_ = rc;
+        return false;
+    }
+    if (begin) {
+        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(pcre_->md);
+        *begin = ov[0];
+        *end = ov[1];
+        if (*begin > *end) *begin = *end;  // \K inside a lookahead
+    }
+    return true;
+}
 
 std::unique_ptr<Matcher> Matcher::compile(const std::vector<std::string>& patterns, const MatcherOptions& opt,
                                           std::string& error) {
     std::unique_ptr<Matcher> m(new Matcher());
     m->eol_ = opt.eol;
     if (patterns.empty()) return m;
+    if (opt.syntax == Syntax::kPerl) {
+        m->pcre_ = compile_pcre(patterns, opt, error);
+        if (!m->pcre_) return nullptr;
+        m->buffer_search_ = false;
+        m->cancel_ = opt.cancel;
+        return m;
+    }
     const bool latin1 = !opt.utf8 && opt.syntax != Syntax::kRust;
     const bool lines = opt.eol == '\n';
     std::string core;
@@ -205,13 +375,14 @@ std::unique_ptr<Matcher> Matcher::compile(const std::vector<std::string>& patter
 }
 
 bool Matcher::line_matches(std::string_view line) const {
+    if (pcre_) return pcre_match(line, 0, nullptr, nullptr);
     if (!re_) return false;
     if (line.data() == nullptr) line = std::string_view("", 0);
     return re_->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), RE2::UNANCHORED, nullptr, 0);
 }
 
 bool Matcher::find_line(std::string_view buf, size_t from, size_t& line_begin, size_t& line_end) const {
-    if (!re_) return false;
+    if (!re_ && !pcre_) return false;
     const char* base = buf.data();
     const size_t size = buf.size();
     auto end_of_line = [&](size_t at) {
@@ -254,6 +425,7 @@ bool Matcher::find_line(std::string_view buf, size_t from, size_t& line_begin, s
 }
 
 bool Matcher::next_match(std::string_view line, size_t from, size_t& begin, size_t& end) const {
+    if (pcre_) return from <= line.size() && pcre_match(line, from, &begin, &end);
     if (!re_ || from > line.size()) return false;
     if (line.data() == nullptr) line = std::string_view("", 0);
     const re2::StringPiece text(line.data(), line.size());

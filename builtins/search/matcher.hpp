@@ -7,9 +7,13 @@
 //    leftmost-longest as POSIX requires. Under LC_ALL=C every byte is one character: the program is
 //    compiled as Latin-1, so `.` is one byte and [[:alpha:]] is ASCII.
 //  - kFixed: every pattern is a literal string (grep -F, rg -F).
-//  - kPerl: grep -P, taken as RE2 syntax (leftmost-first like PCRE). Features RE2 lacks (back-references,
-//    lookaround, atomic groups, possessive quantifiers, \K, recursion, conditionals) are refused with a
-//    message naming the feature.
+//  - kPerl: grep -P and rg -P/--pcre2, matched by PCRE2 (the engine GNU grep and ripgrep use) line by line:
+//    lookaround, back-references, \K, atomic groups, possessive quantifiers all work. Flags as GNU grep 3.8:
+//    PCRE2_DOLLAR_ENDONLY, no multi-line mode (under -z a record's inner newlines are ordinary characters),
+//    -w is (?<!\w)(?:P)(?!\w), -x is ^(?:P)$; one pattern only for grep. rg -P adds UTF and UCP.
+//    Match limit, depth limit and heap limit are set, JIT is used when available with a bounded JIT stack,
+//    and every PCRE2 allocation is charged to the session's memory budget: a catastrophic pattern ends
+//    with GNU grep's message ("exceeded PCRE's backtracking limit") and status 2, never a hang.
 //  - kRust: rg's regex syntax, which RE2's is close to; matched as UTF-8 (rg is Unicode-aware).
 //
 // Several patterns are one alternation: a line matches when any pattern does, and -o reports the
@@ -33,6 +37,11 @@ namespace re2 {
 class RE2;
 }
 
+namespace bashkit::interp {
+class CancelToken;
+class MemoryBudget;
+}  // namespace bashkit::interp
+
 namespace bashkit::builtins::search {
 
 enum class Syntax { kBasic, kExtended, kFixed, kPerl, kRust };
@@ -47,7 +56,12 @@ struct MatcherOptions {
     char eol = '\n';
     // rg: UTF-8 and leftmost-first whatever the syntax (-F included).
     bool utf8 = false;
+    // kPerl: PCRE2's allocations are charged here, and the cancel token is polled between lines.
+    interp::MemoryBudget* memory = nullptr;
+    const interp::CancelToken* cancel = nullptr;
 };
+
+struct Pcre;  // the PCRE2 program of kPerl (matcher.cpp)
 
 class Matcher {
 public:
@@ -67,7 +81,20 @@ public:
     // When true the program never matches across an eol and find_line may search whole buffers.
     bool buffer_search() const { return buffer_search_; }
     // No pattern at all (an empty -f file): nothing matches.
-    bool empty() const { return !re_; }
+    bool empty() const { return !re_ && !pcre_; }
+    // A match that could not be decided (PCRE2's backtracking, depth or heap limit, JIT stack, memory),
+    // or the cancel token fired: every later call finds nothing. The message is GNU grep's, without the
+    // "grep: FILE: " prefix; empty when only cancelled.
+    bool failed() const { return failed_; }
+    const std::string& failure() const { return failure_; }
+    // The same failure in PCRE2's own words ("match limit exceeded"), which ripgrep prints.
+    std::string pcre_failure() const;
+    // Clears a failure so that the next input is searched (rg goes on with the next file).
+    void clear_failure() const {
+        failed_ = false;
+        failure_.clear();
+        failure_code_ = 0;
+    }
 
 private:
     Matcher() = default;
@@ -79,6 +106,13 @@ private:
     bool utf8_ = false;
     bool buffer_search_ = true;
     char eol_ = '\n';
+    std::unique_ptr<Pcre> pcre_;
+    // kPerl: one line at a time; `failed_` and the message set by a match that errs.
+    bool pcre_match(std::string_view line, size_t from, size_t* begin, size_t* end) const;
+    mutable bool failed_ = false;
+    mutable std::string failure_;
+    mutable int failure_code_ = 0;
+    const interp::CancelToken* cancel_ = nullptr;
 };
 
 }  // namespace bashkit::builtins::search

@@ -7,7 +7,9 @@
 //  - Files are searched one after another, directories in byte order of their names: the output is what
 //    `rg --sort path` prints, every time.
 //  - Regexes are RE2's syntax (close to Rust's regex crate); look-around and back-references are refused
-//    like ripgrep refuses them without --pcre2. -P/--pcre2 and -U/--multiline are refused.
+//    like ripgrep refuses them without --pcre2. -P/--pcre2 matches with PCRE2 (UTF and UCP, line by line,
+//    match limits set: see matcher.hpp); a match that hits a limit is reported for its file, as ripgrep
+//    does, and the search goes on. -U/--multiline is refused.
 //  - Ignore files: .gitignore (only inside a git repository: a .git in the directory or an ancestor),
 //    .ignore and .rgignore, in the searched directories and their ancestors; .git/info/exclude and the
 //    global excludes file are not read.
@@ -334,6 +336,7 @@ bool Rg::search_path(const std::string& display, const std::string& abs, bool ex
         error_line(display + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(r.read_error))) +
                    " (os error " + std::to_string(r.read_error) + ")");
     }
+    if (r.match_error) error_ = true;
     if (r.stopped && out_.failed()) {
         // ripgrep ends quietly on a broken pipe; the file it was printing does not count as a match.
         stop_ = true;
@@ -458,6 +461,7 @@ int Rg::run() {
     int unrestricted = 0;
     size_t after = 0, before = 0, context = 0;
     bool after_set = false, before_set = false;
+    bool pcre2 = false;
     for (const auto& o : args.options) {
         auto number = [&](uint64_t& v) {
             v = 0;
@@ -560,9 +564,7 @@ int Rg::run() {
                     ctx_.out.write(line + "\n");
                 }
                 return 0;
-            case kRgPcre2:
-                ctx_.err.write("PCRE2 is not available in this build of ripgrep.\n");
-                return 2;
+            case kRgPcre2: pcre2 = true; break;
             case kRgMultiline:
                 ctx_.err.write("rg: multiline search (-U) is not supported\n");
                 return 2;
@@ -597,8 +599,20 @@ int Rg::run() {
             for (const auto& p : patterns) upper = upper || has_uppercase_literal(p);
             mo.icase = !upper;
         }
+        if (pcre2) {
+            // -P: PCRE2 in UTF mode, as ripgrep's --pcre2; with -F the patterns are quoted.
+            if (mo.syntax == Syntax::kFixed)
+                for (auto& p : patterns) p = "\\Q" + p + "\\E";
+            mo.syntax = Syntax::kPerl;
+        }
+        mo.memory = ctx_.memory;
+        mo.cancel = &ctx_.cancel;
         std::string error;
         matcher_ = Matcher::compile(patterns, mo, error);
+        if (!matcher_ && pcre2) {
+            ctx_.err.write(error + "\n");
+            return 2;
+        }
         if (!matcher_) {
             std::string pat;
             for (size_t k = 0; k < patterns.size(); ++k) pat += (k ? "|" : "") + patterns[k];
@@ -657,6 +671,7 @@ int Rg::run() {
                 SearchConfig cfg = cfg_;
                 if (cfg.binary != BinaryMode::kText) cfg.binary = BinaryMode::kRgConvert;
                 SearchResult r = search_input(cfg, read, "<stdin>", out_, ctx_.err, &ctx_.cancel, ctx_.memory);
+                if (r.match_error) error_ = true;
                 if (r.stopped && out_.failed()) break;
                 if (r.selected > 0) any_selected_ = true;
                 continue;

@@ -263,6 +263,10 @@ bool Engine::process(char* data, size_t n) {
                 }
             }
             if (!found && !m.find_line(buf, pos, next_b, next_e)) next_b = next_e = n;
+            if (m.failed()) {  // grep -P: a limit of PCRE2, or cancelled
+                finished_ = true;
+                break;
+            }
             streak = next_b == pos ? streak + 1 : 0;
             have_next = true;
         }
@@ -370,6 +374,24 @@ SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::stri
             upto = static_cast<size_t>(static_cast<const char*>(last) - buf.data()) + 1;
         }
         const bool go_on = eng.process(buf.data(), upto);
+        if (cfg.matcher->failed()) {
+            res.match_error = !cfg.matcher->failure().empty();
+            if (!res.match_error) {  // cancelled
+                res.stopped = true;
+                break;
+            }
+            out.flush();
+            if (cfg.program == "rg") {
+                // ripgrep reports the file and goes on with the next one (status 2 at the end).
+                err.write(std::string(name) + ": PCRE2: error matching: " + cfg.matcher->pcre_failure() + "\n");
+                cfg.matcher->clear_failure();
+                return res;
+            }
+            // GNU grep 3.8 dies here: status 2 with "grep: FILE: exceeded PCRE's backtracking limit".
+            res.stopped = true;
+            err.write(cfg.program + ": " + std::string(name) + ": " + cfg.matcher->failure() + "\n");
+            break;
+        }
         std::memmove(buf.data(), buf.data() + upto, have - upto);
         offset += upto;
         have -= upto;

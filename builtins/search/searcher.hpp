@@ -70,6 +70,7 @@ struct SearchResult {
     uint64_t selected = 0;  // selected lines (counted up to max_count)
     int read_error = 0;     // errno of a failed read (the caller prints the message)
     bool stopped = false;   // output failed or cancelled: the caller should stop everything
+    bool match_error = false;  // grep -P: a match hit a PCRE2 limit (message printed): status 2
 };
 
 // Searches one input. `name` is what prefixes lines and what -l/-L/-c print.
