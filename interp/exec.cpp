@@ -740,7 +740,8 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     if (argv.empty()) {
         // Assignments and redirections only.
         RedirGuard guard(*this);
-        int cmdsub_status = -1;
+        // Words that expanded to nothing (`$(exit 42)`) leave the status of their last substitution.
+        int cmdsub_status = last_cmdsubst_status_;
         for (const sx::Assign* a : c->assigns) {
             Ex r = do_assign(a);
             if (r == Ex::Fatal) return Flow::Exit;
