@@ -185,7 +185,7 @@ TEST(State, BytesThatAreNotUtf8Survive) {
         (void)a.sh.run(c.script);
         std::string expected = a.sh.run(c.check).out;
         std::string snap = a.sh.save_state();
-        EXPECT_NO_THROW((void)json::parse(snap)) << c.script;
+        EXPECT_TRUE(json::accept(snap)) << c.script;
         TestShell b;
         b.sh.restore_state(snap);
         EXPECT_EQ(b.sh.run(c.check).out, expected) << c.script;
