@@ -583,10 +583,12 @@ std::string Shell::error_context(const char* sql) {
             --off;
         }
     }
+    // A run of UTF-8 continuation bytes (invalid text) is skipped whole and can take the offset below 0.
+    if (off < 0) off = 0;
     size_t len = std::strlen(z);
     if (len > 78) {
         len = 78;
-        while ((static_cast<unsigned char>(z[len]) & 0xc0) == 0x80) --len;
+        while (len > 0 && (static_cast<unsigned char>(z[len]) & 0xc0) == 0x80) --len;
     }
     std::string code(z, len);
     for (char& c : code)
