@@ -376,7 +376,14 @@ bool ProcessTable::kill(int id) {
         std::lock_guard lock(p->mu);
         running = p->running;
     }
-    if (running && p->kill_inside) p->kill_inside(id);
+    // kill() runs from the destructor too: a failure to reach the program elsewhere (no memory to start the
+    // command) must not leave it; the host process group is killed below whatever happens.
+    if (running && p->kill_inside) {
+        try {
+            p->kill_inside(id);
+        } catch (...) {
+        }
+    }
     {
         std::lock_guard lock(p->mu);
         if (p->running) ::kill(-p->pid, SIGKILL);
