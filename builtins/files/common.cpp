@@ -713,6 +713,25 @@ std::string human_size(uint64_t amt, bool si) {
 
 // ---------------------------------------------------------------------------------------------- misc
 
+bool copy_contents(CommandContext& ctx, vfs::FileHandle& in, vfs::FileHandle& out, std::string_view src,
+                   std::string_view dst, std::string& error) {
+    std::string buf(64 * 1024, '\0');
+    while (true) {
+        if (ctx.cancelled()) return false;
+        auto n = in.read(buf.data(), buf.size());
+        if (!n) {
+            error = "error reading " + quote(src) + ": " + std::string(errstr(n.error()));
+            return false;
+        }
+        if (*n == 0) return true;
+        auto w = out.write(std::string_view(buf.data(), *n));
+        if (!w) {
+            error = "error writing " + quote(dst) + ": " + std::string(errstr(w.error()));
+            return false;
+        }
+    }
+}
+
 std::string join(std::string_view dir, std::string_view name) {
     std::string out(dir);
     while (out.size() > 1 && out.back() == '/') out.pop_back();

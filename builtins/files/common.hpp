@@ -63,6 +63,12 @@ using builtins::Output;
 // "/" + "x" -> "/x".
 std::string join(std::string_view dir, std::string_view name);
 
+// Copies the rest of `in` to `out` in 64 KiB blocks, polling the cancel token (cp, mv, install). False when
+// it stopped: `error` is then GNU's message ("error reading 'SRC': ...", "error writing 'DST': ..."), or empty
+// when the command was cancelled.
+bool copy_contents(CommandContext& ctx, vfs::FileHandle& in, vfs::FileHandle& out, std::string_view src,
+                   std::string_view dst, std::string& error);
+
 // Whether `name` is "." or "..".
 inline bool is_dot_or_dotdot(std::string_view name) { return name == "." || name == ".."; }
 

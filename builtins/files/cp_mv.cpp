@@ -112,20 +112,10 @@ bool Copier::copy_file(const std::string& src, const std::string& src_abs, const
             fail("cannot create regular file " + quote(dst) + ": " + std::string(errstr(outh.error())));
         return false;
     }
-    std::string buf(64 * 1024, '\0');
-    while (true) {
-        if (ctx_.cancelled()) return false;
-        auto n = (*in)->read(buf.data(), buf.size());
-        if (!n) {
-            fail("error reading " + quote(src) + ": " + std::string(errstr(n.error())));
-            return false;
-        }
-        if (*n == 0) break;
-        auto w = (*outh)->write(std::string_view(buf.data(), *n));
-        if (!w) {
-            fail("error writing " + quote(dst) + ": " + std::string(errstr(w.error())));
-            return false;
-        }
+    std::string error;
+    if (!copy_contents(ctx_, **in, **outh, src, dst, error)) {
+        if (!error.empty()) fail(error);
+        return false;
     }
     outh->reset();
     set_attrs(dst_abs, st, false, false);
