@@ -7,6 +7,7 @@
 #include "interp/shell.hpp"
 #include "sandbox/configured_shell.hpp"
 #include "sandbox/setup.hpp"
+#include "sandbox/shell_processes.hpp"
 #include "vfs/session_tree.hpp"
 
 namespace bashkit::sandbox {
@@ -35,7 +36,18 @@ public:
                                "': " + std::string(vfs::error_message(tree.error())));
         }
         tree_ = std::move(*tree);
-        // The session tree carries its FsLimits (opts_.fs_limits, the usage already on disk counted).
+        auto shell = make_shell(tree_.cwd);
+        auto processes = std::make_unique<ShellProcesses>([this] { return make_shell(working_directory()); });
+        {
+            std::lock_guard cancel_lock(cancel_mu_);
+            shell_ = std::move(shell);
+        }
+        processes_ = std::move(processes);
+    }
+
+    // A shell of this session: the session tree (which carries its FsLimits, the usage already on disk
+    // counted), the network policy with its header bindings, the limits, the custom commands.
+    std::unique_ptr<ConfiguredShell> make_shell(const std::string& cwd) {
         ShellSetup setup;
         setup.tree = tree_.fs;
         setup.fs_limits = opts_.fs_limits;
@@ -46,15 +58,14 @@ public:
         setup.network.header_bindings = std::move(wire.bindings);
         setup.network.secrets = std::move(wire.secrets);
         setup.shell.limits = opts_.limits;
-        setup.shell.cwd = tree_.cwd;
+        setup.shell.cwd = cwd;
         setup.shell.identity.home = tree_.home;
         auto shell = std::make_unique<ConfiguredShell>(std::move(setup));
         for (const CustomCommand& c : opts_.commands) shell->shell().add_command(c.name, c.help, c.fn, c.replace);
-        {
-            std::lock_guard cancel_lock(cancel_mu_);
-            shell_ = std::move(shell);
-        }
+        return shell;
     }
+
+    ProcessTools* processes() override { return processes_.get(); }
 
     SandboxExecutionResult execute_streaming(const std::string& command, std::optional<double> timeout_seconds,
                                              const OutputCallbacks& callbacks) override {
@@ -82,6 +93,7 @@ public:
     }
 
     void stop() override {
+        processes_.reset();  // kills the background processes
         std::lock_guard lock(mu_);
         if (!shell_) return;
         (void)shell_->shell().close();
@@ -140,6 +152,7 @@ private:
     std::string id_;
     vfs::SessionTree tree_;
     std::unique_ptr<ConfiguredShell> shell_;
+    std::unique_ptr<ShellProcesses> processes_;  // the process tools (their shells use tree_)
     std::mutex mu_;
     std::mutex cancel_mu_;  // guards shell_ being set or reset, for cancel()
 };
@@ -153,7 +166,7 @@ SandboxAttributes BashkitSandbox::static_attributes() {
     a.supported_header_bindings = {"HeaderBinding", "GitHubBinding", "MistralApiBinding"};
     a.supported_access = {SandboxAccess::none, SandboxAccess::files, SandboxAccess::full};
     a.delete_on_cleanup = false;
-    a.supports_background_processes = false;
+    a.supports_background_processes = true;
     return a;
 }
 

@@ -59,7 +59,7 @@ public:
     }
 
     void stop() override {
-        procs_ = ProcessTools{};
+        procs_ = HostProcessTools{};
         table_.reset();  // kills the background processes (in the container too) and their docker clients
         if (container_.empty()) return;
         (void)run(sb_.rm_argv(container_), 60);
@@ -108,7 +108,7 @@ public:
     }
 
     std::string location() const override { return container_; }
-    const ProcessTools* processes() override { return table_ ? &procs_ : nullptr; }
+    ProcessTools* processes() override { return table_ ? &procs_ : nullptr; }
 
 private:
     std::shared_ptr<const LocalDockerSandbox> self_;  // a copy: the session may outlive the sandbox object
@@ -117,7 +117,7 @@ private:
     std::string id_;
     std::string container_;
     std::unique_ptr<ProcessTable> table_;
-    ProcessTools procs_;
+    HostProcessTools procs_;
 };
 
 SandboxAttributes attributes_for(const LocalDockerSandboxOptions& o) {

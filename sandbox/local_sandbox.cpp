@@ -91,14 +91,17 @@ public:
         if (!fs) throw SandboxError("DangerousLocalSandbox: cannot open the host file system");
         fs_ = std::move(*fs);
         table_ = std::make_unique<ProcessTable>();
-        procs_ = ProcessTools{table_.get(), {opts_.shell == "sh" ? "/bin/sh" : "/bin/bash", "-c"}, workspace_};
+        procs_ = HostProcessTools{};
+        procs_.table = table_.get();
+        procs_.shell = {opts_.shell == "sh" ? "/bin/sh" : "/bin/bash", "-c"};
+        procs_.cwd = workspace_;
         started_ = true;
     }
 
     void stop() override {
         if (!started_) return;
         started_ = false;
-        procs_ = ProcessTools{};
+        procs_ = HostProcessTools{};
         table_.reset();  // kills the background processes
         fs_.reset();
         if (delete_ && !workspace_.empty() && !DangerousLocalSandbox::check_deletable_workspace(workspace_)) {
@@ -136,7 +139,7 @@ public:
     }
 
     std::string location() const override { return workspace_; }
-    const ProcessTools* processes() override { return table_ ? &procs_ : nullptr; }
+    ProcessTools* processes() override { return table_ ? &procs_ : nullptr; }
 
 protected:
     vfs::FileSystem* filesystem() override { return fs_.get(); }
@@ -149,7 +152,7 @@ private:
     std::string workspace_;
     std::shared_ptr<vfs::FileSystem> fs_;
     std::unique_ptr<ProcessTable> table_;
-    ProcessTools procs_;
+    HostProcessTools procs_;
     bool started_ = false;
 };
 

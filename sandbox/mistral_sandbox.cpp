@@ -320,8 +320,64 @@ public:
     }
 
     std::string location() const override { return id_; }
+    ProcessTools* processes() override { return s_.supports_background_processes ? &procs_ : nullptr; }
 
 private:
+    // The process tools over the service's /processes endpoints (PROTOCOL.md, "Background processes").
+    class RemoteProcesses final : public ProcessTools {
+    public:
+        explicit RemoteProcesses(RemoteBackend& b) : b_(b) {}
+        Started start(const std::string& command) override {
+            Reply r;
+            if (auto e = b_.process_call("", json{{"command", command}}, 201, r)) return {0, *e};
+            json j = json::parse(r.body, nullptr, false);
+            if (!j.is_object() || !j.contains("process_id") || !j["process_id"].is_number_integer())
+                return {0, "the service answered without a process_id"};
+            return {j["process_id"].get<int>(), {}};
+        }
+        Output read(int id) override { return output(id, "read"); }
+        std::optional<std::string> write(int id, const std::string& data, bool close_stdin) override {
+            Reply r;
+            return b_.process_call("/" + std::to_string(id) + "/input", json{{"input", data}, {"close_stdin", close_stdin}},
+                                   200, r);
+        }
+        Output kill(int id) override { return output(id, "kill"); }
+
+    private:
+        Output output(int id, const std::string& action) {
+            Output o;
+            Reply r;
+            if (auto e = b_.process_call("/" + std::to_string(id) + "/" + action, json::object(), 200, r)) {
+                o.error = *e;
+                return o;
+            }
+            json j = json::parse(r.body, nullptr, false);
+            if (!j.is_object()) {
+                o.error = "the service answered " + action + " without a JSON object";
+                return o;
+            }
+            o.found = true;
+            o.out = j.value("stdout", std::string());
+            o.err = j.value("stderr", std::string());
+            o.running = j.value("running", false);
+            o.exit_code = j.contains("exit_code") && j["exit_code"].is_number_integer() ? j["exit_code"].get<int>() : 0;
+            return o;
+        }
+        RemoteBackend& b_;
+    };
+
+    // POST /v1/sessions/ID/processes<rest>: nullopt when the service answered `expect`, else the message for
+    // the model ("no process 3", the service's own process_error message, or what went wrong on the wire).
+    std::optional<std::string> process_call(const std::string& rest, const json& body, long expect, Reply& r) const {
+        if (id_.empty()) return "MistralSandbox: the session is closed";
+        r = call("POST", session_path() + "/processes" + rest, body.dump(), "application/json", 60);
+        if (r.status == expect) return std::nullopt;
+        std::string code = error_code(r);
+        if (code == "no_process" || code == "process_error") return error_message(r);
+        if (r.status == 404 && code != "no_session") return "the service has no process tools (" + what(r) + ")";
+        return "MistralSandbox: " + what(r);
+    }
+
     std::string session_path() const { return "/v1/sessions/" + escape(id_); }
 
     Reply call(const std::string& method, const std::string& path, const std::optional<std::string>& body,
@@ -375,6 +431,7 @@ private:
     std::string base_;
     std::string id_;
     bool owned_ = true;
+    RemoteProcesses procs_{*this};
 };
 
 }  // namespace
@@ -457,7 +514,7 @@ SandboxAttributes MistralSandbox::static_attributes() {
     a.supported_header_bindings = {"GitHubBinding", "MistralApiBinding"};
     a.supported_access = {SandboxAccess::none, SandboxAccess::files, SandboxAccess::full};
     a.delete_on_cleanup = true;
-    a.supports_background_processes = false;
+    a.supports_background_processes = true;  // without an image (see MistralSandboxOptions)
     return a;
 }
 
@@ -504,8 +561,8 @@ MistralSandbox::MistralSandbox(MistralSandboxOptions options, EnvLookup env)
     if (s.docker_daemon_enabled) s.privileged = true;  // a docker daemon needs a privileged container
 
     auto fail = [](const std::string& m) { throw std::invalid_argument("MistralSandbox: " + m); };
-    if (opts_.supports_background_processes.value_or(false))
-        fail("supports_background_processes=True is not available: the protocol has no process tools yet");
+    s.supports_background_processes = opts_.supports_background_processes.value_or(!opts_.image.has_value());
+    attrs_.supports_background_processes = s.supports_background_processes;
     if (!s.endpoint.empty() && !s.endpoint.starts_with("http://") && !s.endpoint.starts_with("https://"))
         fail("endpoint must be an http:// or https:// URL, got '" + s.endpoint + "'");
     if (s.api_token.find_first_of("\r\n") != std::string::npos || s.api_token.find('\0') != std::string::npos)

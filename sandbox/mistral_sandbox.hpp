@@ -74,12 +74,13 @@ struct MistralSandboxSettings {
     double wait_ready_timeout_seconds = 300;
     bool enable_mesh = false;
     std::string pre_provisioned_sandbox_id;  // attach to this sandbox instead of creating one (kept at close)
+    bool supports_background_processes = true;  // the process tools, through the service's /processes endpoints
 };
 
 struct MistralSandboxOptions {
     std::optional<std::string> image;
-    // Not read from the environment. The Python API's default is true without an image; the protocol has no
-    // process tools yet, so only unset or false is accepted (std::invalid_argument otherwise).
+    // Not read from the environment. Unset: true when image is unset (the service's own image runs the
+    // process tools), false when an image is given (it may not).
     std::optional<bool> supports_background_processes;
     std::optional<std::string> endpoint;
     std::optional<std::string> api_token;

@@ -1,4 +1,5 @@
 #include "sandbox/process.hpp"
+#include "sandbox/tools.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -404,6 +405,45 @@ void ProcessTable::kill_all() {
         for (const auto& [id, p] : procs_) ids.push_back(id);
     }
     for (int id : ids) kill(id);
+}
+
+}  // namespace bashkit::sandbox
+
+namespace bashkit::sandbox {
+
+ProcessTools::Started HostProcessTools::start(const std::string& command) {
+    if (!table) return {0, "this sandbox has no background processes"};
+    ProcessTable::Started st;
+    if (argv_for) {
+        st = table->start([&](int id) { return argv_for(id, command); }, cwd, kill_inside);
+    } else {
+        std::vector<std::string> argv = shell;
+        argv.push_back(command);
+        st = table->start(argv, cwd);
+    }
+    return {st.id, st.error};
+}
+
+ProcessTools::Output HostProcessTools::read(int id) {
+    Output o;
+    if (!table) return o;
+    ProcessTable::Output t = table->read(id);
+    o.found = t.found;
+    o.out = std::move(t.out);
+    o.err = std::move(t.err);
+    o.running = t.running;
+    o.exit_code = t.exit_code;
+    return o;
+}
+
+std::optional<std::string> HostProcessTools::write(int id, const std::string& data, bool close_stdin) {
+    if (!table) return "no process " + std::to_string(id);
+    return table->write(id, data, close_stdin);
+}
+
+ProcessTools::Output HostProcessTools::kill(int id) {
+    if (!table || !table->kill(id)) return {};
+    return read(id);
 }
 
 }  // namespace bashkit::sandbox

@@ -88,8 +88,8 @@ public:
     }
     // Where the session lives, once started: a host folder, a container id; empty when nowhere.
     virtual std::string location() const { return {}; }
-    // The process tools' table, for types that support background processes (null otherwise).
-    virtual const ProcessTools* processes() { return nullptr; }
+    // The process tools, for types that support background processes (null otherwise).
+    virtual ProcessTools* processes() { return nullptr; }
     // Asks the command running now to stop (from any thread); false when the type cannot cancel.
     virtual bool cancel() { return false; }
 };

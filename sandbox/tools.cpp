@@ -123,20 +123,12 @@ std::string base_name(const std::string& path) {
 }
 
 json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const ToolDef& def, const json& a,
-             const ProcessTools* procs) {
+             ProcessTools* procs) {
     std::string tool = def.name;
     if (def.process) {
-        ProcessTable& table = *procs->table;
+        ProcessTools& table = *procs;
         if (tool == "start_process") {
-            const std::string command = a["command"].get<std::string>();
-            ProcessTable::Started st;
-            if (procs->argv_for) {
-                st = table.start([&](int id) { return procs->argv_for(id, command); }, procs->cwd, procs->kill_inside);
-            } else {
-                std::vector<std::string> argv = procs->shell;
-                argv.push_back(command);
-                st = table.start(argv, procs->cwd);
-            }
+            ProcessTools::Started st = table.start(a["command"].get<std::string>());
             if (!st.error.empty()) return fail(tool, st.error);
             return {{"ok", true}, {"process_id", st.id}};
         }
@@ -146,20 +138,17 @@ json run_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute,
                                      : (pid.get<int64_t>() < 0 || pid.get<int64_t>() > INT32_MAX))
             return fail(tool, "no process " + pid.dump());
         int id = int(pid.get<int64_t>());
-        if (tool == "read_process_output") {
-            auto o = table.read(id);
-            if (!o.found) return fail(tool, "no process " + std::to_string(id));
-            return {{"ok", true}, {"stdout", o.out}, {"stderr", o.err}, {"running", o.running},
-                    {"exit_code", o.running ? json(nullptr) : json(o.exit_code)}};
-        }
         if (tool == "write_process_input") {
             std::string input = a["input"].get<std::string>();
             if (auto e = table.write(id, input, a.contains("close_stdin") && a["close_stdin"].get<bool>())) return fail(tool, *e);
             return {{"ok", true}, {"bytes_written", input.size()}};
         }
-        if (!table.kill(id)) return fail(tool, "no process " + std::to_string(id));
-        auto o = table.read(id);
-        return {{"ok", true}, {"process_id", id}, {"exit_code", o.exit_code}};
+        bool kill = tool == "kill_process";
+        ProcessTools::Output o = kill ? table.kill(id) : table.read(id);
+        if (!o.found) return fail(tool, o.error.empty() ? "no process " + std::to_string(id) : o.error);
+        if (kill) return {{"ok", true}, {"process_id", id}, {"exit_code", o.exit_code}};
+        return {{"ok", true}, {"stdout", o.out}, {"stderr", o.err}, {"running", o.running},
+                {"exit_code", o.running ? json(nullptr) : json(o.exit_code)}};
     }
     auto str = [&](const char* k, std::string dflt = {}) { return a.contains(k) ? a[k].get<std::string>() : dflt; };
     (void)access;
@@ -325,7 +314,7 @@ std::vector<ToolSpec> tools_for(SandboxAccess access, bool background_processes)
 }
 
 json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const std::string& name, const json& args,
-               const ProcessTools* processes) {
+               ProcessTools* processes) {
     try {
         const ToolDef* def = nullptr;
         for (const auto& d : defs())
@@ -333,7 +322,7 @@ json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute
         if (!def) return fail(name, "unknown tool");
         if (access == SandboxAccess::none || access < def->min_access)
             return fail(name, "not available with access=" + std::string(to_string(access)));
-        if (def->process && !(processes && processes->table)) return fail(name, "this sandbox has no background processes");
+        if (def->process && !processes) return fail(name, "this sandbox has no background processes");
         if (!args.is_object()) return fail(name, "arguments must be a JSON object");
         // What models send: null for an optional argument left out (OpenAI strict mode requires every one),
         // and 2.0 for an integer. Both are normalised before the types are checked.

@@ -10,7 +10,7 @@
 //          list_files {path?, recursive?, pattern?} pattern: a glob on the entry's name ("*.py")
 //          search_files {pattern, path?, glob?}     pattern: an RE2 regular expression; glob filters names
 //   none   (no tools)
-// and, for full access where the sandbox supports background processes (DangerousLocalSandbox):
+// and, for full access where the sandbox supports background processes (see supports_background_processes):
 //          start_process {command}                  runs it in the background; returns process_id
 //          read_process_output {process_id}         output since the last read; running; exit_code
 //          write_process_input {process_id, input, close_stdin?}
@@ -92,8 +92,35 @@ protected:
 using ExecuteFn = std::function<SandboxExecutionResult(const std::string& command, std::optional<double> timeout)>;
 
 class ProcessTable;
-// Where the process tools start programs: SHELL... COMMAND in cwd, in table.
-struct ProcessTools {
+
+// Where the process tools run background programs, for the sandbox types that support them. Ids are small
+// positive ints given by start(). Implementations are thread-safe and never throw out of these calls
+// (a failure is an error message).
+class ProcessTools {
+public:
+    virtual ~ProcessTools() = default;
+    struct Started {
+        int id = 0;
+        std::string error;  // not empty: nothing was started
+    };
+    struct Output {
+        bool found = false;    // false: no such process (or `error` says why it could not be read)
+        std::string out, err;  // what arrived since the last read
+        bool running = false;
+        int exit_code = 0;     // when not running: the status (128+N for signal N)
+        std::string error;
+    };
+    virtual Started start(const std::string& command) = 0;
+    virtual Output read(int id) = 0;
+    // Writes to the process's stdin (and closes it when close_stdin). An error message, or nullopt.
+    virtual std::optional<std::string> write(int id, const std::string& data, bool close_stdin) = 0;
+    // Kills the process and what it started, and waits for it: its output (exit_code set), found false when
+    // there is no such process.
+    virtual Output kill(int id) = 0;
+};
+
+// Host programs (DangerousLocalSandbox, LocalDockerSandbox): SHELL... COMMAND in cwd, in table.
+struct HostProcessTools final : ProcessTools {
     ProcessTable* table = nullptr;
     std::vector<std::string> shell;  // {"/bin/bash", "-c"}
     std::string cwd;
@@ -101,11 +128,16 @@ struct ProcessTools {
     // process `id` (instead of SHELL... COMMAND), and what kill_process does first to reach it there.
     std::function<std::vector<std::string>(int id, const std::string& command)> argv_for;
     std::function<void(int id)> kill_inside;
+
+    Started start(const std::string& command) override;
+    Output read(int id) override;
+    std::optional<std::string> write(int id, const std::string& data, bool close_stdin) override;
+    Output kill(int id) override;
 };
 
 // Runs one tool: validates args, checks the tool belongs to `access` (process tools need `processes`), and
 // calls it. Never throws.
 nlohmann::json call_tool(SandboxAccess access, FileAccess& files, const ExecuteFn& execute, const std::string& name,
-                         const nlohmann::json& args, const ProcessTools* processes = nullptr);
+                         const nlohmann::json& args, ProcessTools* processes = nullptr);
 
 }  // namespace bashkit::sandbox

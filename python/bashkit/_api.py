@@ -900,7 +900,7 @@ class BashkitSandbox(Sandbox, _C.BashkitSandbox):
     supported_header_bindings: ClassVar[Tuple[type, ...]] = (HeaderBinding, GitHubBinding, MistralApiBinding)
     supported_access: ClassVar[str] = "full"
     delete_on_cleanup: ClassVar[bool] = False
-    supports_background_processes: ClassVar[bool] = False
+    supports_background_processes: ClassVar[bool] = True
 
     def __init__(self, *, instance_id: Optional[str] = None, network: Optional[Network] = None,
                  block_private_ips: bool = True, hooks: Sequence[SandboxHook] = (), access: Optional[str] = None,
@@ -1053,7 +1053,7 @@ class MistralSandbox(Sandbox, _C.MistralSandbox):
     supported_header_bindings: ClassVar[Tuple[type, ...]] = (GitHubBinding, MistralApiBinding, WorkspaceHeaderBindings)
     supported_access: ClassVar[str] = "full"
     delete_on_cleanup: ClassVar[bool] = True
-    supports_background_processes: ClassVar[bool] = False
+    supports_background_processes: ClassVar[bool] = True  # without an image; False with one unless asked
 
     def __init__(self, *, image: Optional[str] = None, supports_background_processes: Optional[bool] = None,
                  instance_type: Optional[str] = None, region: Optional[str] = None, name_prefix: Optional[str] = None,
@@ -1124,6 +1124,7 @@ class MistralSandbox(Sandbox, _C.MistralSandbox):
                                    hooks=list(hooks_t), access=acc, **kw)
         self._keep(net, given, hooks_t)
         self.__dict__["_authored"] = types.MappingProxyType(authored)
+        self.__dict__["supports_background_processes"] = _C.Sandbox.supports_background_processes.fget(self)
 
     @property
     def authored_settings(self) -> Mapping[str, Any]:

@@ -1,4 +1,6 @@
 """MistralSandbox: options from keywords, the environment (a mapping, a callable) and defaults; refusals."""
+import time
+
 import pytest
 
 import bashkit
@@ -24,6 +26,11 @@ def test_defaults_and_attributes():
     assert MistralSandbox(env=NO_ENV, pre_provisioned_sandbox_id="sbx-1").delete_on_cleanup is False
     assert MistralSandbox.env_var("ttl_seconds") == "AGENTS_SDK_KOYEB_SANDBOX_TTL_SECONDS"
     assert MistralSandbox.env_options()[:3] == ["image", "endpoint", "api_token"]
+    # The process tools: with the service's image unless told otherwise; not with another image.
+    assert sb.supports_background_processes is True and len(sb.tools()) == 10
+    assert MistralSandbox(env=NO_ENV, image="python:3.12").supports_background_processes is False
+    assert MistralSandbox(env=NO_ENV, image="python:3.12", supports_background_processes=True).supports_background_processes
+    assert MistralSandbox(env=NO_ENV, supports_background_processes=False).supports_background_processes is False
 
 
 def test_environment_fills_what_is_omitted():
@@ -126,6 +133,17 @@ def test_end_to_end_against_bashkit_serve(serve):
         assert s.read_file("/workspace/a.txt") == "A"
         assert s.call_tool("bash", {"command": "cat a.txt"})["stdout"] == "A"
         assert s.call_tool("read_file", {"path": "missing"})["ok"] is False
+        # A background process on the service, fed and read through the process tools.
+        pid = s.call_tool("start_process", '{"command": "read l; echo got $l; exit 4"}')["process_id"]
+        assert s.call_tool("write_process_input", {"process_id": pid, "input": "x\n"})["bytes_written"] == 2
+        out = ""
+        for _ in range(200):
+            o = s.call_tool("read_process_output", {"process_id": pid})
+            out += o["stdout"]
+            if not o["running"]:
+                break
+            time.sleep(0.02)
+        assert (out, o["exit_code"]) == ("got x\n", 4)
     wrong = MistralSandbox(env=NO_ENV, endpoint=serve, api_token="wrong")
     with pytest.raises(bashkit.SandboxError, match="401"):
         wrong.open("x")

@@ -140,10 +140,10 @@ def test_none_means_the_default(cls, names):
 #  supports_background_processes): what each type declares, readable on the class and on an instance.
 ATTRIBUTES = [
     (NoSandbox, ("none",), (), "none", True, False),
-    (BashkitSandbox, ("none", "all", "allow"), (HeaderBinding, GitHubBinding, MistralApiBinding), "full", False, False),
+    (BashkitSandbox, ("none", "all", "allow"), (HeaderBinding, GitHubBinding, MistralApiBinding), "full", False, True),
     (DangerousLocalSandbox, ("all",), (), "full", True, True),
     (LocalDockerSandbox, ("none", "all"), (), "full", True, True),
-    (MistralSandbox, ("none", "all"), (GitHubBinding, MistralApiBinding, WorkspaceHeaderBindings), "full", True, False),
+    (MistralSandbox, ("none", "all"), (GitHubBinding, MistralApiBinding, WorkspaceHeaderBindings), "full", True, True),
 ]
 
 

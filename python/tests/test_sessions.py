@@ -22,7 +22,7 @@ def test_bashkit_defaults_and_attributes(tmp_path):
     assert sb.supported_header_bindings == (bashkit.HeaderBinding, bashkit.GitHubBinding, bashkit.MistralApiBinding)
     assert sb.supported_access == "full"
     assert sb.delete_on_cleanup is False
-    assert sb.supports_background_processes is False
+    assert sb.supports_background_processes is True
     assert sb.attributes.type == "BashkitSandbox"
     assert BashkitSandbox.static_attributes().supported_network == ["none", "all", "allow"]
     assert BashkitSandbox(ephemeral=True).delete_on_cleanup is True
@@ -126,7 +126,7 @@ def test_network_none_refuses(session):
 
 
 def test_tools_return_dicts(session):
-    assert [t.name for t in session.tools()] == [t.name for t in bashkit.tools_for("full")]
+    assert [t.name for t in session.tools()] == [t.name for t in bashkit.tools_for("full", True)]
     r = session.call_tool("write_file", {"path": "app/greet.sh", "content": "echo hello\n"})
     assert r == {"ok": True, "path": "app/greet.sh", "bytes_written": 11}
     r = session.call_tool("bash", {"command": "bash app/greet.sh"})

@@ -353,6 +353,43 @@ struct SandboxServer::Impl {
                          {"cancelled", r.cancelled}, {"truncated", r.truncated}});
     }
 
+    // The process tools (PROTOCOL.md, "Background processes"). Not under e->mu, which an exec holds for its
+    // whole length: a process is read or killed while a command runs. cancel_mu keeps the session from being
+    // closed meanwhile (closing kills the processes).
+    void process(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
+        json body = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
+        if (!body.is_object()) return fail(res, 400, "bad_request", "the body must be a JSON object");
+        const std::string pid_text = req.matches.size() > 2 ? req.matches[2].str() : "";
+        const std::string action = req.matches.size() > 3 ? req.matches[3].str() : "start";
+        std::lock_guard lock(e->cancel_mu);
+        ProcessTools* procs = e->session ? e->session->backend().processes() : nullptr;
+        if (!procs) return fail(res, 404, "no_session", "no session '" + e->id + "'");
+        if (action == "start") {
+            if (!body.contains("command") || !body["command"].is_string())
+                return fail(res, 400, "bad_request", "processes needs {\"command\": string}");
+            ProcessTools::Started st = procs->start(body["command"].get<std::string>());
+            if (!st.error.empty()) return fail(res, 422, "process_error", st.error);
+            return reply(res, 201, {{"process_id", st.id}});
+        }
+        int id = 0;
+        if (pid_text.empty() || pid_text.size() > 9 || (id = std::atoi(pid_text.c_str())) <= 0)
+            return fail(res, 404, "no_process", "no process " + pid_text);
+        if (action == "input") {
+            if (!body.contains("input") || !body["input"].is_string() ||
+                (body.contains("close_stdin") && !body["close_stdin"].is_boolean()))
+                return fail(res, 400, "bad_request", "input needs {\"input\": string, \"close_stdin\": boolean}");
+            std::string input = body["input"].get<std::string>();
+            if (auto err = procs->write(id, input, body.value("close_stdin", false)))
+                return err->starts_with("no process ") ? fail(res, 404, "no_process", *err) : fail(res, 422, "process_error", *err);
+            return reply(res, 200, {{"bytes_written", input.size()}});
+        }
+        ProcessTools::Output o = action == "kill" ? procs->kill(id) : procs->read(id);
+        if (!o.found) return fail(res, 404, "no_process", "no process " + pid_text);
+        if (action == "kill") return reply(res, 200, {{"process_id", id}, {"exit_code", o.exit_code}});
+        reply(res, 200, {{"stdout", o.out}, {"stderr", o.err}, {"running", o.running},
+                         {"exit_code", o.running ? json(nullptr) : json(o.exit_code)}});
+    }
+
     void read(const std::shared_ptr<Entry>& e, const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("path")) return fail(res, 400, "bad_request", "the path parameter is required");
         Held held(e);
@@ -468,6 +505,8 @@ struct SandboxServer::Impl {
         http.Get(id + "/files", on_session(&Impl::read));
         http.Put(id + "/files", on_session(&Impl::write));
         http.Get(id + "/list", on_session(&Impl::list));
+        http.Post(id + "/processes", on_session(&Impl::process));
+        http.Post(id + "/processes/([0-9]+)/(read|input|kill)", on_session(&Impl::process));
         // Errors httplib makes itself (no route, 413 for a body over the cap) get a JSON body too; and an
         // unknown path is 401 before 404 for a caller without a token.
         http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {

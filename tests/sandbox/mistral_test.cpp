@@ -15,9 +15,11 @@
 
 #include "sandbox/hooks.hpp"
 #include "sandbox/mistral_sandbox.hpp"
+#include "tests/sandbox/process_check.hpp"
 #include "sandbox/process.hpp"
 #include "sandbox/server/server.hpp"
 #include "tests/sandbox/error_of.hpp"
+#include "tests/sandbox/process_check.hpp"
 
 namespace bashkit::sandbox {
 namespace {
@@ -107,7 +109,14 @@ TEST(MistralSandbox, Attributes) {
     EXPECT_EQ(sb.supported_header_bindings(), (std::vector<std::string>{"GitHubBinding", "MistralApiBinding"}));
     EXPECT_EQ(sb.supported_access(), (std::vector{SandboxAccess::none, SandboxAccess::files, SandboxAccess::full}));
     EXPECT_TRUE(sb.delete_on_cleanup());
-    EXPECT_FALSE(sb.supports_background_processes());
+    // The process tools: on by default with the service's image, off with another unless asked for.
+    EXPECT_TRUE(sb.supports_background_processes());
+    EXPECT_EQ(sb.tools().size(), 10u);
+    EXPECT_FALSE(MistralSandbox({.image = "python:3.12"}, kNoEnv).supports_background_processes());
+    EXPECT_EQ(MistralSandbox({.image = "python:3.12"}, kNoEnv).tools().size(), 6u);
+    EXPECT_TRUE(MistralSandbox({.image = "python:3.12", .supports_background_processes = true}, kNoEnv)
+                    .supports_background_processes());
+    EXPECT_FALSE(MistralSandbox({.supports_background_processes = false}, kNoEnv).supports_background_processes());
     EXPECT_FALSE(MistralSandbox({.pre_provisioned_sandbox_id = "sbx-1"}, kNoEnv).delete_on_cleanup());
     EXPECT_EQ(MistralSandbox({.access = SandboxAccess::files}, kNoEnv).access(), SandboxAccess::files);
     std::vector<std::string> names;
@@ -289,8 +298,6 @@ TEST(MistralSandbox, OptionRefusals) {
     EXPECT_EQ(err({.network = Network::all(), .egress = EgressPolicy::custom({"10.0.0.0/8"})}),
               "MistralSandbox: egress=EgressPolicy.custom(...) adds addresses to network=Network.none(); with "
               "network=Network.all() every address is allowed already");
-    EXPECT_EQ(err({.supports_background_processes = true}),
-              "MistralSandbox: supports_background_processes=True is not available: the protocol has no process tools yet");
     EXPECT_EQ(err({.header_bindings = {HeaderBinding{.host = "api.example.com", .header = "X-Key", .value = "v"}}}),
               "MistralSandbox does not support header binding HeaderBinding; supported: GitHubBinding, MistralApiBinding");
     EXPECT_EQ(err({.header_bindings = {GitHubBinding{.repos = {"a/b"}, .token = "ghp_x"}}}),
@@ -476,6 +483,39 @@ TEST(MistralRemote, ExecFilesAndTools) {
     auto got = c.Get(("/v1/sessions/" + id).c_str(), bearer("token-a"));
     ASSERT_TRUE(got);
     EXPECT_EQ(got->status, 404);
+}
+
+// The process tools over the protocol, served by `bashkit serve`'s in-process processes.
+TEST(MistralRemote, ProcessTools) {
+    Served srv;
+    MistralSandbox sb(srv.options(), kNoEnv);
+    SandboxSession s = sb.open();
+    check_process_tools(s);
+    // Another token cannot reach them; a bad process id or body is refused.
+    int id = s.call_tool("start_process", {{"command", "sleep 600"}})["process_id"];
+    auto c = srv.client();
+    std::string base = "/v1/sessions/" + s.location() + "/processes";
+    auto other = c.Post((base + "/" + std::to_string(id) + "/kill").c_str(), bearer("token-b"), "{}", "application/json");
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->status, 404);
+    EXPECT_EQ(json::parse(other->body)["code"], "no_session");
+    auto none = c.Post((base + "/999/read").c_str(), bearer("token-a"), "{}", "application/json");
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->status, 404);
+    EXPECT_EQ(json::parse(none->body), json({{"error", "no process 999"}, {"code", "no_process"}}));
+    auto bad = c.Post(base.c_str(), bearer("token-a"), R"({"cmd": "ls"})", "application/json");
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400);
+    // A read answers while a command of the session runs (it does not wait for the exec's lock).
+    std::thread slow([&] { (void)s.execute("sleep 1"); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", id}})["running"], true);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(700));
+    slow.join();
+    // Closing the session kills it.
+    s.close();
+    EXPECT_EQ(srv.server->session_count(), 0u);
 }
 
 TEST(MistralRemote, HooksAndSetupScriptRunRemotely) {

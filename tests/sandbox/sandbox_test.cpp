@@ -21,6 +21,7 @@
 #include "sandbox/local_sandbox.hpp"
 #include "sandbox/setup.hpp"
 #include "tests/sandbox/error_of.hpp"
+#include "tests/sandbox/process_check.hpp"
 
 extern char** environ;
 
@@ -254,7 +255,7 @@ TEST_F(BashkitFixture, DefaultsAndAttributes) {
     EXPECT_EQ(sb.supported_header_bindings(), (std::vector<std::string>{"HeaderBinding", "GitHubBinding", "MistralApiBinding"}));
     EXPECT_EQ(sb.supported_access(), (std::vector{SandboxAccess::none, SandboxAccess::files, SandboxAccess::full}));
     EXPECT_FALSE(sb.delete_on_cleanup());
-    EXPECT_FALSE(sb.supports_background_processes());
+    EXPECT_TRUE(sb.supports_background_processes());
     BashkitSandboxOptions eo = opts();
     eo.ephemeral = true;
     EXPECT_TRUE(BashkitSandbox(eo).delete_on_cleanup());
@@ -707,45 +708,38 @@ TEST_F(LocalFixture, ProcessTools) {
     DangerousLocalSandbox sb({.workspace = tmp.path + "/ws"});
     EXPECT_EQ(sb.tools().size(), 10u);
     SandboxSession s = sb.open();
-    std::vector<std::string> names;
-    for (const auto& t : s.tools()) names.push_back(t.name);
-    EXPECT_EQ(std::vector<std::string>(names.begin() + 6, names.end()),
-              (std::vector<std::string>{"start_process", "read_process_output", "write_process_input", "kill_process"}));
-    json r = s.call_tool("start_process", {{"command", "while read l; do echo \"got $l\"; done; echo done >&2; exit 3"}});
-    ASSERT_EQ(r["ok"], true) << r.dump();
-    int id = r["process_id"];
-    EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", "a\nb\n"}})["bytes_written"], 4);
-    EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", ""}, {"close_stdin", true}})["ok"], true);
-    std::string out, err;
-    json o;
-    for (int i = 0; i < 100; ++i) {
-        o = s.call_tool("read_process_output", {{"process_id", id}});
-        out += o["stdout"].get<std::string>();
-        err += o["stderr"].get<std::string>();
-        if (!o["running"].get<bool>()) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    EXPECT_EQ(out, "got a\ngot b\n");
-    EXPECT_EQ(err, "done\n");
-    EXPECT_EQ(o["exit_code"], 3);
-    // A long-running one, killed.
-    int id2 = s.call_tool("start_process", {{"command", "sleep 60"}})["process_id"];
-    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", id2}})["exit_code"], nullptr);
-    EXPECT_EQ(s.call_tool("kill_process", {{"process_id", id2}}), json({{"ok", true}, {"process_id", id2}, {"exit_code", 137}}));
-    EXPECT_EQ(s.call_tool("kill_process", {{"process_id", 99}})["error"], "kill_process: no process 99");
-    // Ids beyond a small int name no process (4294967297 must not reach process 1).
-    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", 4294967297LL}})["error"],
-              "read_process_output: no process 4294967297");
-    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", -1}})["error"], "read_process_output: no process -1");
-    EXPECT_EQ(s.call_tool("read_process_output", {{"process_id", 18446744073709551615ULL}})["error"],
-              "read_process_output: no process 18446744073709551615");
-    EXPECT_EQ(s.call_tool("write_process_input", {{"process_id", id}, {"input", "x"}})["error"],
-              "write_process_input: the input of process 1 is closed");
-    // BashkitSandbox has none.
+    check_process_tools(s);
+    // NoSandbox has none.
+    EXPECT_EQ(NoSandbox().open().call_tool("start_process", {{"command", "ls"}})["error"],
+              "start_process: not available with access=none");
+}
+
+// BashkitSandbox's processes are shells of the session on threads of their own (sandbox/shell_processes.hpp).
+TEST(BashkitProcesses, ProcessTools) {
     TempDir base;
     BashkitSandbox bk({.base_dir = base.path});
-    EXPECT_EQ(bk.open().call_tool("start_process", {{"command", "ls"}})["error"],
-              "start_process: this sandbox has no background processes");
+    EXPECT_TRUE(bk.supports_background_processes());
+    SandboxSession s = bk.open();
+    check_process_tools(s);
+    // A process ends with the session: closing does not wait for `sleep`.
+    json r = s.call_tool("start_process", {{"command", "sleep 600"}});
+    ASSERT_EQ(r["ok"], true);
+    s.close();
+    EXPECT_FALSE(s.is_open());
+}
+
+TEST(BashkitProcesses, RunningProcessesAreBounded) {
+    TempDir base;
+    BashkitSandbox bk({.base_dir = base.path});
+    SandboxSession s = bk.open();
+    for (int i = 0; i < 16; ++i) ASSERT_EQ(s.call_tool("start_process", {{"command", "sleep 600"}})["ok"], true);
+    EXPECT_EQ(s.call_tool("start_process", {{"command", "true"}})["error"],
+              "start_process: too many background processes (16 running): kill one or wait for one to end");
+    EXPECT_EQ(s.call_tool("kill_process", {{"process_id", 3}})["exit_code"], 137);
+    EXPECT_EQ(s.call_tool("start_process", {{"command", "true"}})["ok"], true);
+    // Input nobody reads is bounded too.
+    json big = s.call_tool("write_process_input", {{"process_id", 1}, {"input", std::string(11u << 20, 'x')}});
+    EXPECT_EQ(big["ok"], false);
 }
 
 // ================================================================================ tools
