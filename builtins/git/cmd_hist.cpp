@@ -523,12 +523,20 @@ int cmd_log(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     LogOpts o;
     std::vector<std::string> revs;
-    bool dashdash = false;
+    bool dashdash = false, ref_sets = false;
     for (size_t i = 0; i < a.size(); ++i) {
         const std::string& x = a[i];
         if (dashdash) o.specs.push_back(to_repo_path(repo, x));
         else if (x == "--") dashdash = true;
-        else if (parse_log_opt(a, i, o)) {
+        else if (x == "--all" || x == "--branches" || x == "--tags" || x == "--remotes") {
+            // Every ref of the set (--all: every ref, refs/stash included, and HEAD) that leads to a commit.
+            ref_sets = true;
+            std::string prefix = x == "--all" ? "refs/" : x == "--branches" ? "refs/heads/" : x == "--tags" ? "refs/tags/" : "refs/remotes/";
+            for (const auto& [name, oid] : repo.refs(prefix))
+                if (repo.rev_parse(oid + "^{commit}")) revs.push_back(oid);
+            if (x == "--all")
+                if (auto h = repo.head_oid()) revs.push_back(*h);
+        } else if (parse_log_opt(a, i, o)) {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unrecognized argument: " + x, 128};
         else if (x.size() > 1 && x[0] == '^' && repo.rev_parse(x.substr(1))) revs.push_back(x);
         else if (repo.rev_parse(x.find("..") != std::string::npos ? (x.substr(0, x.find("..")).empty() ? "HEAD" : x.substr(0, x.find(".."))) : x)) revs.push_back(x);
@@ -537,6 +545,7 @@ int cmd_log(Session& s, const Args& a) {
             throw Fatal{"ambiguous argument '" + x + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
     }
     std::vector<std::string> starts, hide;
+    if (revs.empty() && ref_sets) return 0;  // --all in a repository without commits: nothing to show
     if (revs.empty()) {
         auto h = repo.head_oid();
         if (!h) {

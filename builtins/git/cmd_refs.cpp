@@ -66,7 +66,7 @@ std::string detached_advice(const std::string& rev) {
 }
 
 int do_switch(Session& s, Repo& repo, const std::string& target, const std::string& new_branch, bool force,
-              bool detach, bool is_switch, bool force_create = false) {
+              bool detach, bool is_switch, bool force_create = false, bool quiet = false) {
     auto head = repo.head_oid();
     std::string cur = current_branch(repo);
     if (!new_branch.empty()) {
@@ -78,7 +78,7 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
         if (!start) {
             // unborn: just move HEAD
             repo.set_symref("HEAD", "refs/heads/" + new_branch);
-            s.err("Switched to a new branch '" + new_branch + "'\n");
+            if (!quiet) s.err("Switched to a new branch '" + new_branch + "'\n");
             return 0;
         }
         if (!switch_trees(s, commit_tree(repo, head), repo.commit(*start).tree, force)) return 1;
@@ -90,8 +90,8 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
                                                                          " to " + new_branch + "\n");
             !lp) {
         }
-        s.err("Switched to a new branch '" + new_branch + "'\n");
-        show_local_changes(s, repo);
+        if (!quiet) s.err("Switched to a new branch '" + new_branch + "'\n");
+        if (!quiet) show_local_changes(s, repo);
         return 0;
     }
     bool is_branch = !detach && repo.resolve_ref("refs/heads/" + target).has_value();
@@ -105,8 +105,8 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
         throw Fatal{"a branch is expected, got '" + target + "'"};
     if (is_branch && target == cur) {
         if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
-        s.err("Already on '" + target + "'\n");
-        show_local_changes(s, repo);
+        if (!quiet) s.err("Already on '" + target + "'\n");
+        if (!quiet) show_local_changes(s, repo);
         return 0;
     }
     if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
@@ -116,17 +116,17 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
     if (is_branch) repo.set_symref("HEAD", "refs/heads/" + target);
     else repo.write_file_atomic(repo.gitdir + "/HEAD", *oid + "\n");
     (void)repo.fs.append_file(repo.gitdir + "/logs/HEAD", line);
-    if (is_branch) s.err("Switched to branch '" + target + "'\n");
+    if (is_branch && !quiet) s.err("Switched to branch '" + target + "'\n");
     else {
         if (cur.empty() && head) {
             Commit c = repo.commit(*oid);
-            s.err("HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
+            if (!quiet) s.err("HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
         } else {
             Commit c = repo.commit(*oid);
-            s.err(detached_advice(target) + "HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
+            if (!quiet) s.err(detached_advice(target) + "HEAD is now at " + repo.abbrev(*oid) + " " + c.message.substr(0, c.message.find('\n')) + "\n");
         }
     }
-    show_local_changes(s, repo);
+    if (!quiet) show_local_changes(s, repo);
     return 0;
 }
 
@@ -209,7 +209,7 @@ void reset_index_paths(Repo& repo, const std::map<std::string, std::pair<uint32_
 int cmd_checkout(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string new_branch, target;
-    bool force = false, detach = false, dashdash = false, force_create = false;
+    bool force = false, detach = false, dashdash = false, force_create = false, quiet = false;
     std::vector<std::string> paths, rest;
     for (size_t i = 0; i < a.size(); ++i) {
         const std::string& x = a[i];
@@ -218,8 +218,8 @@ int cmd_checkout(Session& s, const Args& a) {
         else if ((x == "-b" || x == "-B") && i + 1 < a.size()) new_branch = a[++i], force_create = x == "-B";
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "--detach") detach = true;
-        else if (x == "-q" || x == "--quiet") {
-        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
+        else if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
         else rest.push_back(x);
     }
     if (dashdash) {
@@ -238,35 +238,37 @@ int cmd_checkout(Session& s, const Args& a) {
         // a path?
         if (repo.fs.lstat(repo.ctx.resolve(target))) return checkout_paths(s, repo, "", {target});
     }
-    return do_switch(s, repo, target, new_branch, force, detach, false, force_create);
+    return do_switch(s, repo, target, new_branch, force, detach, false, force_create, quiet);
 }
 
 int cmd_switch(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string new_branch, target;
-    bool force = false, detach = false, force_create = false;
+    bool force = false, detach = false, force_create = false, quiet = false;
     for (size_t i = 0; i < a.size(); ++i) {
         const std::string& x = a[i];
         if ((x == "-c" || x == "--create" || x == "-C") && i + 1 < a.size()) new_branch = a[++i], force_create = x == "-C";
         else if (x == "-f" || x == "--force" || x == "--discard-changes") force = true;
         else if (x == "-d" || x == "--detach") detach = true;
-        else if (x == "-q" || x == "--quiet") {
-        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
+        else if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
         else target = x;
     }
     if (target.empty() && new_branch.empty()) throw Fatal{"missing branch or commit argument"};
-    return do_switch(s, repo, target, new_branch, force, detach, true, force_create);
+    return do_switch(s, repo, target, new_branch, force, detach, true, force_create, quiet);
 }
 
 int cmd_branch(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     enum class Op { list, create, del, move, show_current } op = Op::list;
-    bool force = false, verbose = false;
+    bool force = false, verbose = false, locals = true, remotes = false;
     std::vector<std::string> rest;
     bool dashdash = false;
     for (const auto& x : a) {
         if (dashdash) rest.push_back(x);
         else if (x == "--") dashdash = true;
+        else if (x == "-a" || x == "--all") locals = remotes = true;
+        else if (x == "-r" || x == "--remotes") locals = false, remotes = true;
         else if (x == "-d" || x == "--delete") op = Op::del;
         else if (x == "-D") op = Op::del, force = true;
         else if (x == "-m" || x == "--move") op = Op::move;
@@ -291,14 +293,32 @@ int cmd_branch(Session& s, const Args& a) {
         if (cur.empty() && head) {
             o += "* (HEAD detached at " + repo.abbrev(*head) + ")\n";
         }
+        // Names as listed: local branches, then remote-tracking ones ("remotes/origin/main" with -a,
+        // "origin/main" with -r; a symbolic one as "origin/HEAD -> origin/main").
+        struct Row {
+            std::string name, oid, target;
+            bool current = false;
+        };
+        std::vector<Row> rows;
+        if (locals)
+            for (auto& [k, v] : refs) rows.push_back({k.substr(11), v, {}, k.substr(11) == cur});
+        if (remotes) {
+            std::string shown = locals ? "remotes/" : "";
+            for (auto& [k, v] : repo.refs("refs/remotes/")) {
+                Row r{shown + k.substr(13), v, {}, false};
+                if (auto raw = repo.read_ref_raw(k); raw && raw->starts_with("ref: refs/remotes/")) r.target = raw->substr(18);
+                rows.push_back(std::move(r));
+            }
+        }
+        if (!locals && cur.empty() && head) o.clear();  // -r does not show the detached HEAD
         size_t w = 0;
-        for (auto& [k, v] : refs) w = std::max(w, k.size() - 11);
-        for (auto& [k, v] : refs) {
-            std::string n = k.substr(11);
-            std::string line = (n == cur ? "* " : "  ") + n;
-            if (verbose) {
-                Commit c = repo.commit(v);
-                line += std::string(w - n.size(), ' ') + " " + repo.abbrev(v) + " " + c.message.substr(0, c.message.find('\n'));
+        for (auto& r : rows) w = std::max(w, r.name.size());
+        for (auto& r : rows) {
+            std::string line = (r.current ? "* " : "  ") + r.name;
+            if (!r.target.empty()) line += " -> " + r.target;
+            else if (verbose) {
+                Commit c = repo.commit(r.oid);
+                line += std::string(w - r.name.size(), ' ') + " " + repo.abbrev(r.oid) + " " + c.message.substr(0, c.message.find('\n'));
             }
             o += line + "\n";
         }
@@ -727,11 +747,14 @@ int cmd_reset(Session& s, const Args& a) {
 
 int cmd_merge(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
-    bool ff_only = false;
+    bool ff_only = false, quiet = false;
     std::vector<std::string> rest;
-    for (const auto& x : a) {
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
         if (x == "--ff-only") ff_only = true;
-        else if (x == "--ff" || x == "--no-edit" || x == "-q") {
+        else if (x == "-q" || x == "--quiet") quiet = true;
+        else if ((x == "-m" || x == "--message") && i + 1 < a.size()) ++i;  // the message of a merge commit: a fast-forward makes none
+        else if (x == "--ff" || x == "--no-edit" || x.starts_with("--message=")) {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"option '" + x + "' is not available in this sandbox's merge", 129};
         else rest.push_back(x);
     }
@@ -745,7 +768,7 @@ int cmd_merge(Session& s, const Args& a) {
         return 0;
     }
     if (*head == *other || is_ancestor(repo, *other, *head)) {
-        s.out("Already up to date.\n");
+        if (!quiet) s.out("Already up to date.\n");
         return 0;
     }
     if (!is_ancestor(repo, *head, *other)) {
@@ -779,7 +802,7 @@ int cmd_merge(Session& s, const Args& a) {
     o += diffstat_lines(rows);
     if (!rows.empty()) o += stat_summary(int(rows.size()), ins, del);
     o += modes;
-    s.out(o);
+    if (!quiet) s.out(o);
     return 0;
 }
 

@@ -321,13 +321,14 @@ int cmd_commit(Session& s, const Args& a) {
         else if (x.starts_with("-m") && x.size() > 2) messages.push_back(x.substr(2)), have_msg = true;
         else if ((x == "-F" || x == "--file") && i + 1 < a.size()) file = a[++i], have_msg = true;
         else if (x == "-a" || x == "--all") all = true;
-        else if (x == "-am") all = true, (i + 1 < a.size() ? (messages.push_back(a[++i]), have_msg = true) : false);
         else if (x == "--allow-empty") allow_empty = true;
         else if (x == "--allow-empty-message") allow_empty_msg = true;
         else if (x == "-q" || x == "--quiet") quiet = true;
         else if (x == "--amend") amend = true;
         else if (x == "--no-edit" || x == "--no-verify" || x == "-n") {
-        } else throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        } else if (x == "-m" || x == "-F") throw Fatal{"error: switch `" + x.substr(1) + "' requires a value", 129, false};
+        else if (x == "--message" || x == "--file") throw Fatal{"error: option `" + x.substr(2) + "' requires a value", 129, false};
+        else throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
     }
     auto head = repo.head_oid();
     if (amend && !head) throw Fatal{"You have nothing to amend."};

@@ -210,19 +210,78 @@ namespace {
 struct Sub {
     const char* name;
     int (*fn)(Session&, const Args&);
+    // The command's one-letter options that may be bundled (`-qam msg`, `-sb`, `-rf`): flags, then those
+    // that take a value (from the rest of the word, or the next word). Empty: nothing is split.
+    const char* flags = "";
+    const char* values = "";
 };
 
 constexpr Sub kSubs[] = {
-    {"init", cmd_init},           {"config", cmd_config},     {"add", cmd_add},           {"rm", cmd_rm},
-    {"commit", cmd_commit},       {"status", cmd_status},     {"log", cmd_log},           {"show", cmd_show},
-    {"diff", cmd_diff},           {"branch", cmd_branch},     {"checkout", cmd_checkout}, {"switch", cmd_switch},
-    {"rev-parse", cmd_rev_parse}, {"ls-files", cmd_ls_files}, {"cat-file", cmd_cat_file}, {"tag", cmd_tag},
-    {"hash-object", cmd_hash_object}, {"reset", cmd_reset},   {"merge", cmd_merge},     {"restore", cmd_restore},
-    {"mv", cmd_mv},             {"stash", cmd_stash},
+    {"init", cmd_init, "q", "b"},
+    {"config", cmd_config},
+    {"add", cmd_add, "Auvfn"},
+    {"rm", cmd_rm, "rfnq"},
+    {"commit", cmd_commit, "aqn", "mF"},
+    {"status", cmd_status, "sbz"},
+    {"log", cmd_log},
+    {"show", cmd_show},
+    {"diff", cmd_diff},
+    {"branch", cmd_branch, "adrfDmMv"},
+    {"checkout", cmd_checkout, "qf", "bB"},
+    {"switch", cmd_switch, "qfd", "cC"},
+    {"rev-parse", cmd_rev_parse},
+    {"ls-files", cmd_ls_files},
+    {"cat-file", cmd_cat_file},
+    {"tag", cmd_tag, "afd", "m"},
+    {"hash-object", cmd_hash_object},
+    {"reset", cmd_reset, "q"},
+    {"merge", cmd_merge, "q", "m"},
+    {"restore", cmd_restore},
+    {"mv", cmd_mv, "fnkv"},
+    {"stash", cmd_stash},
     {"symbolic-ref", cmd_symbolic_ref},
-    {"clone", cmd_clone},       {"fetch", cmd_fetch},     {"pull", cmd_pull},         {"push", cmd_push},
-    {"remote", cmd_remote},     {"ls-remote", cmd_ls_remote},
+    {"clone", cmd_clone, "q", "b"},
+    {"fetch", cmd_fetch},
+    {"pull", cmd_pull},
+    {"push", cmd_push},
+    {"remote", cmd_remote},
+    {"ls-remote", cmd_ls_remote},
 };
+
+// git's parse-options lets one-letter options share a word (`git commit -qam msg`, `git status -sb`,
+// `git rm -rf dir`), the last one taking its value from the rest of the word (`-mfix`) or the next word.
+// The commands' parsers read one option per word, so such words are split first. A word with a letter
+// the command does not list is left as it is (its parser then names it as unknown), and so is everything
+// after `--`.
+Args split_bundles(const Args& a, std::string_view flags, std::string_view values) {
+    if (flags.empty() && values.empty()) return a;
+    Args out;
+    out.reserve(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (x == "--") {
+            out.insert(out.end(), a.begin() + long(i), a.end());
+            break;
+        }
+        if (x.size() < 3 || x[0] != '-' || x[1] == '-') {
+            out.push_back(x);
+            continue;
+        }
+        size_t k = 1;
+        while (k < x.size() && flags.find(x[k]) != std::string_view::npos) ++k;
+        bool value = k < x.size() && values.find(x[k]) != std::string_view::npos;
+        if (k < x.size() && !value) {
+            out.push_back(x);
+            continue;
+        }
+        for (size_t j = 1; j < k; ++j) out.push_back(std::string{'-', x[j]});
+        if (!value) continue;
+        out.push_back(std::string{'-', x[k]});
+        if (k + 1 < x.size()) out.push_back(x.substr(k + 1));
+        else if (i + 1 < a.size()) out.push_back(a[++i]);
+    }
+    return out;
+}
 
 const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
@@ -279,7 +338,7 @@ int run(CommandContext& ctx) {
         s.err("git: '" + name + "' is not a git command. See 'git --help'.\n");
         return 1;
     }
-    Args args(argv.begin() + long(i) + 1, argv.end());
+    Args args = split_bundles(Args(argv.begin() + long(i) + 1, argv.end()), sub->flags, sub->values);
     if (name != "init" && name != "clone") s.repo = discover(ctx, s.overrides);
     return sub->fn(s, args);
 }
