@@ -128,26 +128,13 @@ private:
     }
 
     int64_t read(ArithRef& ref, const syntax::ArithExpr& at, bool peeked = false) {
-        if (c_.noeval > 0) return 0;
         int64_t v = 0;
-        ArithError e;
-        switch (lookup(c_, ref, v, e, peeked)) {
-        case Status::Ok: return v;
-        case Status::Error: err_ = std::move(e); return 0;
-        case Status::TooDeep: return fail("expression recursion level exceeded", at, Where::Start);
-        }
-        return 0;
+        if (read_operand(c_, ref, v, err_, peeked) == Status::TooDeep)
+            return fail("expression recursion level exceeded", at, Where::Start);
+        return v;
     }
 
-    bool write(ArithRef& ref, int64_t v) {
-        if (c_.noeval > 0) return true;
-        auto r = c_.host.set(ref, v);
-        if (!r) {
-            err_ = std::move(r.error());
-            return false;
-        }
-        return true;
-    }
+    bool write(ArithRef& ref, int64_t v) { return write_operand(c_, ref, v, err_); }
 
     // An expansion: its text is evaluated as a parenthesised sub-expression.
     int64_t word(const syntax::ArithWord& w) {
