@@ -4,7 +4,6 @@
 // All arithmetic is done on uint64_t and converted back, so overflow wraps and never is undefined behaviour.
 #include "interp/arith.hpp"
 
-#include <unordered_map>
 #include <vector>
 
 #include "interp/arith_impl.hpp"
@@ -16,176 +15,26 @@ using namespace arith_detail;
 
 // ---------------------------------------------------------------- the tree evaluator
 
-const char* op_text(ArithOp op) {
-    switch (op) {
-    case ArithOp::Plus: return "+";
-    case ArithOp::Minus: return "-";
-    case ArithOp::Not: return "!";
-    case ArithOp::BitNot: return "~";
-    case ArithOp::PreInc: case ArithOp::PostInc: return "++";
-    case ArithOp::PreDec: case ArithOp::PostDec: return "--";
-    case ArithOp::Comma: return ",";
-    case ArithOp::LogOr: return "||";
-    case ArithOp::LogAnd: return "&&";
-    case ArithOp::BitOr: return "|";
-    case ArithOp::BitXor: return "^";
-    case ArithOp::BitAnd: return "&";
-    case ArithOp::Eq: return "==";
-    case ArithOp::Ne: return "!=";
-    case ArithOp::Lt: return "<";
-    case ArithOp::Le: return "<=";
-    case ArithOp::Gt: return ">";
-    case ArithOp::Ge: return ">=";
-    case ArithOp::Shl: return "<<";
-    case ArithOp::Shr: return ">>";
-    case ArithOp::Add: return "+";
-    case ArithOp::Sub: return "-";
-    case ArithOp::Mul: return "*";
-    case ArithOp::Div: return "/";
-    case ArithOp::Mod: return "%";
-    case ArithOp::Pow: return "**";
-    case ArithOp::AssignEq: return "=";
-    case ArithOp::AddEq: return "+=";
-    case ArithOp::SubEq: return "-=";
-    case ArithOp::MulEq: return "*=";
-    case ArithOp::DivEq: return "/=";
-    case ArithOp::ModEq: return "%=";
-    case ArithOp::ShlEq: return "<<=";
-    case ArithOp::ShrEq: return ">>=";
-    case ArithOp::AndEq: return "&=";
-    case ArithOp::XorEq: return "^=";
-    case ArithOp::OrEq: return "|=";
-    }
-    return "?";
-}
-
-// Source-like text of a word, for messages when the caller gave no source.
-void print_word(const syntax::Word* w, std::string& out, int depth = 0) {
-    if (w == nullptr || depth > 16) return;
-    for (const syntax::Node* part : w->parts) {
-        switch (part->kind) {
-        case NodeKind::Lit: out += part->as<syntax::Lit>()->text; break;
-        case NodeKind::Escaped: out += '\\'; out += part->as<syntax::Escaped>()->text; break;
-        case NodeKind::SglQuoted: out += '\''; out += part->as<syntax::SglQuoted>()->text; out += '\''; break;
-        case NodeKind::ParamExp: {
-            const auto* pe = part->as<syntax::ParamExp>();
-            out += pe->braced ? "${" : "$";
-            out += pe->name;
-            if (pe->braced) {
-                if (pe->index != nullptr) {
-                    out += '[';
-                    print_word(pe->index, out, depth + 1);
-                    out += ']';
-                }
-                out += '}';
-            }
-            break;
-        }
-        case NodeKind::DblQuoted: {
-            out += '"';
-            for (const syntax::Node* inner : part->as<syntax::DblQuoted>()->parts) {
-                if (inner->kind == NodeKind::Lit) out += inner->as<syntax::Lit>()->text;
-                else out += "$(...)";
-            }
-            out += '"';
-            break;
-        }
-        default: out += "$(...)"; break;
-        }
-    }
-}
-
-// The text of a tree and where each node starts and ends in it, for error messages.
-class SourceMap {
+// Where an error blames the text: offsets from the parser (ArithExpr::begin/end) into the source.
+class Blame {
 public:
-    SourceMap(const syntax::ArithExpr& root, const ArithOptions& o) : given_(!o.source.empty()), origin_(o.origin) {
-        if (given_) {
-            text_ = until_nul(o.source);
-        } else {
-            print(root, 0);
-            text_ = printed_;
-        }
-    }
+    explicit Blame(std::string_view text) : text_(until_nul(text)) {}
     std::string_view text() const { return text_; }
 
     // Where the operand starts (its leftmost token).
-    size_t start(const syntax::ArithExpr& e) const {
-        const syntax::ArithExpr* p = &e;
-        for (int guard = 0; guard < 100000; ++guard) {
-            switch (p->kind) {
-            case NodeKind::ArithBinary: p = p->as<syntax::ArithBinary>()->left; continue;
-            case NodeKind::ArithAssign: p = p->as<syntax::ArithAssign>()->target; continue;
-            case NodeKind::ArithTernary: p = p->as<syntax::ArithTernary>()->cond; continue;
-            case NodeKind::ArithPostfix: p = p->as<syntax::ArithPostfix>()->operand; continue;
-            default: break;
-            }
-            break;
-        }
-        return own_start(*p);
-    }
+    size_t start(const syntax::ArithExpr& e) const { return clamp(e.begin); }
     // Where the operand ends.
-    size_t end(const syntax::ArithExpr& e) const {
-        if (!given_) {
-            auto it = ends_.find(&e);
-            return it == ends_.end() ? text_.size() : it->second;
-        }
-        switch (e.kind) {
-        case NodeKind::ArithNum: return clamp(own_start(e) + e.as<syntax::ArithNum>()->text.size());
-        case NodeKind::ArithVar: {
-            const auto* v = e.as<syntax::ArithVar>();
-            size_t q = clamp(own_start(e) + v->name.size());
-            if (v->index != nullptr && q < text_.size() && text_[q] == '[') {
-                size_t close = match_bracket(text_, q);
-                return close == kNone ? text_.size() : close + 1;
-            }
-            return q;
-        }
-        case NodeKind::ArithWord: return scan_word(own_start(e));
-        case NodeKind::ArithParen: {
-            size_t q = skip_space(end(*e.as<syntax::ArithParen>()->inner));
-            return q < text_.size() && text_[q] == ')' ? q + 1 : q;
-        }
-        case NodeKind::ArithUnary: return end(*e.as<syntax::ArithUnary>()->operand);
-        case NodeKind::ArithPostfix: return clamp(skip_space(end(*e.as<syntax::ArithPostfix>()->operand)) + 2);
-        case NodeKind::ArithBinary: return end(*e.as<syntax::ArithBinary>()->right);
-        case NodeKind::ArithAssign: return end(*e.as<syntax::ArithAssign>()->value);
-        case NodeKind::ArithTernary: return end(*e.as<syntax::ArithTernary>()->else_expr);
-        default: return text_.size();
-        }
-    }
+    size_t end(const syntax::ArithExpr& e) const { return clamp(e.end); }
     // Where bash's last token would be after reading the operand and its look-ahead: the token after it, or
     // its own last token at the end of the text.
     size_t after(const syntax::ArithExpr& e) const {
-        size_t q = skip_space(end(e));
+        size_t q = end(e);
+        while (q < text_.size() && is_space(text_[q])) ++q;
         return q < text_.size() ? q : last_token(e);
     }
 
 private:
     size_t clamp(size_t p) const { return std::min(p, text_.size()); }
-    size_t skip_space(size_t p) const {
-        while (p < text_.size() && is_space(text_[p])) ++p;
-        return p;
-    }
-    size_t own_start(const syntax::ArithExpr& e) const {
-        if (!given_) {
-            auto it = starts_.find(&e);
-            return it == starts_.end() ? 0 : it->second;
-        }
-        // Pos is 1-based; origin is where the text starts.
-        syntax::Pos p = e.pos;
-        if (p.line == 0 || p.line < origin_.line) return 0;
-        size_t off = 0;
-        uint32_t line = origin_.line;
-        uint32_t col0 = origin_.col == 0 ? 1 : origin_.col;
-        while (line < p.line) {
-            size_t nl = text_.find('\n', off);
-            if (nl == std::string_view::npos) return text_.size();
-            off = nl + 1;
-            ++line;
-            col0 = 1;
-        }
-        return p.col < col0 ? off : clamp(off + (p.col - col0));
-    }
     size_t last_token(const syntax::ArithExpr& e) const {
         switch (e.kind) {
         case NodeKind::ArithParen: return end(e) == 0 ? 0 : end(e) - 1;
@@ -194,116 +43,11 @@ private:
         case NodeKind::ArithBinary: return last_token(*e.as<syntax::ArithBinary>()->right);
         case NodeKind::ArithAssign: return last_token(*e.as<syntax::ArithAssign>()->value);
         case NodeKind::ArithTernary: return last_token(*e.as<syntax::ArithTernary>()->else_expr);
-        default: return own_start(e);
+        default: return start(e);
         }
-    }
-    // The end of a shell word written in arithmetic ($x ${x} $(cmd) "..." '...'), approximately.
-    size_t scan_word(size_t p) const {
-        const size_t n = text_.size();
-        while (p < n) {
-            char c = text_[p];
-            if (c == '$' && p + 1 < n && (text_[p + 1] == '{' || text_[p + 1] == '(')) {
-                char open = text_[p + 1], close = open == '{' ? '}' : ')';
-                int depth = 0;
-                for (p = p + 1; p < n; ++p) {
-                    if (text_[p] == open) ++depth;
-                    else if (text_[p] == close && --depth == 0) break;
-                }
-                p = clamp(p + 1);
-            } else if (c == '$') {
-                ++p;
-                if (p < n && !is_ident_char(text_[p])) ++p;
-                while (p < n && is_ident_char(text_[p])) ++p;
-            } else if (c == '\'' || c == '"' || c == '`') {
-                size_t q = p + 1;
-                while (q < n && text_[q] != c) q += (text_[q] == '\\' && c != '\'') ? 2 : 1;
-                p = clamp(q + 1);
-            } else if (c == '\\') {
-                p = clamp(p + 2);
-            } else if (is_ident_char(c)) {
-                ++p;
-            } else {
-                break;
-            }
-        }
-        return p;
     }
 
-    void print(const syntax::ArithExpr& e, int depth) {
-        starts_[&e] = printed_.size();
-        if (depth > 4096) {
-            ends_[&e] = printed_.size();
-            return;
-        }
-        switch (e.kind) {
-        case NodeKind::ArithNum: printed_ += e.as<syntax::ArithNum>()->text; break;
-        case NodeKind::ArithVar: {
-            const auto* v = e.as<syntax::ArithVar>();
-            printed_ += v->name;
-            if (v->index != nullptr) {
-                printed_ += '[';
-                print_word(v->index, printed_);
-                printed_ += ']';
-            }
-            break;
-        }
-        case NodeKind::ArithWord: print_word(e.as<syntax::ArithWord>()->word, printed_); break;
-        case NodeKind::ArithParen:
-            printed_ += '(';
-            print(*e.as<syntax::ArithParen>()->inner, depth + 1);
-            printed_ += ')';
-            break;
-        case NodeKind::ArithUnary: {
-            const auto* un = e.as<syntax::ArithUnary>();
-            printed_ += op_text(un->op);
-            print(*un->operand, depth + 1);
-            break;
-        }
-        case NodeKind::ArithPostfix: {
-            const auto* pf = e.as<syntax::ArithPostfix>();
-            print(*pf->operand, depth + 1);
-            printed_ += op_text(pf->op);
-            break;
-        }
-        case NodeKind::ArithBinary: {
-            const auto* b = e.as<syntax::ArithBinary>();
-            print(*b->left, depth + 1);
-            printed_ += b->op == ArithOp::Comma ? ", " : " ";
-            if (b->op != ArithOp::Comma) {
-                printed_ += op_text(b->op);
-                printed_ += ' ';
-            }
-            print(*b->right, depth + 1);
-            break;
-        }
-        case NodeKind::ArithAssign: {
-            const auto* a = e.as<syntax::ArithAssign>();
-            print(*a->target, depth + 1);
-            printed_ += ' ';
-            printed_ += op_text(a->op);
-            printed_ += ' ';
-            print(*a->value, depth + 1);
-            break;
-        }
-        case NodeKind::ArithTernary: {
-            const auto* t = e.as<syntax::ArithTernary>();
-            print(*t->cond, depth + 1);
-            printed_ += " ? ";
-            print(*t->then_expr, depth + 1);
-            printed_ += " : ";
-            print(*t->else_expr, depth + 1);
-            break;
-        }
-        default: break;
-        }
-        ends_[&e] = printed_.size();
-    }
-
-    bool given_;
-    syntax::Pos origin_;
-    std::string printed_;
     std::string_view text_;
-    std::unordered_map<const syntax::ArithExpr*, size_t> starts_, ends_;
 };
 
 class TreeEval {
@@ -326,7 +70,7 @@ private:
     // Records an error blaming the text from the start of `at` (or from bash's last token after it).
     int64_t fail(std::string_view msg, const syntax::ArithExpr& at, Where where) {
         if (err_) return 0;
-        SourceMap map(root_, o_);
+        Blame map(o_.source);
         size_t p = where == Where::Start ? map.start(at) : map.after(at);
         err_ = expr_error(map.text(), msg, map.text().substr(std::min(p, map.text().size())));
         return 0;
@@ -337,7 +81,7 @@ private:
         if (n.has_value) return n.value;
         int64_t v = 0;
         if (const char* msg = convert_number(n.text, v)) {
-            SourceMap map(root_, o_);
+            Blame map(o_.source);
             size_t s = map.start(n);
             size_t e = std::max(map.end(n), s);
             err_ = expr_error(map.text().substr(0, e), msg, map.text().substr(s, e - s));
@@ -384,26 +128,13 @@ private:
     }
 
     int64_t read(ArithRef& ref, const syntax::ArithExpr& at, bool peeked = false) {
-        if (c_.noeval > 0) return 0;
         int64_t v = 0;
-        ArithError e;
-        switch (lookup(c_, ref, v, e, peeked)) {
-        case Status::Ok: return v;
-        case Status::Error: err_ = std::move(e); return 0;
-        case Status::TooDeep: return fail("expression recursion level exceeded", at, Where::Start);
-        }
-        return 0;
+        if (read_operand(c_, ref, v, err_, peeked) == Status::TooDeep)
+            return fail("expression recursion level exceeded", at, Where::Start);
+        return v;
     }
 
-    bool write(ArithRef& ref, int64_t v) {
-        if (c_.noeval > 0) return true;
-        auto r = c_.host.set(ref, v);
-        if (!r) {
-            err_ = std::move(r.error());
-            return false;
-        }
-        return true;
-    }
+    bool write(ArithRef& ref, int64_t v) { return write_operand(c_, ref, v, err_); }
 
     // An expansion: its text is evaluated as a parenthesised sub-expression.
     int64_t word(const syntax::ArithWord& w) {
@@ -588,8 +319,7 @@ private:
 ArithResult<int64_t> eval(const syntax::ArithExpr& expr, ArithHost& host, const ArithOptions& options) {
     Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
     if (c.depth >= c.max_depth) {
-        SourceMap map(expr, options);
-        return expr_error(map.text(), "expression recursion level exceeded", "");
+        return expr_error(until_nul(options.source), "expression recursion level exceeded", "");
     }
     ++c.depth;
     TreeEval te(c, expr, options);

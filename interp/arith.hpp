@@ -11,7 +11,7 @@
 //    happen in bash's order (`x=5, 1+` assigns x before the syntax error is found).
 //  - eval() walks a tree from syntax::parse_arith(). The tree is only built for text that parses, so it
 //    reports run-time errors (division by 0, bad numbers, negative exponents, errors in variable values);
-//    pass ArithOptions::source (and the origin given to parse_arith) so messages quote the text as bash does.
+//    pass the text as ArithOptions::source so that messages quote it as bash does.
 //
 // Textual expansion. Bash expands $-expansions in the raw text before it parses: with a='1+2',
 // `$(( $a * 3 ))` is 7 while `$(( a * 3 ))` is 9. A tree leaf ArithWord (an expansion) is evaluated by eval()
@@ -147,10 +147,9 @@ struct ArithOptions {
     uint32_t max_depth = 1024;
     // Depth already used around this evaluation (see ArithRef::depth).
     ArithDepth depth;
-    // eval() only: the text the tree was parsed from and the origin passed to parse_arith, used to quote the
-    // expression and the error token in messages. Without it the tree is printed back to text for messages.
+    // eval() only: the text the tree was parsed from. Messages quote the expression and the error token from
+    // it, at the byte offsets the parser gave the nodes (ArithExpr::begin and end).
     std::string_view source;
-    syntax::Pos origin{1, 1};
 };
 
 // Parses and evaluates `text` as bash does (the empty or blank text is 0).

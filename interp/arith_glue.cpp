@@ -143,14 +143,11 @@ Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_o
 Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
     Host host(*this);
     std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
-    // An ArithWord leaf comes only from an expansion in the raw text: a raw word that is one literal has none.
-    bool plain = raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit;
-    if (expr && (plain || !has_expansions(*expr))) {
+    // The tree is evaluated when the raw word is one literal, the text its nodes' offsets point into (so no
+    // ArithWord leaf either). Otherwise bash's way: expand the text, then evaluate it.
+    if (expr && raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit) {
         ArithOptions o;
-        if (plain) {
-            o.source = raw->parts[0]->as<sx::Lit>()->text;
-            o.origin = raw->parts[0]->pos;
-        }
+        o.source = raw->parts[0]->as<sx::Lit>()->text;
         auto r = eval(*expr, host, o);
         if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
         out = *r;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -255,6 +256,28 @@ inline Status lookup(Ctx& c, ArithRef& ref, int64_t& out, ArithError& err, bool 
     }
     const std::string& value = *r.value();
     return eval_value(c, value, out, err);
+}
+
+// A variable operand read by an evaluator that keeps its first error in `err` (0 where evaluation is off).
+// TooDeep is left to the caller, which knows what the message blames.
+inline Status read_operand(Ctx& c, ArithRef& ref, int64_t& out, std::optional<ArithError>& err, bool peeked = false) {
+    out = 0;
+    if (c.noeval > 0) return Status::Ok;
+    ArithError e;
+    Status s = lookup(c, ref, out, e, peeked);
+    if (s == Status::Error) err = std::move(e);
+    return s;
+}
+
+// Assigns a variable operand (nothing where evaluation is off); false with the host's error in `err`.
+inline bool write_operand(Ctx& c, ArithRef& ref, int64_t value, std::optional<ArithError>& err) {
+    if (c.noeval > 0) return true;
+    auto r = c.host.set(ref, value);
+    if (!r) {
+        err = std::move(r.error());
+        return false;
+    }
+    return true;
 }
 
 }  // namespace bashkit::interp::arith_detail

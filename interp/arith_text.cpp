@@ -282,26 +282,12 @@ private:
 
     // The value of the identifier token just read (0 when evaluation is off).
     int64_t read_variable(ArithRef& ref) {
-        if (c_.noeval > 0) return 0;
         int64_t v = 0;
-        ArithError e;
-        switch (lookup(c_, ref, v, e)) {
-        case Status::Ok: return v;
-        case Status::Error: err_ = std::move(e); return 0;
-        case Status::TooDeep: return fail("expression recursion level exceeded");
-        }
-        return 0;
+        if (read_operand(c_, ref, v, err_) == Status::TooDeep) return fail("expression recursion level exceeded");
+        return v;
     }
 
-    bool write_variable(ArithRef& ref, int64_t v) {
-        if (c_.noeval > 0) return true;
-        auto r = c_.host.set(ref, v);
-        if (!r) {
-            err_ = std::move(r.error());
-            return false;
-        }
-        return true;
-    }
+    bool write_variable(ArithRef& ref, int64_t v) { return write_operand(c_, ref, v, err_); }
 
     // Advances to the next token (bash's readtok).
     void next() {

@@ -20,6 +20,7 @@ struct ATok {
     Pos pos;
     std::string_view op;      // for Op
     uint32_t spi = 0, sci = 0;  // where the token starts
+    uint32_t off = 0;           // its byte offset in the text
     ArithExpr* leaf = nullptr;  // for Leaf
 };
 
@@ -49,6 +50,8 @@ private:
     const List<Node*>& parts_;
     uint32_t pi_ = 0, ci_ = 0;
     Pos pos_{1, 1};
+    uint32_t off_ = 0;       // byte offset of (pi_, ci_) in the text
+    uint32_t prev_end_ = 0;  // where the token before the current one ends
     ATok tok_;
     bool bad_ = false;
 
@@ -68,6 +71,7 @@ private:
         const Node* n = parts_[pi_];
         if (n->is<Lit>()) {
             std::string_view t = n->as<Lit>()->text;
+            ++off_;
             if (t[ci_] == '\n') {
                 pos_.line++;
                 pos_.col = 1;
@@ -75,6 +79,11 @@ private:
                 pos_.col++;
             }
             if (++ci_ < t.size()) return;
+        } else if (pi_ + 1 < parts_.size && parts_[pi_ + 1]->pos.line == n->pos.line &&
+                   parts_[pi_ + 1]->pos.col > n->pos.col) {
+            // An expansion's source bytes: up to the next part when both are on one line (parts are
+            // contiguous); an expansion over several lines or at the end counts none.
+            off_ += parts_[pi_ + 1]->pos.col - n->pos.col;
         }
         ++pi_;
         ci_ = 0;
@@ -82,6 +91,15 @@ private:
     }
     void skip_ws() {
         for (int c = cur(); c == ' ' || c == '\t' || c == '\n' || c == '\r'; c = cur()) step();
+    }
+
+    // A node of the tree spanning [begin, end) of the text.
+    template <class T>
+    T* make(Pos p, uint32_t begin, uint32_t end) {
+        T* n = A.node<T>(p);
+        n->begin = begin;
+        n->end = end;
+        return n;
     }
 
     Lit* slice_lit(uint32_t pi, uint32_t from, uint32_t to, Pos p) {
@@ -93,6 +111,7 @@ private:
     // Collects a run of word characters and expansion parts into a leaf.
     ArithExpr* read_leaf() {
         Pos p = pos_;
+        uint32_t begin = off_;
         std::vector<Node*> nodes;
         bool all_lit = true;
         bool digit_led = cur() >= 0 && arith_is_digit(cur());
@@ -134,7 +153,7 @@ private:
         if (nodes.empty()) return nullptr;
         if (all_lit && nodes.size() == 1) first_text = nodes[0]->as<Lit>()->text;
         if (all_lit && nodes.size() == 1 && digit_led) {
-            ArithNum* n = A.node<ArithNum>(p);
+            ArithNum* n = make<ArithNum>(p, begin, off_);
             n->text = first_text;
             if (first_text.size() <= 18 && first_text[0] != '0') {
                 int64_t v = 0;
@@ -149,7 +168,7 @@ private:
         if (all_lit && nodes.size() == 1) {
             for (char ch : first_text)
                 if (!arith_name_char(static_cast<unsigned char>(ch))) return nullptr;
-            ArithVar* v = A.node<ArithVar>(p);
+            ArithVar* v = make<ArithVar>(p, begin, off_);
             v->name = first_text;
             skip_ws_inline();
             if (cur() == '[') {
@@ -194,10 +213,11 @@ private:
                 Word* w = A.node<Word>(ip);
                 w->parts = A.list<Node*>(idx);
                 v->index = w;
+                v->end = off_;
             }
             return v;
         }
-        ArithWord* aw = A.node<ArithWord>(p);
+        ArithWord* aw = make<ArithWord>(p, begin, off_);
         Word* w = A.node<Word>(p);
         w->parts = A.list<Node*>(nodes);
         aw->word = w;
@@ -212,9 +232,11 @@ private:
     void skip_ws_inline() {}
 
     void advance_tok() {
+        prev_end_ = off_;
         skip_ws();
         tok_ = ATok{};
         tok_.pos = pos_;
+        tok_.off = off_;
         tok_.spi = pi_;
         tok_.sci = ci_;
         int c = cur();
@@ -247,6 +269,7 @@ private:
         ci_ = tok_.sci + 1;
         pos_ = tok_.pos;
         pos_.col++;
+        off_ = tok_.off + 1;
     }
 
     ArithExpr* fail() {
@@ -261,7 +284,7 @@ private:
             advance_tok();
             ArithExpr* r = assign();
             if (!r) return nullptr;
-            ArithBinary* b = A.node<ArithBinary>(p);
+            ArithBinary* b = make<ArithBinary>(p, l->begin, r->end);
             b->op = ArithOp::Comma;
             b->left = l;
             b->right = r;
@@ -285,7 +308,7 @@ private:
             advance_tok();
             ArithExpr* r = assign();
             if (!r) return nullptr;
-            ArithAssign* a = A.node<ArithAssign>(l->pos);
+            ArithAssign* a = make<ArithAssign>(l->pos, l->begin, r->end);
             a->op = op;
             a->target = l;
             a->value = r;
@@ -305,7 +328,7 @@ private:
         advance_tok();
         ArithExpr* e = ternary();
         if (!e) return nullptr;
-        ArithTernary* n = A.node<ArithTernary>(c->pos);
+        ArithTernary* n = make<ArithTernary>(c->pos, c->begin, e->end);
         n->cond = c;
         n->then_expr = t;
         n->else_expr = e;
@@ -361,7 +384,7 @@ private:
             advance_tok();
             ArithExpr* r = binary(level + 1);
             if (!r) return nullptr;
-            ArithBinary* b = A.node<ArithBinary>(l->pos);
+            ArithBinary* b = make<ArithBinary>(l->pos, l->begin, r->end);
             b->op = op;
             b->left = l;
             b->right = r;
@@ -377,7 +400,7 @@ private:
         advance_tok();
         ArithExpr* r = power();
         if (!r) return nullptr;
-        ArithBinary* b = A.node<ArithBinary>(l->pos);
+        ArithBinary* b = make<ArithBinary>(l->pos, l->begin, r->end);
         b->op = ArithOp::Pow;
         b->left = l;
         b->right = r;
@@ -386,7 +409,7 @@ private:
 
     // Is the next thing after the current token a variable (for prefix ++/--)?
     bool next_is_operand_name() {
-        uint32_t spi = pi_, sci = ci_;
+        uint32_t spi = pi_, sci = ci_, soff = off_;
         Pos sp = pos_;
         skip_ws();
         int c = cur();
@@ -394,6 +417,7 @@ private:
         pi_ = spi;
         ci_ = sci;
         pos_ = sp;
+        off_ = soff;
         return yes;
     }
 
@@ -402,6 +426,7 @@ private:
         if (!d.ok) return fail();
         if (tok_.kind == AT::Op) {
             Pos p = tok_.pos;
+            uint32_t begin = tok_.off;
             ArithOp op;
             bool is_unary = true;
             if (tok_.op == "++" || tok_.op == "--") {
@@ -427,7 +452,7 @@ private:
                 advance_tok();
                 ArithExpr* e = unary();
                 if (!e) return nullptr;
-                ArithUnary* u = A.node<ArithUnary>(p);
+                ArithUnary* u = make<ArithUnary>(p, begin, e->end);
                 u->op = op;
                 u->operand = e;
                 return u;
@@ -441,10 +466,11 @@ private:
         if (!e) return nullptr;
         if (tok_.kind == AT::Op && (tok_.op == "++" || tok_.op == "--") &&
             (e->is<ArithVar>() || e->is<ArithWord>())) {
-            ArithPostfix* pf = A.node<ArithPostfix>(e->pos);
+            ArithPostfix* pf = make<ArithPostfix>(e->pos, e->begin, e->end);
             pf->op = tok_.op == "++" ? ArithOp::PostInc : ArithOp::PostDec;
             pf->operand = e;
             advance_tok();
+            pf->end = prev_end_;
             return pf;
         }
         return e;
@@ -458,11 +484,12 @@ private:
         }
         if (is_op("(")) {
             Pos p = tok_.pos;
+            uint32_t begin = tok_.off;
             advance_tok();
             ArithExpr* e = comma();
             if (!e || !is_op(")")) return fail();
             advance_tok();
-            ArithParen* pe = A.node<ArithParen>(p);
+            ArithParen* pe = make<ArithParen>(p, begin, prev_end_);
             pe->inner = e;
             return pe;
         }

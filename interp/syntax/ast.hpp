@@ -436,7 +436,12 @@ struct CondParen : CondOf<NodeKind::CondParen> {
 
 // ---------------------------------------------------------------- arithmetic
 
-struct ArithExpr : Node {};
+struct ArithExpr : Node {
+    // Byte offsets in the arithmetic text (the literal parts of the raw word, counted from its start): where
+    // the node's first token starts and where its last token ends. Error messages quote the text from them.
+    uint32_t begin = 0;
+    uint32_t end = 0;
+};
 template <NodeKind K>
 struct ArithOf : ArithExpr {
     static constexpr NodeKind Kind = K;

@@ -624,7 +624,8 @@ const syntax::ArithExpr* parse(syntax::Arena& arena, std::string_view text, synt
 }
 
 TEST(ArithTree, MessagesUseTheSourceAtItsOrigin) {
-    // The text of $(( )) starting at line 3, column 10 of a script: messages are the same as from the text.
+    // The text of $(( )) starting at line 3, column 10 of a script: messages are the same as from the text
+    // (nodes carry byte offsets into the text, whatever line and column it starts at).
     for (std::string text : {"1/0 + 5", "1 +\n  1/0, 2", "x /= 0, 5", "2**-1 + 3", "1 ? 2 : 3**-1", "x = 2, 1 +\n09",
                              "(x) = 1", "--x++", "a[1] + 1 % 0"}) {
         syntax::Arena arena;
@@ -633,18 +634,27 @@ TEST(ArithTree, MessagesUseTheSourceAtItsOrigin) {
         MapHost h1, h2;
         ArithOptions o;
         o.source = text;
-        o.origin = syntax::Pos{3, 10};
         EXPECT_EQ(show(eval(*e, h1, o)), show(eval_text(text, h2))) << text;
         EXPECT_EQ(h1.vars, h2.vars) << text;
     }
 }
 
-TEST(ArithTree, MessagesWithoutSourcePrintTheTree) {
+// Nodes carry the byte offsets of their first and last tokens: messages quote the source as written.
+TEST(ArithTree, MessagesQuoteTheSourceAtTheNodesOffsets) {
     syntax::Arena arena;
     MapHost h;
-    EXPECT_EQ(show(eval(*parse(arena, "1/0+5"), h)), "!1 / 0 + 5: division by 0 (error token is \"0 + 5\")");
-    EXPECT_EQ(show(eval(*parse(arena, "x=(2**-1)"), h)), "!x = (2 ** -1): exponent less than 0 (error token is \")\")");
-    EXPECT_EQ(show(eval(*parse(arena, "3+019"), h)), "!3 + 019: value too great for base (error token is \"019\")");
+    auto with_source = [](std::string_view text) {
+        ArithOptions o;
+        o.source = text;
+        return o;
+    };
+    EXPECT_EQ(show(eval(*parse(arena, "1/0+5"), h, with_source("1/0+5"))), "!1/0+5: division by 0 (error token is \"0+5\")");
+    EXPECT_EQ(show(eval(*parse(arena, "x=(2**-1)"), h, with_source("x=(2**-1)"))),
+              "!x=(2**-1): exponent less than 0 (error token is \")\")");
+    EXPECT_EQ(show(eval(*parse(arena, "3+019"), h, with_source("3+019"))),
+              "!3+019: value too great for base (error token is \"019\")");
+    EXPECT_EQ(show(eval(*parse(arena, "a[1+\n1] / 0"), h, with_source("a[1+\n1] / 0"))),
+              "!a[1+\n1] / 0: division by 0 (error token is \"0\")");
 }
 
 TEST(ArithTree, ExpansionsAreSubExpressions) {
@@ -662,7 +672,9 @@ TEST(ArithTree, ExpansionsAreSubExpressions) {
     EXPECT_EQ(h.vars["y"], "5");
     EXPECT_EQ(show(eval(*parse(arena, "$n++"), h)), "5");
     EXPECT_EQ(h.vars["y"], "6");
-    EXPECT_EQ(show(eval(*parse(arena, "$a = 5"), h)), "!$a = 5: attempted assignment to non-variable (error token is \"= 5\")");
+    ArithOptions o;
+    o.source = "$a = 5";
+    EXPECT_EQ(show(eval(*parse(arena, "$a = 5"), h, o)), "!$a = 5: attempted assignment to non-variable (error token is \"= 5\")");
 }
 
 TEST(ArithTree, SubscriptsAndShortCircuit) {
@@ -678,7 +690,9 @@ TEST(ArithTree, SubscriptsAndShortCircuit) {
     EXPECT_EQ(show(eval(*parse(arena, "1 ? 7 : x++"), h)), "7");
     EXPECT_EQ(h.gets + h.sets, 0);
     // The untaken side is still checked: bash reports a negative exponent or a bad constant there.
-    EXPECT_EQ(show(eval(*parse(arena, "0 && 08"), h)), "!0 && 08: value too great for base (error token is \"08\")");
+    ArithOptions o;
+    o.source = "0 && 08";
+    EXPECT_EQ(show(eval(*parse(arena, "0 && 08"), h, o)), "!0 && 08: value too great for base (error token is \"08\")");
 }
 
 TEST(ArithTree, DepthBudgetIsShared) {

@@ -360,6 +360,34 @@ TEST(ParseArith, Standalone) {
     EXPECT_EQ(parse_arith(std::string(100000, '-') + "1", a), nullptr);
 }
 
+// Every node carries the byte offsets of its first token's start and its last token's end in the text, whatever
+// line and column the text starts at; an expansion spans its source bytes.
+TEST(ParseArith, NodesCarryByteOffsets) {
+    Arena a;
+    std::string_view text = "1 +\n  foo[2] * (${x}) - y++ - --z";
+    ArithExpr* e = parse_arith(text, a, {7, 4});
+    ASSERT_NE(e, nullptr);
+    auto span = [&](const ArithExpr* n) { return std::string(text.substr(n->begin, n->end - n->begin)); };
+    EXPECT_EQ(span(e), text);
+    const auto* outer = e->as<ArithBinary>();  // (1 + foo[2] * (${x}) - y++) - --z
+    EXPECT_EQ(span(outer->right), "--z");
+    EXPECT_EQ(span(outer->right->as<ArithUnary>()->operand), "z");
+    const auto* inner = outer->left->as<ArithBinary>();  // (1 + foo[2] * (${x})) - y++
+    EXPECT_EQ(span(inner->right), "y++");
+    const auto* sum = inner->left->as<ArithBinary>();
+    EXPECT_EQ(span(sum->left), "1");
+    const auto* product = sum->right->as<ArithBinary>();
+    EXPECT_EQ(span(product), "foo[2] * (${x})");
+    EXPECT_EQ(span(product->left), "foo[2]");
+    EXPECT_EQ(span(product->right), "(${x})");
+    EXPECT_EQ(span(product->right->as<ArithParen>()->inner), "${x}");
+    // "1--2" is 1 - (-2): the pair is split, each half with its own byte.
+    e = parse_arith("1--2", a);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->as<ArithBinary>()->right->begin, 2u);
+    EXPECT_EQ(e->as<ArithBinary>()->right->end, 4u);
+}
+
 // ---------------------------------------------------------------- positions
 
 TEST(ParserPositions, CommandsAndWords) {
