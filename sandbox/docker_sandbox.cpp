@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/strings.hpp"
+
 namespace bashkit::sandbox {
 namespace {
 
-std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-    return s;
-}
+using base::trim;  // docker's answers end with a newline
 
 class DockerBackend final : public SessionBackend {
 public:

@@ -170,6 +170,34 @@ ParsedArgs parse_args(std::span<const std::string> args, std::span<const OptionS
     return out;
 }
 
+bool parse_getopt(interp::CommandContext& ctx, std::string_view shortopts, std::span<const OptionSpec> longopts,
+                  std::vector<ParsedOption>& options, std::vector<std::string>& operands, ParseConfig config) {
+    std::vector<OptionSpec> specs;
+    specs.reserve(shortopts.size() + longopts.size() + 2);
+    for (size_t k = 0; k < shortopts.size(); ++k) {
+        const char c = shortopts[k];
+        if (c == ':') continue;
+        ArgKind kind = ArgKind::none;
+        if (k + 1 < shortopts.size() && shortopts[k + 1] == ':') {
+            kind = ArgKind::required;
+            if (k + 2 < shortopts.size() && shortopts[k + 2] == ':') kind = ArgKind::optional;
+        }
+        specs.push_back({static_cast<unsigned char>(c), c, {}, kind});
+    }
+    specs.insert(specs.end(), longopts.begin(), longopts.end());
+    specs.push_back({kOptHelp, 0, "help"});
+    specs.push_back({kOptVersion, 0, "version"});
+    if (ctx.env.get("POSIXLY_CORRECT") != nullptr) config.mode = ParseMode::StopAtOperand;
+    ParsedArgs parsed = parse_args(ctx.argv, specs, config);
+    if (!parsed.ok()) {
+        usage_error(ctx, parsed.error);
+        return false;
+    }
+    for (auto& o : parsed.options) options.push_back(std::move(o));
+    for (auto& o : parsed.operands) operands.push_back(std::move(o));
+    return true;
+}
+
 int usage_error(const interp::CommandContext& ctx, std::string_view message, int status) {
     std::string_view prog = ctx.argv.empty() ? std::string_view("bashkit") : std::string_view(ctx.argv[0]);
     std::string text;

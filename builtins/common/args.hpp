@@ -84,6 +84,19 @@ struct ParsedArgs {
 ParsedArgs parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs,
                       ParseConfig config = {});
 
+// The way most GNU tools declare their options, over parse_args: `shortopts` is getopt's string ("n:c:qv";
+// "w::" for an optional argument, which only attaches: -w5), `longopts` the long names (a long name of a
+// short option has the letter as its id), and --help and --version (kOptHelp, kOptVersion) come after them,
+// the order of glibc's "ambiguous" message. POSIXLY_CORRECT in the environment stops at the first operand.
+// On an error prints it with usage_error() and returns false.
+//
+//   static constexpr OptionSpec kLong[] = {{'n', 0, "lines", ArgKind::required}, {'q', 0, "quiet"}};
+//   std::vector<ParsedOption> opts;
+//   std::vector<std::string> files;
+//   if (!parse_getopt(ctx, "n:qv", kLong, opts, files)) return 1;
+bool parse_getopt(interp::CommandContext& ctx, std::string_view shortopts, std::span<const OptionSpec> longopts,
+                  std::vector<ParsedOption>& options, std::vector<std::string>& operands, ParseConfig config = {});
+
 // Prints "<argv0>: <message>" (when message is not empty) and "Try '<argv0> --help' for more information."
 // on stderr; returns status.
 int usage_error(const interp::CommandContext& ctx, std::string_view message, int status = 1);

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "builtins/common/io.hpp"
 #include "interp/command.hpp"
 
 namespace bashkit::builtins::git {
@@ -291,8 +292,9 @@ struct Session {
     CommandContext& ctx;
     std::vector<std::pair<std::string, std::string>> overrides;  // -c
     std::unique_ptr<Repo> repo;  // null outside a repository
+    builtins::Output& output;    // stdout, buffered (builtins/common/io.hpp: a closed pipe ends git with 141)
     void out(std::string_view s);
-    void err(std::string_view s);
+    void err(std::string_view s);  // flushes stdout first, so that the two keep their order
     Repo& need_repo();  // Fatal "not a git repository" when absent
     Repo& need_worktree();
 };

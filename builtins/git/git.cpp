@@ -7,8 +7,11 @@
 
 namespace bashkit::builtins::git {
 
-void Session::out(std::string_view s) { (void)ctx.out.write(s); }
-void Session::err(std::string_view s) { (void)ctx.err.write(s); }
+void Session::out(std::string_view s) { output.put(s); }
+void Session::err(std::string_view s) {
+    output.flush();
+    (void)ctx.err.write(s);
+}
 
 Repo& Session::need_repo() {
     if (!repo) throw Fatal{"not a git repository (or any of the parent directories): .git"};
@@ -289,8 +292,8 @@ const char* kUsage =
     "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
     "clone fetch pull push remote ls-remote (smart HTTP through the sandbox's network policy)\n";
 
-int run(CommandContext& ctx) {
-    Session s{ctx, {}, nullptr};
+int run(CommandContext& ctx, builtins::Output& output) {
+    Session s{ctx, {}, nullptr, output};
     const auto& argv = ctx.argv;
     size_t i = 1;
     for (; i < argv.size(); ++i) {
@@ -346,18 +349,23 @@ int run(CommandContext& ctx) {
 }  // namespace
 
 int git_main(CommandContext& ctx) {
+    builtins::Output output(ctx);
+    int status = 0;
     try {
-        return run(ctx);
+        status = run(ctx, output);
     } catch (const Fatal& f) {
+        output.flush();
         (void)ctx.err.write(f.prefixed ? "fatal: " + f.message + "\n" : f.message + "\n");
-        return f.status;
+        status = f.status;
     } catch (const Cancelled&) {
-        return 130;
+        status = 130;
     } catch (const interp::MemoryLimitExceeded&) {
         // A zip bomb in a pack, a huge object: the budget ends the command, not the session.
+        output.flush();
         (void)ctx.err.write("fatal: memory limit exceeded (the session's memory budget is spent)\n");
-        return 128;
+        status = 128;
     }
+    return output.status(status);
 }
 
 }  // namespace bashkit::builtins::git

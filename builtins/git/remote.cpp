@@ -1051,7 +1051,7 @@ int cmd_clone(Session& s, const Args& a) {
             throw Fatal{"Remote branch " + branch + " not found in upstream " + origin};
     }
     {
-        Session init{ctx, s.overrides, nullptr};
+        Session init{ctx, s.overrides, nullptr, s.output};
         Args ia{"-q"};
         if (bare) ia.push_back("--bare");
         std::string b = !branch.empty() && adv.find("refs/heads/" + branch) ? branch : head_branch;
@@ -1128,7 +1128,7 @@ int cmd_clone(Session& s, const Args& a) {
         repo.write_file_atomic(repo.gitdir + "/HEAD", checkout_oid + "\n");
     }
     if (!bare && !no_checkout && !checkout_oid.empty()) {
-        Session co{ctx, s.overrides, nullptr};
+        Session co{ctx, s.overrides, nullptr, s.output};
         co.repo = std::move(s.repo);
         if (!switch_trees(co, "", co.repo->commit(checkout_oid).tree, true)) return 1;
         s.repo = std::move(co.repo);

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "builtins/common/args.hpp"
 #include "builtins/search/grep_impl.hpp"
 #include "builtins/search/matcher.hpp"
-#include "builtins/search/options.hpp"
 #include "builtins/search/searcher.hpp"
 #include "interp/pattern.hpp"
 #include "vfs/filesystem.hpp"
@@ -29,57 +29,57 @@ enum Opt {
     kOptByteOffset, kOptUnixByteOffsets,
 };
 
-const std::vector<OptionSpec>& grep_specs() {
-    static const std::vector<OptionSpec> specs = {
-        {"after-context", 'A', ArgKind::kRequired, kOptAfter},
-        {"before-context", 'B', ArgKind::kRequired, kOptBefore},
-        {"extended-regexp", 'E', ArgKind::kNone, kOptExtended},
-        {"fixed-strings", 'F', ArgKind::kNone, kOptFixed},
-        {"basic-regexp", 'G', ArgKind::kNone, kOptBasic},
-        {"perl-regexp", 'P', ArgKind::kNone, kOptPerl},
-        {"regexp", 'e', ArgKind::kRequired, kOptRegexp},
-        {"file", 'f', ArgKind::kRequired, kOptFile},
-        {"ignore-case", 'i', ArgKind::kNone, kOptIcase},
-        {"", 'y', ArgKind::kNone, kOptIcase},
-        {"no-ignore-case", 0, ArgKind::kNone, kOptNoIcase},
-        {"word-regexp", 'w', ArgKind::kNone, kOptWord},
-        {"line-regexp", 'x', ArgKind::kNone, kOptLine},
-        {"invert-match", 'v', ArgKind::kNone, kOptInvert},
-        {"files-with-matches", 'l', ArgKind::kNone, kOptFilesWith},
-        {"files-without-match", 'L', ArgKind::kNone, kOptFilesWithout},
-        {"quiet", 'q', ArgKind::kNone, kOptQuiet},
-        {"silent", 0, ArgKind::kNone, kOptQuiet},
-        {"no-messages", 's', ArgKind::kNone, kOptSilent},
-        {"only-matching", 'o', ArgKind::kNone, kOptOnly},
-        {"line-number", 'n', ArgKind::kNone, kOptLineNumber},
-        {"no-filename", 'h', ArgKind::kNone, kOptNoFilename},
-        {"with-filename", 'H', ArgKind::kNone, kOptWithFilename},
-        {"recursive", 'r', ArgKind::kNone, kOptRecursive},
-        {"dereference-recursive", 'R', ArgKind::kNone, kOptDerefRecursive},
-        {"max-count", 'm', ArgKind::kRequired, kOptMaxCount},
-        {"null-data", 'z', ArgKind::kNone, kOptNullData},
-        {"null", 'Z', ArgKind::kNone, kOptNull},
-        {"text", 'a', ArgKind::kNone, kOptText},
-        {"binary-files", 0, ArgKind::kRequired, kOptBinaryFiles},
-        {"", 'I', ArgKind::kNone, kOptNoBinary},
-        {"include", 0, ArgKind::kRequired, kOptInclude},
-        {"exclude", 0, ArgKind::kRequired, kOptExclude},
-        {"exclude-dir", 0, ArgKind::kRequired, kOptExcludeDir},
-        {"context", 'C', ArgKind::kRequired, kOptContext},
-        {"color", 0, ArgKind::kOptional, kOptColor},
-        {"colour", 0, ArgKind::kOptional, kOptColor},
-        {"count", 'c', ArgKind::kNone, kOptCount},
-        {"label", 0, ArgKind::kRequired, kOptLabel},
-        {"directories", 'd', ArgKind::kRequired, kOptDirectories},
-        {"devices", 'D', ArgKind::kRequired, kOptDevices},
-        {"group-separator", 0, ArgKind::kRequired, kOptGroupSep},
-        {"no-group-separator", 0, ArgKind::kNone, kOptNoGroupSep},
-        {"help", 0, ArgKind::kNone, kOptHelp},
-        {"version", 'V', ArgKind::kNone, kOptVersion},
-        {"line-buffered", 0, ArgKind::kNone, kOptLineBuffered},
-        {"initial-tab", 'T', ArgKind::kNone, kOptInitialTab},
-        {"byte-offset", 'b', ArgKind::kNone, kOptByteOffset},
-        {"unix-byte-offsets", 'u', ArgKind::kNone, kOptUnixByteOffsets},
+const std::vector<builtins::OptionSpec>& grep_specs() {
+    static const std::vector<builtins::OptionSpec> specs = {
+        {kOptAfter, 'A', "after-context", ArgKind::required},
+        {kOptBefore, 'B', "before-context", ArgKind::required},
+        {kOptExtended, 'E', "extended-regexp"},
+        {kOptFixed, 'F', "fixed-strings"},
+        {kOptBasic, 'G', "basic-regexp"},
+        {kOptPerl, 'P', "perl-regexp"},
+        {kOptRegexp, 'e', "regexp", ArgKind::required},
+        {kOptFile, 'f', "file", ArgKind::required},
+        {kOptIcase, 'i', "ignore-case"},
+        {kOptIcase, 'y'},
+        {kOptNoIcase, 0, "no-ignore-case"},
+        {kOptWord, 'w', "word-regexp"},
+        {kOptLine, 'x', "line-regexp"},
+        {kOptInvert, 'v', "invert-match"},
+        {kOptFilesWith, 'l', "files-with-matches"},
+        {kOptFilesWithout, 'L', "files-without-match"},
+        {kOptQuiet, 'q', "quiet"},
+        {kOptQuiet, 0, "silent"},
+        {kOptSilent, 's', "no-messages"},
+        {kOptOnly, 'o', "only-matching"},
+        {kOptLineNumber, 'n', "line-number"},
+        {kOptNoFilename, 'h', "no-filename"},
+        {kOptWithFilename, 'H', "with-filename"},
+        {kOptRecursive, 'r', "recursive"},
+        {kOptDerefRecursive, 'R', "dereference-recursive"},
+        {kOptMaxCount, 'm', "max-count", ArgKind::required},
+        {kOptNullData, 'z', "null-data"},
+        {kOptNull, 'Z', "null"},
+        {kOptText, 'a', "text"},
+        {kOptBinaryFiles, 0, "binary-files", ArgKind::required},
+        {kOptNoBinary, 'I'},
+        {kOptInclude, 0, "include", ArgKind::required},
+        {kOptExclude, 0, "exclude", ArgKind::required},
+        {kOptExcludeDir, 0, "exclude-dir", ArgKind::required},
+        {kOptContext, 'C', "context", ArgKind::required},
+        {kOptColor, 0, "color", ArgKind::optional},
+        {kOptColor, 0, "colour", ArgKind::optional},
+        {kOptCount, 'c', "count"},
+        {kOptLabel, 0, "label", ArgKind::required},
+        {kOptDirectories, 'd', "directories", ArgKind::required},
+        {kOptDevices, 'D', "devices", ArgKind::required},
+        {kOptGroupSep, 0, "group-separator", ArgKind::required},
+        {kOptNoGroupSep, 0, "no-group-separator"},
+        {kOptHelp, 0, "help"},
+        {kOptVersion, 'V', "version"},
+        {kOptLineBuffered, 0, "line-buffered"},
+        {kOptInitialTab, 'T', "initial-tab"},
+        {kOptByteOffset, 'b', "byte-offset"},
+        {kOptUnixByteOffsets, 'u', "unix-byte-offsets"},
     };
     return specs;
 }
@@ -252,8 +252,11 @@ private:
 };
 
 int Grep::run(Syntax syntax) {
-    ParsedArgs args = parse_options(ctx_.argv, grep_specs(), kOptDigits);
-    if (!args.error.empty()) return usage_error(args.error);
+    builtins::ParseConfig config;
+    config.digit_option = kOptDigits;  // -5 is -C 5, and so is the 5 of -n5 (GNU grep's digits are options)
+    config.digits_in_clusters = true;
+    ParsedArgs args = parse_args(ctx_.argv, grep_specs(), config);
+    if (!args.ok()) return usage_error(args.error);
     MatcherOptions mo;
     mo.syntax = syntax;
     std::vector<std::string> patterns;
@@ -273,45 +276,29 @@ int Grep::run(Syntax syntax) {
             case kOptHelp: ctx_.out.write(kHelp); return 0;
             case kOptVersion: ctx_.out.write("grep (GNU grep) 3.8\nbashkit in-process implementation over RE2.\n"); return 0;
             case kOptExtended:
-                if (!set_syntax(Syntax::kExtended)) {
-                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
-                    return 2;
-                }
-                break;
             case kOptFixed:
-                if (!set_syntax(Syntax::kFixed)) {
-                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
-                    return 2;
-                }
-                break;
             case kOptBasic:
-                if (!set_syntax(Syntax::kBasic)) {
+            case kOptPerl: {
+                const Syntax sx = o.id == kOptExtended ? Syntax::kExtended
+                                  : o.id == kOptFixed  ? Syntax::kFixed
+                                  : o.id == kOptBasic  ? Syntax::kBasic
+                                                       : Syntax::kPerl;
+                if (!set_syntax(sx)) {
                     ctx_.err.write(prog_ + ": conflicting matchers specified\n");
                     return 2;
                 }
                 break;
-            case kOptPerl:
-                if (!set_syntax(Syntax::kPerl)) {
-                    ctx_.err.write(prog_ + ": conflicting matchers specified\n");
-                    return 2;
-                }
-                break;
+            }
             case kOptRegexp:
-                split_lines(o.arg, patterns);
+                split_lines(o.value, patterns);
                 have_patterns = true;
                 break;
             case kOptFile: {
                 have_patterns = true;
                 std::string text;
-                if (o.arg == "-") {
-                    (void)ctx_.in.read_all(text);
-                } else {
-                    auto r = ctx_.fs.read_file(ctx_.resolve(o.arg));
-                    if (!r.ok()) {
-                        ctx_.err.write(prog_ + ": " + o.arg + ": " + std::string(vfs::error_message(r.error())) + "\n");
-                        return 2;
-                    }
-                    text = std::move(r).value();
+                if (const vfs::Errc e = read_pattern_file(ctx_, o.value, text); e != vfs::Errc::ok) {
+                    ctx_.err.write(prog_ + ": " + o.value + ": " + std::string(vfs::error_message(e)) + "\n");
+                    return 2;
                 }
                 if (!text.empty()) {
                     if (text.back() == '\n') text.pop_back();
@@ -337,7 +324,7 @@ int Grep::run(Syntax syntax) {
             case kOptDerefRecursive: recursive_ = true; deref_ = true; skip_dirs_ = false; break;
             case kOptMaxCount: {
                 uint64_t v = 0;
-                if (!parse_count(o.arg, v)) {
+                if (!parse_count(o.value, v)) {
                     ctx_.err.write(prog_ + ": invalid max count\n");
                     return 2;
                 }
@@ -349,9 +336,9 @@ int Grep::run(Syntax syntax) {
             case kOptText: cfg_.binary = BinaryMode::kText; break;
             case kOptNoBinary: cfg_.binary = BinaryMode::kWithoutMatch; break;
             case kOptBinaryFiles:
-                if (o.arg == "binary") cfg_.binary = BinaryMode::kGrep;
-                else if (o.arg == "text") cfg_.binary = BinaryMode::kText;
-                else if (o.arg == "without-match") cfg_.binary = BinaryMode::kWithoutMatch;
+                if (o.value == "binary") cfg_.binary = BinaryMode::kGrep;
+                else if (o.value == "text") cfg_.binary = BinaryMode::kText;
+                else if (o.value == "without-match") cfg_.binary = BinaryMode::kWithoutMatch;
                 else {
                     ctx_.err.write(prog_ + ": unknown binary-files type\n");
                     return 2;
@@ -359,43 +346,44 @@ int Grep::run(Syntax syntax) {
                 break;
             case kOptInclude:
             case kOptExclude:
-                file_rules_.push_back({interp::Pattern::compile(o.arg), o.id == kOptInclude});
+                file_rules_.push_back({interp::Pattern::compile(o.value), o.id == kOptInclude});
                 break;
-            case kOptExcludeDir: dir_rules_.push_back(interp::Pattern::compile(o.arg)); break;
+            case kOptExcludeDir: dir_rules_.push_back(interp::Pattern::compile(o.value)); break;
             case kOptColor:
-                if (o.has_arg && o.arg != "never" && o.arg != "always" && o.arg != "auto" && o.arg != "yes" &&
-                    o.arg != "no" && o.arg != "force" && o.arg != "none" && o.arg != "tty" && o.arg != "if-tty") {
+                if (o.has_value && o.value != "never" && o.value != "always" && o.value != "auto" &&
+                    o.value != "yes" && o.value != "no" && o.value != "force" && o.value != "none" &&
+                    o.value != "tty" && o.value != "if-tty") {
                     // GNU grep shows its help (and succeeds) for an unknown WHEN.
                     ctx_.out.write(kHelp);
                     return 0;
                 }
                 break;
-            case kOptLabel: label_ = o.arg; break;
+            case kOptLabel: label_ = o.value; break;
             case kOptDirectories:
-                if (o.arg == "recurse") recursive_ = true, skip_dirs_ = false;
-                else if (o.arg == "skip") skip_dirs_ = true, recursive_ = false;
-                else if (o.arg == "read") skip_dirs_ = false, recursive_ = false;
+                if (o.value == "recurse") recursive_ = true, skip_dirs_ = false;
+                else if (o.value == "skip") skip_dirs_ = true, recursive_ = false;
+                else if (o.value == "read") skip_dirs_ = false, recursive_ = false;
                 else {
-                    ctx_.err.write(prog_ + ": invalid argument '" + o.arg + "' for '--directories'\n"
+                    ctx_.err.write(prog_ + ": invalid argument '" + o.value + "' for '--directories'\n"
                                    "Valid arguments are:\n  - 'read'\n  - 'recurse'\n  - 'skip'\n" +
                                    std::string(kUsage) + std::string(kTry));
                     return 1;  // argmatch's usage(EXIT_FAILURE)
                 }
                 break;
             case kOptDevices:
-                if (o.arg == "skip") skip_devices_ = true;
-                else if (o.arg == "read") skip_devices_ = false;
+                if (o.value == "skip") skip_devices_ = true;
+                else if (o.value == "read") skip_devices_ = false;
                 else {
                     ctx_.err.write(prog_ + ": unknown devices method\n");
                     return 2;
                 }
                 break;
-            case kOptGroupSep: cfg_.group_separator = o.arg; cfg_.separator = true; break;
+            case kOptGroupSep: cfg_.group_separator = o.value; cfg_.separator = true; break;
             case kOptNoGroupSep: cfg_.separator = false; break;
-            case kOptAfter: after_arg = o.arg; after_set = true; break;
-            case kOptBefore: before_arg = o.arg; before_set = true; break;
+            case kOptAfter: after_arg = o.value; after_set = true; break;
+            case kOptBefore: before_arg = o.value; before_set = true; break;
             case kOptContext:
-            case kOptDigits: context_arg = o.arg; context_set = true; break;
+            case kOptDigits: context_arg = o.value; context_set = true; break;
             default: break;  // --line-buffered, -T, -b, -u: accepted, no effect
         }
     }
@@ -528,45 +516,26 @@ bool Grep::search_operand(const std::string& op) {
 }
 
 bool Grep::walk(const std::string& display, const std::string& abs, const vfs::Stat& st) {
-    struct Frame {
-        std::string display;  // "" for the implicit "."
-        std::string abs;
-        std::vector<vfs::DirEntry> entries;
-        size_t next = 0;
-        uint64_t dev = 0, ino = 0;
-    };
-    auto join = [](const std::string& base, const std::string& name) {
-        if (base.empty()) return name;
-        if (base.back() == '/') return base + name;
-        return base + "/" + name;
-    };
-    std::vector<Frame> stack;
+    std::vector<DirFrame> stack;
     auto push = [&](std::string disp, std::string path, const vfs::Stat& s) {
-        auto list = ctx_.fs.readdir(path);
-        if (!list.ok()) {
-            file_error(disp.empty() ? "." : disp, list.error());
+        DirFrame f;
+        const std::string shown = disp.empty() ? "." : disp;
+        if (const vfs::Errc e = read_dir_frame(ctx_.fs, std::move(disp), std::move(path), s, f); e != vfs::Errc::ok) {
+            file_error(shown, e);
             return;
         }
-        Frame f;
-        f.display = std::move(disp);
-        f.abs = std::move(path);
-        f.entries = std::move(list).value();
-        std::sort(f.entries.begin(), f.entries.end(),
-                  [](const vfs::DirEntry& a, const vfs::DirEntry& b) { return a.name < b.name; });
-        f.dev = s.dev;
-        f.ino = s.ino;
         stack.push_back(std::move(f));
     };
     push(display, abs, st);
     while (!stack.empty()) {
         if (stop_ || ctx_.cancelled()) return false;
-        Frame& top = stack.back();
+        DirFrame& top = stack.back();
         if (top.next >= top.entries.size()) {
             stack.pop_back();
             continue;
         }
         const vfs::DirEntry& e = top.entries[top.next++];
-        const std::string disp = join(top.display, e.name);
+        const std::string disp = join_display(top.display, e.name);
         const std::string path = top.abs.back() == '/' ? top.abs + e.name : top.abs + "/" + e.name;
         auto ls = ctx_.fs.lstat(path);
         if (!ls.ok()) {
@@ -587,13 +556,9 @@ bool Grep::walk(const std::string& display, const std::string& abs, const vfs::S
             bool skip = false;
             for (const auto& p : dir_rules_) skip = skip || p.match(e.name);
             if (skip) continue;
-            {
-                bool loop = false;
-                for (const auto& f : stack) loop = loop || (f.dev == s.dev && f.ino == s.ino);
-                if (loop) {
-                    if (!suppress_) message("warning: " + disp + ": recursive directory loop");
-                    continue;
-                }
+            if (on_stack(stack, s)) {
+                if (!suppress_) message("warning: " + disp + ": recursive directory loop");
+                continue;
             }
             push(disp, path, s);
             continue;

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "builtins/common/args.hpp"
 #include "builtins/search/gitignore.hpp"
 #include "builtins/search/grep_impl.hpp"
 #include "builtins/search/matcher.hpp"
-#include "builtins/search/options.hpp"
 #include "builtins/search/searcher.hpp"
 #include "vfs/filesystem.hpp"
 
@@ -38,60 +38,60 @@ enum RgOpt {
     kRgColumn, kRgTrim,
 };
 
-const std::vector<OptionSpec>& rg_specs() {
-    static const std::vector<OptionSpec> specs = {
-        {"ignore-case", 'i', ArgKind::kNone, kRgIcase},
-        {"case-sensitive", 's', ArgKind::kNone, kRgCaseSensitive},
-        {"smart-case", 'S', ArgKind::kNone, kRgSmartCase},
-        {"word-regexp", 'w', ArgKind::kNone, kRgWord},
-        {"line-regexp", 'x', ArgKind::kNone, kRgLine},
-        {"fixed-strings", 'F', ArgKind::kNone, kRgFixed},
-        {"files-with-matches", 'l', ArgKind::kNone, kRgFilesWith},
-        {"files-without-match", 0, ArgKind::kNone, kRgFilesWithout},
-        {"count", 'c', ArgKind::kNone, kRgCount},
-        {"line-number", 'n', ArgKind::kNone, kRgLineNumber},
-        {"no-line-number", 'N', ArgKind::kNone, kRgNoLineNumber},
-        {"glob", 'g', ArgKind::kRequired, kRgGlob},
-        {"iglob", 0, ArgKind::kRequired, kRgIGlob},
-        {"type", 't', ArgKind::kRequired, kRgType},
-        {"type-not", 'T', ArgKind::kRequired, kRgTypeNot},
-        {"after-context", 'A', ArgKind::kRequired, kRgAfter},
-        {"before-context", 'B', ArgKind::kRequired, kRgBefore},
-        {"context", 'C', ArgKind::kRequired, kRgContext},
-        {"hidden", '.', ArgKind::kNone, kRgHidden},
-        {"no-hidden", 0, ArgKind::kNone, kRgNoHidden},
-        {"no-ignore", 0, ArgKind::kNone, kRgNoIgnore},
-        {"no-ignore-vcs", 0, ArgKind::kNone, kRgNoIgnoreVcs},
-        {"only-matching", 'o', ArgKind::kNone, kRgOnly},
-        {"regexp", 'e', ArgKind::kRequired, kRgRegexp},
-        {"file", 'f', ArgKind::kRequired, kRgFile},
-        {"invert-match", 'v', ArgKind::kNone, kRgInvert},
-        {"max-count", 'm', ArgKind::kRequired, kRgMaxCount},
-        {"with-filename", 'H', ArgKind::kNone, kRgWithFilename},
-        {"no-filename", 'I', ArgKind::kNone, kRgNoFilename},
-        {"quiet", 'q', ArgKind::kNone, kRgQuiet},
-        {"text", 'a', ArgKind::kNone, kRgText},
-        {"unrestricted", 'u', ArgKind::kNone, kRgUnrestricted},
-        {"sort", 0, ArgKind::kRequired, kRgSort},
-        {"sort-files", 0, ArgKind::kNone, kRgSortFiles},
-        {"files", 0, ArgKind::kNone, kRgFiles},
-        {"type-list", 0, ArgKind::kNone, kRgTypeList},
-        {"no-heading", 0, ArgKind::kNone, kRgNoHeading},
-        {"heading", 0, ArgKind::kNone, kRgHeading},
-        {"color", 0, ArgKind::kRequired, kRgColor},
-        {"follow", 'L', ArgKind::kNone, kRgFollow},
-        {"max-depth", 'd', ArgKind::kRequired, kRgMaxDepth},
-        {"null", '0', ArgKind::kNone, kRgNull},
-        {"context-separator", 0, ArgKind::kRequired, kRgContextSep},
-        {"no-messages", 0, ArgKind::kNone, kRgNoMessages},
-        {"pcre2", 'P', ArgKind::kNone, kRgPcre2},
-        {"multiline", 'U', ArgKind::kNone, kRgMultiline},
-        {"help", 'h', ArgKind::kNone, kRgHelp},
-        {"version", 'V', ArgKind::kNone, kRgVersion},
-        {"search-zip", 'z', ArgKind::kNone, kRgSearchZip},
-        {"no-config", 0, ArgKind::kNone, kRgNoConfig},
-        {"column", 0, ArgKind::kNone, kRgColumn},
-        {"trim", 0, ArgKind::kNone, kRgTrim},
+const std::vector<builtins::OptionSpec>& rg_specs() {
+    static const std::vector<builtins::OptionSpec> specs = {
+        {kRgIcase, 'i', "ignore-case"},
+        {kRgCaseSensitive, 's', "case-sensitive"},
+        {kRgSmartCase, 'S', "smart-case"},
+        {kRgWord, 'w', "word-regexp"},
+        {kRgLine, 'x', "line-regexp"},
+        {kRgFixed, 'F', "fixed-strings"},
+        {kRgFilesWith, 'l', "files-with-matches"},
+        {kRgFilesWithout, 0, "files-without-match"},
+        {kRgCount, 'c', "count"},
+        {kRgLineNumber, 'n', "line-number"},
+        {kRgNoLineNumber, 'N', "no-line-number"},
+        {kRgGlob, 'g', "glob", ArgKind::required},
+        {kRgIGlob, 0, "iglob", ArgKind::required},
+        {kRgType, 't', "type", ArgKind::required},
+        {kRgTypeNot, 'T', "type-not", ArgKind::required},
+        {kRgAfter, 'A', "after-context", ArgKind::required},
+        {kRgBefore, 'B', "before-context", ArgKind::required},
+        {kRgContext, 'C', "context", ArgKind::required},
+        {kRgHidden, '.', "hidden"},
+        {kRgNoHidden, 0, "no-hidden"},
+        {kRgNoIgnore, 0, "no-ignore"},
+        {kRgNoIgnoreVcs, 0, "no-ignore-vcs"},
+        {kRgOnly, 'o', "only-matching"},
+        {kRgRegexp, 'e', "regexp", ArgKind::required},
+        {kRgFile, 'f', "file", ArgKind::required},
+        {kRgInvert, 'v', "invert-match"},
+        {kRgMaxCount, 'm', "max-count", ArgKind::required},
+        {kRgWithFilename, 'H', "with-filename"},
+        {kRgNoFilename, 'I', "no-filename"},
+        {kRgQuiet, 'q', "quiet"},
+        {kRgText, 'a', "text"},
+        {kRgUnrestricted, 'u', "unrestricted"},
+        {kRgSort, 0, "sort", ArgKind::required},
+        {kRgSortFiles, 0, "sort-files"},
+        {kRgFiles, 0, "files"},
+        {kRgTypeList, 0, "type-list"},
+        {kRgNoHeading, 0, "no-heading"},
+        {kRgHeading, 0, "heading"},
+        {kRgColor, 0, "color", ArgKind::required},
+        {kRgFollow, 'L', "follow"},
+        {kRgMaxDepth, 'd', "max-depth", ArgKind::required},
+        {kRgNull, '0', "null"},
+        {kRgContextSep, 0, "context-separator", ArgKind::required},
+        {kRgNoMessages, 0, "no-messages"},
+        {kRgPcre2, 'P', "pcre2"},
+        {kRgMultiline, 'U', "multiline"},
+        {kRgHelp, 'h', "help"},
+        {kRgVersion, 'V', "version"},
+        {kRgSearchZip, 'z', "search-zip"},
+        {kRgNoConfig, 0, "no-config"},
+        {kRgColumn, 0, "column"},
+        {kRgTrim, 0, "trim"},
     };
     return specs;
 }
@@ -179,12 +179,6 @@ constexpr std::string_view kRgHelpText =
     "        --type-list          print the known file types\n"
     "    -0, --null               a NUL byte after paths\n"
     "        --sort path          accepted (output is always sorted by path)\n";
-
-std::string join_display(const std::string& base, const std::string& name) {
-    if (base.empty()) return name;
-    if (base.back() == '/') return base + name;
-    return base + "/" + name;
-}
 
 bool has_uppercase_literal(std::string_view p) {
     for (size_t i = 0; i < p.size(); ++i) {
@@ -373,39 +367,25 @@ bool Rg::walk(const std::string& display, const std::string& abs_in) {
         for (const auto& a : ancestors) chain.push_back(load_ignores(a, git));
     }
     const size_t root_depth = chain.size();
-    struct Frame {
-        std::string display;
-        std::string abs;
-        std::vector<vfs::DirEntry> entries;
-        size_t next = 0;
-        uint64_t dev = 0, ino = 0;
-    };
-    std::vector<Frame> stack;
+    std::vector<DirFrame> stack;
     auto push = [&](std::string disp, std::string path) -> bool {
         auto st = ctx_.fs.stat(path);
-        auto list = ctx_.fs.readdir(path);
-        if (!list.ok() || !st.ok()) {
+        DirFrame f;
+        const std::string shown = disp.empty() ? std::string(".") : disp;
+        vfs::Errc e = st.ok() ? read_dir_frame(ctx_.fs, std::move(disp), std::move(path), *st, f) : st.error();
+        if (e != vfs::Errc::ok) {
             error_ = true;
-            const vfs::Errc e = list.ok() ? st.error() : list.error();
-            error_line((disp.empty() ? std::string(".") : disp) + ": " + std::string(vfs::error_message(e)) +
-                       " (os error " + std::to_string(vfs::to_errno(e)) + ")");
+            error_line(shown + ": " + std::string(vfs::error_message(e)) + " (os error " +
+                       std::to_string(vfs::to_errno(e)) + ")");
             return false;
         }
-        Frame f;
-        f.display = std::move(disp);
-        f.abs = std::move(path);
-        f.entries = std::move(list).value();
-        std::sort(f.entries.begin(), f.entries.end(),
-                  [](const vfs::DirEntry& a, const vfs::DirEntry& b) { return a.name < b.name; });
-        f.dev = st->dev;
-        f.ino = st->ino;
         stack.push_back(std::move(f));
         return true;
     };
     if (!push(display, abs)) return true;
     while (!stack.empty()) {
         if (stop_ || ctx_.cancelled()) return false;
-        Frame& top = stack.back();
+        DirFrame& top = stack.back();
         if (top.next >= top.entries.size()) {
             stack.pop_back();
             if (chain.size() > root_depth) chain.pop_back();
@@ -428,9 +408,7 @@ bool Rg::walk(const std::string& display, const std::string& abs_in) {
         if (skipped(path, rel, e.name, is_dir, chain)) continue;
         if (is_dir) {
             if (stack.size() > max_depth_) continue;
-            bool loop = false;
-            for (const auto& f : stack) loop = loop || (f.dev == s.dev && f.ino == s.ino);
-            if (loop) continue;
+            if (on_stack(stack, s)) continue;
             if (push(disp, path)) chain.push_back(load_ignores(path, is_git_repo(path)));
             continue;
         }
@@ -442,8 +420,8 @@ bool Rg::walk(const std::string& display, const std::string& abs_in) {
 }
 
 int Rg::run() {
-    ParsedArgs args = parse_options(ctx_.argv, rg_specs());
-    if (!args.error.empty()) {
+    ParsedArgs args = parse_args(ctx_.argv, rg_specs());
+    if (!args.ok()) {
         std::string what = args.error;
         if (what.starts_with("invalid option -- '")) what = "-" + what.substr(19, 1);
         else if (what.starts_with("unrecognized option '")) what = what.substr(21, what.size() - 22);
@@ -465,8 +443,8 @@ int Rg::run() {
     for (const auto& o : args.options) {
         auto number = [&](uint64_t& v) {
             v = 0;
-            if (o.arg.empty()) return false;
-            for (char c : o.arg) {
+            if (o.value.empty()) return false;
+            for (char c : o.value) {
                 if (c < '0' || c > '9') return false;
                 v = std::min<uint64_t>(v * 10 + static_cast<uint64_t>(c - '0'), UINT64_MAX / 20);
             }
@@ -487,15 +465,15 @@ int Rg::run() {
             case kRgCount: cfg_.count = true; break;
             case kRgLineNumber: line_numbers_set = true; line_numbers = true; break;
             case kRgNoLineNumber: line_numbers_set = true; line_numbers = false; break;
-            case kRgGlob: overrides_.add_line(o.arg); break;
-            case kRgIGlob: overrides_.add_line(o.arg, true); break;
+            case kRgGlob: overrides_.add_line(o.value); break;
+            case kRgIGlob: overrides_.add_line(o.value, true); break;
             case kRgType:
             case kRgTypeNot: {
                 const FileType* hit = nullptr;
                 for (const auto& t : file_types())
-                    if (t.name == o.arg) hit = &t;
+                    if (t.name == o.value) hit = &t;
                 if (!hit) {
-                    ctx_.err.write("unrecognized file type: " + o.arg + "\n");
+                    ctx_.err.write("unrecognized file type: " + o.value + "\n");
                     return 2;
                 }
                 (o.id == kRgType ? types_ : types_not_).push_back(hit);
@@ -507,7 +485,7 @@ int Rg::run() {
             case kRgMaxCount:
             case kRgMaxDepth:
                 if (!number(v)) {
-                    return arg_error("Invalid value for '" + o.spelling + "': invalid digit found in string");
+                    return arg_error("Invalid value for '" + o.spelled + "': invalid digit found in string");
                 }
                 if (o.id == kRgAfter) after = v, after_set = true;
                 if (o.id == kRgBefore) before = v, before_set = true;
@@ -520,20 +498,14 @@ int Rg::run() {
             case kRgNoIgnore: no_ignore_ = true; break;
             case kRgNoIgnoreVcs: no_ignore_vcs_ = true; break;
             case kRgOnly: cfg_.only_matching = true; break;
-            case kRgRegexp: patterns.push_back(o.arg); have_patterns = true; break;
+            case kRgRegexp: patterns.push_back(o.value); have_patterns = true; break;
             case kRgFile: {
                 have_patterns = true;
                 std::string text;
-                if (o.arg == "-") {
-                    (void)ctx_.in.read_all(text);
-                } else {
-                    auto r = ctx_.fs.read_file(ctx_.resolve(o.arg));
-                    if (!r.ok()) {
-                        ctx_.err.write(o.arg + ": " + std::string(vfs::error_message(r.error())) + " (os error " +
-                                       std::to_string(vfs::to_errno(r.error())) + ")\n");
-                        return 2;
-                    }
-                    text = std::move(r).value();
+                if (const vfs::Errc e = read_pattern_file(ctx_, o.value, text); e != vfs::Errc::ok) {
+                    ctx_.err.write(o.value + ": " + std::string(vfs::error_message(e)) + " (os error " +
+                                   std::to_string(vfs::to_errno(e)) + ")\n");
+                    return 2;
                 }
                 size_t start = 0;
                 while (start < text.size()) {
@@ -554,7 +526,7 @@ int Rg::run() {
             case kRgUnrestricted: ++unrestricted; break;
             case kRgFollow: follow_ = true; break;
             case kRgNull: cfg_.null_after_name = true; break;
-            case kRgContextSep: cfg_.group_separator = o.arg; break;
+            case kRgContextSep: cfg_.group_separator = o.value; break;
             case kRgNoMessages: no_messages_ = true; break;
             case kRgFiles: list_files_ = true; break;
             case kRgTypeList:

@@ -30,6 +30,43 @@ ReadFn read_from(interp::ByteStream& stream) {
     };
 }
 
+vfs::Errc read_pattern_file(interp::CommandContext& ctx, const std::string& name, std::string& text) {
+    if (name == "-") {
+        (void)ctx.in.read_all(text);
+        return vfs::Errc::ok;
+    }
+    auto r = ctx.fs.read_file(ctx.resolve(name));
+    if (!r.ok()) return r.error();
+    text = std::move(r).value();
+    return vfs::Errc::ok;
+}
+
+vfs::Errc read_dir_frame(vfs::FileSystem& fs, std::string display, std::string abs, const vfs::Stat& st,
+                         DirFrame& frame) {
+    auto list = fs.readdir(abs);
+    if (!list.ok()) return list.error();
+    frame.display = std::move(display);
+    frame.abs = std::move(abs);
+    frame.entries = std::move(list).value();
+    std::sort(frame.entries.begin(), frame.entries.end(),
+              [](const vfs::DirEntry& a, const vfs::DirEntry& b) { return a.name < b.name; });
+    frame.next = 0;
+    frame.dev = st.dev;
+    frame.ino = st.ino;
+    return vfs::Errc::ok;
+}
+
+bool on_stack(const std::vector<DirFrame>& stack, const vfs::Stat& st) {
+    return std::any_of(stack.begin(), stack.end(),
+                       [&](const DirFrame& f) { return f.dev == st.dev && f.ino == st.ino; });
+}
+
+std::string join_display(const std::string& base, const std::string& name) {
+    if (base.empty()) return name;
+    if (base.back() == '/') return base + name;
+    return base + "/" + name;
+}
+
 namespace {
 
 constexpr size_t kChunk = 256 * 1024;
@@ -98,10 +135,18 @@ private:
         if (quiet_out_) return;
         if (!cfg_.only_matching) {
             separator_before(lineno);
-            prefix(lineno, '-');
-            out_.put(line);
-            out_.put(cfg_.eol);
+            put_line('-', lineno, line);
         }
+        printed(lineno);
+    }
+
+    // One line out: its prefix (sep is ':' for a selected line, '-' for context), the text, the end of line.
+    void put_line(char sep, uint64_t lineno, std::string_view text) {
+        prefix(lineno, sep);
+        out_.put(text);
+        out_.put(cfg_.eol);
+    }
+    void printed(uint64_t lineno) {
         last_printed_ = lineno;
         printed_any_ = true;
         out_.group_printed = true;
@@ -120,20 +165,14 @@ private:
                         from = b + 1;
                         continue;
                     }
-                    prefix(lineno, ':');
-                    out_.put(line.substr(b, e - b));
-                    out_.put(cfg_.eol);
+                    put_line(':', lineno, line.substr(b, e - b));
                     from = e;
                 }
             }
         } else {
-            prefix(lineno, ':');
-            out_.put(line);
-            out_.put(cfg_.eol);
+            put_line(':', lineno, line);
         }
-        last_printed_ = lineno;
-        printed_any_ = true;
-        out_.group_printed = true;
+        printed(lineno);
         pending_after_ = cfg_.after;
     }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "builtins/common/io.hpp"
 #include "builtins/search/matcher.hpp"
@@ -72,6 +73,27 @@ struct SearchResult {
     bool stopped = false;   // output failed or cancelled: the caller should stop everything
     bool match_error = false;  // grep -P: a match hit a PCRE2 limit (message printed): status 2
 };
+
+// The text of a pattern file (-f FILE; "-" is stdin), as grep and rg read it.
+vfs::Errc read_pattern_file(interp::CommandContext& ctx, const std::string& name, std::string& text);
+
+// Walking a tree (grep -r, rg): a directory on the walk's stack, its entries in byte order of their names
+// (deterministic, where the real tools follow readdir), the next one to visit, and its identity (a
+// directory already on the stack is a loop).
+struct DirFrame {
+    std::string display;  // as printed ("" for grep's implicit ".")
+    std::string abs;
+    std::vector<vfs::DirEntry> entries;
+    size_t next = 0;
+    uint64_t dev = 0, ino = 0;
+};
+// Reads the directory abs (whose stat is st) into a frame; the error of readdir, if any.
+vfs::Errc read_dir_frame(vfs::FileSystem& fs, std::string display, std::string abs, const vfs::Stat& st,
+                         DirFrame& frame);
+// Whether the directory st is already on the stack (a loop through a symlink or a bind).
+bool on_stack(const std::vector<DirFrame>& stack, const vfs::Stat& st);
+// display/name ("" + name is name).
+std::string join_display(const std::string& base, const std::string& name);
 
 // Searches one input. `name` is what prefixes lines and what -l/-L/-c print.
 SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::string_view name, Output& out,

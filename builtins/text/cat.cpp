@@ -63,14 +63,13 @@ void cat_chunk(Output& out, CatState& s, std::string_view data) {
 
 int cmd_cat(CommandContext& ctx) {
     // In GNU's order, which shows in the "ambiguous option" message.
-    static constexpr LongOpt kLong[] = {
-        {"number-nonblank", Arg::none, 'b'}, {"number", Arg::none, 'n'},     {"squeeze-blank", Arg::none, 's'},
-        {"show-nonprinting", Arg::none, 'v'}, {"show-ends", Arg::none, 'E'}, {"show-tabs", Arg::none, 'T'},
-        {"show-all", Arg::none, 'A'},
+    static constexpr OptionSpec kLong[] = {
+        {'b', 0, "number-nonblank"}, {'n', 0, "number"}, {'s', 0, "squeeze-blank"}, {'v', 0, "show-nonprinting"},
+        {'E', 0, "show-ends"}, {'T', 0, "show-tabs"}, {'A', 0, "show-all"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"benstuvAET", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "benstuvAET", kLong, opts, files)) return 1;
     CatState s;
     for (auto& o : opts) {
         switch (o.id) {

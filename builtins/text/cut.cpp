@@ -91,14 +91,14 @@ struct Selector {
 }  // namespace
 
 int cmd_cut(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"bytes", Arg::required, 'b'},      {"characters", Arg::required, 'c'}, {"delimiter", Arg::required, 'd'},
-        {"fields", Arg::required, 'f'},     {"only-delimited", Arg::none, 's'}, {"complement", Arg::none, 300},
-        {"output-delimiter", Arg::required, 301}, {"zero-terminated", Arg::none, 'z'},
+    static constexpr OptionSpec kLong[] = {
+        {'b', 0, "bytes", ArgKind::required}, {'c', 0, "characters", ArgKind::required},
+        {'d', 0, "delimiter", ArgKind::required}, {'f', 0, "fields", ArgKind::required}, {'s', 0, "only-delimited"},
+        {300, 0, "complement"}, {301, 0, "output-delimiter", ArgKind::required}, {'z', 0, "zero-terminated"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"b:c:d:f:nsz", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "b:c:d:f:nsz", kLong, opts, files)) return 1;
     char mode = 0;
     std::string list;
     char delim = '\t';

@@ -226,16 +226,15 @@ bool parse_offset(std::string_view s, uint64_t& out) {
 }  // namespace
 
 int cmd_od(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"address-radix", Arg::required, 'A'}, {"skip-bytes", Arg::required, 'j'},
-        {"read-bytes", Arg::required, 'N'},    {"format", Arg::required, 't'},
-        {"output-duplicates", Arg::none, 'v'}, {"width", Arg::optional, 'w'},
-        {"endian", Arg::required, 300},        {"strings", Arg::optional, 'S'},
-        {"traditional", Arg::none, 301},
+    static constexpr OptionSpec kLong[] = {
+        {'A', 0, "address-radix", ArgKind::required}, {'j', 0, "skip-bytes", ArgKind::required},
+        {'N', 0, "read-bytes", ArgKind::required}, {'t', 0, "format", ArgKind::required}, {'v', 0, "output-duplicates"},
+        {'w', 0, "width", ArgKind::optional}, {300, 0, "endian", ArgKind::required},
+        {'S', 0, "strings", ArgKind::optional}, {301, 0, "traditional"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"A:aBbcDdeFfHhIij:LlN:OoS:st:vw::Xx", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "A:aBbcDdeFfHhIij:LlN:OoS:st:vw::Xx", kLong, opts, files)) return 1;
     char radix = 'o';
     uint64_t skip = 0, limit = UINT64_MAX;
     bool has_limit = false, dups = false;
@@ -404,12 +403,13 @@ int cmd_od(CommandContext& ctx) {
 // hexdump (only the canonical -C format, which is what agents use)
 
 int cmd_hexdump(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"canonical", Arg::none, 'C'}, {"length", Arg::required, 'n'}, {"skip", Arg::required, 's'},
-        {"no-squeezing", Arg::none, 'v'}};
-    std::vector<ParsedOpt> opts;
+    static constexpr OptionSpec kLong[] = {
+        {'C', 0, "canonical"}, {'n', 0, "length", ArgKind::required}, {'s', 0, "skip", ArgKind::required},
+        {'v', 0, "no-squeezing"},
+    };
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"bcCdoxn:s:ve:f:L::", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "bcCdoxn:s:ve:f:L::", kLong, opts, files)) return 1;
     uint64_t length = UINT64_MAX, skip = 0;
     bool dups = false, canonical = false;
     for (auto& o : opts) {
@@ -794,19 +794,20 @@ int cmd_xxd(CommandContext& ctx) {
 // strings
 
 int cmd_strings(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"all", Arg::none, 'a'}, {"bytes", Arg::required, 'n'}, {"radix", Arg::required, 't'},
-        {"encoding", Arg::required, 'e'}, {"print-file-name", Arg::none, 'f'},
-        {"data", Arg::none, 'd'}, {"output-separator", Arg::required, 's'}, {"include-all-whitespace", Arg::none, 'w'}};
+    static constexpr OptionSpec kLong[] = {
+        {'a', 0, "all"}, {'n', 0, "bytes", ArgKind::required}, {'t', 0, "radix", ArgKind::required},
+        {'e', 0, "encoding", ArgKind::required}, {'f', 0, "print-file-name"}, {'d', 0, "data"},
+        {'s', 0, "output-separator", ArgKind::required}, {'w', 0, "include-all-whitespace"},
+    };
     // strings accepts -NUMBER as -n NUMBER.
     for (size_t i = 1; i < ctx.argv.size(); ++i) {
         const std::string& a = ctx.argv[i];
         if (a.size() > 1 && a[0] == '-' && a[1] >= '0' && a[1] <= '9') ctx.argv[i] = "-n" + a.substr(1);
         if (a == "--") break;
     }
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"adfn:ot:e:s:wT:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "adfn:ot:e:s:wT:", kLong, opts, files)) return 1;
     uint64_t min = 4;
     char radix = 0;
     bool print_name = false, all_ws = false;

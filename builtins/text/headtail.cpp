@@ -276,15 +276,15 @@ bool all_digits(std::string_view s) {
 }
 
 int head_tail(CommandContext& ctx, bool is_tail) {
-    static constexpr LongOpt kHead[] = {
-        {"bytes", Arg::required, 'c'}, {"lines", Arg::required, 'n'},  {"quiet", Arg::none, 'q'},
-        {"silent", Arg::none, 'q'},    {"verbose", Arg::none, 'v'},    {"zero-terminated", Arg::none, 'z'},
+    static constexpr OptionSpec kHead[] = {
+        {'c', 0, "bytes", ArgKind::required}, {'n', 0, "lines", ArgKind::required}, {'q', 0, "quiet"},
+        {'q', 0, "silent"}, {'v', 0, "verbose"}, {'z', 0, "zero-terminated"},
     };
-    static constexpr LongOpt kTail[] = {
-        {"bytes", Arg::required, 'c'},     {"lines", Arg::required, 'n'},  {"quiet", Arg::none, 'q'},
-        {"silent", Arg::none, 'q'},        {"verbose", Arg::none, 'v'},    {"zero-terminated", Arg::none, 'z'},
-        {"follow", Arg::optional, 'f'},    {"retry", Arg::none, 300},      {"sleep-interval", Arg::required, 's'},
-        {"pid", Arg::required, 301},       {"max-unchanged-stats", Arg::required, 302},
+    static constexpr OptionSpec kTail[] = {
+        {'c', 0, "bytes", ArgKind::required}, {'n', 0, "lines", ArgKind::required}, {'q', 0, "quiet"},
+        {'q', 0, "silent"}, {'v', 0, "verbose"}, {'z', 0, "zero-terminated"}, {'f', 0, "follow", ArgKind::optional},
+        {300, 0, "retry"}, {'s', 0, "sleep-interval", ArgKind::required}, {301, 0, "pid", ArgKind::required},
+        {302, 0, "max-unchanged-stats", ArgKind::required},
     };
     Count count;
     std::vector<std::string>& argv = ctx.argv;
@@ -343,11 +343,11 @@ int head_tail(CommandContext& ctx, bool is_tail) {
             }
         }
     }
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    OptionSpec spec{is_tail ? "c:n:fFqs:vz0123456789" : "c:n:qvz0123456789",
-                    is_tail ? std::span<const LongOpt>(kTail) : std::span<const LongOpt>(kHead)};
-    if (!parse_options(ctx, spec, opts, files)) return 1;
+    if (!parse_getopt(ctx, is_tail ? "c:n:fFqs:vz0123456789" : "c:n:qvz0123456789",
+                      is_tail ? std::span<const OptionSpec>(kTail) : std::span<const OptionSpec>(kHead), opts, files))
+        return 1;
     int verbose = 0;  // -1 quiet, 1 verbose
     char delim = '\n';
     for (auto& o : opts) {

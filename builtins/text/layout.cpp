@@ -54,7 +54,7 @@ bool parse_tabs(CommandContext& ctx, const std::string& spec, TabStops& t) {
 }
 
 // -t LIST and the obsolete -N forms.
-bool tab_options(CommandContext& ctx, std::vector<ParsedOpt>& opts, TabStops& t) {
+bool tab_options(CommandContext& ctx, std::vector<ParsedOption>& opts, TabStops& t) {
     for (auto& o : opts) {
         if (o.id == 't' && !parse_tabs(ctx, o.value, t)) return false;
     }
@@ -75,16 +75,15 @@ void obsolete_tabs(CommandContext& ctx) {
 }  // namespace
 
 int cmd_fold(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"bytes", Arg::none, 'b'}, {"spaces", Arg::none, 's'}, {"width", Arg::required, 'w'}};
+    static constexpr OptionSpec kLong[] = {{'b', 0, "bytes"}, {'s', 0, "spaces"}, {'w', 0, "width", ArgKind::required}};
     for (size_t i = 1; i < ctx.argv.size(); ++i) {
         const std::string& a = ctx.argv[i];
         if (a == "--") break;
         if (a.size() > 1 && a[0] == '-' && a[1] >= '0' && a[1] <= '9') ctx.argv[i] = "-w" + a.substr(1);
     }
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"bsw:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "bsw:", kLong, opts, files)) return 1;
     bool bytes = false, spaces = false;
     uint64_t width = 80;
     for (auto& o : opts) {
@@ -160,11 +159,11 @@ int cmd_fold(CommandContext& ctx) {
 }
 
 int cmd_expand(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {{"initial", Arg::none, 'i'}, {"tabs", Arg::required, 't'}};
+    static constexpr OptionSpec kLong[] = {{'i', 0, "initial"}, {'t', 0, "tabs", ArgKind::required}};
     obsolete_tabs(ctx);
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"it:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "it:", kLong, opts, files)) return 1;
     bool initial = false;
     for (auto& o : opts) {
         if (o.id == 'i') initial = true;
@@ -199,12 +198,13 @@ int cmd_expand(CommandContext& ctx) {
 }
 
 int cmd_unexpand(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"all", Arg::none, 'a'}, {"first-only", Arg::none, 300}, {"tabs", Arg::required, 't'}};
+    static constexpr OptionSpec kLong[] = {
+        {'a', 0, "all"}, {300, 0, "first-only"}, {'t', 0, "tabs", ArgKind::required},
+    };
     obsolete_tabs(ctx);
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"at:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "at:", kLong, opts, files)) return 1;
     bool all = false, first_only = false;
     for (auto& o : opts) {
         if (o.id == 'a') all = true;
@@ -272,15 +272,14 @@ int cmd_unexpand(CommandContext& ctx) {
 // column (util-linux)
 
 int cmd_column(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"table", Arg::none, 't'},          {"separator", Arg::required, 's'},
-        {"output-separator", Arg::required, 'o'}, {"fillrows", Arg::none, 'x'},
-        {"output-width", Arg::required, 'c'}, {"table-right", Arg::required, 'R'},
-        {"table-columns", Arg::required, 'N'}, {"keep-empty-lines", Arg::none, 'L'},
+    static constexpr OptionSpec kLong[] = {
+        {'t', 0, "table"}, {'s', 0, "separator", ArgKind::required}, {'o', 0, "output-separator", ArgKind::required},
+        {'x', 0, "fillrows"}, {'c', 0, "output-width", ArgKind::required}, {'R', 0, "table-right", ArgKind::required},
+        {'N', 0, "table-columns", ArgKind::required}, {'L', 0, "keep-empty-lines"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"ts:o:xc:R:N:Le", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "ts:o:xc:R:N:Le", kLong, opts, files)) return 1;
     bool table = false, fillrows = false, keep_empty = false, have_sep = false;
     std::string seps = " \t", osep = "  ";
     uint64_t width = 80;

@@ -15,13 +15,12 @@ namespace bashkit::builtins::text {
 // split
 
 int cmd_split(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"suffix-length", Arg::required, 'a'},   {"bytes", Arg::required, 'b'},
-        {"line-bytes", Arg::required, 'C'},      {"numeric-suffixes", Arg::optional, 'd'},
-        {"hex-suffixes", Arg::optional, 'x'},    {"elide-empty-files", Arg::none, 'e'},
-        {"lines", Arg::required, 'l'},           {"number", Arg::required, 'n'},
-        {"additional-suffix", Arg::required, 300}, {"verbose", Arg::none, 301},
-        {"separator", Arg::required, 't'},
+    static constexpr OptionSpec kLong[] = {
+        {'a', 0, "suffix-length", ArgKind::required}, {'b', 0, "bytes", ArgKind::required},
+        {'C', 0, "line-bytes", ArgKind::required}, {'d', 0, "numeric-suffixes", ArgKind::optional},
+        {'x', 0, "hex-suffixes", ArgKind::optional}, {'e', 0, "elide-empty-files"},
+        {'l', 0, "lines", ArgKind::required}, {'n', 0, "number", ArgKind::required},
+        {300, 0, "additional-suffix", ArgKind::required}, {301, 0, "verbose"}, {'t', 0, "separator", ArgKind::required},
     };
     // split -N is -l N.
     for (size_t i = 1; i < ctx.argv.size(); ++i) {
@@ -29,9 +28,9 @@ int cmd_split(CommandContext& ctx) {
         if (a == "--") break;
         if (a.size() > 1 && a[0] == '-' && a[1] >= '0' && a[1] <= '9') ctx.argv[i] = "-l" + a.substr(1);
     }
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> args;
-    if (!parse_options(ctx, {"a:b:C:d::x::el:n:t:", kLong}, opts, args)) return 1;
+    if (!parse_getopt(ctx, "a:b:C:d::x::el:n:t:", kLong, opts, args)) return 1;
     char mode = 'l';
     uint64_t count = 1000, suffix_len = 2, start = 0;
     bool numeric = false, hex = false, elide = false, verbose = false, explicit_len = false;
@@ -251,9 +250,9 @@ int cmd_split(CommandContext& ctx) {
 // yes
 
 int cmd_yes(CommandContext& ctx) {
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> args;
-    if (!parse_options(ctx, {"", {}}, opts, args)) return 1;
+    if (!parse_getopt(ctx, "", {}, opts, args)) return 1;
     for (auto& o : opts) {
         if (o.id == kOptHelp) return print_help(ctx, "[STRING]...\n  or:  yes OPTION\nRepeatedly output a line with all specified STRING(s), or 'y'.\n");
         if (o.id == kOptVersion) return version(ctx);
@@ -283,14 +282,14 @@ int cmd_yes(CommandContext& ctx) {
 // shuf
 
 int cmd_shuf(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"echo", Arg::none, 'e'},          {"input-range", Arg::required, 'i'}, {"head-count", Arg::required, 'n'},
-        {"output", Arg::required, 'o'},    {"random-source", Arg::required, 300}, {"repeat", Arg::none, 'r'},
-        {"zero-terminated", Arg::none, 'z'}, {"seed", Arg::required, 's'},
+    static constexpr OptionSpec kLong[] = {
+        {'e', 0, "echo"}, {'i', 0, "input-range", ArgKind::required}, {'n', 0, "head-count", ArgKind::required},
+        {'o', 0, "output", ArgKind::required}, {300, 0, "random-source", ArgKind::required}, {'r', 0, "repeat"},
+        {'z', 0, "zero-terminated"}, {'s', 0, "seed", ArgKind::required},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> args;
-    if (!parse_options(ctx, {"ei:n:o:rzs:", kLong}, opts, args)) return 1;
+    if (!parse_getopt(ctx, "ei:n:o:rzs:", kLong, opts, args)) return 1;
     bool echo = false, repeat = false, have_range = false, have_count = false, have_seed = false;
     uint64_t lo = 0, hi = 0, count = UINT64_MAX, seed = 0;
     std::string output, source;
@@ -583,19 +582,19 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' |
 }  // namespace
 
 int cmd_fmt(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"crown-margin", Arg::none, 'c'}, {"prefix", Arg::required, 'p'}, {"split-only", Arg::none, 's'},
-        {"tagged-paragraph", Arg::none, 't'}, {"uniform-spacing", Arg::none, 'u'}, {"width", Arg::required, 'w'},
-        {"goal", Arg::required, 'g'},
+    static constexpr OptionSpec kLong[] = {
+        {'c', 0, "crown-margin"}, {'p', 0, "prefix", ArgKind::required}, {'s', 0, "split-only"},
+        {'t', 0, "tagged-paragraph"}, {'u', 0, "uniform-spacing"}, {'w', 0, "width", ArgKind::required},
+        {'g', 0, "goal", ArgKind::required},
     };
     for (size_t i = 1; i < ctx.argv.size(); ++i) {
         const std::string& a = ctx.argv[i];
         if (a == "--") break;
         if (a.size() > 1 && a[0] == '-' && a[1] >= '0' && a[1] <= '9') ctx.argv[i] = "-w" + a.substr(1);
     }
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"cp:stuw:g:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "cp:stuw:g:", kLong, opts, files)) return 1;
     Fmt f;
     bool have_width = false, have_goal = false;
     uint64_t width = 75, goal = 0;

@@ -46,17 +46,17 @@ bool parse_int(std::string_view s, int64_t& out) {
 }  // namespace
 
 int cmd_nl(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"body-numbering", Arg::required, 'b'},   {"section-delimiter", Arg::required, 'd'},
-        {"footer-numbering", Arg::required, 'f'}, {"header-numbering", Arg::required, 'h'},
-        {"line-increment", Arg::required, 'i'},   {"join-blank-lines", Arg::required, 'l'},
-        {"number-format", Arg::required, 'n'},    {"no-renumber", Arg::none, 'p'},
-        {"number-separator", Arg::required, 's'}, {"starting-line-number", Arg::required, 'v'},
-        {"number-width", Arg::required, 'w'},
+    static constexpr OptionSpec kLong[] = {
+        {'b', 0, "body-numbering", ArgKind::required}, {'d', 0, "section-delimiter", ArgKind::required},
+        {'f', 0, "footer-numbering", ArgKind::required}, {'h', 0, "header-numbering", ArgKind::required},
+        {'i', 0, "line-increment", ArgKind::required}, {'l', 0, "join-blank-lines", ArgKind::required},
+        {'n', 0, "number-format", ArgKind::required}, {'p', 0, "no-renumber"},
+        {'s', 0, "number-separator", ArgKind::required}, {'v', 0, "starting-line-number", ArgKind::required},
+        {'w', 0, "number-width", ArgKind::required},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"b:d:f:h:i:l:n:ps:v:w:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "b:d:f:h:i:l:n:ps:v:w:", kLong, opts, files)) return 1;
     Style styles[3];  // header, body, footer
     styles[1].kind = 't';
     std::string delim = "\\:";

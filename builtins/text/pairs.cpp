@@ -51,14 +51,13 @@ struct Source {
 }  // namespace
 
 int cmd_comm(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"check-order", Arg::none, 300}, {"nocheck-order", Arg::none, 301},
-        {"output-delimiter", Arg::required, 302}, {"total", Arg::none, 303},
-        {"zero-terminated", Arg::none, 'z'},
+    static constexpr OptionSpec kLong[] = {
+        {300, 0, "check-order"}, {301, 0, "nocheck-order"}, {302, 0, "output-delimiter", ArgKind::required},
+        {303, 0, "total"}, {'z', 0, "zero-terminated"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"123z", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "123z", kLong, opts, files)) return 1;
     bool show[3] = {true, true, true};
     int check = 0;  // 0 default, 1 enabled, -1 disabled
     std::string delim = "\t";
@@ -225,13 +224,13 @@ struct OutSpec {
 }  // namespace
 
 int cmd_join(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"ignore-case", Arg::none, 'i'},  {"check-order", Arg::none, 300}, {"nocheck-order", Arg::none, 301},
-        {"zero-terminated", Arg::none, 'z'}, {"header", Arg::none, 302},
+    static constexpr OptionSpec kLong[] = {
+        {'i', 0, "ignore-case"}, {300, 0, "check-order"}, {301, 0, "nocheck-order"}, {'z', 0, "zero-terminated"},
+        {302, 0, "header"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"a:e:ij:1:2:o:t:v:z", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "a:e:ij:1:2:o:t:v:z", kLong, opts, files)) return 1;
     size_t key[2] = {0, 0};
     bool print_unpaired[2] = {false, false}, print_paired = true, icase = false, header = false;
     std::string empty;

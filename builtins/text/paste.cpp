@@ -35,11 +35,12 @@ bool parse_delims(CommandContext& ctx, std::string_view s, std::vector<std::stri
 }  // namespace
 
 int cmd_paste(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"delimiters", Arg::required, 'd'}, {"serial", Arg::none, 's'}, {"zero-terminated", Arg::none, 'z'}};
-    std::vector<ParsedOpt> opts;
+    static constexpr OptionSpec kLong[] = {
+        {'d', 0, "delimiters", ArgKind::required}, {'s', 0, "serial"}, {'z', 0, "zero-terminated"},
+    };
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"d:sz", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "d:sz", kLong, opts, files)) return 1;
     std::string dspec = "\t";
     bool serial = false;
     char eol = '\n';
@@ -58,36 +59,21 @@ int cmd_paste(CommandContext& ctx) {
     if (files.empty()) files.push_back("-");
     Output out(ctx);
     if (serial) {
-        int status = 0;
-        for (const auto& f : files) {
-            Input in;
-            if (auto e = in.open_input(ctx, f); e != vfs::Errc::ok) {
-                out.flush();
-                file_error(ctx, f, e);
-                status = 1;
-                continue;
-            }
+        const int status = for_each_input(ctx, out, files, [&](Input& in, const std::string&) {
             LineReader lr(in, eol);
             std::string_view line;
             size_t k = 0;
-            bool first = true;
-            while (lr.next(line)) {
+            for (bool first = true; lr.next(line); first = false) {
                 if (!first) {
                     out.put(delims[k]);
                     k = (k + 1) % delims.size();
                 }
                 out.put(line);
-                first = false;
-                if (out.failed()) return out.status(status);
+                if (out.failed()) return vfs::Errc::ok;
             }
             out.put(eol);
-            if (lr.error() == vfs::Errc::cancelled) return out.status(130);
-            if (lr.error() != vfs::Errc::ok) {
-                out.flush();
-                file_error(ctx, f, lr.error());
-                status = 1;
-            }
-        }
+            return lr.error();
+        });
         return out.status(status);
     }
     // Parallel: every file is opened first (GNU stops at the first that cannot be).

@@ -6,10 +6,10 @@
 namespace bashkit::builtins::text {
 
 int cmd_rev(CommandContext& ctx) {
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    static constexpr LongOpt kLong[] = {{"zero", Arg::none, '0'}};
-    if (!parse_options(ctx, {"0hV", kLong}, opts, files)) return 1;
+    static constexpr OptionSpec kLong[] = {{'0', 0, "zero"}};
+    if (!parse_getopt(ctx, "0hV", kLong, opts, files)) return 1;
     char eol = '\n';
     for (auto& o : opts) {
         if (o.id == '0') eol = '\0';
@@ -50,11 +50,12 @@ int cmd_rev(CommandContext& ctx) {
 }
 
 int cmd_tac(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"before", Arg::none, 'b'}, {"regex", Arg::none, 'r'}, {"separator", Arg::required, 's'}};
-    std::vector<ParsedOpt> opts;
+    static constexpr OptionSpec kLong[] = {
+        {'b', 0, "before"}, {'r', 0, "regex"}, {'s', 0, "separator", ArgKind::required},
+    };
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"brs:", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "brs:", kLong, opts, files)) return 1;
     bool before = false;
     std::string sep = "\n";
     for (auto& o : opts) {

@@ -148,14 +148,14 @@ std::string format_ld(const std::string& fmt, long double v) {
 }  // namespace
 
 int cmd_seq(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"format", Arg::required, 'f'}, {"separator", Arg::required, 's'}, {"equal-width", Arg::none, 'w'}};
-    std::vector<ParsedOpt> opts;
+    static constexpr OptionSpec kLong[] = {
+        {'f', 0, "format", ArgKind::required}, {'s', 0, "separator", ArgKind::required}, {'w', 0, "equal-width"},
+    };
+    std::vector<ParsedOption> opts;
     std::vector<std::string> args;
-    OptionSpec spec{"+f:s:w", kLong};
-    spec.shortopts = "f:s:w";
-    spec.stop_at_negative_number = true;
-    if (!parse_options(ctx, spec, opts, args)) return 1;
+    ParseConfig config;
+    config.negative_numbers_are_operands = true;  // seq -1 2
+    if (!parse_getopt(ctx, "f:s:w", kLong, opts, args, config)) return 1;
     std::string user_fmt, sep = "\n";
     bool have_fmt = false, equal = false;
     for (auto& o : opts) {

@@ -310,26 +310,21 @@ struct Sorter {
 }  // namespace
 
 int cmd_sort(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"ignore-leading-blanks", Arg::none, 'b'}, {"check", Arg::optional, 300},
-        {"dictionary-order", Arg::none, 'd'},      {"ignore-case", Arg::none, 'f'},
-        {"general-numeric-sort", Arg::none, 'g'},  {"human-numeric-sort", Arg::none, 'h'},
-        {"ignore-nonprinting", Arg::none, 'i'},    {"key", Arg::required, 'k'},
-        {"merge", Arg::none, 'm'},                 {"month-sort", Arg::none, 'M'},
-        {"numeric-sort", Arg::none, 'n'},          {"output", Arg::required, 'o'},
-        {"random-sort", Arg::none, 'R'},           {"random-source", Arg::required, 301},
-        {"reverse", Arg::none, 'r'},               {"sort", Arg::required, 302},
-        {"stable", Arg::none, 's'},                {"buffer-size", Arg::required, 'S'},
-        {"field-separator", Arg::required, 't'},   {"temporary-directory", Arg::required, 'T'},
-        {"unique", Arg::none, 'u'},                {"version-sort", Arg::none, 'V'},
-        {"zero-terminated", Arg::none, 'z'},       {"parallel", Arg::required, 303},
-        {"batch-size", Arg::required, 304},        {"compress-program", Arg::required, 305},
-        {"debug", Arg::none, 306},                 {"files0-from", Arg::required, 307},
+    static constexpr OptionSpec kLong[] = {
+        {'b', 0, "ignore-leading-blanks"}, {300, 0, "check", ArgKind::optional}, {'d', 0, "dictionary-order"},
+        {'f', 0, "ignore-case"}, {'g', 0, "general-numeric-sort"}, {'h', 0, "human-numeric-sort"},
+        {'i', 0, "ignore-nonprinting"}, {'k', 0, "key", ArgKind::required}, {'m', 0, "merge"}, {'M', 0, "month-sort"},
+        {'n', 0, "numeric-sort"}, {'o', 0, "output", ArgKind::required}, {'R', 0, "random-sort"},
+        {301, 0, "random-source", ArgKind::required}, {'r', 0, "reverse"}, {302, 0, "sort", ArgKind::required},
+        {'s', 0, "stable"}, {'S', 0, "buffer-size", ArgKind::required}, {'t', 0, "field-separator", ArgKind::required},
+        {'T', 0, "temporary-directory", ArgKind::required}, {'u', 0, "unique"}, {'V', 0, "version-sort"},
+        {'z', 0, "zero-terminated"}, {303, 0, "parallel", ArgKind::required}, {304, 0, "batch-size", ArgKind::required},
+        {305, 0, "compress-program", ArgKind::required}, {306, 0, "debug"}, {307, 0, "files0-from", ArgKind::required},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
     auto usage_fail = [&]() { return 2; };
-    if (!parse_options(ctx, {"bcCdfghik:mMno:rRsS:t:T:uVz", kLong}, opts, files)) return usage_fail();
+    if (!parse_getopt(ctx, "bcCdfghik:mMno:rRsS:t:T:uVz", kLong, opts, files)) return usage_fail();
     Config cfg;
     Key global;
     int check = 0;  // 1 -c, 2 -C

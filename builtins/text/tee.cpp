@@ -4,11 +4,12 @@
 namespace bashkit::builtins::text {
 
 int cmd_tee(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"append", Arg::none, 'a'}, {"ignore-interrupts", Arg::none, 'i'}, {"output-error", Arg::optional, 300}};
-    std::vector<ParsedOpt> opts;
+    static constexpr OptionSpec kLong[] = {
+        {'a', 0, "append"}, {'i', 0, "ignore-interrupts"}, {300, 0, "output-error", ArgKind::optional},
+    };
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"aip", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "aip", kLong, opts, files)) return 1;
     bool append = false, keep_going_on_pipe = false;
     for (auto& o : opts) {
         switch (o.id) {

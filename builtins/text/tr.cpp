@@ -193,13 +193,12 @@ bool expand(CommandContext& ctx, std::string_view text, bool second, Set& set) {
 }  // namespace
 
 int cmd_tr(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"complement", Arg::none, 'c'}, {"delete", Arg::none, 'd'},
-        {"squeeze-repeats", Arg::none, 's'}, {"truncate-set1", Arg::none, 't'},
+    static constexpr OptionSpec kLong[] = {
+        {'c', 0, "complement"}, {'d', 0, "delete"}, {'s', 0, "squeeze-repeats"}, {'t', 0, "truncate-set1"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> args;
-    if (!parse_options(ctx, {"cCdst", kLong}, opts, args)) return 1;
+    if (!parse_getopt(ctx, "cCdst", kLong, opts, args)) return 1;
     bool comp = false, del = false, squeeze = false, trunc = false;
     for (auto& o : opts) {
         switch (o.id) {

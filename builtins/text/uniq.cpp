@@ -36,15 +36,15 @@ bool equal(std::string_view a, std::string_view b, bool icase) {
 }  // namespace
 
 int cmd_uniq(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"count", Arg::none, 'c'},         {"repeated", Arg::none, 'd'},       {"all-repeated", Arg::optional, 'D'},
-        {"group", Arg::optional, 300},     {"ignore-case", Arg::none, 'i'},    {"skip-fields", Arg::required, 'f'},
-        {"skip-chars", Arg::required, 's'}, {"check-chars", Arg::required, 'w'}, {"unique", Arg::none, 'u'},
-        {"zero-terminated", Arg::none, 'z'},
+    static constexpr OptionSpec kLong[] = {
+        {'c', 0, "count"}, {'d', 0, "repeated"}, {'D', 0, "all-repeated", ArgKind::optional},
+        {300, 0, "group", ArgKind::optional}, {'i', 0, "ignore-case"}, {'f', 0, "skip-fields", ArgKind::required},
+        {'s', 0, "skip-chars", ArgKind::required}, {'w', 0, "check-chars", ArgKind::required}, {'u', 0, "unique"},
+        {'z', 0, "zero-terminated"},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> operands;
-    if (!parse_options(ctx, {"cdDf:is:uw:z", kLong}, opts, operands)) return 1;
+    if (!parse_getopt(ctx, "cdDf:is:uw:z", kLong, opts, operands)) return 1;
     bool count = false, only_dup = false, only_uniq = false, icase = false, has_width = false;
     int all_rep = -1;  // -1 off; 0 none, 1 prepend, 2 separate
     int group = -1;    // -1 off; 0 separate, 1 prepend, 2 append, 3 both

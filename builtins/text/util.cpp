@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "builtins/common/args.hpp"
 
 namespace bashkit::builtins::text {
 
@@ -31,46 +30,6 @@ int print_help(CommandContext& ctx, std::string_view usage) {
     if (s.back() != '\n') s += '\n';
     (void)ctx.out.write(s);
     return 0;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-
-bool parse_options(CommandContext& ctx, const OptionSpec& spec, std::vector<ParsedOpt>& opts,
-                   std::vector<std::string>& operands) {
-    // The utilities' one getopt_long (builtins/common/args.hpp) over the getopt-style short option string and
-    // the long table, with --help and --version last (the order of an ambiguity message's possibilities).
-    std::vector<builtins::OptionSpec> specs;
-    for (size_t k = 0; k < spec.shortopts.size(); ++k) {
-        const char c = spec.shortopts[k];
-        if (c == ':') continue;
-        builtins::ArgKind kind = builtins::ArgKind::none;
-        if (k + 1 < spec.shortopts.size() && spec.shortopts[k + 1] == ':') {
-            kind = builtins::ArgKind::required;
-            if (k + 2 < spec.shortopts.size() && spec.shortopts[k + 2] == ':') kind = builtins::ArgKind::optional;
-        }
-        specs.push_back({static_cast<unsigned char>(c), c, {}, kind});
-    }
-    auto add_long = [&](const LongOpt& l) {
-        const builtins::ArgKind kind = l.arg == Arg::none       ? builtins::ArgKind::none
-                                       : l.arg == Arg::required ? builtins::ArgKind::required
-                                                                : builtins::ArgKind::optional;
-        specs.push_back({l.id, 0, l.name, kind});
-    };
-    for (const auto& l : spec.longopts) add_long(l);
-    add_long({"help", Arg::none, kOptHelp});
-    add_long({"version", Arg::none, kOptVersion});
-    builtins::ParseConfig config;
-    const bool permute = spec.permute && ctx.env.get("POSIXLY_CORRECT") == nullptr;
-    config.mode = permute ? builtins::ParseMode::Permute : builtins::ParseMode::StopAtOperand;
-    config.negative_numbers_are_operands = spec.stop_at_negative_number;
-    builtins::ParsedArgs parsed = builtins::parse_args(ctx.argv, specs, config);
-    if (!parsed.ok()) {
-        usage_error(ctx, parsed.error);
-        return false;
-    }
-    for (auto& o : parsed.options) opts.push_back({o.id, o.has_value, std::move(o.value)});
-    for (auto& o : parsed.operands) operands.push_back(std::move(o));
-    return true;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// Shared plumbing of the text utilities: GNU-style option parsing and size arguments; inputs, outputs and
+// Shared plumbing of the text utilities: size arguments and usage messages; options, inputs, outputs and
 // quoting come from builtins/common.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "builtins/common/args.hpp"
 #include "builtins/common/io.hpp"
 #include "builtins/common/quote.hpp"
 #include "interp/command.hpp"
@@ -20,36 +21,8 @@ namespace bashkit::builtins::text {
 using interp::CommandContext;
 
 // ---------------------------------------------------------------------------------------------------------
-// Options (getopt_long-like)
-
-enum class Arg : uint8_t { none, required, optional };
-
-struct LongOpt {
-    std::string_view name;
-    Arg arg;
-    int id;  // a short option's character, or a value >= 256 for long-only options
-};
-
-struct ParsedOpt {
-    int id = 0;
-    bool has_value = false;
-    std::string value;
-};
-
-// Ids of the long options every utility has.
-inline constexpr int kOptHelp = 1000;
-inline constexpr int kOptVersion = 1001;
-
-struct OptionSpec {
-    std::string_view shortopts;           // getopt syntax: "n:c:qv", "x::" for an optional argument
-    std::span<const LongOpt> longopts;    // --help / --version are added automatically
-    bool permute = true;                  // options may follow operands (GNU default)
-    bool stop_at_negative_number = false; // "-1" "-.5" are operands (seq)
-};
-
-// Parses ctx.argv[1..]. On a bad option prints GNU's message and the "Try 'X --help'" line, returns false.
-bool parse_options(CommandContext& ctx, const OptionSpec& spec, std::vector<ParsedOpt>& opts,
-                   std::vector<std::string>& operands);
+// Options: builtins/common/args.hpp (parse_getopt: getopt's short string and a long table, as GNU declares
+// them) and the messages of the text utilities.
 
 // "Try 'X --help' for more information."
 void try_help(CommandContext& ctx);

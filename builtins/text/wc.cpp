@@ -57,14 +57,13 @@ struct Counter {
 }  // namespace
 
 int cmd_wc(CommandContext& ctx) {
-    static constexpr LongOpt kLong[] = {
-        {"bytes", Arg::none, 'c'},          {"chars", Arg::none, 'm'},      {"lines", Arg::none, 'l'},
-        {"words", Arg::none, 'w'},          {"max-line-length", Arg::none, 'L'},
-        {"files0-from", Arg::required, 301},
+    static constexpr OptionSpec kLong[] = {
+        {'c', 0, "bytes"}, {'m', 0, "chars"}, {'l', 0, "lines"}, {'w', 0, "words"}, {'L', 0, "max-line-length"},
+        {301, 0, "files0-from", ArgKind::required},
     };
-    std::vector<ParsedOpt> opts;
+    std::vector<ParsedOption> opts;
     std::vector<std::string> files;
-    if (!parse_options(ctx, {"clLmw", kLong}, opts, files)) return 1;
+    if (!parse_getopt(ctx, "clLmw", kLong, opts, files)) return 1;
     bool pl = false, pw = false, pc = false, pm = false, pL = false;
     for (auto& o : opts) {
         switch (o.id) {

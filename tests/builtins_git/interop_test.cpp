@@ -15,6 +15,7 @@
 #include <string>
 
 #include "builtins/registry.hpp"
+#include "tests/common/host_run.hpp"
 #include "interp/shell.hpp"
 #include "vfs/host_fs.hpp"
 
@@ -81,25 +82,14 @@ Out bashkit(const TempDir& d, const std::string& script, size_t memory = 0, int 
 
 // Runs a script with the host's bash and git in the folder's /repo.
 Out real(const TempDir& d, const std::string& script) {
-    std::string errf = d.path() + "/.stderr";
-    std::string cmd = "cd '" + d.path() + "/repo' && env -i PATH=/usr/bin:/bin HOME='" + d.path() + "/home' " + kEnv +
-                      " bash -c '" + [&] {
-                          std::string q;
-                          for (char c : script) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-                          return q;
-                      }() + "' 2>'" + errf + "'";
+    using bashkit::testing::shell_quote;
+    bashkit::testing::HostRun r = bashkit::testing::run_host_split(
+        "cd " + shell_quote(d.path() + "/repo") + " && env -i PATH=/usr/bin:/bin HOME=" +
+        shell_quote(d.path() + "/home") + " " + kEnv + " bash -c " + shell_quote(script));
     Out o;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return o;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-    int st = pclose(p);
-    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (FILE* e = fopen(errf.c_str(), "r")) {
-        while ((n = fread(buf.data(), 1, buf.size(), e)) > 0) o.err.append(buf.data(), n);
-        fclose(e);
-    }
+    o.out = std::move(r.out);
+    o.err = std::move(r.err);
+    o.status = r.status;
     return o;
 }
 

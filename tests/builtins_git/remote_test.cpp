@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "builtins/registry.hpp"
+#include "tests/common/host_run.hpp"
 #include "interp/shell.hpp"
 #include "net/http.hpp"
 #include "tests/builtins_net/harness.hpp"
@@ -50,23 +51,13 @@ std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-std::string shq(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+std::string shq(const std::string& s) { return bashkit::testing::shell_quote(s); }
 
 int sh(const std::string& cmd) { return std::system(("env -i PATH=/usr/bin:/bin " + std::string(kEnv) + " bash -c " + shq(cmd)).c_str()); }
 
 std::string sh_out(const std::string& cmd) {
-    std::string out;
-    FILE* p = popen(("env -i PATH=/usr/bin:/bin " + std::string(kEnv) + " bash -c " + shq(cmd) + " 2>&1").c_str(), "r");
-    if (!p) return out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    pclose(p);
-    return out;
+    return bashkit::testing::run_host("env -i PATH=/usr/bin:/bin " + std::string(kEnv) + " bash -c " + shq(cmd) + " 2>&1")
+        .out;
 }
 
 // Serves every bare repository under root over smart HTTP (protocol v0) with the real git. Paths starting
@@ -253,19 +244,13 @@ Out bashkit(const std::string& root, const std::string& url, const std::string& 
 }
 
 Out real(const std::string& root, const std::string& url, const std::string& script) {
-    std::string errf = root + "/.stderr";
-    std::string cmd = "cd " + shq(root + "/repo") + " && env -i PATH=/usr/bin:/bin HOME=" + shq(root + "/home") +
-                      " URL=" + shq(url) + " " + kEnv + " bash -c " + shq(script) + " 2>" + shq(errf);
+    bashkit::testing::HostRun r = bashkit::testing::run_host_split(
+        "cd " + shq(root + "/repo") + " && env -i PATH=/usr/bin:/bin HOME=" + shq(root + "/home") + " URL=" +
+        shq(url) + " " + kEnv + " bash -c " + shq(script));
     Out o;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return o;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-    int st = pclose(p);
-    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    o.err = slurp(errf);
-    fs::remove(errf);
+    o.out = std::move(r.out);
+    o.err = std::move(r.err);
+    o.status = r.status;
     return o;
 }
 

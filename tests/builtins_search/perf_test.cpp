@@ -13,6 +13,7 @@
 
 #include "builtins/registry.hpp"
 #include "interp/shell.hpp"
+#include "tests/common/host_run.hpp"
 #include "vfs/memory_fs.hpp"
 
 namespace {
@@ -39,12 +40,9 @@ std::string make_data(size_t bytes) {
 double time_host_grep(const std::string& args, const std::string& path, std::string& out) {
     const std::string cmd = "LC_ALL=C /usr/bin/grep " + args + " " + path;
     const auto t0 = std::chrono::steady_clock::now();
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return -1;
-    char buf[256];
-    out.clear();
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
+    bashkit::testing::HostRun run = bashkit::testing::run_host(cmd);
+    if (!run.ran) return -1;
+    out = std::move(run.out);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -12,18 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/host_run.hpp"
+
 namespace {
 
 using nlohmann::json;
 
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) {
-        if (c == '\'') q += "'\\''";
-        else q += c;
-    }
-    return q + "'";
-}
+using bashkit::testing::shell_quote;
+std::string quote(const std::string& s) { return shell_quote(s); }
 
 struct Out {
     int status = -1;
@@ -32,15 +28,10 @@ struct Out {
 
 // Runs the CLI with a shell command line of quoted args; stderr is discarded.
 Out analyze_cli(const std::string& args) {
-    std::string cmd = quote(BASHKIT_CLI) + " " + args + " 2>/dev/null";
+    bashkit::testing::HostRun run = bashkit::testing::run_host(quote(BASHKIT_CLI) + " " + args + " 2>/dev/null");
     Out r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = std::move(run.out);
+    r.status = run.status;
     return r;
 }
 

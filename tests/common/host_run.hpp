@@ -17,8 +17,16 @@ namespace bashkit::testing {
 struct HostRun {
     bool ran = false;  // popen worked and the command exited normally
     std::string out;   // its stdout (and stderr when the command line merges it)
+    std::string err;   // its stderr, from run_host_split
     int status = -1;   // its exit status
 };
+
+// s as one word for /bin/sh: 'it'\''s'.
+inline std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
 
 // Runs `command` with /bin/sh -c and collects its stdout.
 inline HostRun run_host(const std::string& command) {
@@ -31,6 +39,23 @@ inline HostRun run_host(const std::string& command) {
     const int st = ::pclose(p);
     r.ran = WIFEXITED(st);
     r.status = r.ran ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+// Runs `command` with /bin/sh -c and collects its stdout and, apart, its stderr (through a temporary file).
+inline HostRun run_host_split(const std::string& command) {
+    char path[] = "/tmp/bashkit_test_err_XXXXXX";
+    const int fd = ::mkstemp(path);
+    if (fd < 0) return {};
+    ::close(fd);
+    HostRun r = run_host("{ " + command + "\n} 2>" + shell_quote(path));
+    if (std::FILE* e = std::fopen(path, "r")) {
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, e)) > 0) r.err.append(buf, n);
+        std::fclose(e);
+    }
+    std::remove(path);
     return r;
 }
 

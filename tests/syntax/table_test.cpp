@@ -27,6 +27,7 @@
 
 #include "interp/syntax/parser.hpp"
 #include "interp/syntax/printer.hpp"
+#include "tests/common/host_run.hpp"
 #include "tests/syntax/case_file.hpp"
 
 namespace {
@@ -97,39 +98,31 @@ BashResult run_bash_n(const std::string& script) {
     }
     // mkstemp's name has no quote in it; the temp dir is quoted anyway.
     std::string cmd = std::string(kBash) + " -n '" + path + "' 2>&1 >/dev/null </dev/null";
-    std::string err;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-        std::array<char, 4096> buf{};
-        size_t n = 0;
-        while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
-        int status = pclose(p);
-        unlink(path.c_str());
-        if (!WIFEXITED(status)) {
-            out.failure = "bash did not exit normally";
-            return out;
-        }
-        int code = WEXITSTATUS(status);
-        std::string prefix = path + ": ";
-        std::optional<std::string> first_error;
-        size_t start = 0;
-        while (start < err.size() && !first_error) {
-            size_t nl = err.find('\n', start);
-            if (nl == std::string::npos) nl = err.size();
-            std::string line = err.substr(start, nl - start);
-            start = nl + 1;
-            if (line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
-            if (!line.empty() && !is_bash_warning(line)) first_error = line;
-        }
-        if (code == 0 || code == 2) {
-            out.verdict = first_error;
-            if (code == 2 && !first_error) out.failure = "bash exited 2 without an error line";
-        } else {
-            out.failure = "bash -n exited " + std::to_string(code) + ": " + err;
-        }
+    const bashkit::testing::HostRun run = bashkit::testing::run_host(cmd);
+    unlink(path.c_str());
+    if (!run.ran) {
+        out.failure = "bash did not run or did not exit normally";
         return out;
     }
-    unlink(path.c_str());
-    out.failure = "popen failed";
+    const std::string& err = run.out;
+    const int code = run.status;
+    std::string prefix = path + ": ";
+    std::optional<std::string> first_error;
+    size_t start = 0;
+    while (start < err.size() && !first_error) {
+        size_t nl = err.find('\n', start);
+        if (nl == std::string::npos) nl = err.size();
+        std::string line = err.substr(start, nl - start);
+        start = nl + 1;
+        if (line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
+        if (!line.empty() && !is_bash_warning(line)) first_error = line;
+    }
+    if (code == 0 || code == 2) {
+        out.verdict = first_error;
+        if (code == 2 && !first_error) out.failure = "bash exited 2 without an error line";
+    } else {
+        out.failure = "bash -n exited " + std::to_string(code) + ": " + err;
+    }
     return out;
 }
 
