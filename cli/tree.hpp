@@ -1,4 +1,4 @@
-// The file system a CLI run works on, from the command-line flags (issue 4), built from the vfs classes:
+// The file system a CLI run works on, from the command-line flags, built from the vfs classes:
 //
 //   (default)              an in-memory MemoryFs with /workspace (the cwd), /tmp and /home/user (HOME)
 //   --root DIR             the host folder DIR is "/" (HostFs). Nothing is created in it: the cwd is

@@ -213,7 +213,7 @@ TEST(CliDefault, InMemoryLayout) {
 // dependencies) are opened by the first command that needs them (base/lazy_library.hpp). The dynamic
 // loader's own trace (LD_DEBUG=libs) shows which libraries a run initialises.
 TEST(CliStartup, HeavyLibrariesLoadOnFirstUse) {
-    // (jq is bashkit's own since issue 21: no libjq at all.)
+    // (jq is bashkit's own: no libjq at all.)
     const std::vector<std::string> heavy = {"libcurl.so", "libarchive.so", "libcrypto.so"};
     auto loaded = [](const std::string& trace, const std::string& lib) {
         return trace.find("calling init: ") != std::string::npos &&

@@ -46,7 +46,7 @@ const Case kCases[] = {
     {"::127.0.0.1", true}, {"::8.8.8.8", false}, {"64:ff9b::127.0.0.1", true}, {"64:ff9b::a9fe:a9fe", true},
     {"64:ff9b::8.8.8.8", false}, {"64:ff9b:1::192.168.1.1", true}, {"64:ff9b:1::8.8.4.4", false},
     {"2002:7f00:1::", true}, {"2002:c0a8:101::1", true},
-    // 6to4 is blocked whatever it carries (issue 26), the RFC 9637 documentation prefix, a cloud host endpoint
+    // 6to4 is blocked whatever it carries, the RFC 9637 documentation prefix, a cloud host endpoint
     {"2002:0808:0808::1", true}, {"2002::", true}, {"2002:ffff:ffff:ffff::1", true},
     {"3fff::1", true}, {"3fff:fff:ffff::1", true}, {"168.63.129.16", true}, {"168.63.129.15", false},
     {"168.63.129.17", false},

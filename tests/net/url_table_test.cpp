@@ -144,7 +144,7 @@ const Row kRows[] = {
     // public addresses wrapped in IPv6 forms stay public
     {"http://[::ffff:8.8.8.8]/", OK, BLOCKED, OK},
     {"http://[64:ff9b::8.8.8.8]/", OK, BLOCKED, OK},
-    {"http://[2002:808:808::1]/", BLOCKED, BLOCKED, OK},  // 6to4 blocked outright (issue 26)
+    {"http://[2002:808:808::1]/", BLOCKED, BLOCKED, OK},  // 6to4 blocked outright
     {"http://[3fff::1]/", BLOCKED, BLOCKED, OK},
     {"http://168.63.129.16/", BLOCKED, BLOCKED, OK},
     // names whose answers are private (the resolver below), and rebinding-style mixed answers
