@@ -22,81 +22,58 @@ struct Panic {
 
 std::string errstr(vfs::Errc e) { return std::string(vfs::error_message(e)); }
 
-// A buffered destination of bytes: stdout, stderr, a w file, the temporary file of an in-place edit.
-class Sink {
+// A file of the FileSystem as a stream that can be closed (a w file, the temporary file of an in-place edit).
+class HandleStream final : public interp::ByteStream {
 public:
-    Sink(std::string name, bool unbuffered) : name_(std::move(name)), unbuffered_(unbuffered) {}
-    virtual ~Sink() = default;
-    Sink(const Sink&) = delete;
-    Sink& operator=(const Sink&) = delete;
-
-    void put(std::string_view s) {
-        if (failed_) return;
-        buf_.append(s);
-        if (buf_.size() >= kChunk) flush();
+    explicit HandleStream(std::unique_ptr<vfs::FileHandle> h) : h_(std::move(h)) {}
+    bool writable() const override { return true; }
+    interp::IoResult write(std::string_view data) override {
+        if (!h_) return {0, EBADF};
+        auto r = h_->write(data);
+        if (!r) return {0, vfs::to_errno(r.error())};
+        return {*r, 0};
     }
-    void put(char c) {
-        if (failed_) return;
-        buf_.push_back(c);
-        if (buf_.size() >= kChunk) flush();
-    }
-    // After a command's output: -u flushes at once.
-    void end_write() {
-        if (unbuffered_) flush();
-    }
-    bool flush() {
-        if (failed_) {
-            buf_.clear();
-            return false;
-        }
-        if (buf_.empty()) return true;
-        const int e = write_raw(buf_);
-        buf_.clear();
-        if (e) {
-            failed_ = true;
-            err_ = e;
-        }
-        return !failed_;
-    }
-    bool failed() const { return failed_; }
-    int error() const { return err_; }
-    const std::string& name() const { return name_; }
-
-protected:
-    virtual int write_raw(std::string_view data) = 0;
-
-private:
-    static constexpr size_t kChunk = 64 * 1024;
-    std::string name_;
-    bool unbuffered_;
-    std::string buf_;
-    bool failed_ = false;
-    int err_ = 0;
-};
-
-class StreamSink final : public Sink {
-public:
-    StreamSink(interp::ByteStream& s, std::string name, bool unbuffered)
-        : Sink(std::move(name), unbuffered), s_(s) {}
-
-private:
-    int write_raw(std::string_view data) override { return s_.write(data).err; }
-    interp::ByteStream& s_;
-};
-
-class HandleSink final : public Sink {
-public:
-    HandleSink(std::unique_ptr<vfs::FileHandle> h, std::string name, bool unbuffered)
-        : Sink(std::move(name), unbuffered), h_(std::move(h)) {}
     void close() { h_.reset(); }
 
 private:
-    int write_raw(std::string_view data) override {
-        if (!h_) return EBADF;
-        auto r = h_->write(data);
-        return r ? 0 : vfs::to_errno(r.error());
-    }
     std::unique_ptr<vfs::FileHandle> h_;
+};
+
+// Where sed writes: stdout, stderr, a w file, the temporary file of an in-place edit. The utilities' one
+// buffered writer (builtins/common Output) over it; with -u it is flushed after every command's output.
+class Sink {
+public:
+    Sink(CommandContext& ctx, interp::ByteStream& target, std::string name, bool unbuffered)
+        : name_(std::move(name)), unbuffered_(unbuffered), out_(ctx, &target) {}
+    Sink(CommandContext& ctx, std::unique_ptr<vfs::FileHandle> file, std::string name, bool unbuffered)
+        : file_(std::make_unique<HandleStream>(std::move(file))),
+          name_(std::move(name)),
+          unbuffered_(unbuffered),
+          out_(ctx, file_.get()) {}
+    Sink(const Sink&) = delete;
+    Sink& operator=(const Sink&) = delete;
+
+    void put(std::string_view s) { out_.put(s); }
+    void put(char c) { out_.put(c); }
+    // After a command's output: -u flushes at once.
+    void end_write() {
+        if (unbuffered_) out_.flush();
+    }
+    bool flush() { return out_.flush(); }
+    bool failed() const { return out_.failed(); }
+    int error() const { return out_.error(); }
+    const std::string& name() const { return name_; }
+    // A file sink: closes the file; what was not flushed is dropped and later writes fail.
+    void close() {
+        out_.buffer().clear();
+        if (file_) file_->close();
+    }
+
+private:
+    std::unique_ptr<HandleStream> file_;  // declared before out_, which flushes into it when destroyed
+    std::string name_;
+    bool unbuffered_;
+    builtins::Output out_;
 };
 
 // GNU's struct output: where a command writes, with its own "the last line lacked a newline" flag.
@@ -157,8 +134,8 @@ public:
           opt_(opt),
           files_(files),
           delim_(opt.null_data ? '\0' : '\n'),
-          stdout_sink_(ctx.out, "stdout", opt.unbuffered),
-          stderr_sink_(ctx.err, "stderr", true),
+          stdout_sink_(ctx, ctx.out, "stdout", opt.unbuffered),
+          stderr_sink_(ctx, ctx.err, "stderr", true),
           range_(prog.cmds.size(), Range::inactive),
           a2_number_(prog.cmds.size(), 0) {
         main_.sink = &stdout_sink_;
@@ -215,7 +192,7 @@ private:
                 const std::string path = ctx_.resolve(name);
                 std::unique_ptr<interp::ByteStream> owned;
                 if (interp::ByteStream* dev = text::device_stream(ctx_, path, owned)) {
-                    auto s = std::make_unique<StreamSink>(*dev, name, opt_.unbuffered);
+                    auto s = std::make_unique<Sink>(ctx_, *dev, name, opt_.unbuffered);
                     if (owned) owned_streams_.push_back(std::move(owned));
                     channels_[i].sink = s.get();
                     sinks_.push_back(std::move(s));
@@ -223,7 +200,7 @@ private:
                 }
                 auto h = ctx_.fs.open_write(path);
                 if (!h) throw Panic{"couldn't open file " + name + ": " + errstr(h.error()), 4};
-                auto s = std::make_unique<HandleSink>(std::move(h).value(), name, opt_.unbuffered);
+                auto s = std::make_unique<Sink>(ctx_, std::move(h).value(), name, opt_.unbuffered);
                 channels_[i].sink = s.get();
                 sinks_.push_back(std::move(s));
             }
@@ -365,7 +342,7 @@ private:
             temp_path_ = tmp;
             target_path_ = target;
             target_mode_ = st.mode;
-            temp_sink_ = std::make_unique<HandleSink>(std::move(h).value(), tmp, false);
+            temp_sink_ = std::make_unique<Sink>(ctx_, std::move(h).value(), tmp, false);
             main_.sink = temp_sink_.get();
             main_.missing_newline = false;
             return;
@@ -849,10 +826,12 @@ private:
     const std::vector<std::string>& files_;
     const char delim_;
 
-    StreamSink stdout_sink_;
-    StreamSink stderr_sink_;
-    std::vector<std::unique_ptr<Sink>> sinks_;
+    Sink stdout_sink_;
+    Sink stderr_sink_;
+    // The devices some w files write to, declared before the sinks (destroyed after them: a sink flushes
+    // when it is destroyed).
     std::vector<std::unique_ptr<interp::ByteStream>> owned_streams_;
+    std::vector<std::unique_ptr<Sink>> sinks_;
     std::vector<Channel> channels_;
     Channel main_;
     std::vector<std::unique_ptr<InFile>> rfiles_;
@@ -879,7 +858,7 @@ private:
     bool reset_at_next_file_ = true;
     int bad_count_ = 0;
 
-    std::unique_ptr<HandleSink> temp_sink_;
+    std::unique_ptr<Sink> temp_sink_;
     std::string temp_path_;
     std::string target_path_;
     vfs::Mode target_mode_ = 0644;
