@@ -2,6 +2,7 @@
 // directive's `search` metadata or "." and the -L folders; `~/` is $HOME, `$ORIGIN/` the folder of the jq
 // binary, taken as /usr/bin; a relative folder is relative to the importing module's folder; for each folder
 // PATH.jq, PATH/jq/main.jq, then PATH/BASENAME.jq), read from the sandbox's files through the Host.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -119,6 +120,7 @@ struct Linker {
     std::string& errors;
     int& nerrors;
     std::map<std::string, std::shared_ptr<Program>> loaded;  // code modules by path
+    std::vector<std::string> linking;                         // the modules being linked (a cycle is an error)
 };
 
 bool link(Linker& L, Program& p, const std::string& origin, int depth) {
@@ -164,6 +166,11 @@ bool link(Linker& L, Program& p, const std::string& origin, int depth) {
             imp.module = it->second;
             continue;
         }
+        if (std::find(L.linking.begin(), L.linking.end(), path) != L.linking.end()) {
+            L.errors += "jq: error: circular import of " + path + "\n\n";
+            ++L.nerrors;
+            return false;
+        }
         std::string errs;
         int n = 0;
         auto m = parse_program(text, errs, n, path);
@@ -178,7 +185,10 @@ bool link(Linker& L, Program& p, const std::string& origin, int depth) {
             ++L.nerrors;
             return false;
         }
-        if (!link(L, *m, dirname_of(path), depth + 1)) return false;
+        L.linking.push_back(path);
+        const bool ok = link(L, *m, dirname_of(path), depth + 1);
+        L.linking.pop_back();
+        if (!ok) return false;
         L.loaded[path] = m;
         imp.module = m;
     }
