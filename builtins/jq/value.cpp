@@ -300,9 +300,10 @@ std::string number_text(const Value& v) {
 }
 
 // jq 1.7.1 compares two literals exactly (13911860366432393 != 13911860366432392), others as doubles.
+// Only when their doubles are equal: rounding to a double keeps the order, so different doubles already
+// order the decimals.
 bool exact_numbers(const Value& a, const Value& b) {
-    return a.is_literal() && b.is_literal() && !std::isnan(a.num()) && !std::isnan(b.num()) &&
-           (a.literal() || b.literal());
+    return a.num() == b.num() && a.is_literal() && b.is_literal() && (a.literal() || b.literal());
 }
 
 }  // namespace
