@@ -1,7 +1,7 @@
 // jq: our own implementation of the jq 1.7.1 language (engine.hpp), driven the way jq 1.7.1's main()
 // drives libjq: the same options, output flags, messages and exit statuses. It reads only the sandbox:
-// files come from ctx.fs, stdin from ctx.in, `$ENV`/`env` show the command's exported environment, and
-// modules (import/include) are refused. Each run has its own evaluator: no global state, no lock.
+// files and modules (import/include, -L) come from ctx.fs, stdin from ctx.in, `$ENV`/`env` show the
+// command's exported environment. Each run has its own evaluator: no global state, no lock.
 #include "builtins/jq/jq.hpp"
 
 #include <cctype>
