@@ -53,7 +53,7 @@ struct Node {
     std::vector<std::string> params;
     std::vector<Node*> kids;
     Value val;
-    bool opt = false;  // Index/Iterate/Slice: the `?` form is wrapped in Try instead; unused
+    bool opt = false;  // Identity: no main expression (a library of definitions only); Literal: a string's text
 };
 
 }  // namespace bashkit::builtins::jq

@@ -260,20 +260,80 @@ Value setpath(const Value& v, const Value& path, size_t i, const Value& nv) {
     return r;
 }
 
+namespace {
+
+// Deletes keys from v at once (jq's jv_dels): array indices, negative ones included, and slices are all
+// taken against the array as it was before any deletion.
+void dels(Value& v, const std::vector<Value>& keys) {
+    if (v.is_null() || keys.empty()) return;
+    if (!v.is_array()) {
+        for (const Value& k : keys) delpath_in(v, std::vector<Value>{k}, 0);
+        return;
+    }
+    const size_t n = v.arr().size();
+    std::vector<char> del(n, 0);
+    for (const Value& k : keys) {
+        if (k.is_number()) {
+            double d = std::trunc(k.num());
+            if (std::isnan(d)) d = 0;
+            if (d < 0) d += static_cast<double>(n);
+            if (d >= 0 && d < static_cast<double>(n)) del[static_cast<size_t>(d)] = 1;
+        } else if (k.is_object()) {
+            size_t s, e;
+            if (!slice_bounds(k, n, s, e)) jq_error("Start and end indices of an array slice must be numbers");
+            for (size_t i = s; i < e; ++i) del[i] = 1;
+        } else {
+            Value probe = v;
+            delpath_in(probe, std::vector<Value>{k}, 0);  // its error
+        }
+    }
+    std::vector<Value> kept;
+    kept.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        if (!del[i]) kept.push_back(v.arr()[i]);
+    v = Value::array(std::move(kept));
+}
+
+// jq's delpaths_sorted: paths (sorted) grouped by their component at `start`; a group whose first path ends
+// there deletes the key, the others delete inside it.
+void del_sorted(Value& v, const std::vector<const std::vector<Value>*>& ps, size_t start) {
+    std::vector<Value> keys;
+    for (size_t i = 0; i < ps.size();) {
+        const Value& key = (*ps[i])[start];
+        const bool whole = ps[i]->size() == start + 1;
+        size_t j = i;
+        while (j < ps.size() && equal(key, (*ps[j])[start])) ++j;
+        if (whole) {
+            keys.push_back(key);
+        } else {
+            Value sub = v.is_null() ? Value() : index_value(v, key);
+            if (!sub.is_null()) {
+                std::vector<const std::vector<Value>*> group(ps.begin() + static_cast<std::ptrdiff_t>(i),
+                                                             ps.begin() + static_cast<std::ptrdiff_t>(j));
+                del_sorted(sub, group, start + 1);
+                setpath_in(v, std::vector<Value>{key}, 0, std::move(sub));
+            }
+        }
+        i = j;
+    }
+    dels(v, keys);
+}
+
+}  // namespace
+
 Value delpaths(const Value& v, Value paths) {
     if (!paths.is_array()) jq_error("Paths must be specified as an array");
     std::vector<Value> ps = paths.arr();
     for (const Value& p : ps)
         if (!p.is_array()) jq_error("Path must be specified as an array");
-    std::sort(ps.begin(), ps.end(), [](const Value& a, const Value& b) { return compare(a, b) > 0; });
+    if (ps.empty()) return v;
+    std::sort(ps.begin(), ps.end(), [](const Value& a, const Value& b) { return compare(a, b) < 0; });
+    if (ps[0].arr().empty()) return Value();  // everything is deleted
+    std::vector<const std::vector<Value>*> refs;
+    refs.reserve(ps.size());
+    for (const Value& p : ps) refs.push_back(&p.arr());
     Value r = v;
-    for (const Value& p : ps) {
-        if (p.arr().empty()) {
-            r = Value();
-            continue;
-        }
-        delpath_in(r, p.arr(), 0);
-    }
+    del_sorted(r, refs, 0);
     return r;
 }
 
@@ -552,39 +612,34 @@ Value format_value(const std::string& fmt, const Value& v) {
         return Value::string(std::move(r));
     }
     if (fmt == "base64d") {
-        std::string s = tostring(v), r;
-        uint32_t acc = 0;
-        int bits = 0;
-        size_t valid = 0;
+        // jq 1.7.1: up to the first '=', every character must be base64; a lone trailing character is an
+        // error; the bytes are made a string as every jq string (invalid UTF-8 becomes U+FFFD)
+        const std::string s = tostring(v);
+        std::string r;
+        uint32_t code = 0;
+        int n = 0;
         for (char c : s) {
+            if (c == '=') break;
             const char* p = c ? std::strchr(kB64, c) : nullptr;
-            if (!p) {
-                if (c == '=') break;
-                continue;
-            }
-            ++valid;
-            acc = (acc << 6) | static_cast<uint32_t>(p - kB64);
-            bits += 6;
-            if (bits >= 8) {
-                bits -= 8;
-                r += static_cast<char>((acc >> bits) & 0xff);
+            if (!p) jq_error(errdesc(Value::string(s)) + " is not valid base64 data");
+            code = (code << 6) | static_cast<uint32_t>(p - kB64);
+            if (++n == 4) {
+                r += static_cast<char>((code >> 16) & 0xff);
+                r += static_cast<char>((code >> 8) & 0xff);
+                r += static_cast<char>(code & 0xff);
+                n = 0;
+                code = 0;
             }
         }
-        if (valid % 4 == 1 && r.empty() && !s.empty()) jq_error(errdesc(v) + " is not valid base64 data");
-        std::string fixed = r;
-        Value out = Value::string("");
-        // invalid UTF-8 becomes U+FFFD, as jq's strings
-        std::vector<Value> tmp;
-        std::string err;
-        Value parsed;
-        std::string quoted;
-        dump_string(quoted, fixed, false);
-        (void)err;
-        (void)tmp;
-        (void)parsed;
-        // dump_string keeps bytes; decode them back through the JSON parser's UTF-8 repair
-        if (parse_json(quoted, parsed, err) && parsed.is_string()) return parsed;
-        return Value::string(std::move(fixed));
+        if (n == 3) {
+            r += static_cast<char>((code >> 10) & 0xff);
+            r += static_cast<char>((code >> 2) & 0xff);
+        } else if (n == 2) {
+            r += static_cast<char>((code >> 4) & 0xff);
+        } else if (n == 1) {
+            jq_error(errdesc(Value::string(s)) + " trailing base64 byte found");
+        }
+        return Value::string(fix_utf8(std::move(r)));
     }
     if (fmt == "base32") {
         std::string s = tostring(v), r;
@@ -720,12 +775,14 @@ bool contains(const Value& a, const Value& b) {
         return true;
     }
     if (a.is_string() && b.is_string()) return a.str().find(b.str()) != std::string::npos;
-    if (a.kind() == b.kind() || (a.truthy() != b.truthy() && false)) return equal(a, b);
-    if ((a.kind() == Kind::True || a.kind() == Kind::False) && (b.kind() == Kind::True || b.kind() == Kind::False))
-        return equal(a, b);
-    jq_error(errdesc(a) + " and " + errdesc(b) + " cannot have their containment checked");
+    return a.kind() == b.kind() && equal(a, b);  // values of different kinds inside: not contained
 }
-Value f_contains(const Value& in, const Args& a) { return Value::boolean(contains(in, a[0])); }
+Value f_contains(const Value& in, const Args& a) {
+    // jq's kinds: true and false are two
+    if (in.kind() != a[0].kind())
+        jq_error(errdesc(in) + " and " + errdesc(a[0]) + " cannot have their containment checked");
+    return Value::boolean(contains(in, a[0]));
+}
 Value f_add(const Value& in, const Args&) {
     if (in.is_object()) {
         Value acc;
@@ -893,10 +950,8 @@ Value f_implode(const Value& in, const Args&) {
     if (!in.is_array()) jq_error("implode input must be an array");
     std::string s;
     for (const Value& x : in.arr()) {
-        if (!x.is_number()) {
-            jq_error((x.is_null() ? std::string("number (null)") : errdesc(x)) +
-                     " can't be imploded, unicode codepoint needs to be numeric");
-        }
+        if (!x.is_number() || std::isnan(x.num()))
+            jq_error(errdesc(x) + " can't be imploded, unicode codepoint needs to be numeric");
         double d = x.num();
         uint32_t cp = d < 0 || d > 0x10ffff || (d >= 0xd800 && d < 0xe000) ? 0xfffd : static_cast<uint32_t>(d);
         put_utf8(s, cp);
@@ -1112,12 +1167,18 @@ struct Regex {
     }
 };
 
+constexpr unsigned long kRegexRetryLimit = 10000000;  // Oniguruma's default per match
+constexpr unsigned int kRegexStackLimit = 1000000;     // backtrack stack entries
+
 void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global) {
     std::call_once(onig_once, [] {
         OnigEncoding encs[1] = {ONIG_ENCODING_UTF8};
         onig_initialize(encs, 1);
-        onig_set_retry_limit_in_match(10000000);
-        onig_set_match_stack_limit_size(1000000);
+        // A hostile pattern is an error ("Regex failure: retry-limit-in-match over"), not a hang: retries
+        // are bounded per match and per search (one search tries every start position).
+        onig_set_retry_limit_in_match(kRegexRetryLimit);
+        onig_set_retry_limit_in_search(kRegexRetryLimit);
+        onig_set_match_stack_limit_size(kRegexStackLimit);
     });
     if (!re.is_string()) jq_error(errdesc(re) + " cannot be matched, as it is not a string");
     OnigOptionType opts = ONIG_OPTION_CAPTURE_GROUP;
@@ -1130,6 +1191,7 @@ void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global
                 case 'i': opts |= ONIG_OPTION_IGNORECASE; break;
                 case 'x': opts |= ONIG_OPTION_EXTEND; break;
                 case 'n': opts |= ONIG_OPTION_FIND_NOT_EMPTY; break;
+                case 'm': opts |= ONIG_OPTION_MULTILINE; break;
                 case 's': opts |= ONIG_OPTION_SINGLELINE; break;
                 case 'p': opts |= ONIG_OPTION_MULTILINE | ONIG_OPTION_SINGLELINE; break;
                 case 'l': opts |= ONIG_OPTION_FIND_LONGEST; break;
@@ -1144,7 +1206,7 @@ void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global
         OnigUChar buf[ONIG_MAX_ERROR_MESSAGE_LEN];
         onig_error_code_to_str(buf, r, &einfo);
         out.re = nullptr;
-        jq_error(re.str() + " (at offset 0) is not a valid regex: " + reinterpret_cast<char*>(buf));
+        jq_error(std::string("Regex failure: ") + reinterpret_cast<char*>(buf));
     }
 }
 
@@ -1165,7 +1227,9 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
     const std::string& s = in.str();
     const auto* start = reinterpret_cast<const OnigUChar*>(s.data());
     const auto* end = start + s.size();
-    OnigRegion* region = onig_region_new();
+    std::unique_ptr<OnigRegion, void (*)(OnigRegion*)> region_owner(onig_region_new(),
+                                                                    [](OnigRegion* r) { onig_region_free(r, 1); });
+    OnigRegion* region = region_owner.get();
     std::vector<Value> out;
     // capture names by group number
     std::map<int, std::string> names;
@@ -1185,10 +1249,9 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
         int r = onig_search(rx.re, start, end, start + pos, end, region, ONIG_OPTION_NONE);
         if (r == ONIG_MISMATCH) break;
         if (r < 0) {
-            onig_region_free(region, 1);
             OnigUChar buf[ONIG_MAX_ERROR_MESSAGE_LEN];
             onig_error_code_to_str(buf, r);
-            jq_error(std::string("regex error: ") + reinterpret_cast<char*>(buf));
+            jq_error(std::string("Regex failure: ") + reinterpret_cast<char*>(buf));
         }
         size_t mb = static_cast<size_t>(region->beg[0]), me = static_cast<size_t>(region->end[0]);
         Value m = Value::object();
@@ -1198,10 +1261,18 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
         std::vector<Value> caps;
         for (int g = 1; g < region->num_regs; ++g) {
             Value c = Value::object();
-            if (region->beg[g] < 0) {
-                c.set("offset", Value::number(-1));
+            if (me == mb) {  // jq 1.7.1: every capture of an empty match is empty at its offset
+                c.set("offset", Value::number(cp_index(mb)));
+                c.set("string", Value::string(""));
                 c.set("length", Value::number(0));
+            } else if (region->beg[g] < 0) {
+                c.set("offset", Value::number(-1));
                 c.set("string", Value());
+                c.set("length", Value::number(0));
+            } else if (region->beg[g] == region->end[g]) {
+                c.set("offset", Value::number(cp_index(static_cast<size_t>(region->beg[g]))));
+                c.set("string", Value::string(""));
+                c.set("length", Value::number(0));
             } else {
                 size_t cb = static_cast<size_t>(region->beg[g]), ce = static_cast<size_t>(region->end[g]);
                 c.set("offset", Value::number(cp_index(cb)));
@@ -1225,7 +1296,6 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
             pos = me;
         }
     }
-    onig_region_free(region, 1);
     return out;
 }
 
@@ -1260,19 +1330,18 @@ NATIVE(n_split2) {
     });
 }
 // sub(re; str; flags): str is evaluated with the capture object as input; multiple outputs -> cartesian
+// sub/gsub as jq 1.7.1 defines them: every output of the replacement makes its own result (the n-th
+// output of each match's replacement goes into the n-th result), with no match the input is the output.
 NATIVE(n_sub) {
-    return I.each(call->kids[2], in, env, [&](Value&& flags) {
-        return I.each(call->kids[0], in, env, [&](Value&& re) {
+    return I.each(call->kids[0], in, env, [&](Value&& re) {
+        return I.each(call->kids[2], in, env, [&](Value&& flags) {
             if (!in.is_string()) jq_error(errdesc(in) + " cannot be matched, as it is not a string");
             auto ms = regex_matches(I, in, re, flags, false);
             const std::string& s = in.str();
-            // results: for each combination of replacement outputs, in order
-            std::function<bool(size_t, size_t, std::string)> step = [&](size_t mi, size_t prev, std::string acc) -> bool {
-                if (mi == ms.size()) {
-                    acc += s.substr(prev);
-                    return emit(Value::string(std::move(acc)), nopath(path));
-                }
-                const Value& m = ms[mi];
+            std::vector<Value> results;  // null until the n-th output of a replacement adds to it
+            size_t prev = 0;
+            for (const Value& m : ms) {
+                I.tick();
                 size_t off = utf8_offset(s, static_cast<size_t>(m.get("offset")->num()));
                 size_t len = m.get("string")->str().size();
                 Value capobj = Value::object();
@@ -1280,13 +1349,24 @@ NATIVE(n_sub) {
                     const Value* nm = c.get("name");
                     if (nm && nm->is_string()) capobj.set(nm->str(), *c.get("string"));
                 }
-                std::string pre = acc + s.substr(prev, off - prev);
-                return I.each(call->kids[1], capobj, env, [&](Value&& rep) {
-                    if (!rep.is_string()) jq_error(errdesc(capobj) + " cannot be added to a string");
-                    return step(mi + 1, off + len, pre + rep.str());
+                const Value gap = Value::string(off > prev ? s.substr(prev, off - prev) : std::string());
+                size_t ix = 0;
+                I.each(call->kids[1], capobj, env, [&](Value&& rep) {
+                    if (ix == results.size()) results.emplace_back();
+                    results[ix] = binop("+", results[ix], binop("+", gap, rep));
+                    ++ix;
+                    return true;
                 });
-            };
-            return step(0, 0, "");
+                prev = off + len;
+            }
+            if (results.empty()) return emit(Value(in), nopath(path));
+            const Value rest = Value::string(prev < s.size() ? s.substr(prev) : std::string());
+            for (const Value& r : results) {
+                Value out = binop("+", r, rest);
+                if (!out.truthy()) continue;
+                if (!emit(std::move(out), nopath(path))) return false;
+            }
+            return true;
         });
     });
 }
@@ -1613,25 +1693,17 @@ NATIVE(n_while) {
     return go(in);
 }
 NATIVE(n_repeat) {
-    std::function<bool(Value)> go = [&](Value v) -> bool {
-        for (;;) {
-            I.tick();
-            if (!emit(Value(v), nopath(path))) return false;
-            std::vector<Value> next;
-            I.each(call->kids[0], v, env, [&](Value&& n) {
-                next.push_back(std::move(n));
-                return true;
-            });
-            if (next.size() == 1) {
-                v = std::move(next[0]);
-                continue;
-            }
-            for (Value& n : next)
-                if (!go(std::move(n))) return false;
-            return true;
-        }
-    };
-    return go(in);
+    // jq's `def repeat(f): def _repeat: f, _repeat; _repeat;` (every round applies f to the same input), as
+    // a loop
+    for (;;) {
+        I.tick();
+        bool go = true;
+        I.each(call->kids[0], in, env, [&](Value&& v) {
+            go = emit(std::move(v), nopath(path));
+            return go;
+        });
+        if (!go) return false;
+    }
 }
 NATIVE(n_input) {
     UNUSED_NATIVE_ARGS;
@@ -1693,9 +1765,13 @@ NATIVE(n_input_line_number) {
 }
 NATIVE(n_modulemeta) {
     UNUSED_NATIVE_ARGS;
-    (void)emit;
-    if (!in.is_string()) jq_error("modulemeta input module not a string");
-    jq_error("module not found: " + in.str());
+    return emit(module_meta(I.host, in), nopath(path));
+}
+NATIVE(n_get_search_list) {
+    UNUSED_NATIVE_ARGS;
+    Value a = Value::array();
+    for (const auto& d : I.host.lib_dirs) a.arr_mut().push_back(Value::string(d));
+    return emit(std::move(a), nopath(path));
 }
 
 // math
@@ -1798,6 +1874,7 @@ const std::map<std::string, Native>& natives() {
         {"halt_error/1", n_halt_error1},
         {"builtins/0", n_builtins},
         {"modulemeta/0", n_modulemeta},
+        {"get_search_list/0", n_get_search_list},
         {"length/0", cfn<f_length>},
         {"utf8bytelength/0", cfn<f_utf8bytelength>},
         {"type/0", cfn<f_type>},

@@ -3,7 +3,10 @@
 // that reports undefined functions and variables as compile errors.
 #include <pthread.h>
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
+#include <map>
 #include <mutex>
 
 #include "builtins/jq/engine_impl.hpp"
@@ -57,12 +60,12 @@ def nth($n): .[$n];
 def in(xs): . as $x | xs | has($x);
 def inside(xs): . as $x | xs | contains($x);
 def todate(f): strftime(f);
-def capture(re): capture(re; null);
+def capture($re): if ($re | type) == "string" then capture($re; null) elif ($re | type) == "array" and ($re | length) > 0 then capture($re[0]; $re[1]) else error(($re | type) + " not a string or array") end;
 def capture(re; $flags): match(re; $flags) | [.captures | .[] | select(.name != null) | { key: .name, value: .string }] | from_entries;
 def scan($re): scan($re; null);
 def scan($re; $flags): match($re; "g" + ($flags // "")) | if (.captures | length > 0) then [ .captures | .[] | .string ] else .string end;
-def test(re): test(re; null);
-def match(re): match(re; null);
+def test($re): if ($re | type) == "string" then test($re; null) elif ($re | type) == "array" and ($re | length) > 0 then test($re[0]; $re[1]) else error(($re | type) + " not a string or array") end;
+def match($re): if ($re | type) == "string" then match($re; null) elif ($re | type) == "array" and ($re | length) > 0 then match($re[0]; $re[1]) else error(($re | type) + " not a string or array") end;
 def splits($re): splits($re; null);
 def splits($re; flags): split($re; flags) | .[];
 def sub(re; str): sub(re; str; "");
@@ -85,7 +88,6 @@ def fromstream(f): { x: null, e: false } as $init
       if .e then .x else empty end);
 def truncate_stream(stream): . as $n | null | stream | . as $input | if (.[0]|length) > $n then setpath([0];.[0][$n:]) else empty end;
 def halt_error: halt_error(5);
-def get_search_list: [];
 def debug(msg): (msg | debug | empty), .;
 def transpose: if . == [] then [] else . as $in | (map(length) | max) as $max | [range(0; $max) as $j | [range(0; $in|length) as $i | $in[$i][$j] ] ] end;
 def finites: select(isinfinite or isnan | not);
@@ -352,7 +354,7 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
                     return emit(Value::string(std::move(s)), path ? &kNoPath : nullptr);
                 }
                 const Node* k = n->kids[i - 1];
-                if (k->op == Op::Literal) {
+                if (k->op == Op::Literal && k->opt) {  // text
                     parts[i - 1] = k->val.str();
                     return step(i - 1);
                 }
@@ -550,22 +552,16 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
             });
         }
         case Op::Alt: {
+            // An error of the left side is not caught (jq's FORK: both jq 1.6 and 1.7.1 raise it).
             bool any = false;
             bool go = true;
-            bool downstream = false;
             auto cb = [&](Value&& v, const Value* p) -> bool {
                 if (!v.truthy()) return true;
                 any = true;
-                downstream = true;
                 go = emit(std::move(v), p);
-                downstream = false;
                 return go;
             };
-            try {
-                eval(n->kids[0], in, path, env, mk_emit(cb));
-            } catch (JqError&) {
-                if (downstream) throw;
-            }
+            eval(n->kids[0], in, path, env, mk_emit(cb));
             if (!go) return false;
             if (any) return true;
             return eval(n->kids[1], in, path, env, emit);
@@ -757,10 +753,14 @@ bool Interp::call(const Node* n, const Value& in, const Value* path, const EnvP&
             check_stack();
             return eval(e->node, in, path, e->cenv, emit);
         }
-        if ((e->k == Env::Func && e->arity == arity && e->name == n->name) || e->k == Env::Prelude) {
+        const bool alias = e->k == Env::Alias && e->arity == arity && e->name == n->name;
+        if (alias || (e->k == Env::Func && e->arity == arity && e->name == n->name) || e->k == Env::Prelude) {
             const Node* def = e->node;
             EnvP fenv;
-            if (e->k == Env::Prelude) {
+            if (alias) {
+                def = e->cenv->node;
+                fenv = e->cenv;
+            } else if (e->k == Env::Prelude) {
                 auto it = e->prelude->defs.find(n->name + "/" + std::to_string(arity));
                 if (it == e->prelude->defs.end()) continue;
                 def = it->second;
@@ -914,21 +914,50 @@ void check_node(const Node* n, std::vector<Scope>& sc, std::vector<std::pair<con
     }
 }
 
+// The definitions of a module, in order.
+std::vector<const Node*> module_defs(const Program& m) {
+    std::vector<const Node*> defs;
+    for (const Node* r = m.root; r && r->op == Op::FuncDefs; r = r->kids.back())
+        for (size_t i = 0; i + 1 < r->kids.size(); ++i) defs.push_back(r->kids[i]);
+    return defs;
+}
+
+void import_scope(const Program& p, std::vector<Scope>& sc) {
+    for (const Import& imp : p.imports) {
+        if (imp.is_data) {
+            sc.push_back({Scope::Var, imp.as, 0});
+            sc.push_back({Scope::Var, imp.as + "::" + imp.as, 0});
+        } else if (imp.module) {
+            for (const Node* d : module_defs(*imp.module))
+                sc.push_back({Scope::Func, imp.as.empty() ? d->name : imp.as + "::" + d->name, d->params.size()});
+        }
+    }
+}
+
 }  // namespace
 
 bool check_program(const Program& p, const std::vector<std::string>& vars, std::string& errors, int& nerrors) {
     std::vector<Scope> sc;
     for (const auto& v : vars) sc.push_back({Scope::Var, v, 0});
-    std::vector<std::pair<const Node*, std::string>> errs;
-    check_node(p.root, sc, errs);
+    import_scope(p, sc);
+    std::vector<std::pair<const Program*, std::pair<const Node*, std::string>>> errs;
+    // A module's definitions are not checked: jq drops the ones the program never calls before it compiles,
+    // so a name a module leaves undefined is an error only when reached (here at run time).
+    {
+        std::vector<std::pair<const Node*, std::string>> e;
+        check_node(p.root, sc, e);
+        for (auto& x : e) errs.push_back({&p, std::move(x)});
+    }
     nerrors = static_cast<int>(errs.size());
-    for (const auto& [node, msg] : errs) {
+    for (const auto& [prog, err] : errs) {
+        const Program& p = *prog;
+        const auto& [node, msg] = err;
         size_t ls = p.source.rfind('\n', node->pos == 0 ? 0 : node->pos - 1);
         ls = (ls == std::string::npos || node->pos == 0) ? 0 : ls + 1;
         if (node->pos == 0) ls = 0;
         size_t le = p.source.find('\n', ls);
         le = le == std::string::npos ? p.source.size() : le;
-        errors += "jq: error: " + msg + " at <top-level>, line " + std::to_string(node->line) + ":\n" +
+        errors += "jq: error: " + msg + " at " + p.file + ", line " + std::to_string(node->line) + ":\n" +
                   p.source.substr(ls, le - ls) + std::string(node->pos - ls, ' ') + "\n";
     }
     return errs.empty();
@@ -940,7 +969,54 @@ struct Evaluator::Impl {
     std::shared_ptr<Program> prog;
     Interp I;
     EnvP root;
+    std::deque<std::string> names;  // names of imported definitions (foo::a), which Env entries view
+    std::map<const Program*, std::vector<EnvP>> module_frames;
     Impl(std::shared_ptr<Program> p, Host& h) : prog(std::move(p)), I(h) {}
+
+    // The environment of a program's body: base, then its imports in order (a later one shadows).
+    EnvP import_env(const Program& p, const EnvP& base) {
+        EnvP e = base;
+        for (const Import& imp : p.imports) {
+            if (imp.is_data) {
+                e = push_var(e, imp.as, imp.data);
+                names.push_back(imp.as + "::" + imp.as);
+                e = push_var(e, names.back(), imp.data);
+            } else if (imp.module) {
+                for (const EnvP& f : frames(*imp.module, base)) {
+                    auto a = std::make_shared<Env>();
+                    a->k = Env::Alias;
+                    a->parent = e;
+                    if (imp.as.empty()) {
+                        a->name = f->name;
+                    } else {
+                        names.push_back(imp.as + "::" + std::string(f->name));
+                        a->name = names.back();
+                    }
+                    a->arity = f->arity;
+                    a->cenv = f;
+                    e = a;
+                }
+            }
+        }
+        return e;
+    }
+    // A module's definitions, each a Func entry that sees the module's imports and earlier definitions.
+    const std::vector<EnvP>& frames(const Program& m, const EnvP& base) {
+        if (auto it = module_frames.find(&m); it != module_frames.end()) return it->second;
+        EnvP e = import_env(m, base);
+        std::vector<EnvP> out;
+        for (const Node* d : module_defs(m)) {
+            auto f = std::make_shared<Env>();
+            f->k = Env::Func;
+            f->parent = e;
+            f->name = d->name;
+            f->arity = d->params.size();
+            f->node = d;
+            e = f;
+            out.push_back(f);
+        }
+        return module_frames[&m] = std::move(out);
+    }
 };
 
 Evaluator::Evaluator(std::shared_ptr<Program> prog, Host& host) : impl_(std::make_unique<Impl>(std::move(prog), host)) {
@@ -951,7 +1027,7 @@ Evaluator::Evaluator(std::shared_ptr<Program> prog, Host& host) : impl_(std::mak
     e = push_var(e, "ARGS", args);
     e = push_var(e, "ENV", host.env);
     for (const auto& [k, v] : host.named_args.obj().items) e = push_var(e, k, v);
-    impl_->root = e;
+    impl_->root = impl_->import_env(*impl_->prog, e);
 }
 
 Evaluator::~Evaluator() = default;

@@ -22,7 +22,8 @@ struct PreludeMap {
 };
 
 struct Env {
-    enum K { Var, Closure, Func, Label, Prelude } k = Var;
+    enum K { Var, Closure, Func, Label, Prelude, Alias } k = Var;  // Alias: a module's Func (in cenv) by
+                                                                      // the name the importer gives it
     EnvP parent;
     std::string_view name;
     size_t arity = 0;

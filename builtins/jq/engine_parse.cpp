@@ -42,14 +42,96 @@ public:
 
     Node* parse_top() {
         advance();
+        // module <meta>;  then  import "path" as name [<meta>];  import "path" as $name [<meta>];
+        // include "path" [<meta>];
+        if (is_kw("module")) {
+            size_t at = tok_.start;  // jq locates the error at the directive
+            advance();
+            prog_.module_meta = directive_meta(parse_pipe(), at);
+            expect_op(";");
+        }
+        while (is_kw("import") || is_kw("include")) {
+            Import imp;
+            bool include = is_kw("include");
+            imp.pos = tok_.start;
+            advance();
+            size_t at = tok_.start;
+            Node* path = parse_string("");
+            if (path->op != Op::Literal) fail("Import path must be constant", at);
+            imp.relpath = path->val.str();
+            if (!include) {
+                expect_kw("as");
+                if (tok_.t == T::Var && !tok_.text.empty()) {
+                    imp.is_data = true;
+                } else if (tok_.t != T::Ident) {
+                    unexpected();
+                }
+                imp.as = tok_.text;
+                advance();
+            }
+            if (!is_op(";")) imp.meta = directive_meta(parse_pipe(), imp.pos);
+            expect_op(";");
+            prog_.imports.push_back(std::move(imp));
+        }
         Node* n;
         if (tok_.t == T::End) {
             n = mk(Op::Identity);
+            n->opt = true;  // no main expression (a library)
         } else {
             n = parse_pipe();
         }
         if (tok_.t != T::End) unexpected(", expecting end of file");
         return n;
+    }
+
+    // The metadata of a module directive: a constant object.
+    Value directive_meta(const Node* n, size_t at) {
+        Value v;
+        if (!const_value(n, v)) fail("Module metadata must be constant", at);
+        if (!v.is_object()) fail("Module metadata must be an object", at);
+        return v;
+    }
+    static bool const_value(const Node* n, Value& out) {
+        switch (n->op) {
+            case Op::Literal: out = n->val; return true;
+            case Op::Neg: {
+                Value v;
+                if (!const_value(n->kids[0], v) || !v.is_number()) return false;
+                out = Value::number(-v.num());
+                return true;
+            }
+            case Op::ArrayCons: {
+                out = Value::array();
+                std::vector<const Node*> items;
+                std::vector<const Node*> todo;
+                if (n->kids[0]) todo.push_back(n->kids[0]);
+                while (!todo.empty()) {
+                    const Node* k = todo.back();
+                    todo.pop_back();
+                    if (k->op == Op::Comma) {
+                        todo.push_back(k->kids[1]);
+                        todo.push_back(k->kids[0]);
+                        continue;
+                    }
+                    Value v;
+                    if (!const_value(k, v)) return false;
+                    out.arr_mut().push_back(std::move(v));
+                }
+                return true;
+            }
+            case Op::ObjectCons: {
+                out = Value::object();
+                for (size_t i = 0; i + 1 < n->kids.size(); i += 2) {
+                    const Node* k = n->kids[i];
+                    const Node* v = n->kids[i + 1];
+                    Value val;
+                    if (k->op != Op::Literal || !k->val.is_string() || !v || !const_value(v, val)) return false;
+                    out.set(k->val.str(), std::move(val));
+                }
+                return true;
+            }
+            default: return false;
+        }
     }
 
     Node* mk(Op op) {
@@ -219,6 +301,7 @@ public:
             while (is_kw("def")) defs->kids.push_back(parse_def());
             if (tok_.t == T::End || is_op(")") || is_op("]") || is_op("}") || is_op(";")) {
                 defs->kids.push_back(mk(Op::Identity));
+                defs->kids.back()->opt = tok_.t == T::End;  // a library: definitions only
             } else {
                 defs->kids.push_back(parse_pipe());
             }
@@ -569,6 +652,7 @@ public:
         auto flush = [&] {
             if (!lit.empty()) {
                 s->kids.push_back(str_lit(lit));
+                s->kids.back()->opt = true;  // a text part
                 lit.clear();
             }
         };
@@ -653,18 +737,20 @@ public:
                     advance();
                     Node* e2 = parse_pipe();
                     if (!is_op(")")) unexpected();
+                    if (e2->op == Op::Literal) e2->opt = false;  // an interpolated value, not text
                     s->kids.push_back(e2);
                     i = tok_.end;
                     break;
                 }
-                default: fail("invalid escape", i - 2);
+                default:
+                    fail(std::string("Invalid escape at line 1, column 4 (while parsing '\"\\") + e + "\"')", i - 2);
             }
         }
         flush();
         pos_ = i;
         (void)start;
         advance();
-        if (s->kids.size() == 1 && s->kids[0]->op == Op::Literal && fmt.empty()) return s->kids[0];
+        if (s->kids.size() == 1 && s->kids[0]->op == Op::Literal && s->kids[0]->opt && fmt.empty()) return s->kids[0];
         if (s->kids.empty() && fmt.empty()) return str_lit("");
         return s;
     }
@@ -927,7 +1013,7 @@ public:
 };
 
 // jq's locfile_locate: "MSG at <top-level>, line N:\n<that line><spaces up to the column>".
-std::string locate(const std::string& src, size_t pos, const std::string& msg) {
+std::string locate(const std::string& src, size_t pos, const std::string& msg, const std::string& file) {
     size_t ls = 0;
     int line = 1;
     for (size_t i = 0; i < pos && i < src.size(); ++i) {
@@ -938,22 +1024,30 @@ std::string locate(const std::string& src, size_t pos, const std::string& msg) {
     }
     size_t le = src.find('\n', ls);
     le = le == std::string::npos ? src.size() : le;
-    std::string out = msg + " at <top-level>, line " + std::to_string(line) + ":\n" + src.substr(ls, le - ls);
+    std::string out = msg + " at " + file + ", line " + std::to_string(line) + ":\n" + src.substr(ls, le - ls);
     out.append(pos > ls ? pos - ls : 0, ' ');
     return out + "\n";
 }
 
 }  // namespace
 
-std::shared_ptr<Program> parse_program(const std::string& source, std::string& errors, int& nerrors) {
+bool Program::library() const {
+    const Node* body = root;
+    while (body && body->op == Op::FuncDefs) body = body->kids.back();
+    return body && body->op == Op::Identity && body->opt;
+}
+
+std::shared_ptr<Program> parse_program(const std::string& source, std::string& errors, int& nerrors,
+                                       const std::string& file) {
     auto prog = std::make_shared<Program>();
     prog->source = source;
+    prog->file = file;
     Parser p(*prog, prog->source);
     try {
         prog->root = p.parse_top();
     } catch (const ParseError& e) {
         std::string m = "jq: error: " + e.msg + (e.unexpected ? " (Unix shell quoting issues?)" : "");
-        errors = locate(source, e.pos, m);
+        errors = locate(source, e.pos, m, file);
         nerrors = 1;
         return nullptr;
     }

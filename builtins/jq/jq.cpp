@@ -1,7 +1,7 @@
 // jq: our own implementation of the jq 1.7.1 language (engine.hpp), driven the way jq 1.7.1's main()
 // drives libjq: the same options, output flags, messages and exit statuses. It reads only the sandbox:
-// files come from ctx.fs, stdin from ctx.in, `$ENV`/`env` show the command's exported environment, and
-// modules (import/include) are refused. Each run has its own evaluator: no global state, no lock.
+// files and modules (import/include, -L) come from ctx.fs, stdin from ctx.in, `$ENV`/`env` show the
+// command's exported environment. Each run has its own evaluator: no global state, no lock.
 #include "builtins/jq/jq.hpp"
 
 #include <cctype>
@@ -20,27 +20,6 @@ namespace bashkit::builtins {
 namespace jq {
 
 namespace {
-
-// Whether the program starts with a module directive (only allowed first). Skips blanks and # comments.
-bool starts_with_module_directive(std::string_view p) {
-    size_t i = 0;
-    for (;;) {
-        while (i < p.size() && std::isspace(static_cast<unsigned char>(p[i]))) ++i;
-        if (i < p.size() && p[i] == '#') {
-            while (i < p.size() && p[i] != '\n') ++i;
-            continue;
-        }
-        break;
-    }
-    for (std::string_view kw : {"import", "include", "module"}) {
-        if (p.substr(i, kw.size()) != kw) continue;
-        size_t e = i + kw.size();
-        if (e >= p.size()) return true;
-        unsigned char c = static_cast<unsigned char>(p[e]);
-        if (!(std::isalnum(c) || c == '_')) return true;
-    }
-    return false;
-}
 
 constexpr int kOkNoOutput = -4;
 constexpr int kOkNullKind = -1;
@@ -68,6 +47,12 @@ public:
     Value input_filename() override { return inputs_ ? inputs_->filename() : Value(); }
     double input_line_number() override { return inputs_ ? static_cast<double>(inputs_->line()) : 0; }
     bool cancelled() override { return ctx_.cancelled(); }
+    int read_file(const std::string& path, std::string& text) override {
+        text::Input in;
+        vfs::Errc e = in.open_input(ctx_, path);
+        if (e == vfs::Errc::ok) e = text::read_all(ctx_, in, text);
+        return static_cast<int>(e);
+    }
     double now() override {
         auto t = ctx_.clock.now();
         return static_cast<double>(t.sec) + static_cast<double>(t.nsec) / 1e9;
@@ -264,17 +249,22 @@ int Runner::run() {
         program = std::move(content);
     }
     if (size_t nul = program.find('\0'); nul != std::string::npos) program.resize(nul);
-    if (starts_with_module_directive(program)) {
-        (void)ctx_.err.write(
-            "jq: error: import/include: modules are not available in the sandbox\njq: 1 compile error\n");
-        return 3;
-    }
     if (!make_args()) return usage_hint_ ? die(ctx_) : 2;
 
     std::string errors;
     int nerrors = 0;
     std::shared_ptr<Program> prog = parse_program(program, errors, nerrors);
     if (prog) {
+        if (!o_.lib_dirs.empty()) lib_dirs = o_.lib_dirs;
+        if (const std::string* h = ctx_.env.get("HOME")) home = *h;
+        cwd = ctx_.cwd;
+        if (o_.from_file) {
+            std::string f = ctx_.resolve(o_.program);
+            prog_origin = f.substr(0, f.rfind('/') == 0 ? 1 : f.rfind('/'));
+        }
+        link_program(*prog, *this, errors, nerrors);
+    }
+    if (prog && nerrors == 0) {
         std::vector<std::string> vars = {"ENV", "ARGS", "__prog_args"};
         for (const auto& [k, v] : named_args.obj().items) vars.push_back(k);
         check_program(*prog, vars, errors, nerrors);

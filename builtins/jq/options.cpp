@@ -41,8 +41,7 @@ const char* const kUsage =
     "  --               terminates argument processing;\n"
     "\n"
     "Named arguments are also available as $ARGS.named[], while\n"
-    "positional arguments are available as $ARGS.positional[].\n"
-    "Modules (import, include, -L) are not available in the sandbox.\n";
+    "positional arguments are available as $ARGS.positional[].\n";
 
 int die(interp::CommandContext& ctx) {
     (void)ctx.err.write(
@@ -110,13 +109,15 @@ bool parse_options(interp::CommandContext& ctx, Options& o, int& status) {
             args_done = true;
             continue;
         }
-        if (text[1] == 'L') {  // -L dir / -Ldir: accepted; modules are refused anyway
+        if (text[1] == 'L') {  // -L dir / -Ldir: a module folder (made absolute, as jq's realpath)
+            std::string dir = text.substr(2);
             if (text.size() == 2) {
                 if (i + 1 >= argc) {
                     return fail("-L takes a parameter: (e.g. -L /search/path or -L/search/path)\n");
                 }
-                ++i;
+                dir = ctx.argv[++i];
             }
+            o.lib_dirs.push_back(dir.empty() || dir[0] == '/' ? dir : ctx.resolve(dir));
             continue;
         }
         if (text[1] != '-') {  // a bundle of short flags: each known letter counts once

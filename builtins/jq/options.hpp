@@ -32,6 +32,7 @@ struct Options {
     std::string program;  // the filter, or the program file's name with -f
     std::vector<std::string> files;
     std::vector<NamedArg> named;
+    std::vector<std::string> lib_dirs;  // -L, absolute
     // --args / --jsonargs positional values, raw: (is_json, text)
     std::vector<std::pair<bool, std::string>> positional;
     bool help = false, version = false;

@@ -1,6 +1,7 @@
 #include "builtins/jq/value.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -77,6 +78,7 @@ Value Value::object() {
 
 Value Value::number_literal(double d, std::string_view lit) {
     Value v = number(d);
+    v.lit_ = true;
     if (std::isfinite(d) && format_double(d) == lit) return v;
     auto b = std::make_shared<LitBox>();
     b->charge(lit.size() + 64);
@@ -229,11 +231,89 @@ std::vector<const std::pair<std::string, Value>*> sorted_items(const ObjBox& o) 
 }
 }  // namespace
 
+namespace {
+
+// A decimal number as its significant digits (no leading or trailing zeros; empty for zero) and the power of
+// ten of the first digit: the exact value of a literal's text.
+struct Decimal {
+    bool neg = false;
+    std::string digits;
+    long exp = 0;
+};
+
+Decimal to_decimal(std::string_view s) {
+    Decimal d;
+    size_t i = 0;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) d.neg = s[i++] == '-';
+    long point = -1, n = 0;
+    std::string all;
+    for (; i < s.size(); ++i) {
+        char c = s[i];
+        if (c == '.') {
+            point = n;
+        } else if (c >= '0' && c <= '9') {
+            all += c;
+            ++n;
+        } else {
+            break;
+        }
+    }
+    long e = 0;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        bool eneg = false;
+        if (i < s.size() && (s[i] == '-' || s[i] == '+')) eneg = s[i++] == '-';
+        for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i)
+            if (e < 100000000) e = e * 10 + (s[i] - '0');
+        if (eneg) e = -e;
+    }
+    if (point < 0) point = n;
+    size_t lead = all.find_first_not_of('0');
+    if (lead == std::string::npos) return Decimal{d.neg, "", 0};
+    size_t trail = all.find_last_not_of('0');
+    d.digits = all.substr(lead, trail - lead + 1);
+    d.exp = point - static_cast<long>(lead) - 1 + e;
+    return d;
+}
+
+int compare_decimal(const Decimal& a, const Decimal& b) {
+    const bool za = a.digits.empty(), zb = b.digits.empty();
+    if (za || zb) {
+        if (za && zb) return 0;
+        if (za) return b.neg ? 1 : -1;
+        return a.neg ? -1 : 1;
+    }
+    if (a.neg != b.neg) return a.neg ? -1 : 1;
+    int mag;
+    if (a.exp != b.exp) {
+        mag = a.exp < b.exp ? -1 : 1;
+    } else {
+        int c = a.digits.compare(b.digits);
+        mag = c < 0 ? -1 : c > 0 ? 1 : 0;
+    }
+    return a.neg ? -mag : mag;
+}
+
+std::string number_text(const Value& v) {
+    const LitBox* l = v.literal();
+    return l ? l->text : format_double(v.num());
+}
+
+// jq 1.7.1 compares two literals exactly (13911860366432393 != 13911860366432392), others as doubles.
+// Only when their doubles are equal: rounding to a double keeps the order, so different doubles already
+// order the decimals.
+bool exact_numbers(const Value& a, const Value& b) {
+    return a.num() == b.num() && a.is_literal() && b.is_literal() && (a.literal() || b.literal());
+}
+
+}  // namespace
+
 int compare(const Value& a, const Value& b) {
     int ra = kind_rank(a.kind()), rb = kind_rank(b.kind());
     if (ra != rb) return ra < rb ? -1 : 1;
     switch (a.kind()) {
         case Kind::Number: {
+            if (exact_numbers(a, b)) return compare_decimal(to_decimal(number_text(a)), to_decimal(number_text(b)));
             double x = a.num(), y = b.num();
             if (x < y) return -1;
             if (x == y) return 0;
@@ -273,7 +353,9 @@ int compare(const Value& a, const Value& b) {
 bool equal(const Value& a, const Value& b) {
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
-        case Kind::Number: return a.num() == b.num();
+        case Kind::Number:
+            if (exact_numbers(a, b)) return compare_decimal(to_decimal(number_text(a)), to_decimal(number_text(b))) == 0;
+            return a.num() == b.num();
         case Kind::String: return a.str() == b.str();
         case Kind::Array: {
             const auto &x = a.arr(), &y = b.arr();
@@ -617,12 +699,7 @@ struct Machine {
             case 't': pattern = "true"; v = Value::boolean(true); break;
             case 'f': pattern = "false"; v = Value::boolean(false); break;
             case 'n':
-                if (token.size() == 3) {
-                    pattern = "nan";
-                    v = Value::number(NAN);
-                } else {
-                    pattern = "null";
-                }
+                if (token.size() > 1 && token[1] == 'u') pattern = "null";  // else a number: nan
                 break;
             default: break;
         }
@@ -635,6 +712,18 @@ struct Machine {
             const std::string& t = token;
             size_t i = 0;
             if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+            // decNumber's special values (jq 1.7.1 reads numbers with it): NaN, sNaN, Inf, Infinity, any case
+            std::string word;
+            for (size_t k = i; k < t.size(); ++k) word += static_cast<char>(std::tolower(static_cast<unsigned char>(t[k])));
+            size_t payload = word.find_first_not_of("0123456789", word.rfind("nan", 1) == 0 ? 3 : 4);
+            bool nan = (word.rfind("nan", 0) == 0 || word.rfind("snan", 0) == 0) && payload == std::string::npos;
+            if (nan || word == "inf" || word == "infinity") {
+                const bool neg = t[0] == '-';
+                const char* m = value(word[0] == 'i' ? Value::number(neg ? -HUGE_VAL : HUGE_VAL) : Value::number(NAN));
+                if (m) return m;
+                token.clear();
+                return nullptr;
+            }
             size_t ds = i;
             while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
             size_t nd = i - ds;

@@ -75,7 +75,8 @@ public:
     bool truthy() const { return k_ != Kind::Null && k_ != Kind::False; }
 
     double num() const { return n_; }
-    const LitBox* literal() const;  // null unless a literal number
+    const LitBox* literal() const;  // null unless a literal number whose text differs from the double's
+    bool is_literal() const { return lit_; }
     const std::string& str() const;
     const std::vector<Value>& arr() const;
     const ObjBox& obj() const;
@@ -93,6 +94,7 @@ public:
 
 private:
     Kind k_ = Kind::Null;
+    bool lit_ = false;  // a number read from JSON or a program literal (compared exactly with another one)
     double n_ = 0;
     std::shared_ptr<Box> h_;
 };
