@@ -55,24 +55,6 @@ bool is_multi_op(Tok t) {
     }
 }
 
-// Binding strength of binary operators; 0 for anything else.
-int precedence(Tok t) {
-    switch (t) {
-    case Tok::LOr: return 1;
-    case Tok::LAnd: return 2;
-    case Tok::BOr: return 3;
-    case Tok::BXor: return 4;
-    case Tok::BAnd: return 5;
-    case Tok::EqEq: case Tok::Ne: return 6;
-    case Tok::Lt: case Tok::Le: case Tok::Gt: case Tok::Ge: return 7;
-    case Tok::Shl: case Tok::Shr: return 8;
-    case Tok::Plus: case Tok::Minus: return 9;
-    case Tok::Mul: case Tok::Div: case Tok::Mod: return 10;
-    case Tok::Pow: return 11;
-    default: return 0;
-    }
-}
-
 ArithOp binary_op(Tok t) {
     switch (t) {
     case Tok::LOr: return ArithOp::LogOr;
@@ -93,9 +75,13 @@ ArithOp binary_op(Tok t) {
     case Tok::Mul: return ArithOp::Mul;
     case Tok::Div: return ArithOp::Div;
     case Tok::Mod: return ArithOp::Mod;
-    default: return ArithOp::Pow;
+    case Tok::Pow: return ArithOp::Pow;
+    default: return ArithOp::Comma;  // not a binary operator (precedence 0)
     }
 }
+
+// Binding strength of binary operators, from the one table (syntax/ast.hpp); 0 for anything else.
+int precedence(Tok t) { return syntax::arith_precedence(binary_op(t)); }
 
 class TextEval {
 public:

@@ -933,12 +933,6 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     }
     if (rc) {
         st_.status = run_registered(*rc, argv, env);
-        if (broken_pipe_ || st_.status == 141) {
-            if (is_subshell_ && broken_pipe_) {
-                exit_status_ = 141;
-                return Flow::Exit;
-            }
-        }
         if (cancel_->cancelled_fast()) return cancelled_flow();
         return Flow::Normal;
     }

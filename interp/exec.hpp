@@ -491,6 +491,8 @@ public:
     uint32_t lineno_ = 0;
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
+    // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
+    // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
     bool broken_pipe_ = false;
     bool is_subshell_ = false;
     bool exit_trap_done_ = false;

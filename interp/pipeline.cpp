@@ -154,7 +154,6 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                     try {
                         Flow f = child.exec_command(stage);
                         int status = f == Flow::Exit ? child.exit_status_ : state->status;
-                        if (child.broken_pipe_ && f == Flow::Exit) status = child.exit_status_;
                         state->status = status;
                         child.exit_status_ = status;
                         child.run_exit_trap();

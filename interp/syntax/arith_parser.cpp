@@ -21,6 +21,8 @@ struct ATok {
     std::string_view op;      // for Op
     uint32_t spi = 0, sci = 0;  // where the token starts
     uint32_t off = 0;           // its byte offset in the text
+    ArithOp bin = ArithOp::Comma;  // for Op: the binary operator it spells, if prec > 0
+    int prec = 0;                  // its precedence (ast.hpp: arith_precedence), 0 if not a binary operator
     ArithExpr* leaf = nullptr;  // for Leaf
 };
 
@@ -254,6 +256,7 @@ private:
             if (r.substr(0, op.size()) == op) {
                 tok_.kind = AT::Op;
                 tok_.op = op;
+                classify_op();
                 for (size_t i = 0; i < op.size(); ++i) step();
                 return;
             }
@@ -265,6 +268,7 @@ private:
     // Splits a "++"/"--" token into its first character (the second is re-read as a token).
     void split_double() {
         tok_.op = tok_.op.substr(0, 1);
+        classify_op();
         pi_ = tok_.spi;
         ci_ = tok_.sci + 1;
         pos_ = tok_.pos;
@@ -318,7 +322,7 @@ private:
     }
 
     ArithExpr* ternary() {
-        ArithExpr* c = binary(0);
+        ArithExpr* c = binary(arith_precedence(ArithOp::LogOr));
         if (!c || !is_op("?")) return c;
         Parser::Depth d(P, tok_.pos);
         if (!d.ok) return fail();
@@ -335,54 +339,37 @@ private:
         return n;
     }
 
-    // levels: 0 || 1 && 2 | 3 ^ 4 & 5 == != 6 < <= > >= 7 << >> 8 + - 9 * / %
-    bool binop_at(int level, ArithOp& op) const {
-        if (tok_.kind != AT::Op) return false;
-        std::string_view o = tok_.op;
-        switch (level) {
-        case 0: if (o == "||") { op = ArithOp::LogOr; return true; } return false;
-        case 1: if (o == "&&") { op = ArithOp::LogAnd; return true; } return false;
-        case 2: if (o == "|") { op = ArithOp::BitOr; return true; } return false;
-        case 3: if (o == "^") { op = ArithOp::BitXor; return true; } return false;
-        case 4: if (o == "&") { op = ArithOp::BitAnd; return true; } return false;
-        case 5:
-            if (o == "==") { op = ArithOp::Eq; return true; }
-            if (o == "!=") { op = ArithOp::Ne; return true; }
-            return false;
-        case 6:
-            if (o == "<") { op = ArithOp::Lt; return true; }
-            if (o == "<=") { op = ArithOp::Le; return true; }
-            if (o == ">") { op = ArithOp::Gt; return true; }
-            if (o == ">=") { op = ArithOp::Ge; return true; }
-            return false;
-        case 7:
-            if (o == "<<") { op = ArithOp::Shl; return true; }
-            if (o == ">>") { op = ArithOp::Shr; return true; }
-            return false;
-        case 8:
-            if (o == "+") { op = ArithOp::Add; return true; }
-            if (o == "-") { op = ArithOp::Sub; return true; }
-            return false;
-        case 9:
-            if (o == "*") { op = ArithOp::Mul; return true; }
-            if (o == "/") { op = ArithOp::Div; return true; }
-            if (o == "%") { op = ArithOp::Mod; return true; }
-            return false;
-        default: return false;
+    // Which binary operator the current Op token spells, looked up once in the operator table (ast.hpp).
+    void classify_op() {
+        tok_.prec = 0;
+        for (int o = static_cast<int>(ArithOp::LogOr); o <= static_cast<int>(ArithOp::Pow); ++o) {
+            auto candidate = static_cast<ArithOp>(o);
+            if (arith_op_text(candidate) == tok_.op) {
+                tok_.bin = candidate;
+                tok_.prec = arith_precedence(candidate);
+                return;
+            }
         }
     }
+    bool binop_at(int prec, ArithOp& op) const {
+        if (tok_.kind != AT::Op || tok_.prec != prec) return false;
+        op = tok_.bin;
+        return true;
+    }
 
-    ArithExpr* binary(int level) {
-        if (level > 9) return power();
-        ArithExpr* l = binary(level + 1);
+    // The binary operators of precedence `prec` and above, left associative (** is power()).
+    ArithExpr* binary(int prec) {
+        if (prec >= arith_precedence(ArithOp::Pow)) return power();
+        ArithExpr* l = binary(prec + 1);
         for (;;) {
             if (!l) return nullptr;
             ArithOp op;
             // "1--2" and "1++2": after a number the pair is a binary operator and a unary sign
-            if (level == 8 && tok_.kind == AT::Op && (tok_.op == "++" || tok_.op == "--")) split_double();
-            if (!binop_at(level, op)) return l;
+            if (prec == arith_precedence(ArithOp::Add) && tok_.kind == AT::Op && (tok_.op == "++" || tok_.op == "--"))
+                split_double();
+            if (!binop_at(prec, op)) return l;
             advance_tok();
-            ArithExpr* r = binary(level + 1);
+            ArithExpr* r = binary(prec + 1);
             if (!r) return nullptr;
             ArithBinary* b = make<ArithBinary>(l->pos, l->begin, r->end);
             b->op = op;

@@ -460,6 +460,68 @@ enum class ArithOp : uint8_t {
     AssignEq, AddEq, SubEq, MulEq, DivEq, ModEq, ShlEq, ShrEq, AndEq, XorEq, OrEq,
 };
 
+// How an operator is written.
+constexpr std::string_view arith_op_text(ArithOp op) {
+    switch (op) {
+    case ArithOp::Plus: case ArithOp::Add: return "+";
+    case ArithOp::Minus: case ArithOp::Sub: return "-";
+    case ArithOp::Not: return "!";
+    case ArithOp::BitNot: return "~";
+    case ArithOp::PreInc: case ArithOp::PostInc: return "++";
+    case ArithOp::PreDec: case ArithOp::PostDec: return "--";
+    case ArithOp::Comma: return ",";
+    case ArithOp::LogOr: return "||";
+    case ArithOp::LogAnd: return "&&";
+    case ArithOp::BitOr: return "|";
+    case ArithOp::BitXor: return "^";
+    case ArithOp::BitAnd: return "&";
+    case ArithOp::Eq: return "==";
+    case ArithOp::Ne: return "!=";
+    case ArithOp::Lt: return "<";
+    case ArithOp::Le: return "<=";
+    case ArithOp::Gt: return ">";
+    case ArithOp::Ge: return ">=";
+    case ArithOp::Shl: return "<<";
+    case ArithOp::Shr: return ">>";
+    case ArithOp::Mul: return "*";
+    case ArithOp::Div: return "/";
+    case ArithOp::Mod: return "%";
+    case ArithOp::Pow: return "**";
+    case ArithOp::AssignEq: return "=";
+    case ArithOp::AddEq: return "+=";
+    case ArithOp::SubEq: return "-=";
+    case ArithOp::MulEq: return "*=";
+    case ArithOp::DivEq: return "/=";
+    case ArithOp::ModEq: return "%=";
+    case ArithOp::ShlEq: return "<<=";
+    case ArithOp::ShrEq: return ">>=";
+    case ArithOp::AndEq: return "&=";
+    case ArithOp::XorEq: return "^=";
+    case ArithOp::OrEq: return "|=";
+    }
+    return "?";
+}
+
+// Bash's precedence of the binary operators, the one table that the parser, the printer and the text
+// evaluator read: from 1 (||) to 11 (**, right associative); 0 for the others (comma, assignments, unary).
+constexpr int arith_precedence(ArithOp op) {
+    switch (op) {
+    case ArithOp::LogOr: return 1;
+    case ArithOp::LogAnd: return 2;
+    case ArithOp::BitOr: return 3;
+    case ArithOp::BitXor: return 4;
+    case ArithOp::BitAnd: return 5;
+    case ArithOp::Eq: case ArithOp::Ne: return 6;
+    case ArithOp::Lt: case ArithOp::Le: case ArithOp::Gt: case ArithOp::Ge: return 7;
+    case ArithOp::Shl: case ArithOp::Shr: return 8;
+    case ArithOp::Add: case ArithOp::Sub: return 9;
+    case ArithOp::Mul: case ArithOp::Div: case ArithOp::Mod: return 10;
+    case ArithOp::Pow: return 11;
+    default: return 0;
+    }
+}
+inline constexpr int kArithMaxPrecedence = 11;
+
 struct ArithNum : ArithOf<NodeKind::ArithNum> {
     std::string_view text;  // as written: 42 0x1f 017 2#101 64#z
     // A decimal constant without a leading 0 and of at most 18 digits (the common `i<1000000`) is converted

@@ -901,76 +901,12 @@ private:
 
 // ---------------------------------------------------------------- arithmetic (for messages and tests)
 
-std::string_view arith_op(ArithOp op) {
-    switch (op) {
-        case ArithOp::Plus: return "+";
-        case ArithOp::Minus: return "-";
-        case ArithOp::Not: return "!";
-        case ArithOp::BitNot: return "~";
-        case ArithOp::PreInc: return "++";
-        case ArithOp::PreDec: return "--";
-        case ArithOp::PostInc: return "++";
-        case ArithOp::PostDec: return "--";
-        case ArithOp::Comma: return ",";
-        case ArithOp::LogOr: return "||";
-        case ArithOp::LogAnd: return "&&";
-        case ArithOp::BitOr: return "|";
-        case ArithOp::BitXor: return "^";
-        case ArithOp::BitAnd: return "&";
-        case ArithOp::Eq: return "==";
-        case ArithOp::Ne: return "!=";
-        case ArithOp::Lt: return "<";
-        case ArithOp::Le: return "<=";
-        case ArithOp::Gt: return ">";
-        case ArithOp::Ge: return ">=";
-        case ArithOp::Shl: return "<<";
-        case ArithOp::Shr: return ">>";
-        case ArithOp::Add: return "+";
-        case ArithOp::Sub: return "-";
-        case ArithOp::Mul: return "*";
-        case ArithOp::Div: return "/";
-        case ArithOp::Mod: return "%";
-        case ArithOp::Pow: return "**";
-        case ArithOp::AssignEq: return "=";
-        case ArithOp::AddEq: return "+=";
-        case ArithOp::SubEq: return "-=";
-        case ArithOp::MulEq: return "*=";
-        case ArithOp::DivEq: return "/=";
-        case ArithOp::ModEq: return "%=";
-        case ArithOp::ShlEq: return "<<=";
-        case ArithOp::ShrEq: return ">>=";
-        case ArithOp::AndEq: return "&=";
-        case ArithOp::XorEq: return "^=";
-        case ArithOp::OrEq: return "|=";
-    }
-    return "?";
-}
-
-// Binding strength, higher binds tighter.
+// Binding strength, higher binds tighter: comma, assignment, ?:, then the binary operators by bash's
+// precedence (ast.hpp), then unary and postfix operators.
 int binary_prec(ArithOp op) {
-    switch (op) {
-        case ArithOp::Comma: return 1;
-        case ArithOp::LogOr: return 4;
-        case ArithOp::LogAnd: return 5;
-        case ArithOp::BitOr: return 6;
-        case ArithOp::BitXor: return 7;
-        case ArithOp::BitAnd: return 8;
-        case ArithOp::Eq:
-        case ArithOp::Ne: return 9;
-        case ArithOp::Lt:
-        case ArithOp::Le:
-        case ArithOp::Gt:
-        case ArithOp::Ge: return 10;
-        case ArithOp::Shl:
-        case ArithOp::Shr: return 11;
-        case ArithOp::Add:
-        case ArithOp::Sub: return 12;
-        case ArithOp::Mul:
-        case ArithOp::Div:
-        case ArithOp::Mod: return 13;
-        case ArithOp::Pow: return 14;
-        default: return 12;
-    }
+    if (op == ArithOp::Comma) return 1;
+    int p = arith_precedence(op);
+    return p == 0 ? 12 : p + 3;
 }
 
 int arith_prec(const ArithExpr* e) {
@@ -1018,7 +954,7 @@ public:
                 return;
             case NodeKind::ArithUnary: {
                 const ArithUnary& u = *e->as<ArithUnary>();
-                std::string_view op = arith_op(u.op);
+                std::string_view op = arith_op_text(u.op);
                 out += op;
                 size_t start = out.size();
                 expr(u.operand, 15);
@@ -1031,14 +967,14 @@ public:
             case NodeKind::ArithPostfix: {
                 const ArithPostfix& p = *e->as<ArithPostfix>();
                 expr(p.operand, 16);
-                out += arith_op(p.op);
+                out += arith_op_text(p.op);
                 return;
             }
             case NodeKind::ArithAssign: {
                 const ArithAssign& a = *e->as<ArithAssign>();
                 expr(a.target, 16);
                 out += ' ';
-                out += arith_op(a.op);
+                out += arith_op_text(a.op);
                 out += ' ';
                 expr(a.value, 2);
                 return;
@@ -1070,7 +1006,7 @@ public:
                     const ArithBinary* b = spine[i];
                     int bp = binary_prec(b->op);
                     if (b->op != ArithOp::Comma) out += ' ';
-                    out += arith_op(b->op);
+                    out += arith_op_text(b->op);
                     out += ' ';
                     expr(b->right, b->op == ArithOp::Pow ? bp : bp + 1);
                 }
