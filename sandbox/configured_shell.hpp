@@ -43,7 +43,8 @@ struct ShellSetup {
     // The bytes the tree keeps in memory (a MemoryFs: alone, under a LimitedFs, as an overlay's upper layer,
     // mounted writable in a mount table when the shell is built; a session's ephemeral tree) are charged to
     // the shell's memory budget (limits.max_memory_bytes) besides fs_limits: past the budget a write fails
-    // with "No space left on device", as on a full tmpfs. Host folders cost no memory.
+    // with "No space left on device", as on a full tmpfs. Host folders cost no memory. A MemoryFs shared by
+    // several shells is charged to the last one built, and to none once any of them is destroyed.
     bool charge_tree_to_budget = true;
     net::ClientOptions network;                     // Network::none() by default
     Utilities utilities = Utilities::sandbox;
