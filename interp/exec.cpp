@@ -14,6 +14,7 @@
 #include "interp/fields.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
+#include "interp/stream_charge.hpp"
 #include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
@@ -634,8 +635,8 @@ Flow Exec::exec_coproc(const sx::Coproc* c) {
     // A coprocess: the body runs as a background job connected to two pipes, NAME[0] to read its output
     // and NAME[1] to write to its input.
     std::string name = c->name.empty() ? std::string("COPROC") : std::string(c->name);
-    PipeEnds to_child = make_pipe(cancel_);
-    PipeEnds from_child = make_pipe(cancel_);
+    PipeEnds to_child = make_charged_pipe(cancel_, s_.memory);
+    PipeEnds from_child = make_charged_pipe(cancel_, s_.memory);
     int rfd = alloc_fd(60);
     set_fd(rfd, from_child.reader);
     int wfd = alloc_fd(60);

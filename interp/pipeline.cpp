@@ -13,6 +13,7 @@
 #include "interp/fields.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
+#include "interp/stream_charge.hpp"
 #include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
@@ -133,7 +134,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                 s.threads.fetch_sub(want);
             }
         } stages_guard{s_, want, pipes, threads};
-        for (auto& pe : pipes) pe = make_pipe(cancel_);
+        for (auto& pe : pipes) pe = make_charged_pipe(cancel_, s_.memory);
         threads.reserve(n - 1);
         bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {

@@ -6,6 +6,7 @@
 #include "interp/exec.hpp"
 #include "interp/file_stream.hpp"
 #include "interp/fields.hpp"
+#include "interp/stream_charge.hpp"
 
 namespace bashkit::interp {
 
@@ -304,7 +305,7 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
 }
 
 Ex Exec::proc_subst(const sx::ProcSubst* p, std::string& path) {
-    PipeEnds pe = make_pipe(cancel_);
+    PipeEnds pe = make_charged_pipe(cancel_, s_.memory);
     int n = 63;
     while (n > 10 && fd(n)) --n;
     if (fd(n)) {

@@ -571,6 +571,15 @@ std::string Shell::cwd() const { return impl_->state.cwd; }
 
 const ExecutionLimits& Shell::limits() const { return impl_->session.limits; }
 
+MemoryBudget& Shell::memory() { return impl_->session.memory; }
+
+void Shell::reset_standard_fds() {
+    std::lock_guard run_lock(impl_->run_mu);
+    std::vector<StreamPtr>& fds = impl_->state.fds;
+    if (fds.size() < 3) fds.resize(3);
+    for (int i = 0; i < 3; ++i) fds[i] = impl_->proxies[i];
+}
+
 void Shell::set_timeout(std::chrono::milliseconds timeout) {
     std::lock_guard run_lock(impl_->run_mu);
     impl_->session.limits.timeout = timeout;

@@ -161,6 +161,15 @@ public:
     void restore_state(std::string_view json);
 
     const ExecutionLimits& limits() const;
+    // The session's memory budget (interp/governor.hpp), charged by its variables, buffers and utilities up
+    // to limits().max_memory_bytes. An embedder may charge to it what it keeps for the session: the sandbox
+    // charges the bytes of an in-memory tree (sandbox/configured_shell.cpp).
+    MemoryBudget& memory();
+    // Points fds 0, 1 and 2 back at the streams of the next run(), undoing an `exec >file`, `exec 2>&1` or
+    // `exec >&-` of an earlier run; other descriptors stay. bash keeps such changes for the rest of the
+    // session (so does run() and the CLI); an API whose every call returns its own stdout and stderr (the
+    // sandbox's execute) calls this before each run. Waits for a run in progress.
+    void reset_standard_fds();
     // Changes limits().timeout for the following run() calls (0 disables); waits for a run in progress.
     // The sandbox API uses it for the timeout_seconds of one execute().
     void set_timeout(std::chrono::milliseconds timeout);

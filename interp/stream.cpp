@@ -1,4 +1,5 @@
 #include "interp/stream.hpp"
+#include "interp/stream_charge.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -156,6 +157,7 @@ struct PipeCore {
     int writers = 1;
     bool reader_open = true;
     const CancelToken* cancel = nullptr;
+    MemoryCharge held;  // the ring's bytes, on the session's budget
 
     bool cancelled() const { return cancel && cancel->cancelled(); }
 
@@ -182,11 +184,22 @@ struct PipeCore {
     }
 };
 
-PipeEnds make_pipe(const CancelToken* cancel, size_t capacity) {
+namespace {
+PipeEnds make_pipe_on(const CancelToken* cancel, size_t capacity, MemoryBudget* budget) {
     auto core = std::make_shared<PipeCore>();
-    core->ring.resize(std::max<size_t>(capacity, 1));
+    capacity = std::max<size_t>(capacity, 1);
+    core->held = MemoryCharge(budget);
+    core->held.add(capacity);  // before allocating: throws MemoryLimitExceeded past the budget
+    core->ring.resize(capacity);
     core->cancel = cancel;
     return {std::make_shared<PipeReader>(core), std::make_shared<PipeWriter>(core)};
+}
+}  // namespace
+
+PipeEnds make_pipe(const CancelToken* cancel, size_t capacity) { return make_pipe_on(cancel, capacity, nullptr); }
+
+PipeEnds make_charged_pipe(const CancelToken* cancel, MemoryBudget& budget, size_t capacity) {
+    return make_pipe_on(cancel, capacity, &budget);
 }
 
 PipeReader::~PipeReader() { close(); }
@@ -262,9 +275,12 @@ bool PipeReader::unread(std::string_view data) {
     if (data.empty()) return true;
     PipeCore& c = *core_;
     std::lock_guard lock(c.mu);
-    // The bytes go in front of the unread ones; the ring grows when they do not fit.
+    // The bytes go in front of the unread ones; the ring grows when they do not fit (charged first: past the
+    // budget, the bytes are refused).
     const size_t old = c.size;
-    std::vector<char> ring(std::max(c.ring.size(), old + data.size()));
+    const size_t cap = std::max(c.ring.size(), old + data.size());
+    if (cap > c.ring.size() && !c.held.try_add(cap - c.ring.size())) return false;
+    std::vector<char> ring(cap);
     std::memcpy(ring.data(), data.data(), data.size());
     c.take(ring.data() + data.size(), old);
     c.ring = std::move(ring);

@@ -115,6 +115,9 @@ public:
         double t = timeout_seconds.value_or(opts_.default_exec_timeout_seconds);
         interp::Shell& shell = shell_->shell();
         shell.set_timeout(std::chrono::milliseconds(int64_t(std::ceil(t * 1000))));
+        // Each execute returns its own stdout and stderr: an `exec >file` or `exec >&-` of an earlier one
+        // does not silence this one (fds 3 and up, variables, functions and the cwd do persist).
+        shell.reset_standard_fds();
         interp::ExecResult r = callbacks ? shell.run(command, {}, *callbacks) : shell.run(command);
         SandboxExecutionResult out;
         out.exit_code = r.exit_code;

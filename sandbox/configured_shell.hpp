@@ -40,6 +40,12 @@ struct ShellSetup {
     std::shared_ptr<vfs::FileSystem> tree;          // required
     std::optional<vfs::FsLimits> fs_limits = vfs::FsLimits{};
     bool count_existing_usage = false;
+    // The bytes the tree keeps in memory (a MemoryFs: alone, under a LimitedFs, as an overlay's upper layer,
+    // mounted writable in a mount table when the shell is built; a session's ephemeral tree) are charged to
+    // the shell's memory budget (limits.max_memory_bytes) besides fs_limits: past the budget a write fails
+    // with "No space left on device", as on a full tmpfs. Host folders cost no memory. A MemoryFs shared by
+    // several shells is charged to the last one built, and to none once any of them is destroyed.
+    bool charge_tree_to_budget = true;
     net::ClientOptions network;                     // Network::none() by default
     Utilities utilities = Utilities::sandbox;
     interp::ShellOptions shell;                     // shell.http is set by ConfiguredShell
@@ -61,11 +67,13 @@ public:
     vfs::LimitedFs* limited() const { return limited_; }
 
 private:
+    class BudgetAccount;
     std::shared_ptr<vfs::FileSystem> fs_;
     vfs::LimitedFs* limited_ = nullptr;
     std::unique_ptr<interp::CommandRegistry> own_registry_;  // Utilities::host and ::none
     std::unique_ptr<net::HttpClient> http_;
     std::unique_ptr<interp::Shell> shell_;
+    std::shared_ptr<BudgetAccount> account_;
 };
 
 }  // namespace bashkit::sandbox

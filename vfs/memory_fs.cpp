@@ -48,9 +48,38 @@ struct MemState {
 
     TimeSpec now() const { return clock->now(); }
 
+    // Counts n more data bytes against max_bytes and the account; no_space (nothing counted) when either
+    // refuses them.
+    Errc add_bytes(uint64_t n) {
+        if (n == 0) return Errc::ok;
+        std::lock_guard lock(account_mu);
+        uint64_t used = bytes.load(std::memory_order_relaxed);
+        if (n > opts.max_bytes || used > opts.max_bytes - n) return Errc::no_space;
+        if (account && !account->try_charge(n)) return Errc::no_space;
+        bytes.fetch_add(n, std::memory_order_relaxed);
+        return Errc::ok;
+    }
+    void sub_bytes(uint64_t n) {
+        if (n == 0) return;
+        std::lock_guard lock(account_mu);
+        bytes.fetch_sub(n, std::memory_order_relaxed);
+        if (account) account->release(n);
+    }
+    void set_account(std::shared_ptr<MemoryAccount> a) {
+        std::lock_guard lock(account_mu);
+        uint64_t held = bytes.load(std::memory_order_relaxed);
+        if (account) account->release(held);
+        account = std::move(a);
+        if (account) account->force_charge(held);
+    }
+
     MemoryFsOptions opts;
     std::shared_ptr<const Clock> clock;
     std::atomic<uint64_t> bytes{0};    // allocated data bytes of live inodes
+    // Where `bytes` is charged besides max_bytes (set_memory_account). account_mu guards it and is held for
+    // every change of `bytes`, so the two counts move together (inodes die under no lock of the tree's).
+    std::mutex account_mu;
+    std::shared_ptr<MemoryAccount> account;
     std::atomic<uint64_t> inodes{0};   // live inodes
     std::atomic<bool> read_only{false};
     mutable std::shared_mutex mu;      // guards the tree and every inode's fields
@@ -65,7 +94,7 @@ Inode::Inode(MemState* owner_state, uint64_t number, FileType t, Mode m, uint32_
 }
 
 Inode::~Inode() {
-    owner->bytes.fetch_sub(data.size(), std::memory_order_relaxed);
+    owner->sub_bytes(data.size());
     owner->inodes.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -251,13 +280,8 @@ Errc can_add_inode(const MemState& st) {
     return Errc::ok;
 }
 
-// Reserves `grow` more data bytes against max_bytes (caller holds the unique lock).
-Errc reserve_bytes(MemState& st, uint64_t grow) {
-    uint64_t used = st.bytes.load(std::memory_order_relaxed);
-    if (grow > st.opts.max_bytes || used > st.opts.max_bytes - grow) return Errc::no_space;
-    st.bytes.fetch_add(grow, std::memory_order_relaxed);
-    return Errc::ok;
-}
+// Reserves `grow` more data bytes against max_bytes and the memory account (caller holds the unique lock).
+Errc reserve_bytes(MemState& st, uint64_t grow) { return st.add_bytes(grow); }
 
 // Sets the logical size of a regular file (caller holds the unique lock).
 Errc set_size(MemState& st, Inode& n, uint64_t size) {
@@ -266,7 +290,7 @@ Errc set_size(MemState& st, Inode& n, uint64_t size) {
         uint64_t freed = n.data.size() - size;
         n.data.resize(static_cast<std::size_t>(size));
         if (n.data.capacity() > 2 * n.data.size() + 4096) n.data.shrink_to_fit();
-        st.bytes.fetch_sub(freed, std::memory_order_relaxed);
+        st.sub_bytes(freed);
     }
     n.size = size;
     TimeSpec now = st.now();
@@ -282,8 +306,14 @@ Errc write_at(MemState& st, Inode& n, uint64_t offset, std::string_view bytes) {
     if (offset > st.opts.max_file_size || len > st.opts.max_file_size - offset) return Errc::file_too_large;
     uint64_t end = offset + len;
     if (end > n.data.size()) {
-        if (Errc e = reserve_bytes(st, end - n.data.size()); e != Errc::ok) return e;
-        n.data.resize(static_cast<std::size_t>(end), '\0');
+        const uint64_t grow = end - n.data.size();
+        if (Errc e = reserve_bytes(st, grow); e != Errc::ok) return e;
+        try {
+            n.data.resize(static_cast<std::size_t>(end), '\0');
+        } catch (...) {
+            st.sub_bytes(grow);  // the allocation failed: nothing was added
+            throw;
+        }
     }
     std::copy(bytes.begin(), bytes.end(), n.data.begin() + static_cast<std::ptrdiff_t>(offset));
     n.size = std::max(n.size, end);
@@ -417,6 +447,7 @@ MemoryFs::~MemoryFs() = default;
 uint64_t MemoryFs::bytes_used() const { return state_->bytes.load(); }
 uint64_t MemoryFs::inodes_used() const { return state_->inodes.load(); }
 void MemoryFs::set_read_only(bool read_only) { state_->read_only.store(read_only); }
+void MemoryFs::set_memory_account(std::shared_ptr<MemoryAccount> account) { state_->set_account(std::move(account)); }
 
 Result<Stat> MemoryFs::stat(std::string_view path) {
     std::shared_lock lock(state_->mu);

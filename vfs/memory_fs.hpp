@@ -16,7 +16,10 @@
 //  - Sizes reported: a directory has size 4096 (like ext4, which `ls -l` users expect), a symlink the length
 //    of its target; blocks are the size rounded up to 4 KiB, in 512-byte units.
 //  - Limits: max_bytes (file contents + symlink targets, counted while any name or open handle keeps the
-//    data alive) and max_inodes give no_space; max_file_size gives file_too_large. read_only makes every
+//    data alive) and max_inodes give no_space; max_file_size gives file_too_large. The same data bytes are
+//    charged to a MemoryAccount when one is attached (set_memory_account: the session's memory budget), and
+//    a growth it refuses is no_space too. Inodes and directory entries are not charged (max_inodes bounds
+//    them). read_only makes every
 //    change read_only (EROFS).
 //  - Thread-safe: one reader-writer lock around the tree. Open handles keep their file alive after unlink.
 //    Destroying the filesystem while handles are open is fine: they keep the data they need.
@@ -29,6 +32,19 @@
 #include "vfs/filesystem.hpp"
 
 namespace bashkit::vfs {
+
+// An account of the bytes a MemoryFs keeps in the process's memory, kept by the embedder: the session's memory
+// budget (interp/governor.hpp, through sandbox/configured_shell.cpp), so that the files of an in-memory tree and
+// the script's other buffers share one bound. Thread-safe; every call is short and takes no lock of the tree's.
+class MemoryAccount {
+public:
+    virtual ~MemoryAccount() = default;
+    // Counts n more bytes unless they do not fit; false (nothing counted) then.
+    virtual bool try_charge(uint64_t n) = 0;
+    // Counts n bytes already held, past any limit (what the tree holds when the account is attached).
+    virtual void force_charge(uint64_t n) = 0;
+    virtual void release(uint64_t n) = 0;
+};
 
 struct MemoryFsOptions {
     std::shared_ptr<const Clock> clock;      // null: the system clock
@@ -78,6 +94,10 @@ public:
     uint64_t inodes_used() const;
     // Switches read-only mode at run time (e.g. to freeze a lower layer).
     void set_read_only(bool read_only);
+    // Charges the data bytes (file contents and symlink targets, as counted against max_bytes) to the account
+    // too: the tree's bytes at once, then every growth; a growth the account refuses is no_space.
+    // Attaching another account (or null) releases the bytes from the previous one. Thread-safe.
+    void set_memory_account(std::shared_ptr<MemoryAccount> account);
 
 private:
     std::shared_ptr<detail::MemState> state_;

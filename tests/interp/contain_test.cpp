@@ -182,6 +182,49 @@ TEST(Contain, DoublingIsStoppedByTheBudget) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
 }
 
+TEST(Contain, PipeBuffersAreChargedToTheBudget) {
+    ContainFixture f;
+    ShellOptions o;
+    o.limits.max_memory_bytes = 1u << 20;  // room for about 15 pipe buffers of 64 KiB
+    Shell sh(f.fs, f.reg, o);
+    const size_t base = sh.memory().used();
+    std::string long_pipeline = "echo hi";
+    for (int i = 0; i < 20; ++i) long_pipeline += " | cat";
+    auto r = sh.run(long_pipeline + "; echo \"status $?\"");
+    EXPECT_EQ(r.out, "status 1\n");
+    EXPECT_NE(r.err.find("memory limit exceeded (1 MiB)"), std::string::npos) << r.err;
+    EXPECT_EQ(sh.memory().used(), base);  // the pipes made before the refusal were given back
+    // Fewer stages fit; their buffers are held while they run and given back after.
+    r = sh.run("echo hi | cat | cat | cat");
+    EXPECT_EQ(r.out, "hi\n") << r.err;
+    EXPECT_GE(sh.memory().peak(), base + 3 * kPipeCapacity);
+    EXPECT_EQ(sh.memory().used(), base);
+    // Process substitutions hold theirs while they live.
+    r = sh.run("cat < <(echo ps); cat < <(echo two)");
+    EXPECT_EQ(r.out, "ps\ntwo\n") << r.err;
+    EXPECT_EQ(sh.memory().used(), base);
+    EXPECT_EQ(sh.run("echo ok").out, "ok\n");
+}
+
+TEST(Contain, ResetStandardFdsUndoesAnEarlierRunsExec) {
+    ContainFixture f;
+    Shell sh(f.fs, f.reg);
+    // run() keeps bash's semantics: an `exec` of one run holds for the next ones.
+    auto r = sh.run("exec >&-; echo lost");
+    EXPECT_EQ(r.out, "");
+    r = sh.run("echo still lost");
+    EXPECT_EQ(r.out, "");
+    sh.reset_standard_fds();
+    r = sh.run("echo back; exec >/home/user/log 2>&1 3>/home/user/three; echo to-log; echo e >&2");
+    EXPECT_EQ(r.out, "back\n");
+    EXPECT_EQ(r.err, "");
+    sh.reset_standard_fds();
+    r = sh.run("echo fresh; echo e >&2; echo kept >&3; cat < /home/user/log");
+    EXPECT_EQ(r.out, "fresh\nto-log\ne\n");  // fd 3 is not one of the three: it stays
+    EXPECT_EQ(r.err, "e\n");
+    EXPECT_EQ(sh.run("cat < /home/user/three").out, "kept\n");
+}
+
 TEST(Contain, LegitimateWorkFitsTheDefaults) {
     ContainFixture f;
     Shell sh(f.fs, f.reg);

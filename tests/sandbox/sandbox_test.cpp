@@ -306,6 +306,67 @@ TEST_F(BashkitFixture, ExecuteKeepsStateAndFiles) {
     EXPECT_EQ(other.open("s1").execute("cat f.txt").exit_code, 1);
 }
 
+TEST_F(BashkitFixture, EachExecuteGetsItsOwnStdoutAndStderr) {
+    // bash keeps `exec >&-` or `exec >file` for the rest of the session (the CLI, which runs a script one
+    // statement at a time, does too); a tool API returns each call's own output, so every execute starts
+    // with fds 0-2 on its own streams. Other fds, variables and files persist.
+    auto o = opts();
+    o.ephemeral = true;
+    BashkitSandbox sb(o);
+    SandboxSession s = sb.open();
+    auto r = s.execute("exec >&-; echo lost; x=1");
+    EXPECT_EQ(r.stdout_, "");
+    EXPECT_NE(r.stderr_.find("Bad file descriptor"), std::string::npos) << r.stderr_;
+    r = s.execute("echo back $x");
+    EXPECT_EQ(r.stdout_, "back 1\n");
+    r = s.execute("exec >/tmp/log 2>&1 3>/tmp/three; echo to-log; echo err-to-log >&2");
+    EXPECT_EQ(r.stdout_, "");
+    EXPECT_EQ(r.stderr_, "");
+    r = s.execute("echo fresh; echo e >&2; echo kept >&3; cat /tmp/log /tmp/three");
+    EXPECT_EQ(r.stdout_, "fresh\nto-log\nerr-to-log\nkept\n");
+    EXPECT_EQ(r.stderr_, "e\n");
+    r = s.execute("exec 2>&1; echo e >&2");
+    EXPECT_EQ(r.stdout_, "e\n");
+    r = s.execute("exec <&-; echo e >&2");
+    EXPECT_EQ(r.stderr_, "e\n");
+    EXPECT_EQ(s.execute("read -r l < /tmp/log; echo \"$l\"; cat").stdout_, "to-log\n");
+}
+
+TEST_F(BashkitFixture, InMemoryFilesShareTheMemoryBudget) {
+    // An ephemeral session's files live in memory: their bytes count against max_memory_bytes with the rest
+    // of the session, and past it a write fails as on a full disk; removing files gives the room back.
+    auto o = opts();
+    o.ephemeral = true;
+    o.limits.max_memory_bytes = 64u << 20;
+    BashkitSandbox sb(o);
+    SandboxSession s = sb.open();
+    auto r = s.execute("head -c 40000000 /dev/zero > /tmp/a; echo \"a $?\"; head -c 40000000 /dev/zero > /tmp/b; "
+                       "echo \"b $?\"; wc -c < /tmp/a");
+    EXPECT_EQ(r.stdout_, "a 0\nb 1\n40000000\n") << r.stderr_;
+    EXPECT_NE(r.stderr_.find("No space left on device"), std::string::npos) << r.stderr_;
+    // A variable cannot use the room the files hold either.
+    r = s.execute("x=$(head -c 30000000 /dev/zero | tr '\\0' x); echo \"${#x} $?\"");
+    EXPECT_NE(r.stderr_.find("memory limit exceeded (64 MiB)"), std::string::npos) << r.stderr_;
+    r = s.execute("rm /tmp/a /tmp/b; head -c 40000000 /dev/zero > /tmp/b; echo \"b $?\"");
+    EXPECT_EQ(r.stdout_, "b 0\n") << r.stderr_;
+    EXPECT_EQ(s.execute("echo ok").stdout_, "ok\n");
+}
+
+TEST_F(BashkitFixture, A200MegabyteFileWrittenAndSortedFitsTheDefaultBudget) {
+    // Nothing legitimate trips a default: the input file, sort's buffers and the sorted file all live in the
+    // session's memory (an ephemeral tree) under the default 1 GiB budget.
+    auto o = opts();
+    o.ephemeral = true;
+    o.default_exec_timeout_seconds = 600;
+    BashkitSandbox sb(o);
+    SandboxSession s = sb.open();
+    auto r = s.execute("head -c 150000000 /dev/urandom | base64 -w 100 > big; sort big > sorted; "
+                       "wc -l < sorted; wc -c < sorted; sort -c sorted && echo sorted; rm big; "
+                       "sort -r sorted | tail -n 1 | cmp - <(head -n 1 sorted) && echo same");
+    EXPECT_EQ(r.stdout_, "2000000\n202000000\nsorted\nsame\n") << r.stderr_;
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_;
+}
+
 TEST_F(BashkitFixture, TimeoutDefaultAndPerCommand) {
     BashkitSandbox sb(opts());
     SandboxSession s = sb.open();

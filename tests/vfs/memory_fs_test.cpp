@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -190,6 +191,91 @@ TEST(MemoryFs, ByteLimitGivesNoSpaceAndIsFreedOnUnlink) {
         EXPECT_EQ(fs.bytes_used(), 51u);
     }
     EXPECT_EQ(fs.bytes_used(), 0u);
+}
+
+// A memory account with a limit, as the session's budget is (sandbox/configured_shell.cpp adapts it).
+struct TestAccount final : MemoryAccount {
+    explicit TestAccount(uint64_t limit) : limit(limit) {}
+    bool try_charge(uint64_t n) override {
+        if (n > limit || used > limit - n) return false;
+        used += n;
+        return true;
+    }
+    void force_charge(uint64_t n) override { used += n; }
+    void release(uint64_t n) override {
+        EXPECT_LE(n, used) << "released more than was charged";
+        used -= std::min<uint64_t>(n, used);
+    }
+    uint64_t limit;
+    std::atomic<uint64_t> used{0};
+};
+
+TEST(MemoryFs, DataBytesAreChargedToTheMemoryAccount) {
+    MemoryFs fs;
+    BK_ASSERT_OK(fs.write_file("/before", std::string(30, 'x')));
+    auto acct = std::make_shared<TestAccount>(100);
+    fs.set_memory_account(acct);
+    EXPECT_EQ(acct->used, 30u);  // what the tree held when attached
+    BK_ASSERT_OK(fs.write_file("/a", std::string(50, 'a')));
+    EXPECT_EQ(acct->used, 80u);
+    // Past the account: no_space, and the file keeps what it had (nothing is charged).
+    BK_EXPECT_ERR(fs.append_file("/a", std::string(21, 'b')), Errc::no_space);
+    EXPECT_EQ(fs.read_file("/a").value_or("?"), std::string(50, 'a'));
+    EXPECT_EQ(acct->used, 80u);
+    EXPECT_EQ(fs.bytes_used(), 80u);
+    BK_EXPECT_ERR(fs.symlink(std::string(21, 't'), "/l"), Errc::no_space);  // targets count too
+    BK_ASSERT_OK(fs.append_file("/a", std::string(20, 'b')));
+    EXPECT_EQ(acct->used, 100u);
+    // Overwriting in place and sparse growth cost nothing more.
+    BK_ASSERT_OK(fs.write_file("/before", std::string(30, 'y')));
+    BK_ASSERT_OK(fs.truncate("/before", 1 << 20));
+    EXPECT_EQ(acct->used, 100u);
+    // Shrinking, unlinking and renaming over give the bytes back.
+    BK_ASSERT_OK(fs.truncate("/before", 10));
+    EXPECT_EQ(acct->used, 80u);
+    BK_ASSERT_OK(fs.write_file("/c", "0123456789"));
+    BK_ASSERT_OK(fs.rename("/c", "/before"));
+    EXPECT_EQ(acct->used, 80u);
+    // An unlinked file held open keeps its charge until the handle closes.
+    {
+        auto h = fs.open("/a", OpenFlags::read | OpenFlags::write);
+        BK_ASSERT_OK(h);
+        BK_ASSERT_OK(fs.unlink("/a"));
+        EXPECT_EQ(acct->used, 80u);
+    }
+    EXPECT_EQ(acct->used, 10u);
+    // Another account takes the bytes over; null detaches.
+    auto other = std::make_shared<TestAccount>(1000);
+    fs.set_memory_account(other);
+    EXPECT_EQ(acct->used, 0u);
+    EXPECT_EQ(other->used, 10u);
+    fs.set_memory_account(nullptr);
+    EXPECT_EQ(other->used, 0u);
+    BK_ASSERT_OK(fs.write_file("/big", std::string(5000, 'z')));
+    EXPECT_EQ(other->used, 0u);
+}
+
+TEST(MemoryFs, AccountIsReleasedWhenTheTreeGoes) {
+    auto acct = std::make_shared<TestAccount>(1 << 20);
+    std::unique_ptr<FileHandle> h;
+    {
+        MemoryFs fs;
+        fs.set_memory_account(acct);
+        BK_ASSERT_OK(fs.mkdir_all("/d/e"));
+        BK_ASSERT_OK(fs.write_file("/d/e/f", std::string(1000, 'f')));
+        BK_ASSERT_OK(fs.write_file("/g", std::string(500, 'g')));
+        h = std::move(fs.open("/g", OpenFlags::read)).value();
+        EXPECT_EQ(acct->used, 1500u);
+    }
+    h.reset();  // the last handle keeps the tree's state, and so its charge
+    EXPECT_EQ(acct->used, 0u);
+    {
+        MemoryFs fs;
+        fs.set_memory_account(acct);
+        BK_ASSERT_OK(fs.write_file("/x", std::string(700, 'x')));
+        EXPECT_EQ(acct->used, 700u);
+    }
+    EXPECT_EQ(acct->used, 0u);
 }
 
 TEST(MemoryFs, InodeLimitGivesNoSpace) {
