@@ -36,8 +36,9 @@ public:
                                "': " + std::string(vfs::error_message(tree.error())));
         }
         tree_ = std::move(*tree);
-        auto shell = make_shell(tree_.cwd);
-        auto processes = std::make_unique<ShellProcesses>([this] { return make_shell(working_directory()); });
+        auto shell = make_shell(tree_.cwd, true);
+        // A process's shell leaves the tree charged to the session's shell (ShellSetup::charge_tree_to_budget).
+        auto processes = std::make_unique<ShellProcesses>([this] { return make_shell(working_directory(), false); });
         {
             std::lock_guard cancel_lock(cancel_mu_);
             shell_ = std::move(shell);
@@ -47,8 +48,9 @@ public:
 
     // A shell of this session: the session tree (which carries its FsLimits, the usage already on disk
     // counted), the network policy with its header bindings, the limits, the custom commands.
-    std::unique_ptr<ConfiguredShell> make_shell(const std::string& cwd) {
+    std::unique_ptr<ConfiguredShell> make_shell(const std::string& cwd, bool charge_tree) {
         ShellSetup setup;
+        setup.charge_tree_to_budget = charge_tree;
         setup.tree = tree_.fs;
         setup.fs_limits = opts_.fs_limits;
         setup.network.network = opts_.network;

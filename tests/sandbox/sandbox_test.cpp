@@ -789,6 +789,23 @@ TEST(BashkitProcesses, ProcessTools) {
     EXPECT_FALSE(s.is_open());
 }
 
+// A background process's shell does not take the session's in-memory files to its own budget: once it has
+// come and gone, the files still count against the session's.
+TEST(BashkitProcesses, InMemoryFilesStayChargedToTheSession) {
+    BashkitSandboxOptions o;
+    o.ephemeral = true;
+    o.limits.max_memory_bytes = 64u << 20;
+    BashkitSandbox sb(o);
+    SandboxSession s = sb.open();
+    int id = s.call_tool("start_process", {{"command", "head -c 1000 /dev/zero > /tmp/p"}})["process_id"];
+    for (int i = 0; i < 200 && s.call_tool("read_process_output", {{"process_id", id}})["running"] == true; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(s.call_tool("kill_process", {{"process_id", id}})["exit_code"], 0);
+    auto r = s.execute("head -c 40000000 /dev/zero > /tmp/a; echo \"a $?\"; head -c 40000000 /dev/zero > /tmp/b; "
+                       "echo \"b $?\"; wc -c < /tmp/p");
+    EXPECT_EQ(r.stdout_, "a 0\nb 1\n1000\n") << r.stderr_;
+}
+
 TEST(BashkitProcesses, RunningProcessesAreBounded) {
     TempDir base;
     BashkitSandbox bk({.base_dir = base.path});
