@@ -816,6 +816,21 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     return f;
 }
 
+namespace {
+// `A+=x cmd`: the temporary A starts from the value it has outside the command.
+void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
+    if (!a->append || a->is_array || a->index) return;
+    const std::string* outer = ex.get_scalar(a->name);
+    if (!outer) return;
+    std::string base = *outer;
+    bool created = false;
+    Var& v = ex.st_.vars.declare_at(a->name, scope, &created);
+    if (!created) return;
+    v.str = std::move(base);
+    v.set = true;
+}
+}  // namespace
+
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
                     bool only_builtins, const std::vector<const sx::Assign*>* decls) {
     const std::string& name = argv[0];
@@ -880,6 +895,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         if (!assigns.empty()) {
             temp.scope = ++st_.scope;
             for (const sx::Assign* a : assigns) {
+                temp_append_base(*this, a, temp.scope);
                 Ex r = do_assign(a, temp.scope, kAttrExport);
                 if (r == Ex::Fatal) return Flow::Exit;
             }
@@ -912,6 +928,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
                 error(std::string(a->name) + ": readonly variable");
                 continue;
             }
+            temp_append_base(*this, a, temp.scope);
             Ex r = do_assign(a, temp.scope, kAttrExport);
             if (r == Ex::Fatal) return Flow::Exit;
         }

@@ -418,10 +418,10 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
     Op op = p->op;
     bool is_set = v.is_list ? !v.list.empty() : v.set;
     // A list is null when its elements joined make an empty string: "${a[*]:-w}" with IFS= and a=("" "")
-    // uses w, "${a[@]:-w}" does not (its elements are joined with a space).
+    // uses w; "${a[@]:-w}" and the unquoted forms do not (the elements are joined with a space).
     bool is_null = v.scalar.empty();
     if (v.is_list) {
-        bool empty_sep = v.star && ifs_set && ifs_val.empty();
+        bool empty_sep = quoted && v.star && ifs_set && ifs_val.empty();
         is_null = std::all_of(v.list.begin(), v.list.end(), [](const std::string& e) { return e.empty(); }) &&
                   (v.list.size() <= 1 || empty_sep);
     }

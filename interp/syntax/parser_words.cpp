@@ -77,7 +77,9 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             }
             if (in_dq) {
                 // inside "${x:-...}": backslash keeps its double-quote meaning
-                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}') {
+                // (and \' in a pattern, where single quotes quote)
+                bool pat = m == WordMode::ParamPat || m == WordMode::ParamPatArg;
+                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat)) {
                     lit_add(lit, lx_.off() + 1, 1, lx_.pos());
                     lx_.advance(2);
                 } else {
