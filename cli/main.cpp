@@ -68,6 +68,7 @@ constexpr const char* kUsage =
     "\t-n\t\tread commands but do not execute them (syntax check, like bash -n)\n"
     "\t-c command\tread commands from the command string ($0 and $1... follow it)\n"
     "\t-O extglob\taccept extended glob patterns when parsing\n"
+    "\t-e -u -x ..., -o NAME\tset options before the script runs, as `set` does (+ turns them off)\n"
     "\t--dump-ast\tprint the syntax tree as JSON\n"
     "\t--print\t\tprint the script back as canonical bash source\n"
     "\t--analyze\tprint, without running anything, the commands the script may run, the files\n"
@@ -278,6 +279,7 @@ struct RunConfig {
     bool host_utilities = false;  // --host-utilities
     std::string load_state;       // --load-state FILE
     std::string save_state;       // --save-state FILE
+    std::vector<std::string> set_args;  // -e, -o pipefail, +u...: given to `set` before the script
 };
 
 // --host: the caller's own user, host name and process ids instead of the virtual ones.
@@ -391,6 +393,15 @@ struct Session {
         }
         return true;
     }
+    // The shell options of the command line (-e, -o pipefail...), set as `set` does; false (status 2) when
+    // one is unknown (its message printed).
+    bool set_options(const RunConfig& cfg) {
+        if (cfg.set_args.empty()) return true;
+        std::string cmd = "set";
+        for (const std::string& a : cfg.set_args) cmd += " " + a;  // letters and option names only
+        interp::Shell::Source src;
+        return shell.run(cmd, in, out, err, src) == 0;
+    }
     // --save-state: false (a message printed) when the file cannot be written.
     bool save(const RunConfig& cfg) {
         if (cfg.save_state.empty()) return true;
@@ -444,7 +455,10 @@ bool complete(const std::string& text, const sx::ParseOptions& opts) {
 // bash reading a script from stdin: one command line at a time, each run before the next is read.
 int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg) {
     Session session(std::move(tree), "bashkit", {}, cfg);
-    if (!session.load(cfg)) return 2;
+    if (!session.load(cfg) || !session.set_options(cfg)) return 2;
+    // The shell parses with extglob patterns allowed (Shell::run): a line that needs them is complete.
+    sx::ParseOptions run_opts = opts;
+    run_opts.extglob = true;
     std::string buffer, line;
     uint32_t line_base = 0;  // lines consumed before `buffer`
     int status = 0;
@@ -453,7 +467,7 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
         more = read_line(line);
         buffer += line;
         if (buffer.empty()) break;
-        if (more && !complete(buffer, opts)) continue;
+        if (more && !complete(buffer, run_opts)) continue;
         interp::Shell::Source src;
         src.first_line = line_base + 1;
         src.script_input = true;
@@ -639,6 +653,31 @@ int main(int argc, char** argv) {
         } else if (a == "--") {
             ++i;
             break;
+        } else if (a == "--norc" || a == "--noprofile" || a == "--noediting" || a == "--posix") {
+            // bash's start-up options: nothing to read at start-up, no line editing
+        } else if (a.size() > 1 && (a[0] == '-' || a[0] == '+') && a[1] != '-') {
+            // bash's one-letter options, bundled (-eu, -euo pipefail, +x): c and n as above, i s l r
+            // accepted and ignored, the others are `set` options
+            bool on = a[0] == '-';
+            for (char c : a.substr(1)) {
+                if (c == 'c' && on) {
+                    want_c = true;
+                } else if (c == 'n' && on) {
+                    mode = Mode::Check;
+                } else if (c == 'i' || c == 's' || c == 'l' || c == 'r') {
+                } else if (c == 'o') {
+                    if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
+                    std::string_view name = argv[++i];
+                    bool word = !name.empty();
+                    for (char k : name) word = word && ((k >= 'a' && k <= 'z') || k == '-');
+                    if (!word) return usage_error(std::string(name) + ": invalid option name");
+                    cfg.set_args.push_back(std::string(on ? "-o " : "+o ") + std::string(name));
+                } else if (std::strchr("abefhkmptuvxBCEHPT", c) && c) {
+                    cfg.set_args.push_back(std::string(1, a[0]) + c);
+                } else {
+                    return usage_error(std::string(1, a[0]) + c + ": invalid option");
+                }
+            }
         } else if (a.size() > 1 && a[0] == '-') {
             return usage_error(std::string(a) + ": invalid option");
         } else {
@@ -701,10 +740,11 @@ int main(int argc, char** argv) {
         std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
         if (command && !rest.empty()) rest.erase(rest.begin());
         Session session(std::move(*tree), name, std::move(rest), cfg);
-        if (!session.load(cfg)) return 2;
+        if (!session.load(cfg) || !session.set_options(cfg)) return 2;
         interp::Shell::Source where;
         if (file) where.name = *file;
         where.script_input = !command;
+        where.script_file = !command && file;
         where.syntax_name = src.name;
         int status = session.shell.run(src.text, session.in, session.out, session.err, where);
         return session.finish(status, cfg);

@@ -206,10 +206,16 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     return f;
 }
 
-Flow Exec::after_command(const sx::Command*) {
+Flow Exec::after_command(const sx::Command* cmd) {
     if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
     // Functions inherit the ERR trap only with set -E.
-    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) run_trap(kTrapErr);
+    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) {
+        // The trap sees PIPESTATUS of a simple command or subshell that failed (not yet of (( )) or [[ ]],
+        // as in bash; exec_stmt sets it for them afterwards).
+        if (cmd && (cmd->kind == sx::NodeKind::Simple || cmd->kind == sx::NodeKind::Subshell))
+            st_.pipestatus.assign(1, st_.status);
+        run_trap(kTrapErr);
+    }
     if (st_.opts[OptErrexit]) {
         exit_status_ = st_.status;
         return Flow::Exit;
@@ -624,7 +630,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->name = name;
     fn->def = f;
     fn->owner = owner_hold_;
-    fn->source = st_.frames.back().source;
+    fn->source = current_source_file();
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
     st_.funcs.insert_or_assign(std::move(name), std::move(fn));
     st_.status = 0;
@@ -811,6 +817,21 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     return f;
 }
 
+namespace {
+// `A+=x cmd`: the temporary A starts from the value it has outside the command.
+void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
+    if (!a->append || a->is_array || a->index) return;
+    const std::string* outer = ex.get_scalar(a->name);
+    if (!outer) return;
+    std::string base = *outer;
+    bool created = false;
+    Var& v = ex.st_.vars.declare_at(a->name, scope, &created);
+    if (!created) return;
+    v.str = std::move(base);
+    v.set = true;
+}
+}  // namespace
+
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
                     bool only_builtins, const std::vector<const sx::Assign*>* decls) {
     const std::string& name = argv[0];
@@ -860,21 +881,22 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         if (!vname.empty() && !rc) bi = find_builtin(vname);  // /bin/echo: the builtin coreutils also ships
     }
 
+    // Temporary assignments live in a scope of their own around the command, made one after the other
+    // (`A=1 B=$A cmd` gives B=1). Popped on every way out, an exception included.
+    struct TempScope {
+        Exec& e;
+        uint32_t scope = 0;
+        ~TempScope() {
+            if (!scope) return;
+            e.st_.vars.pop_scope(scope);
+            --e.st_.scope;
+        }
+    } temp{*this};
     if (fn || bi) {
-        // Temporary assignments live in a scope of their own around the command.
-        // Popped on every way out, an exception included.
-        struct TempScope {
-            Exec& e;
-            uint32_t scope = 0;
-            ~TempScope() {
-                if (!scope) return;
-                e.st_.vars.pop_scope(scope);
-                --e.st_.scope;
-            }
-        } temp{*this};
         if (!assigns.empty()) {
             temp.scope = ++st_.scope;
             for (const sx::Assign* a : assigns) {
+                temp_append_base(*this, a, temp.scope);
                 Ex r = do_assign(a, temp.scope, kAttrExport);
                 if (r == Ex::Fatal) return Flow::Exit;
             }
@@ -895,21 +917,22 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         return f;
     }
 
-    // A utility from the registry, or a script found through PATH.
-    std::vector<std::pair<std::string, std::string>> extra;
-    for (const sx::Assign* a : assigns) {
-        std::string v;
-        Ex r = expand_assign_value(a->value, v);
-        if (r == Ex::Fatal) return Flow::Exit;
-        const Var* cur = lookup(a->name);
-        if (cur && cur->readonly()) {
-            error(std::string(a->name) + ": readonly variable");
-            continue;
+    // A utility from the registry, or a script found through PATH: the temporary assignments are exported
+    // to it.
+    if (!assigns.empty()) {
+        temp.scope = ++st_.scope;
+        for (const sx::Assign* a : assigns) {
+            const Var* cur = lookup(a->name);
+            if (cur && cur->readonly()) {
+                std::string v;
+                if (expand_assign_value(a->value, v) == Ex::Fatal) return Flow::Exit;
+                error(std::string(a->name) + ": readonly variable");
+                continue;
+            }
+            temp_append_base(*this, a, temp.scope);
+            Ex r = do_assign(a, temp.scope, kAttrExport);
+            if (r == Ex::Fatal) return Flow::Exit;
         }
-        if (a->append) {
-            if (const std::string* old = get_scalar(a->name)) v = *old + v;
-        }
-        extra.emplace_back(std::string(a->name), std::move(v));
     }
     RedirGuard guard(*this);
     if (!redirs.empty()) {
@@ -925,7 +948,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         st_.status = 1;
         return Flow::Normal;
     }
-    Environment env = build_env(extra.empty() ? nullptr : &extra);
+    Environment env = build_env();
     if (!rc && (name == "bash" || name == "sh" || vname == "bash" || vname == "sh")) {
         // A child interpreter, unless the sandbox registered its own.
         st_.status = bash_command(argv, env);

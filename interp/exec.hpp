@@ -94,10 +94,24 @@ inline size_t alias_bytes(std::string_view name, std::string_view value) { retur
 struct CallFrame {
     std::vector<std::string> params;  // $1 ...
     std::string funcname;             // empty for the main script
-    std::string source;               // BASH_SOURCE
+    // BASH_SOURCE: where the function was defined; for frames[0], the script file ("main" for a script
+    // read from stdin, empty for -c)
+    std::string source;
     uint32_t call_line = 0;           // BASH_LINENO: where this frame was called from
     uint32_t scope = 0;               // variable scope level of its locals
-    bool is_source = false;           // a `source`d file (return is allowed)
+    bool main_entry = false;          // frames[0] of a script file: the debug stack ends with ("main", file, 0)
+    // Files being `source`d while this frame is the innermost, outermost first (each a debug stack entry).
+    struct Sourced {
+        std::string file;
+        uint32_t call_line = 0;
+    };
+    std::vector<Sourced> sourced;
+};
+// One entry of bash's debug stack (FUNCNAME, BASH_SOURCE, BASH_LINENO, caller), innermost first.
+struct DebugEntry {
+    std::string_view funcname;  // a function, "source" or "main"
+    std::string_view source;
+    uint32_t line = 0;          // where it was called from
 };
 
 class StackThread;
@@ -150,7 +164,7 @@ struct ShellState {
     uint32_t umask = 022;
     uint64_t rng = 0;
     int last_random = 0;
-    std::vector<int> pipestatus{0};  // PIPESTATUS
+    std::vector<int> pipestatus;  // PIPESTATUS (empty until the first command, as in bash)
     int64_t seconds_base = 0;  // SECONDS = now - seconds_base
     int getopts_pos = 0;       // index into the current option cluster
     int64_t getopts_optind = 1;
@@ -346,7 +360,8 @@ public:
     // script_input: the source is a script file or stdin, not -c (ShellState::script_input). The child
     // shares the streams: a background job it starts may keep using them after it returns.
     int child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
-                    StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input = false);
+                    StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input = false,
+                    bool script_file = false);  // script_file: name is a script file's path (BASH_SOURCE)
     void init_child_state(ShellState& st, const Environment& env);
     int bash_command(std::vector<std::string>& argv, const Environment& env);
     static void install_dynamic_vars(ShellState& st);
@@ -403,6 +418,10 @@ public:
 
     // ---- variables (vars_exec.cpp)
     const Var* lookup(std::string_view name);  // resolves namerefs and dynamic variables
+    // bash's debug stack, innermost first; the views point into st_.frames.
+    std::vector<DebugEntry> debug_stack() const;
+    // The file whose text runs now (a function defined now gets it as its BASH_SOURCE).
+    const std::string& current_source_file() const;
     Var* lookup_mut(std::string_view name);    // resolves namerefs
     const std::string* get_scalar(std::string_view name);
     std::string get_str(std::string_view name);  // "" when unset

@@ -22,6 +22,8 @@ void append_escaped(std::string& out, std::string_view s) {
 FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set) : mode_(mode) {
     if (mode != Mode::Fields) return;
     if (!ifs_set) ifs = " \t\n";
+    ifs_empty_ = ifs.empty();
+    if (!ifs_empty_) ifs_first_ = ifs[0];
     for (unsigned char c : ifs) {
         ifs_map_[c] = true;
         if (c == ' ' || c == '\t' || c == '\n') ifs_ws_[c] = true;
@@ -107,6 +109,10 @@ void FieldBuilder::hard_break() {
 
 void FieldBuilder::soft_break() {
     if (mode_ != Mode::Fields) return;
+    if (!ifs_empty_) {
+        expansion(std::string_view(&ifs_first_, 1), false);
+        return;
+    }
     if (active_) end_field();
     after_ws_ = false;
 }

@@ -10,12 +10,12 @@
 
 namespace bashkit::interp {
 
-// Bytes that mean something in a pattern (and `&` in a ${x/p/r} replacement): a quoted one is escaped in
-// the pattern form.
+// Bytes that mean something in a pattern (`-` and `^` inside a bracket, `&` in a ${x/p/r} replacement): a
+// quoted one is escaped in the pattern form.
 inline bool pattern_special(char c) {
     switch (c) {
         case '*': case '?': case '[': case ']': case '\\': case '(': case ')': case '|': case '+':
-        case '@': case '!': case '&':
+        case '@': case '!': case '&': case '-': case '^':
             return true;
         default:
             return false;
@@ -50,7 +50,9 @@ public:
     void mark_quoted() { active_ = true; }
     // "$@" inside quotes: ends the current field, which exists even when empty.
     void hard_break();
-    // Between elements of unquoted $@ / ${a[@]}: ends the current field if it has started.
+    // Between elements of unquoted $@ / ${a[@]}: bash joins them with the first byte of IFS and splits
+    // the result, so with IFS=x an empty element makes an empty field; with an empty IFS the elements
+    // stay apart and empty ones vanish.
     void soft_break();
 
     // Fields mode: the finished fields.
@@ -78,6 +80,8 @@ private:
     bool active_ = false;
     // After a field ended by IFS white space (a following non-white delimiter joins it).
     bool after_ws_ = false;
+    char ifs_first_ = 0;  // the first byte of IFS, 0 when IFS is empty
+    bool ifs_empty_ = true;
     std::vector<Field> fields_;
     bool ifs_map_[256] = {};
     bool ifs_ws_[256] = {};

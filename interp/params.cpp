@@ -148,7 +148,9 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                 std::string ordered;
                 for (char c : std::string_view("abefhkmnptuvxBCEHPT"))
                     if (f.find(c) != std::string::npos) ordered.push_back(c);
-                ordered.push_back('c');
+                // c: commands from -c (and the API); s: a script read from stdin; nothing for a file
+                if (!st.script_input) ordered.push_back('c');
+                else if (st.frames.empty() || !st.frames.front().main_entry) ordered.push_back('s');
                 v.scalar = ordered;
                 return Ex::Ok;
             }
@@ -258,7 +260,12 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         ParamValue iv;
         Ex r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
         if (r != Ex::Ok) return r;
-        std::string target = iv.is_list ? (iv.list.empty() ? std::string() : iv.list[0]) : iv.scalar;
+        // ${!a[@]}: the elements joined with spaces name the target (so more than one is an invalid name)
+        std::string target = iv.scalar;
+        if (iv.is_list) {
+            target.clear();
+            for (size_t i = 0; i < iv.list.size(); ++i) target += (i ? " " : "") + iv.list[i];
+        }
         // A nameref: ${!ref} gives the name it refers to.
         if (!p->index && !p->index_all && valid_name(p->name)) {
             const Var* raw = st_.vars.find(p->name);
@@ -269,8 +276,11 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
                 return Ex::Ok;
             }
         }
-        if (!iv.set || target.empty()) {
-            if (!iv.set && st_.opts[OptNounset]) {
+        // An array without the element named (`${!A}` of an associative array, no A[0]) gives nothing;
+        // an unset variable is an error, an empty one an invalid name (below).
+        if (iv.array_ref && target.empty() && !iv.is_list) return Ex::Ok;
+        if (!iv.set && !iv.array_ref) {
+            if (st_.opts[OptNounset]) {
                 error(iv.display + ": unbound variable");
                 exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
@@ -330,6 +340,18 @@ void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string&
 }  // namespace
 
 Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
+    // What the parser could not read (`${a&}`, `${#x-y}`, `${}`) keeps its text as the name: bash reports it
+    // when it runs and discards the rest of the command line.
+    if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
+        std::string_view n = p->name;
+        bool ok = valid_name(n) || is_digits(n) || (n.size() == 1 && std::strchr("@*#?$!-", n[0]) != nullptr);
+        if (!ok) {
+            error("${" + std::string(n) + "}: bad substitution");
+            exit_status_ = 1;
+            discard_line_ = true;
+            return Ex::Fatal;
+        }
+    }
     // Fast path: $name / ${name} of an ordinary variable.
     if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
         std::string_view n = p->name;
@@ -395,13 +417,21 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
     using Op = sx::ParamOp;
     Op op = p->op;
     bool is_set = v.is_list ? !v.list.empty() : v.set;
-    bool is_null = v.is_list ? (v.list.empty() || (v.list.size() == 1 && v.list[0].empty())) : v.scalar.empty();
+    // A list is null when its elements joined make an empty string: "${a[*]:-w}" with IFS= and a=("" "")
+    // uses w; "${a[@]:-w}" and the unquoted forms do not (the elements are joined with a space).
+    bool is_null = v.scalar.empty();
+    if (v.is_list) {
+        bool empty_sep = quoted && v.star && ifs_set && ifs_val.empty();
+        is_null = std::all_of(v.list.begin(), v.list.end(), [](const std::string& e) { return e.empty(); }) &&
+                  (v.list.size() <= 1 || empty_sep);
+    }
 
     if (op == Op::Default || op == Op::Assign || op == Op::Error || op == Op::Alternate) {
         bool use_word = p->colon ? (!is_set || is_null) : !is_set;
         if (op == Op::Alternate) {
+            // "${unset+word}" is still one empty field ("${@+w}" and "${a[@]+w}" of nothing make none)
+            if (quoted && (!use_word || !v.is_list)) fb.mark_quoted();
             if (!use_word) {
-                if (quoted) fb.mark_quoted();
                 if (p->arg) {
                     bool saved = fb.lit_splits;
                     fb.lit_splits = !quoted;

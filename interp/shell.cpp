@@ -331,6 +331,11 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
     auto text = std::make_shared<const std::string>(script);
     post_and_wait([&] {
         state.script_input = src.script_input;
+        // The bottom of bash's debug stack: the script file, or "main" as the file of functions read
+        // from stdin (-c and the API have none)
+        CallFrame& main_frame = state.frames.front();
+        main_frame.main_entry = src.script_file;
+        main_frame.source = src.script_file ? std::string(src.name) : src.script_input ? "main" : "";
         Exec ex(session, state, session.run_token);
         ex.source_name_ = source_name;
         // bash reads a script one top-level command line at a time and runs it before reading the next.
@@ -513,6 +518,7 @@ int Shell::run_file(std::string_view path, std::vector<std::string> args, ByteSt
     Source src;
     src.name = path;
     src.script_input = true;
+    src.script_file = true;
     return impl_->run(*content, src, in, out, err);
 }
 

@@ -106,6 +106,7 @@ public:
         std::string_view syntax_name;       // prefix of syntax errors when it differs ("bash: -c")
         uint32_t first_line = 1;
         bool script_input = false;  // read from a file or stdin (not -c): fatal expansion errors exit with 1
+        bool script_file = false;   // a script file (`name` is its path): the bottom of BASH_SOURCE
     };
     int run(std::string_view script, ByteStream& in, ByteStream& out, ByteStream& err, const Source& source);
     // Runs a script given as a file path in the FileSystem (`bashkit FILE`), with $0 set to the path.

@@ -192,11 +192,12 @@ int Exec::run_script_file(const std::string& path, std::vector<std::string>& arg
     }
     std::vector<std::string> args(argv.begin(), argv.end());
     args[0] = argv[0];
-    return child_shell(text, args, env, fd_or_bad(0), fd_or_bad(1), fd_or_bad(2), path, true);
+    return child_shell(text, args, env, fd_or_bad(0), fd_or_bad(1), fd_or_bad(2), path, true, true);
 }
 
 int Exec::child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
-                      StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input) {
+                      StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input,
+                      bool script_file) {
     if (eval_depth_ + 1 > s_.limits.max_eval_depth || subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
         error("maximum nesting depth exceeded");
         return 1;
@@ -206,6 +207,9 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     st.script_input = script_input;
     st.script_name = args.empty() ? std::string("bashkit") : args[0];
     if (args.size() > 1) st.frames.back().params.assign(args.begin() + 1, args.end());
+    // The bottom of the debug stack, as in Shell::run: the script file; "main" for stdin; none for -c
+    st.frames.back().main_entry = script_file;
+    st.frames.back().source = script_file ? std::string(name) : script_input ? "main" : "";
     st.fds[0] = std::move(in);
     st.fds[1] = std::move(out);
     st.fds[2] = std::move(err);
@@ -263,6 +267,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
     std::vector<std::pair<int, bool>> opts;
     size_t i = 1;
     bool has_c = false;
+    bool from_file = false;
     std::string command;
     for (; i < argv.size(); ++i) {
         const std::string& a = argv[i];
@@ -316,6 +321,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
         }
         source = std::move(*content);
         name = argv[i];
+        from_file = true;
         for (; i < argv.size(); ++i) args.push_back(argv[i]);
     } else {
         StreamPtr in = fd(0);
@@ -324,7 +330,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
     }
     child_opts_ = &opts;
     int st = child_shell(source, args, env, fd_or_bad(0), fd_or_bad(1), fd_or_bad(2),
-                         has_c ? std::string_view(argv[0]) : std::string_view(name), !has_c);
+                         has_c ? std::string_view(argv[0]) : std::string_view(name), !has_c, !has_c && from_file);
     child_opts_ = nullptr;
     return st;
 }

@@ -77,6 +77,25 @@ std::string Exec::dyn_value(DynVar d) {
     }
 }
 
+std::vector<DebugEntry> Exec::debug_stack() const {
+    std::vector<DebugEntry> out;
+    for (size_t i = st_.frames.size(); i-- > 0;) {
+        const CallFrame& f = st_.frames[i];
+        for (size_t j = f.sourced.size(); j-- > 0;)
+            out.push_back({"source", f.sourced[j].file, f.sourced[j].call_line});
+        if (i > 0)
+            out.push_back({f.funcname, f.source.empty() ? std::string_view("environment") : f.source, f.call_line});
+        else if (f.main_entry)
+            out.push_back({"main", f.source, 0});
+    }
+    return out;
+}
+
+const std::string& Exec::current_source_file() const {
+    const CallFrame& f = st_.frames.back();
+    return f.sourced.empty() ? f.source : f.sourced.back().file;
+}
+
 const Var* Exec::lookup(std::string_view name) {
     Var* v = st_.vars.find(name);
     if (!v) return nullptr;
@@ -88,15 +107,17 @@ const Var* Exec::lookup(std::string_view name) {
             case DynVar::BashLineno: {
                 scratch_.attrs = kAttrIndexed;
                 auto arr = std::make_shared<IndexedArray>();
-                int64_t k = 0;
-                for (size_t i = st_.frames.size(); i-- > 1;) {
-                    const CallFrame& f = st_.frames[i];
-                    if (v->dyn == DynVar::Funcname)
-                        arr->m[k++] = f.funcname;
-                    else if (v->dyn == DynVar::BashSource)
-                        arr->m[k++] = f.source.empty() ? "environment" : f.source;
-                    else
-                        arr->m[k++] = to_dec(f.call_line);
+                // FUNCNAME is empty outside functions, even in a sourced file.
+                if (v->dyn != DynVar::Funcname || st_.frames.size() > 1) {
+                    int64_t k = 0;
+                    for (const DebugEntry& e : debug_stack()) {
+                        if (v->dyn == DynVar::Funcname)
+                            arr->m[k++] = std::string(e.funcname);
+                        else if (v->dyn == DynVar::BashSource)
+                            arr->m[k++] = std::string(e.source);
+                        else
+                            arr->m[k++] = to_dec(e.line);
+                    }
                 }
                 if (arr->m.empty()) return nullptr;
                 scratch_.idx = std::move(arr);

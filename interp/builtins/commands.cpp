@@ -377,18 +377,19 @@ BuiltinResult builtin_caller(BuiltinContext& ctx) {
     int64_t n = 0;
     bool with_expr = a.size() > 1;
     if (with_expr && (!parse_int(a[1], n) || n < 0)) return sh.builtin_error("caller", a[1] + ": invalid number");
-    // frames: [0] main, [1..] function calls; the innermost is last.
-    size_t depth = sh.st_.frames.size();
-    // The main level of a -c script has no caller frame.
-    if (depth <= 1 || static_cast<size_t>(n) + 2 >= depth) return 1;
-    const CallFrame& f = sh.st_.frames[depth - 1 - static_cast<size_t>(n)];
-    std::string caller_name = depth - 2 - static_cast<size_t>(n) == 0 ? "main" : sh.st_.frames[depth - 2 - static_cast<size_t>(n)].funcname;
-    std::string src = f.source.empty() ? "environment" : f.source;
+    // caller N: the line entry N was called from, then the function and file of entry N+1 (bash's debug
+    // stack); without N, the line and the file only ("NULL" when there is no caller).
+    std::vector<DebugEntry> stack = sh.debug_stack();
+    size_t k = static_cast<size_t>(n);
     if (!with_expr) {
-        sh.write_out(to_dec(f.call_line) + " " + (src == "environment" ? std::string("environment") : src) + "\n");
+        if (stack.empty()) return 1;
+        std::string src = stack.size() > 1 ? std::string(stack[1].source) : std::string("NULL");
+        sh.write_out(to_dec(stack[0].line) + " " + src + "\n");
         return 0;
     }
-    sh.write_out(to_dec(f.call_line) + " " + caller_name + " " + src + "\n");
+    if (k + 1 >= stack.size()) return 1;
+    sh.write_out(to_dec(stack[k].line) + " " + std::string(stack[k + 1].funcname) + " " +
+                 std::string(stack[k + 1].source) + "\n");
     return 0;
 }
 

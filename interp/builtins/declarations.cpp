@@ -328,6 +328,8 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             if (as->is_array && !v->is_array() && !(v->attrs & kAttrNameref)) {
                 v->attrs |= kAttrIndexed;
                 v->idx = std::make_shared<IndexedArray>();
+                // `declare s+=(x)` at the top level keeps the scalar as [0]; in a function bash starts anew
+                if (as->append && v->set && scope == 0) v->idx->m[0] = v->str;
                 v->str.clear();
             }
             Ex r = sh.do_assign(as, scope == 0 && !global ? (sh.st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.st_.vars.scope_of(base))) : scope, 0, &preval);

@@ -172,6 +172,17 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
     uint32_t saved_offset = sh.line_offset_;
     sh.line_offset_ = 0;
     sh.st_.status = 0;
+    // A debug stack entry ("source", FILE, line) while the file runs, popped on every way out.
+    // (By index: a function called from the file may grow the frame vector.)
+    struct DebugPush {
+        std::vector<CallFrame>& frames;
+        size_t at;
+        ~DebugPush() {
+            if (at < frames.size() && !frames[at].sourced.empty()) frames[at].sourced.pop_back();
+        }
+    };
+    sh.st_.frames.back().sourced.push_back({file, sh.lineno_});
+    DebugPush pop{sh.st_.frames, sh.st_.frames.size() - 1};
     Flow f = sh.run_source(*content, file, false);
     sh.line_offset_ = saved_offset;
     sh.in_source_ = saved_in_source;

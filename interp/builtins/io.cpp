@@ -461,7 +461,8 @@ BuiltinResult builtin_mapfile(BuiltinContext& ctx) {
             --skip;
             continue;
         }
-        if (strip && line.back() == delim) line.pop_back();
+        // A NUL delimiter is never kept: bash's strings end at a NUL
+        if ((strip || delim == '\0') && line.back() == delim) line.pop_back();
         if (!sh.assign_elem(name, to_dec(idx), line, false, true)) return 1;
         if (!callback.empty() && (read_lines + 1) % quantum == 0) {
             Flow f = sh.run_source(callback + " " + to_dec(idx) + " " + quote_for_reuse(line, QuoteStyle::Single), sh.source_name_, true);

@@ -24,7 +24,8 @@ enum class WordMode : uint8_t {
     CondPattern,  // right of == != in [[ ]]: like Normal, extglob always on
     Regex,        // right of =~: ( ) | are part of the regex, blanks inside ( ) too
     ExtAlt,       // one alternative inside ?( ) *( ) ...: | and ) end it at depth 0
-    ParamArg,     // ${x:-word}: } ends it
+    ParamArg,     // ${x:-word}: } ends it; inside double quotes a '..' stays literal but hides a }
+    ParamPatArg,  // ${x#pat}, ${x^pat}, the replacement of ${x/p/r}: } ends it; '..' quotes even inside "..."
     ParamPat,     // ${x/pat/...}: / or } ends it
     ParamOff,     // ${x:off:len}: : or } ends it
     Limit,        // only the (narrowed) end of input ends it

@@ -26,6 +26,7 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
     bool cmdlike = m == WordMode::Normal || m == WordMode::Cond || m == WordMode::CondPattern;
     bool lead_slash = pat_lead_slash_;
     pat_lead_slash_ = false;
+    bool sq_open = false;  // inside '..' of a double-quoted ${x-word}
     for (;;) {
         if (failed()) break;
         int c = lx_.peek();
@@ -50,8 +51,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             if (depth == 0 && (c == '|' || c == ')')) break;
             if (c == '(') ++depth;
             if (c == ')') --depth;
-        } else if (m == WordMode::ParamArg) {
-            if (c == '}') break;
+        } else if (m == WordMode::ParamArg || m == WordMode::ParamPatArg) {
+            if (c == '}' && !sq_open) break;
         } else if (m == WordMode::ParamPat) {
             if (c == '/' && lead_slash) {
                 lead_slash = false;
@@ -76,7 +77,9 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             }
             if (in_dq) {
                 // inside "${x:-...}": backslash keeps its double-quote meaning
-                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}') {
+                // (and \' in a pattern, where single quotes quote)
+                bool pat = m == WordMode::ParamPat || m == WordMode::ParamPatArg;
+                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat)) {
                     lit_add(lit, lx_.off() + 1, 1, lx_.pos());
                     lx_.advance(2);
                 } else {
@@ -92,7 +95,15 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             continue;
         }
         case '\'':
-            if (in_dq) break;
+            if (in_dq && m == WordMode::ParamArg) {
+                // "${x-'a}'}": the quotes stay in the value, and a } between them (expansions still
+                // happen there) does not end the word
+                sq_open = !sq_open;
+                break;
+            }
+            // bash 5.2: inside double quotes, single quotes quote only in the pattern and replacement
+            // words of ${x#p}, ${x/p/r}, ${x^p} and the like
+            if (in_dq && m != WordMode::ParamPat && m != WordMode::ParamPatArg) break;
             lit_flush(lit, parts);
             if (Node* q = read_squote()) parts.push_back(q);
             continue;
@@ -572,7 +583,7 @@ Node* Parser::read_brace_param(bool in_dq) {
         pe->op = c == '#' ? (dbl ? ParamOp::RemLongPrefix : ParamOp::RemPrefix)
                           : (dbl ? ParamOp::RemLongSuffix : ParamOp::RemSuffix);
         lx_.advancej(dbl ? 2 : 1);
-        pe->arg = arg(WordMode::ParamArg);
+        pe->arg = arg(WordMode::ParamPatArg);
         return close();
     }
     case '/':
@@ -588,7 +599,7 @@ Node* Parser::read_brace_param(bool in_dq) {
         pe->arg = arg(WordMode::ParamPat);
         if (lx_.peek() == '/') {
             lx_.advance();
-            pe->arg2 = arg(WordMode::ParamArg);
+            pe->arg2 = arg(WordMode::ParamPatArg);
         }
         return close();
     case '^':
@@ -597,7 +608,7 @@ Node* Parser::read_brace_param(bool in_dq) {
         pe->op = c == '^' ? (dbl ? ParamOp::UpperAll : ParamOp::UpperFirst)
                           : (dbl ? ParamOp::LowerAll : ParamOp::LowerFirst);
         lx_.advancej(dbl ? 2 : 1);
-        Word* w = arg(WordMode::ParamArg);
+        Word* w = arg(WordMode::ParamPatArg);
         if (w && !w->parts.empty()) pe->arg = w;
         return close();
     }

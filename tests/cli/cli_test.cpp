@@ -527,6 +527,28 @@ TEST(CliErrors, BadFlagValues) {
     EXPECT_EQ(tree(d.path), Strings{"file"});
 }
 
+// bash's start-up options: one-letter `set` options (bundled, + turns off), -o NAME, and start-up flags
+// that have nothing to do here.
+TEST(CliOptions, SetOptionsBeforeTheScript) {
+    Result r = sh({"-euo", "pipefail"}, "echo $-; false | true; echo not here");
+    EXPECT_EQ(r.out, "ehuBc\n");
+    EXPECT_EQ(r.status, 1);
+    r = sh({"-u", "--norc", "--noprofile"}, "echo \"$x\"; echo not here");
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "bashkit: line 1: x: unbound variable\n");
+    r = sh({"-e", "+e", "-o", "nounset", "+o", "nounset"}, "false; echo \"[$x] $-\"");
+    EXPECT_EQ(r.out, "[] hBc\n");
+    r = run({"-x", "-s"}, stdin_is("echo traced\n"));
+    EXPECT_EQ(r.out, "traced\n");
+    EXPECT_EQ(r.err, "+ echo traced\n");
+    r = sh({"-o", "bogus"}, "echo ran");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+    r = sh({"-q"}, "echo ran");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "bashkit: -q: invalid option\nTry 'bashkit --help' for more information.\n");
+}
+
 TEST(CliErrors, MissingValues) {
     for (const char* flag : {"--root", "--mount", "--overlay", "--cwd", "--session", "--instance"}) {
         Result r = run({"-c", "echo ran", flag});  // after -c CMD: $0, not an option
