@@ -33,7 +33,7 @@ public:
         if (!r) return {0, vfs::to_errno(r.error())};
         return {*r, 0};
     }
-    void close() { h_.reset(); }
+    void close() override { h_.reset(); }
 
 private:
     std::unique_ptr<vfs::FileHandle> h_;
