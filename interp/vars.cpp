@@ -205,6 +205,13 @@ void VarStore::rebalance() {
     }
 }
 
+VarStore::Chain* VarStore::chain_miss(std::string_view name, CacheEntry& e) {
+    auto it = map_.find(name);
+    if (it == map_.end()) return nullptr;
+    e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
+    return &it->second;
+}
+
 void VarStore::charge_copy() {
     reserved_ = 0;
     if (!budget_ || !total_bytes_) return;

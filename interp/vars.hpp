@@ -230,7 +230,8 @@ public:
     // Saturating: values set before accounting started (the initial environment) may be released later.
     // The budget's charge follows (in steps); never throws: a path that did not check fits() first is
     // charged anyway, and the next checked assignment fails.
-    void add_bytes(int64_t delta) {
+    // Inlined into every assignment: the budget is touched only when the reservation must move.
+    [[gnu::always_inline]] void add_bytes(int64_t delta) {
         if (delta < 0 && static_cast<size_t>(-delta) > total_bytes_)
             total_bytes_ = 0;
         else
@@ -241,14 +242,12 @@ public:
 private:
     // The chain of name, or nullptr. Chains are never erased, so a pointer to one stays valid; a small
     // cache keyed by the address of the name (names in the syntax tree do not move) skips hashing in loops.
-    Chain* chain(std::string_view name) {
+    // Inlined (a hit costs a hash of the address and one compare); a miss calls the map.
+    [[gnu::always_inline]] Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
         CacheEntry& e = cache_[h & (kCacheSize - 1)];
         if (e.ptr == name.data() && e.len == name.size() && e.key && same_name(*e.key, name)) return e.chain;
-        auto it = map_.find(name);
-        if (it == map_.end()) return nullptr;
-        e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
-        return &it->second;
+        return chain_miss(name, e);
     }
     // The bytes still name the cached chain (a name's address may be reused for another one). Names are
     // short: a loop inline is cheaper than a call to memcmp.
@@ -266,6 +265,7 @@ private:
         Chain* chain = nullptr;
         const std::string* key = nullptr;
     };
+    Chain* chain_miss(std::string_view name, CacheEntry& e);  // looks name up in the map and caches it
     static constexpr size_t kCacheSize = 64;
     std::array<CacheEntry, kCacheSize> cache_{};
 
