@@ -315,14 +315,7 @@ ProcessTable::Output ProcessTable::read(int id) {
         if (it == procs_.end()) return {};
         p = it->second;
     }
-    std::lock_guard lock(p->mu);
-    Output o;
-    o.found = true;
-    o.out = std::exchange(p->out, {});
-    o.err = std::exchange(p->err, {});
-    o.running = p->running;
-    o.exit_code = p->exit_code;
-    return o;
+    return take_output(*p);
 }
 
 std::optional<std::string> ProcessTable::write(int id, const std::string& data, bool close_stdin) {
@@ -424,17 +417,7 @@ ProcessTools::Started HostProcessTools::start(const std::string& command) {
     return {st.id, st.error};
 }
 
-ProcessTools::Output HostProcessTools::read(int id) {
-    Output o;
-    if (!table) return o;
-    ProcessTable::Output t = table->read(id);
-    o.found = t.found;
-    o.out = std::move(t.out);
-    o.err = std::move(t.err);
-    o.running = t.running;
-    o.exit_code = t.exit_code;
-    return o;
-}
+ProcessTools::Output HostProcessTools::read(int id) { return table ? table->read(id) : Output{}; }
 
 std::optional<std::string> HostProcessTools::write(int id, const std::string& data, bool close_stdin) {
     if (!table) return "no process " + std::to_string(id);
@@ -443,7 +426,7 @@ std::optional<std::string> HostProcessTools::write(int id, const std::string& da
 
 ProcessTools::Output HostProcessTools::kill(int id) {
     if (!table || !table->kill(id)) return {};
-    return read(id);
+    return table->read(id);
 }
 
 }  // namespace bashkit::sandbox

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bashkit::sandbox {
@@ -38,6 +39,29 @@ ProcessResult run_process(const ProcessOptions& options);
 using ProcessOutputFn = std::function<void(bool is_stderr, std::string_view chunk)>;
 ProcessResult run_process(const ProcessOptions& options, const ProcessOutputFn& on_output);
 
+// A background process's output since the last read, and its state (ProcessTable::read, the process tools).
+struct ProcessOutput {
+    bool found = false;    // false: no such process (or `error` says why it could not be read)
+    std::string out, err;  // what arrived since the last read
+    bool running = false;
+    int exit_code = 0;     // when not running: the status (128+N for signal N)
+    std::string error;
+};
+
+// Takes what a process record holds (its mu, out, err, running and exit_code): the read of ProcessTable and of
+// the in-process ShellProcesses.
+template <class Proc>
+ProcessOutput take_output(Proc& p) {
+    std::lock_guard lock(p.mu);
+    ProcessOutput o;
+    o.found = true;
+    o.out = std::exchange(p.out, {});
+    o.err = std::exchange(p.err, {});
+    o.running = p.running;
+    o.exit_code = p.exit_code;
+    return o;
+}
+
 // How sandbox types start processes; tests put a recorder here.
 using ProcessRunner = std::function<ProcessResult(const ProcessOptions&)>;
 
@@ -63,12 +87,7 @@ public:
     Started start(const std::function<std::vector<std::string>(int id)>& make_argv, const std::string& cwd,
                   std::function<void(int id)> kill_inside);
 
-    struct Output {
-        bool found = false;
-        std::string out, err;  // what arrived since the last read
-        bool running = false;
-        int exit_code = 0;     // when not running: the status (128+N for signal N)
-    };
+    using Output = ProcessOutput;
     Output read(int id);
     // Writes to the process's stdin (and closes it when close_stdin). An error message, or nullopt.
     std::optional<std::string> write(int id, const std::string& data, bool close_stdin);

@@ -108,22 +108,32 @@ ProcessTools::Started ShellProcesses::start(const std::string& command) {
             id = next_id_++;
             procs_[id] = p;
         }
-        p->thread = std::thread([p, command] {
-            int status = 1;
-            // A thread entry: nothing may leave it.
-            try {
-                InputStream in(p);
-                OutputStream out(p, &Proc::out), err(p, &Proc::err);
-                status = p->shell->shell().run(command, in, out, err);
-            } catch (const std::exception& e) {
-                p->append(&Proc::err, std::string("bashkit: ") + e.what() + "\n");
-            } catch (...) {
-            }
-            std::lock_guard lock(p->mu);
-            p->running = false;
-            p->exit_code = p->killed ? 137 : status;
-            p->input_ready.notify_all();
-        });
+        // A process whose thread cannot start leaves the table again (kill() would wait for it to end).
+        try {
+            p->thread = std::thread([p, command] {
+                int status = 1;
+                // A thread entry: nothing may leave it (a failure's message is dropped when it cannot be kept).
+                try {
+                    InputStream in(p);
+                    OutputStream out(p, &Proc::out), err(p, &Proc::err);
+                    status = p->shell->shell().run(command, in, out, err);
+                } catch (const std::exception& e) {
+                    try {
+                        p->append(&Proc::err, std::string("bashkit: ") + e.what() + "\n");
+                    } catch (...) {
+                    }
+                } catch (...) {
+                }
+                std::lock_guard lock(p->mu);
+                p->running = false;
+                p->exit_code = p->killed ? 137 : status;
+                p->input_ready.notify_all();
+            });
+        } catch (...) {
+            std::lock_guard lock(mu_);
+            procs_.erase(id);
+            throw;
+        }
         return {id, {}};
     } catch (const std::exception& e) {
         return {0, std::string("cannot start the process: ") + e.what()};
@@ -137,16 +147,8 @@ std::shared_ptr<ShellProcesses::Proc> ShellProcesses::find(int id) {
 }
 
 ProcessTools::Output ShellProcesses::read(int id) {
-    Output o;
     auto p = find(id);
-    if (!p) return o;
-    std::lock_guard lock(p->mu);
-    o.found = true;
-    o.out = std::exchange(p->out, {});
-    o.err = std::exchange(p->err, {});
-    o.running = p->running;
-    o.exit_code = p->exit_code;
-    return o;
+    return p ? take_output(*p) : Output{};
 }
 
 std::optional<std::string> ShellProcesses::write(int id, const std::string& data, bool close_stdin) {

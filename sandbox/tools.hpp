@@ -39,6 +39,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sandbox/process.hpp"
 #include "sandbox/types.hpp"
 #include "vfs/filesystem.hpp"
 
@@ -91,8 +92,6 @@ protected:
 
 using ExecuteFn = std::function<SandboxExecutionResult(const std::string& command, std::optional<double> timeout)>;
 
-class ProcessTable;
-
 // Where the process tools run background programs, for the sandbox types that support them. Ids are small
 // positive ints given by start(). Implementations are thread-safe and never throw out of these calls
 // (a failure is an error message).
@@ -103,13 +102,7 @@ public:
         int id = 0;
         std::string error;  // not empty: nothing was started
     };
-    struct Output {
-        bool found = false;    // false: no such process (or `error` says why it could not be read)
-        std::string out, err;  // what arrived since the last read
-        bool running = false;
-        int exit_code = 0;     // when not running: the status (128+N for signal N)
-        std::string error;
-    };
+    using Output = ProcessOutput;
     virtual Started start(const std::string& command) = 0;
     virtual Output read(int id) = 0;
     // Writes to the process's stdin (and closes it when close_stdin). An error message, or nullopt.
