@@ -70,7 +70,7 @@ bool slice_bounds(const Value& key, size_t len, size_t& start, size_t& end) {
 }
 
 [[noreturn]] void cannot_index(const Value& t, const Value& k) {
-    if (k.is_string()) jq_error("Cannot index " + std::string(kind_name(t)) + " with string \"" + k.str() + "\"");
+    if (k.is_string()) jq_error("Cannot index " + std::string(kind_name(t)) + " with string \"" + std::string(k.str()) + "\"");
     jq_error("Cannot index " + std::string(kind_name(t)) + " with " + kind_name(k));
 }
 
@@ -100,7 +100,7 @@ Value index_value(const Value& t, const Value& k) {
             return Value::array(std::vector<Value>(a.begin() + static_cast<std::ptrdiff_t>(s),
                                                    a.begin() + static_cast<std::ptrdiff_t>(e)));
         }
-        const std::string& str = t.str();
+        std::string_view str = t.str();
         size_t bs = utf8_offset(str, s), be = utf8_offset(str, e);
         return Value::string(str.substr(bs, be - bs));
     }
@@ -146,7 +146,7 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
         if (p == std::string::npos) {
             Value child;
             setpath_in(child, path, i + 1, std::move(nv));
-            v.set(k.str(), std::move(child));
+            v.set(std::string(k.str()), std::move(child));
         } else {
             Value child = std::move(o.items[p].second);
             o.items[p].second = Value();
@@ -337,7 +337,7 @@ Value delpaths(const Value& v, Value paths) {
     return r;
 }
 
-std::string tostring(const Value& v) { return v.is_string() ? v.str() : to_json(v); }
+std::string tostring(const Value& v) { return v.is_string() ? std::string(v.str()) : to_json(v); }
 
 // ---- arithmetic ----
 
@@ -381,7 +381,7 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
             if (a.is_number() && b.is_number()) return Value::number(a.num() + b.num());
             if (a.is_string() && b.is_string()) {
                 ensure_fits(a.str().size() + b.str().size());
-                return Value::string(a.str() + b.str());
+                return Value::string(std::string(a.str()).append(b.str()));
             }
             if (a.is_array() && b.is_array()) {
                 ensure_fits((a.arr().size() + b.arr().size()) * sizeof(Value));
@@ -434,8 +434,8 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
             }
             if (a.is_string() && b.is_string()) {
                 // split
-                const std::string& s = a.str();
-                const std::string& sep = b.str();
+                std::string_view s = a.str();
+                std::string_view sep = b.str();
                 std::vector<Value> out;
                 if (s.empty()) return Value::array();
                 if (sep.empty()) {
@@ -840,11 +840,11 @@ Value f_reverse(const Value& in, const Args&) {
     if (in.is_null()) return Value::array();
     if (in.is_string()) {
         std::vector<std::string> cps;
-        const std::string& s = in.str();
+        std::string_view s = in.str();
         for (size_t i = 0; i < s.size();) {
             size_t j = i + 1;
             while (j < s.size() && (static_cast<unsigned char>(s[j]) & 0xc0) == 0x80) ++j;
-            cps.push_back(s.substr(i, j - i));
+            cps.emplace_back(s.substr(i, j - i));
             i = j;
         }
         std::string r;
@@ -910,7 +910,7 @@ Value f_unique(const Value& in, const Args&) {
         if (r.empty() || !equal(r.back(), x)) r.push_back(x);
     return Value::array(std::move(r));
 }
-std::vector<uint32_t> codepoints(const std::string& s) {
+std::vector<uint32_t> codepoints(std::string_view s) {
     std::vector<uint32_t> out;
     for (size_t i = 0; i < s.size();) {
         unsigned char c = static_cast<unsigned char>(s[i]);
@@ -968,13 +968,13 @@ Value f_startswith(const Value& in, const Args& a) {
 }
 Value f_endswith(const Value& in, const Args& a) {
     if (!in.is_string() || !a[0].is_string()) jq_error("endswith() requires string inputs");
-    const std::string &s = in.str(), &t = a[0].str();
+    std::string_view s = in.str(), t = a[0].str();
     return Value::boolean(s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0);
 }
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 Value trim_impl(const Value& in, bool left, bool right) {
     if (!in.is_string()) jq_error(errdesc(in) + " cannot be trimmed");
-    const std::string& s = in.str();
+    std::string_view s = in.str();
     size_t b = 0, e = s.size();
     if (left)
         while (b < e && is_ws(s[b])) ++b;
@@ -987,14 +987,14 @@ Value f_ltrim(const Value& in, const Args&) { return trim_impl(in, true, false);
 Value f_rtrim(const Value& in, const Args&) { return trim_impl(in, false, true); }
 Value f_ascii_downcase(const Value& in, const Args&) {
     if (!in.is_string()) jq_error(errdesc(in) + " cannot be ascii_downcased");
-    std::string s = in.str();
+    std::string s(in.str());
     for (char& c : s)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
     return Value::string(std::move(s));
 }
 Value f_ascii_upcase(const Value& in, const Args&) {
     if (!in.is_string()) jq_error(errdesc(in) + " cannot be ascii_upcased");
-    std::string s = in.str();
+    std::string s(in.str());
     for (char& c : s)
         if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
     return Value::string(std::move(s));
@@ -1002,7 +1002,7 @@ Value f_ascii_upcase(const Value& in, const Args&) {
 Value f_strindices(const Value& in, const Args& a) {
     if (!in.is_string() || !a[0].is_string()) jq_error("_strindices requires string inputs");
     std::vector<Value> r;
-    const std::string &s = in.str(), &t = a[0].str();
+    std::string_view s = in.str(), t = a[0].str();
     if (t.empty()) return Value::array();
     for (size_t p = s.find(t); p != std::string::npos; p = s.find(t, p + 1))
         r.push_back(Value::number(static_cast<double>(utf8_count(std::string_view(s).substr(0, p)))));
@@ -1038,7 +1038,7 @@ Value f_isnan(const Value& in, const Args&) { return Value::boolean(std::isnan(n
 Value f_isnormal(const Value& in, const Args&) { return Value::boolean(std::isnormal(need_num(in).num())); }
 Value f_format(const Value& in, const Args& a) {
     if (!a[0].is_string()) jq_error(errdesc(a[0]) + " is not a valid format");
-    return format_value(a[0].str(), in);
+    return format_value(std::string(a[0].str()), in);
 }
 Value f_ltrimstr(const Value& in, const Args& a) {
     if (in.is_string() && a[0].is_string() && in.str().rfind(a[0].str(), 0) == 0)
@@ -1047,7 +1047,7 @@ Value f_ltrimstr(const Value& in, const Args& a) {
 }
 Value f_rtrimstr(const Value& in, const Args& a) {
     if (in.is_string() && a[0].is_string()) {
-        const std::string &s = in.str(), &t = a[0].str();
+        std::string_view s = in.str(), t = a[0].str();
         if (s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0)
             return Value::string(s.substr(0, s.size() - t.size()));
     }
@@ -1133,7 +1133,7 @@ Value strftime_impl(const Value& in, const Args& a, bool local, const char* name
     struct tm t;
     if (!value_to_tm(v, t)) jq_error(std::string(name) + "/1 requires parsed datetime inputs");
     char buf[4096];
-    size_t n = std::strftime(buf, sizeof buf, a[0].str().c_str(), &t);
+    size_t n = std::strftime(buf, sizeof buf, std::string(a[0].str()).c_str(), &t);
     if (n == 0 && !a[0].str().empty()) jq_error(std::string(name) + "/1: unknown system failure");
     return Value::string(std::string(buf, n));
 }
@@ -1143,8 +1143,8 @@ Value f_strptime(const Value& in, const Args& a) {
     if (!in.is_string() || !a[0].is_string()) jq_error("strptime/1 requires string inputs and arguments");
     struct tm t;
     std::memset(&t, 0, sizeof t);
-    const char* end = strptime(in.str().c_str(), a[0].str().c_str(), &t);
-    if (!end || *end) jq_error("date \"" + in.str() + "\" does not match format \"" + a[0].str() + "\"");
+    const char* end = strptime(std::string(in.str()).c_str(), std::string(a[0].str()).c_str(), &t);
+    if (!end || *end) jq_error("date \"" + std::string(in.str()) + "\" does not match format \"" + std::string(a[0].str()) + "\"");
     // wday/yday as timegm computes them
     struct tm copy = t;
     time_t secs = timegm(&copy);
@@ -1195,7 +1195,7 @@ void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global
                 case 's': opts |= ONIG_OPTION_SINGLELINE; break;
                 case 'p': opts |= ONIG_OPTION_MULTILINE | ONIG_OPTION_SINGLELINE; break;
                 case 'l': opts |= ONIG_OPTION_FIND_LONGEST; break;
-                default: jq_error(flags.str() + " is not a valid modifier string");
+                default: jq_error(std::string(flags.str()) + " is not a valid modifier string");
             }
         }
     }
@@ -1224,7 +1224,7 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
     bool global;
     compile_regex(re, flags, rx, global);
     global = global || force_global;
-    const std::string& s = in.str();
+    std::string_view s = in.str();
     const auto* start = reinterpret_cast<const OnigUChar*>(s.data());
     const auto* end = start + s.size();
     std::unique_ptr<OnigRegion, void (*)(OnigRegion*)> region_owner(onig_region_new(),
@@ -1316,7 +1316,7 @@ NATIVE(n_split2) {
     return with_args(I, call, in, env, [&](const Args& a) {
         if (!in.is_string()) jq_error(errdesc(in) + " cannot be matched, as it is not a string");
         auto ms = regex_matches(I, in, a[0], a[1], true);
-        const std::string& s = in.str();
+        std::string_view s = in.str();
         std::vector<Value> out;
         size_t prev = 0;  // byte offset
         for (const Value& m : ms) {
@@ -1337,7 +1337,7 @@ NATIVE(n_sub) {
         return I.each(call->kids[2], in, env, [&](Value&& flags) {
             if (!in.is_string()) jq_error(errdesc(in) + " cannot be matched, as it is not a string");
             auto ms = regex_matches(I, in, re, flags, false);
-            const std::string& s = in.str();
+            std::string_view s = in.str();
             std::vector<Value> results;  // null until the n-th output of a replacement adds to it
             size_t prev = 0;
             for (const Value& m : ms) {
@@ -1347,7 +1347,7 @@ NATIVE(n_sub) {
                 Value capobj = Value::object();
                 for (const Value& c : m.get("captures")->arr()) {
                     const Value* nm = c.get("name");
-                    if (nm && nm->is_string()) capobj.set(nm->str(), *c.get("string"));
+                    if (nm && nm->is_string()) capobj.set(std::string(nm->str()), *c.get("string"));
                 }
                 const Value gap = Value::string(off > prev ? s.substr(prev, off - prev) : std::string());
                 size_t ix = 0;

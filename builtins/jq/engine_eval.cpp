@@ -309,7 +309,7 @@ bool Interp::bind_pattern(const Node* pat, const Value& v, const EnvP& env, EnvP
                         const Value* f = v.get(kv.str());
                         if (f) elem = *f;
                     } else if (!v.is_null()) {
-                        jq_error("Cannot index " + std::string(kind_name(v)) + " with string \"" + kv.str() + "\"");
+                        jq_error("Cannot index " + std::string(kind_name(v)) + " with string \"" + std::string(kv.str()) + "\"");
                     }
                     EnvP e2 = e1;
                     if (key->op == Op::PVar) e2 = push_var(e1, key->name, elem);
@@ -507,7 +507,7 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
                     }
                     each(n->kids[i + 1], in, env, [&](Value&& v) {
                         Value o2 = obj;
-                        o2.set(k.str(), std::move(v));
+                        o2.set(std::string(k.str()), std::move(v));
                         go = step(i + 2, std::move(o2));
                         return go;
                     });

@@ -79,7 +79,7 @@ bool find_lib(Host& h, const std::string& rel, const Value& search, const char* 
     if (size_t s = rel.rfind('/'); s != std::string::npos) bname = rel.substr(s);
     for (const Value& sp : search.arr()) {
         if (!sp.is_string()) continue;
-        std::string dir = sp.str();
+        std::string dir(sp.str());
         if (dir == "~" || dir.rfind("~/", 0) == 0) {
             if (h.home.empty()) continue;
             dir = h.home + dir.substr(1);
@@ -221,7 +221,7 @@ Value module_meta(Host& host, const Value& name) {
     for (const auto& d : host.lib_dirs) dirs.arr_mut().push_back(Value::string(d));
     std::string path, text, err;
     int read_err = 0;
-    if (!find_lib(host, name.str(), dirs, ".jq", nullptr, path, text, read_err, err)) jq_error(err);
+    if (!find_lib(host, std::string(name.str()), dirs, ".jq", nullptr, path, text, read_err, err)) jq_error(err);
     if (read_err != 0) return Value();
     std::string errs;
     int n = 0;

@@ -126,7 +126,7 @@ public:
                     const Node* v = n->kids[i + 1];
                     Value val;
                     if (k->op != Op::Literal || !k->val.is_string() || !v || !const_value(v, val)) return false;
-                    out.set(k->val.str(), std::move(val));
+                    out.set(std::string(k->val.str()), std::move(val));
                 }
                 return true;
             }

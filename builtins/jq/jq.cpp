@@ -140,7 +140,7 @@ int Runner::process(const Value& input) {
         std::string pos = inputs_ && !o_.null_input ? inputs_->position() : "<unknown>";
         if (inputs_ && o_.null_input) pos = inputs_->position();
         if (e.v.is_string()) {
-            pending_err_ += "jq: error (at " + pos + "): " + e.v.str() + "\n";
+            pending_err_ += "jq: error (at " + pos + "): " + std::string(e.v.str()) + "\n";
         } else {
             pending_err_ += "jq: error (at " + pos + ") (not a string): " + to_json(e.v) + "\n";
         }

@@ -11,10 +11,6 @@ namespace bashkit::builtins::jq {
 namespace {
 thread_local interp::MemoryBudget* tl_budget = nullptr;
 
-const std::string& empty_string() {
-    static const std::string s;
-    return s;
-}
 const std::vector<Value>& empty_array() {
     static const std::vector<Value> a;
     return a;
@@ -47,100 +43,164 @@ void Box::charge(size_t n) {
     charged = n;
 }
 
-Value Value::string(std::string s) {
-    auto b = std::make_shared<StrBox>();
-    b->charge(s.size() + 64);
-    b->s = std::move(s);
+namespace {
+// What a heap part costs: its box and what its containers hold (an object's keys beyond std::string's own
+// inline buffer are counted as they are added).
+constexpr size_t kBoxCost = 64;
+using Item = std::pair<std::string, Value>;
+size_t key_heap(const std::string& k) { return k.size() > 15 ? k.size() + 1 : 0; }
+size_t str_cost(const std::string& s) { return kBoxCost + (s.capacity() > 15 ? s.capacity() + 1 : 0); }
+size_t arr_cost(const std::vector<Value>& a) { return kBoxCost + a.capacity() * sizeof(Value); }
+size_t obj_cost(const ObjBox& o) {
+    return kBoxCost + o.items.capacity() * sizeof(Item) + o.key_bytes + (o.index ? o.index->size() * 48 : 0);
+}
+}  // namespace
+
+void Value::unref(Box* b) noexcept {
+    if (b->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    switch (b->kind) {
+        case Kind::String: delete static_cast<StrBox*>(b); break;
+        case Kind::Array: delete static_cast<ArrBox*>(b); break;
+        case Kind::Object: delete static_cast<ObjBox*>(b); break;
+        case Kind::Number: delete static_cast<LitBox*>(b); break;
+        default: break;
+    }
+}
+
+Value Value::string(std::string_view s) {
     Value v;
-    v.k_ = Kind::String;
-    v.h_ = std::move(b);
+    if (s.size() <= kInlineMax) {
+        v.u_.s.k = Kind::String;
+        v.u_.s.flags = kInline;
+        v.u_.s.len = static_cast<uint8_t>(s.size());
+        std::memcpy(v.u_.s.chars, s.data(), s.size());
+        return v;
+    }
+    return string(std::string(s));
+}
+
+Value Value::string(std::string&& s) {
+    if (s.size() <= kInlineMax) return string(std::string_view(s));
+    auto* b = new StrBox();
+    Value v;
+    v.set_box(Kind::String, b);  // owns b from here: released if charge throws
+    b->s = std::move(s);
+    b->charge(str_cost(b->s));
     return v;
 }
 
 Value Value::array(std::vector<Value> a) {
-    auto b = std::make_shared<ArrBox>();
-    b->charge(a.size() * sizeof(Value) + 64);
-    b->a = std::move(a);
+    auto* b = new ArrBox();
     Value v;
-    v.k_ = Kind::Array;
-    v.h_ = std::move(b);
+    v.set_box(Kind::Array, b);
+    b->a = std::move(a);
+    b->charge(arr_cost(b->a));
     return v;
 }
 
 Value Value::object() {
-    auto b = std::make_shared<ObjBox>();
-    b->charge(96);
+    auto* b = new ObjBox();
     Value v;
-    v.k_ = Kind::Object;
-    v.h_ = std::move(b);
+    v.set_box(Kind::Object, b);
+    b->charge(kBoxCost);
     return v;
 }
 
 Value Value::number_literal(double d, std::string_view lit) {
     Value v = number(d);
-    v.lit_ = true;
+    v.u_.o.flags = kLiteral;
     if (std::isfinite(d) && format_double(d) == lit) return v;
-    auto b = std::make_shared<LitBox>();
-    b->charge(lit.size() + 64);
+    auto* b = new LitBox();
+    v.set_box(Kind::Number, b, kLiteral);
+    b->d = d;
     b->text = std::string(lit);
-    v.h_ = std::move(b);
+    b->charge(kBoxCost + lit.size());
     return v;
 }
 
-const LitBox* Value::literal() const {
-    return k_ == Kind::Number && h_ ? static_cast<const LitBox*>(h_.get()) : nullptr;
+double Value::num() const {
+    if (kind() != Kind::Number) return 0;
+    return boxed() ? static_cast<const LitBox*>(box())->d : u_.o.n;
 }
-const std::string& Value::str() const {
-    return k_ == Kind::String ? static_cast<const StrBox*>(h_.get())->s : empty_string();
+const LitBox* Value::literal() const {
+    return kind() == Kind::Number && boxed() ? static_cast<const LitBox*>(box()) : nullptr;
+}
+std::string_view Value::str() const {
+    if (kind() != Kind::String) return {};
+    if (u_.s.flags & kInline) return {u_.s.chars, u_.s.len};
+    return static_cast<const StrBox*>(box())->s;
 }
 const std::vector<Value>& Value::arr() const {
-    return k_ == Kind::Array ? static_cast<const ArrBox*>(h_.get())->a : empty_array();
+    return kind() == Kind::Array ? static_cast<const ArrBox*>(box())->a : empty_array();
 }
-const ObjBox& Value::obj() const { return *static_cast<const ObjBox*>(h_.get()); }
+const ObjBox& Value::obj() const { return *static_cast<const ObjBox*>(box()); }
 
 std::string& Value::str_mut() {
-    if (h_.use_count() != 1) {
-        auto b = std::make_shared<StrBox>();
-        b->charge(str().size() + 64);
-        b->s = str();
-        h_ = std::move(b);
+    if (!boxed() || box()->refs.load(std::memory_order_acquire) != 1) {
+        auto* b = new StrBox();
+        b->s = std::string(str());
+        Value v;
+        v.set_box(Kind::String, b);
+        b->charge(str_cost(b->s));
+        swap(v);
     }
-    return static_cast<StrBox*>(h_.get())->s;
+    return static_cast<StrBox*>(box())->s;
 }
 std::vector<Value>& Value::arr_mut() {
-    if (h_.use_count() != 1) {
-        auto b = std::make_shared<ArrBox>();
-        b->charge(arr().size() * sizeof(Value) + 64);
+    if (box()->refs.load(std::memory_order_acquire) != 1) {
+        auto* b = new ArrBox();
+        Value v;
+        v.set_box(Kind::Array, b);
         b->a = arr();
-        h_ = std::move(b);
+        b->charge(arr_cost(b->a));
+        swap(v);
     }
-    return static_cast<ArrBox*>(h_.get())->a;
+    return static_cast<ArrBox*>(box())->a;
 }
 ObjBox& Value::obj_mut() {
-    if (h_.use_count() != 1) {
-        auto b = std::make_shared<ObjBox>();
-        const ObjBox& o = obj();
-        b->charge(o.items.size() * 64 + 96);
-        b->items = o.items;
+    if (box()->refs.load(std::memory_order_acquire) != 1) {
+        auto* b = new ObjBox();
+        Value v;
+        v.set_box(Kind::Object, b);
+        b->items = obj().items;
+        b->key_bytes = obj().key_bytes;
         b->reindex();
-        h_ = std::move(b);
+        b->charge(obj_cost(*b));
+        swap(v);
     }
-    return *static_cast<ObjBox*>(h_.get());
+    return *static_cast<ObjBox*>(box());
 }
 
 void Value::recharge() {
-    if (!h_) return;
-    switch (k_) {
-        case Kind::String: h_->charge(str().capacity() + 64); break;
-        case Kind::Array: h_->charge(arr().capacity() * sizeof(Value) + 64); break;
-        case Kind::Object: h_->charge(obj().items.size() * 64 + 96); break;
+    if (!boxed()) return;
+    switch (kind()) {
+        case Kind::String: box()->charge(str_cost(static_cast<StrBox*>(box())->s)); break;
+        case Kind::Array: box()->charge(arr_cost(arr())); break;
+        case Kind::Object: box()->charge(obj_cost(obj())); break;
         default: break;
     }
 }
 
+void Value::shrink() {
+    if (!boxed() || box()->refs.load(std::memory_order_acquire) != 1) return;
+    // Small containers (most of a document) give back their spare room; a large array keeps it (at most
+    // half of it is spare, and a copy would double it for a moment).
+    if (kind() == Kind::Array) {
+        auto& a = static_cast<ArrBox*>(box())->a;
+        if (a.capacity() != a.size() && a.size() <= 4096) a.shrink_to_fit();
+    } else if (kind() == Kind::Object) {
+        auto* o = static_cast<ObjBox*>(box());
+        if (o->items.capacity() != o->items.size() && o->items.size() <= 4096) {
+            o->items.shrink_to_fit();
+            o->reindex();  // the keys' inline buffers moved
+        }
+    }
+    recharge();
+}
+
 size_t Value::size() const {
-    if (k_ == Kind::Array) return arr().size();
-    if (k_ == Kind::Object) return obj().items.size();
+    if (kind() == Kind::Array) return arr().size();
+    if (kind() == Kind::Object) return obj().items.size();
     return 0;
 }
 
@@ -151,21 +211,25 @@ const Value* ObjBox::find(std::string_view k) const {
     return p == std::string::npos ? nullptr : &items[p].second;
 }
 size_t ObjBox::pos(std::string_view k) const {
-    if (items.size() >= kIndexFrom && index.size() == items.size()) {
-        auto it = index.find(k);
-        return it == index.end() ? std::string::npos : it->second;
+    if (index && index->size() == items.size()) {
+        auto it = index->find(k);
+        return it == index->end() ? std::string::npos : it->second;
     }
     for (size_t i = 0; i < items.size(); ++i)
         if (items[i].first == k) return i;
     return std::string::npos;
 }
 void ObjBox::reindex() {
-    index.clear();
-    if (items.size() < kIndexFrom) return;
-    for (size_t i = 0; i < items.size(); ++i) index.emplace(items[i].first, i);
+    if (items.size() < kIndexFrom) {
+        index.reset();
+        return;
+    }
+    if (!index) index = std::make_unique<std::unordered_map<std::string_view, size_t>>();
+    index->clear();
+    for (size_t i = 0; i < items.size(); ++i) index->emplace(items[i].first, i);
 }
 
-const Value* Value::get(std::string_view key) const { return k_ == Kind::Object ? obj().find(key) : nullptr; }
+const Value* Value::get(std::string_view key) const { return kind() == Kind::Object ? obj().find(key) : nullptr; }
 
 void Value::set(std::string key, Value v) {
     ObjBox& o = obj_mut();
@@ -174,23 +238,27 @@ void Value::set(std::string key, Value v) {
         o.items[p].second = std::move(v);
         return;
     }
-    o.charge(o.charged + key.size() + 64);
+    size_t cap = o.items.capacity();
+    o.key_bytes += key_heap(key);
     o.items.emplace_back(std::move(key), std::move(v));
     if (o.items.size() >= kIndexFrom) {
-        if (o.index.size() + 1 == o.items.size()) {
-            o.index.emplace(o.items.back().first, o.items.size() - 1);
+        if (o.index && o.index->size() + 1 == o.items.size() && o.items.capacity() == cap) {
+            o.index->emplace(o.items.back().first, o.items.size() - 1);
         } else {
-            o.reindex();  // std::string moves may have invalidated views: rebuild
+            o.reindex();  // the keys' inline buffers moved with the vector: rebuild
         }
     }
+    o.charge(obj_cost(o));
 }
 
 bool Value::erase(std::string_view key) {
-    if (k_ != Kind::Object || !obj().find(key)) return false;
+    if (kind() != Kind::Object || !obj().find(key)) return false;
     ObjBox& o = obj_mut();
     size_t p = o.pos(key);
+    o.key_bytes -= key_heap(o.items[p].first);
     o.items.erase(o.items.begin() + static_cast<std::ptrdiff_t>(p));
     o.reindex();
+    o.charge(obj_cost(o));
     return true;
 }
 
@@ -851,7 +919,7 @@ struct Machine {
                 } else if (stack.back().is_string()) {
                     Value key = std::move(stack.back());
                     stack.pop_back();
-                    stack.back().set(key.str(), std::move(next));
+                    stack.back().set(std::string(key.str()), std::move(next));
                     next = Value::invalid();
                 } else {
                     return "Objects must consist of key:value pairs";
@@ -864,7 +932,7 @@ struct Machine {
                 } else if (!stack.back().arr().empty()) {
                     return "Expected another array element";
                 }
-                stack.back().recharge();
+                stack.back().shrink();
                 next = std::move(stack.back());
                 stack.pop_back();
                 break;
@@ -874,11 +942,12 @@ struct Machine {
                     if (!stack.back().is_string()) return "Objects must consist of key:value pairs";
                     Value key = std::move(stack.back());
                     stack.pop_back();
-                    stack.back().set(key.str(), std::move(next));
+                    stack.back().set(std::string(key.str()), std::move(next));
                 } else {
                     if (!stack.back().is_object()) return "Unmatched '}'";
                     if (stack.back().size() != 0) return "Expected another key-value pair";
                 }
+                stack.back().shrink();
                 next = std::move(stack.back());
                 stack.pop_back();
                 break;

@@ -5,8 +5,10 @@
 // Memory: every heap part is charged to the thread's current budget (BudgetScope) while it lives.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,12 +38,17 @@ interp::MemoryBudget* current_budget();
 // the peak would otherwise reach the budget plus that value.
 void ensure_fits(size_t bytes);
 
+// A heap part: strings longer than a Value holds inline, arrays, objects, and number literals whose text
+// differs from their double's. Shared by reference count (atomic: the prelude's constants are read by every
+// session's thread), copied on write.
 struct Box {
-    Box() = default;
+    explicit Box(Kind k) : kind(k) {}
     Box(const Box&) = delete;
     Box& operator=(const Box&) = delete;
-    virtual ~Box();
+    ~Box();
     void charge(size_t n);  // sets the charge to n bytes
+    std::atomic<uint32_t> refs{1};
+    Kind kind;
     interp::MemoryBudget* budget = nullptr;
     size_t charged = 0;
 };
@@ -52,38 +59,70 @@ struct ArrBox;
 struct ObjBox;
 struct LitBox;
 
+// 16 bytes: the kind, flags, and either a double, a Box pointer or a string of up to 13 bytes inline (most
+// JSON strings: names, enums, ids), so that a value of a parsed document costs little beyond its text.
 class Value {
 public:
-    Value() = default;  // null
-    static Value invalid() { Value v; v.k_ = Kind::Invalid; return v; }
+    Value() { u_.o = blank(); }  // null
+    Value(const Value& o) {
+        u_ = o.u_;
+        if (boxed()) u_.o.h->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+    Value(Value&& o) noexcept {
+        u_ = o.u_;
+        o.u_.o = blank();
+    }
+    Value& operator=(const Value& o) {
+        if (o.boxed()) o.u_.o.h->refs.fetch_add(1, std::memory_order_relaxed);  // first: o may share our box
+        if (boxed()) unref(u_.o.h);
+        u_ = o.u_;
+        return *this;
+    }
+    Value& operator=(Value&& o) noexcept {
+        if (this != &o) {
+            if (boxed()) unref(u_.o.h);
+            u_ = o.u_;
+            o.u_.o = blank();
+        }
+        return *this;
+    }
+    ~Value() {
+        if (boxed()) unref(u_.o.h);
+    }
+    void swap(Value& o) noexcept { std::swap(u_, o.u_); }
+
+    static Value invalid() { Value v; v.u_.o.k = Kind::Invalid; return v; }
     static Value null() { return Value(); }
-    static Value boolean(bool b) { Value v; v.k_ = b ? Kind::True : Kind::False; return v; }
-    static Value number(double d) { Value v; v.k_ = Kind::Number; v.n_ = d; return v; }
+    static Value boolean(bool b) { Value v; v.u_.o.k = b ? Kind::True : Kind::False; return v; }
+    static Value number(double d) { Value v; v.u_.o.k = Kind::Number; v.u_.o.n = d; return v; }
     // A number with its literal text (canonical decNumber form) when it differs from the double's.
     static Value number_literal(double d, std::string_view lit);
-    static Value string(std::string s);
+    static Value string(std::string&& s);
+    static Value string(std::string_view s);
+    static Value string(const char* s) { return string(std::string_view(s)); }
     static Value array(std::vector<Value> a = {});
     static Value object();
 
-    Kind kind() const { return k_; }
-    bool is_valid() const { return k_ != Kind::Invalid; }
-    bool is_null() const { return k_ == Kind::Null; }
-    bool is_number() const { return k_ == Kind::Number; }
-    bool is_string() const { return k_ == Kind::String; }
-    bool is_array() const { return k_ == Kind::Array; }
-    bool is_object() const { return k_ == Kind::Object; }
-    bool truthy() const { return k_ != Kind::Null && k_ != Kind::False; }
+    Kind kind() const { return u_.o.k; }
+    bool is_valid() const { return kind() != Kind::Invalid; }
+    bool is_null() const { return kind() == Kind::Null; }
+    bool is_number() const { return kind() == Kind::Number; }
+    bool is_string() const { return kind() == Kind::String; }
+    bool is_array() const { return kind() == Kind::Array; }
+    bool is_object() const { return kind() == Kind::Object; }
+    bool truthy() const { return kind() != Kind::Null && kind() != Kind::False; }
 
-    double num() const { return n_; }
+    double num() const;
     const LitBox* literal() const;  // null unless a literal number whose text differs from the double's
-    bool is_literal() const { return lit_; }
-    const std::string& str() const;
+    bool is_literal() const { return u_.o.flags & kLiteral; }
+    std::string_view str() const;   // "" unless a string; valid while this value lives unchanged
     const std::vector<Value>& arr() const;
     const ObjBox& obj() const;
-    std::string& str_mut();          // copy on write
+    std::string& str_mut();          // copy on write (moves an inline string to the heap)
     std::vector<Value>& arr_mut();   // copy on write
     ObjBox& obj_mut();               // copy on write
-    void recharge();                 // after a mutation that grew the heap part
+    void recharge();                 // after a mutation that grew or shrank the heap part
+    void shrink();                   // an array's or object's spare capacity given back (a parsed document)
 
     // Object access.
     const Value* get(std::string_view key) const;
@@ -93,26 +132,67 @@ public:
     size_t size() const;  // array/object length
 
 private:
-    Kind k_ = Kind::Null;
-    bool lit_ = false;  // a number read from JSON or a program literal (compared exactly with another one)
-    double n_ = 0;
-    std::shared_ptr<Box> h_;
+    static constexpr uint8_t kLiteral = 1;  // a number read from JSON or a program literal (compared exactly)
+    static constexpr uint8_t kBoxed = 2;    // o.h is a Box this value holds a reference to
+    static constexpr uint8_t kInline = 4;   // a string kept in s.chars
+    static constexpr size_t kInlineMax = 13;
+    struct Other {
+        Kind k;
+        uint8_t flags;
+        uint8_t pad[6];
+        union {
+            double n;
+            Box* h;
+        };
+    };
+    static Other blank(Kind k = Kind::Null) {
+        Other o;
+        std::memset(&o, 0, sizeof o);
+        o.k = k;
+        return o;
+    }
+    struct Inline {
+        Kind k;
+        uint8_t flags;
+        uint8_t len;
+        char chars[kInlineMax];
+    };
+    union U {
+        Other o;
+        Inline s;
+    } u_;
+    bool boxed() const { return u_.o.flags & kBoxed; }
+    Box* box() const { return u_.o.h; }
+    void set_box(Kind k, Box* b, uint8_t flags = 0) {
+        u_.o = blank();
+        u_.o.k = k;
+        u_.o.flags = static_cast<uint8_t>(flags | kBoxed);
+        u_.o.h = b;
+    }
+    static void unref(Box* b) noexcept;
 };
+static_assert(sizeof(Value) == 16);
 
 struct StrBox : Box {
+    StrBox() : Box(Kind::String) {}
     std::string s;
 };
 struct ArrBox : Box {
+    ArrBox() : Box(Kind::Array) {}
     std::vector<Value> a;
 };
 struct ObjBox : Box {
+    ObjBox() : Box(Kind::Object) {}
     std::vector<std::pair<std::string, Value>> items;
-    std::unordered_map<std::string_view, size_t> index;  // when items is large
+    std::unique_ptr<std::unordered_map<std::string_view, size_t>> index;  // when items is large
+    size_t key_bytes = 0;  // the keys' heap bytes (beyond std::string's inline buffer)
     const Value* find(std::string_view k) const;
     size_t pos(std::string_view k) const;  // npos when absent
     void reindex();
 };
 struct LitBox : Box {
+    LitBox() : Box(Kind::Number) {}
+    double d = 0;
     std::string text;
 };
 
