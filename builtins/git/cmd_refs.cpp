@@ -41,6 +41,11 @@ std::string current_branch(Repo& repo) {
     return h.starts_with("refs/heads/") ? h.substr(11) : "";
 }
 
+// A merge in progress forgotten (after its commit, --abort, or a reset).
+void clear_merge_state(Repo& repo) {
+    for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
+}
+
 std::string commit_tree(Repo& repo, const std::optional<std::string>& c) {
     return c ? repo.commit(*c).tree : std::string();
 }
@@ -702,6 +707,7 @@ int cmd_reset(Session& s, const Args& a) {
         if (mode != Mode::mixed) throw Fatal{"Cannot do " + std::string(mode == Mode::soft ? "soft" : "hard") + " reset with paths."};
         reset_index_paths(repo, tree, paths);
     } else {
+        clear_merge_state(repo);  // a reset of the whole tree ends a merge in progress, as in git
         if (!target) {
             // unborn: reset the index to empty
             if (mode != Mode::soft) repo.write_index({});
@@ -745,41 +751,21 @@ int cmd_reset(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_merge(Session& s, const Args& a) {
-    Repo& repo = s.need_worktree();
-    bool ff_only = false, quiet = false;
-    std::vector<std::string> rest;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const std::string& x = a[i];
-        if (x == "--ff-only") ff_only = true;
-        else if (x == "-q" || x == "--quiet") quiet = true;
-        else if ((x == "-m" || x == "--message") && i + 1 < a.size()) ++i;  // the message of a merge commit: a fast-forward makes none
-        else if (x == "--ff" || x == "--no-edit" || x.starts_with("--message=")) {
-        } else if (x.size() > 1 && x[0] == '-') throw Fatal{"option '" + x + "' is not available in this sandbox's merge", 129};
-        else rest.push_back(x);
-    }
-    if (rest.size() != 1) throw Fatal{"merge of one branch only (fast-forward) in this sandbox"};
-    auto head = repo.head_oid();
-    auto other = repo.rev_parse(rest[0] + "^{commit}");
-    if (!other) throw Fatal{"merge: " + rest[0] + " - not something we can merge", 1, false};
-    if (!head) {
-        if (!switch_trees(s, "", repo.commit(*other).tree, false)) return 1;
-        repo.update_ref("HEAD", *other, "", "initial pull");
-        return 0;
-    }
-    if (*head == *other || is_ancestor(repo, *other, *head)) {
-        if (!quiet) s.out("Already up to date.\n");
-        return 0;
-    }
-    if (!is_ancestor(repo, *head, *other)) {
-        if (ff_only) throw Fatal{"Not possible to fast-forward, aborting."};
-        throw Fatal{"three-way merge is not available in this sandbox yet (only fast-forward)"};
-    }
-    std::string from_tree = repo.commit(*head).tree, to_tree = repo.commit(*other).tree;
-    if (!switch_trees(s, from_tree, to_tree, false)) return 1;
-    repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
-    repo.update_ref("HEAD", *other, *head, "merge " + rest[0] + ": Fast-forward");
-    std::string o = "Updating " + repo.abbrev(*head) + ".." + repo.abbrev(*other) + "\nFast-forward\n";
+namespace {
+// The first line of a merge commit's message for `git merge <name>`, as git's fmt-merge-msg writes it.
+std::string merge_title(Repo& repo, const std::string& name) {
+    std::string kind = "commit";
+    if (repo.resolve_ref("refs/heads/" + name)) kind = "branch";
+    else if (repo.resolve_ref("refs/remotes/" + name)) kind = "remote-tracking branch";
+    else if (repo.resolve_ref("refs/tags/" + name)) kind = "tag";
+    std::string t = "Merge " + kind + " '" + name + "'";
+    std::string cur = current_branch(repo);
+    if (!cur.empty() && cur != "main" && cur != "master") t += " into " + cur;
+    return t;
+}
+
+// The " f | 2 +-" lines, summary and create/delete modes of what moved from one tree to another.
+std::string tree_diffstat(Repo& repo, const std::string& from_tree, const std::string& to_tree) {
     auto before = repo.flatten(from_tree), after = repo.flatten(to_tree);
     std::set<std::string> paths;
     for (auto& [p, v] : before) paths.insert(p);
@@ -788,6 +774,7 @@ int cmd_merge(Session& s, const Args& a) {
     std::string modes;
     int ins = 0, del = 0;
     for (auto& p : paths) {
+        check_cancel(repo.ctx);
         auto b = before.find(p), f = after.find(p);
         if (b != before.end() && f != after.end() && b->second == f->second) continue;
         std::string da = b != before.end() ? repo.read(b->second.second).data : "";
@@ -799,10 +786,121 @@ int cmd_merge(Session& s, const Args& a) {
         if (b == before.end()) modes += " create mode " + mode_string(f->second.first) + " " + p + "\n";
         else if (f == after.end()) modes += " delete mode " + mode_string(b->second.first) + " " + p + "\n";
     }
-    o += diffstat_lines(rows);
+    std::string o = diffstat_lines(rows);
     if (!rows.empty()) o += stat_summary(int(rows.size()), ins, del);
-    o += modes;
-    if (!quiet) s.out(o);
+    return o + modes;
+}
+
+// `git merge --abort`: the index and work tree back to HEAD for what the merge touched.
+int merge_abort(Session& s, Repo& repo) {
+    if (!repo.fs.stat(repo.gitdir + "/MERGE_HEAD")) throw Fatal{"There is no merge to abort (MERGE_HEAD missing)."};
+    auto head = repo.head_oid();
+    std::string tree = head ? repo.commit(*head).tree : kEmptyTreeOid;
+    if (!switch_trees(s, tree, tree, true, "merge")) return 1;
+    clear_merge_state(repo);
+    return 0;
+}
+}  // namespace
+
+int cmd_merge(Session& s, const Args& a) {
+    Repo& repo = s.need_worktree();
+    bool ff_only = false, no_ff = false, quiet = false, no_commit = false, abort = false, cont = false;
+    std::optional<std::string> message;
+    std::vector<std::string> rest;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (x == "--ff-only") ff_only = true;
+        else if (x == "--no-ff") no_ff = true;
+        else if (x == "--ff") no_ff = ff_only = false;
+        else if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x == "--no-commit") no_commit = true;
+        else if (x == "--commit") no_commit = false;
+        else if (x == "--abort") abort = true;
+        else if (x == "--continue") cont = true;
+        else if ((x == "-m" || x == "--message") && i + 1 < a.size()) message = a[++i];
+        else if (x.starts_with("--message=")) message = x.substr(10);
+        else if (x == "--no-edit" || x == "--edit" || x == "-e" || x == "--stat" || x == "--no-stat" || x == "-n" ||
+                 x == "--no-verify" || x == "--no-progress" || x == "--progress" || x == "-v" || x == "--verbose") {
+        } else if (x == "-s" || x == "--strategy" || x == "-X" || x == "--strategy-option") {
+            if (i + 1 < a.size()) ++i;  // ort is the only strategy: its name and options are accepted and ignored
+        } else if (x.size() > 1 && x[0] == '-') {
+            throw Fatal{"option '" + x + "' is not available in this sandbox's merge", 129};
+        } else {
+            rest.push_back(x);
+        }
+    }
+    if (abort) return merge_abort(s, repo);
+    if (cont) {
+        if (!repo.fs.stat(repo.gitdir + "/MERGE_HEAD")) throw Fatal{"There is no merge in progress (MERGE_HEAD missing)."};
+        return cmd_commit(s, {});  // as if an editor had accepted MERGE_MSG (there is none here)
+    }
+    for (auto& e : repo.read_index())
+        if (e.stage() != 0) {
+            s.err("error: Merging is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\n");
+            throw Fatal{"Exiting because of an unresolved conflict."};
+        }
+    if (repo.fs.stat(repo.gitdir + "/MERGE_HEAD"))
+        throw Fatal{"You have not concluded your merge (MERGE_HEAD exists).\nPlease, commit your changes before you merge."};
+    if (rest.size() != 1) throw Fatal{rest.empty() ? "No remote for the current branch." : "merge of one branch at a time only in this sandbox (no octopus merge)"};
+    auto head = repo.head_oid();
+    auto other = repo.rev_parse(rest[0] + "^{commit}");
+    if (!other) throw Fatal{"merge: " + rest[0] + " - not something we can merge", 1, false};
+    if (!head) {
+        if (!switch_trees(s, "", repo.commit(*other).tree, false, "merge")) return 1;
+        repo.update_ref("HEAD", *other, "", "initial pull");
+        return 0;
+    }
+    if (*head == *other || is_ancestor(repo, *other, *head)) {
+        if (!quiet) s.out("Already up to date.\n");
+        return 0;
+    }
+    const std::string head_tree = repo.commit(*head).tree, other_tree = repo.commit(*other).tree;
+    if (is_ancestor(repo, *head, *other) && !no_ff) {
+        if (!quiet) s.out("Updating " + repo.abbrev(*head) + ".." + repo.abbrev(*other) + "\n");
+        if (!switch_trees(s, head_tree, other_tree, false, "merge")) return 1;
+        repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
+        repo.update_ref("HEAD", *other, *head, "merge " + rest[0] + ": Fast-forward");
+        if (!quiet) s.out("Fast-forward\n" + tree_diffstat(repo, head_tree, other_tree));
+        return 0;
+    }
+    if (ff_only) throw Fatal{"Not possible to fast-forward, aborting."};
+
+    auto bases = merge_bases(repo, *head, *other);
+    std::string base_tree = bases.empty() ? std::string() : repo.commit(bases[0]).tree;
+    TreeMerge m = merge_trees(s, base_tree, head_tree, other_tree, "HEAD", rest[0], "merge");
+    if (m.refused) {
+        s.err("Merge with strategy ort failed.\n");
+        return 2;
+    }
+    std::string o;
+    for (auto& line : m.messages) o += line + "\n";
+    repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
+    std::string msg = message ? *message + "\n" : merge_title(repo, rest[0]) + "\n";
+    if (!m.conflicts.empty() || no_commit) {
+        // What `git commit` (or `merge --continue`) concludes with.
+        std::string saved = msg;
+        if (!m.conflicts.empty()) {
+            saved += "\n# Conflicts:\n";
+            for (auto& p : m.conflicts) saved += "#\t" + p + "\n";
+        }
+        repo.write_file_atomic(repo.gitdir + "/MERGE_HEAD", *other + "\n");
+        repo.write_file_atomic(repo.gitdir + "/MERGE_MSG", saved);
+        repo.write_file_atomic(repo.gitdir + "/MERGE_MODE", no_ff ? "no-ff" : "");
+        if (!m.conflicts.empty()) {
+            s.out(o + "Automatic merge failed; fix conflicts and then commit the result.\n");
+            return 1;
+        }
+        s.out(o);
+        s.err("Automatic merge went well; stopped before committing as requested\n");
+        return 0;
+    }
+    std::string tree = write_tree_from_index(repo, repo.read_index());
+    Signature author = repo.identity(false), committer = repo.identity(true);
+    std::string body = "tree " + tree + "\nparent " + *head + "\nparent " + *other + "\nauthor " + author.raw +
+                       "\ncommitter " + committer.raw + "\n\n" + msg;
+    std::string oid = repo.write(ObjType::commit, body);
+    repo.update_ref("HEAD", oid, *head, "merge " + rest[0] + ": Merge made by the 'ort' strategy.");
+    if (!quiet) s.out(o + "Merge made by the 'ort' strategy.\n" + tree_diffstat(repo, head_tree, tree));
     return 0;
 }
 

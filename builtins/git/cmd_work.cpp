@@ -312,7 +312,8 @@ std::string stat_summary(int files, int ins, int del) {
 int cmd_commit(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::vector<std::string> messages;
-    bool all = false, allow_empty = false, quiet = false, amend = false, have_msg = false, allow_empty_msg = false;
+    bool all = false, allow_empty = false, quiet = false, amend = false, have_msg = false, allow_empty_msg = false,
+         no_edit = false;
     std::string file;
     for (size_t i = 0; i < a.size(); ++i) {
         const std::string& x = a[i];
@@ -325,7 +326,8 @@ int cmd_commit(Session& s, const Args& a) {
         else if (x == "--allow-empty-message") allow_empty_msg = true;
         else if (x == "-q" || x == "--quiet") quiet = true;
         else if (x == "--amend") amend = true;
-        else if (x == "--no-edit" || x == "--no-verify" || x == "-n") {
+        else if (x == "--no-edit") no_edit = true;
+        else if (x == "--no-verify" || x == "-n") {
         } else if (x == "-m" || x == "-F") throw Fatal{"error: switch `" + x.substr(1) + "' requires a value", 129, false};
         else if (x == "--message" || x == "--file") throw Fatal{"error: option `" + x.substr(2) + "' requires a value", 129, false};
         else throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
@@ -334,6 +336,19 @@ int cmd_commit(Session& s, const Args& a) {
     if (amend && !head) throw Fatal{"You have nothing to amend."};
     std::optional<Commit> old;
     if (amend) old = repo.commit(*head);
+    // Concluding a merge (MERGE_HEAD): its other parent, and MERGE_MSG when no message is given (there is no
+    // editor here, so as with --no-edit).
+    std::optional<std::string> merge_head, merge_msg;
+    if (auto mh = repo.fs.read_file(repo.gitdir + "/MERGE_HEAD", 4096); mh && !amend) {
+        std::string oid = mh->substr(0, mh->find('\n'));
+        if (is_hex_oid(oid)) merge_head = oid;
+        if (auto mm = repo.fs.read_file(repo.gitdir + "/MERGE_MSG", kMaxConfigBytes)) merge_msg = *mm;
+    }
+    if (amend && repo.fs.stat(repo.gitdir + "/MERGE_HEAD")) throw Fatal{"You are in the middle of a merge -- cannot amend."};
+    if (!have_msg && !amend && merge_msg) {
+        messages.push_back(*merge_msg);
+        have_msg = true;
+    }
     if (!have_msg && !amend) {
         s.err("error: no commit message given and no editor in this sandbox (use -m or -F)\n");
         return 1;
@@ -365,23 +380,33 @@ int cmd_commit(Session& s, const Args& a) {
     } else if (old) {
         msg = old->message;
     }
-    msg = cleanup_message(msg, !file.empty());
+    // MERGE_MSG without --no-edit: as git's editor would leave it when accepted unchanged (no "#" lines); there
+    // is no editor here. With --no-edit, its "# Conflicts" lines stay, as in git.
+    const bool from_merge_msg = merge_msg && messages.size() == 1 && messages[0] == *merge_msg && file.empty();
+    msg = cleanup_message(msg, !file.empty() || (from_merge_msg && !no_edit));
     if (msg.empty() && !allow_empty_msg) {
         s.err("Aborting commit due to empty commit message.\n");
         return 1;
     }
     auto index = repo.read_index();
-    for (auto& e : index)
-        if (e.stage() != 0) {
+    {
+        std::string unmerged;
+        for (auto& e : index)
+            if (e.stage() != 0 && (unmerged.empty() || !unmerged.ends_with("\t" + quote_path(e.path) + "\n")))
+                unmerged += "U\t" + quote_path(e.path) + "\n";
+        if (!unmerged.empty()) {
             s.err("error: Committing is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\nfatal: Exiting because of an unresolved conflict.\n");
+            s.out(unmerged);
             return 128;
         }
+    }
     std::string tree = write_tree_from_index(repo, index);
     std::vector<std::string> parents;
     if (amend) parents = old->parents;
     else if (head) parents.push_back(*head);
+    if (merge_head) parents.push_back(*merge_head);
     std::string parent_tree = parents.empty() ? kEmptyTreeOid : repo.commit(parents[0]).tree;
-    if (!amend && !allow_empty && tree == parent_tree) {
+    if (!amend && !allow_empty && !merge_head && tree == parent_tree) {
         StatusData st = compute_status(repo, false);
         s.out(long_status(repo, st, true));
         return 1;
@@ -393,8 +418,10 @@ int cmd_commit(Session& s, const Args& a) {
     body += "author " + author.raw + "\ncommitter " + committer.raw + "\n\n" + msg;
     std::string oid = repo.write(ObjType::commit, body);
     std::string subject = msg.substr(0, msg.find('\n'));
-    std::string reflog = std::string(amend ? "commit (amend)" : parents.empty() ? "commit (initial)" : "commit") + ": " + subject;
+    std::string reflog = std::string(amend ? "commit (amend)" : merge_head ? "commit (merge)" : parents.empty() ? "commit (initial)" : "commit") + ": " + subject;
     repo.update_ref("HEAD", oid, head.value_or(""), reflog);
+    if (merge_head)
+        for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
     if (quiet) return 0;
     std::string href = repo.head_ref();
     std::string where = href.starts_with("refs/heads/") ? href.substr(11) : "detached HEAD";
@@ -402,6 +429,10 @@ int cmd_commit(Session& s, const Args& a) {
     if (author.name != committer.name || author.email != committer.email)
         o += " Author: " + author.name + " <" + author.email + ">\n";
     if (amend) o += " Date: " + format_date_default(author.time, author.tz) + "\n";
+    if (merge_head) {  // git prints no summary for a merge commit
+        s.out(o);
+        return 0;
+    }
     auto before = parent_tree == kEmptyTreeOid ? std::map<std::string, std::pair<uint32_t, std::string>>{} : repo.flatten(parent_tree);
     auto after = repo.flatten(tree);
     int files = 0, ins = 0, del = 0;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -261,6 +262,12 @@ bool is_binary(std::string_view data);
 std::string unified_hunks(const CommandContext& ctx, std::string_view a, std::string_view b, int context,
                           DiffStats* stats);
 DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b);
+// The changed runs between two sequences of line ids (equal ids, equal lines): [a0,a1) of a replaced by
+// [b0,b1) of b, in order. The same engine and boundary choices as the unified diff.
+struct ChangeBlock {
+    long a0, a1, b0, b1;
+};
+std::vector<ChangeBlock> change_blocks(const CommandContext& ctx, std::span<const int> a, std::span<const int> b);
 
 // The output of git's "--- a/x / +++ b/x" file pair diff. side A/B: mode 0 when absent.
 struct FilePair {
@@ -335,6 +342,7 @@ struct Change {
     std::string path;
     std::string orig;  // the source of a staged rename (x == 'R')
     char x = ' ', y = ' ';  // index vs HEAD, work tree vs index
+    int stages = 0;         // unmerged: the stages present (1 base, 2 ours, 4 theirs); x and y as git's XY
 };
 struct StatusData {
     std::vector<Change> changes;         // tracked, by path
@@ -343,10 +351,39 @@ struct StatusData {
 StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked = true);
 std::string long_status(Repo& repo, const StatusData& st, bool for_commit);
 
+// The work tree: a repository-relative path's absolute path; a blob written there (parents created, never
+// through a symlink); the directories a removal left empty removed.
+std::string abs_path(Repo& repo, const std::string& rel);
+void write_work_file(Repo& repo, const std::string& rel, uint32_t mode, const std::string& oid);
+void remove_empty_parents(Repo& repo, std::string rel);
+
 // Writes `tree` of the index (missing subtrees created); returns the root tree oid.
 std::string write_tree_from_index(Repo& repo, const std::vector<IndexEntry>& entries);
 // Checks out target tree over the work tree and index from current tree (two-way, refusing to overwrite
 // local changes: Fatal with git's message). Returns false when refused.
-bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force);
+// `op` names the command in the refusal ("checkout", "merge").
+bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force,
+                  const char* op = "checkout");
+
+// ---- merging (merge.cpp)
+// The best common ancestors of two commits (git merge-base --all), oldest-first order not promised.
+std::vector<std::string> merge_bases(Repo& repo, const std::string& a, const std::string& b);
+// A three-way line merge of one file as git's default (xdiff's "zealous" level, "merge" conflict style).
+struct MergedText {
+    std::string text;
+    bool conflict = false;
+};
+MergedText merge_text(const CommandContext& ctx, std::string_view base, std::string_view ours, std::string_view theirs,
+                      const std::string& name_ours, const std::string& name_theirs);
+// A three-way merge of trees into the index and the work tree, as `git merge` (the "ort" strategy without
+// rename detection) does: false, with git's message printed, when local changes are in the way.
+struct TreeMerge {
+    std::vector<std::string> messages;  // "Auto-merging x", "CONFLICT (...): ..." in path order
+    std::vector<std::string> conflicts;  // paths left unmerged
+    bool refused = false;
+};
+TreeMerge merge_trees(Session& s, const std::string& base_tree, const std::string& ours_tree,
+                      const std::string& theirs_tree, const std::string& name_ours, const std::string& name_theirs,
+                      const char* op);
 
 }  // namespace bashkit::builtins::git

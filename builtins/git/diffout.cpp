@@ -197,6 +197,29 @@ Edits compute(const CommandContext& ctx, std::string_view a, std::string_view b)
     return e;
 }
 
+// Change blocks: both sequences walked together.
+std::vector<ChangeBlock> blocks_of(const diffutil::EditFlags& f) {
+    const auto& fa = f.a;
+    const auto& fb = f.b;
+    long na = long(fa.size()), nb = long(fb.size());
+    std::vector<ChangeBlock> blocks;
+    long i = 0, j = 0;
+    while (i < na || j < nb) {
+        if ((i < na && fa[size_t(i)]) || (j < nb && fb[size_t(j)])) {
+            ChangeBlock bl{i, i, j, j};
+            while (i < na && fa[size_t(i)]) ++i;
+            while (j < nb && fb[size_t(j)]) ++j;
+            bl.a1 = i;
+            bl.b1 = j;
+            blocks.push_back(bl);
+        } else {
+            ++i;
+            ++j;
+        }
+    }
+    return blocks;
+}
+
 std::string func_line(const Lines& a, long before) {
     for (long i = before; i >= 0; --i) {
         std::string_view l = a.lines[size_t(i)];
@@ -217,6 +240,12 @@ std::string range(long start, long count) {
 }
 }  // namespace
 
+std::vector<ChangeBlock> change_blocks(const CommandContext& ctx, std::span<const int> a, std::span<const int> b) {
+    diffutil::EditFlags flags;
+    if (!diffutil::compute_edits(a, b, flags, &ctx.cancel)) throw Cancelled{};
+    return blocks_of(flags);
+}
+
 DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b) {
     DiffStats s;
     if (is_binary(a) || is_binary(b)) {
@@ -234,28 +263,9 @@ DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::stri
 std::string unified_hunks(const CommandContext& ctx, std::string_view a, std::string_view b, int context,
                           DiffStats* stats) {
     Edits e = compute(ctx, a, b);
-    const auto& fa = e.flags.a;
-    const auto& fb = e.flags.b;
     long na = long(e.a.lines.size()), nb = long(e.b.lines.size());
-    // Change blocks: walk both sequences together.
-    struct Block {
-        long a0, a1, b0, b1;  // [a0,a1) deleted, [b0,b1) inserted
-    };
-    std::vector<Block> blocks;
-    long i = 0, j = 0;
-    while (i < na || j < nb) {
-        if ((i < na && fa[size_t(i)]) || (j < nb && fb[size_t(j)])) {
-            Block bl{i, i, j, j};
-            while (i < na && fa[size_t(i)]) ++i;
-            while (j < nb && fb[size_t(j)]) ++j;
-            bl.a1 = i;
-            bl.b1 = j;
-            blocks.push_back(bl);
-        } else {
-            ++i;
-            ++j;
-        }
-    }
+    using Block = ChangeBlock;
+    std::vector<Block> blocks = blocks_of(e.flags);
     std::string out;
     if (stats) {
         for (auto& bl : blocks) {

@@ -253,7 +253,7 @@ uint32_t git_mode_of(const vfs::Stat& st) {
     return (st.mode & 0111) ? 0100755 : 0100644;
 }
 
-static std::string abs_path(Repo& repo, const std::string& rel) {
+std::string abs_path(Repo& repo, const std::string& rel) {
     return repo.worktree == "/" ? "/" + rel : repo.worktree + "/" + rel;
 }
 
@@ -328,8 +328,11 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
         Change& c = changes[e.path];
         c.path = e.path;
         if (e.stage() != 0) {
-            c.x = 'U';
-            c.y = 'U';
+            // git's short codes by the stages present: DD AU UD UA DU AA UU
+            static const char* const kXY[8] = {"", "DD", "AU", "UD", "UA", "DU", "AA", "UU"};
+            c.stages |= 1 << (e.stage() - 1);
+            c.x = kXY[c.stages][0];
+            c.y = kXY[c.stages][1];
             continue;
         }
         auto h = head.find(e.path);
@@ -438,34 +441,49 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
             case 'D': return "deleted:    ";
             case 'T': return "typechange: ";
             case 'R': return "renamed:    ";
-            case 'U': return "both modified:   ";
             default: return "unknown:    ";
         }
     };
     auto show = [&](const std::string& p) { return quote_path(relative_to_prefix(p, repo.prefix)); };
     bool staged = false, unstaged = false, unmerged = false, deletions = false;
+    bool both_deleted = false, del_mod = false, not_deleted = false;
     for (auto& c : st.changes) {
-        if (c.x == 'U') {
+        if (c.stages) {
             unmerged = true;
+            if (c.stages == 1) both_deleted = true;
+            else if (c.stages == 3 || c.stages == 5) del_mod = true;
+            else not_deleted = true;
             continue;
         }
         if (c.x != ' ') staged = true;
         if (c.y != ' ') unstaged = true;
         if (c.y == 'D') deletions = true;
     }
-    if (unmerged) {
-        o += "\nUnmerged paths:\n  (use \"git add <file>...\" to mark resolution)\n";
-        for (auto& c : st.changes)
-            if (c.x == 'U') o += "\tboth modified:   " + show(c.path) + "\n";
-        o += "\n";
+    // In the middle of a merge, git says so first, and leaves out the hints on unstaging.
+    const bool merging = static_cast<bool>(repo.fs.stat(repo.gitdir + "/MERGE_HEAD"));
+    if (merging) {
+        if (unmerged) o += "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n";
+        else o += "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n";
     }
     if (staged) {
         o += "\nChanges to be committed:\n";
-        o += unborn ? "  (use \"git rm --cached <file>...\" to unstage)\n"
+        if (!merging)
+            o += unborn ? "  (use \"git rm --cached <file>...\" to unstage)\n"
                         : "  (use \"git restore --staged <file>...\" to unstage)\n";
         for (auto& c : st.changes)
-            if (c.x != ' ' && c.x != 'U')
+            if (c.x != ' ' && !c.stages)
                 o += "\t" + label(c.x) + (c.x == 'R' ? show(c.orig) + " -> " : std::string()) + show(c.path) + "\n";
+    }
+    if (unmerged) {
+        static const char* const kHow[8] = {"", "both deleted:    ", "added by us:     ", "deleted by them: ", "added by them:   ",
+                                            "deleted by us:   ", "both added:      ", "both modified:   "};
+        o += "\nUnmerged paths:\n";
+        if (!merging) o += "  (use \"git restore --staged <file>...\" to unstage)\n";
+        if (!both_deleted) o += del_mod ? "  (use \"git add/rm <file>...\" as appropriate to mark resolution)\n" : "  (use \"git add <file>...\" to mark resolution)\n";
+        else if (!del_mod && !not_deleted) o += "  (use \"git rm <file>...\" to mark resolution)\n";
+        else o += "  (use \"git add/rm <file>...\" as appropriate to mark resolution)\n";
+        for (auto& c : st.changes)
+            if (c.stages) o += "\t" + std::string(kHow[c.stages]) + show(c.path) + "\n";
     }
     if (unstaged) {
         o += "\nChanges not staged for commit:\n";
@@ -475,7 +493,7 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
             o += "  (use \"git restore <file>...\" to discard changes in working directory)\n";
         }
         for (auto& c : st.changes)
-            if (c.y != ' ' && c.x != 'U') o += "\t" + label(c.y) + show(c.path) + "\n";
+            if (c.y != ' ' && !c.stages) o += "\t" + label(c.y) + show(c.path) + "\n";
     }
     if (!st.untracked.empty()) {
         o += "\nUntracked files:\n";
@@ -532,14 +550,14 @@ std::string write_tree_from_index(Repo& repo, const std::vector<IndexEntry>& ent
 // ---------------------------------------------------------------------------------------------------------
 // Switching trees
 
-static void remove_empty_parents(Repo& repo, std::string rel) {
+void remove_empty_parents(Repo& repo, std::string rel) {
     for (size_t s = rel.rfind('/'); s != std::string::npos; s = rel.rfind('/')) {
         rel = rel.substr(0, s);
         if (!repo.fs.rmdir(abs_path(repo, rel))) break;
     }
 }
 
-static void write_work_file(Repo& repo, const std::string& rel, uint32_t mode, const std::string& oid) {
+void write_work_file(Repo& repo, const std::string& rel, uint32_t mode, const std::string& oid) {
     if (!verify_path(rel)) throw Fatal{"invalid path '" + rel + "'"};
     std::string p = abs_path(repo, rel);
     // Parents must be real directories inside the work tree (never through a symlink).
@@ -569,7 +587,7 @@ static void write_work_file(Repo& repo, const std::string& rel, uint32_t mode, c
     if (mode == 0100755) (void)repo.fs.chmod(p, 0755 & ~repo.ctx.umask);
 }
 
-bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force) {
+bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force, const char* op) {
     Repo& repo = *s.repo;
     auto from = from_tree.empty() ? std::map<std::string, std::pair<uint32_t, std::string>>{} : repo.flatten(from_tree);
     auto to = repo.flatten(to_tree);
@@ -615,15 +633,16 @@ bool switch_trees(Session& s, const std::string& from_tree, const std::string& t
     }
     if (!conflicts.empty() || !untracked_conflicts.empty()) {
         std::string msg;
+        const std::string what = std::string(op), before = what == "checkout" ? "switch branches" : what;
         if (!conflicts.empty()) {
-            msg += "error: Your local changes to the following files would be overwritten by checkout:\n";
+            msg += "error: Your local changes to the following files would be overwritten by " + what + ":\n";
             for (auto& p : conflicts) msg += "\t" + p + "\n";
-            msg += "Please commit your changes or stash them before you switch branches.\n";
+            msg += "Please commit your changes or stash them before you " + before + ".\n";
         }
         if (!untracked_conflicts.empty()) {
-            msg += "error: The following untracked working tree files would be overwritten by checkout:\n";
+            msg += "error: The following untracked working tree files would be overwritten by " + what + ":\n";
             for (auto& p : untracked_conflicts) msg += "\t" + p + "\n";
-            msg += "Please move or remove them before you switch branches.\n";
+            msg += "Please move or remove them before you " + before + ".\n";
         }
         msg += "Aborting\n";
         s.err(msg);
