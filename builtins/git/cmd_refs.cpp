@@ -751,6 +751,11 @@ int cmd_reset(Session& s, const Args& a) {
     return 0;
 }
 
+std::string merge_title_into(Repo& repo, const std::string& title) {
+    std::string cur = current_branch(repo);
+    return !cur.empty() && cur != "main" && cur != "master" ? title + " into " + cur : title;
+}
+
 namespace {
 // The first line of a merge commit's message for `git merge <name>`, as git's fmt-merge-msg writes it.
 std::string merge_title(Repo& repo, const std::string& name) {
@@ -758,10 +763,7 @@ std::string merge_title(Repo& repo, const std::string& name) {
     if (repo.resolve_ref("refs/heads/" + name)) kind = "branch";
     else if (repo.resolve_ref("refs/remotes/" + name)) kind = "remote-tracking branch";
     else if (repo.resolve_ref("refs/tags/" + name)) kind = "tag";
-    std::string t = "Merge " + kind + " '" + name + "'";
-    std::string cur = current_branch(repo);
-    if (!cur.empty() && cur != "main" && cur != "master") t += " into " + cur;
-    return t;
+    return merge_title_into(repo, "Merge " + kind + " '" + name + "'");
 }
 
 // The " f | 2 +-" lines, summary and create/delete modes of what moved from one tree to another.
@@ -842,9 +844,26 @@ int cmd_merge(Session& s, const Args& a) {
     if (repo.fs.stat(repo.gitdir + "/MERGE_HEAD"))
         throw Fatal{"You have not concluded your merge (MERGE_HEAD exists).\nPlease, commit your changes before you merge."};
     if (rest.size() != 1) throw Fatal{rest.empty() ? "No remote for the current branch." : "merge of one branch at a time only in this sandbox (no octopus merge)"};
-    auto head = repo.head_oid();
     auto other = repo.rev_parse(rest[0] + "^{commit}");
     if (!other) throw Fatal{"merge: " + rest[0] + " - not something we can merge", 1, false};
+    MergeRequest req;
+    req.other = *other;
+    req.label = rest[0];
+    req.title = merge_title(repo, rest[0]);
+    req.reflog = "merge " + rest[0];
+    req.message = message;
+    req.ff_only = ff_only;
+    req.no_ff = no_ff;
+    req.no_commit = no_commit;
+    req.quiet = quiet;
+    return run_merge(s, req);
+}
+
+int run_merge(Session& s, const MergeRequest& req) {
+    Repo& repo = s.need_worktree();
+    const bool ff_only = req.ff_only, no_ff = req.no_ff, no_commit = req.no_commit, quiet = req.quiet;
+    auto head = repo.head_oid();
+    const std::optional<std::string> other = req.other;
     if (!head) {
         if (!switch_trees(s, "", repo.commit(*other).tree, false, "merge")) return 1;
         repo.update_ref("HEAD", *other, "", "initial pull");
@@ -859,7 +878,7 @@ int cmd_merge(Session& s, const Args& a) {
         if (!quiet) s.out("Updating " + repo.abbrev(*head) + ".." + repo.abbrev(*other) + "\n");
         if (!switch_trees(s, head_tree, other_tree, false, "merge")) return 1;
         repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
-        repo.update_ref("HEAD", *other, *head, "merge " + rest[0] + ": Fast-forward");
+        repo.update_ref("HEAD", *other, *head, req.reflog + ": Fast-forward");
         if (!quiet) s.out("Fast-forward\n" + tree_diffstat(repo, head_tree, other_tree));
         return 0;
     }
@@ -867,7 +886,7 @@ int cmd_merge(Session& s, const Args& a) {
 
     auto bases = merge_bases(repo, *head, *other);
     std::string base_tree = bases.empty() ? std::string() : repo.commit(bases[0]).tree;
-    TreeMerge m = merge_trees(s, base_tree, head_tree, other_tree, "HEAD", rest[0], "merge");
+    TreeMerge m = merge_trees(s, base_tree, head_tree, other_tree, "HEAD", req.label, "merge");
     if (m.refused) {
         s.err("Merge with strategy ort failed.\n");
         return 2;
@@ -875,7 +894,7 @@ int cmd_merge(Session& s, const Args& a) {
     std::string o;
     for (auto& line : m.messages) o += line + "\n";
     repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");
-    std::string msg = message ? *message + "\n" : merge_title(repo, rest[0]) + "\n";
+    std::string msg = req.message ? *req.message + "\n" : req.title + "\n";
     if (!m.conflicts.empty() || no_commit) {
         // What `git commit` (or `merge --continue`) concludes with.
         std::string saved = msg;
@@ -899,7 +918,7 @@ int cmd_merge(Session& s, const Args& a) {
     std::string body = "tree " + tree + "\nparent " + *head + "\nparent " + *other + "\nauthor " + author.raw +
                        "\ncommitter " + committer.raw + "\n\n" + msg;
     std::string oid = repo.write(ObjType::commit, body);
-    repo.update_ref("HEAD", oid, *head, "merge " + rest[0] + ": Merge made by the 'ort' strategy.");
+    repo.update_ref("HEAD", oid, *head, req.reflog + ": Merge made by the 'ort' strategy.");
     if (!quiet) s.out(o + "Merge made by the 'ort' strategy.\n" + tree_diffstat(repo, head_tree, tree));
     return 0;
 }

@@ -365,7 +365,19 @@ std::string write_tree_from_index(Repo& repo, const std::vector<IndexEntry>& ent
 bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force,
                   const char* op = "checkout");
 
-// ---- merging (merge.cpp)
+// ---- merging (merge.cpp; the command in cmd_refs.cpp)
+// `git merge` of one commit into HEAD: fast-forward, or a three-way merge and its commit.
+struct MergeRequest {
+    std::string other;   // the commit merged
+    std::string label;   // its name in conflict markers and messages
+    std::string title;   // the merge commit's message when none is given ("Merge branch 'x'")
+    std::string reflog;  // "merge x", "pull"
+    std::optional<std::string> message;
+    bool ff_only = false, no_ff = false, no_commit = false, quiet = false;
+};
+int run_merge(Session& s, const MergeRequest& req);
+// title + " into <branch>" unless the current branch is main or master (git's fmt-merge-msg).
+std::string merge_title_into(Repo& repo, const std::string& title);
 // The best common ancestors of two commits (git merge-base --all), oldest-first order not promised.
 std::vector<std::string> merge_bases(Repo& repo, const std::string& a, const std::string& b);
 // A three-way line merge of one file as git's default (xdiff's "zealous" level, "merge" conflict style).

@@ -1175,6 +1175,7 @@ int cmd_pull(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     FetchOpts opt;
     std::string mode;  // "ff-only", "merge", "rebase", ""
+    bool no_commit = false;
     std::vector<std::string> rest;
     for (const auto& x : a) {
         if (x == "-q" || x == "--quiet") opt.quiet = true;
@@ -1182,10 +1183,16 @@ int cmd_pull(Session& s, const Args& a) {
         else if (x == "--no-rebase" || x == "--ff" || x == "--no-ff") mode = x == "--no-ff" ? "no-ff" : "merge";
         else if (x == "-r" || x == "--rebase" || x.starts_with("--rebase="))
             throw Fatal{"pull --rebase is not available in this sandbox (use fetch, then rebase)", 129};
-        else if (x == "-v" || x == "--progress" || x == "--no-progress" || x == "--no-edit") {
+        else if (x == "--no-commit") no_commit = true;
+        else if (x == "-v" || x == "--progress" || x == "--no-progress" || x == "--no-edit" || x == "--commit") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
         else rest.push_back(x);
     }
+    for (auto& e : repo.read_index())
+        if (e.stage() != 0) {
+            s.err("error: Pulling is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\n");
+            throw Fatal{"Exiting because of an unresolved conflict."};
+        }
     std::string cur = current_branch(repo);
     if (mode.empty()) {
         if (auto ff = repo.config.get("pull.ff")) mode = *ff == "only" ? "ff-only" : *ff == "false" ? "no-ff" : "merge";
@@ -1224,11 +1231,23 @@ int cmd_pull(Session& s, const Args& a) {
             throw Fatal{"Need to specify how to reconcile divergent branches."};
         }
         if (mode == "ff-only") throw Fatal{"Not possible to fast-forward, aborting."};
-        throw Fatal{"pull with a merge commit (divergent branches) is not available in this sandbox yet: use --ff-only after rebasing your work"};
     }
-    if (mode == "no-ff" && head && ancestor_of(repo, *head, merge_oid) && *head != merge_oid)
-        throw Fatal{"pull --no-ff (a merge commit) is not available in this sandbox yet"};
-    return cmd_merge(s, {"--ff-only", merge_oid});
+    // As git pull: `git merge FETCH_HEAD`, whose message names the branch and the remote's URL.
+    MergeRequest req;
+    req.other = merge_oid;
+    req.label = merge_oid;
+    std::string desc;
+    if (auto fh = repo.fs.read_file(repo.gitdir + "/FETCH_HEAD", kMaxConfigBytes)) {
+        std::string first = fh->substr(0, fh->find('\n'));
+        if (size_t t = first.find("\t\t"); t != std::string::npos) desc = first.substr(t + 2);
+    }
+    req.title = merge_title_into(repo, "Merge " + (desc.empty() ? merge_name : desc));
+    req.reflog = "pull";
+    req.ff_only = mode == "ff-only" || mode.empty();
+    req.no_ff = mode == "no-ff";
+    req.no_commit = no_commit;
+    req.quiet = opt.quiet;
+    return run_merge(s, req);
 }
 
 int cmd_push(Session& s, const Args& a) {

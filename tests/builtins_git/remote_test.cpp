@@ -310,6 +310,12 @@ const Case kCases[] = {
      "git push --tags; echo \"s $?\"; git ls-remote --tags origin; cd .. && git clone -q $URL/src.git two && cd two && git tag -l"},
     {"git clone -q $URL/src.git one && git init -q two && cd two && git pull $URL/src.git side; echo \"s $?\"; git log --oneline -2; "
      "git fetch $URL/src.git main; echo \"s $?\"; cat .git/FETCH_HEAD | sed 's/127.0.0.1:[0-9]*/H/'; git push; echo \"s $?\""},
+    // Divergent branches: pull --no-rebase merges (the message names the remote's URL), a conflict stops it.
+    {"git clone -q $URL/src.git one && git clone -q $URL/src.git two && cd one && echo a > a.txt && git add a.txt && "
+     "git commit -q -m a && git push -q && cd ../two && echo b > b.txt && git add b.txt && git commit -q -m b && "
+     "git pull --no-rebase --no-commit; echo \"s $?\"; cat .git/MERGE_MSG; git commit -q -m merged; git log --format=%s -1; ls; cd ../one && echo x >> f.txt && git commit -q -a -m x && "
+     "git push -q && cd ../two && echo y >> f.txt && git commit -q -a -m y && git -c pull.rebase=false pull; echo \"s $?\"; "
+     "cat f.txt; git status -s; git pull --no-rebase; echo \"s $?\""},
     {"git clone -q $URL/src.git one && cd one && git push origin nosuch; echo \"s $?\"; git push origin --delete nosuch; echo \"s $?\"; "
      "git push nowhere; echo \"s $?\"; git checkout -q v1 2>/dev/null && git push; echo \"s $?\"; git fetch nowhere; echo \"s $?\""},
 };
