@@ -309,6 +309,44 @@ std::string stat_summary(int files, int ins, int del) {
     return o + "\n";
 }
 
+// What `git commit` prints under its first line: " 2 files changed, ...", then create/delete/mode/rename
+// lines, for the change from parent_tree (kEmptyTreeOid for a root commit) to tree.
+std::string commit_summary(Repo& repo, const std::string& parent_tree, const std::string& tree) {
+    std::string o;
+    auto before = parent_tree == kEmptyTreeOid ? std::map<std::string, std::pair<uint32_t, std::string>>{} : repo.flatten(parent_tree);
+    auto after = repo.flatten(tree);
+    int files = 0, ins = 0, del = 0;
+    std::string modes;
+    std::set<std::string> paths;
+    for (auto& [p, v] : before) paths.insert(p);
+    for (auto& [p, v] : after) paths.insert(p);
+    auto renames = exact_renames(before, after);
+    std::set<std::string> rename_sources;
+    for (auto& [to, from] : renames) rename_sources.insert(from);
+    for (auto& p : paths) {
+        check_cancel(repo.ctx);
+        auto b = before.find(p), f = after.find(p);
+        if (b != before.end() && f != after.end() && b->second == f->second) continue;
+        if (rename_sources.count(p)) continue;
+        ++files;
+        if (auto r = renames.find(p); r != renames.end()) {
+            modes += " rename " + pprint_rename(r->second, p) + " (100%)\n";
+            continue;
+        }
+        std::string da = b != before.end() && b->second.first != 0160000 ? repo.read(b->second.second).data : "";
+        std::string db = f != after.end() && f->second.first != 0160000 ? repo.read(f->second.second).data : "";
+        DiffStats ds = count_changes(repo.ctx, da, db);
+        ins += ds.added;
+        del += ds.deleted;
+        if (b == before.end()) modes += " create mode " + mode_string(f->second.first) + " " + quote_path(p) + "\n";
+        else if (f == after.end()) modes += " delete mode " + mode_string(b->second.first) + " " + quote_path(p) + "\n";
+        else if (b->second.first != f->second.first)
+            modes += " mode change " + mode_string(b->second.first) + " => " + mode_string(f->second.first) + " " + quote_path(p) + "\n";
+    }
+    if (files) o += stat_summary(files, ins, del);
+    return o + modes;
+}
+
 int cmd_commit(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::vector<std::string> messages;
@@ -433,38 +471,7 @@ int cmd_commit(Session& s, const Args& a) {
         s.out(o);
         return 0;
     }
-    auto before = parent_tree == kEmptyTreeOid ? std::map<std::string, std::pair<uint32_t, std::string>>{} : repo.flatten(parent_tree);
-    auto after = repo.flatten(tree);
-    int files = 0, ins = 0, del = 0;
-    std::string modes;
-    std::set<std::string> paths;
-    for (auto& [p, v] : before) paths.insert(p);
-    for (auto& [p, v] : after) paths.insert(p);
-    auto renames = exact_renames(before, after);
-    std::set<std::string> rename_sources;
-    for (auto& [to, from] : renames) rename_sources.insert(from);
-    for (auto& p : paths) {
-        check_cancel(repo.ctx);
-        auto b = before.find(p), f = after.find(p);
-        if (b != before.end() && f != after.end() && b->second == f->second) continue;
-        if (rename_sources.count(p)) continue;
-        ++files;
-        if (auto r = renames.find(p); r != renames.end()) {
-            modes += " rename " + pprint_rename(r->second, p) + " (100%)\n";
-            continue;
-        }
-        std::string da = b != before.end() && b->second.first != 0160000 ? repo.read(b->second.second).data : "";
-        std::string db = f != after.end() && f->second.first != 0160000 ? repo.read(f->second.second).data : "";
-        DiffStats ds = count_changes(repo.ctx, da, db);
-        ins += ds.added;
-        del += ds.deleted;
-        if (b == before.end()) modes += " create mode " + mode_string(f->second.first) + " " + quote_path(p) + "\n";
-        else if (f == after.end()) modes += " delete mode " + mode_string(b->second.first) + " " + quote_path(p) + "\n";
-        else if (b->second.first != f->second.first)
-            modes += " mode change " + mode_string(b->second.first) + " => " + mode_string(f->second.first) + " " + quote_path(p) + "\n";
-    }
-    if (files) o += stat_summary(files, ins, del);
-    o += modes;
+    o += commit_summary(repo, parent_tree, tree);
     s.out(o);
     return 0;
 }

@@ -329,6 +329,8 @@ int cmd_restore(Session& s, const Args& a);
 int cmd_mv(Session& s, const Args& a);
 int cmd_stash(Session& s, const Args& a);
 int cmd_symbolic_ref(Session& s, const Args& a);
+int cmd_cherry_pick(Session& s, const Args& a);  // cmd_pick.cpp
+int cmd_rebase(Session& s, const Args& a);
 // The network half (remote.cpp): smart HTTP through the session's HttpClient.
 int cmd_clone(Session& s, const Args& a);
 int cmd_fetch(Session& s, const Args& a);
@@ -364,6 +366,8 @@ std::string write_tree_from_index(Repo& repo, const std::vector<IndexEntry>& ent
 // `op` names the command in the refusal ("checkout", "merge").
 bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force,
                   const char* op = "checkout");
+
+std::string commit_summary(Repo& repo, const std::string& parent_tree, const std::string& tree);
 
 // ---- merging (merge.cpp; the command in cmd_refs.cpp)
 // `git merge` of one commit into HEAD: fast-forward, or a three-way merge and its commit.

@@ -243,6 +243,8 @@ constexpr Sub kSubs[] = {
     {"mv", cmd_mv, "fnkv"},
     {"stash", cmd_stash},
     {"symbolic-ref", cmd_symbolic_ref},
+    {"cherry-pick", cmd_cherry_pick, "n"},
+    {"rebase", cmd_rebase, "qim"},
     {"clone", cmd_clone, "q", "b"},
     {"fetch", cmd_fetch},
     {"pull", cmd_pull},
