@@ -1,0 +1,295 @@
+// Replicas of `bashkit serve` over one base dir (sandbox/server/session_store.hpp): two SandboxServers in this
+// process, each with its replica id, sharing a temporary base dir. A session moves from one to the other with
+// its files and its shell state; a lease lets only one run it at a time (409 naming the holder); the state is
+// rewritten only when an exec changed it; the health endpoints.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <sys/stat.h>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "sandbox/sandbox.hpp"
+#include "sandbox/server/server.hpp"
+#include "sandbox/server/session_store.hpp"
+
+namespace bashkit::sandbox {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+struct TempBase {
+    fs::path path = fs::temp_directory_path() / ("bashkit-replicas-" + random_session_id());
+    TempBase() { fs::create_directories(path); }
+    ~TempBase() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+struct Replica {
+    std::unique_ptr<SandboxServer> server;
+    int port = 0;
+    Replica(const TempBase& base, std::string id, double lease_seconds = 15, double reap_interval = 0,
+            double unload_idle = 300) {
+        SandboxServerOptions o;
+        o.tokens = {"token-a", "token-b"};
+        o.base_dir = base.path.string();
+        o.replica_id = std::move(id);
+        o.lease_seconds = lease_seconds;
+        o.reap_interval_seconds = reap_interval;
+        o.unload_idle_seconds = unload_idle;
+        server = std::make_unique<SandboxServer>(std::move(o));
+        port = server->start();
+    }
+    httplib::Result post(const std::string& path, const json& body, const std::string& token = "token-a") const {
+        httplib::Client c("127.0.0.1", port);
+        c.set_read_timeout(30, 0);
+        return c.Post(path.c_str(), {{"Authorization", "Bearer " + token}}, body.dump(), "application/json");
+    }
+    httplib::Result get(const std::string& path, const std::string& token = "token-a") const {
+        httplib::Client c("127.0.0.1", port);
+        httplib::Headers h;
+        if (!token.empty()) h = {{"Authorization", "Bearer " + token}};
+        return c.Get(path.c_str(), h);
+    }
+    httplib::Result del(const std::string& path) const {
+        httplib::Client c("127.0.0.1", port);
+        return c.Delete(path.c_str(), {{"Authorization", "Bearer token-a"}});
+    }
+    std::string create() const {
+        auto r = post("/v1/sessions", json::object());
+        if (!r || r->status != 201) return "";
+        return json::parse(r->body)["id"].get<std::string>();
+    }
+    // {status, body}
+    std::pair<int, json> exec(const std::string& id, const std::string& command, const std::string& token = "token-a") const {
+        auto r = post("/v1/sessions/" + id + "/exec", {{"command", command}}, token);
+        if (!r) return {-1, json()};
+        return {r->status, json::parse(r->body, nullptr, false)};
+    }
+};
+
+std::string store_dir(const TempBase& base, const std::string& id) { return (base.path / (id + ".serve")).string(); }
+
+ino_t inode_of(const std::string& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST(ServeReplicas, SessionMovesWithItsFilesAndShellState) {
+    TempBase base;
+    Replica a(base, "replica-a"), b(base, "replica-b");
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    auto [st, out] = a.exec(id,
+                            "greeting=hello; declare -a arr=(x 'y z'); export EXP=1; f() { echo \"f says $1\"; };"
+                            "shopt -s expand_aliases; alias ll='echo aliased'; mkdir -p /workspace/sub && cd /workspace/sub; set -o pipefail;"
+                            "shopt -s extglob; echo kept > file.txt; echo ran");
+    ASSERT_EQ(st, 200) << out.dump();
+    EXPECT_EQ(out["stdout"], "ran\n");
+
+    // B may not run it while A holds it: 409 naming A, with the replica header of B.
+    auto r = b.post("/v1/sessions/" + id + "/exec", {{"command", "echo twice"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 409);
+    json refused = json::parse(r->body);
+    EXPECT_EQ(refused["code"], "session_elsewhere");
+    EXPECT_EQ(refused["owner"], "replica-a");
+    EXPECT_TRUE(refused["error"].get<std::string>().starts_with("session '" + id + "' is open on replica 'replica-a'"))
+        << refused.dump();
+    EXPECT_EQ(r->get_header_value("X-Bashkit-Replica"), "replica-b");
+    EXPECT_FALSE(r->get_header_value("Retry-After").empty());
+
+    a.server->stop();  // lets the session go: state saved, lease released, files kept
+    auto [st2, out2] = b.exec(id,
+                              "echo \"$greeting ${arr[1]} $EXP\"; f 1; ll; pwd; set -o | grep -w pipefail;"
+                              "shopt extglob; cat file.txt");
+    ASSERT_EQ(st2, 200) << out2.dump();
+    EXPECT_EQ(out2["stdout"],
+              "hello y z 1\nf says 1\naliased\n/workspace/sub\npipefail       \ton\nextglob        \ton\nkept\n")
+        << out2.dump();
+    auto info = b.get("/v1/sessions/" + id);
+    ASSERT_TRUE(info);
+    EXPECT_EQ(json::parse(info->body)["replica"], "replica-b");
+    // Another token still gets 404 on the replica that reopened it.
+    EXPECT_EQ(b.exec(id, "echo x", "token-b").first, 404);
+}
+
+TEST(ServeReplicas, StateIsWrittenOnlyWhenAnExecChangedIt) {
+    TempBase base;
+    Replica a(base, "replica-a");
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    const std::string state = store_dir(base, id) + "/state.json";
+    ASSERT_EQ(a.exec(id, "v=1").first, 200);
+    ino_t first = inode_of(state);
+    ASSERT_NE(first, 0u) << "written after the first exec";
+    ASSERT_EQ(a.exec(id, "echo $v; true; ls >/dev/null").first, 200);
+    EXPECT_EQ(inode_of(state), first) << "nothing changed: not rewritten";
+    ASSERT_EQ(a.exec(id, "v=2").first, 200);
+    ino_t second = inode_of(state);
+    EXPECT_NE(second, first) << "a variable changed: rewritten (a new file renamed over the old one)";
+    ASSERT_EQ(a.exec(id, "cd /tmp").first, 200);
+    EXPECT_NE(inode_of(state), second) << "the cwd changed";
+    // No temporary file is left beside it.
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(store_dir(base, id))) files += e.path().filename().string().find(".tmp-") == std::string::npos;
+    EXPECT_EQ(files, 3u);  // meta.json, state.json, lease
+    // The store is outside the session's tree: a script cannot see it.
+    auto [st, out] = a.exec(id, "ls -a / | tr '\\n' ' '");
+    EXPECT_EQ(out["stdout"], ". .. home tmp workspace ") << out.dump();
+}
+
+// A replica that stops renewing (here: no maintenance thread, a 1 s lease) keeps the session only until the
+// lease expires; then the other takes it over, and the first one is refused from then on.
+TEST(ServeReplicas, ExpiredLeaseIsTakenOverAndTheOldHolderRefused) {
+    TempBase base;
+    Replica a(base, "replica-a", 1.0), b(base, "replica-b", 1.0);
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(a.exec(id, "n=41; echo saved > done.txt").first, 200);
+    EXPECT_EQ(b.exec(id, "echo no").first, 409);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    auto [st, out] = b.exec(id, "echo $((n + 1)); cat done.txt");
+    ASSERT_EQ(st, 200) << out.dump();
+    EXPECT_EQ(out["stdout"], "42\nsaved\n");
+    auto [st_a, out_a] = a.exec(id, "echo from a");
+    EXPECT_EQ(st_a, 409) << out_a.dump();
+    EXPECT_EQ(out_a["owner"], "replica-b");
+    EXPECT_EQ(a.server->session_count(), 0u) << "the old holder dropped it";
+    // The new holder goes on; its state is what A left.
+    EXPECT_EQ(b.exec(id, "echo $n").second["stdout"], "41\n");
+}
+
+// With a maintenance thread the lease is renewed: a session busy longer than its lease stays with its holder.
+TEST(ServeReplicas, LeaseIsRenewedWhileHeld) {
+    TempBase base;
+    Replica a(base, "replica-a", 0.6, 0.05), b(base, "replica-b", 0.6, 0.05);
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    std::pair<int, json> slow;
+    std::thread runner([&] { slow = a.exec(id, "sleep 1.5; echo done"); });
+    for (int i = 0; i < 4; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        EXPECT_EQ(b.exec(id, "echo no").first, 409) << "at " << (i + 1) * 400 << " ms";
+    }
+    runner.join();
+    EXPECT_EQ(slow.first, 200);
+    EXPECT_EQ(slow.second["stdout"], "done\n");
+}
+
+// An idle session is let go (lease released): the other replica reopens it at once.
+TEST(ServeReplicas, IdleSessionIsLetGo) {
+    TempBase base;
+    Replica a(base, "replica-a", 15, 0.05, 0.2), b(base, "replica-b");
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(a.exec(id, "x=idle").first, 200);
+    // Dropped from the table first, then saved and its lease released.
+    const std::string lease = store_dir(base, id) + "/lease";
+    for (int i = 0; i < 300 && fs::exists(lease); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(fs::exists(lease));
+    EXPECT_EQ(a.server->session_count(), 0u);
+    auto [st, out] = b.exec(id, "echo $x");
+    EXPECT_EQ(st, 200);
+    EXPECT_EQ(out["stdout"], "idle\n");
+}
+
+// DELETE from a replica that does not hold the session takes it and deletes everything.
+TEST(ServeReplicas, DeleteFromAnotherReplica) {
+    TempBase base;
+    Replica a(base, "replica-a"), b(base, "replica-b");
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(a.exec(id, "echo f > f").first, 200);
+    auto held = b.del("/v1/sessions/" + id);
+    ASSERT_TRUE(held);
+    EXPECT_EQ(held->status, 409);
+    a.server->stop();
+    auto gone = b.del("/v1/sessions/" + id);
+    ASSERT_TRUE(gone);
+    EXPECT_EQ(gone->status, 204);
+    EXPECT_TRUE(fs::is_empty(base.path)) << "tree and store deleted";
+    EXPECT_EQ(b.exec(id, "true").first, 404);
+    EXPECT_EQ(b.exec("sbx-../../etc", "true").first, 404);
+}
+
+// A snapshot this version cannot read (an upgrade changed the format): the files come back, the shell
+// starts afresh, and GET says so.
+TEST(ServeReplicas, UnreadableStateReopensWithFreshShell) {
+    TempBase base;
+    Replica a(base, "replica-a");
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(a.exec(id, "v=1; echo f > f").first, 200);
+    a.server->stop();
+    std::ofstream(store_dir(base, id) + "/state.json") << "{\"format\": \"bashkit-shell-state\", \"version\": 999}";
+    Replica b(base, "replica-b");
+    auto [st, out] = b.exec(id, "echo \"[$v]\"; cat f");
+    EXPECT_EQ(out["stdout"], "[]\nf\n") << out.dump();
+    EXPECT_EQ(json::parse(b.get("/v1/sessions/" + id)->body)["state_restored"], false);
+}
+
+TEST(ServeReplicas, HealthEndpoints) {
+    TempBase base;
+    Replica a(base, "replica-a");
+    auto h = a.get("/healthz", "");
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->status, 200);
+    EXPECT_EQ(json::parse(h->body), (json{{"status", "ok"}, {"replica", "replica-a"}, {"sessions", 0}}));
+    auto r = a.get("/readyz", "");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    fs::remove_all(base.path);  // the volume is gone
+    r = a.get("/readyz", "");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 503);
+    EXPECT_EQ(json::parse(r->body)["status"], "unavailable");
+    fs::create_directories(base.path);
+}
+
+// The lease protocol itself: one creator, holders refused until expiry, a takeover lock left by a dead
+// replica cleared after its time.
+TEST(ServeReplicas, LeaseFile) {
+    TempBase base;
+    SessionStore a(base.path.string(), "ra", std::chrono::milliseconds(300));
+    SessionStore b(base.path.string(), "rb", std::chrono::milliseconds(5000));  // a's expires, b's lasts
+    const std::string id = "sbx-0123456789abcdef";
+    EXPECT_EQ(a.create(id, {{"format", "bashkit-serve-session"}}).outcome, SessionStore::Outcome::taken);
+    EXPECT_EQ(b.create(id, {{"format", "bashkit-serve-session"}}).outcome, SessionStore::Outcome::error);
+    SessionStore::Take t = b.acquire(id);
+    EXPECT_EQ(t.outcome, SessionStore::Outcome::held);
+    EXPECT_EQ(t.lease.owner, "ra");
+    EXPECT_EQ(b.acquire("sbx-ffffffffffffffff").outcome, SessionStore::Outcome::gone);
+    EXPECT_EQ(b.acquire("../x").outcome, SessionStore::Outcome::gone);
+    std::this_thread::sleep_for(std::chrono::milliseconds(350));
+    // A takeover lock of a replica that died mid-takeover: honoured while young.
+    std::ofstream(a.dir(id) + "/lease.takeover") << "";
+    EXPECT_EQ(b.acquire(id).outcome, SessionStore::Outcome::held);
+    fs::last_write_time(a.dir(id) + "/lease.takeover", fs::file_time_type::clock::now() - std::chrono::seconds(10));
+    t = b.acquire(id);
+    EXPECT_EQ(t.outcome, SessionStore::Outcome::taken);
+    EXPECT_EQ(t.lease.owner, "rb");
+    EXPECT_FALSE(fs::exists(a.dir(id) + "/lease.takeover"));
+    SessionStore::Take mine = a.acquire(id);
+    EXPECT_EQ(mine.outcome, SessionStore::Outcome::held);
+    Lease old{"ra", "not-the-nonce", 0};
+    EXPECT_FALSE(a.renew(id, old)) << "a lost lease is not renewed";
+    a.release(id, old);
+    EXPECT_TRUE(fs::exists(a.dir(id) + "/lease")) << "nor released";
+    EXPECT_TRUE(b.renew(id, t.lease));
+    b.release(id, t.lease);
+    EXPECT_FALSE(fs::exists(a.dir(id) + "/lease"));
+    b.remove(id);
+    EXPECT_TRUE(fs::is_empty(base.path));
+}
+
+}  // namespace
+}  // namespace bashkit::sandbox
