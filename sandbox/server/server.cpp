@@ -352,6 +352,17 @@ struct SandboxServer::Impl {
             remove_on_disk(id);
             return none();
         }
+        {
+            // The descriptor budget of create() holds for reopened sessions too.
+            std::lock_guard lock(mu);
+            if (uint64_t per = files_per_session(); per && (sessions.size() + 1) * per > open_files_budget) {
+                fail(res, 503, "server_full",
+                     "this replica cannot hold another session's open files (" + std::to_string(sessions.size()) +
+                         " sessions of " + std::to_string(per) + " files each, " + std::to_string(open_files_budget) +
+                         " in all): retry on another replica");
+                return nullptr;
+            }
+        }
         SessionStore::Take take = store->acquire(id);
         if (take.outcome == SessionStore::Outcome::held) {
             elsewhere(res, id, take.lease);

@@ -37,8 +37,7 @@ struct Replica {
     std::unique_ptr<SandboxServer> server;
     int port = 0;
     Replica(const TempBase& base, std::string id, double lease_seconds = 15, double reap_interval = 0,
-            double unload_idle = 300) {
-        SandboxServerOptions o;
+            double unload_idle = 300, SandboxServerOptions o = {}) {
         o.tokens = {"token-a", "token-b"};
         o.base_dir = base.path.string();
         o.replica_id = std::move(id);
@@ -235,6 +234,26 @@ TEST(ServeReplicas, UnreadableStateReopensWithFreshShell) {
     auto [st, out] = b.exec(id, "echo \"[$v]\"; cat f");
     EXPECT_EQ(out["stdout"], "[]\nf\n") << out.dump();
     EXPECT_EQ(json::parse(b.get("/v1/sessions/" + id)->body)["state_restored"], false);
+}
+
+// A reopen counts against the replica's descriptor budget like a create: 503, retry elsewhere.
+TEST(ServeReplicas, ReopenRespectsTheDescriptorBudget) {
+    TempBase base;
+    Replica a(base, "replica-a");
+    SandboxServerOptions small;
+    small.fs_limits.max_open_files = 8;
+    small.max_open_files = 8;  // one session
+    Replica b(base, "replica-b", 15, 0, 300, small);
+    std::string first = a.create(), second = a.create();
+    ASSERT_FALSE(first.empty());
+    ASSERT_FALSE(second.empty());
+    a.server->stop();
+    EXPECT_EQ(b.exec(first, "true").first, 200);
+    auto [st, out] = b.exec(second, "true");
+    EXPECT_EQ(st, 503);
+    EXPECT_EQ(out["code"], "server_full");
+    EXPECT_TRUE(fs::exists(store_dir(base, second) + "/meta.json")) << "refused, not deleted";
+    EXPECT_FALSE(fs::exists(store_dir(base, second) + "/lease")) << "and not taken";
 }
 
 TEST(ServeReplicas, HealthEndpoints) {
