@@ -20,6 +20,8 @@
 // window and is removed.
 // Clock assumption: expiry is wall-clock time (system_clock, ms since the epoch) compared across replicas:
 // their clocks must agree (NTP) to well within the lease; a skew of d shortens the protection to lease - d.
+// File modification times (the takeover lock's age, last_touch_ms) come from the file server's clock on a
+// network file system: it must agree as well.
 // A replica that cannot renew for a whole lease (stalled, partitioned from the volume) must stop using the
 // session: the server checks its lease before every request and before saving the state.
 #pragma once
