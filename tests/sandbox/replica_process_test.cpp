@@ -35,11 +35,16 @@ struct ServeProcess {
     pid_t pid = -1;
     int port = 0;
     std::string id;
-    ServeProcess(const std::string& base, std::string replica) : id(std::move(replica)) {
+    // An empty replica id: none on the command line, BASHKIT_REPLICA_ID=env_replica in the environment.
+    ServeProcess(const std::string& base, std::string replica, std::string env_replica = "") : id(std::move(replica)) {
         int out[2];
         if (::pipe2(out, O_CLOEXEC) != 0) return;
-        std::vector<std::string> args = {BASHKIT_CLI, "serve", "--port", "0", "--base-dir", base, "--replica-id", id,
+        std::vector<std::string> args = {BASHKIT_CLI, "serve", "--port", "0", "--base-dir", base,
                                          "--lease-seconds", "1.5", "--unload-idle", "0"};
+        if (!id.empty()) {
+            args.push_back("--replica-id");
+            args.push_back(id);
+        }
         // Everything the child needs is built before fork (only async-signal-safe calls after it).
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
@@ -49,6 +54,8 @@ struct ServeProcess {
         for (char** e = environ; *e; ++e)
             if (!std::string_view(*e).starts_with("BASHKIT_")) envp.push_back(*e);
         envp.push_back(token.data());
+        std::string replica_env = "BASHKIT_REPLICA_ID=" + env_replica;
+        if (!env_replica.empty()) envp.push_back(replica_env.data());
         envp.push_back(nullptr);
         pid = ::fork();
         if (pid == 0) {
@@ -200,6 +207,29 @@ TEST(ServeReplicaProcesses, OneDiesMidwayAndTheOtherTakesOver) {
         b.stop();
     }
     EXPECT_LT(clk::now() - t0, std::chrono::seconds(20));
+    fs::remove_all(base);
+}
+
+// The replica id from BASHKIT_REPLICA_ID, and its default (hostname-pid), in /healthz and on every answer.
+TEST(ServeReplicaProcesses, ReplicaIdFromTheEnvironmentOrTheHost) {
+    fs::path base = fs::temp_directory_path() / ("bashkit-replica-id-" + random_session_id());
+    fs::create_directories(base);
+    {
+        ServeProcess named(base.string(), "", "pod-7"), unnamed(base.string(), "");
+        ASSERT_GT(named.port, 0);
+        ASSERT_GT(unnamed.port, 0);
+        httplib::Client c("127.0.0.1", named.port);
+        auto h = c.Get("/healthz");
+        ASSERT_TRUE(h);
+        EXPECT_EQ(json::parse(h->body)["replica"], "pod-7");
+        EXPECT_EQ(h->get_header_value("X-Bashkit-Replica"), "pod-7");
+        char host[256] = {};
+        ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+        httplib::Client d("127.0.0.1", unnamed.port);
+        auto u = d.Get("/healthz");
+        ASSERT_TRUE(u);
+        EXPECT_EQ(json::parse(u->body)["replica"], std::string(host) + "-" + std::to_string(unnamed.pid));
+    }
     fs::remove_all(base);
 }
 
