@@ -203,6 +203,41 @@ def main():
             r.stop()
         shutil.rmtree(base, ignore_errors=True)
     reopen_round(a.bashkit, a.lease)
+    save_round(a.bashkit)
+
+
+def save_round(serve, n=200):
+    """What saving the shell state costs an exec: one replica in memory (no --base-dir, nothing saved)
+    against one on a base dir, n sequential execs that change the state (so it is rewritten every time) and
+    n that do not (serialized and hashed, not written), medians."""
+    env = dict(os.environ, BASHKIT_SERVE_TOKENS=TOKEN)
+    base = tempfile.mkdtemp(prefix="bashkit-serve-save-")
+    results = {}
+    try:
+        for label, extra in (("in memory", []), ("base dir", ["--base-dir", base]),
+                             ("base dir, --sync-writes", ["--base-dir", base, "--sync-writes"])):
+            p = subprocess.Popen([serve, "serve", "--port", "0"] + extra, stdout=subprocess.PIPE, env=env, text=True)
+            try:
+                port = int(p.stdout.readline().rsplit(":", 1)[1])
+                st, body = request(port, "POST", "/v1/sessions", {})
+                sid = body["id"]
+                request(port, "POST", f"/v1/sessions/{sid}/exec",
+                        {"command": "for i in $(seq 100); do eval \"v$i=$i\"; done; f() { :; }"})
+                for what, cmd in (("changing", "n=$((n+1))"), ("unchanged", "true")):
+                    lat = []
+                    for _ in range(n):
+                        t = time.perf_counter()
+                        request(port, "POST", f"/v1/sessions/{sid}/exec", {"command": cmd})
+                        lat.append((time.perf_counter() - t) * 1000)
+                    results[(label, what)] = statistics.median(lat)
+            finally:
+                p.terminate()
+                p.wait()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"save round ({n} sequential execs each, 100 variables in the state, medians, ms):")
+    for label in ("in memory", "base dir", "base dir, --sync-writes"):
+        print(f"  {label}: state changed {results[(label, 'changing')]:.2f}, unchanged {results[(label, 'unchanged')]:.2f}")
 
 
 def reopen_round(serve, lease, sessions=16):

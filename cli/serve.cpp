@@ -54,6 +54,9 @@ constexpr const char* kServeUsage =
     "\t\t\t\t\tthe sessions of a replica that died wait before another takes them\n"
     "\t--unload-idle SECONDS\t\tlet go of a session without a request for that long (state saved,\n"
     "\t\t\t\t\tlease released; default 300; 0: never)\n"
+    "\t--sync-writes\t\t\tfdatasync the state, lease and metadata files before renaming them\n"
+    "\t\t\t\t\t(survives a power loss of the volume's machine; a flush per exec\n"
+    "\t\t\t\t\tthat changed the shell state)\n"
     "\t--allow-network\t\t\tlet sessions ask for network all or allow(...) (default: none only;\n"
     "\t\t\t\t\tprivate and loopback addresses stay blocked)\n"
     "\t--allow-header-bindings\t\tlet sessions ask for GitHubBinding / MistralApiBinding, whose secrets\n"
@@ -102,6 +105,10 @@ int serve_main(int argc, char** argv) {
         }
         if (a == "--allow-header-bindings") {
             o.allow_header_bindings = true;
+            continue;
+        }
+        if (a == "--sync-writes") {
+            o.sync_writes = true;
             continue;
         }
         bool takes = a == "--host" || a == "--port" || a == "--token-file" || a == "--token-env" ||

@@ -919,7 +919,7 @@ SandboxServer::SandboxServer(SandboxServerOptions options) : impl_(std::make_uni
     if (!impl_->opts.base_dir.empty())
         impl_->store = std::make_unique<SessionStore>(
             impl_->opts.base_dir, impl_->opts.replica_id,
-            std::chrono::milliseconds(int64_t(std::ceil(impl_->opts.lease_seconds * 1000))));
+            std::chrono::milliseconds(int64_t(std::ceil(impl_->opts.lease_seconds * 1000))), impl_->opts.sync_writes);
     impl_->open_files_budget = impl_->opts.max_open_files;
     if (impl_->open_files_budget == 0) {
         rlimit rl{};

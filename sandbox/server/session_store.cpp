@@ -33,8 +33,8 @@ int64_t mtime_ms(const std::string& path) {
     return int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
 
-// Writes data to a new file (O_EXCL) and flushes it; false (and nothing left) on failure.
-bool write_new(const std::string& path, std::string_view data) {
+// Writes data to a new file (O_EXCL), flushed to stable storage when sync; false (and nothing left) on failure.
+bool write_new(const std::string& path, std::string_view data, bool sync) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return false;
     size_t done = 0;
@@ -48,7 +48,7 @@ bool write_new(const std::string& path, std::string_view data) {
         }
         done += size_t(n);
     }
-    if (ok && ::fdatasync(fd) != 0) ok = false;
+    if (ok && sync && ::fdatasync(fd) != 0) ok = false;
     if (::close(fd) != 0) ok = false;
     if (!ok) ::unlink(path.c_str());
     return ok;
@@ -58,9 +58,9 @@ std::string temp_name(const std::string& path) { return path + ".tmp-" + random_
 
 }  // namespace
 
-bool write_file_atomic(const std::string& path, std::string_view data) {
+bool write_file_atomic(const std::string& path, std::string_view data, bool sync) {
     std::string tmp = temp_name(path);
-    if (!write_new(tmp, data)) return false;
+    if (!write_new(tmp, data, sync)) return false;
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         ::unlink(tmp.c_str());
         return false;
@@ -68,8 +68,8 @@ bool write_file_atomic(const std::string& path, std::string_view data) {
     return true;
 }
 
-SessionStore::SessionStore(std::string base_dir, std::string replica_id, std::chrono::milliseconds lease)
-    : base_(std::move(base_dir)), replica_(std::move(replica_id)), lease_(lease) {
+SessionStore::SessionStore(std::string base_dir, std::string replica_id, std::chrono::milliseconds lease, bool sync)
+    : base_(std::move(base_dir)), replica_(std::move(replica_id)), lease_(lease), sync_(sync) {
     while (base_.size() > 1 && base_.back() == '/') base_.pop_back();
 }
 
@@ -113,7 +113,7 @@ std::optional<Lease> SessionStore::read_lease(const std::string& id) const {
 bool SessionStore::link_lease(const std::string& id, Lease& l) {
     l.nonce = random_session_id();
     std::string tmp = temp_name(lease_path(id));
-    if (!write_new(tmp, new_lease_text(l))) return false;
+    if (!write_new(tmp, new_lease_text(l), sync_)) return false;
     int r = ::link(tmp.c_str(), lease_path(id).c_str());
     int err = errno;
     ::unlink(tmp.c_str());
@@ -222,7 +222,7 @@ bool SessionStore::renew(const std::string& id, Lease& mine) {
     if (!cur || cur->nonce != mine.nonce) return false;
     Lease next = mine;
     std::string text = new_lease_text(next);
-    if (!write_file_atomic(lease_path(id), text)) return false;
+    if (!write_file_atomic(lease_path(id), text, sync_)) return false;
     mine = next;
     return true;
 }
@@ -242,13 +242,13 @@ std::optional<json> SessionStore::read_meta(const std::string& id) const {
 }
 
 bool SessionStore::write_meta(const std::string& id, const json& meta) {
-    return write_file_atomic(dir(id) + "/meta.json", meta.dump(-1, ' ', false, json::error_handler_t::replace));
+    return write_file_atomic(dir(id) + "/meta.json", meta.dump(-1, ' ', false, json::error_handler_t::replace), sync_);
 }
 
 std::optional<std::string> SessionStore::read_state(const std::string& id) const { return slurp(dir(id) + "/state.json"); }
 
 bool SessionStore::write_state(const std::string& id, const std::string& state) {
-    return write_file_atomic(dir(id) + "/state.json", state);
+    return write_file_atomic(dir(id) + "/state.json", state, sync_);
 }
 
 int64_t SessionStore::last_touch_ms(const std::string& id) const {
@@ -291,7 +291,7 @@ std::vector<std::string> SessionStore::list() const {
 
 bool SessionStore::writable() const {
     std::string probe = base_ + "/.ready-" + random_session_id();
-    if (!write_new(probe, replica_)) return false;
+    if (!write_new(probe, replica_, false)) return false;
     ::unlink(probe.c_str());
     return true;
 }

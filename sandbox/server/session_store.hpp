@@ -10,8 +10,11 @@
 //       lease        {"owner": replica id, "nonce": random, "expires_at_ms": wall clock ms}
 //       lease.takeover  present only while a replica replaces an expired lease
 //
-// Every file is written whole to a temporary name in the same folder, flushed (fdatasync) and renamed over
-// the old one, so a reader (another replica) sees the old content or the new one, never a part.
+// Every file is written whole to a temporary name in the same folder, closed and renamed over the old one, so
+// a reader (another replica) sees the old content or the new one, never a part. With sync, each is also
+// flushed to stable storage (fdatasync) before the rename: what a power loss of the volume's machine needs;
+// a replica that dies (its process or its node) needs only the close (the kernel, or an NFS client on
+// close, has the data before the rename).
 //
 // The lease: created with link(2) from a complete temporary file (fails with EEXIST when one exists: one
 // creator wins), renewed by its owner by rename, released by unlink. An expired lease is taken over under
@@ -45,7 +48,7 @@ struct Lease {
 
 class SessionStore {
 public:
-    SessionStore(std::string base_dir, std::string replica_id, std::chrono::milliseconds lease);
+    SessionStore(std::string base_dir, std::string replica_id, std::chrono::milliseconds lease, bool sync = false);
 
     // "sbx-" and 16 lowercase hex digits: the ids `bashkit serve` makes (nothing else reaches the disk).
     static bool valid_id(std::string_view id);
@@ -95,9 +98,10 @@ private:
     std::string base_;
     std::string replica_;
     std::chrono::milliseconds lease_;
+    bool sync_ = false;
 };
 
-// Writes path atomically (temporary file in the same folder, fdatasync, rename). False on failure.
-bool write_file_atomic(const std::string& path, std::string_view data);
+// Writes path atomically (temporary file in the same folder, fdatasync when sync, rename). False on failure.
+bool write_file_atomic(const std::string& path, std::string_view data, bool sync);
 
 }  // namespace bashkit::sandbox

@@ -278,7 +278,7 @@ TEST(ServeReplicas, HealthEndpoints) {
 // replica cleared after its time.
 TEST(ServeReplicas, LeaseFile) {
     TempBase base;
-    SessionStore a(base.path.string(), "ra", std::chrono::milliseconds(300));
+    SessionStore a(base.path.string(), "ra", std::chrono::milliseconds(300), /*sync=*/true);
     SessionStore b(base.path.string(), "rb", std::chrono::milliseconds(5000));  // a's expires, b's lasts
     const std::string id = "sbx-0123456789abcdef";
     EXPECT_EQ(a.create(id, {{"format", "bashkit-serve-session"}}).outcome, SessionStore::Outcome::taken);
