@@ -14,6 +14,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "sandbox/mistral_sandbox.hpp"
 #include "sandbox/sandbox.hpp"
 #include "sandbox/server/server.hpp"
 #include "sandbox/server/session_store.hpp"
@@ -254,6 +255,27 @@ TEST(ServeReplicas, ReopenRespectsTheDescriptorBudget) {
     EXPECT_EQ(out["code"], "server_full");
     EXPECT_TRUE(fs::exists(store_dir(base, second) + "/meta.json")) << "refused, not deleted";
     EXPECT_FALSE(fs::exists(store_dir(base, second) + "/lease")) << "and not taken";
+}
+
+// MistralSandbox, sent to a replica that does not hold the session, waits out the lease of the one that
+// does (here: it stopped renewing, 1 s lease) and goes on there: failover without an error for the agent.
+TEST(ServeReplicas, ClientWaitsForTheLeaseToPass) {
+    TempBase base;
+    Replica a(base, "replica-a", 1.0), b(base, "replica-b", 1.0);
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(a.exec(id, "carried=yes").first, 200);
+    MistralSandboxOptions o;
+    o.endpoint = "http://127.0.0.1:" + std::to_string(b.port);
+    o.api_token = "token-a";
+    o.pre_provisioned_sandbox_id = id;
+    o.readiness_interval_seconds = 0.01;
+    MistralSandbox sb(std::move(o), [](const std::string&) -> std::optional<std::string> { return std::nullopt; });
+    auto t0 = std::chrono::steady_clock::now();
+    SandboxSession s = sb.open();
+    EXPECT_EQ(s.execute("echo $carried").stdout_, "yes\n");
+    EXPECT_GT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(500)) << "it waited for the lease";
+    EXPECT_EQ(b.server->session_count(), 1u);
 }
 
 TEST(ServeReplicas, HealthEndpoints) {
