@@ -353,8 +353,17 @@ struct SandboxServer::Impl {
             return none();
         }
         {
-            // The descriptor budget of create() holds for reopened sessions too.
+            // The caps of create() hold for reopened sessions too: a replica never holds more sessions than it
+            // was sized for, even when another replica's sessions come to it (it refuses them instead).
             std::lock_guard lock(mu);
+            size_t mine = 0;
+            for (const auto& [sid, other] : sessions) mine += other->owner == owner;
+            if (mine >= opts.max_sessions_per_token) {
+                fail(res, 503, "server_full",
+                     "this replica holds " + std::to_string(mine) +
+                         " sessions of this token (its limit): retry later or on another replica");
+                return nullptr;
+            }
             if (uint64_t per = files_per_session(); per && (sessions.size() + 1) * per > open_files_budget) {
                 fail(res, 503, "server_full",
                      "this replica cannot hold another session's open files (" + std::to_string(sessions.size()) +

@@ -278,6 +278,23 @@ TEST(ServeReplicas, ClientWaitsForTheLeaseToPass) {
     EXPECT_EQ(b.server->session_count(), 1u);
 }
 
+// And so does the cap on sessions per token: a replica sized for N sessions does not take an N+1st.
+TEST(ServeReplicas, ReopenRespectsTheSessionCap) {
+    TempBase base;
+    Replica a(base, "replica-a");
+    SandboxServerOptions one;
+    one.max_sessions_per_token = 1;
+    Replica b(base, "replica-b", 15, 0, 300, one);
+    std::string first = a.create(), second = a.create();
+    ASSERT_FALSE(second.empty());
+    a.server->stop();
+    EXPECT_EQ(b.exec(first, "true").first, 200);
+    auto [st, out] = b.exec(second, "true");
+    EXPECT_EQ(st, 503);
+    EXPECT_EQ(out["error"], "this replica holds 1 sessions of this token (its limit): retry later or on another replica");
+    EXPECT_EQ(b.exec(first, "true", "token-b").first, 404) << "another token's count is its own, and it sees nothing";
+}
+
 TEST(ServeReplicas, HealthEndpoints) {
     TempBase base;
     Replica a(base, "replica-a");
