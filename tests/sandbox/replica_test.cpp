@@ -185,6 +185,29 @@ TEST(ServeReplicas, LeaseIsRenewedWhileHeld) {
     EXPECT_EQ(slow.second["stdout"], "done\n");
 }
 
+// Stopping a replica (SIGTERM in `bashkit serve`) cancels the command running in a session, saves its state
+// and releases its lease, without waiting for the command: the other replica takes the session at once.
+TEST(ServeReplicas, StopCancelsAndLetsGo) {
+    TempBase base;
+    Replica a(base, "replica-a"), b(base, "replica-b");
+    std::string id = a.create();
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(a.exec(id, "before=1").first, 200);
+    std::pair<int, json> slow;
+    std::thread runner([&] { slow = a.exec(id, "after=1; sleep 30; echo not reached"); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto t0 = std::chrono::steady_clock::now();
+    a.server->stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+    runner.join();
+    EXPECT_EQ(slow.second["exit_code"], 130) << slow.second.dump();
+    EXPECT_EQ(slow.second["cancelled"], true);
+    EXPECT_FALSE(fs::exists(store_dir(base, id) + "/lease"));
+    auto [st, out] = b.exec(id, "echo $before $after");
+    EXPECT_EQ(st, 200);
+    EXPECT_EQ(out["stdout"], "1 1\n") << "the state of the cancelled command was saved too";
+}
+
 // An idle session is let go (lease released): the other replica reopens it at once.
 TEST(ServeReplicas, IdleSessionIsLetGo) {
     TempBase base;
