@@ -171,14 +171,16 @@ TEST(ServeReplicas, ExpiredLeaseIsTakenOverAndTheOldHolderRefused) {
 // With a maintenance thread the lease is renewed: a session busy longer than its lease stays with its holder.
 TEST(ServeReplicas, LeaseIsRenewedWhileHeld) {
     TempBase base;
-    Replica a(base, "replica-a", 0.6, 0.05), b(base, "replica-b", 0.6, 0.05);
+    // A 1.5 s lease renewed once a third of it has passed (a tick every 50 ms): a command of 2.5 s outlives
+    // the lease, and B is refused all along.
+    Replica a(base, "replica-a", 1.5, 0.05), b(base, "replica-b", 1.5, 0.05);
     std::string id = a.create();
     ASSERT_FALSE(id.empty());
     std::pair<int, json> slow;
-    std::thread runner([&] { slow = a.exec(id, "sleep 1.5; echo done"); });
+    std::thread runner([&] { slow = a.exec(id, "sleep 2.5; echo done"); });
     for (int i = 0; i < 4; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(400));
-        EXPECT_EQ(b.exec(id, "echo no").first, 409) << "at " << (i + 1) * 400 << " ms";
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        EXPECT_EQ(b.exec(id, "echo no").first, 409) << "at " << (i + 1) * 500 << " ms";
     }
     runner.join();
     EXPECT_EQ(slow.first, 200);
