@@ -38,12 +38,25 @@ constexpr const char* kServeUsage =
     "\t--max-sessions N\t\tsessions per token (default 32); more get 429\n"
     "\t--max-exec-timeout SECONDS\tlongest command (default 3600)\n"
     "\t--max-session-bytes N\t\tdata one session's files may hold (default 1073741824)\n"
+    "\t--max-session-memory N\t\tmemory budget of one session's shell, its utilities and buffers\n"
+    "\t\t\t\t\t(default 1073741824): with --max-sessions, what a replica may need\n"
     "\t--max-open-files N\t\tfiles one session may hold open (default 256): Too many open files\n"
     "\t--max-server-open-files N\thost descriptors all sessions on disk may hold together (default:\n"
     "\t\t\t\t\tthe descriptor limit, raised to its hard maximum, less 256); a new\n"
     "\t\t\t\t\tsession that could pass it gets 503, existing ones keep working\n"
-    "\t--base-dir DIR\t\t\tkeep session trees on disk under DIR (deleted with the session);\n"
-    "\t\t\t\t\tdefault: in memory\n"
+    "\t--base-dir DIR\t\t\tkeep sessions on disk under DIR: trees, create options and shell\n"
+    "\t\t\t\t\tstate (saved after each exec that changed it), deleted with the\n"
+    "\t\t\t\t\tsession; DIR may be shared by replicas, which reopen each other's\n"
+    "\t\t\t\t\tsessions (one at a time: a lease per session); default: in memory\n"
+    "\t--replica-id ID\t\t\tthis server's name among replicas sharing --base-dir (default:\n"
+    "\t\t\t\t\tBASHKIT_REPLICA_ID, else HOSTNAME-PID); must be unique among them\n"
+    "\t--lease-seconds SECONDS\t\thow long a session's lease lasts unrenewed (default 15): how long\n"
+    "\t\t\t\t\tthe sessions of a replica that died wait before another takes them\n"
+    "\t--unload-idle SECONDS\t\tlet go of a session without a request for that long (state saved,\n"
+    "\t\t\t\t\tlease released; default 300; 0: never)\n"
+    "\t--sync-writes\t\t\tfdatasync the state, lease and metadata files before renaming them\n"
+    "\t\t\t\t\t(survives a power loss of the volume's machine; a flush per exec\n"
+    "\t\t\t\t\tthat changed the shell state)\n"
     "\t--allow-network\t\t\tlet sessions ask for network all or allow(...) (default: none only;\n"
     "\t\t\t\t\tprivate and loopback addresses stay blocked)\n"
     "\t--allow-header-bindings\t\tlet sessions ask for GitHubBinding / MistralApiBinding, whose secrets\n"
@@ -94,15 +107,20 @@ int serve_main(int argc, char** argv) {
             o.allow_header_bindings = true;
             continue;
         }
+        if (a == "--sync-writes") {
+            o.sync_writes = true;
+            continue;
+        }
         bool takes = a == "--host" || a == "--port" || a == "--token-file" || a == "--token-env" ||
                      a == "--max-request-bytes" || a == "--max-ttl" || a == "--max-sessions" ||
-                     a == "--max-exec-timeout" || a == "--max-session-bytes" || a == "--base-dir" ||
-                     a == "--max-open-files" || a == "--max-server-open-files";
+                     a == "--max-exec-timeout" || a == "--max-session-bytes" || a == "--max-session-memory" || a == "--base-dir" ||
+                     a == "--max-open-files" || a == "--max-server-open-files" || a == "--replica-id" ||
+                     a == "--lease-seconds" || a == "--unload-idle";
         if (!takes) return usage_error("unknown option '" + std::string(a) + "'");
         if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
         std::string v = argv[++i];
         double n = 0;
-        bool numeric = a == "--port" || a.starts_with("--max-");
+        bool numeric = a == "--port" || a.starts_with("--max-") || a == "--lease-seconds" || a == "--unload-idle";
         if (numeric && !parse_number(v, n)) return usage_error(std::string(a) + ": expected a number, got '" + v + "'");
         if (a == "--host") o.host = v;
         else if (a == "--port") {
@@ -115,10 +133,16 @@ int serve_main(int argc, char** argv) {
         else if (a == "--max-sessions") o.max_sessions_per_token = size_t(n);
         else if (a == "--max-exec-timeout") o.max_exec_timeout_seconds = n;
         else if (a == "--max-session-bytes") o.fs_limits.max_total_bytes = uint64_t(n);
+        else if (a == "--max-session-memory") o.limits.max_memory_bytes = size_t(n);
         else if (a == "--max-open-files") o.fs_limits.max_open_files = uint64_t(n);
         else if (a == "--max-server-open-files") o.max_open_files = uint64_t(n);
         else if (a == "--base-dir") o.base_dir = v;
+        else if (a == "--replica-id") o.replica_id = v;
+        else if (a == "--lease-seconds") o.lease_seconds = n;
+        else if (a == "--unload-idle") o.unload_idle_seconds = n;
     }
+    if (o.replica_id.empty())
+        if (const char* r = std::getenv("BASHKIT_REPLICA_ID")) o.replica_id = r;
     if (token_files.empty() && token_envs.empty()) token_envs.push_back("BASHKIT_SERVE_TOKENS");
     for (const auto& f : token_files) {
         std::ifstream in(f, std::ios::binary);

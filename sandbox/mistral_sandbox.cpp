@@ -19,6 +19,11 @@ using json = nlohmann::json;
 
 constexpr const char* kEnvPrefix = "AGENTS_SDK_KOYEB_SANDBOX_";
 constexpr const char* kSupportedRegion = "nl-north-1";
+// How long a request answered 409 session_elsewhere (a `bashkit serve` replica that does not hold the
+// session, PROTOCOL.md "Replicas") is retried, a quarter second apart, within the request's own timeout: a
+// replica that died leaves its leases for --lease-seconds (15 s by default), after which the replica the
+// request reaches reopens the session.
+constexpr double kElsewhereWaitSeconds = 30;
 
 std::string upper(std::string s) {
     for (char& c : s)
@@ -380,9 +385,21 @@ private:
 
     std::string session_path() const { return "/v1/sessions/" + escape(id_); }
 
+    // One request; answered 409 session_elsewhere, asked again until the holder's lease has expired (see
+    // kElsewhereWaitSeconds), within timeout for all the attempts.
     Reply call(const std::string& method, const std::string& path, const std::optional<std::string>& body,
                const std::string& content_type, double timeout) const {
-        return http_call(method, base_ + path, s_.api_token, body, content_type, timeout);
+        using clock = std::chrono::steady_clock;
+        const auto start = clock::now();
+        const double budget = std::min(timeout, kElsewhereWaitSeconds);
+        while (true) {
+            double spent = std::chrono::duration<double>(clock::now() - start).count();
+            Reply r = http_call(method, base_ + path, s_.api_token, body, content_type, std::max(timeout - spent, 0.001));
+            if (r.status != 409 || error_code(r) != "session_elsewhere") return r;
+            spent = std::chrono::duration<double>(clock::now() - start).count();
+            if (spent + 0.25 >= budget) return r;
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        }
     }
 
     std::string what(const Reply& r) const {

@@ -1013,7 +1013,7 @@ TEST(BashkitServe, HelpAndUsageErrors) {
     EXPECT_EQ(help.exit_code, 0);
     for (const char* flag : {"--host", "--port", "--token-file", "--token-env", "--max-request-bytes", "--max-ttl",
                              "--max-sessions", "--max-exec-timeout", "--max-session-bytes", "--base-dir", "--allow-network",
-                             "--allow-header-bindings"})
+                             "--allow-header-bindings", "--replica-id", "--lease-seconds", "--unload-idle", "--sync-writes"})
         EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
     ProcessResult bad = run_process({.argv = {BASHKIT_CLI, "serve", "--port", "http"}, .timeout_seconds = 30});
     EXPECT_EQ(bad.exit_code, 2);
