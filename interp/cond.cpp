@@ -100,7 +100,11 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
                 const Var* v = lookup(name);
                 if (!v) return false;
                 if (sub == "@" || sub == "*") return v->count() > 0;
-                if (v->is_assoc()) return v->assoc && v->assoc->get(sub);
+                if (v->is_assoc()) {
+                    std::string key;
+                    if (subscript_text(v, sub, key) != Ex::Ok || !(v = lookup(name)) || !v->is_assoc()) return false;
+                    return v->assoc && v->assoc->get(key);
+                }
                 int64_t i = 0;
                 if (arith_text(sub, i, false) != Ex::Ok) return false;
                 if (v->is_indexed()) {

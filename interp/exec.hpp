@@ -430,6 +430,12 @@ public:
     bool assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
                      bool key_is_arith_done = false);
     bool assign_array(std::string_view name, const std::vector<std::string>& values, bool append);
+    // A subscript given as text at run time (`${!ref}`, a nameref, `unset`, `test -v`, `printf -v`, `read`,
+    // `declare 'a[k]=v'`): bash expands it as a word (parameters, $( ), $(( )), quote removal; no tilde,
+    // splitting or globbing): the key of an associative array, the text of an arithmetic subscript.
+    Ex subscript_text(const Var* arr, std::string_view text, std::string& out);
+    // assign_elem for a `name[text]` reference given as text at run time (subscript_text).
+    bool assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append);
     bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
     // An assignment's value, expanded (before the target binding is looked up or made).
     struct AssignValue {

@@ -185,7 +185,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             Ex r = ex.expand_word(index, sub, false);
             if (r != Ex::Ok) return r;
         } else {
-            sub = std::string(index_text);
+            Ex r = ex.subscript_text(var, index_text, sub);
+            if (r != Ex::Ok) return r;
         }
         v.display = std::string(name) + "[" + sub + "]";
         if (var && var->is_assoc()) {

@@ -156,6 +156,13 @@ const Var* Exec::lookup(std::string_view name) {
             std::string sub = target.substr(lb + 1, target.size() - lb - 2);
             const Var* arr = lookup(base);
             if (!arr) return nullptr;
+            if (arr->is_assoc()) {
+                std::string key;
+                if (subscript_text(arr, sub, key) != Ex::Ok) return nullptr;
+                sub = std::move(key);
+                arr = lookup(base);  // the expansion may have changed the variables
+                if (!arr) return nullptr;
+            }
             const std::string* val = nullptr;
             if (arr->is_assoc()) {
                 if (arr->assoc) val = arr->assoc->get(sub);
@@ -183,6 +190,35 @@ const Var* Exec::lookup(std::string_view name) {
         return lookup(target);
     }
     return v;
+}
+
+Ex Exec::subscript_text(const Var* arr, std::string_view text, std::string& out) {
+    // An associative array's key is the expanded word; any other subscript is arithmetic, whose text is
+    // expanded first (`${!ref}` with ref='a[$(echo 1)]').
+    bool expand = arr && arr->is_assoc() ? text.find_first_of("$`'\"\\") != std::string_view::npos
+                                         : text.find_first_of("$`") != std::string_view::npos;
+    if (!expand) {
+        out.assign(text);
+        return Ex::Ok;
+    }
+    // The word's nodes point into this tree; a function defined inside a $( ) of it keeps the tree alive.
+    auto tree = std::make_shared<sx::ParseResult>();
+    const sx::Word* w = sx::parse_word(text, *tree->arena);
+    if (!w) {
+        out.assign(text);
+        return Ex::Ok;
+    }
+    auto saved = owner_hold_;
+    owner_hold_ = tree;
+    Ex r = expand_word(w, out, false);
+    owner_hold_ = std::move(saved);
+    return r;
+}
+
+bool Exec::assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append) {
+    std::string key;
+    if (subscript_text(lookup(name), text, key) != Ex::Ok) return false;
+    return assign_elem(name, key, value, append);
 }
 
 std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
@@ -371,7 +407,8 @@ bool Exec::assign(std::string_view name, std::string_view value, bool append) {
         if (target != name) {
             size_t lb = target.find('[');
             if (lb != std::string::npos && target.back() == ']')
-                return assign_elem(target.substr(0, lb), target.substr(lb + 1, target.size() - lb - 2), value, append);
+                return assign_elem_text(target.substr(0, lb), target.substr(lb + 1, target.size() - lb - 2), value,
+                                        append);
             if (!valid_name(target)) {
                 error("`" + target + "': not a valid identifier");
                 return false;

@@ -349,7 +349,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 v->set = true;
             } else if (name.find('[') != std::string::npos && name.back() == ']') {
                 std::string key = name.substr(base.size() + 1, name.size() - base.size() - 2);
-                if (!sh.assign_elem(base, key, value, append)) status = 1;
+                if (!sh.assign_elem_text(base, key, value, append)) status = 1;
             } else if (!sh.assign_to(*v, base, value, append)) {
                 status = 1;
             }
