@@ -136,6 +136,11 @@ Flow Exec::cancelled_flow() {
 
 void Exec::error(std::string_view msg) { error_at(lineno_, msg); }
 
+void Exec::report_error(std::string_view msg) {
+    error(msg);
+    if (st_.opts[OptErrexit]) report_exit_ = true;
+}
+
 void Exec::error_at(uint32_t line, std::string_view msg) {
     std::string m = line ? line_prefix(source_name_, line) : std::string(source_name_) + ": ";
     m.append(msg);
@@ -207,6 +212,11 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
 }
 
 Flow Exec::after_command(const sx::Command* cmd) {
+    if (report_exit_) {
+        report_exit_ = false;
+        exit_status_ = st_.status ? st_.status : 1;
+        return Flow::Exit;
+    }
     if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
     // Functions inherit the ERR trap only with set -E.
     if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) {
@@ -751,13 +761,12 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         int cmdsub_status = last_cmdsubst_status_;
         for (const sx::Assign* a : c->assigns) {
             Ex r = do_assign(a);
-            if (r == Ex::Fatal) return Flow::Exit;
             if (r == Ex::Fail) {
                 // An assignment error in a plain assignment statement discards the rest of the line.
                 exit_status_ = st_.status = 1;
                 discard_line_ = true;
-                return Flow::Exit;
             }
+            if (r != Ex::Ok) return Flow::Exit;
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
         }
         if (st_.opts[OptXtrace] && !c->assigns.empty()) {
@@ -926,7 +935,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
             if (cur && cur->readonly()) {
                 std::string v;
                 if (expand_assign_value(a->value, v) == Ex::Fatal) return Flow::Exit;
-                error(std::string(a->name) + ": readonly variable");
+                report_error(std::string(a->name) + ": readonly variable");
                 continue;
             }
             temp_append_base(*this, a, temp.scope);

@@ -483,6 +483,10 @@ public:
     // "bashkit: line N: <msg>\n" on stderr.
     void error(std::string_view msg);
     void error_at(uint32_t line, std::string_view msg);
+    // An error bash reports with report_error (readonly variable, bad array subscript, failglob, a bad
+    // indirect expansion): under set -e the shell exits after the current command, even where errexit is
+    // otherwise ignored (an `if` condition, `||`, a discarded line). report_exit_ carries it there.
+    void report_error(std::string_view msg);
     std::string abs_path(std::string_view p) const;
     // The utility (or bash/sh) that `/usr/bin/NAME` or `/bin/NAME` stands for when nothing is at that path
     // in the FileSystem (`which` reports registered utilities there); empty otherwise.
@@ -516,6 +520,7 @@ public:
     uint32_t lineno_ = 0;
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
+    bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
     // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
     bool broken_pipe_ = false;
@@ -539,6 +544,10 @@ public:
     bool line_discarded(Flow f) {
         if (f != Flow::Exit || !discard_line_) return false;
         discard_line_ = false;
+        if (report_exit_) {  // set -e: the shell exits instead
+            report_exit_ = false;
+            return false;
+        }
         st_.status = exit_status_;
         return true;
     }

@@ -1078,7 +1078,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     }
     if (matches.empty()) {
         if (st_.opts[ShFailglob]) {
-            error("no match: " + f.text);
+            report_error("no match: " + f.text);
             st_.status = 1;
             exit_status_ = 1;
             discard_line_ = true;

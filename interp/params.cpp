@@ -208,7 +208,7 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             if (i < 0) {
                 int64_t n = var->idx->next_index();
                 if (i + n < 0) {
-                    ex.error(std::string(name) + ": bad array subscript");
+                    ex.report_error(std::string(name) + ": bad array subscript");
                     return Ex::Ok;
                 }
                 i += n;
@@ -286,7 +286,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
                 exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
             }
-            error(std::string(p->name) + ": invalid indirect expansion");
+            report_error(std::string(p->name) + ": invalid indirect expansion");
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;
@@ -295,7 +295,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         r = lookup_spec(*this, target, v, bad);
         if (r != Ex::Ok) return r;
         if (bad) {
-            error(target + ": invalid variable name");
+            report_error(target + ": invalid variable name");
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;

@@ -327,7 +327,7 @@ static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std:
 
 bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append) {
     if (v.readonly()) {
-        error(std::string(name) + ": readonly variable");
+        report_error(std::string(name) + ": readonly variable");
         return false;
     }
     const ExecutionLimits& L = s_.limits;
@@ -443,7 +443,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     }
     if (!v) v = &st_.vars.lookup_or_create(name);
     if (v->readonly()) {
-        error(std::string(name) + ": readonly variable");
+        report_error(std::string(name) + ": readonly variable");
         return false;
     }
     const ExecutionLimits& L = s_.limits;
@@ -491,7 +491,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     if (idx < 0) {
         int64_t n = a.next_index();
         if (idx + n < 0) {
-            error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
             return false;
         }
         idx += n;
@@ -519,7 +519,7 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
     Var* v = lookup_mut(name);
     if (!v) v = &st_.vars.lookup_or_create(name);
     if (v->readonly()) {
-        error(std::string(name) + ": readonly variable");
+        report_error(std::string(name) + ": readonly variable");
         return false;
     }
     if (v->is_assoc()) {
@@ -618,7 +618,7 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
     if (scope_override != UINT32_MAX) {
         v = &st_.vars.declare_at(name, scope_override);
         if (v->readonly()) {
-            error(std::string(name) + ": readonly variable");
+            report_error(std::string(name) + ": readonly variable");
             st_.status = 1;
             return Ex::Fail;
         }
@@ -629,7 +629,7 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
         Var* target = v ? v : lookup_mut(name);
         if (!target) target = &st_.vars.lookup_or_create(name);
         if (target->readonly()) {
-            error(std::string(name) + ": readonly variable");
+            report_error(std::string(name) + ": readonly variable");
             st_.status = 1;
             return Ex::Fail;
         }
