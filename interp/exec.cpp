@@ -705,7 +705,8 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
     if (!in_trap_) current_simple_ = c;
     std::vector<std::string> argv;
-    std::vector<const sx::Assign*> decls;
+    DeclArgs decls;
+    std::string decl_last_arg;  // $_ when the last word is an assignment argument
     if (!c->words.empty()) {
         argv.reserve(c->words.size);
         // Declaration utilities (declare, local, export, readonly...) take assignment arguments. Whether the
@@ -722,9 +723,27 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         for (uint32_t i = 0; i < c->words.size; ++i) {
             const sx::Word* w = c->words[i];
             if (w->decl_assign && !argv.empty() && is_decl_cmd()) {
-                if (decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
+                if (decls.nodes.size() < argv.size()) {
+                    decls.nodes.resize(argv.size(), nullptr);
+                    decls.values.resize(argv.size());
+                }
+                AssignValue value;
+                Ex r = eval_assign_value(w->decl_assign, value);
+                if (r == Ex::Fatal) return Flow::Exit;
+                if (r == Ex::Fail) {
+                    st_.status = st_.status ? st_.status : 1;
+                    return Flow::Normal;
+                }
+                // $_ is the word as expanded: `name=value`, or the name of an array assignment.
+                std::string name(w->decl_assign->name);
+                if (!value.is_array) {
+                    if (value.has_index) name += "[" + value.index + "]";
+                    name += (w->decl_assign->append ? "+=" : "=") + value.scalar;
+                }
+                decl_last_arg = std::move(name);
                 argv.emplace_back(w->decl_assign->name);
-                decls.push_back(w->decl_assign);
+                decls.nodes.push_back(w->decl_assign);
+                decls.values.push_back(std::move(value));
                 continue;
             }
             Ex r;
@@ -741,7 +760,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 return Flow::Normal;
             }
         }
-        if (!decls.empty() && decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
+        if (!decls.nodes.empty() && decls.nodes.size() < argv.size()) decls.nodes.resize(argv.size(), nullptr);
     }
     // The words are held for as long as the command runs (a function's frame keeps them as $@):
     // `f() { f "$@" "$@"; }` doubles them at each call. Large argument lists are charged to the budget.
@@ -798,6 +817,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             }
         }
         st_.status = cmdsub_status >= 0 ? cmdsub_status : 0;
+        st_.last_arg.clear();  // a command without words leaves $_ empty
         return Flow::Normal;
     }
 
@@ -815,9 +835,10 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         xtrace_line(line);
     }
 
-    st_.last_arg = argv.back();
+    if (decls.node(argv.size() - 1)) st_.last_arg = std::move(decl_last_arg);
+    else st_.last_arg = argv.back();
     size_t procsubs = procsubst_fds_.size();
-    Flow f = run_argv(argv, c, false, false, decls.empty() ? nullptr : &decls);
+    Flow f = run_argv(argv, c, false, false, decls.nodes.empty() ? nullptr : &decls);
     // Process substitutions live as long as the command that uses them.
     while (procsubst_fds_.size() > procsubs) {
         set_fd(procsubst_fds_.back(), nullptr);
@@ -842,7 +863,7 @@ void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
 }  // namespace
 
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
-                    bool only_builtins, const std::vector<const sx::Assign*>* decls) {
+                    bool only_builtins, const DeclArgs* decls) {
     const std::string& name = argv[0];
     sx::List<sx::Assign*> assigns;
     sx::List<sx::Redirect*> redirs;

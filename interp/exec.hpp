@@ -368,9 +368,10 @@ public:
     // Waits for the process substitutions still running (their output belongs to this run).
     void wait_hidden_jobs();
     // Runs argv (after expansion): function, builtin, registry, PATH.
+    struct DeclArgs;  // below, with the assignments
     // decls: the assignment arguments of a declaration builtin, for run_builtin.
     Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
-                  bool only_builtins = false, const std::vector<const sx::Assign*>* decls = nullptr);
+                  bool only_builtins = false, const DeclArgs* decls = nullptr);
     Flow call_function(const FunctionPtr& fn, std::vector<std::string>& argv);
     // In a copy of the state (a subshell): fn runs with a child Exec. Returns the subshell's status.
     template <class Fn>
@@ -452,6 +453,16 @@ public:
         std::vector<Elem> elems;
     };
     Ex eval_assign_value(const sx::Assign* a, AssignValue& out);
+    // The assignment arguments of a declaration builtin's command line (declare, local, export, readonly):
+    // nodes[i] is the parsed `name=value` word of argv[i] or null, and values[i] its value, expanded with the
+    // other words of the command, before its temporary bindings and redirections apply (as bash does:
+    // `local x=1 y=$x` reads the outer x).
+    struct DeclArgs {
+        std::vector<const sx::Assign*> nodes;
+        std::vector<AssignValue> values;
+        const sx::Assign* node(size_t i) const { return i < nodes.size() ? nodes[i] : nullptr; }
+        const AssignValue* value(size_t i) const { return node(i) && i < values.size() ? &values[i] : nullptr; }
+    };
     Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
     bool unset_var(std::string_view name);
@@ -497,8 +508,7 @@ public:
     DeviceSource device_source() const;
     // Runs a builtin: sets $? to its status and returns its flow. decls: the assignment arguments of a
     // declaration builtin (BuiltinContext::decls).
-    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv,
-                     const std::vector<const sx::Assign*>* decls);
+    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const DeclArgs* decls);
 
     // Helpers for builtins.
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);

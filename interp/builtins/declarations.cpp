@@ -89,10 +89,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
     uint16_t add = 0, remove = 0;
     bool print = false, funcs = false, func_names = false, global = false;
     size_t i = 1;
-    const std::vector<const sx::Assign*>* decls = ctx.decls;
-    auto decl_at = [&](size_t k) -> const sx::Assign* {
-        return decls && k < decls->size() ? (*decls)[k] : nullptr;
-    };
+    auto decl_at = [&](size_t k) -> const sx::Assign* { return ctx.decls ? ctx.decls->node(k) : nullptr; };
     for (; i < argv.size(); ++i) {
         const std::string& s = argv[i];
         if (decl_at(i)) break;
@@ -248,7 +245,9 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         }
         // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
         Exec::AssignValue preval;
-        if (as) {
+        if (const Exec::AssignValue* pre = as ? ctx.decls->value(i) : nullptr) {
+            preval = *pre;
+        } else if (as) {
             Ex r = sh.eval_assign_value(as, preval);
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
@@ -378,7 +377,7 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (ctx.decls && i < ctx.decls->size() && (*ctx.decls)[i]) break;
+        if (ctx.decls && ctx.decls->node(i)) break;
         if (s == "--") {
             ++i;
             break;
@@ -425,11 +424,11 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
     }
     int status = 0;
     for (; i < a.size(); ++i) {
-        const sx::Assign* as = ctx.decls && i < ctx.decls->size() ? (*ctx.decls)[i] : nullptr;
+        const sx::Assign* as = ctx.decls ? ctx.decls->node(i) : nullptr;
         std::string name;
         if (as) {
             name = std::string(as->name);
-            Ex r = sh.do_assign(as);
+            Ex r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
             }
@@ -474,7 +473,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (ctx.decls && i < ctx.decls->size() && (*ctx.decls)[i]) break;
+        if (ctx.decls && ctx.decls->node(i)) break;
         if (s == "--") {
             ++i;
             break;
@@ -521,7 +520,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
     }
     int status = 0;
     for (; i < a.size(); ++i) {
-        const sx::Assign* as = ctx.decls && i < ctx.decls->size() ? (*ctx.decls)[i] : nullptr;
+        const sx::Assign* as = ctx.decls ? ctx.decls->node(i) : nullptr;
         std::string name;
         if (as) {
             name = std::string(as->name);
@@ -532,7 +531,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
                 if (type == kAttrAssoc) nv.assoc = std::make_shared<AssocArray>();
                 else nv.idx = std::make_shared<IndexedArray>();
             }
-            Ex r = sh.do_assign(as);
+            Ex r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
             }
