@@ -267,6 +267,12 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         } else {
             bool created = false;
             Var* outer = sh.st_.vars.find(base);
+            // A readonly global cannot get a local copy (a readonly local of a caller can).
+            if (outer && outer->readonly() && sh.st_.vars.scope_of(base) == 0) {
+                sh.builtin_error(cmd, base + ": readonly variable");
+                status = 1;
+                continue;
+            }
             Var copy_from;
             bool inherit = outer && sh.st_.opts[ShLocalvarInherit];
             if (inherit) copy_from = *outer;
