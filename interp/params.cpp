@@ -868,7 +868,9 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 if (v.is_list) {
                     for (auto& s : v.list) s = a;
                 } else {
-                    v.scalar = is_set ? a : std::string();
+                    // the attributes of a declared variable, set or not (`declare -A A; ${A@a}` is A)
+                    v.scalar = var ? a : std::string();
+                    v.set = true;
                 }
                 emit(fb, v, quoted, ifs_val, ifs_set);
                 return Ex::Ok;
@@ -933,7 +935,11 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 emit(fb, v, quoted, ifs_val, ifs_set);
                 return Ex::Ok;
             }
-            if (!is_set) return Ex::Ok;
+            if (!is_set) {
+                // Nothing to transform: quoted, one empty field, except for "${a[@]@Q}" and "${@@Q}".
+                if (quoted && !(v.is_list && !v.star)) fb.mark_quoted();
+                return Ex::Ok;
+            }
             if (v.is_list)
                 for (auto& s : v.list) one(s);
             else
