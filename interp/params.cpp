@@ -338,6 +338,20 @@ void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string&
     }
 }
 
+// Unquoted ${!prefix*} and ${!a[*]} with an empty IFS: bash joins the names into one field (with nothing
+// between the names of variables, with a space between the keys), where $* and ${a[*]} stay separate fields.
+void unsplit_star_join(ParamValue& v, bool quoted, const std::string& ifs_val, bool ifs_set, std::string_view sep) {
+    if (quoted || !v.star || !ifs_set || !ifs_val.empty() || v.list.empty()) return;
+    std::string joined;
+    for (size_t i = 0; i < v.list.size(); ++i) {
+        if (i) joined += sep;
+        joined += v.list[i];
+    }
+    v.is_list = false;
+    v.set = true;
+    v.scalar = std::move(joined);
+}
+
 }  // namespace
 
 Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
@@ -391,6 +405,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             const Var* var = st_.vars.find(n);
             if (var && (var->set || var->is_array())) v.list.push_back(n);
         }
+        unsplit_star_join(v, quoted, ifs_val, ifs_set, "");
         emit(fb, v, quoted, ifs_val, ifs_set);
         return Ex::Ok;
     }
@@ -407,6 +422,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             else if (!var->is_array() && var->set)
                 v.list.push_back("0");
         }
+        unsplit_star_join(v, quoted, ifs_val, ifs_set, " ");
         emit(fb, v, quoted, ifs_val, ifs_set);
         return Ex::Ok;
     }
