@@ -441,6 +441,8 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         bool empty_sep = quoted && v.star && ifs_set && ifs_val.empty();
         is_null = std::all_of(v.list.begin(), v.list.end(), [](const std::string& e) { return e.empty(); }) &&
                   (v.list.size() <= 1 || empty_sep);
+        // Through ${!ref} with ref='a[@]', bash's : test sees only whether there are elements.
+        if (p->indirect) is_null = v.list.empty();
     }
 
     if (op == Op::Default || op == Op::Assign || op == Op::Error || op == Op::Alternate) {
@@ -499,15 +501,27 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             r = expand_assign_value(p->arg, val);
             if (r != Ex::Ok) return r;
         }
-        // ${!ref:=value} assigns the variable that ref names.
+        // ${!ref:=value} assigns the variable ref names (the elements of ref joined, for ref[@]).
         std::string target(p->name);
-        if (p->indirect && !p->index && !v.is_list) {
-            const std::string* named = get_scalar(p->name);
-            target = named ? *named : std::string();
+        if (p->indirect && !v.is_list) {
+            ParamValue iv;
+            r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
+            if (r != Ex::Ok) return r;
+            target = iv.scalar;
+            if (iv.is_list) {
+                target.clear();
+                for (size_t i = 0; i < iv.list.size(); ++i) target += (i ? " " : "") + iv.list[i];
+            }
+            if (!valid_name(target)) {  // an element (ref='a[1]') cannot be assigned this way
+                report_error(target + ": invalid variable name");
+                exit_status_ = 1;
+                discard_line_ = true;
+                return Ex::Fatal;
+            }
         }
         if (v.is_list || !valid_name(target) || (p->indirect && p->index)) {
             std::string nm = v.display.starts_with("$") ? v.display.substr(1) : v.display;
-            error(nm + ": cannot assign in this way");
+            report_error(nm + ": cannot assign in this way");
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;
