@@ -367,6 +367,13 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             return Ex::Fatal;
         }
     }
+    // ${a[]}: an empty subscript written as such (one that expands to nothing is 0).
+    if (p->index && p->index->parts.size == 0) {
+        report_error("${" + std::string(p->name) + "[]}: bad substitution");
+        exit_status_ = 1;
+        discard_line_ = true;
+        return Ex::Fatal;
+    }
     // Fast path: $name / ${name} of an ordinary variable.
     if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
         std::string_view n = p->name;

@@ -614,6 +614,11 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
     }
     const AssignValue& val = *pre;
     std::string_view name = a->name;
+    if (a->index && a->index->parts.size == 0) {  // a[]=x (a subscript that expands to nothing is 0)
+        report_error(std::string(name) + "[]: bad array subscript");
+        st_.status = 1;
+        return Ex::Fail;
+    }
     Var* v = nullptr;
     if (scope_override != UINT32_MAX) {
         v = &st_.vars.declare_at(name, scope_override);
@@ -625,6 +630,13 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
         v->attrs |= add_attrs;
     }
 
+    if (val.is_array && a->index) {  // a[0]=(3 4)
+        std::string key;
+        if (expand_word(a->index, key, false) != Ex::Ok) return Ex::Fail;
+        report_error(std::string(name) + "[" + key + "]: cannot assign list to array member");
+        st_.status = 1;
+        return Ex::Fail;
+    }
     if (val.is_array) {
         Var* target = v ? v : lookup_mut(name);
         if (!target) target = &st_.vars.lookup_or_create(name);
@@ -634,10 +646,13 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
             return Ex::Fail;
         }
         bool assoc = target->is_assoc();
+        // bash 5.2: `[k]+=v` in `A=(...)` appends to k's value from before the assignment.
+        std::shared_ptr<const AssocArray> old_assoc;
         if (!a->append) {
             st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*target)));
             if (assoc) {
-                target->assoc_mut().clear();
+                old_assoc = target->assoc;
+                target->assoc = std::make_shared<AssocArray>();
             } else {
                 target->attrs |= kAttrIndexed;
                 target->idx = std::make_shared<IndexedArray>();
@@ -659,7 +674,11 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
         for (size_t k = 0; k < val.elems.size(); ++k) {
             const AssignValue::Elem& el = val.elems[k];
             if (el.keyed) {
-                if (assoc) {
+                if (assoc && el.append && !a->append) {
+                    const std::string* before = old_assoc ? old_assoc->get(el.key) : nullptr;
+                    if (!assign_elem(tname, el.key, (before ? *before : std::string()) + el.value, false))
+                        return st_.status = 1, Ex::Fail;
+                } else if (assoc) {
                     if (!assign_elem(tname, el.key, el.value, el.append)) return st_.status = 1, Ex::Fail;
                 } else {
                     int64_t kk = 0;
