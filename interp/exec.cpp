@@ -622,6 +622,12 @@ Flow Exec::exec_cond_cmd(const sx::CondCmd* c) {
 
 Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     std::string name(f->name);
+    // bash refuses, when the definition runs, a name with an expansion or a quote.
+    if (name.find_first_of("$`'\"\\") != std::string::npos) {
+        error("`" + name + "': not a valid identifier");
+        st_.status = 1;
+        return Flow::Normal;
+    }
     auto it = st_.funcs.find(name);
     if (it != st_.funcs.end() && (it->second->attrs & kAttrReadonly)) {
         error(name + ": readonly function");
