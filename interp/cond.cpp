@@ -226,7 +226,7 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             std::string_view op = b->op;
             if (op == "==" || op == "=" || op == "!=") {
                 std::string pat;
-                r = expand_pattern(b->right, pat);
+                r = expand_pattern(b->right, pat, true);  // `[[ $x == ~/* ]]`: the tilde expands
                 if (r != Ex::Ok) return r;
                 if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " " + std::string(op) + " " + pat + " ]]");
                 PatternOptions po;
@@ -240,7 +240,22 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                 // Quoted parts of the right side match literally.
                 std::string re;
                 if (b->right) {
+                    bool first = true;
                     for (const sx::Node* p : b->right->parts) {
+                        // A leading ~ or ~user expands, and the directory matches literally.
+                        if (first && p->kind == sx::NodeKind::Lit && p->as<sx::Lit>()->text.starts_with('~')) {
+                            std::string_view t = p->as<sx::Lit>()->text;
+                            size_t end = std::min(t.find('/'), t.size());
+                            bool ok = false;
+                            std::string home = tilde_prefix(t.substr(1, end - 1), ok);
+                            if (ok) {
+                                regex_escape(re, home);
+                                re.append(t.substr(end));
+                                first = false;
+                                continue;
+                            }
+                        }
+                        first = false;
                         bool q = p->kind == sx::NodeKind::SglQuoted || p->kind == sx::NodeKind::DblQuoted ||
                                  p->kind == sx::NodeKind::Escaped || p->kind == sx::NodeKind::AnsiCQuoted;
                         FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
