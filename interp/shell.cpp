@@ -197,6 +197,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     set("SHELL", "/bin/bash", kAttrExport);
     set("PWD", cwd, kAttrExport);
     set("SHLVL", "1", kAttrExport);
+    state.vars.global("OLDPWD").attrs |= kAttrExport;  // declared and exported, without a value until a cd
     set("HOSTNAME", id.host);
     set("IFS", " \t\n");
     set("PS2", "> ");
