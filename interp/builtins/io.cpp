@@ -85,8 +85,12 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
         return 2;
     }
     if (!var.empty()) {
-        std::string base = var.substr(0, var.find('['));
-        if (!valid_name(base)) return sh.builtin_error("printf", "`" + var + "': not a valid identifier");
+        // a name, or name[subscript] with a subscript that is not empty
+        size_t lb = var.find('[');
+        bool ok = lb == std::string::npos ? valid_name(var)
+                                          : valid_name(std::string_view(var).substr(0, lb)) && var.back() == ']' &&
+                                                var.size() > lb + 2;
+        if (!ok) return sh.builtin_error("printf", "`" + var + "': not a valid identifier", 2);
     }
     PrintfContext pctx;
     pctx.max_output = std::min(sh.s_.limits.max_printf_width * 4 + 4096, sh.s_.limits.max_variable_bytes);
