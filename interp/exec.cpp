@@ -235,6 +235,7 @@ Flow Exec::after_command(const sx::Command* cmd) {
 
 Flow Exec::exec_command(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
+    if (st_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
         exit_status_ = st_.status = 1;

@@ -332,6 +332,9 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
     auto text = std::make_shared<const std::string>(script);
     post_and_wait([&] {
         state.script_input = src.script_input;
+        // set -n stops a script's commands until its end (a script read from stdin comes in several runs);
+        // the next command of the API runs again (bash's interactive shell ignores -n, and a session is one).
+        if (!src.script_input) state.opts[OptNoexec] = false;
         // The bottom of bash's debug stack: the script file, or "main" as the file of functions read
         // from stdin (-c and the API have none)
         CallFrame& main_frame = state.frames.front();
