@@ -1103,7 +1103,11 @@ void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
 }
 
 void Exec::run_trap(int which) {
-    if (st_.traps_display_only) return;
+    // A subshell runs none of the parent's traps, except ERR with set -E (errtrace) and DEBUG and RETURN
+    // with set -T (functrace), which it inherits.
+    if (st_.traps_display_only && !(which == kTrapErr && st_.opts[OptErrtrace]) &&
+        !((which == kTrapDebug || which == kTrapReturn) && st_.opts[OptFunctrace]))
+        return;
     auto it = st_.traps.find(which);
     if (it == st_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;

@@ -240,7 +240,15 @@ int Exec::alloc_fd(int from) {
 }
 
 int64_t Exec::start_job(std::shared_ptr<ShellState> state, const sx::Command* cmd, std::string text) {
-    return start_thread_job(std::move(state), [cmd](Exec& child) { return child.exec_command(cmd); }, std::move(text), true);
+    return start_thread_job(
+        std::move(state),
+        [cmd](Exec& child) {
+            // `false &`: the failure of an asynchronous simple command itself runs no ERR trap (the commands
+            // inside `{ false; } &` do, with set -E).
+            if (cmd->kind == sx::NodeKind::Simple) ++child.errexit_suppressed_;
+            return child.exec_command(cmd);
+        },
+        std::move(text), true);
 }
 
 int64_t Exec::start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body) {
