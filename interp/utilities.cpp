@@ -279,6 +279,10 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
             write_out("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
             return 0;
         }
+        if (a == "--rcfile" || a == "--init-file") {  // the start-up file of an interactive shell: not read
+            if (++i >= argv.size()) return builtin_error(argv[0], a + ": option requires an argument", 2);
+            continue;
+        }
         if (a.starts_with("--")) continue;  // --norc, --noprofile, --posix ...
         if (a.size() < 2 || (a[0] != '-' && a[0] != '+')) break;
         bool on = a[0] == '-';
