@@ -217,7 +217,7 @@ Flow Exec::after_command(const sx::Command* cmd) {
         exit_status_ = st_.status ? st_.status : 1;
         return Flow::Exit;
     }
-    if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
+    if (st_.status == 0 || errexit_suppressed_ > 0 || cmd == inverted_) return Flow::Normal;
     // Functions inherit the ERR trap only with set -E.
     if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) {
         // The trap sees PIPESTATUS of a simple command or subshell that failed (not yet of (( )) or [[ ]],

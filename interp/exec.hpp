@@ -531,6 +531,7 @@ public:
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
     bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
+    const sx::Command* inverted_ = nullptr;  // the command of `! cmd` now running: no errexit, no ERR trap
     // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
     bool broken_pipe_ = false;

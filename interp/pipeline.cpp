@@ -95,9 +95,16 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
     if (n == 0) {
         st_.status = 0;
     } else if (n == 1) {
-        if (p->negated) ++errexit_suppressed_;
+        // `! cmd` ignores failures inside cmd only when set -e is on as it starts (bash marks the command
+        // then): `f() { set -e; false; }; ! f` exits, and without set -e the ERR trap runs inside `! { ...; }`.
+        // The negated command itself never triggers errexit or the ERR trap.
+        bool suppress = p->negated && st_.opts[OptErrexit];
+        const sx::Command* saved_inverted = inverted_;
+        if (p->negated) inverted_ = p->stages[0];
+        if (suppress) ++errexit_suppressed_;
         Flow f = exec_command(p->stages[0]);
-        if (p->negated) --errexit_suppressed_;
+        if (suppress) --errexit_suppressed_;
+        inverted_ = saved_inverted;
         if (f != Flow::Normal) return f;
         statuses.push_back(st_.status);
     } else {
