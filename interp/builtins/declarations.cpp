@@ -355,6 +355,26 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             } else if (name.find('[') != std::string::npos && name.back() == ']') {
                 std::string key = name.substr(base.size() + 1, name.size() - base.size() - 2);
                 if (!sh.assign_elem_text(base, key, value, append)) status = 1;
+            } else if (v->is_array() && value.size() >= 2 && value.front() == '(' && value.back() == ')') {
+                // `declare -a "x=(1 $y)"`: for an array, a value in parentheses is parsed and expanded as a
+                // compound assignment, as bash does.
+                sx::ParseResult pr = sx::parse(base + (append ? "+=" : "=") + value);
+                const sx::Simple* simple = nullptr;
+                if (pr.ok() && pr.script->body.size == 1 && pr.script->body[0]->cmd &&
+                    pr.script->body[0]->cmd->kind == sx::NodeKind::Simple)
+                    simple = pr.script->body[0]->cmd->as<sx::Simple>();
+                if (!simple || simple->assigns.size != 1 || !simple->words.empty() || !simple->assigns[0]->is_array) {
+                    if (!sh.assign_to(*v, base, value, append)) status = 1;
+                } else {
+                    Ex r = sh.do_assign(simple->assigns[0],
+                                        scope == 0 && !global ? (sh.st_.vars.scope_of(base) < 0
+                                                                     ? 0
+                                                                     : static_cast<uint32_t>(sh.st_.vars.scope_of(base)))
+                                                              : scope);
+                    if (r == Ex::Fatal) return {1, Flow::Exit};
+                    if (r != Ex::Ok) status = 1;
+                    v = sh.st_.vars.find(base);
+                }
             } else if (!sh.assign_to(*v, base, value, append)) {
                 status = 1;
             }
