@@ -172,6 +172,9 @@ struct ShellState {
     // The script comes from a file or stdin, not -c: a fatal expansion error (set -u, ${x:?}) exits with
     // status 1 there and 127 with -c, as bash does.
     bool script_input = false;
+    // An interactive shell (`bash -i`): $- has i, and a fatal expansion error (set -u, ${x?}) abandons only the
+    // current line.
+    bool interactive = false;
     // Makes this copy of a shell's state the state of a subshell: one level deeper, its own $BASHPID, the
     // given job table, the parent's traps shown by `trap` but not run (until the subshell sets its own).
     void enter_subshell(std::shared_ptr<JobTable> job_table, int64_t pid) {
@@ -550,7 +553,13 @@ public:
     // on with the next line with exit_status_ as $?.
     bool discard_line_ = false;
     // Whether a Flow::Exit reaching a line loop only ends the line (clears the flag; $? is set).
-    int fatal_expansion_status() const { return (is_subshell_ && !dash_c_top_) || st_.script_input ? 1 : 127; }
+    int fatal_expansion_status() {
+        if (st_.interactive && (!is_subshell_ || dash_c_top_)) {
+            discard_line_ = true;  // an interactive shell goes on with the next line
+            return 1;
+        }
+        return (is_subshell_ && !dash_c_top_) || st_.script_input ? 1 : 127;
+    }
     bool dash_c_top_ = false;  // the top level of an in-process `bash -c` (not one of its subshells)
     bool line_discarded(Flow f) {
         if (f != Flow::Exit || !discard_line_) return false;
@@ -573,6 +582,7 @@ public:
     bool in_not_found_handler_ = false;  // BASH_COMMAND (not updated inside traps)
     std::string command_text(const sx::Command* c);
     const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
+    bool child_interactive_ = false;  // the next child_shell is interactive (bash -i)
 
     bool stack_exhausted() const;
 

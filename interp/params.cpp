@@ -146,7 +146,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                     if (st.opts[i] && opt_info(i).letter) f.push_back(opt_info(i).letter);
                 // bash's order: himBHs... we keep letters in a stable order like bash for the common ones.
                 std::string ordered;
-                for (char c : std::string_view("abefhkmnptuvxBCEHPT"))
+                if (st.interactive) f.push_back('i');
+                for (char c : std::string_view("abefhikmnptuvxBCEHPT"))
                     if (f.find(c) != std::string::npos) ordered.push_back(c);
                 // c: commands from -c (and the API); s: a script read from stdin; nothing for a file
                 if (!st.script_input) ordered.push_back('c');
