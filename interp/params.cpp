@@ -316,7 +316,7 @@ void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string&
     }
     if (fb.mode() != FieldBuilder::Mode::Fields || (quoted && v.star)) {
         std::string sep = v.star ? (ifs_set ? ifs_val.substr(0, ifs_val.empty() ? 0 : 1) : " ") : " ";
-        if (v.star && ifs_set && !ifs_val.empty()) sep = std::string(1, ifs_val[0]);
+        if (v.star && ifs_set && !ifs_val.empty()) sep = ifs_val.substr(0, char_len(ifs_val, 0));  // a character
         std::string joined;
         for (size_t i = 0; i < v.list.size(); ++i) {
             if (i) joined += sep;
