@@ -655,6 +655,10 @@ int main(int argc, char** argv) {
             break;
         } else if (a == "--norc" || a == "--noprofile" || a == "--noediting" || a == "--posix") {
             // bash's start-up options: nothing to read at start-up, no line editing
+        } else if (a == "--rcfile" || a == "--init-file") {
+            // bash's start-up file of an interactive shell: none is read
+            if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
+            ++i;
         } else if (a.size() > 1 && (a[0] == '-' || a[0] == '+') && a[1] != '-') {
             // bash's one-letter options, bundled (-eu, -euo pipefail, +x): c and n as above, i s l r
             // accepted and ignored, the others are `set` options

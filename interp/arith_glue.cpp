@@ -22,6 +22,7 @@ public:
         const Var* v = ex_.lookup(ref.name);
         auto key = resolve(ref, v);
         if (!key.ok()) return key.error();
+        v = ex_.lookup(ref.name);  // the subscript's expansion or arithmetic may have changed the variables
         if (!v) return std::optional<std::string>();
         const std::string& k = *key;
         if (v->is_assoc()) {
@@ -63,6 +64,7 @@ public:
         const Var* v = ex_.lookup(ref.name);
         auto key = resolve(ref, v);
         if (!key.ok()) return key.error();
+        v = ex_.lookup(ref.name);
         bool assoc = v && v->is_assoc();
         if (!ex_.assign_elem(ref.name, *key, val, false, !assoc)) return ArithError{ArithError::Kind::Host, {}};
         return {};
@@ -95,7 +97,13 @@ private:
                 return ArithError{ArithError::Kind::Host, {}};
             }
         } else {
-            sub = std::string(ref.index_text);
+            // Text (a variable's value used as an expression, `let`): the subscript is expanded first, as
+            // bash does (x='a[$(echo 2)]'; $((b[x])) reads a[2]).
+            Ex r = ex_.subscript_text(v, ref.index_text, sub);
+            if (r != Ex::Ok) {
+                expand_failed = r;
+                return ArithError{ArithError::Kind::Host, {}};
+            }
         }
         if (v && v->is_assoc()) {
             ref.resolved = sub;

@@ -100,7 +100,11 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
                 const Var* v = lookup(name);
                 if (!v) return false;
                 if (sub == "@" || sub == "*") return v->count() > 0;
-                if (v->is_assoc()) return v->assoc && v->assoc->get(sub);
+                if (v->is_assoc()) {
+                    std::string key;
+                    if (subscript_text(v, sub, key) != Ex::Ok || !(v = lookup(name)) || !v->is_assoc()) return false;
+                    return v->assoc && v->assoc->get(key);
+                }
                 int64_t i = 0;
                 if (arith_text(sub, i, false) != Ex::Ok) return false;
                 if (v->is_indexed()) {
@@ -222,7 +226,7 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             std::string_view op = b->op;
             if (op == "==" || op == "=" || op == "!=") {
                 std::string pat;
-                r = expand_pattern(b->right, pat);
+                r = expand_pattern(b->right, pat, true);  // `[[ $x == ~/* ]]`: the tilde expands
                 if (r != Ex::Ok) return r;
                 if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " " + std::string(op) + " " + pat + " ]]");
                 PatternOptions po;
@@ -236,7 +240,22 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                 // Quoted parts of the right side match literally.
                 std::string re;
                 if (b->right) {
+                    bool first = true;
                     for (const sx::Node* p : b->right->parts) {
+                        // A leading ~ or ~user expands, and the directory matches literally.
+                        if (first && p->kind == sx::NodeKind::Lit && p->as<sx::Lit>()->text.starts_with('~')) {
+                            std::string_view t = p->as<sx::Lit>()->text;
+                            size_t end = std::min(t.find('/'), t.size());
+                            bool ok = false;
+                            std::string home = tilde_prefix(t.substr(1, end - 1), ok);
+                            if (ok) {
+                                regex_escape(re, home);
+                                re.append(t.substr(end));
+                                first = false;
+                                continue;
+                            }
+                        }
+                        first = false;
                         bool q = p->kind == sx::NodeKind::SglQuoted || p->kind == sx::NodeKind::DblQuoted ||
                                  p->kind == sx::NodeKind::Escaped || p->kind == sx::NodeKind::AnsiCQuoted;
                         FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);

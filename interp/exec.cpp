@@ -136,6 +136,11 @@ Flow Exec::cancelled_flow() {
 
 void Exec::error(std::string_view msg) { error_at(lineno_, msg); }
 
+void Exec::report_error(std::string_view msg) {
+    error(msg);
+    if (st_.opts[OptErrexit]) report_exit_ = true;
+}
+
 void Exec::error_at(uint32_t line, std::string_view msg) {
     std::string m = line ? line_prefix(source_name_, line) : std::string(source_name_) + ": ";
     m.append(msg);
@@ -207,7 +212,12 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
 }
 
 Flow Exec::after_command(const sx::Command* cmd) {
-    if (st_.status == 0 || errexit_suppressed_ > 0) return Flow::Normal;
+    if (report_exit_) {
+        report_exit_ = false;
+        exit_status_ = st_.status ? st_.status : 1;
+        return Flow::Exit;
+    }
+    if (st_.status == 0 || errexit_suppressed_ > 0 || cmd == inverted_) return Flow::Normal;
     // Functions inherit the ERR trap only with set -E.
     if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) {
         // The trap sees PIPESTATUS of a simple command or subshell that failed (not yet of (( )) or [[ ]],
@@ -225,6 +235,7 @@ Flow Exec::after_command(const sx::Command* cmd) {
 
 Flow Exec::exec_command(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
+    if (st_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
         exit_status_ = st_.status = 1;
@@ -612,6 +623,12 @@ Flow Exec::exec_cond_cmd(const sx::CondCmd* c) {
 
 Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     std::string name(f->name);
+    // bash refuses, when the definition runs, a name with an expansion or a quote.
+    if (name.find_first_of("$`'\"\\") != std::string::npos) {
+        error("`" + name + "': not a valid identifier");
+        st_.status = 1;
+        return Flow::Normal;
+    }
     auto it = st_.funcs.find(name);
     if (it != st_.funcs.end() && (it->second->attrs & kAttrReadonly)) {
         error(name + ": readonly function");
@@ -695,7 +712,8 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
     if (!in_trap_) current_simple_ = c;
     std::vector<std::string> argv;
-    std::vector<const sx::Assign*> decls;
+    DeclArgs decls;
+    std::string decl_last_arg;  // $_ when the last word is an assignment argument
     if (!c->words.empty()) {
         argv.reserve(c->words.size);
         // Declaration utilities (declare, local, export, readonly...) take assignment arguments. Whether the
@@ -712,9 +730,27 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         for (uint32_t i = 0; i < c->words.size; ++i) {
             const sx::Word* w = c->words[i];
             if (w->decl_assign && !argv.empty() && is_decl_cmd()) {
-                if (decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
+                if (decls.nodes.size() < argv.size()) {
+                    decls.nodes.resize(argv.size(), nullptr);
+                    decls.values.resize(argv.size());
+                }
+                AssignValue value;
+                Ex r = eval_assign_value(w->decl_assign, value);
+                if (r == Ex::Fatal) return Flow::Exit;
+                if (r == Ex::Fail) {
+                    st_.status = st_.status ? st_.status : 1;
+                    return Flow::Normal;
+                }
+                // $_ is the word as expanded: `name=value`, or the name of an array assignment.
+                std::string name(w->decl_assign->name);
+                if (!value.is_array) {
+                    if (value.has_index) name += "[" + value.index + "]";
+                    name += (w->decl_assign->append ? "+=" : "=") + value.scalar;
+                }
+                decl_last_arg = std::move(name);
                 argv.emplace_back(w->decl_assign->name);
-                decls.push_back(w->decl_assign);
+                decls.nodes.push_back(w->decl_assign);
+                decls.values.push_back(std::move(value));
                 continue;
             }
             Ex r;
@@ -731,7 +767,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 return Flow::Normal;
             }
         }
-        if (!decls.empty() && decls.size() < argv.size()) decls.resize(argv.size(), nullptr);
+        if (!decls.nodes.empty() && decls.nodes.size() < argv.size()) decls.nodes.resize(argv.size(), nullptr);
     }
     // The words are held for as long as the command runs (a function's frame keeps them as $@):
     // `f() { f "$@" "$@"; }` doubles them at each call. Large argument lists are charged to the budget.
@@ -751,13 +787,12 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         int cmdsub_status = last_cmdsubst_status_;
         for (const sx::Assign* a : c->assigns) {
             Ex r = do_assign(a);
-            if (r == Ex::Fatal) return Flow::Exit;
             if (r == Ex::Fail) {
                 // An assignment error in a plain assignment statement discards the rest of the line.
                 exit_status_ = st_.status = 1;
                 discard_line_ = true;
-                return Flow::Exit;
             }
+            if (r != Ex::Ok) return Flow::Exit;
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
         }
         if (st_.opts[OptXtrace] && !c->assigns.empty()) {
@@ -789,6 +824,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             }
         }
         st_.status = cmdsub_status >= 0 ? cmdsub_status : 0;
+        st_.last_arg.clear();  // a command without words leaves $_ empty
         return Flow::Normal;
     }
 
@@ -806,9 +842,10 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         xtrace_line(line);
     }
 
-    st_.last_arg = argv.back();
+    if (decls.node(argv.size() - 1)) st_.last_arg = std::move(decl_last_arg);
+    else st_.last_arg = argv.back();
     size_t procsubs = procsubst_fds_.size();
-    Flow f = run_argv(argv, c, false, false, decls.empty() ? nullptr : &decls);
+    Flow f = run_argv(argv, c, false, false, decls.nodes.empty() ? nullptr : &decls);
     // Process substitutions live as long as the command that uses them.
     while (procsubst_fds_.size() > procsubs) {
         set_fd(procsubst_fds_.back(), nullptr);
@@ -833,7 +870,7 @@ void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
 }  // namespace
 
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
-                    bool only_builtins, const std::vector<const sx::Assign*>* decls) {
+                    bool only_builtins, const DeclArgs* decls) {
     const std::string& name = argv[0];
     sx::List<sx::Assign*> assigns;
     sx::List<sx::Redirect*> redirs;
@@ -926,7 +963,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
             if (cur && cur->readonly()) {
                 std::string v;
                 if (expand_assign_value(a->value, v) == Ex::Fatal) return Flow::Exit;
-                error(std::string(a->name) + ": readonly variable");
+                report_error(std::string(a->name) + ": readonly variable");
                 continue;
             }
             temp_append_base(*this, a, temp.scope);
@@ -1066,7 +1103,11 @@ void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
 }
 
 void Exec::run_trap(int which) {
-    if (st_.traps_display_only) return;
+    // A subshell runs none of the parent's traps, except ERR with set -E (errtrace) and DEBUG and RETURN
+    // with set -T (functrace), which it inherits.
+    if (st_.traps_display_only && !(which == kTrapErr && st_.opts[OptErrtrace]) &&
+        !((which == kTrapDebug || which == kTrapReturn) && st_.opts[OptFunctrace]))
+        return;
     auto it = st_.traps.find(which);
     if (it == st_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;

@@ -172,6 +172,9 @@ struct ShellState {
     // The script comes from a file or stdin, not -c: a fatal expansion error (set -u, ${x:?}) exits with
     // status 1 there and 127 with -c, as bash does.
     bool script_input = false;
+    // An interactive shell (`bash -i`): $- has i, and a fatal expansion error (set -u, ${x?}) abandons only the
+    // current line.
+    bool interactive = false;
     // Makes this copy of a shell's state the state of a subshell: one level deeper, its own $BASHPID, the
     // given job table, the parent's traps shown by `trap` but not run (until the subshell sets its own).
     void enter_subshell(std::shared_ptr<JobTable> job_table, int64_t pid) {
@@ -368,9 +371,10 @@ public:
     // Waits for the process substitutions still running (their output belongs to this run).
     void wait_hidden_jobs();
     // Runs argv (after expansion): function, builtin, registry, PATH.
+    struct DeclArgs;  // below, with the assignments
     // decls: the assignment arguments of a declaration builtin, for run_builtin.
     Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
-                  bool only_builtins = false, const std::vector<const sx::Assign*>* decls = nullptr);
+                  bool only_builtins = false, const DeclArgs* decls = nullptr);
     Flow call_function(const FunctionPtr& fn, std::vector<std::string>& argv);
     // In a copy of the state (a subshell): fn runs with a child Exec. Returns the subshell's status.
     template <class Fn>
@@ -430,6 +434,12 @@ public:
     bool assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
                      bool key_is_arith_done = false);
     bool assign_array(std::string_view name, const std::vector<std::string>& values, bool append);
+    // A subscript given as text at run time (`${!ref}`, a nameref, `unset`, `test -v`, `printf -v`, `read`,
+    // `declare 'a[k]=v'`): bash expands it as a word (parameters, $( ), $(( )), quote removal; no tilde,
+    // splitting or globbing): the key of an associative array, the text of an arithmetic subscript.
+    Ex subscript_text(const Var* arr, std::string_view text, std::string& out);
+    // assign_elem for a `name[text]` reference given as text at run time (subscript_text).
+    bool assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append);
     bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
     // An assignment's value, expanded (before the target binding is looked up or made).
     struct AssignValue {
@@ -446,6 +456,16 @@ public:
         std::vector<Elem> elems;
     };
     Ex eval_assign_value(const sx::Assign* a, AssignValue& out);
+    // The assignment arguments of a declaration builtin's command line (declare, local, export, readonly):
+    // nodes[i] is the parsed `name=value` word of argv[i] or null, and values[i] its value, expanded with the
+    // other words of the command, before its temporary bindings and redirections apply (as bash does:
+    // `local x=1 y=$x` reads the outer x).
+    struct DeclArgs {
+        std::vector<const sx::Assign*> nodes;
+        std::vector<AssignValue> values;
+        const sx::Assign* node(size_t i) const { return i < nodes.size() ? nodes[i] : nullptr; }
+        const AssignValue* value(size_t i) const { return node(i) && i < values.size() ? &values[i] : nullptr; }
+    };
     Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
     bool unset_var(std::string_view name);
@@ -477,6 +497,10 @@ public:
     // "bashkit: line N: <msg>\n" on stderr.
     void error(std::string_view msg);
     void error_at(uint32_t line, std::string_view msg);
+    // An error bash reports with report_error (readonly variable, bad array subscript, failglob, a bad
+    // indirect expansion): under set -e the shell exits after the current command, even where errexit is
+    // otherwise ignored (an `if` condition, `||`, a discarded line). report_exit_ carries it there.
+    void report_error(std::string_view msg);
     std::string abs_path(std::string_view p) const;
     // The utility (or bash/sh) that `/usr/bin/NAME` or `/bin/NAME` stands for when nothing is at that path
     // in the FileSystem (`which` reports registered utilities there); empty otherwise.
@@ -487,8 +511,7 @@ public:
     DeviceSource device_source() const;
     // Runs a builtin: sets $? to its status and returns its flow. decls: the assignment arguments of a
     // declaration builtin (BuiltinContext::decls).
-    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv,
-                     const std::vector<const sx::Assign*>* decls);
+    Flow run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const DeclArgs* decls);
 
     // Helpers for builtins.
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);
@@ -510,6 +533,8 @@ public:
     uint32_t lineno_ = 0;
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
+    bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
+    const sx::Command* inverted_ = nullptr;  // the command of `! cmd` now running: no errexit, no ERR trap
     // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
     bool broken_pipe_ = false;
@@ -528,11 +553,21 @@ public:
     // on with the next line with exit_status_ as $?.
     bool discard_line_ = false;
     // Whether a Flow::Exit reaching a line loop only ends the line (clears the flag; $? is set).
-    int fatal_expansion_status() const { return (is_subshell_ && !dash_c_top_) || st_.script_input ? 1 : 127; }
+    int fatal_expansion_status() {
+        if (st_.interactive && (!is_subshell_ || dash_c_top_)) {
+            discard_line_ = true;  // an interactive shell goes on with the next line
+            return 1;
+        }
+        return (is_subshell_ && !dash_c_top_) || st_.script_input ? 1 : 127;
+    }
     bool dash_c_top_ = false;  // the top level of an in-process `bash -c` (not one of its subshells)
     bool line_discarded(Flow f) {
         if (f != Flow::Exit || !discard_line_) return false;
         discard_line_ = false;
+        if (report_exit_) {  // set -e: the shell exits instead
+            report_exit_ = false;
+            return false;
+        }
         st_.status = exit_status_;
         return true;
     }
@@ -547,6 +582,7 @@ public:
     bool in_not_found_handler_ = false;  // BASH_COMMAND (not updated inside traps)
     std::string command_text(const sx::Command* c);
     const std::vector<std::pair<int, bool>>* child_opts_ = nullptr;  // options for the next child_shell
+    bool child_interactive_ = false;  // the next child_shell is interactive (bash -i)
 
     bool stack_exhausted() const;
 

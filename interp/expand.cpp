@@ -19,14 +19,32 @@ void append_escaped(std::string& out, std::string_view s) {
     }
 }
 
+// The length of a valid UTF-8 character at s[i] (1 for ASCII and for a byte that does not start one).
+static size_t utf8_char_len(std::string_view s, size_t i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 1;
+    if (len == 1 || i + len > s.size()) return 1;
+    for (size_t k = 1; k < len; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
+    return len;
+}
+
 FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set) : mode_(mode) {
     if (mode != Mode::Fields) return;
     if (!ifs_set) ifs = " \t\n";
     ifs_empty_ = ifs.empty();
-    if (!ifs_empty_) ifs_first_ = ifs[0];
-    for (unsigned char c : ifs) {
-        ifs_map_[c] = true;
-        if (c == ' ' || c == '\t' || c == '\n') ifs_ws_[c] = true;
+    for (size_t i = 0; i < ifs.size();) {
+        size_t len = utf8_char_len(ifs, i);
+        if (i == 0) ifs_first_.assign(ifs.substr(0, len));
+        auto c = static_cast<unsigned char>(ifs[i]);
+        if (len > 1) {
+            ifs_mb_.emplace_back(ifs.substr(i, len));
+            ifs_mb_lead_[c] = true;
+        } else {
+            ifs_map_[c] = true;
+            if (c == ' ' || c == '\t' || c == '\n') ifs_ws_[c] = true;
+        }
+        i += len;
     }
 }
 
@@ -110,7 +128,7 @@ void FieldBuilder::hard_break() {
 void FieldBuilder::soft_break() {
     if (mode_ != Mode::Fields) return;
     if (!ifs_empty_) {
-        expansion(std::string_view(&ifs_first_, 1), false);
+        expansion(ifs_first_, false);
         return;
     }
     if (active_) end_field();
@@ -128,8 +146,8 @@ void FieldBuilder::expansion(std::string_view s, bool is_quoted) {
     size_t i = 0, n = s.size();
     while (i < n) {
         unsigned char c = static_cast<unsigned char>(s[i]);
-        if (is_ifs(c)) {
-            if (is_ifs_ws(c)) {
+        if (size_t len = ifs_at(s, i)) {
+            if (len == 1 && is_ifs_ws(c)) {
                 if (active_) {
                     end_field();
                     after_ws_ = true;
@@ -144,11 +162,11 @@ void FieldBuilder::expansion(std::string_view s, bool is_quoted) {
                     end_field();  // an empty field between two delimiters
                 }
             }
-            ++i;
+            i += len;
             continue;
         }
         size_t j = i + 1;
-        while (j < n && !is_ifs(static_cast<unsigned char>(s[j]))) ++j;
+        while (j < n && !ifs_at(s, j)) ++j;
         append(s.substr(i, j - i), false);
         active_ = true;
         after_ws_ = false;
@@ -1078,7 +1096,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     }
     if (matches.empty()) {
         if (st_.opts[ShFailglob]) {
-            error("no match: " + f.text);
+            report_error("no match: " + f.text);
             st_.status = 1;
             exit_status_ = 1;
             discard_line_ = true;

@@ -72,19 +72,29 @@ public:
 private:
     void append(std::string_view s, bool is_quoted);
     void end_field();
-    bool is_ifs(unsigned char c) const { return ifs_map_[c]; }
     bool is_ifs_ws(unsigned char c) const { return ifs_ws_[c]; }
+    // The length of the IFS character at s[i] (a multibyte one in UTF-8, as bash in a UTF-8 locale), 0 when
+    // s[i] does not start one.
+    size_t ifs_at(std::string_view s, size_t i) const {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (ifs_mb_lead_[c])
+            for (const std::string& m : ifs_mb_)
+                if (s.compare(i, m.size(), m) == 0) return m.size();
+        return ifs_map_[c] ? 1 : 0;
+    }
 
     Mode mode_;
     Field cur_;
     bool active_ = false;
     // After a field ended by IFS white space (a following non-white delimiter joins it).
     bool after_ws_ = false;
-    char ifs_first_ = 0;  // the first byte of IFS, 0 when IFS is empty
+    std::string ifs_first_;  // the first character of IFS, empty when IFS is
     bool ifs_empty_ = true;
     std::vector<Field> fields_;
     bool ifs_map_[256] = {};
     bool ifs_ws_[256] = {};
+    std::vector<std::string> ifs_mb_;  // the multibyte characters of IFS
+    bool ifs_mb_lead_[256] = {};       // first bytes of ifs_mb_
 };
 
 }  // namespace bashkit::interp

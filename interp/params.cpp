@@ -146,7 +146,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                     if (st.opts[i] && opt_info(i).letter) f.push_back(opt_info(i).letter);
                 // bash's order: himBHs... we keep letters in a stable order like bash for the common ones.
                 std::string ordered;
-                for (char c : std::string_view("abefhkmnptuvxBCEHPT"))
+                if (st.interactive) f.push_back('i');
+                for (char c : std::string_view("abefhikmnptuvxBCEHPT"))
                     if (f.find(c) != std::string::npos) ordered.push_back(c);
                 // c: commands from -c (and the API); s: a script read from stdin; nothing for a file
                 if (!st.script_input) ordered.push_back('c');
@@ -185,7 +186,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             Ex r = ex.expand_word(index, sub, false);
             if (r != Ex::Ok) return r;
         } else {
-            sub = std::string(index_text);
+            Ex r = ex.subscript_text(var, index_text, sub);
+            if (r != Ex::Ok) return r;
         }
         v.display = std::string(name) + "[" + sub + "]";
         if (var && var->is_assoc()) {
@@ -207,7 +209,7 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             if (i < 0) {
                 int64_t n = var->idx->next_index();
                 if (i + n < 0) {
-                    ex.error(std::string(name) + ": bad array subscript");
+                    ex.report_error(std::string(name) + ": bad array subscript");
                     return Ex::Ok;
                 }
                 i += n;
@@ -285,7 +287,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
                 exit_status_ = fatal_expansion_status();
                 return Ex::Fatal;
             }
-            error(std::string(p->name) + ": invalid indirect expansion");
+            report_error(std::string(p->name) + ": invalid indirect expansion");
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;
@@ -294,7 +296,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         r = lookup_spec(*this, target, v, bad);
         if (r != Ex::Ok) return r;
         if (bad) {
-            error(target + ": invalid variable name");
+            report_error(target + ": invalid variable name");
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;
@@ -314,7 +316,7 @@ void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string&
     }
     if (fb.mode() != FieldBuilder::Mode::Fields || (quoted && v.star)) {
         std::string sep = v.star ? (ifs_set ? ifs_val.substr(0, ifs_val.empty() ? 0 : 1) : " ") : " ";
-        if (v.star && ifs_set && !ifs_val.empty()) sep = std::string(1, ifs_val[0]);
+        if (v.star && ifs_set && !ifs_val.empty()) sep = ifs_val.substr(0, char_len(ifs_val, 0));  // a character
         std::string joined;
         for (size_t i = 0; i < v.list.size(); ++i) {
             if (i) joined += sep;
@@ -337,6 +339,20 @@ void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string&
     }
 }
 
+// Unquoted ${!prefix*} and ${!a[*]} with an empty IFS: bash joins the names into one field (with nothing
+// between the names of variables, with a space between the keys), where $* and ${a[*]} stay separate fields.
+void unsplit_star_join(ParamValue& v, bool quoted, const std::string& ifs_val, bool ifs_set, std::string_view sep) {
+    if (quoted || !v.star || !ifs_set || !ifs_val.empty() || v.list.empty()) return;
+    std::string joined;
+    for (size_t i = 0; i < v.list.size(); ++i) {
+        if (i) joined += sep;
+        joined += v.list[i];
+    }
+    v.is_list = false;
+    v.set = true;
+    v.scalar = std::move(joined);
+}
+
 }  // namespace
 
 Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
@@ -351,6 +367,13 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             discard_line_ = true;
             return Ex::Fatal;
         }
+    }
+    // ${a[]}: an empty subscript written as such (one that expands to nothing is 0).
+    if (p->index && p->index->parts.size == 0) {
+        report_error("${" + std::string(p->name) + "[]}: bad substitution");
+        exit_status_ = 1;
+        discard_line_ = true;
+        return Ex::Fatal;
     }
     // Fast path: $name / ${name} of an ordinary variable.
     if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
@@ -390,6 +413,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             const Var* var = st_.vars.find(n);
             if (var && (var->set || var->is_array())) v.list.push_back(n);
         }
+        unsplit_star_join(v, quoted, ifs_val, ifs_set, "");
         emit(fb, v, quoted, ifs_val, ifs_set);
         return Ex::Ok;
     }
@@ -406,6 +430,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             else if (!var->is_array() && var->set)
                 v.list.push_back("0");
         }
+        unsplit_star_join(v, quoted, ifs_val, ifs_set, " ");
         emit(fb, v, quoted, ifs_val, ifs_set);
         return Ex::Ok;
     }
@@ -424,6 +449,8 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         bool empty_sep = quoted && v.star && ifs_set && ifs_val.empty();
         is_null = std::all_of(v.list.begin(), v.list.end(), [](const std::string& e) { return e.empty(); }) &&
                   (v.list.size() <= 1 || empty_sep);
+        // Through ${!ref} with ref='a[@]', bash's : test sees only whether there are elements.
+        if (p->indirect) is_null = v.list.empty();
     }
 
     if (op == Op::Default || op == Op::Assign || op == Op::Error || op == Op::Alternate) {
@@ -482,15 +509,27 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             r = expand_assign_value(p->arg, val);
             if (r != Ex::Ok) return r;
         }
-        // ${!ref:=value} assigns the variable that ref names.
+        // ${!ref:=value} assigns the variable ref names (the elements of ref joined, for ref[@]).
         std::string target(p->name);
-        if (p->indirect && !p->index && !v.is_list) {
-            const std::string* named = get_scalar(p->name);
-            target = named ? *named : std::string();
+        if (p->indirect && !v.is_list) {
+            ParamValue iv;
+            r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
+            if (r != Ex::Ok) return r;
+            target = iv.scalar;
+            if (iv.is_list) {
+                target.clear();
+                for (size_t i = 0; i < iv.list.size(); ++i) target += (i ? " " : "") + iv.list[i];
+            }
+            if (!valid_name(target)) {  // an element (ref='a[1]') cannot be assigned this way
+                report_error(target + ": invalid variable name");
+                exit_status_ = 1;
+                discard_line_ = true;
+                return Ex::Fatal;
+            }
         }
         if (v.is_list || !valid_name(target) || (p->indirect && p->index)) {
             std::string nm = v.display.starts_with("$") ? v.display.substr(1) : v.display;
-            error(nm + ": cannot assign in this way");
+            report_error(nm + ": cannot assign in this way");
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;
@@ -867,7 +906,9 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 if (v.is_list) {
                     for (auto& s : v.list) s = a;
                 } else {
-                    v.scalar = is_set ? a : std::string();
+                    // the attributes of a declared variable, set or not (`declare -A A; ${A@a}` is A)
+                    v.scalar = var ? a : std::string();
+                    v.set = true;
                 }
                 emit(fb, v, quoted, ifs_val, ifs_set);
                 return Ex::Ok;
@@ -932,7 +973,11 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 emit(fb, v, quoted, ifs_val, ifs_set);
                 return Ex::Ok;
             }
-            if (!is_set) return Ex::Ok;
+            if (!is_set) {
+                // Nothing to transform: quoted, one empty field, except for "${a[@]@Q}" and "${@@Q}".
+                if (quoted && !(v.is_list && !v.star)) fb.mark_quoted();
+                return Ex::Ok;
+            }
             if (v.is_list)
                 for (auto& s : v.list) one(s);
             else

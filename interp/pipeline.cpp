@@ -95,9 +95,16 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
     if (n == 0) {
         st_.status = 0;
     } else if (n == 1) {
-        if (p->negated) ++errexit_suppressed_;
+        // `! cmd` ignores failures inside cmd only when set -e is on as it starts (bash marks the command
+        // then): `f() { set -e; false; }; ! f` exits, and without set -e the ERR trap runs inside `! { ...; }`.
+        // The negated command itself never triggers errexit or the ERR trap.
+        bool suppress = p->negated && st_.opts[OptErrexit];
+        const sx::Command* saved_inverted = inverted_;
+        if (p->negated) inverted_ = p->stages[0];
+        if (suppress) ++errexit_suppressed_;
         Flow f = exec_command(p->stages[0]);
-        if (p->negated) --errexit_suppressed_;
+        if (suppress) --errexit_suppressed_;
+        inverted_ = saved_inverted;
         if (f != Flow::Normal) return f;
         statuses.push_back(st_.status);
     } else {
@@ -240,7 +247,15 @@ int Exec::alloc_fd(int from) {
 }
 
 int64_t Exec::start_job(std::shared_ptr<ShellState> state, const sx::Command* cmd, std::string text) {
-    return start_thread_job(std::move(state), [cmd](Exec& child) { return child.exec_command(cmd); }, std::move(text), true);
+    return start_thread_job(
+        std::move(state),
+        [cmd](Exec& child) {
+            // `false &`: the failure of an asynchronous simple command itself runs no ERR trap (the commands
+            // inside `{ false; } &` do, with set -E).
+            if (cmd->kind == sx::NodeKind::Simple) ++child.errexit_suppressed_;
+            return child.exec_command(cmd);
+        },
+        std::move(text), true);
 }
 
 int64_t Exec::start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body) {

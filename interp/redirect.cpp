@@ -209,6 +209,15 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
             st_.status = 1;
             return Ex::Fail;
         };
+        // set -C: >, &> and >&word do not truncate an existing regular file (>| does).
+        auto clobber_refused = [&]() {
+            if (!st_.opts[OptNoclobber]) return false;
+            auto st = s_.fs.stat(abs_path(target));
+            if (!st || !st->is_regular()) return false;
+            error(target + ": cannot overwrite existing file");
+            st_.status = 1;
+            return true;
+        };
         StreamPtr s;
         int err = 0;
         switch (r->op) {
@@ -218,15 +227,7 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
                 break;
             case Op::Out:
             case Op::Clobber:
-                if (r->op == Op::Out && st_.opts[OptNoclobber]) {
-                    std::string p = abs_path(target);
-                    auto st = s_.fs.stat(p);
-                    if (st && st->is_regular()) {
-                        error(target + ": cannot overwrite existing file");
-                        st_.status = 1;
-                        return Ex::Fail;
-                    }
-                }
+                if (r->op == Op::Out && clobber_refused()) return Ex::Fail;
                 s = open_path(target, 1, err);
                 if (!s) return open_err(err);
                 break;
@@ -250,8 +251,9 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
                 int64_t src = -1;
                 bool numeric = !num.empty() && std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; });
                 if (!numeric) {
-                    if (r->op == Op::DupOut && r->fd < 0) {
-                        // `>&word`: both stdout and stderr to the file.
+                    if (r->op == Op::DupOut && (r->fd < 0 || r->fd == 1)) {
+                        // `>&word` and `1>&word`: both stdout and stderr to the file.
+                        if (clobber_refused()) return Ex::Fail;
                         s = open_path(target, 1, err);
                         if (!s) return open_err(err);
                         if (guard) {
@@ -284,6 +286,7 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
             }
             case Op::OutErr:
             case Op::AppendOutErr: {
+                if (r->op == Op::OutErr && clobber_refused()) return Ex::Fail;
                 s = open_path(target, r->op == Op::OutErr ? 1 : 2, err);
                 if (!s) return open_err(err);
                 if (guard) {

@@ -197,6 +197,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     set("SHELL", "/bin/bash", kAttrExport);
     set("PWD", cwd, kAttrExport);
     set("SHLVL", "1", kAttrExport);
+    state.vars.global("OLDPWD").attrs |= kAttrExport;  // declared and exported, without a value until a cd
     set("HOSTNAME", id.host);
     set("IFS", " \t\n");
     set("PS2", "> ");
@@ -331,6 +332,9 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
     auto text = std::make_shared<const std::string>(script);
     post_and_wait([&] {
         state.script_input = src.script_input;
+        // set -n stops a script's commands until its end (a script read from stdin comes in several runs);
+        // the next command of the API runs again (bash's interactive shell ignores -n, and a session is one).
+        if (!src.script_input) state.opts[OptNoexec] = false;
         // The bottom of bash's debug stack: the script file, or "main" as the file of functions read
         // from stdin (-c and the API have none)
         CallFrame& main_frame = state.frames.front();

@@ -216,6 +216,21 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     if (child_opts_) {
         for (const auto& [o, on] : *child_opts_) st.opts[static_cast<size_t>(o)] = on;
     }
+    if (child_interactive_) {
+        st.interactive = true;
+        // The history variables an interactive bash sets (no history is kept).
+        const Var* hv = st.vars.find("HOME");
+        std::string home = hv && hv->set ? hv->str : s_.id.home;
+        auto set_default = [&](const char* n, std::string v) {
+            Var& var = st.vars.global(n);
+            if (var.set) return;
+            var.str = std::move(v);
+            var.set = true;
+        };
+        set_default("HISTFILE", home + "/.bash_history");
+        set_default("HISTSIZE", "500");
+        set_default("HISTFILESIZE", "500");
+    }
     Exec child(*this, st);
     child.call_depth_ = 0;
     child.loop_depth_ = 0;
@@ -268,6 +283,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
     size_t i = 1;
     bool has_c = false;
     bool from_file = false;
+    bool interactive = false;
     std::string command;
     for (; i < argv.size(); ++i) {
         const std::string& a = argv[i];
@@ -278,6 +294,10 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
         if (a == "--version") {
             write_out("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\n");
             return 0;
+        }
+        if (a == "--rcfile" || a == "--init-file") {  // the start-up file of an interactive shell: not read
+            if (++i >= argv.size()) return builtin_error(argv[0], a + ": option requires an argument", 2);
+            continue;
         }
         if (a.starts_with("--")) continue;  // --norc, --noprofile, --posix ...
         if (a.size() < 2 || (a[0] != '-' && a[0] != '+')) break;
@@ -296,7 +316,9 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
                 int o = find_shopt(argv[++i]);
                 if (o < 0) return builtin_error(argv[0], argv[i] + ": invalid shell option name", 2);
                 opts.emplace_back(o, on);
-            } else if (c == 's' || c == 'i' || c == 'l' || c == 'r') {
+            } else if (c == 'i') {
+                interactive = on;
+            } else if (c == 's' || c == 'l' || c == 'r') {
             } else {
                 int o = find_set_letter(c);
                 if (o < 0) return builtin_error(argv[0], std::string("-") + c + ": invalid option", 2);
@@ -328,10 +350,14 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
         if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
         args.push_back(argv[0]);
     }
+    // An interactive shell starts with line editing in emacs mode, as bash does.
+    if (interactive) opts.insert(opts.begin(), {OptEmacs, true});
     child_opts_ = &opts;
+    child_interactive_ = interactive;
     int st = child_shell(source, args, env, fd_or_bad(0), fd_or_bad(1), fd_or_bad(2),
                          has_c ? std::string_view(argv[0]) : std::string_view(name), !has_c, !has_c && from_file);
     child_opts_ = nullptr;
+    child_interactive_ = false;
     return st;
 }
 

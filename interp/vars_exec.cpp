@@ -156,6 +156,13 @@ const Var* Exec::lookup(std::string_view name) {
             std::string sub = target.substr(lb + 1, target.size() - lb - 2);
             const Var* arr = lookup(base);
             if (!arr) return nullptr;
+            if (arr->is_assoc()) {
+                std::string key;
+                if (subscript_text(arr, sub, key) != Ex::Ok) return nullptr;
+                sub = std::move(key);
+                arr = lookup(base);  // the expansion may have changed the variables
+                if (!arr) return nullptr;
+            }
             const std::string* val = nullptr;
             if (arr->is_assoc()) {
                 if (arr->assoc) val = arr->assoc->get(sub);
@@ -183,6 +190,35 @@ const Var* Exec::lookup(std::string_view name) {
         return lookup(target);
     }
     return v;
+}
+
+Ex Exec::subscript_text(const Var* arr, std::string_view text, std::string& out) {
+    // An associative array's key is the expanded word; any other subscript is arithmetic, whose text is
+    // expanded first (`${!ref}` with ref='a[$(echo 1)]').
+    bool expand = arr && arr->is_assoc() ? text.find_first_of("$`'\"\\") != std::string_view::npos
+                                         : text.find_first_of("$`") != std::string_view::npos;
+    if (!expand) {
+        out.assign(text);
+        return Ex::Ok;
+    }
+    // The word's nodes point into this tree; a function defined inside a $( ) of it keeps the tree alive.
+    auto tree = std::make_shared<sx::ParseResult>();
+    const sx::Word* w = sx::parse_word(text, *tree->arena);
+    if (!w) {
+        out.assign(text);
+        return Ex::Ok;
+    }
+    auto saved = owner_hold_;
+    owner_hold_ = tree;
+    Ex r = expand_word(w, out, false);
+    owner_hold_ = std::move(saved);
+    return r;
+}
+
+bool Exec::assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append) {
+    std::string key;
+    if (subscript_text(lookup(name), text, key) != Ex::Ok) return false;
+    return assign_elem(name, key, value, append);
 }
 
 std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
@@ -291,7 +327,7 @@ static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std:
 
 bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append) {
     if (v.readonly()) {
-        error(std::string(name) + ": readonly variable");
+        report_error(std::string(name) + ": readonly variable");
         return false;
     }
     const ExecutionLimits& L = s_.limits;
@@ -371,7 +407,8 @@ bool Exec::assign(std::string_view name, std::string_view value, bool append) {
         if (target != name) {
             size_t lb = target.find('[');
             if (lb != std::string::npos && target.back() == ']')
-                return assign_elem(target.substr(0, lb), target.substr(lb + 1, target.size() - lb - 2), value, append);
+                return assign_elem_text(target.substr(0, lb), target.substr(lb + 1, target.size() - lb - 2), value,
+                                        append);
             if (!valid_name(target)) {
                 error("`" + target + "': not a valid identifier");
                 return false;
@@ -406,7 +443,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     }
     if (!v) v = &st_.vars.lookup_or_create(name);
     if (v->readonly()) {
-        error(std::string(name) + ": readonly variable");
+        report_error(std::string(name) + ": readonly variable");
         return false;
     }
     const ExecutionLimits& L = s_.limits;
@@ -454,7 +491,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     if (idx < 0) {
         int64_t n = a.next_index();
         if (idx + n < 0) {
-            error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
             return false;
         }
         idx += n;
@@ -482,7 +519,7 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
     Var* v = lookup_mut(name);
     if (!v) v = &st_.vars.lookup_or_create(name);
     if (v->readonly()) {
-        error(std::string(name) + ": readonly variable");
+        report_error(std::string(name) + ": readonly variable");
         return false;
     }
     if (v->is_assoc()) {
@@ -577,30 +614,45 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
     }
     const AssignValue& val = *pre;
     std::string_view name = a->name;
+    if (a->index && a->index->parts.size == 0) {  // a[]=x (a subscript that expands to nothing is 0)
+        report_error(std::string(name) + "[]: bad array subscript");
+        st_.status = 1;
+        return Ex::Fail;
+    }
     Var* v = nullptr;
     if (scope_override != UINT32_MAX) {
         v = &st_.vars.declare_at(name, scope_override);
         if (v->readonly()) {
-            error(std::string(name) + ": readonly variable");
+            report_error(std::string(name) + ": readonly variable");
             st_.status = 1;
             return Ex::Fail;
         }
         v->attrs |= add_attrs;
     }
 
+    if (val.is_array && a->index) {  // a[0]=(3 4)
+        std::string key;
+        if (expand_word(a->index, key, false) != Ex::Ok) return Ex::Fail;
+        report_error(std::string(name) + "[" + key + "]: cannot assign list to array member");
+        st_.status = 1;
+        return Ex::Fail;
+    }
     if (val.is_array) {
         Var* target = v ? v : lookup_mut(name);
         if (!target) target = &st_.vars.lookup_or_create(name);
         if (target->readonly()) {
-            error(std::string(name) + ": readonly variable");
+            report_error(std::string(name) + ": readonly variable");
             st_.status = 1;
             return Ex::Fail;
         }
         bool assoc = target->is_assoc();
+        // bash 5.2: `[k]+=v` in `A=(...)` appends to k's value from before the assignment.
+        std::shared_ptr<const AssocArray> old_assoc;
         if (!a->append) {
             st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*target)));
             if (assoc) {
-                target->assoc_mut().clear();
+                old_assoc = target->assoc;
+                target->assoc = std::make_shared<AssocArray>();
             } else {
                 target->attrs |= kAttrIndexed;
                 target->idx = std::make_shared<IndexedArray>();
@@ -622,7 +674,11 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
         for (size_t k = 0; k < val.elems.size(); ++k) {
             const AssignValue::Elem& el = val.elems[k];
             if (el.keyed) {
-                if (assoc) {
+                if (assoc && el.append && !a->append) {
+                    const std::string* before = old_assoc ? old_assoc->get(el.key) : nullptr;
+                    if (!assign_elem(tname, el.key, (before ? *before : std::string()) + el.value, false))
+                        return st_.status = 1, Ex::Fail;
+                } else if (assoc) {
                     if (!assign_elem(tname, el.key, el.value, el.append)) return st_.status = 1, Ex::Fail;
                 } else {
                     int64_t kk = 0;

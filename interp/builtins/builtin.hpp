@@ -28,9 +28,10 @@ struct BuiltinContext {
     Exec& sh;
     // argv[0] is the builtin's name as called.
     std::vector<std::string>& args;
-    // The assignment arguments of a declaration builtin (declare, local, export, readonly): decls[i] is the
-    // parsed `name=value` word of args[i], or null. Null when the command had none.
-    const std::vector<const sx::Assign*>* decls = nullptr;
+    // The assignment arguments of a declaration builtin (declare, local, export, readonly): decls->node(i) is
+    // the parsed `name=value` word of args[i] or null, decls->value(i) its expanded value. Null when the
+    // command had none.
+    const Exec::DeclArgs* decls = nullptr;
 };
 
 using BuiltinFn = BuiltinResult (*)(BuiltinContext&);

@@ -89,10 +89,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
     uint16_t add = 0, remove = 0;
     bool print = false, funcs = false, func_names = false, global = false;
     size_t i = 1;
-    const std::vector<const sx::Assign*>* decls = ctx.decls;
-    auto decl_at = [&](size_t k) -> const sx::Assign* {
-        return decls && k < decls->size() ? (*decls)[k] : nullptr;
-    };
+    auto decl_at = [&](size_t k) -> const sx::Assign* { return ctx.decls ? ctx.decls->node(k) : nullptr; };
     for (; i < argv.size(); ++i) {
         const std::string& s = argv[i];
         if (decl_at(i)) break;
@@ -248,7 +245,9 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         }
         // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
         Exec::AssignValue preval;
-        if (as) {
+        if (const Exec::AssignValue* pre = as ? ctx.decls->value(i) : nullptr) {
+            preval = *pre;
+        } else if (as) {
             Ex r = sh.eval_assign_value(as, preval);
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
@@ -268,6 +267,12 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         } else {
             bool created = false;
             Var* outer = sh.st_.vars.find(base);
+            // A readonly global cannot get a local copy (a readonly local of a caller can).
+            if (outer && outer->readonly() && sh.st_.vars.scope_of(base) == 0) {
+                sh.builtin_error(cmd, base + ": readonly variable");
+                status = 1;
+                continue;
+            }
             Var copy_from;
             bool inherit = outer && sh.st_.opts[ShLocalvarInherit];
             if (inherit) copy_from = *outer;
@@ -349,7 +354,27 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 v->set = true;
             } else if (name.find('[') != std::string::npos && name.back() == ']') {
                 std::string key = name.substr(base.size() + 1, name.size() - base.size() - 2);
-                if (!sh.assign_elem(base, key, value, append)) status = 1;
+                if (!sh.assign_elem_text(base, key, value, append)) status = 1;
+            } else if (v->is_array() && value.size() >= 2 && value.front() == '(' && value.back() == ')') {
+                // `declare -a "x=(1 $y)"`: for an array, a value in parentheses is parsed and expanded as a
+                // compound assignment, as bash does.
+                sx::ParseResult pr = sx::parse(base + (append ? "+=" : "=") + value);
+                const sx::Simple* simple = nullptr;
+                if (pr.ok() && pr.script->body.size == 1 && pr.script->body[0]->cmd &&
+                    pr.script->body[0]->cmd->kind == sx::NodeKind::Simple)
+                    simple = pr.script->body[0]->cmd->as<sx::Simple>();
+                if (!simple || simple->assigns.size != 1 || !simple->words.empty() || !simple->assigns[0]->is_array) {
+                    if (!sh.assign_to(*v, base, value, append)) status = 1;
+                } else {
+                    Ex r = sh.do_assign(simple->assigns[0],
+                                        scope == 0 && !global ? (sh.st_.vars.scope_of(base) < 0
+                                                                     ? 0
+                                                                     : static_cast<uint32_t>(sh.st_.vars.scope_of(base)))
+                                                              : scope);
+                    if (r == Ex::Fatal) return {1, Flow::Exit};
+                    if (r != Ex::Ok) status = 1;
+                    v = sh.st_.vars.find(base);
+                }
             } else if (!sh.assign_to(*v, base, value, append)) {
                 status = 1;
             }
@@ -378,7 +403,7 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (ctx.decls && i < ctx.decls->size() && (*ctx.decls)[i]) break;
+        if (ctx.decls && ctx.decls->node(i)) break;
         if (s == "--") {
             ++i;
             break;
@@ -425,11 +450,11 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
     }
     int status = 0;
     for (; i < a.size(); ++i) {
-        const sx::Assign* as = ctx.decls && i < ctx.decls->size() ? (*ctx.decls)[i] : nullptr;
+        const sx::Assign* as = ctx.decls ? ctx.decls->node(i) : nullptr;
         std::string name;
         if (as) {
             name = std::string(as->name);
-            Ex r = sh.do_assign(as);
+            Ex r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
             }
@@ -474,7 +499,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (ctx.decls && i < ctx.decls->size() && (*ctx.decls)[i]) break;
+        if (ctx.decls && ctx.decls->node(i)) break;
         if (s == "--") {
             ++i;
             break;
@@ -521,7 +546,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
     }
     int status = 0;
     for (; i < a.size(); ++i) {
-        const sx::Assign* as = ctx.decls && i < ctx.decls->size() ? (*ctx.decls)[i] : nullptr;
+        const sx::Assign* as = ctx.decls ? ctx.decls->node(i) : nullptr;
         std::string name;
         if (as) {
             name = std::string(as->name);
@@ -532,7 +557,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
                 if (type == kAttrAssoc) nv.assoc = std::make_shared<AssocArray>();
                 else nv.idx = std::make_shared<IndexedArray>();
             }
-            Ex r = sh.do_assign(as);
+            Ex r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
             }

@@ -13,6 +13,19 @@ BuiltinResult builtin_colon(BuiltinContext&) { return 0; }
 BuiltinResult builtin_true(BuiltinContext&) { return 0; }
 BuiltinResult builtin_false(BuiltinContext&) { return 1; }
 
+namespace {
+
+// `N: too many arguments` of break, continue, return and exit: bash reports it and discards the rest of the
+// command line (its get_numeric_arg jumps to the top level), with status 1.
+BuiltinResult too_many_arguments(Exec& sh, const char* name) {
+    sh.builtin_error(name, "too many arguments");
+    sh.exit_status_ = 1;
+    sh.discard_line_ = true;
+    return {1, Flow::Exit};
+}
+
+}  // namespace
+
 BuiltinResult builtin_return(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
@@ -20,6 +33,8 @@ BuiltinResult builtin_return(BuiltinContext& ctx) {
     if (a.size() > 1 && !parse_int(a[1], n)) {
         sh.builtin_error("return", a[1] + ": numeric argument required");
         n = 2;
+    } else if (a.size() > 2) {
+        return too_many_arguments(sh, "return");
     }
     if (sh.call_depth_ == 0 && !sh.in_source_) {
         return sh.builtin_error("return", "can only `return' from a function or sourced script", 2);
@@ -35,8 +50,7 @@ BuiltinResult builtin_exit(BuiltinContext& ctx) {
         sh.builtin_error("exit", a[1] + ": numeric argument required");
         n = 2;
     } else if (a.size() > 2) {
-        sh.builtin_error("exit", "too many arguments");
-        return 1;
+        return too_many_arguments(sh, "exit");
     }
     sh.exit_status_ = static_cast<int>(static_cast<uint8_t>(n));
     if (!sh.is_subshell_) sh.st_.exited = true;
@@ -48,42 +62,38 @@ BuiltinResult builtin_logout(BuiltinContext& ctx) {
     return sh.builtin_error("logout", "not login shell: use `exit'");
 }
 
-BuiltinResult builtin_break(BuiltinContext& ctx) {
+namespace {
+
+// break and continue: outside a loop a warning and status 0; a count that is not a number ends the shell
+// (status 128); a count below 1 leaves every loop with status 1.
+BuiltinResult loop_control(BuiltinContext& ctx, const char* name, Flow flow) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    int64_t n = 1;
-    if (a.size() > 1 && (!parse_int(a[1], n) || n < 1)) {
-        sh.builtin_error("break", a[1] + ": loop count out of range");
-        n = 1;
-        if (!parse_int(a[1], n)) {
-            sh.exit_status_ = 128;
-            return {128, Flow::Exit};
-        }
-        return 1;
-    }
     if (sh.loop_depth_ == 0) {
-        sh.builtin_error("break", "only meaningful in a `for', `while', or `until' loop");
+        sh.builtin_error(name, "only meaningful in a `for', `while', or `until' loop");
         return 0;
     }
+    int64_t n = 1;
+    if (a.size() > 1 && !parse_int(a[1], n)) {
+        sh.builtin_error(name, a[1] + ": numeric argument required");
+        sh.exit_status_ = 128;
+        return {128, Flow::Exit};
+    }
+    if (a.size() > 2) return too_many_arguments(sh, name);
+    if (n < 1) {
+        sh.builtin_error(name, a[1] + ": loop count out of range");
+        sh.levels_ = sh.loop_depth_;
+        return {1, Flow::Break};
+    }
     sh.levels_ = static_cast<uint32_t>(std::min<int64_t>(n, sh.loop_depth_));
-    return {0, Flow::Break};
+    return {0, flow};
 }
 
-BuiltinResult builtin_continue(BuiltinContext& ctx) {
-    Exec& sh = ctx.sh;
-    std::vector<std::string>& a = ctx.args;
-    int64_t n = 1;
-    if (a.size() > 1 && (!parse_int(a[1], n) || n < 1)) {
-        sh.builtin_error("continue", a[1] + ": loop count out of range");
-        return 1;
-    }
-    if (sh.loop_depth_ == 0) {
-        sh.builtin_error("continue", "only meaningful in a `for', `while', or `until' loop");
-        return 0;
-    }
-    sh.levels_ = static_cast<uint32_t>(std::min<int64_t>(n, sh.loop_depth_));
-    return {0, Flow::Continue};
-}
+}  // namespace
+
+BuiltinResult builtin_break(BuiltinContext& ctx) { return loop_control(ctx, "break", Flow::Break); }
+
+BuiltinResult builtin_continue(BuiltinContext& ctx) { return loop_control(ctx, "continue", Flow::Continue); }
 
 // ---------------------------------------------------------------- test
 

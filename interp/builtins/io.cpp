@@ -85,8 +85,12 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
         return 2;
     }
     if (!var.empty()) {
-        std::string base = var.substr(0, var.find('['));
-        if (!valid_name(base)) return sh.builtin_error("printf", "`" + var + "': not a valid identifier");
+        // a name, or name[subscript] with a subscript that is not empty
+        size_t lb = var.find('[');
+        bool ok = lb == std::string::npos ? valid_name(var)
+                                          : valid_name(std::string_view(var).substr(0, lb)) && var.back() == ']' &&
+                                                var.size() > lb + 2;
+        if (!ok) return sh.builtin_error("printf", "`" + var + "': not a valid identifier", 2);
     }
     PrintfContext pctx;
     pctx.max_output = std::min(sh.s_.limits.max_printf_width * 4 + 4096, sh.s_.limits.max_variable_bytes);
@@ -100,7 +104,8 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
         size_t lb = var.find('[');
         bool ok = lb == std::string::npos
                       ? sh.assign(var, r.output)
-                      : sh.assign_elem(var.substr(0, lb), var.substr(lb + 1, var.size() - lb - 2), r.output, false);
+                      : sh.assign_elem_text(var.substr(0, lb), var.substr(lb + 1, var.size() - lb - 2), r.output,
+                                            false);
         if (!ok) return 1;
     } else if (!r.output.empty() && !sh.write_out(r.output)) {
         if (sh.broken_pipe_) return 141;
@@ -380,7 +385,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
         const std::string& n = names[k];
         size_t lb = n.find('[');
         bool ok = lb == std::string::npos ? sh.assign(n, val)
-                                          : sh.assign_elem(n.substr(0, lb), n.substr(lb + 1, n.size() - lb - 2), val, false);
+                                          : sh.assign_elem_text(n.substr(0, lb), n.substr(lb + 1, n.size() - lb - 2), val, false);
         if (!ok) return 1;
     }
     return status;

@@ -38,6 +38,15 @@ constexpr OptInfo kOpts[kOptCount] = {
 
 const OptInfo& opt_info(int opt) { return kOpts[opt]; }
 
+namespace {
+// Sets an option; the editing modes exclude each other (`set -o vi` turns emacs off).
+void set_opt(Options& opts, int o, bool on) {
+    opts[static_cast<size_t>(o)] = on;
+    if (on && o == OptVi) opts[OptEmacs] = false;
+    if (on && o == OptEmacs) opts[OptVi] = false;
+}
+}  // namespace
+
 int find_set_option(std::string_view name) {
     for (int i = 0; i < kSetOptCount; ++i)
         if (name == kOpts[i].name) return i;
@@ -129,7 +138,7 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
                     sh.builtin_error("set", name + ": invalid option name");
                     return 2;
                 }
-                sh.st_.opts[static_cast<size_t>(o)] = on;
+                set_opt(sh.st_.opts, o, on);
                 break;
             }
             int o = find_set_letter(c);
@@ -213,8 +222,8 @@ BuiltinResult builtin_shopt(BuiltinContext& ctx) {
             status = 1;
             continue;
         }
-        if (set) sh.st_.opts[static_cast<size_t>(o)] = true;
-        else if (unset) sh.st_.opts[static_cast<size_t>(o)] = false;
+        if (set) set_opt(sh.st_.opts, o, true);
+        else if (unset) set_opt(sh.st_.opts, o, false);
         else {
             if (!sh.st_.opts[static_cast<size_t>(o)]) status = 1;
             if (!quiet) out += line(o);

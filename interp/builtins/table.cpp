@@ -102,8 +102,7 @@ const BuiltinInfo* find_builtin(std::string_view name) {
     return nullptr;
 }
 
-Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv,
-                       const std::vector<const sx::Assign*>* decls) {
+Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, const DeclArgs* decls) {
     broken_pipe_ = false;
     BuiltinContext ctx{*this, argv, decls};
     BuiltinResult r{0};

@@ -72,13 +72,24 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
                 continue;
             }
             if (v->is_assoc()) {
+                std::string key;
+                if (sh.subscript_text(v, sub, key) != Ex::Ok || !(v = sh.lookup_mut(base)) || !v->is_assoc()) {
+                    status = 1;
+                    continue;
+                }
+                sub = std::move(key);
                 AssocArray& arr = v->assoc_mut();
                 if (const std::string* old = arr.get(sub))
                     sh.st_.vars.add_bytes(-static_cast<int64_t>(sub.size() + old->size() + kElemOverhead));
                 arr.erase(sub);
             } else if (v->is_indexed()) {
+                std::string text;
+                if (sh.subscript_text(v, sub, text) != Ex::Ok || !(v = sh.lookup_mut(base)) || !v->is_indexed()) {
+                    status = 1;
+                    continue;
+                }
                 int64_t k = 0;
-                Ex r = sh.arith_text(sub, k, false);
+                Ex r = sh.arith_text(text, k, false);
                 if (r != Ex::Ok) {
                     status = 1;
                     continue;

@@ -509,4 +509,12 @@ ArithExpr* parse_arith(std::string_view text, Arena& arena, Pos origin) {
     return p.failed() ? nullptr : e;
 }
 
+Word* parse_word(std::string_view text, Arena& arena, Pos origin) {
+    std::string_view src = arena.str(text);
+    ParseOptions opt;
+    detail::Parser p(arena, src, opt, origin, 0);
+    Word* w = p.parse_word_text();
+    return p.failed() ? nullptr : w;
+}
+
 }  // namespace bashkit::syntax

@@ -87,4 +87,9 @@ private:
 // Used by the parser and by the interpreter for text that becomes arithmetic only at run time.
 ArithExpr* parse_arith(std::string_view text, Arena& arena, Pos origin = {1, 1});
 
+// Parses the whole text as one word (blanks and operators are part of it, as in a subscript `a[x y]`);
+// nullptr when it does not parse (an open quote or substitution). Used for the subscript of a reference
+// given as text at run time (`${!ref}`, `unset 'a[$k]'`, `printf -v 'a[$k]'`).
+Word* parse_word(std::string_view text, Arena& arena, Pos origin = {1, 1});
+
 }  // namespace bashkit::syntax

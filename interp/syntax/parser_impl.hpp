@@ -45,6 +45,8 @@ public:
     std::vector<std::pair<uint32_t, std::string>> unterminated_heredocs_;
     // The whole source as arithmetic (for parse_arith()).
     ArithExpr* parse_arith_text();
+    // The whole source as one word (for parse_word()).
+    Word* parse_word_text() { return read_range_word(0, static_cast<uint32_t>(src_.size())); }
 
     std::optional<ParseError> err;
     bool failed() const { return err.has_value(); }

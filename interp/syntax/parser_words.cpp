@@ -27,6 +27,7 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
     bool lead_slash = pat_lead_slash_;
     pat_lead_slash_ = false;
     bool sq_open = false;  // inside '..' of a double-quoted ${x-word}
+    int ternary = 0;       // ParamOff: '?' waiting for their ':'
     for (;;) {
         if (failed()) break;
         int c = lx_.peek();
@@ -61,7 +62,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             }
             if (c == '}' || c == '/') break;
         } else if (m == WordMode::ParamOff) {
-            if (c == '}' || c == ':') break;
+            // ${s:a?b:c:len}: a ':' that closes a '?' belongs to the offset's conditional
+            if (c == '}') break;
+            if (c == ':' && ternary-- == 0) break;
+            if (c == '?') ++ternary;
         }
         switch (c) {
         case '\\': {
