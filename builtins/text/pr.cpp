@@ -6,8 +6,10 @@
 // FileSystem (the clock's now for stdin and -m), in the zone of TZ, formatted by -D (default
 // "%Y-%m-%d %H:%M"). Multi-column output (-COLUMN down the page, with -a across, -m one file per column)
 // lays columns out at fixed positions and writes the white space between them with tabs where a tab stop
-// is reached, as GNU pr does; columns are truncated to their width unless -s/-S/-J says otherwise; the last
-// page of a down-the-page layout is balanced.
+// is reached, as GNU pr does; columns are truncated to their width unless -s (without -w) or -J says
+// otherwise; the last page of a down-the-page layout is balanced. With -n the number field of a column is 8
+// wide when its separator is a tab (white space to the next multiple of 8 from the column's start); with
+// -m it comes once, before all the columns, which share the rest of the width.
 //
 // Not implemented: -c, -v (control characters shown), -e and -i (tab expansion of the input and
 // compression of the output beyond the column padding), -r; they are refused as invalid options.
@@ -148,11 +150,14 @@ private:
                 for (size_t r = 0; r < grid.size(); ++r) {
                     std::string line(static_cast<size_t>(o_.offset), ' ');
                     Line l(line);
-                    const int64_t colw = column_width(static_cast<int64_t>(inputs.size()));
+                    l.pos = o_.offset;
+                    // -n: the number field comes first and the columns share the rest of the width.
+                    const int64_t lead = o_.number ? number_width() : 0;
+                    const int64_t colw = column_width(static_cast<int64_t>(inputs.size()), lead);
                     for (size_t f = 0; f < grid[r].size(); ++f) {
-                        const int64_t start = static_cast<int64_t>(f) * (colw + sep_len());
+                        const int64_t start = o_.offset + lead + static_cast<int64_t>(f) * (colw + sep_len());
                         if (f > 0) separate(l, start);
-                        field(l, grid[r][f], f == 0 ? numbers[r] : -1, start, colw, f == 0);
+                        field(l, grid[r][f], f == 0 ? numbers[r] : -1, start, f == 0 ? colw + lead : colw, f == 0);
                     }
                     body_line(line);
                 }
@@ -171,9 +176,15 @@ private:
 
     int64_t sep_len() const { return static_cast<int64_t>(o_.sep.size()); }
 
-    int64_t column_width(int64_t n) const {
-        if (n <= 1) return o_.width;
-        return std::max<int64_t>(1, (o_.width - (n - 1) * sep_len()) / n);
+    int64_t column_width(int64_t n, int64_t lead = 0) const {
+        if (n <= 1) return o_.width - lead;
+        return std::max<int64_t>(1, (o_.width - lead - (n - 1) * sep_len()) / n);
+    }
+
+    // The width of -n's field in columns: the digits and the separator (a tab reaches the next multiple
+    // of 8).
+    int64_t number_width() const {
+        return o_.number_sep == '\t' ? (o_.number_digits / 8 + 1) * 8 : o_.number_digits + 1;
     }
 
     // An output line under construction: its text and the column reached (from the offset).
@@ -215,8 +226,9 @@ private:
     }
 
     // One field: the line number (when numbering and number >= 0) and the text, truncated to width.
-    void field(Line& l, std::string_view text, int64_t number, int64_t start, int64_t width, bool first_col) {
+    void field(Line& l, std::string_view text, int64_t number, int64_t start, int64_t width, bool /*first_col*/) {
         int64_t used = 0;
+        const int64_t field_start = l.pos;
         if (o_.number && number >= 0) {
             std::string digits = std::to_string(number);
             if (static_cast<int64_t>(digits.size()) > o_.number_digits)
@@ -227,16 +239,14 @@ private:
             l.text += digits;
             l.pos += static_cast<int64_t>(digits.size());
             used = o_.number_digits;
-            if (o_.number_sep == '\t' && multi() && !first_col) {
-                const int64_t rel = o_.number_digits;
-                const int64_t to = (rel / 8 + 1) * 8;
-                l.text.append(static_cast<size_t>(to - rel), ' ');
-                l.pos += to - rel;
-                used = to;
+            if (o_.number_sep == '\t' && multi()) {
+                // Columns: white space to the end of the field (a tab where one reaches a tab stop).
+                white(l, field_start + number_width());
+                used = number_width();
             } else if (o_.number_sep == '\t') {
                 l.text += '\t';
                 l.pos = (l.pos / 8 + 1) * 8;
-                used = multi() ? (o_.number_digits / 8 + 1) * 8 : used + 1;
+                used = used + 1;
             } else {
                 l.text += o_.number_sep;
                 ++l.pos;
@@ -266,10 +276,10 @@ private:
                  std::string(static_cast<size_t>(rhs), ' ') + page + "\n\n\n");
     }
 
-    void body_line(const std::string& line) {
+    void body_line(const std::string& line, bool blank_after = true) {
         out_.put(line);
         out_.put('\n');
-        if (o_.double_space) out_.put('\n');
+        if (o_.double_space && blank_after) out_.put('\n');
     }
 
     void trailer(int64_t used) {
@@ -290,6 +300,7 @@ private:
             for (const auto& [text, num] : lines) {
                 std::string line(static_cast<size_t>(o_.offset), ' ');
                 Line l(line);
+                l.pos = o_.offset;
                 field(l, text, num, 0, o_.width, true);
                 body_line(line);
                 used += o_.double_space ? 2 : 1;
@@ -317,6 +328,7 @@ private:
             for (int64_t r = 0; r < nrows; ++r) {
                 std::string line(static_cast<size_t>(o_.offset), ' ');
                 Line l(line);
+                l.pos = o_.offset;
                 for (int64_t c = 0; c < cols; ++c) {
                     int64_t idx;
                     if (o_.across) {
@@ -326,12 +338,13 @@ private:
                         if (r >= col_len[static_cast<size_t>(c)]) break;
                         idx = col_start[static_cast<size_t>(c)] + r;
                     }
-                    const int64_t start = c * (colw + sep_len());
+                    const int64_t start = o_.offset + c * (colw + sep_len());
                     if (c > 0) separate(l, start);
                     field(l, lines[static_cast<size_t>(idx)].first, lines[static_cast<size_t>(idx)].second, start, colw,
                           c == 0);
                 }
-                body_line(line);
+                // Without headers, GNU leaves out the blank line after the last row of columns.
+                body_line(line, !(omit_ && r + 1 == nrows));
                 used += o_.double_space ? 2 : 1;
             }
         }
