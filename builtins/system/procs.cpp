@@ -437,10 +437,9 @@ int cmd_watch(CommandContext& ctx) {
             const std::vector<std::string> args = {"sh"};
             status = ctx.runner->run_script(command, args, null_in, capture, capture);
         }
-        if (capture.over_budget()) {
+        if (capture.over_budget()) {  // reported at the command boundary like any other charge past the budget
             out.flush();
-            ctx.error("the command's output exceeds the session's memory budget");
-            return out.status(1);
+            throw interp::MemoryLimitExceeded(ctx.memory ? ctx.memory->limit() : 0);
         }
         interp::MemoryCharge data_charge(ctx.memory);
         data_charge.add(capture.size());
