@@ -99,6 +99,23 @@ public:
     // shares the filesystem. args are $0 $1 ... of the child.
     virtual int run_script(std::string_view source, std::span<const std::string> args, ByteStream& in,
                            ByteStream& out, ByteStream& err) = 0;
+
+    // The background jobs of the shell running the command, as `jobs` and `kill` see them (pgrep, pkill):
+    // the running ones, in start order. A subshell sees its parent's jobs.
+    struct JobView {
+        int64_t pid = 0;
+        int id = 0;            // %N
+        std::string command;   // as `jobs` prints it
+    };
+    virtual std::vector<JobView> running_jobs() { return {}; }
+    // Sends signal sig to the running job with this pid the way `kill` does (a cooperative cancel; the job
+    // reports 128 + sig; 0 only checks it exists; CHLD, CONT, URG and WINCH are ignored). False when no
+    // running job has that pid.
+    virtual bool signal_job(int64_t pid, int sig) {
+        (void)pid;
+        (void)sig;
+        return false;
+    }
 };
 
 struct CommandContext {

@@ -325,6 +325,8 @@ public:
     std::shared_ptr<CancelToken> child_cancel_token() override;
     int run_script(std::string_view source, std::span<const std::string> args, ByteStream& in, ByteStream& out,
                    ByteStream& err) override;
+    std::vector<JobView> running_jobs() override;
+    bool signal_job(int64_t pid, int sig) override;
 
     // ---- commands (exec.cpp)
     Flow exec_list(sx::List<sx::Stmt*> stmts);

@@ -412,6 +412,24 @@ std::shared_ptr<CancelToken> Exec::child_cancel_token() {
     return token;
 }
 
+std::vector<CommandRunner::JobView> Exec::running_jobs() {
+    std::vector<JobView> out;
+    for (const auto& j : st_.jobs->jobs)
+        if (!j->hidden && !j->done) out.push_back(JobView{j->pid, j->id, j->command});
+    return out;
+}
+
+bool Exec::signal_job(int64_t pid, int sig) {
+    for (const auto& j : st_.jobs->jobs) {
+        if (j->hidden || j->done || j->pid != pid) continue;
+        if (sig == 0 || sig == 17 || sig == 18 || sig == 23 || sig == 28) return true;
+        j->signal = sig;
+        j->token->cancel();
+        return true;
+    }
+    return false;
+}
+
 CommandKind Exec::find_command(std::string_view name, bool with_functions, std::string* path) {
     if (name.empty()) return CommandKind::none;
     std::string n(name);

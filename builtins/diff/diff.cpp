@@ -828,4 +828,97 @@ int cmd_diff(CommandContext& ctx) {
     return d.finish(status);
 }
 
+// sdiff without -o is diff -y with sdiff's option letters: GNU sdiff runs diff for its comparison, so a
+// file error reads "diff: NAME: ..." and usage errors "sdiff: ..." then "sdiff: Try 'sdiff --help' ...".
+int cmd_sdiff(CommandContext& ctx) {
+    enum : int { kStripCr = kOptFirstLongOnly, kTabsize, kDiffProgram };
+    static constexpr OptionSpec kSdiffSpecs[] = {
+        {'o', 'o', "output", ArgKind::required},
+        {'i', 'i', "ignore-case"},
+        {'E', 'E', "ignore-tab-expansion"},
+        {'Z', 'Z', "ignore-trailing-space"},
+        {'b', 'b', "ignore-space-change"},
+        {'W', 'W', "ignore-all-space"},
+        {'B', 'B', "ignore-blank-lines"},
+        {'I', 'I', "ignore-matching-lines", ArgKind::required},
+        {kStripCr, 0, "strip-trailing-cr"},
+        {'a', 'a', "text"},
+        {'w', 'w', "width", ArgKind::required},
+        {'l', 'l', "left-column"},
+        {'s', 's', "suppress-common-lines"},
+        {'t', 't', "expand-tabs"},
+        {kTabsize, 0, "tabsize", ArgKind::required},
+        {'d', 'd', "minimal"},
+        {'H', 'H', "speed-large-files"},
+        {kDiffProgram, 0, "diff-program", ArgKind::required},
+        {kOptHelp, 0, "help"},
+        {kOptVersion, 'v', "version"},
+    };
+    auto usage = [&](std::string_view message) {
+        if (!message.empty()) ctx.error(message);
+        ctx.error("Try 'sdiff --help' for more information.");
+        return 2;
+    };
+    ParsedArgs p = parse_args(ctx.argv, kSdiffSpecs);
+    Options o;
+    o.format = Format::side_by_side;
+    for (const auto& opt : p.options) {
+        switch (opt.id) {
+        case kOptHelp:
+            return text::print_help(ctx,
+                                    "[OPTION]... FILE1 FILE2\nSide-by-side merge of differences between FILE1 and "
+                                    "FILE2.\n\n  -i -Z -b -W -B -a  as diff's -i -Z -b -w -B -a\n"
+                                    "  -w, --width=NUM              output at most NUM (default 130) print columns\n"
+                                    "  -l, --left-column            output only the left column of common lines\n"
+                                    "  -s, --suppress-common-lines  do not output common lines\n"
+                                    "  -o is refused: interactive merging needs a terminal.\n"
+                                    "Exit status is 0 if inputs are the same, 1 if different, 2 if trouble.\n");
+        case kOptVersion: (void)ctx.out.write("sdiff (GNU diffutils) 3.8 (bashkit)\n"); return 0;
+        default: break;
+        }
+    }
+    if (!p.ok()) return usage(p.error);
+    for (const auto& opt : p.options) {
+        switch (opt.id) {
+        case 'o':
+            ctx.error("-o: interactive merging reads answers from a terminal, which the sandbox does not have");
+            return 2;
+        case 'E':
+        case 'I':
+        case 't':
+        case kStripCr:
+        case kTabsize:
+        case kDiffProgram:
+            ctx.error(opt.spelled + ": not supported (see builtins/diff/README.md)");
+            return 2;
+        case 'i': o.ignore_case = true; break;
+        case 'Z': o.trailing_space = true; break;
+        case 'b': o.space_change = true; break;
+        case 'W': o.all_space = true; break;
+        case 'B': o.blank_lines = true; break;
+        case 'a': o.text = true; break;
+        case 'l': o.left_column = true; break;
+        case 's': o.suppress_common = true; break;
+        case 'w':
+            if (!parse_count(opt.value, o.width) || o.width == 0) {
+                ctx.argv[0] = "diff";  // the width is checked by the diff GNU sdiff runs
+                return diff_usage(ctx, "invalid width '" + opt.value + "'");
+            }
+            break;
+        default: break;  // -d, -H: the engine's script is already GNU's
+        }
+    }
+    if (p.operands.size() < 2) {
+        std::string after = p.operands.empty() ? ctx.argv[0] : p.operands.back();
+        return usage("missing operand after '" + after + "'");
+    }
+    if (p.operands.size() > 2) return usage("extra operand '" + p.operands[2] + "'");
+    ctx.argv[0] = "diff";  // messages about the files come from the diff GNU sdiff runs
+    Differ d(ctx, o);
+    int status = d.compare_operands(p.operands[0], p.operands[1]);
+    status = d.finish(status);
+    ctx.argv[0] = "sdiff";
+    return status;
+}
+
 }  // namespace bashkit::builtins::diffutil

@@ -11,5 +11,7 @@ using interp::CommandContext;
 int cmd_diff(CommandContext& ctx);
 int cmd_cmp(CommandContext& ctx);
 int cmd_patch(CommandContext& ctx);
+int cmd_sdiff(CommandContext& ctx);
+int cmd_diff3(CommandContext& ctx);
 
 }  // namespace bashkit::builtins::diffutil

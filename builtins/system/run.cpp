@@ -22,7 +22,8 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// Waits for `seconds` (may be infinite); false when cancelled first.
+}  // namespace
+
 bool wait_for(const interp::CancelToken& cancel, double seconds) {
     auto start = SteadyClock::now();
     const bool forever = !(seconds < 1e9);
@@ -40,6 +41,8 @@ bool wait_for(const interp::CancelToken& cancel, double seconds) {
         }
     }
 }
+
+namespace {
 
 // A stdin that gives up (ECANCELED) when `cancel` fires while it waits for data: the command timeout runs
 // may block reading a pipe made under the caller's token.

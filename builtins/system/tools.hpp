@@ -22,6 +22,9 @@ bool parse_date(std::string_view text, int64_t now_sec, int64_t now_nsec, const 
 // A duration NUMBER[smhd] (sleep, timeout): a decimal or hex floating number; false when invalid.
 bool parse_duration(std::string_view s, double& seconds);
 
+// Waits for `seconds` (may be infinite) in steps of at most 10 ms, checking cancel; false when cancelled first.
+bool wait_for(const interp::CancelToken& cancel, double seconds);
+
 // 'NAME' quoted like coreutils' quote() in the C locale.
 std::string quote(std::string_view s);
 
@@ -70,5 +73,8 @@ int cmd_who(CommandContext& ctx);
 int cmd_users(CommandContext& ctx);
 int cmd_w(CommandContext& ctx);
 int cmd_ps(CommandContext& ctx);
+int cmd_pgrep(CommandContext& ctx);
+int cmd_pkill(CommandContext& ctx);
+int cmd_watch(CommandContext& ctx);
 
 }  // namespace bashkit::builtins::systemutil

@@ -43,6 +43,8 @@ void register_text_utils(interp::CommandRegistry& registry) {
         {"unexpand", "unexpand [-a] [--first-only] [-t LIST] [FILE]... : spaces to tabs", text::cmd_unexpand},
         {"comm", "comm [-123] [--check-order] [--nocheck-order] [--output-delimiter=S] [--total] [-z] FILE1 FILE2 : compare sorted files", text::cmd_comm},
         {"join", "join [-i] [-a N] [-v N] [-e S] [-o FMT|auto] [-t C] [-1 F] [-2 F] [-j F] [--header] [--check-order] FILE1 FILE2 : join sorted files on a field", text::cmd_join},
+        {"csplit", "csplit [-ksz] [-f PREFIX] [-b FORMAT] [-n DIGITS] [--suppress-matched] FILE PATTERN... : split a file at line numbers and /RE/[OFFSET] %RE%[OFFSET] {N} {*}", text::cmd_csplit},
+        {"pr", "pr [+FIRST[:LAST]] [-COLUMN] [-adFfJmtT] [-D FORMAT] [-h HEADER] [-l N] [-n[SEP[DIGITS]]] [-N N] [-o N] [-s[CHAR]] [-S[STRING]] [-w N] [-W N] [FILE]... : paginate or columnate files for printing", text::cmd_pr},
         {"column", "column [-t] [-s SEPS] [-o SEP] [-x] [-c WIDTH] [-R COLS] [-N NAMES] [-L] [FILE]... : columnate lists", text::cmd_column},
         {"split", "split [-l N | -b SIZE | -C SIZE | -n N] [-a LEN] [-d|-x] [-e] [--additional-suffix=S] [--verbose] [FILE [PREFIX]] : split a file into pieces", text::cmd_split},
         {"yes", "yes [STRING]... : repeat a line forever", text::cmd_yes},

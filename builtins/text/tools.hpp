@@ -9,6 +9,8 @@ namespace bashkit::builtins::text {
 int version(CommandContext& ctx);
 
 int cmd_cat(CommandContext& ctx);
+int cmd_csplit(CommandContext& ctx);  // csplit.cpp
+int cmd_pr(CommandContext& ctx);      // pr.cpp
 int cmd_head(CommandContext& ctx);
 int cmd_tail(CommandContext& ctx);
 int cmd_wc(CommandContext& ctx);
