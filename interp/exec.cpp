@@ -735,7 +735,11 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                     decls.values.resize(argv.size());
                 }
                 AssignValue value;
-                Ex r = eval_assign_value(w->decl_assign, value);
+                // `declare -A a=([k]=~)`: the option decides the type before the builtin runs.
+                int assoc = -1;
+                for (size_t k = 1; k < argv.size() && assoc < 0; ++k)
+                    if (argv[k].size() > 1 && argv[k][0] == '-' && argv[k].find('A') != std::string::npos) assoc = 1;
+                Ex r = eval_assign_value(w->decl_assign, value, assoc);
                 if (r == Ex::Fatal) return Flow::Exit;
                 if (r == Ex::Fail) {
                     st_.status = st_.status ? st_.status : 1;

@@ -457,7 +457,9 @@ public:
         std::string scalar;
         std::vector<Elem> elems;
     };
-    Ex eval_assign_value(const sx::Assign* a, AssignValue& out);
+    // assoc: the target is an associative array (-1: as the variable is now), whose `[k]=v` values get no
+    // tilde expansion in bash 5.2.
+    Ex eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc = -1);
     // The assignment arguments of a declaration builtin's command line (declare, local, export, readonly):
     // nodes[i] is the parsed `name=value` word of argv[i] or null, and values[i] its value, expanded with the
     // other words of the command, before its temporary bindings and redirections apply (as bash does:

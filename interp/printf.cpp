@@ -127,6 +127,12 @@ private:
         if (ctx_.utf8) {
             Utf8Char ch = decode_utf8(s, 1);
             if (ch.len > 0) return ch.cp;
+            // glibc's decoder (bash's mbtowc) also takes a four-byte form past U+10FFFF: \xF4\x91\x84\x91 is
+            // 0x111111.
+            auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+            if (s.size() >= 5 && b(1) >= 0xF4 && b(1) <= 0xF7 && (b(2) & 0xC0) == 0x80 && (b(3) & 0xC0) == 0x80 &&
+                (b(4) & 0xC0) == 0x80)
+                return (int64_t{b(1) & 0x07} << 18) | ((b(2) & 0x3F) << 12) | ((b(3) & 0x3F) << 6) | (b(4) & 0x3F);
         }
         return static_cast<unsigned char>(s[1]);
     }

@@ -567,10 +567,14 @@ bool Exec::unset_var(std::string_view name) {
     return true;
 }
 
-Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out) {
+Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
     out = AssignValue{};
     if (a->is_array) {
         out.is_array = true;
+        if (assoc < 0) {
+            const Var* cur = lookup(a->name);
+            assoc = cur && cur->is_assoc();
+        }
         for (const sx::ArrayElem& el : a->elems) {
             if (el.key) {
                 AssignValue::Elem e;
@@ -578,7 +582,7 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out) {
                 e.append = el.append;
                 Ex r = expand_word(el.key, e.key, false);
                 if (r != Ex::Ok) return r;
-                r = expand_assign_value(el.value, e.value);
+                r = assoc ? expand_word(el.value, e.value, false) : expand_assign_value(el.value, e.value);
                 if (r != Ex::Ok) return r;
                 out.elems.push_back(std::move(e));
             } else {

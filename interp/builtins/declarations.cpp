@@ -248,7 +248,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         if (const Exec::AssignValue* pre = as ? ctx.decls->value(i) : nullptr) {
             preval = *pre;
         } else if (as) {
-            Ex r = sh.eval_assign_value(as, preval);
+            Ex r = sh.eval_assign_value(as, preval, (add & kAttrAssoc) ? 1 : -1);
             if (r == Ex::Fatal) {
                 return {1, Flow::Exit};
             }
