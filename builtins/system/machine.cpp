@@ -7,6 +7,7 @@
 //   holds on it, no swap, no caches.
 // - uptime shows the session's clock, an uptime of 0, no user and no load.
 // - uuidgen makes random (version 4) UUIDs, or time-based (version 1) ones with a random node.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <random>
@@ -381,7 +382,15 @@ int cmd_ps(CommandContext& ctx) {
     if (header) out = "    PID TTY          TIME CMD\n";
     std::snprintf(line, sizeof line, "%7lld ?        00:00:00 bash\n", static_cast<long long>(pid));
     out += line;
-    std::snprintf(line, sizeof line, "%7lld ?        00:00:00 ps\n", static_cast<long long>(pid + 1));
+    // The background jobs, as pgrep sees them; ps's own pid follows the largest one.
+    int64_t last = pid;
+    for (const JobProcess& j : job_processes(ctx)) {
+        std::snprintf(line, sizeof line, "%7lld ?        00:00:00 ", static_cast<long long>(j.pid));
+        out += line;
+        out += j.name + "\n";
+        last = std::max(last, j.pid);
+    }
+    std::snprintf(line, sizeof line, "%7lld ?        00:00:00 ps\n", static_cast<long long>(last + 1));
     out += line;
     return write_out(ctx, out) ? 0 : 1;
 }

@@ -62,17 +62,13 @@ int signal_of(std::string_view s) {
     return -1;
 }
 
-struct Proc {
-    int64_t pid = 0;
-    std::string name;     // comm
-    std::string cmdline;  // -f, -a
-};
+}  // namespace
 
-std::vector<Proc> session_procs(CommandContext& ctx) {
-    std::vector<Proc> out;
+std::vector<JobProcess> job_processes(CommandContext& ctx) {
+    std::vector<JobProcess> out;
     if (!ctx.runner) return out;
     for (auto& j : ctx.runner->running_jobs()) {
-        Proc p;
+        JobProcess p;
         p.pid = j.pid;
         p.cmdline = j.command;
         // A simple command: its first word; anything else runs in a subshell ("bash").
@@ -93,6 +89,8 @@ std::vector<Proc> session_procs(CommandContext& ctx) {
     }
     return out;
 }
+
+namespace {
 
 // A comma-separated list of numbers (-P); false when one is not a number.
 bool parse_pid_list(std::string_view s, std::vector<int64_t>& out, std::string& bad) {
@@ -279,8 +277,8 @@ int pgrep_main(CommandContext& ctx, bool kill) {
         }
     }
     const int64_t shell_pid = ctx.identity ? ctx.identity->pid : 1000;
-    std::vector<Proc> matched;
-    for (Proc& pr : session_procs(ctx)) {
+    std::vector<JobProcess> matched;
+    for (JobProcess& pr : job_processes(ctx)) {
         if (ctx.cancelled()) return 130;
         bool ok = true;
         if (re) ok = re->search(full ? pr.cmdline : pr.name);
@@ -293,7 +291,7 @@ int pgrep_main(CommandContext& ctx, bool kill) {
     if (oldest && matched.size() > 1) matched.resize(1);
     std::string out;
     if (kill) {
-        for (const Proc& pr : matched) {
+        for (const JobProcess& pr : matched) {
             if (ctx.cancelled()) return 130;
             // A job that ended since the listing is gone, as a process that exits before kill(2) is.
             if (ctx.runner->signal_job(pr.pid, sig) && echo)

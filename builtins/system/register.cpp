@@ -41,7 +41,7 @@ void register_system_utils(interp::CommandRegistry& registry) {
         {"who", "who : logged-in users (nobody logs in to the sandbox)", cmd_who},
         {"users", "users : logged-in user names (none)", cmd_users},
         {"w", "w [-h] : uptime and logged-in users (none)", cmd_w},
-        {"ps", "ps [--no-headers] : the session's shell and ps itself (background jobs: see jobs)", cmd_ps},
+        {"ps", "ps [--no-headers] : the session's shell, its running background jobs and ps itself", cmd_ps},
         {"pgrep", "pgrep [-lacfinovx] [-d DELIM] [-P PPID,...] [-u USER,...] PATTERN : list the session's background jobs whose name matches (procps)", cmd_pgrep},
         {"pkill", "pkill [-SIGNAL] [-cefinox] [-P PPID,...] [-u USER,...] PATTERN : signal the session's background jobs whose name matches (procps)", cmd_pkill},
         {"watch", "watch [-n SECS] [-tgepx] [-q CYCLES] COMMAND : run a command repeatedly (no terminal: runs printed one after the other; at most 100 runs)", cmd_watch},

@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "builtins/common/args.hpp"
 #include "builtins/system/timeutil.hpp"
@@ -73,6 +74,14 @@ int cmd_who(CommandContext& ctx);
 int cmd_users(CommandContext& ctx);
 int cmd_w(CommandContext& ctx);
 int cmd_ps(CommandContext& ctx);
+// The session's running background jobs as processes (pgrep, pkill, ps): pid, name (the base name of a simple
+// command's first word, "bash" otherwise; 15 characters at most) and command line (the job's text).
+struct JobProcess {
+    int64_t pid = 0;
+    std::string name;
+    std::string cmdline;
+};
+std::vector<JobProcess> job_processes(CommandContext& ctx);
 int cmd_pgrep(CommandContext& ctx);
 int cmd_pkill(CommandContext& ctx);
 int cmd_watch(CommandContext& ctx);
