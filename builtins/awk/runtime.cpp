@@ -840,12 +840,15 @@ int Runtime::split_widths(std::string_view s, std::vector<std::string>& out) {
 // ------------------------------------------------------------------------------------------------ expressions
 
 namespace {
+// Whether evaluating n leaves every value the caller holds a reference to where it is. A field or NF may
+// split the record, which can move every field ($0 included: `$0 < $1` held a dangling $0, found by the awk
+// fuzzer).
 bool pure(const Node* n) {
     switch (n->kind) {
-        case NK::Num: case NK::Str: case NK::Var: case NK::Local:
+        case NK::Num: case NK::Str: case NK::Local:
             return true;
-        case NK::Field:
-            return pure(n->a);
+        case NK::Var:
+            return n->id != kNF;
         default:
             return false;
     }
