@@ -429,7 +429,24 @@ std::string Extractor::link_destination(const std::string& dir, std::string_view
     return cur;
 }
 
+Extractor::~Extractor() {
+    try {
+        (void)check_links();
+    } catch (...) {  // a message that cannot be allocated: the links were still removed before it
+    }
+}
+
 bool Extractor::finish() {
+    bool ok = check_links();
+    for (auto it = dir_times_.rbegin(); it != dir_times_.rend(); ++it) {
+        (void)ctx_.fs.chmod(it->path, it->mode);
+        if (it->has_time) (void)ctx_.fs.utimes(it->path, vfs::TimeSet::omit(), vfs::TimeSet::at({it->sec, it->nsec}));
+    }
+    dir_times_.clear();
+    return ok;
+}
+
+bool Extractor::check_links() {
     bool ok = true;
     // Links made before the one that carries them out: "c" -> "b/.." while "b" is missing, then "b" -> ".".
     // (Bounded by max_entries, and done even when cancelled: it only removes.)
@@ -444,11 +461,6 @@ bool Extractor::finish() {
         ok = false;
     }
     links_.clear();
-    for (auto it = dir_times_.rbegin(); it != dir_times_.rend(); ++it) {
-        (void)ctx_.fs.chmod(it->path, it->mode);
-        if (it->has_time) (void)ctx_.fs.utimes(it->path, vfs::TimeSet::omit(), vfs::TimeSet::at({it->sec, it->nsec}));
-    }
-    dir_times_.clear();
     return ok;
 }
 

@@ -82,6 +82,10 @@ class Extractor {
 public:
     enum class Outcome { ok, skipped, fatal };
     Extractor(CommandContext& ctx, const ArchiveLimits& limits, std::string prog, std::string root);
+    // Checks the links again (as finish() does) when a command returns early on an error without finish().
+    ~Extractor();
+    Extractor(const Extractor&) = delete;
+    Extractor& operator=(const Extractor&) = delete;
 
     // The root exists and is a directory (prints the error otherwise).
     bool prepare();
@@ -115,6 +119,8 @@ private:
     // Where a symlink to `target` made in the directory whose real path is `dir` leads: followed component by
     // component as the kernel would, through the symlinks there now; a missing component is taken as named.
     std::string link_destination(const std::string& dir, std::string_view target);
+    // Removes the links made here that now lead outside the root; false when it removed one.
+    bool check_links();
     void error(std::string_view msg);
 
     CommandContext& ctx_;

@@ -162,6 +162,19 @@ TEST_F(Hostile, TarSymlinkCarriedOutByALinkMadeAfterIt) {
     expect_outside_untouched();
 }
 
+TEST_F(Hostile, TarSymlinkCarriedOutIsRemovedWhenTheArchiveIsDamagedAfterIt) {
+    // The same two links, then a damaged header: tar stops early and the link is still checked.
+    std::string a = make_archive({{Member::symlink, "c", "", "b/.."}, {Member::symlink, "b", "", "."}});
+    a.resize(3 * 512);
+    a += std::string(512, 'x');
+    put("/home/user/a.tar", a);
+    auto r = run("tar xf ../a.tar");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("c: Refusing to create a symbolic link to 'b/..' outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs.lexists("/home/user/x/c"));
+    expect_outside_untouched();
+}
+
 TEST_F(Hostile, TarSymlinkToALinkAlreadyThereLeadingOut) {
     ASSERT_TRUE(fs.symlink("/tmp", "/home/user/x/out").ok());
     put("/home/user/a.tar", make_archive({{Member::symlink, "l", "", "out"}, {Member::symlink, "m", "", "out/../x"}}));
