@@ -403,7 +403,8 @@ def tree(d):
 
 def first_err(s):
     line = s.split('\n', 1)[0]
-    return re.sub(r'^(bash|bashkit): (-c: )?(line \d+: )?', '', line)
+    # bash names a function's messages "environment: line N" (N counted in the function) when it runs in $(...)
+    return re.sub(r'^(bash|bashkit|environment): (-c: )?(line \d+: )?', '', line)
 
 
 def run_one(bashkit, script, timeout=10):
@@ -433,7 +434,7 @@ def run_one(bashkit, script, timeout=10):
                     except OSError:
                         pass
             if side == 'bashkit':  # its messages name the shell bashkit, whatever $0 is
-                out = re.sub(rb'(?m)^bashkit: ', b'bash: ', out)
+                out = out.replace(b'bashkit: ', b'bash: ')
             res[side] = {'stdout': out, 'stderr1': first_err(err), 'stderr': err, 'status': status, 'tree': tree(d)}
     return res
 

@@ -59,7 +59,7 @@ bool whole(std::string_view raw) {
 
 // Sends the bytes on a new connection and returns what the server answers: everything until it closes the
 // connection, or until no more comes for 30 ms after whole responses (a kept-alive connection), or nothing
-// after 2 s (a request the server still waits the rest of). The connection is not half-closed: the server
+// after 1 s (a request the server still waits the rest of). The connection is not half-closed: the server
 // takes that for a client gone and answers nothing.
 std::string send_raw(int port, std::string_view request) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -81,7 +81,7 @@ std::string send_raw(int port, std::string_view request) {
     char buf[16384];
     for (;;) {
         pollfd p{fd, POLLIN, 0};
-        int wait_ms = whole(out) ? 30 : 2000;
+        int wait_ms = whole(out) ? 30 : 1000;
         if (::poll(&p, 1, wait_ms) <= 0) break;
         ssize_t n = ::recv(fd, buf, sizeof buf, 0);
         if (n <= 0) break;
