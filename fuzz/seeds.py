@@ -102,6 +102,140 @@ def case_scripts(paths):
                 script.append(line)
 
 
+def case_files(paths):
+    """(script, {name: content}) of each case of the text tables (`--- file NAME` sections give the files)."""
+    for path in paths:
+        cur = None
+        section = None
+        for line in path.read_text(errors='replace').splitlines(keepends=True):
+            if line.startswith('=== '):
+                if cur:
+                    yield cur[0], cur[1]
+                cur = ('', {})
+                section = 'script'
+            elif line.startswith('--- ') and cur is not None:
+                words = line.split()
+                section = words[2] if len(words) > 2 and words[1] == 'file' else None
+                if section:
+                    cur[1][section] = ''
+            elif cur is not None and section == 'script':
+                cur = (cur[0] + line, cur[1])
+            elif cur is not None and section:
+                cur[1][section] += line
+        if cur:
+            yield cur[0], cur[1]
+
+
+def archive_seeds():
+    """Small archives, ordinary and hostile, made with Python's tarfile, zipfile and gzip."""
+    import gzip
+    import io
+    import tarfile
+    import zipfile
+
+    def tar(members, compress=''):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode='w:' + compress, format=tarfile.GNU_FORMAT) as t:
+            for name, kind, data in members:
+                info = tarfile.TarInfo(name)
+                info.mtime = 1700000000
+                if kind == 'file':
+                    info.size = len(data)
+                    t.addfile(info, io.BytesIO(data))
+                    continue
+                if kind == 'dir':
+                    info.type = tarfile.DIRTYPE
+                elif kind == 'sym':
+                    info.type, info.linkname = tarfile.SYMTYPE, data.decode()
+                elif kind == 'hard':
+                    info.type, info.linkname = tarfile.LNKTYPE, data.decode()
+                elif kind == 'fifo':
+                    info.type = tarfile.FIFOTYPE
+                t.addfile(info)
+        data = buf.getvalue()
+        if not compress:  # the end: two zero blocks, without tarfile's padding to 10 KiB
+            data = data.rstrip(b'\0')
+            data += bytes(-len(data) % 512 + 1024)
+        return data
+
+    def zipped(members):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as z:
+            for name, data in members:
+                info = zipfile.ZipInfo(name, (2023, 11, 14, 22, 13, 20))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                z.writestr(info, data)
+        return buf.getvalue()
+
+    plain = [('d', 'dir', b''), ('d/a.txt', 'file', b'hello\n'), ('d/l', 'sym', b'a.txt'), ('d/h', 'hard', b'd/a.txt')]
+    hostile = [
+        [('../escape', 'file', b'x')],
+        [('/abs/file', 'file', b'x'), ('a/../../b', 'file', b'x')],
+        [('s', 'sym', b'/'), ('s/outside/secret', 'file', b'pwned')],
+        [('s', 'sym', b'../outside'), ('s/new', 'file', b'pwned')],
+        [('up/secret', 'file', b'pwned'), ('rel/new', 'file', b'pwned')],
+        [('h', 'hard', b'../outside/secret'), ('h2', 'hard', b'/outside/secret')],
+        [('a', 'sym', b'up/..'), ('a/outside/secret', 'file', b'pwned')],
+        [('c', 'sym', b'b/..'), ('b', 'sym', b'.'), ('c/outside/new', 'file', b'pwned')],
+        [('f', 'fifo', b''), ('d', 'dir', b''), ('d', 'file', b'replace a dir')],
+        [('big', 'file', b'x' * 2000)],
+    ]
+    out = [bytes([0]) + tar(plain), bytes([1]) + tar(plain, 'gz'), bytes([4]) + tar(plain, 'gz'),
+           bytes([5]) + tar(plain), bytes([0]) + tar(plain, 'bz2'), bytes([0]) + tar(plain, 'xz')]
+    out += [bytes([0]) + tar(h) for h in hostile]
+    out.append(bytes([1]) + tar([('zeros', 'file', bytes(12 << 20))], 'gz'))  # expands past the 8 MiB limit
+    z = zipped([('a.txt', b'hello\n'), ('d/', b''), ('d/b.txt', b'b' * 100)])
+    out += [bytes([2]) + z, bytes([6]) + z]
+    out += [bytes([2]) + zipped([('../escape', b'x'), ('/abs', b'x'), ('up/secret', b'pwned')])]
+    out.append(bytes([2]) + zipped([('zeros', bytes(12 << 20))]))
+    gz = gzip.compress(b'hello\n' * 10, mtime=0)
+    out += [bytes([3]) + gz, bytes([7]) + gz, bytes([3]) + gz + gz, bytes([3]) + gz[:-4]]
+    return out
+
+
+VFS_SEEDS = [
+    b'w /f hello\nr /f\np /f\ne /\n',
+    b'M /a/b/c\ns /a/b /l\nw /l/c/x data\np /l/c/x\nR /a\ne /\n',
+    b'r /host/a\nw /host/new x\nr /host/esc/secret\nr /host/abs/secret\nr /host/abs-secret\nk /host/abs\n',
+    b'w /host/hard x\nc /host/hard 777\nt /host/hard 0\nU /host/hard\nv /host/hard /host/moved\nu /host/moved\n',
+    b's /host/esc /host/l2\nw /host/l2/secret pwned\ns ../../.. /host/d/up\nr /host/d/up/outside/secret\n',
+    b'v /lower/a /lower/b\nu /lower/esc\ne /lower\nm /lower/d\nR /lower\nM /lower/d/e\ne /lower\n',
+    b'r /lower/d/up\np /lower/esc\np /lower/d/up\no /lower/a 3\no /lower/a 7\n',
+    b'n /m\nw /m/f x\nv /m/f /g\nl /m/f /m/h\nN /m\nr /m/f\nn /host/d ro\nw /host/d/f x\n',
+    b'w /ro/f x\nu /ro/f\nv /ro /r2\nN /ro\nN /\nR /\ne /\n',
+    b'o /host/new 22\no /host/abs 22\no /host/esc/x 22\no /host/abs-secret 70\nh /host/a 0\n',
+    b'M /host/d/e/f\ns /host/d /host/d/e/f/loop\np /host/d/e/f/loop/e/f/loop/e\nR /host/d\n',
+    b'w /.wh.x x\nw /lower/.wh.a x\ne /lower\nm /.wh..wh..opq\n',
+]
+
+
+SERVE_SEEDS = [
+    b'POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 2\r\n\r\n{}'
+    b'\0POST /v1/sessions/@ID/exec HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Type: application/json\r\n'
+    b'Content-Length: 40\r\n\r\n{"command": "echo hi", "timeout_seconds": 1}'
+    b'\0GET /v1/sessions/@ID HTTP/1.1\r\nAuthorization: Bearer @TOK\r\n\r\n',
+    b'POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 63\r\n\r\n'
+    b'{"name": "n", "ttl_seconds": 60, "idle_timeout_seconds": 5, "network": "none"}'
+    b'\0PUT /v1/sessions/@ID/files?path=/tmp/a HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 5\r\n\r\nhello'
+    b'\0GET /v1/sessions/@ID/files?path=/tmp/a HTTP/1.1\r\nAuthorization: Bearer @TOK\r\n\r\n'
+    b'\0GET /v1/sessions/@ID/list?path=/&recursive=1&max_entries=10 HTTP/1.1\r\nAuthorization: Bearer @TOK\r\n\r\n'
+    b'\0DELETE /v1/sessions/@ID HTTP/1.1\r\nAuthorization: Bearer @TOK\r\n\r\n',
+    b'POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 2\r\n\r\n{}'
+    b'\0POST /v1/sessions/@ID/processes HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 21\r\n\r\n{"command": "cat -n"}'
+    b'\0POST /v1/sessions/@ID/processes/1/input HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 37\r\n\r\n'
+    b'{"input": "a\\nb\\n", "close_stdin": true}'
+    b'\0POST /v1/sessions/@ID/processes/1/read HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 0\r\n\r\n'
+    b'\0POST /v1/sessions/@ID/processes/1/kill HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 0\r\n\r\n',
+    b'POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nContent-Length: 120\r\n\r\n'
+    b'{"egress": {"kind": "custom", "allow": ["example.com"]}, "header_bindings": [{"type": "GitHubBinding", "repos": "all"}]}',
+    b'POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer wrong\r\nContent-Length: 2\r\n\r\n{}'
+    b'\0GET /v1/nowhere HTTP/1.1\r\n\r\n\0POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer @TOK\r\n'
+    b'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\n{x}',
+    b'POST /v1/sessions HTTP/1.1\r\nAuthorization: Bearer @TOK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n'
+    b'GET /v1/sessions/@ID HTTP/1.1\r\nAuthorization: Bearer @TOK\r\n\r\n',
+]
+
+
 def main():
     out = Path(sys.argv[1])
     limit = int(sys.argv[2]) if len(sys.argv) > 2 else 300
@@ -165,6 +299,26 @@ def main():
     for script in interp_scripts + other_scripts:
         add('eval', script)
 
+    awk_re = re.compile(r"(?:^|[|;&(]\s*)g?awk((?:\s+-[vF]\s*\S+|\s+-\w+)*)\s+'([^']*)'", re.M)
+    for script, files in case_files(sorted((tests / 'builtins_awk/cases').glob('*.txt'))):
+        data = next(iter(files.values()), 'a b c\n1 2 3\nx:y:z\n\nlast line\n').encode()
+        for m in awk_re.finditer(script):
+            flags = (1 if '-F:' in m.group(1) else 0) | (2 if '-v' in m.group(1) else 0)
+            add('awk', bytes([flags]) + b'\0' + m.group(2).encode() + b'\0' + data)
+    sed_re = re.compile(r"(?:^|[|;&(]\s*)sed((?:\s+-[a-zA-Z]+)*)\s+(?:-e\s+)?'([^']*)'", re.M)
+    for script, files in case_files(sorted((tests / 'builtins_sed/cases').glob('*.txt'))):
+        data = next(iter(files.values()), 'one\ntwo\nthree\nfour\n').encode()
+        for m in sed_re.finditer(script):
+            o = m.group(1)
+            flags = sum(bit for ch, bit in (('E', 1), ('r', 1), ('n', 8), ('z', 16), ('s', 32)) if ch in o)
+            add('sed', bytes([flags]) + b'\0' + m.group(2).encode() + b'\0' + data)
+    for a in archive_seeds():
+        add('archive', a)
+    for v in VFS_SEEDS:
+        add('vfs', v)
+    for r in SERVE_SEEDS:
+        add('serve', r)
+
     # Small committed seeds no table gives (a full snapshot for the state target).
     committed = {}
     for f in sorted((ROOT / 'fuzz/corpus').glob('*/*')):
@@ -173,7 +327,7 @@ def main():
     for target, found in sorted(seeds.items()):
         items = sorted(found.items())
         # A script seed runs a whole session (tens of ms under the sanitizers): fewer of them.
-        cap = limit // 3 if target in ('eval', 'state') else limit
+        cap = limit // 3 if target in ('eval', 'state') else limit // 8 if target in ('awk', 'sed') else limit
         if len(items) > cap:
             items = sorted(random.Random(target).sample(items, cap))
         items += sorted(committed.get(target, {}).items())

@@ -262,10 +262,10 @@ Extractor::Outcome Extractor::extract(struct archive* a, struct archive_entry* e
         case AE_IFLNK: {
             const char* target = la().archive_entry_symlink(e);
             std::string t = target ? target : "";
-            // Where the link would point: its parent's real location joined with the target.
+            // Where the link would point: from its parent's real location, through the links already there
+            // ("b" -> "." makes "b/.." the root's parent).
             auto parent_real = ctx_.fs.realpath(vfs::path_dirname(path));
-            const std::string resolved =
-                vfs::normalize_path(vfs::is_absolute(t) ? t : vfs::join_path(parent_real ? *parent_real : "/", t));
+            const std::string resolved = link_destination(parent_real ? *parent_real : "/", t);
             if (t.empty() || vfs::is_absolute(t) || !is_within(real_root_, resolved)) {
                 error(fmt::format("{}: Refusing to create a symbolic link to '{}' outside the target directory",
                                   name, t));
@@ -289,6 +289,7 @@ Extractor::Outcome Extractor::extract(struct archive* a, struct archive_entry* e
                 error(fmt::format("{}: Cannot create symlink to '{}': {}", name, t, vfs::error_message(st.error())));
                 return Outcome::skipped;
             }
+            links_.push_back({path, t, name});
             return Outcome::ok;
         }
         case AE_IFREG:
@@ -408,12 +409,59 @@ Extractor::Outcome Extractor::write_file(struct archive* a, struct archive_entry
     return Outcome::ok;
 }
 
-void Extractor::finish() {
+std::string Extractor::link_destination(const std::string& dir, std::string_view target) {
+    std::string cur = vfs::is_absolute(target) ? "/" : dir;
+    for (std::string_view c : vfs::split_path(target)) {
+        if (c == ".") continue;
+        if (c == "..") {
+            cur = vfs::path_dirname(cur);
+            continue;
+        }
+        std::string next = vfs::join_path(cur == "/" ? "" : cur, c);
+        if (ctx_.fs.is_symlink(next)) {
+            if (auto rp = ctx_.fs.realpath(next)) {
+                cur = *rp;
+                continue;
+            }
+        }
+        cur = std::move(next);
+    }
+    return cur;
+}
+
+Extractor::~Extractor() {
+    try {
+        (void)check_links();
+    } catch (...) {  // a message that cannot be allocated: the links were still removed before it
+    }
+}
+
+bool Extractor::finish() {
+    bool ok = check_links();
     for (auto it = dir_times_.rbegin(); it != dir_times_.rend(); ++it) {
         (void)ctx_.fs.chmod(it->path, it->mode);
         if (it->has_time) (void)ctx_.fs.utimes(it->path, vfs::TimeSet::omit(), vfs::TimeSet::at({it->sec, it->nsec}));
     }
     dir_times_.clear();
+    return ok;
+}
+
+bool Extractor::check_links() {
+    bool ok = true;
+    // Links made before the one that carries them out: "c" -> "b/.." while "b" is missing, then "b" -> ".".
+    // (Bounded by max_entries, and done even when cancelled: it only removes.)
+    for (const MadeLink& l : links_) {
+        auto now = ctx_.fs.readlink(l.path);
+        if (!now || *now != l.target) continue;  // replaced since
+        auto parent_real = ctx_.fs.realpath(vfs::path_dirname(l.path));
+        if (parent_real && is_within(real_root_, link_destination(*parent_real, l.target))) continue;
+        (void)ctx_.fs.unlink(l.path);
+        error(fmt::format("{}: Refusing to create a symbolic link to '{}' outside the target directory", l.name,
+                          l.target));
+        ok = false;
+    }
+    links_.clear();
+    return ok;
 }
 
 }  // namespace bashkit::builtins::archive

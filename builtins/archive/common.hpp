@@ -82,6 +82,10 @@ class Extractor {
 public:
     enum class Outcome { ok, skipped, fatal };
     Extractor(CommandContext& ctx, const ArchiveLimits& limits, std::string prog, std::string root);
+    // Checks the links again (as finish() does) when a command returns early on an error without finish().
+    ~Extractor();
+    Extractor(const Extractor&) = delete;
+    Extractor& operator=(const Extractor&) = delete;
 
     // The root exists and is a directory (prints the error otherwise).
     bool prepare();
@@ -89,8 +93,10 @@ public:
     Outcome extract(struct archive* a, struct archive_entry* e, const std::string& name);
     // Counts one member against max_entries (prints the error when over).
     bool count_entry();
-    // Applies the times of directories, after all members (GNU tar delays them too).
-    void finish();
+    // Applies the times of directories, after all members (GNU tar delays them too), and removes every symlink
+    // made here that now leads outside the root through links made after it (with the refusal message);
+    // false when it removed one.
+    [[nodiscard]] bool finish();
 
     bool keep_old = false;         // tar -k: an existing file is an error, not replaced
     bool skip_existing = false;    // unzip without -o when answered "no": existing files are left alone
@@ -110,6 +116,11 @@ private:
     Outcome write_file(struct archive* a, struct archive_entry* e, const std::string& path,
                        const std::string& name);
     bool parent_ok(const std::string& path, const std::string& name);
+    // Where a symlink to `target` made in the directory whose real path is `dir` leads: followed component by
+    // component as the kernel would, through the symlinks there now; a missing component is taken as named.
+    std::string link_destination(const std::string& dir, std::string_view target);
+    // Removes the links made here that now lead outside the root; false when it removed one.
+    bool check_links();
     void error(std::string_view msg);
 
     CommandContext& ctx_;
@@ -124,6 +135,10 @@ private:
         int64_t sec, nsec;
     };
     std::vector<DirTime> dir_times_;
+    struct MadeLink {  // checked again by finish(): a link made later may carry an earlier one outside
+        std::string path, target, name;
+    };
+    std::vector<MadeLink> links_;
     unsigned serial_ = 0;
 };
 

@@ -816,7 +816,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         }
         auto outcome = x.extract(r.a, e, name);
         if (outcome == Extractor::Outcome::fatal) {
-            x.finish();
+            (void)x.finish();
             out.flush();
             if (x.read_error) {
                 ctx.err.write("tar: Error is not recoverable: exiting now\n");
@@ -826,7 +826,7 @@ int run_read(CommandContext& ctx, TarOptions& o, const ArchiveLimits& limits) {
         }
         if (outcome == Extractor::Outcome::skipped) failed = true;
     }
-    x.finish();
+    if (!x.finish()) failed = true;
     out.flush();
     for (size_t i = 0; i < members.size(); ++i) {
         if (!seen[i]) {

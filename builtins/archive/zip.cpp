@@ -578,12 +578,12 @@ int cmd_unzip(CommandContext& ctx, const ArchiveLimits& limits) {
         }
         auto outcome = x.extract(r.a, e, sn.name);
         if (outcome == Extractor::Outcome::fatal) {
-            x.finish();
+            (void)x.finish();
             return 2;
         }
         if (outcome == Extractor::Outcome::skipped) status = std::max(status, 1);
     }
-    x.finish();
+    if (!x.finish()) status = std::max(status, 1);
     if (list) {
         ctx.out.write(fmt::format("---------                     -------\n{:>9}                     {} file{}\n",
                                   total, count, count == 1 ? "" : "s"));

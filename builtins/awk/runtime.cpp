@@ -635,9 +635,7 @@ Value& Runtime::lref(const Node* n) {
         case NK::Local:
             return scalar_of(n);
         case NK::Field: {
-            double d = num(n->a);
-            if (d < 0) fatal("attempt to access field " + std::to_string(static_cast<int64_t>(d)));
-            return field_ref(static_cast<int>(d));
+            return field_ref(field_number(num(n->a)));
         }
         case NK::Index: {
             std::string key;
@@ -701,8 +699,8 @@ void Runtime::on_special(int slot) {
             break;
         case kNF: {
             double d = to_num(v);
-            if (d < 0) fatal("NF set to negative value");
-            set_nf(static_cast<int>(d));
+            if (!(d >= 0)) fatal("NF set to negative value");  // NaN too, as gawk
+            set_nf(d >= double(INT_MAX) ? INT_MAX : static_cast<int>(d));
             break;
         }
         case kOFS:
@@ -842,12 +840,15 @@ int Runtime::split_widths(std::string_view s, std::vector<std::string>& out) {
 // ------------------------------------------------------------------------------------------------ expressions
 
 namespace {
+// Whether evaluating n leaves every value the caller holds a reference to where it is. A field or NF may
+// split the record, which can move every field ($0 included: `$0 < $1` held a dangling $0, found by the awk
+// fuzzer).
 bool pure(const Node* n) {
     switch (n->kind) {
-        case NK::Num: case NK::Str: case NK::Var: case NK::Local:
+        case NK::Num: case NK::Str: case NK::Local:
             return true;
-        case NK::Field:
-            return pure(n->a);
+        case NK::Var:
+            return n->id != kNF;
         default:
             return false;
     }
@@ -872,9 +873,7 @@ double Runtime::num(const Node* n) {
             return to_num(eval(n, t));
         }
         case NK::Field: {
-            double d = num(n->a);
-            if (d < 0) fatal("attempt to access field " + std::to_string(static_cast<int64_t>(d)));
-            return to_num(field(static_cast<int>(d)));
+            return to_num(field(field_number(num(n->a))));
         }
         case NK::Binary: {
             double x = num(n->a);
@@ -998,9 +997,7 @@ const Value& Runtime::eval(const Node* n, Value& tmp) {
         case NK::Local:
             return scalar_of(n);
         case NK::Field: {
-            double d = num(n->a);
-            if (d < 0) fatal("attempt to access field " + std::to_string(static_cast<int64_t>(d)));
-            return field(static_cast<int>(d));
+            return field(field_number(num(n->a)));
         }
         case NK::Index: {
             std::string key;
@@ -1383,6 +1380,14 @@ void Runtime::rebuild_record() {
     fields_[0].s = std::move(r);
     fields_[0].type = Value::kStrnum;
     fields_[0].flags = 0;
+}
+
+int Runtime::field_number(double d) {
+    // gawk converts through a 64-bit integer: NaN and anything below its range are its minimum.
+    if (std::isnan(d) || d < -9223372036854775808.0) d = -9223372036854775808.0;
+    if (d < 0) fatal("attempt to access field " + std::to_string(static_cast<int64_t>(d)));
+    // No record has INT_MAX fields: reading one past the end is empty, assigning one runs out of memory.
+    return d >= double(INT_MAX) ? INT_MAX : static_cast<int>(d);
 }
 
 const Value& Runtime::field(int i) {

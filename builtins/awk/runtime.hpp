@@ -291,6 +291,8 @@ private:
     bool split_fast(int upto);
     void rebuild_record();
     const Value& field(int i);
+    // The field number a value names ($d); fatal for a negative one or NaN.
+    int field_number(double d);
     Value& field_ref(int i);
     void set_nf(int nf);
     int split_into(std::string_view s, std::string_view fs, const interp::Regex* force_re, bool paragraph,

@@ -136,6 +136,57 @@ TEST_F(Hostile, TarSymlinkThroughAnotherSymlink) {
     expect_outside_untouched();
 }
 
+TEST_F(Hostile, TarSymlinkOutThroughTheParentOfALink) {
+    // "b" -> "." is harmless and "b/.." reads as the root lexically, but the kernel's "b/.." is the root's
+    // parent (found by the archive fuzzer).
+    put("/home/user/a.tar", make_archive({{Member::symlink, "b", "", "."},
+                                          {Member::symlink, "c", "", "b/.."},
+                                          {Member::file, "c/evil", "x"}}));
+    auto r = run("tar xf ../a.tar");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("c: Refusing to create a symbolic link to 'b/..' outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs.is_symlink("/home/user/x/c"));
+    EXPECT_EQ(content("/home/user/x/c/evil"), "x");  // a directory of the root took its place
+    EXPECT_TRUE(fs.is_symlink("/home/user/x/b"));
+    expect_outside_untouched();
+}
+
+TEST_F(Hostile, TarSymlinkCarriedOutByALinkMadeAfterIt) {
+    // "c" -> "b/.." is inside while "b" is missing; "b" -> "." made afterwards carries it out: removed at the end.
+    put("/home/user/a.tar", make_archive({{Member::symlink, "c", "", "b/.."}, {Member::symlink, "b", "", "."}}));
+    auto r = run("tar xf ../a.tar");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("c: Refusing to create a symbolic link to 'b/..' outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs.lexists("/home/user/x/c"));
+    EXPECT_TRUE(fs.is_symlink("/home/user/x/b"));
+    expect_outside_untouched();
+}
+
+TEST_F(Hostile, TarSymlinkCarriedOutIsRemovedWhenTheArchiveIsDamagedAfterIt) {
+    // The same two links, then a damaged header: tar stops early and the link is still checked.
+    std::string a = make_archive({{Member::symlink, "c", "", "b/.."}, {Member::symlink, "b", "", "."}});
+    a.resize(3 * 512);
+    a += std::string(512, 'x');
+    put("/home/user/a.tar", a);
+    auto r = run("tar xf ../a.tar");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("c: Refusing to create a symbolic link to 'b/..' outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs.lexists("/home/user/x/c"));
+    expect_outside_untouched();
+}
+
+TEST_F(Hostile, TarSymlinkToALinkAlreadyThereLeadingOut) {
+    ASSERT_TRUE(fs.symlink("/tmp", "/home/user/x/out").ok());
+    put("/home/user/a.tar", make_archive({{Member::symlink, "l", "", "out"}, {Member::symlink, "m", "", "out/../x"}}));
+    auto r = run("tar xf ../a.tar");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("l: Refusing to create a symbolic link to 'out' outside"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("m: Refusing to create a symbolic link to 'out/../x' outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs.lexists("/home/user/x/l"));
+    EXPECT_FALSE(fs.lexists("/home/user/x/m"));
+    expect_outside_untouched();
+}
+
 TEST_F(Hostile, TarWritesNotThroughASymlinkAlreadyThere) {
     ASSERT_TRUE(fs.symlink("/tmp", "/home/user/x/out").ok());
     ASSERT_TRUE(fs.symlink("/etc/secret", "/home/user/x/sec").ok());
