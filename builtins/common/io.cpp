@@ -198,6 +198,8 @@ vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
     if (const int64_t size = in.file_size(); size > 0) out.reserve(out.size() + static_cast<size_t>(size) + 1);
     size_t chunk = 64 * 1024;
     for (;;) {
+        // A writer that never blocks (`yes | pr`) keeps reads returning data: the token is checked here too.
+        if (ctx.cancelled()) return vfs::Errc::cancelled;
         size_t old = out.size();
         size_t want = chunk;
         if (out.capacity() > old && out.capacity() - old < want) want = out.capacity() - old;  // no regrowth

@@ -5,7 +5,7 @@
 namespace bashkit::contain_test {
 namespace {
 
-TEST(ContainIssue23, EndlessInputsStopAtTheDeadline) {
+TEST(ContainNewUtils, EndlessInputsStopAtTheDeadline) {
     for (const char* s : {"yes | csplit - /x/", "yes | pr > /dev/null", "yes | pr -3 > /dev/null",
                           "yes | pr -m - /dev/null > /dev/null", "yes | diff3 - /dev/null /dev/null",
                           "yes | diff3 -m /dev/null - /dev/null", "yes | sdiff - /dev/null", "watch -n 0.1 true",
@@ -13,14 +13,14 @@ TEST(ContainIssue23, EndlessInputsStopAtTheDeadline) {
         expect_deadline_stops(s);
 }
 
-TEST(ContainIssue23, CancelFromAnotherThreadStopsIt) {
+TEST(ContainNewUtils, CancelFromAnotherThreadStopsIt) {
     expect_cancel_stops("yes | csplit - /x/");
     expect_cancel_stops("yes | pr > /dev/null");
     expect_cancel_stops("watch -n 1000 true");
     expect_cancel_stops("watch -n 0.1 'yes | head -1000'");
 }
 
-TEST(ContainIssue23, InputsHeldWholeHitTheMemoryLimit) {
+TEST(ContainNewUtils, InputsHeldWholeHitTheMemoryLimit) {
     for (const char* s : {"yes | csplit - 1000000000", "csplit /dev/zero 2", "yes | pr > /dev/null",
                           "pr /dev/zero > /dev/null", "yes | pr -m - - > /dev/null",
                           "yes | diff3 - /dev/null /dev/null", "yes | sdiff - /dev/null > /dev/null",
@@ -28,7 +28,7 @@ TEST(ContainIssue23, InputsHeldWholeHitTheMemoryLimit) {
         expect_memory_limit(s);
 }
 
-TEST(ContainIssue23, CsplitLeavesNoPieceWhenStopped) {
+TEST(ContainNewUtils, CsplitLeavesNoPieceWhenStopped) {
     Env e(16 * kMiB);
     auto r = e.sh->run("yes | csplit - 1000000000; echo \"status $?\"; ls");
     EXPECT_NE(r.out.find("status 1\n"), std::string::npos) << r.out << r.err;
