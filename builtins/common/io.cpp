@@ -207,7 +207,8 @@ vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
         auto r = in.read(out.data() + old, want);
         out.resize(old + r.n);
         if (r.err != vfs::Errc::ok) return r.err;
-        if (r.n == 0) return vfs::Errc::ok;
+        // An end of input after a cancel may be the writer stopping on it: the input is incomplete.
+        if (r.n == 0) return ctx.cancelled() ? vfs::Errc::cancelled : vfs::Errc::ok;
         if (chunk < (1u << 20)) chunk *= 2;
         // Refuse to read past what is left of the session's budget (the caller holds what it keeps).
         if (ctx.memory && out.size() > (size_t{1} << 20) && !ctx.memory->fits(out.capacity()))

@@ -23,6 +23,8 @@ TEST(ContainNewUtils, CancelFromAnotherThreadStopsIt) {
 TEST(ContainNewUtils, InputsHeldWholeHitTheMemoryLimit) {
     for (const char* s : {"yes | csplit - 1000000000", "csplit /dev/zero 2", "yes | pr > /dev/null",
                           "pr /dev/zero > /dev/null", "yes | pr -m - - > /dev/null",
+                          // 1.5 MB of short lines: the input fits, its line table (24 bytes a line) does not
+                          "yes | head -c 1500000 | pr > /dev/null", "yes | head -c 1500000 | pr -m - /dev/null > /dev/null",
                           "yes | diff3 - /dev/null /dev/null", "yes | sdiff - /dev/null > /dev/null",
                           "watch -g -n 0.1 'yes | head -c 100000000'"})
         expect_memory_limit(s);
