@@ -1143,8 +1143,9 @@ Value f_strptime(const Value& in, const Args& a) {
     if (!in.is_string() || !a[0].is_string()) jq_error("strptime/1 requires string inputs and arguments");
     struct tm t;
     std::memset(&t, 0, sizeof t);
-    const char* end = strptime(std::string(in.str()).c_str(), std::string(a[0].str()).c_str(), &t);
-    if (!end || *end) jq_error("date \"" + std::string(in.str()) + "\" does not match format \"" + std::string(a[0].str()) + "\"");
+    const std::string text(in.str()), format(a[0].str());  // `end` points into text: it must outlive the check
+    const char* end = strptime(text.c_str(), format.c_str(), &t);
+    if (!end || *end) jq_error("date \"" + text + "\" does not match format \"" + format + "\"");
     // wday/yday as timegm computes them
     struct tm copy = t;
     time_t secs = timegm(&copy);
