@@ -150,15 +150,7 @@ std::string patch_key(Repo& repo, const Commit& c) {
 
 // The commits of HEAD's first-parent line not in upstream, oldest first (merges dropped).
 std::vector<std::string> commits_to_replay(Repo& repo, const std::string& head, const std::string& upstream) {
-    std::set<std::string> in_upstream;
-    std::vector<std::string> todo{upstream};
-    while (!todo.empty()) {
-        check_cancel(repo.ctx);
-        std::string c = std::move(todo.back());
-        todo.pop_back();
-        if (!in_upstream.insert(c).second) continue;
-        for (auto& p : repo.commit(c).parents) todo.push_back(p);
-    }
+    const std::set<std::string> in_upstream = ancestors(repo, upstream);
     std::vector<std::string> out;
     for (std::string c = head; !in_upstream.count(c);) {
         check_cancel(repo.ctx);
@@ -265,10 +257,7 @@ int cmd_cherry_pick(Session& s, const Args& a) {
         }
         if (has_unmerged(repo)) {
             s.err("error: Committing is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\nfatal: Exiting because of an unresolved conflict.\n");
-            std::string u;
-            for (auto& e : repo.read_index())
-                if (e.stage() != 0 && !u.ends_with("\t" + quote_path(e.path) + "\n")) u += "U\t" + quote_path(e.path) + "\n";
-            s.out(u);
+            s.out(unmerged_list(repo));
             return 128;
         }
         Commit c = repo.commit(oid);

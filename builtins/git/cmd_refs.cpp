@@ -11,19 +11,6 @@ namespace {
 
 std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
 
-bool is_ancestor(Repo& repo, const std::string& anc, const std::string& desc) {
-    std::vector<std::string> st{desc};
-    std::set<std::string> seen;
-    while (!st.empty()) {
-        check_cancel(repo.ctx);
-        std::string c = st.back();
-        st.pop_back();
-        if (c == anc) return true;
-        if (!seen.insert(c).second) continue;
-        for (auto& p : repo.commit(c).parents) st.push_back(p);
-    }
-    return false;
-}
 
 bool valid_branch_name(const std::string& n) {
     if (n.empty() || n[0] == '-' || n == "HEAD") return false;
@@ -41,10 +28,6 @@ std::string current_branch(Repo& repo) {
     return h.starts_with("refs/heads/") ? h.substr(11) : "";
 }
 
-// A merge in progress forgotten (after its commit, --abort, or a reset).
-void clear_merge_state(Repo& repo) {
-    for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
-}
 
 std::string commit_tree(Repo& repo, const std::optional<std::string>& c) {
     return c ? repo.commit(*c).tree : std::string();
@@ -210,6 +193,25 @@ void reset_index_paths(Repo& repo, const std::map<std::string, std::pair<uint32_
 }
 
 }  // namespace
+
+bool is_ancestor(Repo& repo, const std::string& anc, const std::string& desc) {
+    std::vector<std::string> st{desc};
+    std::set<std::string> seen;
+    while (!st.empty()) {
+        check_cancel(repo.ctx);
+        std::string c = st.back();
+        st.pop_back();
+        if (c == anc) return true;
+        if (!seen.insert(c).second) continue;
+        for (auto& p : repo.commit(c).parents) st.push_back(p);
+    }
+    return false;
+}
+
+// A merge in progress forgotten (after its commit, --abort, or a reset).
+void clear_merge_state(Repo& repo) {
+    for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
+}
 
 int cmd_checkout(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();

@@ -428,10 +428,7 @@ int cmd_commit(Session& s, const Args& a) {
     }
     auto index = repo.read_index();
     {
-        std::string unmerged;
-        for (auto& e : index)
-            if (e.stage() != 0 && (unmerged.empty() || !unmerged.ends_with("\t" + quote_path(e.path) + "\n")))
-                unmerged += "U\t" + quote_path(e.path) + "\n";
+        std::string unmerged = unmerged_list(repo);
         if (!unmerged.empty()) {
             s.err("error: Committing is not possible because you have unmerged files.\nhint: Fix them up in the work tree, and then use 'git add/rm <file>'\nhint: as appropriate to mark resolution and make a commit.\nfatal: Exiting because of an unresolved conflict.\n");
             s.out(unmerged);
@@ -459,7 +456,7 @@ int cmd_commit(Session& s, const Args& a) {
     std::string reflog = std::string(amend ? "commit (amend)" : merge_head ? "commit (merge)" : parents.empty() ? "commit (initial)" : "commit") + ": " + subject;
     repo.update_ref("HEAD", oid, head.value_or(""), reflog);
     if (merge_head)
-        for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
+        clear_merge_state(repo);
     if (quiet) return 0;
     std::string href = repo.head_ref();
     std::string where = href.starts_with("refs/heads/") ? href.substr(11) : "detached HEAD";

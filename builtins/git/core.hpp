@@ -370,6 +370,15 @@ bool switch_trees(Session& s, const std::string& from_tree, const std::string& t
 std::string commit_summary(Repo& repo, const std::string& parent_tree, const std::string& tree);
 
 // ---- merging (merge.cpp; the command in cmd_refs.cpp)
+// Whether anc is desc or one of its ancestors.
+bool is_ancestor(Repo& repo, const std::string& anc, const std::string& desc);
+// Every commit reachable from oid, oid included.
+std::set<std::string> ancestors(Repo& repo, const std::string& oid);
+// A merge in progress forgotten (MERGE_HEAD, MERGE_MSG, MERGE_MODE, AUTO_MERGE), after its commit, --abort or
+// a reset.
+void clear_merge_state(Repo& repo);
+// "U\tpath\n" for each unmerged path of the index, as git lists them when it refuses to commit.
+std::string unmerged_list(Repo& repo);
 // `git merge` of one commit into HEAD: fast-forward, or a three-way merge and its commit.
 struct MergeRequest {
     std::string other;   // the commit merged

@@ -19,32 +19,29 @@ namespace bashkit::builtins::git {
 // ---------------------------------------------------------------------------------------------------------
 // Merge bases
 
-namespace {
-bool reaches(Repo& repo, const std::string& from, const std::string& target) {
-    std::vector<std::string> todo{from};
+std::set<std::string> ancestors(Repo& repo, const std::string& oid) {
     std::set<std::string> seen;
+    std::vector<std::string> todo{oid};
     while (!todo.empty()) {
         check_cancel(repo.ctx);
         std::string c = std::move(todo.back());
         todo.pop_back();
-        if (c == target) return true;
         if (!seen.insert(c).second) continue;
         for (auto& p : repo.commit(c).parents) todo.push_back(p);
     }
-    return false;
+    return seen;
 }
-}  // namespace
+
+std::string unmerged_list(Repo& repo) {
+    std::string u;
+    for (auto& e : repo.read_index())
+        if (e.stage() != 0 && !u.ends_with("\t" + quote_path(e.path) + "\n")) u += "U\t" + quote_path(e.path) + "\n";
+    return u;
+}
 
 std::vector<std::string> merge_bases(Repo& repo, const std::string& a, const std::string& b) {
-    std::set<std::string> of_a;
-    std::vector<std::string> todo{a};
-    while (!todo.empty()) {
-        check_cancel(repo.ctx);
-        std::string c = std::move(todo.back());
-        todo.pop_back();
-        if (!of_a.insert(c).second) continue;
-        for (auto& p : repo.commit(c).parents) todo.push_back(p);
-    }
+    const std::set<std::string> of_a = ancestors(repo, a);
+    std::vector<std::string> todo;
     // From b, the first commits that a reaches too: every common ancestor is one of them or behind one.
     std::vector<std::string> found;
     std::set<std::string> seen;
@@ -64,7 +61,7 @@ std::vector<std::string> merge_bases(Repo& repo, const std::string& a, const std
     for (auto& c : found) {
         bool behind = false;
         for (auto& d : found)
-            if (d != c && reaches(repo, d, c)) {
+            if (d != c && is_ancestor(repo, c, d)) {
                 behind = true;
                 break;
             }
