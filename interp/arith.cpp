@@ -162,6 +162,15 @@ private:
             return fail(pf->op == ArithOp::PostInc ? "++: assignment requires lvalue" : "--: assignment requires lvalue",
                         *pf->operand, Where::After);
         }
+        if (const auto* var = operand.try_as<syntax::ArithVar>();
+            var != nullptr && var->index == nullptr && c_.noeval == 0 && c_.depth < c_.max_depth) {
+            int64_t old = 0;
+            switch (c_.host.step(var->name, increment ? 1 : -1, old)) {
+            case ArithHost::Step::Done: return prefix ? add(old, increment ? 1 : -1) : old;
+            case ArithHost::Step::Failed: err_ = ArithError{ArithError::Kind::Host, {}}; return 0;
+            case ArithHost::Step::Declined: break;
+            }
+        }
         ArithRef ref;
         std::string storage;
         const char* msg = prefix ? "identifier expected after pre-increment or pre-decrement"

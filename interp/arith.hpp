@@ -132,6 +132,16 @@ struct ArithHost {
     }
     // Assigns the decimal value (the host formats it, checks readonly, etc.).
     virtual ArithResult<void> set(ArithRef& ref, int64_t value) = 0;
+    // `x++`, `--x` on a plain variable (what peek() accepts) whose value is a plain decimal number: reads it
+    // into `old` and assigns old + delta in one lookup. Declined means "take the get()/set() path", which
+    // gives the same result; Failed means the assignment was refused (readonly...) and the host reported it.
+    enum class Step : uint8_t { Declined, Done, Failed };
+    virtual Step step(std::string_view name, int64_t delta, int64_t& old) {
+        (void)name;
+        (void)delta;
+        (void)old;
+        return Step::Declined;
+    }
     // Expands an ArithWord leaf of a tree (only used by eval()).
     virtual ArithResult<std::string> expand(const syntax::Word& word) = 0;
     // set -u: an unset variable is an error ("x: unbound variable").

@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "interp/arith.hpp"
+#include "interp/arith_impl.hpp"
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
 
@@ -48,6 +49,20 @@ public:
             return false;
         out = v->str;
         return true;
+    }
+
+    Step step(std::string_view name, int64_t delta, int64_t& old) override {
+        // peek()'s test, then one assignment to the variable found: a loop's `i++` costs one lookup.
+        Var* v = ex_.state().vars.find(name);
+        if (!v || !v->set || v->dyn != DynVar::None || (v->attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc)) ||
+            !arith_detail::plain_decimal(v->str, old))
+            return Step::Declined;
+        char buf[24];
+        int64_t value = arith_detail::add(old, delta);
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+        (void)ec;
+        return ex_.assign_to(*v, name, std::string_view(buf, static_cast<size_t>(end - buf)), false) ? Step::Done
+                                                                                                   : Step::Failed;
     }
 
     ArithResult<void> set(ArithRef& ref, int64_t value) override {
