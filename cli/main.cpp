@@ -142,6 +142,25 @@ int usage_error(const std::string& msg) {
     return 2;
 }
 
+// The whole of a file, read in blocks (an istreambuf_iterator copy goes a character at a time: a tenth of the
+// time of `bashkit -n` on a 1 MB script).
+// A regular file's size is known: one allocation of that size, each page touched once.
+std::string slurp(std::istream& in, size_t size_hint = 0) {
+    if (size_hint > 0) {
+        std::string text(size_hint, '\0');
+        in.read(text.data(), static_cast<std::streamsize>(size_hint));
+        text.resize(static_cast<size_t>(in.gcount()));
+        if (in.gcount() == static_cast<std::streamsize>(size_hint) && in.peek() == std::char_traits<char>::eof())
+            return text;
+        std::ostringstream rest;  // the file grew while it was read
+        rest << in.rdbuf();
+        return text + std::move(rest).str();
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return std::move(ss).str();
+}
+
 // Reads the script file like bash does: 127 when missing, 126 when a directory or unreadable.
 std::optional<Source> read_script(const std::string& path, int& status) {
     struct stat st{};
@@ -161,8 +180,7 @@ std::optional<Source> read_script(const std::string& path, int& status) {
         status = 126;
         return std::nullopt;
     }
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return Source{std::move(text), path};
+    return Source{slurp(in, S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0), path};
 }
 
 std::string_view line_of(std::string_view text, uint32_t line) {
@@ -177,13 +195,13 @@ std::string_view line_of(std::string_view text, uint32_t line) {
 }
 
 // bash prints the error, then for "unexpected token" errors the offending source line.
-void report(const Source& src, const sx::ParseError& err) {
-    std::cerr << err.format(src.name) << "\n";
+void report(std::string_view text, const std::string& name, const sx::ParseError& err) {
+    std::cerr << err.format(name) << "\n";
     if (err.message.rfind("syntax error near", 0) == 0) {
-        std::cerr << src.name << ": line " << err.pos.line << ": `" << line_of(src.text, err.pos.line)
-                  << "'\n";
+        std::cerr << name << ": line " << err.pos.line << ": `" << line_of(text, err.pos.line) << "'\n";
     }
 }
+void report(const Source& src, const sx::ParseError& err) { report(src.text, src.name, err); }
 
 // The CLI's network settings, turned into the HTTP client that utilities get.
 struct NetworkFlags {
@@ -384,7 +402,7 @@ struct Session {
             std::cerr << "bashkit: --load-state: " << cfg.load_state << ": " << std::strerror(errno) << "\n";
             return false;
         }
-        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        std::string text = slurp(f);
         try {
             shell.restore_state(text);
         } catch (const interp::StateError& e) {
@@ -752,6 +770,20 @@ int main(int argc, char** argv) {
         where.syntax_name = src.name;
         int status = session.shell.run(src.text, session.in, session.out, session.err, where);
         return session.finish(status, cfg);
+    }
+    if (mode == Mode::Check) {
+        // As bash -n: one command line at a time, each line's tree dropped before the next is read, so the
+        // memory held is one line's tree whatever the size of the script.
+        auto text = std::make_shared<const std::string>(std::move(src.text));
+        sx::ScriptReader reader(text, opts);
+        while (!reader.at_end()) {
+            sx::ParseUnit unit = reader.next();
+            if (!unit.result.ok()) {
+                report(*text, src.name, *unit.result.error);
+                return 2;
+            }
+        }
+        return 0;
     }
     sx::ParseResult r = sx::parse(src.text, opts);
     if (!r.ok()) {

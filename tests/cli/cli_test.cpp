@@ -798,3 +798,37 @@ TEST(CliHost, HostUtilitiesInsteadOfInProcess) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------------------------- -n
+
+// `bashkit -n FILE` reads a line at a time like `bash -n FILE`: the same status and messages, the first
+// error found after any number of good lines, and a script of any size.
+TEST(CliCheck, SyntaxCheckOfAFileIsBashs) {
+    if (!fs::exists("/bin/bash")) GTEST_SKIP() << "no /bin/bash";
+    TempDir d;
+    std::string big;
+    for (int i = 0; i < 20000; ++i) big += "if [ -f x" + std::to_string(i) + " ]; then echo \"$i\"; fi\n";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"good.sh", "echo a\nif true; then\n  echo b\nfi\ncat <<E\n$(x)\nE\n"},
+        {"late.sh", "echo a\nfor i in 1 2; do echo $i; done\nfoo )\necho never\n"},
+        {"quote.sh", "echo a\necho \"open\n"},
+        {"fi.sh", "if true; then echo x\n"},
+        {"empty.sh", ""},
+        {"nonl.sh", "echo no newline at the end"},
+        {"big.sh", big + "case x in\n"},
+        {"bigok.sh", big},
+    };
+    for (const auto& [name, text] : cases) {
+        SCOPED_TRACE(name);
+        write(d / name, text);
+        std::string path = d / name;
+        Result want = run_program("/bin/bash", {"-n", path}, {});
+        Result got = run({"-n", path});
+        EXPECT_EQ(got.status, want.status);
+        EXPECT_EQ(got.out, want.out);
+        EXPECT_EQ(got.err, want.err);
+    }
+    Result missing = run({"-n", d / "missing.sh"});
+    EXPECT_EQ(missing.status, 127);
+    EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
+}
