@@ -804,7 +804,39 @@ std::vector<MatchSpan> Pattern::find_all(std::string_view text, PatternStats* st
     return out;
 }
 
+namespace {
+// Bytes that are literal in any pattern: ASCII (never part of a multibyte character, so a byte search finds
+// only whole characters) and none of the special ones.
+bool plain_ascii(std::string_view s, bool extglob) {
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x80 || c == '*' || c == '?' || c == '[' || c == '\\' || (extglob && c == '(')) return false;
+    }
+    return true;
+}
+}  // namespace
+
 bool pattern_match(std::string_view pattern, std::string_view text, PatternOptions options) {
+    // The usual patterns of a `case` or `[[ == ]]` are compared without an automaton built and freed for each
+    // test: a pattern without any special byte (`0)`, `start|stop)`) matches only its own bytes, and
+    // `*lit*`, `lit*`, `*lit` with an ASCII literal are a search (outside pathname mode, where `*` stops at
+    // `/` and a leading `.`).
+    if (!options.nocase) {
+        if (pattern.find_first_of(options.extglob ? std::string_view("*?[\\(") : std::string_view("*?[\\")) ==
+            std::string_view::npos)
+            return pattern == text;
+        if (!options.pathname) {
+            size_t b = 0, e = pattern.size();
+            while (b < e && pattern[b] == '*') ++b;
+            while (e > b && pattern[e - 1] == '*') --e;
+            std::string_view mid = pattern.substr(b, e - b);
+            if (plain_ascii(mid, options.extglob)) {
+                if (b > 0 && e < pattern.size()) return text.find(mid) != std::string_view::npos;
+                if (b > 0) return text.ends_with(mid);
+                return text.starts_with(mid);
+            }
+        }
+    }
     return Pattern::compile(pattern, options).match(text);
 }
 
