@@ -1,6 +1,7 @@
 // The timer thread behind CancelToken deadlines (limits.hpp): one per process, started on the first deadline,
 // sleeping until the earliest armed deadline and raising that token's flag when it passes.
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -19,8 +20,9 @@ public:
         return *w;
     }
 
-    // Returns false when the thread cannot be started or has stopped, or the queue cannot grow: the token then
-    // relies on cancelled()'s clock read (the evaluator reads it every 1024th check).
+    // Queues the token at `when` (replacing its entry). Returns false when the thread cannot be started or has
+    // stopped, or the queue cannot grow: the token then relies on cancelled()'s clock read (the evaluator
+    // reads it every 1024th check).
     bool arm(const CancelToken* t, CancelToken::Clock::rep when) {
         std::lock_guard lock(mu_);
         erase_locked(t);
@@ -30,8 +32,7 @@ public:
                 std::thread([this] { entry(); }).detach();
                 started_ = true;
             }
-            auto it = queue_.insert({when, t}).first;
-            if (it == queue_.begin()) cv_.notify_one();
+            queue_locked(t, when);
         } catch (...) {
             return false;
         }
@@ -45,15 +46,36 @@ public:
 private:
     using Entry = std::pair<CancelToken::Clock::rep, const CancelToken*>;
 
+    void queue_locked(const CancelToken* t, CancelToken::Clock::rep when) {
+        queue_.insert({when, t});
+        t->armed_ns_.store(when);
+        // Woken only for a deadline before the one it sleeps until.
+        if (when < sleep_until_) cv_.notify_one();
+    }
+
     void erase_locked(const CancelToken* t) {
-        // A token is in the queue at most once, under the deadline it stored.
-        auto d = t->deadline_ns_.load(std::memory_order_relaxed);
-        if (queue_.erase(Entry{d, t})) return;
-        for (auto it = queue_.begin(); it != queue_.end(); ++it)  // a deadline changed since it was armed
-            if (it->second == t) {
-                queue_.erase(it);
-                break;
-            }
+        // A token is in the queue at most once, under armed_ns_ (written only here, under mu_).
+        auto a = t->armed_ns_.load();
+        if (a == CancelToken::kNoDeadline) return;
+        queue_.erase(Entry{a, t});
+        t->armed_ns_.store(CancelToken::kNoDeadline);
+    }
+
+    // An entry came due. The token's deadline may have moved since it was queued: set_deadline() does not
+    // queue a later deadline while an earlier entry exists, and a disarm only clears the deadline; both are
+    // settled here. armed_ns_ is cleared before the deadline is read, and set_deadline() writes the deadline
+    // before it reads armed_ns_ (both sequentially consistent): so either this read sees the new deadline,
+    // or set_deadline() sees no entry and queues one itself.
+    void due_locked(const CancelToken* t, CancelToken::Clock::rep now) {
+        t->armed_ns_.store(CancelToken::kNoDeadline);
+        uint64_t epoch = t->state_.load() >> CancelToken::kEpochShift;
+        auto d = t->deadline_ns_.load();
+        if (d == CancelToken::kNoDeadline) return;
+        if (d > now) {
+            queue_locked(t, d);
+            return;
+        }
+        t->expire(epoch);  // only if that run is still the current one
     }
 
     // The thread's entry: nothing may leave it (std::terminate would end the host process). Should the loop
@@ -75,6 +97,7 @@ private:
         std::unique_lock lock(mu_);
         for (;;) {
             if (queue_.empty()) {
+                sleep_until_ = kForever;
                 cv_.wait(lock);
                 continue;
             }
@@ -82,9 +105,10 @@ private:
             auto now = CancelToken::Clock::now().time_since_epoch().count();
             if (now >= when) {
                 queue_.erase(queue_.begin());
-                token->expire();  // under mu_: the token cannot be destroyed meanwhile (~CancelToken disarms)
+                due_locked(token, now);  // under mu_: the token cannot be destroyed meanwhile (~CancelToken disarms)
                 continue;
             }
+            sleep_until_ = when;
             cv_.wait_until(lock, CancelToken::Clock::time_point(CancelToken::Clock::duration(when)));
         }
     }
@@ -92,30 +116,33 @@ private:
     std::mutex mu_;
     std::condition_variable cv_;
     std::set<Entry> queue_;
+    static constexpr CancelToken::Clock::rep kForever = std::numeric_limits<CancelToken::Clock::rep>::max();
+    // When the thread wakes up next, unless notified (kForever: when notified); under mu_.
+    CancelToken::Clock::rep sleep_until_ = kForever;
     bool started_ = false;
     bool dead_ = false;
 };
 
 CancelToken::~CancelToken() {
-    if (deadline_ns_.load(std::memory_order_relaxed) != kNoDeadline) DeadlineWatch::instance().disarm(this);
+    // Under the watch's lock, even when no entry is seen: the thread may be settling this token's entry.
+    if (ever_armed_) DeadlineWatch::instance().disarm(this);
 }
 
 void CancelToken::set_deadline(Clock::time_point when) {
-    if (when == Clock::time_point::max()) {
-        DeadlineWatch::instance().disarm(this);
-        deadline_ns_.store(kNoDeadline, std::memory_order_relaxed);
-        return;
-    }
-    auto d = when.time_since_epoch().count();
-    DeadlineWatch& w = DeadlineWatch::instance();
-    w.disarm(this);
-    deadline_ns_.store(d, std::memory_order_relaxed);
-    (void)w.arm(this, d);
+    // Disarming only clears the deadline: the entry, if any, is dropped when it comes due. A later deadline
+    // than the queued entry is left for the thread to re-queue then. So a session's runs, each arming its
+    // timeout and disarming it at the end, take the watch's lock once per timeout period, not twice a run.
+    auto d = when == Clock::time_point::max() ? kNoDeadline : when.time_since_epoch().count();
+    deadline_ns_.store(d);
+    if (d == kNoDeadline) return;
+    auto a = armed_ns_.load();
+    if (a != kNoDeadline && a <= d) return;
+    ever_armed_ = true;
+    (void)DeadlineWatch::instance().arm(this, d);
 }
 
 void CancelToken::reset() {
-    if (deadline_ns_.load(std::memory_order_relaxed) != kNoDeadline) DeadlineWatch::instance().disarm(this);
-    deadline_ns_.store(kNoDeadline, std::memory_order_relaxed);
+    deadline_ns_.store(kNoDeadline);
     // A new epoch with clear flags: an expire() computed for the run that ends cannot touch the next one.
     uint64_t old = state_.load(std::memory_order_relaxed);
     while (!state_.compare_exchange_weak(old, ((old >> kEpochShift) + 1) << kEpochShift, std::memory_order_relaxed)) {

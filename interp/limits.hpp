@@ -124,7 +124,6 @@ private:
                !state_.compare_exchange_weak(cur, cur | kCancelled | kTimedOut, std::memory_order_relaxed)) {
         }
     }
-    void expire() const { expire(state_.load(std::memory_order_relaxed) >> kEpochShift); }
     bool parent_gone() const {
         return parent_->ended_cancelled_.load(std::memory_order_relaxed) != parent_ended_cancelled_;
     }
@@ -132,6 +131,9 @@ private:
     mutable std::atomic<uint64_t> state_{0};  // epoch << kEpochShift | kTimedOut | kCancelled
     std::atomic<uint64_t> ended_cancelled_{0};  // runs that ended cancelled (counted by reset())
     std::atomic<Clock::rep> deadline_ns_{kNoDeadline};
+    // Where the timer thread has this token queued (kNoDeadline: nowhere); written under its lock.
+    mutable std::atomic<Clock::rep> armed_ns_{kNoDeadline};
+    bool ever_armed_ = false;  // set_deadline() queued it once: the destructor must take the thread's lock
     std::shared_ptr<const CancelToken> parent_hold_;
     const CancelToken* parent_ = nullptr;
     uint64_t parent_ended_cancelled_ = 0;

@@ -57,6 +57,41 @@ TEST(Deadline, ResetAndDisarmStopTheTimer) {
     EXPECT_FALSE(b.cancelled_fast());
 }
 
+TEST(Deadline, ALaterDeadlineAfterADisarmFiresThenNotBefore) {
+    // A session's runs: each arms its timeout and disarms it at the end. The entry of the first stays queued
+    // (disarming only clears the deadline); when it comes due the thread must queue the later one instead of
+    // firing.
+    CancelToken t;
+    t.set_deadline(CancelToken::Clock::now() + 20ms);
+    t.set_deadline(CancelToken::Clock::time_point::max());
+    t.reset();
+    t.set_deadline(CancelToken::Clock::now() + 3s);
+    std::this_thread::sleep_for(200ms);
+    EXPECT_FALSE(t.cancelled_fast());
+    EXPECT_TRUE(flag_rises(t, 20s));
+    EXPECT_TRUE(t.timed_out());
+}
+
+TEST(Deadline, AnEarlierDeadlineReplacesALaterOne) {
+    CancelToken t;
+    t.set_deadline(CancelToken::Clock::now() + 1h);
+    t.set_deadline(CancelToken::Clock::now() + 20ms);
+    EXPECT_TRUE(flag_rises(t, 10s));
+}
+
+TEST(Deadline, ADeadlineSetWhileTheOldEntryComesDueStillFires) {
+    // The thread settles a due entry while the owner re-arms: whichever order they meet in, the new deadline
+    // must be queued once and fire.
+    CancelToken t;
+    for (int i = 0; i < 300; ++i) {
+        t.reset();
+        t.set_deadline(CancelToken::Clock::now() + std::chrono::microseconds(i % 7));
+        t.set_deadline(CancelToken::Clock::time_point::max());
+        t.set_deadline(CancelToken::Clock::now() + std::chrono::microseconds(100 + i % 13));
+        ASSERT_TRUE(flag_rises(t, 10s)) << "iteration " << i;
+    }
+}
+
 TEST(Deadline, AnArmedTokenCanBeDestroyed) {
     for (int i = 0; i < 100; ++i) {
         auto t = std::make_unique<CancelToken>();
