@@ -241,7 +241,7 @@ Result apply_hunks(const Lines& in, const std::vector<PatchHunk>& hunks, std::st
         int64_t at = find_hunk(in, h, want, pos);
         if (at < 0) {
             r.failed.push_back(k);
-            msg += "PatchHunk #" + std::to_string(k + 1) + " FAILED at " +
+            msg += "Hunk #" + std::to_string(k + 1) + " FAILED at " +
                    std::to_string((h.old_count == 0 ? h.old_start + 1 : h.old_start) + offset + delta) + ".\n";
             continue;
         }
@@ -250,7 +250,7 @@ Result apply_hunks(const Lines& in, const std::vector<PatchHunk>& hunks, std::st
         if (off != 0) {
             r.mismatch = true;
             int64_t shown = at + 1 + delta;
-            msg += "PatchHunk #" + std::to_string(k + 1) + " succeeded at " + std::to_string(shown) + " (offset " +
+            msg += "Hunk #" + std::to_string(k + 1) + " succeeded at " + std::to_string(shown) + " (offset " +
                    std::to_string(off) + (off == 1 || off == -1 ? " line).\n" : " lines).\n");
         }
         offset = off;
