@@ -8,7 +8,7 @@ namespace bashkit::builtins::diffutil {
 
 namespace {
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kCmpSpecs[] = {
     {'b', 'b', "print-bytes"},
     {'l', 'l', "verbose"},
     {'s', 's', "quiet"},
@@ -59,7 +59,7 @@ bool parse_skip(const std::string& s, uint64_t& v) { return text::parse_size(s, 
 }  // namespace
 
 int cmd_cmp(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kCmpSpecs);
     bool print_bytes = false, verbose = false, silent = false;
     bool limited = false;
     uint64_t limit = 0, skip[2] = {0, 0};

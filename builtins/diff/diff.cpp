@@ -673,7 +673,7 @@ enum : int {
     kOptLeftColumn,
 };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kDiffSpecs[] = {
     {'u', 'u', "", ArgKind::none},
     {'U', 'U', "unified", ArgKind::required},
     {'c', 'c', "", ArgKind::none},
@@ -718,7 +718,7 @@ bool parse_count(const std::string& s, int64_t& v) {
 }  // namespace
 
 int cmd_diff(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kDiffSpecs);
     Options o;
     int style = 0;  // the output style chosen so far (an option id), for "conflicting output style options"
     auto set_style = [&](int id, Format f) {

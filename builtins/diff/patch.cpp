@@ -12,7 +12,7 @@ namespace bashkit::builtins::diffutil {
 
 namespace {
 
-struct Hunk {
+struct PatchHunk {
     int64_t old_start = 0, old_count = 0, new_start = 0, new_count = 0;
     std::vector<std::string> old_lines, new_lines;
     bool old_incomplete = false, new_incomplete = false;  // the last line has no newline
@@ -25,7 +25,7 @@ struct FilePatch {
     std::string header;  // the ---/+++ lines, for the .rej file
     int header_line = 0; // line number of the first hunk header (messages)
     std::string preamble;  // lines from the previous patch's end to the first hunk (messages)
-    std::vector<Hunk> hunks;
+    std::vector<PatchHunk> hunks;
     bool malformed = false;  // parsing stopped inside this patch: only its "patching file" line is printed
 };
 
@@ -54,7 +54,7 @@ bool parse_num(std::string_view s, size_t& i, int64_t& v) {
 }
 
 // "@@ -a[,b] +c[,d] @@"
-bool parse_hunk_header(std::string_view l, Hunk& h) {
+bool parse_hunk_header(std::string_view l, PatchHunk& h) {
     if (!l.starts_with("@@ -")) return false;
     size_t i = 4;
     if (!parse_num(l, i, h.old_start)) return false;
@@ -107,7 +107,7 @@ bool parse_patch(std::string_view text, std::vector<FilePatch>& out, Error& err)
             i += 2;
             fp.header_line = static_cast<int>(i) + 1;
             while (i < lines.size() && lines[i].starts_with("@@ -")) {
-                Hunk h;
+                PatchHunk h;
                 if (!parse_hunk_header(lines[i], h)) {
                     err.message = "malformed patch at line " + std::to_string(i + 1) + ": " + std::string(lines[i]) + "\n";
                     fp.malformed = true;
@@ -197,7 +197,7 @@ std::string join(const Lines& l) {
     return s;
 }
 
-void reverse_hunk(Hunk& h) {
+void reverse_hunk(PatchHunk& h) {
     std::swap(h.old_start, h.new_start);
     std::swap(h.old_count, h.new_count);
     std::swap(h.old_lines, h.new_lines);
@@ -205,7 +205,7 @@ void reverse_hunk(Hunk& h) {
 }
 
 // Where hunk h matches in `lines` at or after `from`, searched outwards from `want`; -1 when nowhere.
-int64_t find_hunk(const Lines& lines, const Hunk& h, int64_t want, int64_t from) {
+int64_t find_hunk(const Lines& lines, const PatchHunk& h, int64_t want, int64_t from) {
     const int64_t n = static_cast<int64_t>(lines.v.size());
     const int64_t len = static_cast<int64_t>(h.old_lines.size());
     auto matches = [&](int64_t at) {
@@ -230,13 +230,13 @@ struct Result {
 };
 
 // Applies the hunks; messages for offsets and failures go to `msg`.
-Result apply_hunks(const Lines& in, const std::vector<Hunk>& hunks, std::string& msg) {
+Result apply_hunks(const Lines& in, const std::vector<PatchHunk>& hunks, std::string& msg) {
     Result r;
     int64_t pos = 0;       // next unconsumed line of `in`
     int64_t delta = 0;     // lines added minus removed so far (output line = input line + delta)
     int64_t offset = 0;    // the last hunk's offset from its stated place
     for (size_t k = 0; k < hunks.size(); ++k) {
-        const Hunk& h = hunks[k];
+        const PatchHunk& h = hunks[k];
         int64_t want = (h.old_count == 0 ? h.old_start : h.old_start - 1) + offset;
         int64_t at = find_hunk(in, h, want, pos);
         if (at < 0) {
@@ -416,7 +416,7 @@ private:
                      " ignored\n");
             return 1;
         }
-        std::vector<Hunk> hunks = fp.hunks;
+        std::vector<PatchHunk> hunks = fp.hunks;
         if (reverse)
             for (auto& h : hunks) reverse_hunk(h);
         std::string shown = output.empty() ? target : output;
@@ -446,7 +446,7 @@ private:
         Result res = apply_hunks(in, hunks, msg);
         if (!res.failed.empty() && res.failed.front() == 0 && res.failed.size() == total) {
             // Does the patch apply the other way round (already applied, or reversed)?
-            std::vector<Hunk> rev = hunks;
+            std::vector<PatchHunk> rev = hunks;
             for (auto& h : rev) reverse_hunk(h);
             std::string m2;
             Result back = apply_hunks(in, rev, m2);
@@ -477,7 +477,7 @@ private:
             int64_t n = static_cast<int64_t>(in.v.size());
             for (size_t k = 0; k < hunks.size(); ++k) {
                 if (std::find(res.failed.begin(), res.failed.end(), k) != res.failed.end()) continue;
-                const Hunk& h = hunks[k];
+                const PatchHunk& h = hunks[k];
                 int64_t end = (h.old_count == 0 ? h.old_start : h.old_start - 1) + static_cast<int64_t>(h.old_lines.size());
                 if (h.old_incomplete || h.new_incomplete || end >= n) {
                     if (!h.new_lines.empty()) {
@@ -529,7 +529,7 @@ private:
     text::Output out_;
 };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kPatchSpecs[] = {
     {'p', 'p', "strip", ArgKind::required},
     {'R', 'R', "reverse"},
     {'N', 'N', "forward"},
@@ -548,7 +548,7 @@ constexpr OptionSpec kSpecs[] = {
 }  // namespace
 
 int cmd_patch(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kPatchSpecs);
     Patcher pt(ctx);
     std::string input;
     for (const auto& opt : p.options) {

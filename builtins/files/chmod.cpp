@@ -9,7 +9,7 @@ namespace bashkit::builtins::files {
 
 namespace {
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kChmodSpecs[] = {
     {'R', 'R', "recursive"},
     {'v', 'v', "verbose"},
     {'c', 'c', "changes"},
@@ -19,7 +19,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kChmodHelp =
     "Usage: chmod [OPTION]... MODE[,MODE]... FILE...\n"
     "  or:  chmod [OPTION]... OCTAL-MODE FILE...\n"
     "Change the mode of each FILE to MODE.\n"
@@ -140,7 +140,7 @@ int chmod_main(CommandContext& ctx) {
             }
         }
     }
-    ParsedArgs p = parse_args(args, kSpecs);
+    ParsedArgs p = parse_args(args, kChmodSpecs);
     Chmod c(ctx);
     for (const auto& opt : p.options) {
         switch (opt.id) {
@@ -148,7 +148,7 @@ int chmod_main(CommandContext& ctx) {
             case 'v': c.verbose = true; break;
             case 'c': c.changes = true; break;
             case 'f': c.silent = true; break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kChmodHelp);
             case kOptVersion: return print_help(ctx, "chmod (bashkit) 9.1\n");
             default: break;
         }

@@ -314,7 +314,7 @@ Info describe(CommandContext& ctx, const std::string& abs, const vfs::Stat& st) 
 
 enum : int { kOptMimeType = kOptFirstLongOnly, kOptMimeEncoding };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kFileSpecs[] = {
     {'b', 'b', "brief"},
     {'L', 'L', "dereference"},
     {'h', 'h', "no-dereference"},
@@ -332,7 +332,7 @@ constexpr std::string_view kUsage =
     "       file [--help]\n";
 
 int file_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kFileSpecs);
     bool brief = false, follow = false, no_pad = false;
     int mime = 0;  // 0 none, 1 full (-i), 2 type only, 3 encoding only
     std::string sep = ":";

@@ -58,7 +58,7 @@ using NodePtr = std::unique_ptr<Node>;
 
 enum class Follow { Never, CommandLine, Always };
 
-struct Entry {
+struct FindEntry {
     std::string path;     // as printed
     std::string abs;
     std::string start;    // the starting point it was found under
@@ -97,14 +97,14 @@ private:
     bool has_action(const Node* n) const;
 
     // ---- evaluation
-    bool eval(Node& n, Entry& e, bool& prune);
+    bool eval(Node& n, FindEntry& e, bool& prune);
     void walk(const std::string& path, const std::string& abs, const std::string& start, int depth,
               std::vector<std::pair<uint64_t, uint64_t>>& ancestors);
     bool run_exec(Node& n, const std::vector<std::string>& paths);
     void flush_exec(Node& n);
     void flush_all_exec(Node* n);
-    std::string printf_expand(const std::string& fmt, const Entry& e);
-    std::string ls_line(const Entry& e);
+    std::string printf_expand(const std::string& fmt, const FindEntry& e);
+    std::string ls_line(const FindEntry& e);
     void report(const std::string& msg) {
         out_.flush();
         ctx_.error(msg);
@@ -704,7 +704,7 @@ void Find::flush_exec(Node& n) {
     if (!run_exec(n, batch)) status_ = 1;
 }
 
-std::string Find::ls_line(const Entry& e) {
+std::string Find::ls_line(const FindEntry& e) {
     const vfs::Stat& st = e.st;
     auto rpad = [](std::string s, size_t w) { return s.size() < w ? std::string(w - s.size(), ' ') + s : s; };
     auto lpad = [](std::string s, size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
@@ -726,7 +726,7 @@ std::string Find::ls_line(const Entry& e) {
     return line + "\n";
 }
 
-std::string Find::printf_expand(const std::string& fmt, const Entry& e) {
+std::string Find::printf_expand(const std::string& fmt, const FindEntry& e) {
     std::string out;
     const vfs::Stat& st = e.st;
     auto time_of = [&](char f) -> vfs::TimeSpec {
@@ -926,7 +926,7 @@ std::string Find::printf_expand(const std::string& fmt, const Entry& e) {
     return out;
 }
 
-bool Find::eval(Node& n, Entry& e, bool& prune) {
+bool Find::eval(Node& n, FindEntry& e, bool& prune) {
     const vfs::Stat& st = e.st;
     switch (n.kind) {
         case Kind::And:
@@ -1046,7 +1046,7 @@ bool Find::eval(Node& n, Entry& e, bool& prune) {
 void Find::walk(const std::string& path, const std::string& abs, const std::string& start, int depth,
                 std::vector<std::pair<uint64_t, uint64_t>>& ancestors) {
     if (quit_ || ctx_.cancelled() || out_.failed()) return;
-    Entry e;
+    FindEntry e;
     e.path = path;
     e.abs = abs;
     e.start = start;

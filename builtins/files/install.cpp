@@ -18,7 +18,7 @@ enum : int {
     kOptStripProgram,
 };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kInstallSpecs[] = {
     {kOptBackup, 0, "backup", ArgKind::optional},
     {'b', 'b', {}},
     {'c', 'c', {}},
@@ -41,7 +41,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kInstallHelp =
     "Usage: install [OPTION]... [-T] SOURCE DEST\n"
     "  or:  install [OPTION]... SOURCE... DIRECTORY\n"
     "  or:  install [OPTION]... -t DIRECTORY SOURCE...\n"
@@ -131,7 +131,7 @@ std::optional<uint32_t> lookup_user(const CommandContext& ctx, std::string_view 
     return parse_id(name);
 }
 
-std::string parent_of(std::string_view p) {
+std::string inst_parent_of(std::string_view p) {
     while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);
     size_t s = p.rfind('/');
     if (s == std::string_view::npos) return "";
@@ -139,7 +139,7 @@ std::string parent_of(std::string_view p) {
     return std::string(p.substr(0, s == 0 ? 1 : s));
 }
 
-std::string base_of(std::string_view p) {
+std::string inst_base_of(std::string_view p) {
     while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);
     size_t s = p.rfind('/');
     return std::string(s == std::string_view::npos ? p : p.substr(s + 1));
@@ -292,8 +292,8 @@ private:
         Backup kind = o_.backup;
         if (kind == Backup::simple) return dst + o_.suffix;
         // Numbered backups: one past the highest existing NAME.~N~.
-        std::string dir = parent_of(dst);
-        std::string base = base_of(dst);
+        std::string dir = inst_parent_of(dst);
+        std::string base = inst_base_of(dst);
         uint64_t highest = 0;
         auto entries = ctx_.fs.readdir(ctx_.resolve(dir.empty() ? "." : dir));
         if (entries) {
@@ -352,7 +352,7 @@ int bad_backup(CommandContext& ctx, std::string_view value, bool ambiguous) {
 }
 
 int install_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kInstallSpecs);
     Opts o;
     std::string mode_spec, owner, group;
     bool have_owner = false, have_group = false;
@@ -378,7 +378,7 @@ int install_main(CommandContext& ctx) {
             case 't': o.target_dir = opt.value; break;
             case 'T': o.no_target = true; break;
             case 'v': o.verbose = true; break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kInstallHelp);
             case kOptVersion: return print_help(ctx, "install (GNU coreutils) 9.1\n");
             default: break;
         }
@@ -464,7 +464,7 @@ int install_main(CommandContext& ctx) {
     if (target.empty()) {
         // install SRC DEST
         if (o.leading) {
-            std::string dir = parent_of(ops[1]);
+            std::string dir = inst_parent_of(ops[1]);
             if (!dir.empty() && !inst.make_dirs(dir, false)) return inst.finish(1);
         }
         if (!inst.install_file(ops[0], ops[1])) status = 1;
@@ -483,7 +483,7 @@ int install_main(CommandContext& ctx) {
     if (sources.empty()) return usage_error(ctx, "missing file operand");
     for (const auto& s : sources) {
         if (ctx.cancelled()) break;
-        if (!inst.install_file(s, join(target, base_of(s)))) status = 1;
+        if (!inst.install_file(s, join(target, inst_base_of(s)))) status = 1;
     }
     return inst.finish(ctx.cancelled() ? 130 : status);
 }

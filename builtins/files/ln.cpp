@@ -7,7 +7,7 @@ namespace bashkit::builtins::files {
 
 namespace {
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kLnSpecs[] = {
     {'s', 's', "symbolic"},
     {'f', 'f', "force"},
     {'n', 'n', "no-dereference"},
@@ -21,7 +21,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kLnHelp =
     "Usage: ln [OPTION]... [-T] TARGET LINK_NAME\n"
     "  or:  ln [OPTION]... TARGET\n"
     "  or:  ln [OPTION]... TARGET... DIRECTORY\n"
@@ -44,7 +44,7 @@ std::string last_component(std::string_view p) {
 }
 
 int ln_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kLnSpecs);
     bool symbolic = false, force = false, no_deref = false, verbose = false, no_target = false;
     std::string target_dir;
     for (const auto& opt : p.options) {
@@ -57,7 +57,7 @@ int ln_main(CommandContext& ctx) {
             case 'T': no_target = true; break;
             case 't': target_dir = opt.value; break;
             case 'P': case 'L': break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kLnHelp);
             case kOptVersion: return print_help(ctx, "ln (bashkit) 9.1\n");
             default: break;
         }

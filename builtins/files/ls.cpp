@@ -20,7 +20,7 @@ enum : int {
     kOptSort,
 };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kLsSpecs[] = {
     {'1', '1'},
     {'a', 'a', "all"},
     {'A', 'A', "almost-all"},
@@ -51,7 +51,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kLsHelp =
     "Usage: ls [OPTION]... [FILE]...\n"
     "List information about the FILEs (the current directory by default).\n"
     "Sort entries alphabetically if none of -tSU is specified.\n"
@@ -371,7 +371,7 @@ int Lister::run(std::vector<std::string> operands) {
 }
 
 int ls_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kLsSpecs);
     Options o;
     for (const auto& opt : p.options) {
         switch (opt.id) {
@@ -410,7 +410,7 @@ int ls_main(CommandContext& ctx) {
                     return usage_error(ctx, "", 2);
                 }
                 break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kLsHelp);
             case kOptVersion: return print_help(ctx, "ls (bashkit) 9.1\n");
             default: break;
         }

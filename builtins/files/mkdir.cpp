@@ -7,7 +7,7 @@ namespace bashkit::builtins::files {
 
 namespace {
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kMkdirSpecs[] = {
     {'p', 'p', "parents"},
     {'v', 'v', "verbose"},
     {'m', 'm', "mode", ArgKind::required},
@@ -15,7 +15,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kMkdirHelp =
     "Usage: mkdir [OPTION]... DIRECTORY...\n"
     "Create the DIRECTORY(ies), if they do not already exist.\n"
     "\n"
@@ -25,7 +25,7 @@ constexpr std::string_view kHelp =
     "      --help        display this help and exit\n";
 
 int mkdir_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kMkdirSpecs);
     bool parents = false, verbose = false;
     std::string mode_spec;
     bool have_mode = false;
@@ -34,7 +34,7 @@ int mkdir_main(CommandContext& ctx) {
             case 'p': parents = true; break;
             case 'v': verbose = true; break;
             case 'm': mode_spec = opt.value; have_mode = true; break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kMkdirHelp);
             case kOptVersion: return print_help(ctx, "mkdir (bashkit) 9.1\n");
             default: break;
         }

@@ -12,7 +12,7 @@ namespace {
 
 enum : int { kOptPrintf = kOptFirstLongOnly };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kStatSpecs[] = {
     {'c', 'c', "format", ArgKind::required},
     {kOptPrintf, 0, "printf", ArgKind::required},
     {'L', 'L', "dereference"},
@@ -22,7 +22,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kStatHelp =
     "Usage: stat [OPTION]... FILE...\n"
     "Display file or file system status.\n"
     "\n"
@@ -256,7 +256,7 @@ std::string default_output(const CommandContext& ctx, const Target& t) {
 }
 
 int stat_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kStatSpecs);
     bool deref = false, terse = false, escapes = false, have_fmt = false, fs_mode = false;
     std::string fmt;
     for (const auto& opt : p.options) {
@@ -266,7 +266,7 @@ int stat_main(CommandContext& ctx) {
             case 'L': deref = true; break;
             case 't': terse = true; break;
             case 'f': fs_mode = true; break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kStatHelp);
             case kOptVersion: return print_help(ctx, "stat, bashkit 9.1\n");
             default: break;
         }

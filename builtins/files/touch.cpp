@@ -11,7 +11,7 @@ namespace {
 
 enum : int { kOptTime = kOptFirstLongOnly };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kTouchSpecs[] = {
     {'a', 'a'},
     {'m', 'm'},
     {'c', 'c', "no-create"},
@@ -25,7 +25,7 @@ constexpr OptionSpec kSpecs[] = {
     {kOptVersion, 0, "version"},
 };
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kTouchHelp =
     "Usage: touch [OPTION]... FILE...\n"
     "Update the access and modification times of each FILE to the current time.\n"
     "\n"
@@ -81,7 +81,7 @@ std::optional<vfs::TimeSpec> parse_stamp(std::string_view s, vfs::TimeSpec now) 
 }
 
 int touch_main(CommandContext& ctx) {
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kTouchSpecs);
     bool only_a = false, only_m = false, no_create = false, no_deref = false;
     std::optional<vfs::TimeSpec> atime, mtime;
     bool explicit_time = false;
@@ -132,7 +132,7 @@ int touch_main(CommandContext& ctx) {
                     return usage_error(ctx, "");
                 }
                 break;
-            case kOptHelp: return print_help(ctx, kHelp);
+            case kOptHelp: return print_help(ctx, kTouchHelp);
             case kOptVersion: return print_help(ctx, "touch (bashkit) 9.1\n");
             default: break;
         }

@@ -165,7 +165,7 @@ bool Tree::root(const std::string& shown) {
 
 enum : int { kOptNoReport = kOptFirstLongOnly, kOptDirsFirst, kOptCharset };
 
-constexpr OptionSpec kSpecs[] = {
+constexpr OptionSpec kTreeSpecs[] = {
     {'a', 'a'},
     {'d', 'd'},
     {'L', 'L', {}, ArgKind::required},
@@ -199,7 +199,7 @@ bool locale_is_utf8(const CommandContext& ctx) {
 
 int tree_main(CommandContext& ctx) {
     // tree's own option parser: no bundling of options that take a value, and its own messages.
-    ParsedArgs p = parse_args(ctx.argv, kSpecs);
+    ParsedArgs p = parse_args(ctx.argv, kTreeSpecs);
     TreeOpts o;
     o.utf8 = locale_is_utf8(ctx);
     for (const auto& opt : p.options) {

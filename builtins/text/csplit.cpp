@@ -108,13 +108,13 @@ std::string q(std::string_view s) {
     return quote(t).size() == t.size() + 2 ? "'" + t + "'" : quote(s);
 }
 
-bool all_digits(std::string_view s) {
+bool nonempty_digits(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // A non-negative decimal, saturating; false when not all digits.
 bool to_int(std::string_view s, int64_t& v) {
-    if (!all_digits(s)) return false;
+    if (!nonempty_digits(s)) return false;
     v = 0;
     for (char c : s) {
         if (v > (INT64_MAX - 9) / 10) {
@@ -250,7 +250,7 @@ int cmd_csplit(CommandContext& ctx) {
                 return 1;
             }
             c.re = std::move(re);
-        } else if (all_digits(a)) {
+        } else if (nonempty_digits(a)) {
             to_int(a, c.line);
             if (c.line == 0) {
                 ctx.error("0: line number must be greater than zero");

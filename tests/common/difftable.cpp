@@ -158,9 +158,8 @@ std::vector<DiffCase> load_diff_cases(const std::string& dir) {
     return cases;
 }
 
-// BASHKIT_DIFF_REAL=0: the stored expectations only, without running the real tools. scripts/test sets it for
-// the sanitized pass: the release pass already checked every expectation against the real tools, and running
-// them again (a temporary tree and three processes a case) only costs time.
+// BASHKIT_DIFF_REAL=0: the stored expectations only, without running the real tools (a temporary tree and
+// three processes a case), for a quicker run by hand. scripts/test runs every table once, real side included.
 bool real_side_enabled() {
     const char* v = std::getenv("BASHKIT_DIFF_REAL");
     return !(v && std::string_view(v) == "0");
