@@ -697,6 +697,10 @@ int cmd_reset(Session& s, const Args& a) {
             rev = rest[0];
             paths.insert(paths.begin(), rest.begin() + 1, rest.end());
         } else {
+            // Not a revision: paths, which must be there unless after "--"
+            for (const auto& p : rest)
+                if (!repo.fs.lstat(repo.ctx.resolve(p)))
+                    throw Fatal{"ambiguous argument '" + p + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
             paths.insert(paths.begin(), rest.begin(), rest.end());
         }
     }
@@ -921,7 +925,8 @@ int run_merge(Session& s, const MergeRequest& req) {
                        "\ncommitter " + committer.raw + "\n\n" + msg;
     std::string oid = repo.write(ObjType::commit, body);
     repo.update_ref("HEAD", oid, *head, req.reflog + ": Merge made by the 'ort' strategy.");
-    if (!quiet) s.out(o + "Merge made by the 'ort' strategy.\n" + tree_diffstat(repo, head_tree, tree));
+    // -q leaves out the summary, not the merge's own messages ("Auto-merging f"), as in git
+    s.out(quiet ? o : o + "Merge made by the 'ort' strategy.\n" + tree_diffstat(repo, head_tree, tree));
     return 0;
 }
 

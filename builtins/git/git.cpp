@@ -245,6 +245,10 @@ constexpr Sub kSubs[] = {
     {"symbolic-ref", cmd_symbolic_ref},
     {"cherry-pick", cmd_cherry_pick, "n"},
     {"rebase", cmd_rebase, "qim"},
+    {"rev-list", cmd_rev_list},
+    {"shortlog", cmd_shortlog, "sne"},
+    {"describe", cmd_describe},
+    {"blame", cmd_blame, "pself", "L"},
     {"clone", cmd_clone, "q", "b"},
     {"fetch", cmd_fetch},
     {"pull", cmd_pull},
@@ -291,7 +295,8 @@ Args split_bundles(const Args& a, std::string_view flags, std::string_view value
 const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
     "In-process git of bashkit. Commands: init config add rm commit status log show diff branch checkout\n"
-    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
+    "switch restore mv rev-parse rev-list ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
+    "cherry-pick rebase describe shortlog blame\n"
     "clone fetch pull push remote ls-remote (smart HTTP through the sandbox's network policy)\n";
 
 int run(CommandContext& ctx, builtins::Output& output) {
@@ -378,7 +383,8 @@ void register_git_utils(interp::CommandRegistry& registry) {
     registry.add("git",
                  "git [-C DIR] [-c K=V] COMMAND ...: in-process git over the session's files (init config add rm "
                  "commit status log show diff branch checkout switch restore mv rev-parse ls-files cat-file tag "
-                 "hash-object reset merge stash symbolic-ref clone fetch pull push remote ls-remote)",
+                 "hash-object reset merge stash symbolic-ref cherry-pick rebase rev-list describe shortlog blame clone fetch pull "
+                 "push remote ls-remote)",
                  git::git_main);
 }
 
