@@ -213,6 +213,30 @@ void clear_merge_state(Repo& repo) {
     for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
 }
 
+// `-` (@{-1}): where HEAD was before the last checkout or switch, from HEAD's reflog.
+static std::string previous_checkout(Repo& repo) {
+    auto log = repo.fs.read_file(repo.gitdir + "/logs/HEAD", kMaxConfigBytes);
+    const std::string key = "\tcheckout: moving from ";
+    if (log) {
+        size_t end = log->size();
+        while (end > 0) {
+            check_cancel(repo.ctx);
+            size_t start = log->rfind('\n', end - 1 == 0 ? 0 : end - 2);
+            start = start == std::string::npos ? 0 : start + 1;
+            std::string line = log->substr(start, end - start);
+            size_t at = line.find(key);
+            if (at != std::string::npos) {
+                std::string rest = line.substr(at + key.size());
+                size_t to = rest.find(" to ");
+                if (to != std::string::npos) return rest.substr(0, to);
+            }
+            if (start == 0) break;
+            end = start;
+        }
+    }
+    throw Fatal{"invalid reference: @{-1}"};
+}
+
 int cmd_checkout(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string new_branch, target;
@@ -237,6 +261,7 @@ int cmd_checkout(Session& s, const Args& a) {
         return checkout_paths(s, repo, "", rest);
     }
     if (!rest.empty()) target = rest[0];
+    if (target == "-" || target == "@{-1}") target = previous_checkout(repo);
     if (target.empty() && new_branch.empty()) {
         show_local_changes(s, repo);
         return 0;
@@ -262,13 +287,19 @@ int cmd_switch(Session& s, const Args& a) {
         else target = x;
     }
     if (target.empty() && new_branch.empty()) throw Fatal{"missing branch or commit argument"};
+    if (target == "-" || target == "@{-1}") {
+        target = previous_checkout(repo);
+        if (is_hex_oid(target)) detach = true;  // the previous place was a detached HEAD
+    }
     return do_switch(s, repo, target, new_branch, force, detach, true, force_create, quiet);
 }
 
 int cmd_branch(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     enum class Op { list, create, del, move, show_current } op = Op::list;
-    bool force = false, verbose = false, locals = true, remotes = false;
+    bool force = false, verbose = false, locals = true, remotes = false, list_asked = false;
+    std::string filter, filter_rev;        // --merged/--no-merged/--contains/--no-contains and its commit
+    std::vector<std::string> patterns;     // --list <pattern>...
     std::vector<std::string> rest;
     bool dashdash = false;
     for (const auto& x : a) {
@@ -283,9 +314,25 @@ int cmd_branch(Session& s, const Args& a) {
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "--show-current") op = Op::show_current;
         else if (x == "-v" || x == "-vv" || x == "--verbose") verbose = true;
-        else if (x == "--list" || x == "-l" || x == "--no-color") {
+        else if (x == "--list" || x == "-l") list_asked = true;
+        else if (x == "--merged" || x == "--no-merged" || x == "--contains" || x == "--no-contains") filter = x, filter_rev = "HEAD";
+        else if (x.starts_with("--merged=") || x.starts_with("--no-merged=") || x.starts_with("--contains=") || x.starts_with("--no-contains="))
+            filter = x.substr(0, x.find('=')), filter_rev = x.substr(x.find('=') + 1);
+        else if (x == "--no-color") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
         else rest.push_back(x);
+    }
+    // `--merged X`, `--contains X`: a word after them that names a commit is theirs (HEAD otherwise)
+    if (!filter.empty() && filter_rev == "HEAD" && !rest.empty() && std::find(a.begin(), a.end(), filter) != a.end()) {
+        auto at = std::find(a.begin(), a.end(), filter);
+        if (at + 1 != a.end() && !rest.empty() && *(at + 1) == rest.front() && repo.rev_parse(rest.front() + "^{commit}")) {
+            filter_rev = rest.front();
+            rest.erase(rest.begin());
+        }
+    }
+    if (!filter.empty() || list_asked) {
+        patterns = rest;  // listing: the words are patterns
+        rest.clear();
     }
     if (op == Op::list && !rest.empty()) op = Op::create;
     std::string cur = current_branch(repo);
@@ -318,6 +365,37 @@ int cmd_branch(Session& s, const Args& a) {
             }
         }
         if (!locals && cur.empty() && head) o.clear();  // -r does not show the detached HEAD
+        if (!patterns.empty() || !filter.empty()) {
+            std::optional<std::string> against;
+            if (!filter.empty()) {
+                against = repo.rev_parse(filter_rev + "^{commit}");
+                if (!against) throw Fatal{"malformed object name " + filter_rev};
+            }
+            std::vector<Row> kept;
+            for (auto& r : rows) {
+                check_cancel(repo.ctx);
+                std::string plain = r.name.starts_with("remotes/") ? r.name.substr(8) : r.name;
+                if (!patterns.empty() &&
+                    std::none_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return wildmatch(p, plain, false); }))
+                    continue;
+                if (against) {
+                    bool merged = is_ancestor(repo, r.oid, *against), contains = is_ancestor(repo, *against, r.oid);
+                    if ((filter == "--merged" && !merged) || (filter == "--no-merged" && merged) ||
+                        (filter == "--contains" && !contains) || (filter == "--no-contains" && contains))
+                        continue;
+                }
+                kept.push_back(std::move(r));
+            }
+            rows = std::move(kept);
+            // the detached HEAD line stays only when HEAD itself passes
+            if (!o.empty() && against) {
+                bool merged = is_ancestor(repo, *head, *against), contains = is_ancestor(repo, *against, *head);
+                if ((filter == "--merged" && !merged) || (filter == "--no-merged" && merged) ||
+                    (filter == "--contains" && !contains) || (filter == "--no-contains" && contains))
+                    o.clear();
+            }
+            if (!patterns.empty()) o.clear();
+        }
         size_t w = 0;
         for (auto& r : rows) w = std::max(w, r.name.size());
         for (auto& r : rows) {
@@ -513,10 +591,19 @@ int cmd_ls_files(Session& s, const Args& a) {
         }
     }
     if (others) {
-        StatusData st = compute_status(repo, true);
-        (void)exclude_std;
-        for (auto& u : st.untracked)
-            if (ok(u)) o += show(u) + end;
+        if (exclude_std) {
+            StatusData st = compute_status(repo, true);
+            for (auto& u : st.untracked)
+                if (ok(u)) o += show(u) + end;
+        } else {  // every file the index does not have, ignored ones too
+            std::set<std::string> tracked;
+            for (auto& e : index) tracked.insert(e.path);
+            Ignore ign(repo);
+            std::vector<std::string> found;
+            walk_files(repo, ign, "", true, found, tracked);
+            for (auto& f : found)
+                if (!tracked.count(f) && ok(f)) o += show(f) + end;
+        }
     }
     s.out(o);
     return 0;
@@ -576,6 +663,8 @@ int cmd_cat_file(Session& s, const Args& a) {
 int cmd_tag(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool del = false, annotate = false, force = false, list = false;
+    int lines = 0;                                       // -n<lines>
+    std::string contains_filter, contains_rev = "HEAD";  // --contains / --no-contains <commit>
     std::string msg;
     bool have_msg = false;
     std::vector<std::string> rest;
@@ -585,18 +674,54 @@ int cmd_tag(Session& s, const Args& a) {
         else if (x == "-a" || x == "--annotate") annotate = true;
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "-l" || x == "--list") list = true;
-        else if ((x == "-m" || x == "--message") && i + 1 < a.size()) {
+        else if (x == "-n") list = true, lines = 1;
+        else if (x.starts_with("-n") && x.size() > 2 && std::all_of(x.begin() + 2, x.end(), ::isdigit) && x.size() < 6)
+            list = true, lines = std::stoi(x.substr(2));
+        else if (x == "--contains" || x == "--no-contains") {
+            list = true;
+            contains_filter = x;
+            if (i + 1 < a.size() && repo.rev_parse(a[i + 1] + "^{commit}")) contains_rev = a[++i];
+        } else if ((x == "-m" || x == "--message") && i + 1 < a.size()) {
             msg += (have_msg ? "\n\n" : "") + a[++i];
             have_msg = annotate = true;
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
         else rest.push_back(x);
     }
     if (list || (rest.empty() && !del)) {
+        std::optional<std::string> against;
+        if (!contains_filter.empty()) {
+            against = repo.rev_parse(contains_rev + "^{commit}");
+            if (!against) throw Fatal{"malformed object name " + contains_rev};
+        }
         std::string o;
         for (auto& [k, v] : repo.refs("refs/tags/")) {
+            check_cancel(repo.ctx);
             std::string n = k.substr(10);
-            if (!rest.empty() && !wildmatch(rest[0], n, false)) continue;
-            o += n + "\n";
+            if (!rest.empty() && std::none_of(rest.begin(), rest.end(), [&](const std::string& p) { return wildmatch(p, n, false); }))
+                continue;
+            if (against) {
+                auto c = repo.rev_parse(v + "^{commit}");
+                bool has = c && is_ancestor(repo, *against, *c);
+                if (has != (contains_filter == "--contains")) continue;
+            }
+            if (lines == 0) {
+                o += n + "\n";
+                continue;
+            }
+            // -n: the annotation's first lines (a commit's message for a lightweight tag), after the name
+            // padded to 15 columns
+            Object obj = repo.read(v);
+            std::string text = obj.type == ObjType::tag ? parse_tag(obj.data).message : obj.type == ObjType::commit ? parse_commit(obj.data, v).message : "";
+            std::string shown;
+            size_t at = 0;
+            for (int k2 = 0; k2 < lines && at < text.size(); ++k2) {
+                size_t nl = text.find('\n', at);
+                std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+                at = nl == std::string::npos ? text.size() : nl + 1;
+                if (line.empty() && k2 > 0) break;
+                shown += (k2 ? "\n    " : "") + line;
+            }
+            o += n + std::string(n.size() < 15 ? 15 - n.size() : 0, ' ') + " " + shown + "\n";
         }
         s.out(o);
         return 0;
@@ -1127,7 +1252,7 @@ void write_stash_log(Repo& repo, const std::vector<StashEntry>& newest_first, co
     repo.write_file_atomic(repo.gitdir + "/logs/refs/stash", text);
 }
 
-int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label) {
+int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label, bool quiet = false) {
     auto log = repo.fs.read_file(repo.gitdir + "/logs/refs/stash", kMaxConfigBytes);
     std::vector<std::string> lines;
     if (log) {
@@ -1148,7 +1273,7 @@ int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label) {
     lines.erase(lines.begin() + long(k));
     write_stash_log(repo, {}, lines);
     if (!lines.empty()) repo.write_file_atomic(repo.gitdir + "/refs/stash", lines.back().substr(41, 40) + "\n");
-    s.out("Dropped " + label + " (" + oid + ")\n");
+    if (!quiet) s.out("Dropped " + label + " (" + oid + ")\n");
     return 0;
 }
 
@@ -1191,11 +1316,16 @@ int cmd_stash(Session& s, const Args& a) {
         s.out(o);
         return 0;
     }
+    bool quiet = false, restore_index = false;
+    for (auto& x : rest) {
+        if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x == "--index" && (sub == "apply" || sub == "pop")) restore_index = true;
+    }
     if (sub == "drop") {
         size_t n;
         std::string label;
         if (!which(n, label)) return 1;
-        return stash_drop(s, repo, n, label);
+        return stash_drop(s, repo, n, label, quiet);
     }
     if (sub == "show") {
         size_t n;
@@ -1271,17 +1401,40 @@ int cmd_stash(Session& s, const Args& a) {
                 if (auto st = repo.fs.lstat(ap)) idx[p] = entry_from_stat(p, *st, t->second.second);
             }
         }
+        // --index: what was staged is staged again (the stash's second parent holds the index)
+        if (restore_index && w.parents.size() > 1) {
+            auto staged = repo.flatten(repo.commit(w.parents[1]).tree);
+            std::set<std::string> staged_paths;
+            for (auto& [p, v] : base) staged_paths.insert(p);
+            for (auto& [p, v] : staged) staged_paths.insert(p);
+            for (auto& p : staged_paths) {
+                check_cancel(repo.ctx);
+                auto b = base.find(p), x = staged.find(p);
+                if (b != base.end() && x != staged.end() && b->second == x->second) continue;
+                if (x == staged.end()) {
+                    idx.erase(p);
+                    continue;
+                }
+                auto st = repo.fs.lstat(abs_of(repo, p));
+                IndexEntry e;
+                if (st && Repo::hash(ObjType::blob, read_work_blob(repo, p, *st)) == x->second.second) e = entry_from_stat(p, *st, x->second.second);
+                else e.path = p, e.oid = x->second.second, e.flags = uint16_t(std::min<size_t>(p.size(), 0xfff));
+                e.mode = x->second.first;
+                idx[p] = e;
+            }
+        }
         std::vector<IndexEntry> out;
         for (auto& [k, e] : idx) out.push_back(e);
         repo.write_index(std::move(out));
-        StatusData st = compute_status(repo, false);
-        s.out(long_status(repo, st, false));
-        if (sub == "pop") return stash_drop(s, repo, n, label);
+        if (!quiet) {
+            StatusData st = compute_status(repo, false);
+            s.out(long_status(repo, st, false));
+        }
+        if (sub == "pop") return stash_drop(s, repo, n, label, quiet);
         return 0;
     }
     if (sub != "push") throw Fatal{"unknown stash subcommand '" + sub + "' in this sandbox (push, list, show, apply, pop, drop)", 129};
     std::string msg;
-    bool quiet = false;
     for (size_t i = 0; i < rest.size(); ++i) {
         if ((rest[i] == "-m" || rest[i] == "--message") && i + 1 < rest.size()) msg = rest[++i];
         else if (rest[i] == "-q" || rest[i] == "--quiet") quiet = true;

@@ -23,9 +23,10 @@ bool spec_match(const std::string& path, const std::string& spec) {
     return under(path, spec);
 }
 
-// Every file of the work tree under dir (relative, "" for the top), not ignored unless force.
+}  // namespace
+
 void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std::vector<std::string>& out,
-                const std::set<std::string>& tracked, int depth = 0) {
+                const std::set<std::string>& tracked, int depth) {
     check_cancel(repo.ctx);
     if (depth > 256) return;
     auto entries = repo.fs.readdir(dir.empty() ? repo.worktree : abs_of(repo, dir.substr(0, dir.size() - 1)));
@@ -47,6 +48,8 @@ void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std
         }
     }
 }
+
+namespace {
 
 std::vector<std::string> split_specs(Repo& repo, const std::vector<std::string>& args) {
     std::vector<std::string> out;

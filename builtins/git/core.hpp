@@ -235,6 +235,10 @@ private:
 };
 bool wildmatch(std::string_view pat, std::string_view text, bool pathname);
 
+// Every file of the work tree under dir (relative, "" for the top, else ending in '/'), in path order; ignored
+// ones left out unless force (tracked ones always in); nested repositories are not entered.
+void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std::vector<std::string>& out,
+                const std::set<std::string>& tracked, int depth = 0);
 // Git's blob of a work tree file (a symlink's target for a link); mode as git records it.
 uint32_t git_mode_of(const vfs::Stat& st);
 std::string read_work_blob(Repo& repo, const std::string& rel, const vfs::Stat& st);
