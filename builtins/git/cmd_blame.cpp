@@ -148,7 +148,10 @@ int cmd_blame(Session& s, const Args& a) {
     std::vector<std::pair<long, long>> want;
     for (auto& r : ranges) {
         long f = 0, t = 0;
-        if (!parse_range(r, nlines, f, t)) throw Fatal{"invalid -L range '" + r + "'", 128};
+        if (!parse_range(r, nlines, f, t)) {
+            s.err("usage: git blame [<options>] [<rev-opts>] [<rev>] [--] <file>\n");
+            return 129;
+        }
         if (f >= nlines && !(f == 0 && nlines == 0)) throw Fatal{"file " + path + " has only " + std::to_string(nlines) + " line" + (nlines == 1 ? "" : "s")};
         want.emplace_back(f, t);
     }

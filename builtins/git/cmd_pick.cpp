@@ -86,7 +86,7 @@ enum class Applied { clean, empty, conflict, refused };
 
 // Applies commit c on HEAD's tree into the index and work tree.
 Applied apply(Session& s, Repo& repo, const Commit& c, std::string& out_messages) {
-    if (c.parents.size() > 1) throw Fatal{"commit " + c.oid + " is a merge but no -m option was given."};
+    if (c.parents.size() > 1) throw Fatal{"error: commit " + c.oid + " is a merge but no -m option was given.\nfatal: cherry-pick failed", 128, false};
     std::string base = c.parents.empty() ? std::string() : repo.commit(c.parents[0]).tree;
     std::string head_tree = repo.commit(*repo.head_oid()).tree;
     TreeMerge m = merge_trees(s, base, head_tree, c.tree, "HEAD", repo.abbrev(c.oid) + " (" + subject_of(c) + ")", "merge");

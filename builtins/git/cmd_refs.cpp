@@ -262,6 +262,7 @@ int cmd_checkout(Session& s, const Args& a) {
     }
     if (!rest.empty()) target = rest[0];
     if (target == "-" || target == "@{-1}") target = previous_checkout(repo);
+    if (target.empty() && detach && new_branch.empty()) target = "HEAD";  // --detach alone: where HEAD is
     if (target.empty() && new_branch.empty()) {
         show_local_changes(s, repo);
         return 0;
@@ -286,6 +287,7 @@ int cmd_switch(Session& s, const Args& a) {
         else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
         else target = x;
     }
+    if (target.empty() && detach && new_branch.empty()) target = "HEAD";
     if (target.empty() && new_branch.empty()) throw Fatal{"missing branch or commit argument"};
     if (target == "-" || target == "@{-1}") {
         target = previous_checkout(repo);
@@ -547,6 +549,8 @@ int cmd_rev_parse(Session& s, const Args& a) {
 
 int cmd_ls_files(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
+    bool error_unmatch = false;
+    std::vector<std::string> raw_paths;
     bool stage = false, others = false, exclude_std = false, zero = false, modified = false, deleted = false, cached = false;
     std::vector<std::string> paths;
     for (const auto& x : a) {
@@ -557,18 +561,25 @@ int cmd_ls_files(Session& s, const Args& a) {
         else if (x == "-m" || x == "--modified") modified = true;
         else if (x == "-d" || x == "--deleted") deleted = true;
         else if (x == "-c" || x == "--cached") cached = true;
+        else if (x == "--error-unmatch") error_unmatch = true;
         else if (x == "--") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
-        else paths.push_back(to_repo_path(repo, x));
+        else paths.push_back(to_repo_path(repo, x)), raw_paths.push_back(x);
     }
+    std::vector<bool> path_used(paths.size(), false);
     if (!others && !modified && !deleted) cached = true;
     char end = zero ? '\0' : '\n';
     auto ok = [&](const std::string& p) {
         if (!repo.prefix.empty() && !p.starts_with(repo.prefix)) return false;
         if (paths.empty()) return true;
-        for (auto& sp : paths)
-            if (sp.empty() || p == sp || (p.starts_with(sp) && p[sp.size()] == '/')) return true;
-        return false;
+        bool any = false;
+        for (size_t k = 0; k < paths.size(); ++k) {
+            const std::string& sp = paths[k];
+            bool hit = sp.empty() || p == sp || (p.starts_with(sp) && p[sp.size()] == '/') ||
+                       (sp.find_first_of("*?[") != std::string::npos && wildmatch(sp, p, false));
+            if (hit) path_used[k] = true, any = true;
+        }
+        return any;
     };
     auto show = [&](const std::string& p) {
         std::string r = relative_to_prefix(p, repo.prefix);
@@ -606,6 +617,16 @@ int cmd_ls_files(Session& s, const Args& a) {
         }
     }
     s.out(o);
+    if (error_unmatch) {
+        int rc = 0;
+        for (size_t k = 0; k < paths.size(); ++k)
+            if (!path_used[k]) {
+                s.err("error: pathspec '" + raw_paths[k] + "' did not match any file(s) known to git\n");
+                rc = 1;
+            }
+        if (rc) s.err("Did you forget to 'git add'?\n");
+        return rc;
+    }
     return 0;
 }
 
@@ -766,18 +787,24 @@ int cmd_tag(Session& s, const Args& a) {
 
 int cmd_hash_object(Session& s, const Args& a) {
     bool write = false, from_stdin = false;
+    ObjType type = ObjType::blob;
     std::vector<std::string> files;
-    for (const auto& x : a) {
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
         if (x == "-w") write = true;
         else if (x == "--stdin") from_stdin = true;
-        else if (x == "--") {
+        else if ((x == "-t" && i + 1 < a.size()) || x.starts_with("-t")) {
+            std::string t = x == "-t" ? a[++i] : x.substr(2);
+            type = type_from_name(t);
+            if (type == ObjType::none) throw Fatal{"invalid object type \"" + t + "\""};
+        } else if (x == "--") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
         else files.push_back(x);
     }
     if (write) s.need_repo();
     std::string o;
     auto one = [&](const std::string& data) {
-        o += (write ? s.repo->write(ObjType::blob, data) : Repo::hash(ObjType::blob, data)) + "\n";
+        o += (write ? s.repo->write(type, data) : Repo::hash(type, data)) + "\n";
     };
     if (from_stdin) {
         std::string in;
@@ -1182,6 +1209,8 @@ int cmd_mv(Session& s, const Args& a) {
         }
         moves.emplace_back(src, to);
     }
+    if (dry)
+        for (auto& [src, to] : moves) s.out("Checking rename of '" + src + "' to '" + to + "'\n");
     for (auto& [src, to] : moves) {
         check_cancel(repo.ctx);
         if (verbose || dry) s.out("Renaming " + src + " to " + to + "\n");
@@ -1305,8 +1334,9 @@ int cmd_stash(Session& s, const Args& a) {
             return false;
         }
         if (n >= entries.size()) {
-            s.err("error: " + label + " is not a valid reference\n");
-            return false;
+            // git reads stash@{n} through the reflog, and names the log as the argument named it
+            bool spelled = std::any_of(rest.begin(), rest.end(), [](const std::string& x) { return x.starts_with("stash@{"); });
+            throw Fatal{"log for '" + std::string(spelled ? "stash" : "refs/stash") + "' only has " + std::to_string(entries.size()) + " entries"};
         }
         return true;
     };

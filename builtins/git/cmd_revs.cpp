@@ -65,6 +65,7 @@ int cmd_describe(Session& s, const Args& a) {
             return x.annotated != y.annotated ? x.annotated : x.date > y.date;
         });
 
+    if (!any_tag && !always) throw Fatal{"No names found, cannot describe anything."};
     std::string out;
     for (auto& r : revs) {
         auto resolved = repo.rev_parse(r);
