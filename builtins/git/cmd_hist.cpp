@@ -708,7 +708,8 @@ int cmd_show(Session& s, const Args& a) {
             throw Fatal{"ambiguous argument '" + r + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
         }
         Object obj = repo.read(*oid);
-        if (!first && obj.type == ObjType::commit && o.fmt != LogOpts::Fmt::oneline) out += "\n";
+        if (!first && obj.type == ObjType::commit && o.fmt != LogOpts::Fmt::oneline && !(o.fmt == LogOpts::Fmt::format && o.tformat))
+            out += "\n";
         first = false;
         std::string cur = *oid;
         while (obj.type == ObjType::tag) {

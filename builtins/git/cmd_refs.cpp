@@ -79,7 +79,8 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
             !lp) {
         }
         if (!quiet) s.err("Switched to a new branch '" + new_branch + "'\n");
-        if (!quiet) show_local_changes(s, repo);
+        // From HEAD itself git leaves the work tree alone and says nothing of local changes.
+        if (!quiet && !target.empty()) show_local_changes(s, repo);
         return 0;
     }
     bool is_branch = !detach && repo.resolve_ref("refs/heads/" + target).has_value();
@@ -763,7 +764,8 @@ int cmd_tag(Session& s, const Args& a) {
     }
     const std::string& name = rest[0];
     if (!valid_branch_name(name)) throw Fatal{"'" + name + "' is not a valid tag name."};
-    if (repo.read_ref_raw("refs/tags/" + name) && !force) throw Fatal{"tag '" + name + "' already exists"};
+    const std::optional<std::string> was = repo.resolve_ref("refs/tags/" + name);
+    if (was && !force) throw Fatal{"tag '" + name + "' already exists"};
     std::string target = rest.size() > 1 ? rest[1] : "HEAD";
     auto oid = repo.rev_parse(target);
     if (!oid) throw Fatal{"Failed to resolve '" + target + "' as a valid ref."};
@@ -782,6 +784,7 @@ int cmd_tag(Session& s, const Args& a) {
         ref_to = repo.write(ObjType::tag, body);
     }
     repo.update_ref("refs/tags/" + name, ref_to, "", "");
+    if (was && *was != ref_to) s.out("Updated tag '" + name + "' (was " + repo.abbrev(*was) + ")\n");
     return 0;
 }
 

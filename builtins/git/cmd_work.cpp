@@ -189,7 +189,8 @@ int cmd_add(Session& s, const Args& a) {
 
 int cmd_rm(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
-    bool cached = false, recursive = false, force = false, quiet = false, dashdash = false, ignore_unmatch = false;
+    bool cached = false, recursive = false, force = false, quiet = false, dashdash = false, ignore_unmatch = false,
+         dry_run = false;
     std::vector<std::string> paths;
     for (const auto& x : a) {
         if (dashdash || x.empty() || x[0] != '-') paths.push_back(x);
@@ -199,6 +200,7 @@ int cmd_rm(Session& s, const Args& a) {
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "-q" || x == "--quiet") quiet = true;
         else if (x == "--ignore-unmatch") ignore_unmatch = true;
+        else if (x == "-n" || x == "--dry-run") dry_run = true;
         else if (x == "-rf" || x == "-fr") recursive = force = true;
         else throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
     }
@@ -262,6 +264,7 @@ int cmd_rm(Session& s, const Args& a) {
     for (auto& p : to_remove) {
         check_cancel(repo.ctx);
         if (!quiet) s.out("rm '" + p + "'\n");
+        if (dry_run) continue;
         if (!cached) {
             (void)repo.fs.unlink(abs_of(repo, p));
             std::string d = p;
@@ -271,7 +274,7 @@ int cmd_rm(Session& s, const Args& a) {
             }
         }
     }
-    repo.write_index(std::move(keep));
+    if (!dry_run) repo.write_index(std::move(keep));
     return 0;
 }
 

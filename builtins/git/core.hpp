@@ -339,6 +339,7 @@ int cmd_rebase(Session& s, const Args& a);
 int cmd_rev_list(Session& s, const Args& a);  // cmd_revs.cpp
 int cmd_shortlog(Session& s, const Args& a);
 int cmd_describe(Session& s, const Args& a);
+int cmd_for_each_ref(Session& s, const Args& a);
 int cmd_blame(Session& s, const Args& a);  // cmd_blame.cpp
 // The network half (remote.cpp): smart HTTP through the session's HttpClient.
 int cmd_clone(Session& s, const Args& a);

@@ -287,6 +287,7 @@ constexpr Sub kSubs[] = {
     {"rev-list", cmd_rev_list},
     {"shortlog", cmd_shortlog, "sne"},
     {"describe", cmd_describe},
+    {"for-each-ref", cmd_for_each_ref},
     {"blame", cmd_blame, "pself", "L"},
     {"clone", cmd_clone, "q", "b"},
     {"fetch", cmd_fetch},
@@ -335,7 +336,7 @@ const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
     "In-process git of bashkit. Commands: init config add rm commit status log show diff branch checkout\n"
     "switch restore mv rev-parse rev-list ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
-    "cherry-pick rebase describe shortlog blame\n"
+    "cherry-pick rebase describe shortlog blame for-each-ref\n"
     "clone fetch pull push remote ls-remote (smart HTTP through the sandbox's network policy)\n";
 
 int run(CommandContext& ctx, builtins::Output& output) {
@@ -422,7 +423,8 @@ void register_git_utils(interp::CommandRegistry& registry) {
     registry.add("git",
                  "git [-C DIR] [-c K=V] COMMAND ...: in-process git over the session's files (init config add rm "
                  "commit status log show diff branch checkout switch restore mv rev-parse ls-files cat-file tag "
-                 "hash-object reset merge stash symbolic-ref cherry-pick rebase rev-list describe shortlog blame clone fetch pull "
+                 "hash-object reset merge stash symbolic-ref cherry-pick rebase rev-list describe shortlog blame for-each-ref clone "
+                 "fetch pull "
                  "push remote ls-remote)",
                  git::git_main);
 }
