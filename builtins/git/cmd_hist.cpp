@@ -654,7 +654,10 @@ int cmd_log(Session& s, const Args& a) {
     for (auto& c : shown) {
         check_cancel(repo.ctx);
         bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
-        if (o.fmt == LogOpts::Fmt::format) {
+        // An empty --format= prints no header at all, and no blank line before the diff.
+        const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
+        if (no_header) {
+        } else if (o.fmt == LogOpts::Fmt::format) {
             if (!o.tformat && !first) out += "\n";
             out += format_commit(repo, o.format, c);
             if (o.tformat) out += "\n";
@@ -665,7 +668,7 @@ int cmd_log(Session& s, const Args& a) {
         if (with_diff) {
             std::string d = commit_diff(s, repo, c, o);
             if (!d.empty()) {
-                if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
+                if (o.fmt != LogOpts::Fmt::oneline && !no_header) out += "\n";
                 out += d;
             }
         }
@@ -727,7 +730,9 @@ int cmd_show(Session& s, const Args& a) {
             for (auto& e : parse_tree(obj.data, cur)) out += e.name + (e.is_tree() ? "/" : "") + "\n";
         } else if (obj.type == ObjType::commit) {
             Commit c = parse_commit(obj.data, cur);
-            if (o.fmt == LogOpts::Fmt::format) {
+            const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
+            if (no_header) {
+            } else if (o.fmt == LogOpts::Fmt::format) {
                 out += format_commit(repo, o.format, c);
                 if (o.tformat) out += "\n";
             } else {
@@ -736,7 +741,7 @@ int cmd_show(Session& s, const Args& a) {
             if (o.patch || o.stat || o.name_only || o.name_status) {
                 std::string d = commit_diff(s, repo, c, o);
                 if (!d.empty()) {
-                    if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
+                    if (o.fmt != LogOpts::Fmt::oneline && !no_header) out += "\n";
                     out += d;
                 }
             }

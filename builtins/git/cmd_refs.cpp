@@ -347,9 +347,7 @@ int cmd_branch(Session& s, const Args& a) {
         auto refs = repo.refs("refs/heads/");
         std::string o;
         auto head = repo.head_oid();
-        if (cur.empty() && head) {
-            o += "* (HEAD detached at " + repo.abbrev(*head) + ")\n";
-        }
+        const bool detached_row = cur.empty() && head.has_value();
         // Names as listed: local branches, then remote-tracking ones ("remotes/origin/main" with -a,
         // "origin/main" with -r; a symbolic one as "origin/HEAD -> origin/main").
         struct Row {
@@ -357,6 +355,7 @@ int cmd_branch(Session& s, const Args& a) {
             bool current = false;
         };
         std::vector<Row> rows;
+        if (detached_row && locals) rows.push_back({"(HEAD detached at " + repo.abbrev(*head) + ")", *head, {}, true});
         if (locals)
             for (auto& [k, v] : refs) rows.push_back({k.substr(11), v, {}, k.substr(11) == cur});
         if (remotes) {
@@ -367,7 +366,7 @@ int cmd_branch(Session& s, const Args& a) {
                 rows.push_back(std::move(r));
             }
         }
-        if (!locals && cur.empty() && head) o.clear();  // -r does not show the detached HEAD
+
         if (!patterns.empty() || !filter.empty()) {
             std::optional<std::string> against;
             if (!filter.empty()) {
@@ -390,14 +389,6 @@ int cmd_branch(Session& s, const Args& a) {
                 kept.push_back(std::move(r));
             }
             rows = std::move(kept);
-            // the detached HEAD line stays only when HEAD itself passes
-            if (!o.empty() && against) {
-                bool merged = is_ancestor(repo, *head, *against), contains = is_ancestor(repo, *against, *head);
-                if ((filter == "--merged" && !merged) || (filter == "--no-merged" && merged) ||
-                    (filter == "--contains" && !contains) || (filter == "--no-contains" && contains))
-                    o.clear();
-            }
-            if (!patterns.empty()) o.clear();
         }
         size_t w = 0;
         for (auto& r : rows) w = std::max(w, r.name.size());
@@ -550,7 +541,7 @@ int cmd_rev_parse(Session& s, const Args& a) {
 
 int cmd_ls_files(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
-    bool error_unmatch = false;
+    bool error_unmatch = false, unmerged = false;
     std::vector<std::string> raw_paths;
     bool stage = false, others = false, exclude_std = false, zero = false, modified = false, deleted = false, cached = false;
     std::vector<std::string> paths;
@@ -563,12 +554,13 @@ int cmd_ls_files(Session& s, const Args& a) {
         else if (x == "-d" || x == "--deleted") deleted = true;
         else if (x == "-c" || x == "--cached") cached = true;
         else if (x == "--error-unmatch") error_unmatch = true;
+        else if (x == "-u" || x == "--unmerged") unmerged = stage = true;
         else if (x == "--") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
         else paths.push_back(to_repo_path(repo, x)), raw_paths.push_back(x);
     }
     std::vector<bool> path_used(paths.size(), false);
-    if (!others && !modified && !deleted) cached = true;
+    if (!others && !modified && !deleted && !unmerged) cached = true;
     char end = zero ? '\0' : '\n';
     auto ok = [&](const std::string& p) {
         if (!repo.prefix.empty() && !p.starts_with(repo.prefix)) return false;
@@ -592,6 +584,7 @@ int cmd_ls_files(Session& s, const Args& a) {
     for (auto& e : index) {
         check_cancel(repo.ctx);
         if (!ok(e.path)) continue;
+        if (unmerged && e.stage() != 0) o += mode_string(e.mode) + " " + e.oid + " " + std::to_string(e.stage()) + "\t" + show(e.path) + end;
         if (cached) {
             if (stage) o += mode_string(e.mode) + " " + e.oid + " " + std::to_string(e.stage()) + "\t" + show(e.path) + end;
             else o += show(e.path) + end;
@@ -652,6 +645,8 @@ int cmd_cat_file(Session& s, const Args& a) {
     }
     if (!oid || !repo.has(*oid)) {
         if (mode == 'e' && oid) return 1;
+        if (oid && (mode == 't' || mode == 's')) throw Fatal{"git cat-file: could not get object info"};
+        if (oid && mode == 0) throw Fatal{"git cat-file " + obj + ": bad file"};
         throw Fatal{"Not a valid object name " + obj};
     }
     Object o = repo.read(*oid);
@@ -1113,8 +1108,7 @@ int cmd_restore(Session& s, const Args& a) {
     if (!src.empty()) {
         auto t = repo.rev_parse(src + "^{tree}");
         if (!t) {
-            if (src == "HEAD" && !repo.head_oid()) t = kEmptyTreeOid;
-            else throw Fatal{"could not resolve " + src};
+            throw Fatal{"could not resolve " + src};  // an unborn HEAD too, as git says
         }
         tree = *t == kEmptyTreeOid ? tree : repo.flatten(*t);
     }
