@@ -93,9 +93,10 @@ int cmd_describe(Session& s, const Args& a) {
             RevRange from_target;
             from_target.starts.push_back(target);
             std::vector<std::string> order;
+            // git weighs the first ten tagged commits its walk meets (--candidates' default)
             walk_commits(repo, from_target, false, [&](Commit& c) {
                 if (names.count(c.oid)) order.push_back(c.oid);
-                return true;
+                return order.size() < 10;
             });
             const std::set<std::string> of_target = ancestors(repo, target);
             for (auto& cand : order) {
