@@ -1663,6 +1663,54 @@ int cmd_remote(Session& s, const Args& a) {
         }
         return 0;
     }
+    if (sub == "show") {
+        // -n: what the configuration and the remote-tracking refs say, without asking the remote
+        bool no_query = false;
+        std::vector<std::string> pos;
+        for (const auto& x : rest) {
+            if (x == "-n") no_query = true;
+            else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
+            else pos.push_back(x);
+        }
+        if (pos.empty()) {  // like `git remote`
+            for (const auto& n : remote_names(repo)) s.out(n + "\n");
+            return 0;
+        }
+        if (!no_query) throw Fatal{"git remote show without -n (asking the remote) is not available here; use -n, or git ls-remote", 129};
+        std::string o;
+        for (const auto& name : pos) {
+            check_cancel(s.ctx);
+            auto r = remote_cfg(repo, name);
+            std::string url = r ? r->url : name, push = r && !r->pushurl.empty() ? r->pushurl : url;
+            o += "* remote " + name + "\n  Fetch URL: " + url + "\n  Push  URL: " + push + "\n  HEAD branch: (not queried)\n";
+            std::vector<std::string> tracked;
+            for (auto& [ref, oid] : repo.refs("refs/remotes/" + name + "/"))
+                if (ref != "refs/remotes/" + name + "/HEAD") tracked.push_back(ref.substr(14 + name.size()));
+            if (!tracked.empty()) {
+                o += std::string(tracked.size() == 1 ? "  Remote branch:" : "  Remote branches:") + " (status not queried)\n";
+                for (auto& t : tracked) o += "    " + t + "\n";
+            }
+            std::vector<std::pair<std::string, std::string>> pulls;  // local branch -> remote branch it merges
+            for (const auto& [k, v] : repo.config.entries())
+                if (k.starts_with("branch.") && k.ends_with(".remote") && v == name) {
+                    std::string b = k.substr(7, k.size() - 14);
+                    auto m = repo.config.get("branch." + b + ".merge");
+                    if (!m) continue;
+                    std::string mb = m->starts_with("refs/heads/") ? m->substr(11) : *m;
+                    if (std::none_of(pulls.begin(), pulls.end(), [&](const auto& pr) { return pr.first == b; })) pulls.emplace_back(b, mb);
+                }
+            std::sort(pulls.begin(), pulls.end());
+            if (!pulls.empty()) {
+                size_t w = 0;
+                for (auto& [b, m] : pulls) w = std::max(w, b.size());
+                o += std::string(pulls.size() == 1 ? "  Local branch" : "  Local branches") + " configured for 'git pull':\n";
+                for (auto& [b, m] : pulls) o += "    " + b + std::string(w - b.size(), ' ') + " merges with remote " + m + "\n";
+            }
+            o += "  Local ref configured for 'git push' (status not queried):\n    (matching) pushes to (matching)\n";
+        }
+        s.out(o);
+        return 0;
+    }
     if (sub == "set-url") {
         bool push = false;
         std::vector<std::string> pos;
