@@ -230,6 +230,9 @@ static bool parse_diff_opt(const std::string& x, DiffOpts& o) {
     else if (x.starts_with("-U") && x.size() > 2) o.context = std::max(0, atoi(x.c_str() + 2));
     else if (x.starts_with("--unified=")) o.context = std::max(0, atoi(x.c_str() + 10));
     else if (x == "--no-color" || x == "--no-ext-diff" || x == "--no-renames" || x == "--color=never") {
+    } else if (x == "-M" || x == "--find-renames" || (x.starts_with("-M") && isdigit(static_cast<unsigned char>(x[2]))) ||
+               x.starts_with("--find-renames=")) {
+        // renames are found (exact ones: the same blob) whether asked or not, as with diff.renames
     } else return false;
     return true;
 }
@@ -311,6 +314,79 @@ int cmd_diff(Session& s, const Args& a) {
 // ---------------------------------------------------------------------------------------------------------
 // log and show
 
+// Revisions as command lines give them: "A", "^A", "A..B" (either side may be empty: HEAD), "A...B".
+bool is_rev_arg(Repo& repo, const std::string& x) {
+    if (x.size() > 1 && x[0] == '^') return repo.rev_parse(x.substr(1)).has_value();
+    size_t dd = x.find("..");
+    if (dd == std::string::npos) return repo.rev_parse(x).has_value();
+    std::string l = x.substr(0, dd), r = x.substr(dd + (x.compare(dd, 3, "...") == 0 ? 3 : 2));
+    return repo.rev_parse(l.empty() ? "HEAD" : l) && repo.rev_parse(r.empty() ? "HEAD" : r);
+}
+
+bool add_ref_set(Repo& repo, const std::string& x, std::vector<std::string>& revs) {
+    if (x != "--all" && x != "--branches" && x != "--tags" && x != "--remotes") return false;
+    // Every ref of the set (--all: every ref, refs/stash included, and HEAD) that leads to a commit.
+    std::string prefix = x == "--all" ? "refs/" : x == "--branches" ? "refs/heads/" : x == "--tags" ? "refs/tags/" : "refs/remotes/";
+    for (const auto& [name, oid] : repo.refs(prefix))
+        if (repo.rev_parse(oid + "^{commit}")) revs.push_back(oid);
+    if (x == "--all")
+        if (auto h = repo.head_oid()) revs.push_back(*h);
+    return true;
+}
+
+void add_rev(Repo& repo, const std::string& r, RevRange& range) {
+    auto commit_of = [&](const std::string& x) { return repo.must_rev((x.empty() ? "HEAD" : x) + "^{commit}"); };
+    size_t dd = r.find("..");
+    if (r.starts_with("^")) {
+        range.hide.push_back(commit_of(r.substr(1)));
+    } else if (dd != std::string::npos && r.compare(dd, 3, "...") == 0) {
+        // the symmetric difference: what either side has that their merge bases do not
+        std::string l = commit_of(r.substr(0, dd)), rr = commit_of(r.substr(dd + 3));
+        range.starts.push_back(l);
+        range.starts.push_back(rr);
+        for (auto& b : merge_bases(repo, l, rr)) range.hide.push_back(b);
+    } else if (dd != std::string::npos) {
+        range.hide.push_back(commit_of(r.substr(0, dd)));
+        range.starts.push_back(commit_of(r.substr(dd + 2)));
+    } else {
+        range.starts.push_back(commit_of(r));
+    }
+}
+
+void walk_commits(Repo& repo, const RevRange& range, bool first_parent, const std::function<bool(Commit&)>& visit) {
+    // hidden: everything reachable from hide
+    std::set<std::string> hidden;
+    for (auto& h : range.hide) {
+        if (hidden.count(h)) continue;
+        auto a = ancestors(repo, h);
+        hidden.insert(a.begin(), a.end());
+    }
+    // newest committer date first; ties in the order they were reached
+    struct Item {
+        int64_t time;
+        uint64_t seq;
+        std::string oid;
+    };
+    auto cmp = [](const Item& x, const Item& y) { return x.time != y.time ? x.time < y.time : x.seq > y.seq; };
+    std::priority_queue<Item, std::vector<Item>, decltype(cmp)> q(cmp);
+    std::set<std::string> seen;
+    uint64_t seq = 0;
+    for (auto& st : range.starts)
+        if (!hidden.count(st) && seen.insert(st).second) q.push({repo.commit(st).committer.time, seq++, st});
+    while (!q.empty()) {
+        check_cancel(repo.ctx);
+        Item it = q.top();
+        q.pop();
+        Commit c = repo.commit(it.oid);
+        for (size_t k = 0; k < c.parents.size(); ++k) {
+            const auto& p = c.parents[k];
+            if (first_parent && k > 0) break;
+            if (!hidden.count(p) && seen.insert(p).second) q.push({repo.commit(p).committer.time, seq++, p});
+        }
+        if (!visit(c)) return;
+    }
+}
+
 namespace {
 
 struct LogOpts {
@@ -325,6 +401,7 @@ struct LogOpts {
     bool name_only = false, name_status = false;
     bool abbrev_commit = false;
     bool first_parent = false;
+    bool merges = false, no_merges = false;
     int context = 3;
     std::vector<std::string> specs;
 };
@@ -345,7 +422,9 @@ std::string indent_message(const std::string& msg) {
     return o;
 }
 
-std::string subject_of(const std::string& msg) {
+}  // namespace
+
+std::string commit_subject(const std::string& msg) {
     // the first paragraph joined with spaces
     std::string out;
     size_t i = 0;
@@ -367,7 +446,7 @@ std::string subject_of(const std::string& msg) {
     return out;
 }
 
-std::string body_of(const std::string& msg) {
+static std::string body_of(const std::string& msg) {
     size_t i = 0;
     while (i < msg.size() && msg[i] == '\n') ++i;
     size_t blank = msg.find("\n\n", i);
@@ -377,7 +456,7 @@ std::string body_of(const std::string& msg) {
     return msg.substr(b);
 }
 
-std::string expand_format(Repo& repo, const std::string& f, const Commit& c) {
+std::string format_commit(Repo& repo, const std::string& f, const Commit& c) {
     std::string o;
     for (size_t i = 0; i < f.size(); ++i) {
         if (f[i] != '%' || i + 1 >= f.size()) {
@@ -399,7 +478,7 @@ std::string expand_format(Repo& repo, const std::string& f, const Commit& c) {
             case 'p':
                 for (size_t p = 0; p < c.parents.size(); ++p) o += (p ? " " : "") + repo.abbrev(c.parents[p]);
                 break;
-            case 's': o += subject_of(c.message); break;
+            case 's': o += commit_subject(c.message); break;
             case 'b': o += body_of(c.message); break;
             case 'B': o += c.message; break;
             case 'a':
@@ -437,10 +516,12 @@ std::string expand_format(Repo& repo, const std::string& f, const Commit& c) {
     return o;
 }
 
+namespace {
+
 std::string commit_header(Repo& repo, const Commit& c, const LogOpts& o) {
     std::string s;
     if (o.fmt == LogOpts::Fmt::oneline)
-        return (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + " " + subject_of(c.message) + "\n";
+        return (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + " " + commit_subject(c.message) + "\n";
     s += "commit " + (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + "\n";
     if (c.parents.size() > 1) {
         s += "Merge:";
@@ -451,7 +532,7 @@ std::string commit_header(Repo& repo, const Commit& c, const LogOpts& o) {
     if (o.fmt == LogOpts::Fmt::full) s += "Commit: " + c.committer.name + " <" + c.committer.email + ">\n";
     if (o.fmt == LogOpts::Fmt::medium) s += "Date:   " + format_date_default(c.author.time, c.author.tz) + "\n";
     s += "\n";
-    if (o.fmt == LogOpts::Fmt::short_) s += "    " + subject_of(c.message) + "\n";
+    if (o.fmt == LogOpts::Fmt::short_) s += "    " + commit_subject(c.message) + "\n";
     else s += indent_message(c.message);
     return s;
 }
@@ -500,7 +581,11 @@ bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     else if (x == "--name-status") o.name_status = true;
     else if (x == "--abbrev-commit") o.abbrev_commit = true;
     else if (x == "--first-parent") o.first_parent = true;
-    else if (x == "--no-decorate" || x == "--no-color" || x == "--decorate=no" || x == "--no-merges" || x == "--no-pager") {
+    else if (x == "-M" || x == "--find-renames" || (x.starts_with("-M") && isdigit(static_cast<unsigned char>(x[2]))) ||
+             x.starts_with("--find-renames=")) {
+    } else if (x == "--no-merges") o.no_merges = true;
+    else if (x == "--merges") o.merges = true;
+    else if (x == "--no-decorate" || x == "--no-color" || x == "--decorate=no" || x == "--no-pager") {
     } else if (x.starts_with("-U") && x.size() > 2) o.context = atoi(x.c_str() + 2);
     else if (x.starts_with("--pretty=") || x.starts_with("--format=") || x == "--pretty") {
         std::string v = x == "--pretty" ? "medium" : x.substr(x.find('=') + 1);
@@ -528,99 +613,53 @@ int cmd_log(Session& s, const Args& a) {
         const std::string& x = a[i];
         if (dashdash) o.specs.push_back(to_repo_path(repo, x));
         else if (x == "--") dashdash = true;
-        else if (x == "--all" || x == "--branches" || x == "--tags" || x == "--remotes") {
-            // Every ref of the set (--all: every ref, refs/stash included, and HEAD) that leads to a commit.
-            ref_sets = true;
-            std::string prefix = x == "--all" ? "refs/" : x == "--branches" ? "refs/heads/" : x == "--tags" ? "refs/tags/" : "refs/remotes/";
-            for (const auto& [name, oid] : repo.refs(prefix))
-                if (repo.rev_parse(oid + "^{commit}")) revs.push_back(oid);
-            if (x == "--all")
-                if (auto h = repo.head_oid()) revs.push_back(*h);
-        } else if (parse_log_opt(a, i, o)) {
+        else if (add_ref_set(repo, x, revs)) ref_sets = true;
+        else if (parse_log_opt(a, i, o)) {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unrecognized argument: " + x, 128};
-        else if (x.size() > 1 && x[0] == '^' && repo.rev_parse(x.substr(1))) revs.push_back(x);
-        else if (repo.rev_parse(x.find("..") != std::string::npos ? (x.substr(0, x.find("..")).empty() ? "HEAD" : x.substr(0, x.find(".."))) : x)) revs.push_back(x);
+        else if (is_rev_arg(repo, x)) revs.push_back(x);
         else if (!repo.worktree.empty() && repo.fs.lstat(repo.ctx.resolve(x))) o.specs.push_back(to_repo_path(repo, x));
         else
             throw Fatal{"ambiguous argument '" + x + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
     }
-    std::vector<std::string> starts, hide;
     if (revs.empty() && ref_sets) return 0;  // --all in a repository without commits: nothing to show
+    RevRange range;
     if (revs.empty()) {
         auto h = repo.head_oid();
         if (!h) {
             std::string ref = repo.head_ref();
             throw Fatal{"your current branch '" + (ref.starts_with("refs/heads/") ? ref.substr(11) : ref) + "' does not have any commits yet"};
         }
-        starts.push_back(*h);
+        range.starts.push_back(*h);
     }
-    for (auto& r : revs) {
-        size_t dd = r.find("..");
-        if (dd != std::string::npos) {
-            std::string l = r.substr(0, dd), rr = r.substr(dd + 2);
-            hide.push_back(repo.must_rev((l.empty() ? "HEAD" : l) + "^{commit}"));
-            starts.push_back(repo.must_rev((rr.empty() ? "HEAD" : rr) + "^{commit}"));
-        } else if (r.starts_with("^")) {
-            hide.push_back(repo.must_rev(r.substr(1) + "^{commit}"));
-        } else {
-            starts.push_back(repo.must_rev(r + "^{commit}"));
-        }
-    }
-    // hidden: everything reachable from hide
-    std::set<std::string> hidden;
-    {
-        std::vector<std::string> st = hide;
-        while (!st.empty()) {
-            check_cancel(repo.ctx);
-            std::string c = st.back();
-            st.pop_back();
-            if (!hidden.insert(c).second) continue;
-            for (auto& p : repo.commit(c).parents) st.push_back(p);
-        }
-    }
-    // date-ordered walk (newest committer date first; ties in insertion order)
-    struct Item {
-        int64_t time;
-        uint64_t seq;
-        std::string oid;
-    };
-    auto cmp = [](const Item& x, const Item& y) { return x.time != y.time ? x.time < y.time : x.seq > y.seq; };
-    std::priority_queue<Item, std::vector<Item>, decltype(cmp)> q(cmp);
-    std::set<std::string> seen;
-    uint64_t seq = 0;
-    for (auto& st : starts)
-        if (!hidden.count(st) && seen.insert(st).second) q.push({repo.commit(st).committer.time, seq++, st});
+    for (auto& r : revs) add_rev(repo, r, range);
     std::vector<Commit> shown;
     long skipped = 0;
     interp::MemoryCharge held(repo.ctx.memory);
-    while (!q.empty()) {
-        check_cancel(repo.ctx);
-        Item it = q.top();
-        q.pop();
-        Commit c = repo.commit(it.oid);
-        for (size_t k = 0; k < c.parents.size(); ++k) {
-            const auto& p = c.parents[k];
-            if (o.first_parent && k > 0) break;
-            if (!hidden.count(p) && seen.insert(p).second) q.push({repo.commit(p).committer.time, seq++, p});
-        }
-        if (!touches(repo, c, o.specs)) continue;
+    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
+        if (o.merges && c.parents.size() < 2) return true;
+        if (o.no_merges && c.parents.size() > 1) return true;
+        if (!touches(repo, c, o.specs)) return true;
         if (skipped < o.skip) {
             ++skipped;
-            continue;
+            return true;
         }
-        if (o.max >= 0 && long(shown.size()) >= o.max) break;
+        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
         held.add(c.message.size() + 256);
         shown.push_back(std::move(c));
-    }
+        return true;
+    });
     if (o.reverse) std::reverse(shown.begin(), shown.end());
     std::string out;
     bool first = true;
     for (auto& c : shown) {
         check_cancel(repo.ctx);
         bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
-        if (o.fmt == LogOpts::Fmt::format) {
+        // An empty --format= prints no header at all, and no blank line before the diff.
+        const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
+        if (no_header) {
+        } else if (o.fmt == LogOpts::Fmt::format) {
             if (!o.tformat && !first) out += "\n";
-            out += expand_format(repo, o.format, c);
+            out += format_commit(repo, o.format, c);
             if (o.tformat) out += "\n";
         } else {
             if (!first && o.fmt != LogOpts::Fmt::oneline) out += "\n";
@@ -629,7 +668,7 @@ int cmd_log(Session& s, const Args& a) {
         if (with_diff) {
             std::string d = commit_diff(s, repo, c, o);
             if (!d.empty()) {
-                if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
+                if (o.fmt != LogOpts::Fmt::oneline && !no_header) out += "\n";
                 out += d;
             }
         }
@@ -667,10 +706,13 @@ int cmd_show(Session& s, const Args& a) {
         auto oid = repo.rev_parse(r);
         if (!oid) {
             if (r == "HEAD") throw Fatal{"your current branch '" + repo.head_ref().substr(repo.head_ref().starts_with("refs/heads/") ? 11 : 0) + "' does not have any commits yet"};
+            if (size_t colon = r.find(':'); colon != std::string::npos && colon > 0 && repo.rev_parse(r.substr(0, colon)))
+                throw Fatal{"path '" + r.substr(colon + 1) + "' does not exist in '" + r.substr(0, colon) + "'"};
             throw Fatal{"ambiguous argument '" + r + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
         }
         Object obj = repo.read(*oid);
-        if (!first && obj.type == ObjType::commit && o.fmt != LogOpts::Fmt::oneline) out += "\n";
+        if (!first && obj.type == ObjType::commit && o.fmt != LogOpts::Fmt::oneline && !(o.fmt == LogOpts::Fmt::format && o.tformat))
+            out += "\n";
         first = false;
         std::string cur = *oid;
         while (obj.type == ObjType::tag) {
@@ -688,8 +730,10 @@ int cmd_show(Session& s, const Args& a) {
             for (auto& e : parse_tree(obj.data, cur)) out += e.name + (e.is_tree() ? "/" : "") + "\n";
         } else if (obj.type == ObjType::commit) {
             Commit c = parse_commit(obj.data, cur);
-            if (o.fmt == LogOpts::Fmt::format) {
-                out += expand_format(repo, o.format, c);
+            const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
+            if (no_header) {
+            } else if (o.fmt == LogOpts::Fmt::format) {
+                out += format_commit(repo, o.format, c);
                 if (o.tformat) out += "\n";
             } else {
                 out += commit_header(repo, c, o);
@@ -697,11 +741,209 @@ int cmd_show(Session& s, const Args& a) {
             if (o.patch || o.stat || o.name_only || o.name_status) {
                 std::string d = commit_diff(s, repo, c, o);
                 if (!d.empty()) {
-                    if (o.fmt != LogOpts::Fmt::oneline) out += "\n";
+                    if (o.fmt != LogOpts::Fmt::oneline && !no_header) out += "\n";
                     out += d;
                 }
             }
         }
+    }
+    s.out(out);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// rev-list and shortlog: the walk of log, printed as object names or as authors' lists
+
+namespace {
+
+const char* kAmbiguous =
+    "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'";
+
+// The revision and path arguments of rev-list and shortlog (after their own options were taken out).
+void rev_and_path_args(Repo& repo, const Args& rest, std::vector<std::string>& revs, LogOpts& o) {
+    bool dashdash = false;
+    for (auto& x : rest) {
+        if (dashdash) o.specs.push_back(to_repo_path(repo, x));
+        else if (x == "--") dashdash = true;
+        else if (add_ref_set(repo, x, revs)) {
+        } else if (is_rev_arg(repo, x)) revs.push_back(x);
+        else if (!repo.worktree.empty() && repo.fs.lstat(repo.ctx.resolve(x))) o.specs.push_back(to_repo_path(repo, x));
+        else throw Fatal{"ambiguous argument '" + x + kAmbiguous};
+    }
+}
+
+// The commits of revs as log selects them (limits, --skip, merges, paths), in the order shown.
+std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o) {
+    RevRange range;
+    for (auto& r : revs) add_rev(repo, r, range);
+    std::vector<Commit> shown;
+    long skipped = 0;
+    interp::MemoryCharge held(repo.ctx.memory);
+    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
+        if (o.merges && c.parents.size() < 2) return true;
+        if (o.no_merges && c.parents.size() > 1) return true;
+        if (!touches(repo, c, o.specs)) return true;
+        if (skipped < o.skip) {
+            ++skipped;
+            return true;
+        }
+        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
+        held.add(c.message.size() + 256);
+        shown.push_back(std::move(c));
+        return true;
+    });
+    if (o.reverse) std::reverse(shown.begin(), shown.end());
+    return shown;
+}
+
+}  // namespace
+
+int cmd_rev_list(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    LogOpts o;
+    o.fmt = LogOpts::Fmt::raw;  // plain object names unless a format is asked for
+    bool count = false, parents = false;
+    Args rest;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (x == "--") {
+            rest.insert(rest.end(), a.begin() + long(i), a.end());
+            break;
+        }
+        if (x == "--count") count = true;
+        else if (x == "--parents") parents = true;
+        else if (x == "--all" || x == "--branches" || x == "--tags" || x == "--remotes") rest.push_back(x);
+        else if (parse_log_opt(a, i, o)) {
+        } else if (x.size() > 1 && x[0] == '-') {
+            s.err("usage: git rev-list [<options>] <commit>... [--] [<path>...]\n");
+            return 129;
+        } else rest.push_back(x);
+    }
+    if (o.patch || o.stat || o.name_only || o.name_status) throw Fatal{"rev-list does not support showing diffs here", 128};
+    std::vector<std::string> revs;
+    rev_and_path_args(repo, rest, revs, o);
+    if (revs.empty()) {
+        bool ref_set = std::any_of(rest.begin(), rest.end(), [](const std::string& x) { return x.starts_with("--") && x != "--"; });
+        if (ref_set) {  // --all in a repository without commits
+            if (count) s.out("0\n");
+            return 0;
+        }
+        s.err("usage: git rev-list [<options>] <commit>... [--] [<path>...]\n");
+        return 129;
+    }
+    std::vector<Commit> shown = select_commits(repo, revs, o);
+    if (count) {
+        s.out(std::to_string(shown.size()) + "\n");
+        return 0;
+    }
+    std::string out;
+    for (auto& c : shown) {
+        check_cancel(repo.ctx);
+        std::string name = o.abbrev_commit ? repo.abbrev(c.oid) : c.oid;
+        if (parents)
+            for (auto& p : c.parents) name += " " + p;  // parents stay whole, as git prints them
+        switch (o.fmt) {
+            case LogOpts::Fmt::raw: out += name + "\n"; break;
+            case LogOpts::Fmt::oneline: out += name + " " + commit_subject(c.message) + "\n"; break;
+            case LogOpts::Fmt::format:
+                out += "commit " + name + "\n" + format_commit(repo, o.format, c);
+                if (o.tformat || !out.ends_with("\n")) out += "\n";
+                break;
+            default: {
+                std::string h = commit_header(repo, c, o);  // "commit <oid>\n..." with the name as rev-list shows it
+                out += "commit " + name + h.substr(h.find('\n'));
+            }
+        }
+        if (out.size() > (1u << 16)) {
+            s.out(out);
+            out.clear();
+        }
+    }
+    s.out(out);
+    return 0;
+}
+
+int cmd_shortlog(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    LogOpts o;
+    bool summary = false, numbered = false, email = false, committer = false;
+    Args rest;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (x == "--") {
+            rest.insert(rest.end(), a.begin() + long(i), a.end());
+            break;
+        }
+        if (x == "-s" || x == "--summary") summary = true;
+        else if (x == "-n" || x == "--numbered") numbered = true;
+        else if (x == "-e" || x == "--email") email = true;
+        else if (x == "-c" || x == "--committer") committer = true;
+        else if (x == "--all" || x == "--branches" || x == "--tags" || x == "--remotes") rest.push_back(x);
+        else if (x.size() > 1 && x[0] == '-' && !isdigit(static_cast<unsigned char>(x[1])) && !x.starts_with("--max-count=") &&
+                 !x.starts_with("--skip=") && x != "--reverse" && x != "--first-parent" && x != "--no-merges" && x != "--merges")
+            throw Fatal{"unknown option `" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        else if (parse_log_opt(a, i, o)) {
+        } else rest.push_back(x);
+    }
+    // (name, subject) of each commit, in the order git reads them
+    std::vector<std::pair<std::string, std::string>> items;
+    interp::MemoryCharge held(repo.ctx.memory);
+    std::vector<std::string> revs;
+    rev_and_path_args(repo, rest, revs, o);
+    if (revs.empty() && rest.empty()) {
+        // No revision: git reads `git log` output from stdin (when it is not a terminal; here it never is).
+        Input in;
+        in.open_stdin(repo.ctx);
+        LineReader lines(in);
+        std::string_view line;
+        const std::string_view key = committer ? "Commit: " : "Author: ";
+        std::string who;
+        bool want_subject = false;
+        while (lines.next(line)) {
+            check_cancel(repo.ctx);
+            if (line.starts_with(key)) {
+                who = std::string(line.substr(key.size()));
+                want_subject = true;
+                continue;
+            }
+            if (!want_subject || !line.starts_with("    ")) continue;
+            size_t b = line.find_first_not_of(' ');
+            if (b == std::string_view::npos) continue;
+            std::string subject(line.substr(b));
+            // "Name <email>": the name alone unless -e
+            size_t lt = who.find(" <");
+            std::string name = email || lt == std::string::npos ? who : who.substr(0, lt);
+            held.add(name.size() + subject.size() + 64);
+            items.emplace_back(std::move(name), std::move(subject));
+            want_subject = false;
+        }
+        if (lines.error() == vfs::Errc::cancelled) throw Cancelled{};
+    } else {
+        if (revs.empty()) return 0;
+        for (auto& c : select_commits(repo, revs, o)) {
+            const Signature& sg = committer ? c.committer : c.author;
+            std::string name = email ? sg.name + " <" + sg.email + ">" : sg.name;
+            held.add(name.size() + 64);
+            items.emplace_back(std::move(name), commit_subject(c.message));
+        }
+    }
+    // grouped by name (byte order), each group's subjects oldest first; -n: the largest groups first
+    std::map<std::string, std::vector<std::string>> groups;
+    for (auto& [n, subj] : items) groups[n].push_back(subj);
+    std::vector<std::pair<std::string, std::vector<std::string>>> list(groups.begin(), groups.end());
+    if (numbered)
+        std::stable_sort(list.begin(), list.end(), [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
+    std::string out;
+    for (auto& [name, subjects] : list) {
+        check_cancel(repo.ctx);
+        if (summary) {
+            std::string n = std::to_string(subjects.size());
+            out += std::string(n.size() < 6 ? 6 - n.size() : 0, ' ') + n + "\t" + name + "\n";
+            continue;
+        }
+        out += name + " (" + std::to_string(subjects.size()) + "):\n";
+        for (auto it = subjects.rbegin(); it != subjects.rend(); ++it) out += "      " + *it + "\n";
+        out += "\n";
     }
     s.out(out);
     return 0;

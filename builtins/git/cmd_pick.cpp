@@ -3,9 +3,10 @@
 // message. A conflict stops the sequence with git's messages; `--continue`, `--skip` and `--abort` take it up.
 //
 // State on disk, as git's sequencer keeps it: CHERRY_PICK_HEAD for a stopped cherry-pick, and
-// .git/rebase-merge/ (head-name, onto, orig-head, the commits left in `todo`, `stopped-sha`) for a rebase.
+// .git/rebase-merge/ (head-name, onto, orig-head, the `pick` lines left in `git-rebase-todo` and those run in
+// `done`, `stopped-sha`) for a rebase; `git status` reads them back.
 // Not done: interactive rebase, --exec, --autosquash, rebasing merges (--rebase-merges; merge commits are
-// dropped, as git does by default), `git status`'s account of a rebase in progress.
+// dropped, as git does by default).
 #include <algorithm>
 #include <set>
 
@@ -14,6 +15,36 @@
 namespace bashkit::builtins::git {
 
 namespace {
+
+// git's usage text of cherry-pick, printed when no commit is named.
+const char* const kCherryPickUsage =
+    "usage: git cherry-pick [--edit] [-n] [-m <parent-number>] [-s] [-x] [--ff]\n"
+    "                       [-S[<keyid>]] <commit>...\n"
+    "   or: git cherry-pick (--continue | --skip | --abort | --quit)\n\n"
+    "    --quit                end revert or cherry-pick sequence\n"
+    "    --continue            resume revert or cherry-pick sequence\n"
+    "    --abort               cancel revert or cherry-pick sequence\n"
+    "    --skip                skip current commit and continue\n"
+    "    --cleanup <mode>      how to strip spaces and #comments from message\n"
+    "    -n, --no-commit       don't automatically commit\n"
+    "    -e, --edit            edit the commit message\n"
+    "    -s, --signoff         add a Signed-off-by trailer\n"
+    "    -m, --mainline <parent-number>\n"
+    "                          select mainline parent\n"
+    "    --rerere-autoupdate   update the index with reused conflict resolution if possible\n"
+    "    --strategy <strategy>\n"
+    "                          merge strategy\n"
+    "    -X, --strategy-option <option>\n"
+    "                          option for merge strategy\n"
+    "    -S, --gpg-sign[=<key-id>]\n"
+    "                          GPG sign commit\n"
+    "    -x                    append commit name\n"
+    "    --ff                  allow fast-forward\n"
+    "    --allow-empty         preserve initially empty commits\n"
+    "    --allow-empty-message\n"
+    "                          allow commits with empty messages\n"
+    "    --keep-redundant-commits\n"
+    "                          keep redundant, empty commits\n";
 
 std::string subject_of(const Commit& c) { return c.message.substr(0, c.message.find('\n')); }
 
@@ -55,7 +86,7 @@ enum class Applied { clean, empty, conflict, refused };
 
 // Applies commit c on HEAD's tree into the index and work tree.
 Applied apply(Session& s, Repo& repo, const Commit& c, std::string& out_messages) {
-    if (c.parents.size() > 1) throw Fatal{"commit " + c.oid + " is a merge but no -m option was given."};
+    if (c.parents.size() > 1) throw Fatal{"error: commit " + c.oid + " is a merge but no -m option was given.\nfatal: cherry-pick failed", 128, false};
     std::string base = c.parents.empty() ? std::string() : repo.commit(c.parents[0]).tree;
     std::string head_tree = repo.commit(*repo.head_oid()).tree;
     TreeMerge m = merge_trees(s, base, head_tree, c.tree, "HEAD", repo.abbrev(c.oid) + " (" + subject_of(c) + ")", "merge");
@@ -193,11 +224,18 @@ int rebase_finish(Session& s, Repo& repo, bool quiet) {
 int rebase_run(Session& s, Repo& repo, bool quiet) {
     for (;;) {
         check_cancel(repo.ctx);
-        std::string todo = read_state(repo, "todo");
+        std::string todo = read_state(repo, "git-rebase-todo");
         if (todo.empty()) return rebase_finish(s, repo, quiet);
         size_t nl = todo.find('\n');
-        std::string oid = todo.substr(0, nl);
-        write_state(repo, "todo", nl == std::string::npos ? "" : todo.substr(nl + 1));
+        std::string line = todo.substr(0, nl);
+        write_state(repo, "git-rebase-todo", nl == std::string::npos ? "" : todo.substr(nl + 1));
+        std::string done_list = read_state(repo, "done");
+        write_state(repo, "done", done_list.empty() ? line : done_list + "\n" + line);
+        // "pick <oid> <subject>"; comments and blank lines say nothing
+        if (line.empty() || line[0] == '#') continue;
+        size_t w = line.find(' ');
+        std::string oid = w == std::string::npos ? "" : line.substr(w + 1, line.find(' ', w + 1) - w - 1);
+        if (!line.starts_with("pick ") || !is_hex_oid(oid)) throw Fatal{"invalid line in the rebase todo list: " + line};
         int done = std::stoi("0" + read_state(repo, "msgnum")) + 1, end = std::stoi("0" + read_state(repo, "end"));
         write_state(repo, "msgnum", std::to_string(done));
         if (!quiet) s.err("Rebasing (" + std::to_string(done) + "/" + std::to_string(end) + ")\r");
@@ -274,7 +312,7 @@ int cmd_cherry_pick(Session& s, const Args& a) {
         return 128;
     }
     if (repo.fs.stat(pick_head)) throw Fatal{"cherry-pick is already in progress\nhint: try \"git cherry-pick (--continue | --abort | --quit)\"", 128};
-    if (revs.empty()) throw Fatal{"usage: git cherry-pick [<options>] <commit-ish>...", 129, false};
+    if (revs.empty()) throw Fatal{kCherryPickUsage, 129, false};
     if (!repo.head_oid()) throw Fatal{"can't cherry-pick into empty head"};
     std::vector<std::string> oids;
     for (auto& r : revs) {
@@ -416,13 +454,15 @@ int cmd_rebase(Session& s, const Args& a) {
             s.err("hint: use --reapply-cherry-picks to include skipped commits\nhint: Disable this message with \"git config advice.skippedCherryPicks false\"\n");
         todo = std::move(keep);
     }
+    // The todo list as git's sequencer writes it ("pick <oid> <subject>"), the `done` list grows as it runs.
     std::string list;
-    for (auto& o : todo) list += (list.empty() ? "" : "\n") + o;
+    for (auto& o : todo) list += (list.empty() ? "pick " : "\npick ") + o + " " + subject_of(repo.commit(o));
     (void)repo.fs.mkdir_all(state_dir(repo), 0755);
     write_state(repo, "head-name", head_name);
     write_state(repo, "onto", onto);
     write_state(repo, "orig-head", *head);
-    write_state(repo, "todo", list);
+    write_state(repo, "git-rebase-todo", list);
+    write_state(repo, "interactive", "");
     write_state(repo, "msgnum", "0");
     write_state(repo, "end", std::to_string(todo.size()));
     repo.write_file_atomic(repo.gitdir + "/ORIG_HEAD", *head + "\n");

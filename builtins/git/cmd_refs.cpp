@@ -79,7 +79,8 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
             !lp) {
         }
         if (!quiet) s.err("Switched to a new branch '" + new_branch + "'\n");
-        if (!quiet) show_local_changes(s, repo);
+        // From HEAD itself git leaves the work tree alone and says nothing of local changes.
+        if (!quiet && !target.empty()) show_local_changes(s, repo);
         return 0;
     }
     bool is_branch = !detach && repo.resolve_ref("refs/heads/" + target).has_value();
@@ -213,6 +214,30 @@ void clear_merge_state(Repo& repo) {
     for (const char* f : {"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"}) (void)repo.fs.unlink(repo.gitdir + "/" + f);
 }
 
+// `-` (@{-1}): where HEAD was before the last checkout or switch, from HEAD's reflog.
+static std::string previous_checkout(Repo& repo) {
+    auto log = repo.fs.read_file(repo.gitdir + "/logs/HEAD", kMaxConfigBytes);
+    const std::string key = "\tcheckout: moving from ";
+    if (log) {
+        size_t end = log->size();
+        while (end > 0) {
+            check_cancel(repo.ctx);
+            size_t start = log->rfind('\n', end - 1 == 0 ? 0 : end - 2);
+            start = start == std::string::npos ? 0 : start + 1;
+            std::string line = log->substr(start, end - start);
+            size_t at = line.find(key);
+            if (at != std::string::npos) {
+                std::string rest = line.substr(at + key.size());
+                size_t to = rest.find(" to ");
+                if (to != std::string::npos) return rest.substr(0, to);
+            }
+            if (start == 0) break;
+            end = start;
+        }
+    }
+    throw Fatal{"invalid reference: @{-1}"};
+}
+
 int cmd_checkout(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string new_branch, target;
@@ -237,6 +262,8 @@ int cmd_checkout(Session& s, const Args& a) {
         return checkout_paths(s, repo, "", rest);
     }
     if (!rest.empty()) target = rest[0];
+    if (target == "-" || target == "@{-1}") target = previous_checkout(repo);
+    if (target.empty() && detach && new_branch.empty()) target = "HEAD";  // --detach alone: where HEAD is
     if (target.empty() && new_branch.empty()) {
         show_local_changes(s, repo);
         return 0;
@@ -261,14 +288,21 @@ int cmd_switch(Session& s, const Args& a) {
         else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
         else target = x;
     }
+    if (target.empty() && detach && new_branch.empty()) target = "HEAD";
     if (target.empty() && new_branch.empty()) throw Fatal{"missing branch or commit argument"};
+    if (target == "-" || target == "@{-1}") {
+        target = previous_checkout(repo);
+        if (is_hex_oid(target)) detach = true;  // the previous place was a detached HEAD
+    }
     return do_switch(s, repo, target, new_branch, force, detach, true, force_create, quiet);
 }
 
 int cmd_branch(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     enum class Op { list, create, del, move, show_current } op = Op::list;
-    bool force = false, verbose = false, locals = true, remotes = false;
+    bool force = false, verbose = false, locals = true, remotes = false, list_asked = false;
+    std::string filter, filter_rev;        // --merged/--no-merged/--contains/--no-contains and its commit
+    std::vector<std::string> patterns;     // --list <pattern>...
     std::vector<std::string> rest;
     bool dashdash = false;
     for (const auto& x : a) {
@@ -283,9 +317,25 @@ int cmd_branch(Session& s, const Args& a) {
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "--show-current") op = Op::show_current;
         else if (x == "-v" || x == "-vv" || x == "--verbose") verbose = true;
-        else if (x == "--list" || x == "-l" || x == "--no-color") {
+        else if (x == "--list" || x == "-l") list_asked = true;
+        else if (x == "--merged" || x == "--no-merged" || x == "--contains" || x == "--no-contains") filter = x, filter_rev = "HEAD";
+        else if (x.starts_with("--merged=") || x.starts_with("--no-merged=") || x.starts_with("--contains=") || x.starts_with("--no-contains="))
+            filter = x.substr(0, x.find('=')), filter_rev = x.substr(x.find('=') + 1);
+        else if (x == "--no-color") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
         else rest.push_back(x);
+    }
+    // `--merged X`, `--contains X`: a word after them that names a commit is theirs (HEAD otherwise)
+    if (!filter.empty() && filter_rev == "HEAD" && !rest.empty() && std::find(a.begin(), a.end(), filter) != a.end()) {
+        auto at = std::find(a.begin(), a.end(), filter);
+        if (at + 1 != a.end() && !rest.empty() && *(at + 1) == rest.front() && repo.rev_parse(rest.front() + "^{commit}")) {
+            filter_rev = rest.front();
+            rest.erase(rest.begin());
+        }
+    }
+    if (!filter.empty() || list_asked) {
+        patterns = rest;  // listing: the words are patterns
+        rest.clear();
     }
     if (op == Op::list && !rest.empty()) op = Op::create;
     std::string cur = current_branch(repo);
@@ -297,9 +347,7 @@ int cmd_branch(Session& s, const Args& a) {
         auto refs = repo.refs("refs/heads/");
         std::string o;
         auto head = repo.head_oid();
-        if (cur.empty() && head) {
-            o += "* (HEAD detached at " + repo.abbrev(*head) + ")\n";
-        }
+        const bool detached_row = cur.empty() && head.has_value();
         // Names as listed: local branches, then remote-tracking ones ("remotes/origin/main" with -a,
         // "origin/main" with -r; a symbolic one as "origin/HEAD -> origin/main").
         struct Row {
@@ -307,6 +355,7 @@ int cmd_branch(Session& s, const Args& a) {
             bool current = false;
         };
         std::vector<Row> rows;
+        if (detached_row && locals) rows.push_back({"(HEAD detached at " + repo.abbrev(*head) + ")", *head, {}, true});
         if (locals)
             for (auto& [k, v] : refs) rows.push_back({k.substr(11), v, {}, k.substr(11) == cur});
         if (remotes) {
@@ -317,7 +366,30 @@ int cmd_branch(Session& s, const Args& a) {
                 rows.push_back(std::move(r));
             }
         }
-        if (!locals && cur.empty() && head) o.clear();  // -r does not show the detached HEAD
+
+        if (!patterns.empty() || !filter.empty()) {
+            std::optional<std::string> against;
+            if (!filter.empty()) {
+                against = repo.rev_parse(filter_rev + "^{commit}");
+                if (!against) throw Fatal{"malformed object name " + filter_rev};
+            }
+            std::vector<Row> kept;
+            for (auto& r : rows) {
+                check_cancel(repo.ctx);
+                std::string plain = r.name.starts_with("remotes/") ? r.name.substr(8) : r.name;
+                if (!patterns.empty() &&
+                    std::none_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return wildmatch(p, plain, false); }))
+                    continue;
+                if (against) {
+                    bool merged = is_ancestor(repo, r.oid, *against), contains = is_ancestor(repo, *against, r.oid);
+                    if ((filter == "--merged" && !merged) || (filter == "--no-merged" && merged) ||
+                        (filter == "--contains" && !contains) || (filter == "--no-contains" && contains))
+                        continue;
+                }
+                kept.push_back(std::move(r));
+            }
+            rows = std::move(kept);
+        }
         size_t w = 0;
         for (auto& r : rows) w = std::max(w, r.name.size());
         for (auto& r : rows) {
@@ -469,6 +541,8 @@ int cmd_rev_parse(Session& s, const Args& a) {
 
 int cmd_ls_files(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
+    bool error_unmatch = false, unmerged = false;
+    std::vector<std::string> raw_paths;
     bool stage = false, others = false, exclude_std = false, zero = false, modified = false, deleted = false, cached = false;
     std::vector<std::string> paths;
     for (const auto& x : a) {
@@ -479,18 +553,26 @@ int cmd_ls_files(Session& s, const Args& a) {
         else if (x == "-m" || x == "--modified") modified = true;
         else if (x == "-d" || x == "--deleted") deleted = true;
         else if (x == "-c" || x == "--cached") cached = true;
+        else if (x == "--error-unmatch") error_unmatch = true;
+        else if (x == "-u" || x == "--unmerged") unmerged = stage = true;
         else if (x == "--") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
-        else paths.push_back(to_repo_path(repo, x));
+        else paths.push_back(to_repo_path(repo, x)), raw_paths.push_back(x);
     }
-    if (!others && !modified && !deleted) cached = true;
+    std::vector<bool> path_used(paths.size(), false);
+    if (!others && !modified && !deleted && !unmerged) cached = true;
     char end = zero ? '\0' : '\n';
     auto ok = [&](const std::string& p) {
         if (!repo.prefix.empty() && !p.starts_with(repo.prefix)) return false;
         if (paths.empty()) return true;
-        for (auto& sp : paths)
-            if (sp.empty() || p == sp || (p.starts_with(sp) && p[sp.size()] == '/')) return true;
-        return false;
+        bool any = false;
+        for (size_t k = 0; k < paths.size(); ++k) {
+            const std::string& sp = paths[k];
+            bool hit = sp.empty() || p == sp || (p.starts_with(sp) && p[sp.size()] == '/') ||
+                       (sp.find_first_of("*?[") != std::string::npos && wildmatch(sp, p, false));
+            if (hit) path_used[k] = true, any = true;
+        }
+        return any;
     };
     auto show = [&](const std::string& p) {
         std::string r = relative_to_prefix(p, repo.prefix);
@@ -502,6 +584,7 @@ int cmd_ls_files(Session& s, const Args& a) {
     for (auto& e : index) {
         check_cancel(repo.ctx);
         if (!ok(e.path)) continue;
+        if (unmerged && e.stage() != 0) o += mode_string(e.mode) + " " + e.oid + " " + std::to_string(e.stage()) + "\t" + show(e.path) + end;
         if (cached) {
             if (stage) o += mode_string(e.mode) + " " + e.oid + " " + std::to_string(e.stage()) + "\t" + show(e.path) + end;
             else o += show(e.path) + end;
@@ -513,12 +596,31 @@ int cmd_ls_files(Session& s, const Args& a) {
         }
     }
     if (others) {
-        StatusData st = compute_status(repo, true);
-        (void)exclude_std;
-        for (auto& u : st.untracked)
-            if (ok(u)) o += show(u) + end;
+        if (exclude_std) {
+            StatusData st = compute_status(repo, true);
+            for (auto& u : st.untracked)
+                if (ok(u)) o += show(u) + end;
+        } else {  // every file the index does not have, ignored ones too
+            std::set<std::string> tracked;
+            for (auto& e : index) tracked.insert(e.path);
+            Ignore ign(repo);
+            std::vector<std::string> found;
+            walk_files(repo, ign, "", true, found, tracked);
+            for (auto& f : found)
+                if (!tracked.count(f) && ok(f)) o += show(f) + end;
+        }
     }
     s.out(o);
+    if (error_unmatch) {
+        int rc = 0;
+        for (size_t k = 0; k < paths.size(); ++k)
+            if (!path_used[k]) {
+                s.err("error: pathspec '" + raw_paths[k] + "' did not match any file(s) known to git\n");
+                rc = 1;
+            }
+        if (rc) s.err("Did you forget to 'git add'?\n");
+        return rc;
+    }
     return 0;
 }
 
@@ -543,6 +645,8 @@ int cmd_cat_file(Session& s, const Args& a) {
     }
     if (!oid || !repo.has(*oid)) {
         if (mode == 'e' && oid) return 1;
+        if (oid && (mode == 't' || mode == 's')) throw Fatal{"git cat-file: could not get object info"};
+        if (oid && mode == 0) throw Fatal{"git cat-file " + obj + ": bad file"};
         throw Fatal{"Not a valid object name " + obj};
     }
     Object o = repo.read(*oid);
@@ -576,6 +680,8 @@ int cmd_cat_file(Session& s, const Args& a) {
 int cmd_tag(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool del = false, annotate = false, force = false, list = false;
+    int lines = 0;                                       // -n<lines>
+    std::string contains_filter, contains_rev = "HEAD";  // --contains / --no-contains <commit>
     std::string msg;
     bool have_msg = false;
     std::vector<std::string> rest;
@@ -585,18 +691,54 @@ int cmd_tag(Session& s, const Args& a) {
         else if (x == "-a" || x == "--annotate") annotate = true;
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "-l" || x == "--list") list = true;
-        else if ((x == "-m" || x == "--message") && i + 1 < a.size()) {
+        else if (x == "-n") list = true, lines = 1;
+        else if (x.starts_with("-n") && x.size() > 2 && std::all_of(x.begin() + 2, x.end(), ::isdigit) && x.size() < 6)
+            list = true, lines = std::stoi(x.substr(2));
+        else if (x == "--contains" || x == "--no-contains") {
+            list = true;
+            contains_filter = x;
+            if (i + 1 < a.size() && repo.rev_parse(a[i + 1] + "^{commit}")) contains_rev = a[++i];
+        } else if ((x == "-m" || x == "--message") && i + 1 < a.size()) {
             msg += (have_msg ? "\n\n" : "") + a[++i];
             have_msg = annotate = true;
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown switch '" + x.substr(1) + "'", 129};
         else rest.push_back(x);
     }
     if (list || (rest.empty() && !del)) {
+        std::optional<std::string> against;
+        if (!contains_filter.empty()) {
+            against = repo.rev_parse(contains_rev + "^{commit}");
+            if (!against) throw Fatal{"malformed object name " + contains_rev};
+        }
         std::string o;
         for (auto& [k, v] : repo.refs("refs/tags/")) {
+            check_cancel(repo.ctx);
             std::string n = k.substr(10);
-            if (!rest.empty() && !wildmatch(rest[0], n, false)) continue;
-            o += n + "\n";
+            if (!rest.empty() && std::none_of(rest.begin(), rest.end(), [&](const std::string& p) { return wildmatch(p, n, false); }))
+                continue;
+            if (against) {
+                auto c = repo.rev_parse(v + "^{commit}");
+                bool has = c && is_ancestor(repo, *against, *c);
+                if (has != (contains_filter == "--contains")) continue;
+            }
+            if (lines == 0) {
+                o += n + "\n";
+                continue;
+            }
+            // -n: the annotation's first lines (a commit's message for a lightweight tag), after the name
+            // padded to 15 columns
+            Object obj = repo.read(v);
+            std::string text = obj.type == ObjType::tag ? parse_tag(obj.data).message : obj.type == ObjType::commit ? parse_commit(obj.data, v).message : "";
+            std::string shown;
+            size_t at = 0;
+            for (int k2 = 0; k2 < lines && at < text.size(); ++k2) {
+                size_t nl = text.find('\n', at);
+                std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+                at = nl == std::string::npos ? text.size() : nl + 1;
+                if (line.empty() && k2 > 0) break;
+                shown += (k2 ? "\n    " : "") + line;
+            }
+            o += n + std::string(n.size() < 15 ? 15 - n.size() : 0, ' ') + " " + shown + "\n";
         }
         s.out(o);
         return 0;
@@ -617,7 +759,8 @@ int cmd_tag(Session& s, const Args& a) {
     }
     const std::string& name = rest[0];
     if (!valid_branch_name(name)) throw Fatal{"'" + name + "' is not a valid tag name."};
-    if (repo.read_ref_raw("refs/tags/" + name) && !force) throw Fatal{"tag '" + name + "' already exists"};
+    const std::optional<std::string> was = repo.resolve_ref("refs/tags/" + name);
+    if (was && !force) throw Fatal{"tag '" + name + "' already exists"};
     std::string target = rest.size() > 1 ? rest[1] : "HEAD";
     auto oid = repo.rev_parse(target);
     if (!oid) throw Fatal{"Failed to resolve '" + target + "' as a valid ref."};
@@ -636,23 +779,30 @@ int cmd_tag(Session& s, const Args& a) {
         ref_to = repo.write(ObjType::tag, body);
     }
     repo.update_ref("refs/tags/" + name, ref_to, "", "");
+    if (was && *was != ref_to) s.out("Updated tag '" + name + "' (was " + repo.abbrev(*was) + ")\n");
     return 0;
 }
 
 int cmd_hash_object(Session& s, const Args& a) {
     bool write = false, from_stdin = false;
+    ObjType type = ObjType::blob;
     std::vector<std::string> files;
-    for (const auto& x : a) {
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
         if (x == "-w") write = true;
         else if (x == "--stdin") from_stdin = true;
-        else if (x == "--") {
+        else if ((x == "-t" && i + 1 < a.size()) || x.starts_with("-t")) {
+            std::string t = x == "-t" ? a[++i] : x.substr(2);
+            type = type_from_name(t);
+            if (type == ObjType::none) throw Fatal{"invalid object type \"" + t + "\""};
+        } else if (x == "--") {
         } else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
         else files.push_back(x);
     }
     if (write) s.need_repo();
     std::string o;
     auto one = [&](const std::string& data) {
-        o += (write ? s.repo->write(ObjType::blob, data) : Repo::hash(ObjType::blob, data)) + "\n";
+        o += (write ? s.repo->write(type, data) : Repo::hash(type, data)) + "\n";
     };
     if (from_stdin) {
         std::string in;
@@ -697,6 +847,10 @@ int cmd_reset(Session& s, const Args& a) {
             rev = rest[0];
             paths.insert(paths.begin(), rest.begin() + 1, rest.end());
         } else {
+            // Not a revision: paths, which must be there unless after "--"
+            for (const auto& p : rest)
+                if (!repo.fs.lstat(repo.ctx.resolve(p)))
+                    throw Fatal{"ambiguous argument '" + p + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
             paths.insert(paths.begin(), rest.begin(), rest.end());
         }
     }
@@ -921,7 +1075,8 @@ int run_merge(Session& s, const MergeRequest& req) {
                        "\ncommitter " + committer.raw + "\n\n" + msg;
     std::string oid = repo.write(ObjType::commit, body);
     repo.update_ref("HEAD", oid, *head, req.reflog + ": Merge made by the 'ort' strategy.");
-    if (!quiet) s.out(o + "Merge made by the 'ort' strategy.\n" + tree_diffstat(repo, head_tree, tree));
+    // -q leaves out the summary, not the merge's own messages ("Auto-merging f"), as in git
+    s.out(quiet ? o : o + "Merge made by the 'ort' strategy.\n" + tree_diffstat(repo, head_tree, tree));
     return 0;
 }
 
@@ -953,8 +1108,7 @@ int cmd_restore(Session& s, const Args& a) {
     if (!src.empty()) {
         auto t = repo.rev_parse(src + "^{tree}");
         if (!t) {
-            if (src == "HEAD" && !repo.head_oid()) t = kEmptyTreeOid;
-            else throw Fatal{"could not resolve " + src};
+            throw Fatal{"could not resolve " + src};  // an unborn HEAD too, as git says
         }
         tree = *t == kEmptyTreeOid ? tree : repo.flatten(*t);
     }
@@ -1052,6 +1206,8 @@ int cmd_mv(Session& s, const Args& a) {
         }
         moves.emplace_back(src, to);
     }
+    if (dry)
+        for (auto& [src, to] : moves) s.out("Checking rename of '" + src + "' to '" + to + "'\n");
     for (auto& [src, to] : moves) {
         check_cancel(repo.ctx);
         if (verbose || dry) s.out("Renaming " + src + " to " + to + "\n");
@@ -1122,7 +1278,7 @@ void write_stash_log(Repo& repo, const std::vector<StashEntry>& newest_first, co
     repo.write_file_atomic(repo.gitdir + "/logs/refs/stash", text);
 }
 
-int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label) {
+int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label, bool quiet = false) {
     auto log = repo.fs.read_file(repo.gitdir + "/logs/refs/stash", kMaxConfigBytes);
     std::vector<std::string> lines;
     if (log) {
@@ -1143,7 +1299,7 @@ int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label) {
     lines.erase(lines.begin() + long(k));
     write_stash_log(repo, {}, lines);
     if (!lines.empty()) repo.write_file_atomic(repo.gitdir + "/refs/stash", lines.back().substr(41, 40) + "\n");
-    s.out("Dropped " + label + " (" + oid + ")\n");
+    if (!quiet) s.out("Dropped " + label + " (" + oid + ")\n");
     return 0;
 }
 
@@ -1175,8 +1331,9 @@ int cmd_stash(Session& s, const Args& a) {
             return false;
         }
         if (n >= entries.size()) {
-            s.err("error: " + label + " is not a valid reference\n");
-            return false;
+            // git reads stash@{n} through the reflog, and names the log as the argument named it
+            bool spelled = std::any_of(rest.begin(), rest.end(), [](const std::string& x) { return x.starts_with("stash@{"); });
+            throw Fatal{"log for '" + std::string(spelled ? "stash" : "refs/stash") + "' only has " + std::to_string(entries.size()) + " entries"};
         }
         return true;
     };
@@ -1186,11 +1343,16 @@ int cmd_stash(Session& s, const Args& a) {
         s.out(o);
         return 0;
     }
+    bool quiet = false, restore_index = false;
+    for (auto& x : rest) {
+        if (x == "-q" || x == "--quiet") quiet = true;
+        else if (x == "--index" && (sub == "apply" || sub == "pop")) restore_index = true;
+    }
     if (sub == "drop") {
         size_t n;
         std::string label;
         if (!which(n, label)) return 1;
-        return stash_drop(s, repo, n, label);
+        return stash_drop(s, repo, n, label, quiet);
     }
     if (sub == "show") {
         size_t n;
@@ -1266,17 +1428,40 @@ int cmd_stash(Session& s, const Args& a) {
                 if (auto st = repo.fs.lstat(ap)) idx[p] = entry_from_stat(p, *st, t->second.second);
             }
         }
+        // --index: what was staged is staged again (the stash's second parent holds the index)
+        if (restore_index && w.parents.size() > 1) {
+            auto staged = repo.flatten(repo.commit(w.parents[1]).tree);
+            std::set<std::string> staged_paths;
+            for (auto& [p, v] : base) staged_paths.insert(p);
+            for (auto& [p, v] : staged) staged_paths.insert(p);
+            for (auto& p : staged_paths) {
+                check_cancel(repo.ctx);
+                auto b = base.find(p), x = staged.find(p);
+                if (b != base.end() && x != staged.end() && b->second == x->second) continue;
+                if (x == staged.end()) {
+                    idx.erase(p);
+                    continue;
+                }
+                auto st = repo.fs.lstat(abs_of(repo, p));
+                IndexEntry e;
+                if (st && Repo::hash(ObjType::blob, read_work_blob(repo, p, *st)) == x->second.second) e = entry_from_stat(p, *st, x->second.second);
+                else e.path = p, e.oid = x->second.second, e.flags = uint16_t(std::min<size_t>(p.size(), 0xfff));
+                e.mode = x->second.first;
+                idx[p] = e;
+            }
+        }
         std::vector<IndexEntry> out;
         for (auto& [k, e] : idx) out.push_back(e);
         repo.write_index(std::move(out));
-        StatusData st = compute_status(repo, false);
-        s.out(long_status(repo, st, false));
-        if (sub == "pop") return stash_drop(s, repo, n, label);
+        if (!quiet) {
+            StatusData st = compute_status(repo, false);
+            s.out(long_status(repo, st, false));
+        }
+        if (sub == "pop") return stash_drop(s, repo, n, label, quiet);
         return 0;
     }
     if (sub != "push") throw Fatal{"unknown stash subcommand '" + sub + "' in this sandbox (push, list, show, apply, pop, drop)", 129};
     std::string msg;
-    bool quiet = false;
     for (size_t i = 0; i < rest.size(); ++i) {
         if ((rest[i] == "-m" || rest[i] == "--message") && i + 1 < rest.size()) msg = rest[++i];
         else if (rest[i] == "-q" || rest[i] == "--quiet") quiet = true;

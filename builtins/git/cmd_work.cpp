@@ -23,9 +23,10 @@ bool spec_match(const std::string& path, const std::string& spec) {
     return under(path, spec);
 }
 
-// Every file of the work tree under dir (relative, "" for the top), not ignored unless force.
+}  // namespace
+
 void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std::vector<std::string>& out,
-                const std::set<std::string>& tracked, int depth = 0) {
+                const std::set<std::string>& tracked, int depth) {
     check_cancel(repo.ctx);
     if (depth > 256) return;
     auto entries = repo.fs.readdir(dir.empty() ? repo.worktree : abs_of(repo, dir.substr(0, dir.size() - 1)));
@@ -47,6 +48,8 @@ void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std
         }
     }
 }
+
+namespace {
 
 std::vector<std::string> split_specs(Repo& repo, const std::vector<std::string>& args) {
     std::vector<std::string> out;
@@ -186,7 +189,8 @@ int cmd_add(Session& s, const Args& a) {
 
 int cmd_rm(Session& s, const Args& a) {
     Repo& repo = s.need_worktree();
-    bool cached = false, recursive = false, force = false, quiet = false, dashdash = false, ignore_unmatch = false;
+    bool cached = false, recursive = false, force = false, quiet = false, dashdash = false, ignore_unmatch = false,
+         dry_run = false;
     std::vector<std::string> paths;
     for (const auto& x : a) {
         if (dashdash || x.empty() || x[0] != '-') paths.push_back(x);
@@ -196,6 +200,7 @@ int cmd_rm(Session& s, const Args& a) {
         else if (x == "-f" || x == "--force") force = true;
         else if (x == "-q" || x == "--quiet") quiet = true;
         else if (x == "--ignore-unmatch") ignore_unmatch = true;
+        else if (x == "-n" || x == "--dry-run") dry_run = true;
         else if (x == "-rf" || x == "-fr") recursive = force = true;
         else throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
     }
@@ -259,6 +264,7 @@ int cmd_rm(Session& s, const Args& a) {
     for (auto& p : to_remove) {
         check_cancel(repo.ctx);
         if (!quiet) s.out("rm '" + p + "'\n");
+        if (dry_run) continue;
         if (!cached) {
             (void)repo.fs.unlink(abs_of(repo, p));
             std::string d = p;
@@ -268,7 +274,7 @@ int cmd_rm(Session& s, const Args& a) {
             }
         }
     }
-    repo.write_index(std::move(keep));
+    if (!dry_run) repo.write_index(std::move(keep));
     return 0;
 }
 
@@ -353,6 +359,7 @@ int cmd_commit(Session& s, const Args& a) {
     bool all = false, allow_empty = false, quiet = false, amend = false, have_msg = false, allow_empty_msg = false,
          no_edit = false;
     std::string file;
+    std::vector<std::string> paths;  // `git commit <paths>`: only these, as they are in the work tree
     for (size_t i = 0; i < a.size(); ++i) {
         const std::string& x = a[i];
         if ((x == "-m" || x == "--message") && i + 1 < a.size()) messages.push_back(a[++i]), have_msg = true;
@@ -368,8 +375,11 @@ int cmd_commit(Session& s, const Args& a) {
         else if (x == "--no-verify" || x == "-n") {
         } else if (x == "-m" || x == "-F") throw Fatal{"error: switch `" + x.substr(1) + "' requires a value", 129, false};
         else if (x == "--message" || x == "--file") throw Fatal{"error: option `" + x.substr(2) + "' requires a value", 129, false};
-        else throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        else if (x == "--") paths.insert(paths.end(), a.begin() + long(i) + 1, a.end()), i = a.size();
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x.substr(x.starts_with("--") ? 2 : 1) + "'", 129};
+        else paths.push_back(x);
     }
+    if (all && !paths.empty()) throw Fatal{"paths '" + paths[0] + " ...' with -a does not make sense"};
     auto head = repo.head_oid();
     if (amend && !head) throw Fatal{"You have nothing to amend."};
     std::optional<Commit> old;
@@ -390,6 +400,28 @@ int cmd_commit(Session& s, const Args& a) {
     if (!have_msg && !amend) {
         s.err("error: no commit message given and no editor in this sandbox (use -m or -F)\n");
         return 1;
+    }
+    if (!paths.empty() && merge_head) throw Fatal{"cannot do a partial commit during a merge."};
+    // The paths given: each must name something git knows (index or HEAD); their work tree state is staged,
+    // and the commit is HEAD's tree with only them changed (other staged changes stay staged).
+    std::vector<std::string> only;
+    if (!paths.empty()) {
+        std::map<std::string, std::pair<uint32_t, std::string>> head_flat;
+        if (head) head_flat = repo.flatten(repo.commit(*head).tree);
+        auto known = repo.read_index();
+        bool missing = false;
+        for (auto& p : paths) {
+            std::string spec = to_repo_path(repo, p);
+            bool matched = std::any_of(known.begin(), known.end(), [&](const IndexEntry& e) { return spec_match(e.path, spec); }) ||
+                           std::any_of(head_flat.begin(), head_flat.end(), [&](const auto& e) { return spec_match(e.first, spec); });
+            if (!matched) {
+                s.err("error: pathspec '" + p + "' did not match any file(s) known to git\n");
+                missing = true;
+            }
+            only.push_back(spec);
+        }
+        if (missing) return 1;
+        (void)stage(s, repo, only, false, true, false, false, false, paths);
     }
     if (all) {
         // stage modified and deleted tracked files
@@ -434,6 +466,26 @@ int cmd_commit(Session& s, const Args& a) {
             s.out(unmerged);
             return 128;
         }
+    }
+    if (!only.empty()) {
+        // HEAD's entries outside the paths, the index's inside them
+        auto in_only = [&](const std::string& p) {
+            return std::any_of(only.begin(), only.end(), [&](const std::string& sp) { return spec_match(p, sp); });
+        };
+        std::vector<IndexEntry> partial;
+        if (head)
+            for (auto& [p, v] : repo.flatten(repo.commit(*head).tree))
+                if (!in_only(p)) {
+                    IndexEntry e;
+                    e.path = p;
+                    e.mode = v.first;
+                    e.oid = v.second;
+                    partial.push_back(std::move(e));
+                }
+        for (auto& e : index)
+            if (e.stage() == 0 && in_only(e.path)) partial.push_back(e);
+        std::sort(partial.begin(), partial.end(), [](const IndexEntry& x, const IndexEntry& y) { return x.path < y.path; });
+        index = std::move(partial);
     }
     std::string tree = write_tree_from_index(repo, index);
     std::vector<std::string> parents;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -234,6 +235,10 @@ private:
 };
 bool wildmatch(std::string_view pat, std::string_view text, bool pathname);
 
+// Every file of the work tree under dir (relative, "" for the top, else ending in '/'), in path order; ignored
+// ones left out unless force (tracked ones always in); nested repositories are not entered.
+void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std::vector<std::string>& out,
+                const std::set<std::string>& tracked, int depth = 0);
 // Git's blob of a work tree file (a symlink's target for a link); mode as git records it.
 uint32_t git_mode_of(const vfs::Stat& st);
 std::string read_work_blob(Repo& repo, const std::string& rel, const vfs::Stat& st);
@@ -331,6 +336,11 @@ int cmd_stash(Session& s, const Args& a);
 int cmd_symbolic_ref(Session& s, const Args& a);
 int cmd_cherry_pick(Session& s, const Args& a);  // cmd_pick.cpp
 int cmd_rebase(Session& s, const Args& a);
+int cmd_rev_list(Session& s, const Args& a);  // cmd_revs.cpp
+int cmd_shortlog(Session& s, const Args& a);
+int cmd_describe(Session& s, const Args& a);
+int cmd_for_each_ref(Session& s, const Args& a);
+int cmd_blame(Session& s, const Args& a);  // cmd_blame.cpp
 // The network half (remote.cpp): smart HTTP through the session's HttpClient.
 int cmd_clone(Session& s, const Args& a);
 int cmd_fetch(Session& s, const Args& a);
@@ -368,6 +378,24 @@ bool switch_trees(Session& s, const std::string& from_tree, const std::string& t
                   const char* op = "checkout");
 
 std::string commit_summary(Repo& repo, const std::string& parent_tree, const std::string& tree);
+
+// ---- walking history (cmd_hist.cpp; log, rev-list, shortlog)
+// The commits to start from and those whose ancestors are left out.
+struct RevRange {
+    std::vector<std::string> starts, hide;
+};
+// Whether x names a revision as a command line gives them: "A", "^A", "A..B", "A...B" (an empty side: HEAD).
+bool is_rev_arg(Repo& repo, const std::string& x);
+// --all, --branches, --tags, --remotes: the commits their refs name added to revs (false for another word).
+bool add_ref_set(Repo& repo, const std::string& x, std::vector<std::string>& revs);
+// Adds such an argument to range (Fatal "ambiguous argument" when a side is unknown).
+void add_rev(Repo& repo, const std::string& r, RevRange& range);
+// The commits of range newest first (committer date, ties in the order reached), as `git log` lists them;
+// `visit` returns false to stop. Polls the cancel token.
+void walk_commits(Repo& repo, const RevRange& range, bool first_parent, const std::function<bool(Commit&)>& visit);
+// A message's subject (its first paragraph on one line), and a commit expanded through a --format string.
+std::string commit_subject(const std::string& msg);
+std::string format_commit(Repo& repo, const std::string& fmt, const Commit& c);
 
 // ---- merging (merge.cpp; the command in cmd_refs.cpp)
 // Whether anc is desc or one of its ancestors.

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "builtins/git/core.hpp"
+#include "interp/regex.hpp"
 
 namespace bashkit::builtins::git {
 
@@ -101,11 +102,14 @@ int cmd_init(Session& s, const Args& a) {
 
 int cmd_config(Session& s, const Args& a) {
     CommandContext& ctx = s.ctx;
-    enum class Op { get_or_set, get, get_all, unset, unset_all, list, add } op = Op::get_or_set;
+    enum class Op { get_or_set, get, get_all, get_regexp, unset, unset_all, list, add } op = Op::get_or_set;
     enum class Where { any, global, local } where = Where::any;
+    bool as_bool = false;
     std::vector<std::string> rest;
     for (const auto& x : a) {
-        if (x == "--global") where = Where::global;
+        if (x == "--bool" || x == "--type=bool") as_bool = true;
+        else if (x == "--get-regexp") op = Op::get_regexp;
+        else if (x == "--global") where = Where::global;
         else if (x == "--local") where = Where::local;
         else if (x == "--get") op = Op::get;
         else if (x == "--get-all") op = Op::get_all;
@@ -140,6 +144,41 @@ int cmd_config(Session& s, const Args& a) {
         s.err("usage: git config [<options>]\n");
         return 129;
     }
+    // --bool: a value as git reads a boolean
+    auto shown = [&](const std::string& k, const std::string& v) -> std::string {
+        if (!as_bool) return v;
+        std::string l = v;
+        for (auto& c : l) c = char(tolower(static_cast<unsigned char>(c)));
+        if (l == "true" || l == "yes" || l == "on" || l == "1") return "true";
+        if (l == "false" || l == "no" || l == "off" || l == "0" || l.empty()) return "false";
+        throw Fatal{"bad boolean config value '" + v + "' for '" + k + "'"};
+    };
+    if (op == Op::get_regexp) {
+        // every key (as git spells it: section and name lower-cased) the extended regex finds, with its value
+        if (rest.empty() || rest.size() > 2) {
+            s.err("error: wrong number of arguments, should be 1\n");
+            return 129;
+        }
+        interp::Regex re = interp::Regex::compile(rest[0], interp::RegexSyntax::kExtended, {});
+        if (!re.ok()) {
+            s.err("error: invalid key pattern: " + rest[0] + "\n");
+            return 6;
+        }
+        std::vector<std::pair<std::string, std::string>> all;
+        if (where != Where::local)
+            for (auto& e : parse_config_text(read(gpath))) all.push_back(e);
+        if (where != Where::global && s.repo)
+            for (auto& e : parse_config_text(read(s.repo->gitdir + "/config"))) all.push_back(e);
+        if (where == Where::any)
+            for (auto& [k, v] : s.overrides) all.emplace_back(normalize_key(k), v);
+        std::string o;
+        for (auto& [k, v] : all) {
+            check_cancel(ctx);
+            if (re.search(k)) o += k + " " + shown(k, v) + "\n";
+        }
+        s.out(o);
+        return o.empty() ? 1 : 0;
+    }
     std::string key = rest[0];
     if (normalize_key(key).empty()) {
         s.err("error: key does not contain a section: " + key + "\n");
@@ -159,8 +198,8 @@ int cmd_config(Session& s, const Args& a) {
         auto vals = c.get_all(key);
         if (vals.empty()) return 1;
         if (op == Op::get_all)
-            for (auto& v : vals) s.out(v + "\n");
-        else s.out(vals.back() + "\n");
+            for (auto& v : vals) s.out(shown(key, v) + "\n");
+        else s.out(shown(key, vals.back()) + "\n");
         return 0;
     }
     std::string path;
@@ -245,6 +284,11 @@ constexpr Sub kSubs[] = {
     {"symbolic-ref", cmd_symbolic_ref},
     {"cherry-pick", cmd_cherry_pick, "n"},
     {"rebase", cmd_rebase, "qim"},
+    {"rev-list", cmd_rev_list},
+    {"shortlog", cmd_shortlog, "sne"},
+    {"describe", cmd_describe},
+    {"for-each-ref", cmd_for_each_ref},
+    {"blame", cmd_blame, "pself", "L"},
     {"clone", cmd_clone, "q", "b"},
     {"fetch", cmd_fetch},
     {"pull", cmd_pull},
@@ -291,7 +335,8 @@ Args split_bundles(const Args& a, std::string_view flags, std::string_view value
 const char* kUsage =
     "usage: git [-C <path>] [-c <name>=<value>] <command> [<args>]\n\n"
     "In-process git of bashkit. Commands: init config add rm commit status log show diff branch checkout\n"
-    "switch restore mv rev-parse ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
+    "switch restore mv rev-parse rev-list ls-files cat-file tag hash-object reset merge stash symbolic-ref\n"
+    "cherry-pick rebase describe shortlog blame for-each-ref\n"
     "clone fetch pull push remote ls-remote (smart HTTP through the sandbox's network policy)\n";
 
 int run(CommandContext& ctx, builtins::Output& output) {
@@ -378,7 +423,9 @@ void register_git_utils(interp::CommandRegistry& registry) {
     registry.add("git",
                  "git [-C DIR] [-c K=V] COMMAND ...: in-process git over the session's files (init config add rm "
                  "commit status log show diff branch checkout switch restore mv rev-parse ls-files cat-file tag "
-                 "hash-object reset merge stash symbolic-ref clone fetch pull push remote ls-remote)",
+                 "hash-object reset merge stash symbolic-ref cherry-pick rebase rev-list describe shortlog blame for-each-ref clone "
+                 "fetch pull "
+                 "push remote ls-remote)",
                  git::git_main);
 }
 

@@ -490,22 +490,6 @@ private:
 
 // ------------------------------------------------------------------ object walks
 
-bool ancestor_of(Repo& repo, const std::string& anc, const std::string& desc) {
-    std::set<std::string> seen;
-    std::vector<std::string> todo{desc};
-    while (!todo.empty()) {
-        check_cancel(repo.ctx);
-        std::string c = todo.back();
-        todo.pop_back();
-        if (c == anc) return true;
-        if (!seen.insert(c).second) continue;
-        auto o = repo.try_read(c);
-        if (!o || o->type != ObjType::commit) continue;
-        for (auto& p : parse_commit(o->data, c).parents) todo.push_back(p);
-    }
-    return false;
-}
-
 // Every object reachable from tips, not descending into those in `stop` (nor adding them).
 void reachable(Repo& repo, const std::vector<std::string>& tips, std::set<std::string>& out,
                const std::set<std::string>& stop, std::vector<std::pair<std::string, ObjType>>* list) {
@@ -787,7 +771,7 @@ int apply_fetch_updates(Session& s, Repo& repo, const std::string& url, std::vec
             summary = "[rejected]";
             suffix = "  (would clobber existing tag)";
             status = 1;
-        } else if (ancestor_of(repo, u.old_oid, u.new_oid)) {
+        } else if (is_ancestor(repo, u.old_oid, u.new_oid)) {
             summary = repo.abbrev(u.old_oid) + ".." + repo.abbrev(u.new_oid);
             repo.update_ref(u.local_ref, u.new_oid, u.old_oid, "fetch: fast-forward");
         } else if (u.force) {
@@ -1214,7 +1198,7 @@ int cmd_pull(Session& s, const Args& a) {
     if (merge_oid.empty()) throw Fatal{"couldn't find remote ref " + repo.config.get("branch." + cur + ".merge").value_or("HEAD")};
     repo.rescan();
     auto head = repo.head_oid();
-    if (head && *head != merge_oid && !ancestor_of(repo, merge_oid, *head) && !ancestor_of(repo, *head, merge_oid)) {
+    if (head && *head != merge_oid && !is_ancestor(repo, merge_oid, *head) && !is_ancestor(repo, *head, merge_oid)) {
         if (mode.empty()) {
             s.err("hint: You have divergent branches and need to specify how to reconcile them.\n"
                   "hint: You can do so by running one of the following commands sometime before\n"
@@ -1363,7 +1347,7 @@ int cmd_push(Session& s, const Args& a) {
         else if (c.old_oid != kNullOid && c.new_oid != kNullOid && !c.force) {
             if (dst.starts_with("refs/tags/")) c.status = "rejected-tag";
             else if (!repo.has(c.old_oid)) c.status = "rejected-fetch";
-            else if (!ancestor_of(repo, c.old_oid, c.new_oid)) c.status = "rejected-nonff";
+            else if (!is_ancestor(repo, c.old_oid, c.new_oid)) c.status = "rejected-nonff";
         }
         cmds.push_back(std::move(c));
     }
@@ -1463,7 +1447,7 @@ int cmd_push(Session& s, const Args& a) {
             if (c.new_oid == kNullOid) line('-', "[deleted]", "");
             else if (c.old_oid == kNullOid)
                 line('*', c.dst.starts_with("refs/tags/") ? "[new tag]" : c.dst.starts_with("refs/heads/") ? "[new branch]" : "[new reference]", "");
-            else if (ancestor_of(repo, c.old_oid, c.new_oid)) line(' ', repo.abbrev(c.old_oid) + ".." + repo.abbrev(c.new_oid), "");
+            else if (is_ancestor(repo, c.old_oid, c.new_oid)) line(' ', repo.abbrev(c.old_oid) + ".." + repo.abbrev(c.new_oid), "");
             else line('+', repo.abbrev(c.old_oid) + "..." + repo.abbrev(c.new_oid), " (forced update)");
             if (!dry && rc) {
                 bool fo = false;
@@ -1584,6 +1568,79 @@ int cmd_remote(Session& s, const Args& a) {
         if (repo.read_ref_raw("refs/remotes/" + name + "/HEAD")) repo.delete_ref("refs/remotes/" + name + "/HEAD");
         return 0;
     }
+    if (sub == "rename") {
+        std::vector<std::string> pos;
+        for (const auto& x : rest) {
+            if (x == "--progress" || x == "--no-progress") continue;
+            if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
+            pos.push_back(x);
+        }
+        if (pos.size() != 2) return usage_err("rename [--[no-]progress] <old> <new>\n\n    --progress            force progress reporting\n");
+        const std::string &from = pos[0], &to = pos[1];
+        if (!remote_cfg(repo, from)) {
+            s.err("error: No such remote: '" + from + "'\n");
+            return 2;
+        }
+        if (remote_cfg(repo, to)) {
+            s.err("error: remote " + to + " already exists.\n");
+            return 3;
+        }
+        if (to.empty() || to.find_first_of(" \t/\\:?*[~^") != std::string::npos || to.starts_with("-"))
+            throw Fatal{"'" + to + "' is not a valid remote name"};
+        // The section renamed in place; its default fetch refspecs follow the new name.
+        const std::string path = repo.gitdir + "/config", old_header = "[remote \"" + from + "\"]";
+        const std::string old_dst = ":refs/remotes/" + from + "/";
+        std::string text = read_text(s.ctx, path), out;
+        bool inside = false;
+        for (size_t p = 0; p < text.size();) {
+            check_cancel(s.ctx);
+            size_t e = text.find('\n', p);
+            e = e == std::string::npos ? text.size() : e + 1;
+            std::string line = text.substr(p, e - p);
+            p = e;
+            size_t f = line.find_first_not_of(" \t");
+            if (f != std::string::npos && line[f] == '[') {
+                std::string h = line.substr(f);
+                while (!h.empty() && (h.back() == '\n' || h.back() == ' ' || h.back() == '\t')) h.pop_back();
+                inside = h == old_header;
+                if (inside) line = line.substr(0, f) + "[remote \"" + to + "\"]" + line.substr(f + h.size());
+            } else if (inside && f != std::string::npos && line.compare(f, 5, "fetch") == 0) {
+                size_t at = line.find(old_dst);
+                if (at != std::string::npos) line.replace(at + 14, from.size(), to);
+                else {
+                    size_t eq = line.find('=');
+                    std::string v = eq == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", eq + 1));
+                    while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+                    s.err("warning: Not updating non-default fetch refspec\n\t" + v +
+                          "\n\tPlease update the configuration manually if necessary.\n");
+                }
+            }
+            out += line;
+        }
+        for (const auto& [k, v] : repo.config.entries()) {
+            if (k.starts_with("branch.") && (k.ends_with(".remote") || k.ends_with(".pushremote")) && v == from)
+                out = config_edit(out, k, to, nullptr);
+        }
+        repo.write_file_atomic(path, out);
+        // The remote-tracking refs move under the new name; a symbolic HEAD among them points at the moved ref.
+        const std::string old_prefix = "refs/remotes/" + from + "/", new_prefix = "refs/remotes/" + to + "/";
+        std::optional<std::string> head_target;
+        if (auto raw = repo.read_ref_raw(old_prefix + "HEAD"); raw && raw->starts_with("ref: ")) {
+            std::string t = raw->substr(5);
+            while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+            head_target = t.starts_with(old_prefix) ? new_prefix + t.substr(old_prefix.size()) : t;
+            repo.delete_ref(old_prefix + "HEAD");
+        }
+        for (auto& [n, o] : repo.refs(old_prefix)) {
+            check_cancel(s.ctx);
+            if (n == old_prefix + "HEAD") continue;
+            std::string moved = new_prefix + n.substr(old_prefix.size());
+            repo.update_ref(moved, o, "", "remote: renamed " + n + " to " + moved);
+            repo.delete_ref(n);
+        }
+        if (head_target) repo.set_symref(new_prefix + "HEAD", *head_target);
+        return 0;
+    }
     if (sub == "get-url") {
         bool push = false, all = false;
         std::vector<std::string> pos;
@@ -1604,6 +1661,54 @@ int cmd_remote(Session& s, const Args& a) {
         } else {
             s.out((push && !r->pushurl.empty() ? r->pushurl : r->url) + "\n");
         }
+        return 0;
+    }
+    if (sub == "show") {
+        // -n: what the configuration and the remote-tracking refs say, without asking the remote
+        bool no_query = false;
+        std::vector<std::string> pos;
+        for (const auto& x : rest) {
+            if (x == "-n") no_query = true;
+            else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
+            else pos.push_back(x);
+        }
+        if (pos.empty()) {  // like `git remote`
+            for (const auto& n : remote_names(repo)) s.out(n + "\n");
+            return 0;
+        }
+        if (!no_query) throw Fatal{"git remote show without -n (asking the remote) is not available here; use -n, or git ls-remote", 129};
+        std::string o;
+        for (const auto& name : pos) {
+            check_cancel(s.ctx);
+            auto r = remote_cfg(repo, name);
+            std::string url = r ? r->url : name, push = r && !r->pushurl.empty() ? r->pushurl : url;
+            o += "* remote " + name + "\n  Fetch URL: " + url + "\n  Push  URL: " + push + "\n  HEAD branch: (not queried)\n";
+            std::vector<std::string> tracked;
+            for (auto& [ref, oid] : repo.refs("refs/remotes/" + name + "/"))
+                if (ref != "refs/remotes/" + name + "/HEAD") tracked.push_back(ref.substr(14 + name.size()));
+            if (!tracked.empty()) {
+                o += std::string(tracked.size() == 1 ? "  Remote branch:" : "  Remote branches:") + " (status not queried)\n";
+                for (auto& t : tracked) o += "    " + t + "\n";
+            }
+            std::vector<std::pair<std::string, std::string>> pulls;  // local branch -> remote branch it merges
+            for (const auto& [k, v] : repo.config.entries())
+                if (k.starts_with("branch.") && k.ends_with(".remote") && v == name) {
+                    std::string b = k.substr(7, k.size() - 14);
+                    auto m = repo.config.get("branch." + b + ".merge");
+                    if (!m) continue;
+                    std::string mb = m->starts_with("refs/heads/") ? m->substr(11) : *m;
+                    if (std::none_of(pulls.begin(), pulls.end(), [&](const auto& pr) { return pr.first == b; })) pulls.emplace_back(b, mb);
+                }
+            std::sort(pulls.begin(), pulls.end());
+            if (!pulls.empty()) {
+                size_t w = 0;
+                for (auto& [b, m] : pulls) w = std::max(w, b.size());
+                o += std::string(pulls.size() == 1 ? "  Local branch" : "  Local branches") + " configured for 'git pull':\n";
+                for (auto& [b, m] : pulls) o += "    " + b + std::string(w - b.size(), ' ') + " merges with remote " + m + "\n";
+            }
+            o += "  Local ref configured for 'git push' (status not queried):\n    (matching) pushes to (matching)\n";
+        }
+        s.out(o);
         return 0;
     }
     if (sub == "set-url") {

@@ -424,11 +424,143 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
     return out;
 }
 
+namespace {
+
+// An operation in progress, as `git status` tells it (wt-status.c's state).
+struct OpState {
+    enum Kind { none, merge, rebase, cherry_pick } kind = none;
+    bool interactive = false;  // rebase-merge/interactive: the sequencer's todo and done lists are shown
+    std::string branch;        // the branch being rebased ("" when it was a detached HEAD)
+    std::string onto;          // abbreviated
+    std::string pick;          // the commit being cherry-picked, abbreviated
+};
+
+std::string read_git_file(Repo& repo, const std::string& rel) {
+    auto r = repo.fs.read_file(repo.gitdir + "/" + rel, kMaxConfigBytes);
+    if (!r) return "";
+    std::string v = *r;
+    while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    return v;
+}
+
+OpState op_state(Repo& repo) {
+    OpState st;
+    auto exists = [&](const std::string& rel) { return static_cast<bool>(repo.fs.stat(repo.gitdir + "/" + rel)); };
+    if (exists("rebase-merge")) {
+        st.kind = OpState::rebase;
+        st.interactive = exists("rebase-merge/interactive");
+        std::string b = read_git_file(repo, "rebase-merge/head-name");
+        if (b.starts_with("refs/heads/")) st.branch = b.substr(11);
+        else if (b.starts_with("refs/")) st.branch = b;
+        std::string onto = read_git_file(repo, "rebase-merge/onto");
+        st.onto = is_hex_oid(onto) ? repo.abbrev(onto) : onto.starts_with("refs/heads/") ? onto.substr(11) : onto;
+    }
+    if (exists("MERGE_HEAD")) st.kind = OpState::merge;
+    else if (st.kind == OpState::none && exists("CHERRY_PICK_HEAD")) {
+        std::string p = read_git_file(repo, "CHERRY_PICK_HEAD");
+        if (is_hex_oid(p)) st.kind = OpState::cherry_pick, st.pick = repo.abbrev(p);
+    }
+    return st;
+}
+
+// The sequencer's list file (rebase-merge/done or git-rebase-todo): its commands without comments and blank
+// lines, each command's object name abbreviated as git shows them.
+std::vector<std::string> todo_lines(Repo& repo, const std::string& rel) {
+    std::vector<std::string> out;
+    std::string text = read_git_file(repo, rel);
+    for (size_t i = 0; i < text.size();) {
+        check_cancel(repo.ctx);
+        size_t nl = text.find('\n', i);
+        if (nl == std::string::npos) nl = text.size();
+        std::string line = text.substr(i, nl - i);
+        i = nl + 1;
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+        size_t lead = line.find_first_not_of(" \t");
+        if (lead == std::string::npos || line[lead] == '#') continue;
+        line = line.substr(lead);
+        bool keep = line.starts_with("exec ") || line.starts_with("x ") || line.starts_with("label ") || line.starts_with("l ");
+        size_t w1 = line.find(' ');
+        if (!keep && w1 != std::string::npos) {
+            size_t w2 = line.find(' ', w1 + 1);
+            std::string name = line.substr(w1 + 1, w2 == std::string::npos ? std::string::npos : w2 - w1 - 1);
+            if (auto oid = repo.rev_parse(name))
+                line = line.substr(0, w1 + 1) + repo.abbrev(*oid) + (w2 == std::string::npos ? "" : line.substr(w2));
+        }
+        out.push_back(line);
+    }
+    return out;
+}
+
+// The paragraph git prints after the branch line while an operation is in progress (without the blank line
+// that ends it).
+std::string state_paragraph(Repo& repo, const OpState& st, bool unmerged) {
+    std::string o;
+    auto sequencer_lists = [&] {
+        if (!st.interactive) return;
+        auto done = todo_lines(repo, "rebase-merge/done"), todo = todo_lines(repo, "rebase-merge/git-rebase-todo");
+        if (done.empty()) o += "No commands done.\n";
+        else {
+            std::string n = std::to_string(done.size());
+            o += done.size() == 1 ? "Last command done (1 command done):\n" : "Last commands done (" + n + " commands done):\n";
+            for (size_t i = done.size() > 2 ? done.size() - 2 : 0; i < done.size(); ++i) o += "   " + done[i] + "\n";
+            if (done.size() > 2) o += "  (see more in file .git/rebase-merge/done)\n";
+        }
+        if (todo.empty()) o += "No commands remaining.\n";
+        else {
+            std::string n = std::to_string(todo.size());
+            o += todo.size() == 1 ? "Next command to do (1 remaining command):\n" : "Next commands to do (" + n + " remaining commands):\n";
+            for (size_t i = 0; i < 2 && i < todo.size(); ++i) o += "   " + todo[i] + "\n";
+            o += "  (use \"git rebase --edit-todo\" to view and edit)\n";
+        }
+    };
+    switch (st.kind) {
+        case OpState::none: break;
+        case OpState::merge:
+            if (st.interactive) {
+                sequencer_lists();
+                o += "\n";
+            }
+            if (unmerged) o += "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n";
+            else o += "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n";
+            break;
+        case OpState::rebase: {
+            sequencer_lists();
+            std::string who = st.branch.empty() ? "" : " branch '" + st.branch + "' on '" + st.onto + "'";
+            if (unmerged)
+                o += (st.branch.empty() ? std::string("You are currently rebasing.") : "You are currently rebasing" + who + ".") +
+                     "\n  (fix conflicts and then run \"git rebase --continue\")\n  (use \"git rebase --skip\" to skip this patch)\n"
+                     "  (use \"git rebase --abort\" to check out the original branch)\n";
+            else if (!st.interactive || repo.fs.stat(repo.gitdir + "/MERGE_MSG"))
+                o += (st.branch.empty() ? std::string("You are currently rebasing.") : "You are currently rebasing" + who + ".") +
+                     "\n  (all conflicts fixed: run \"git rebase --continue\")\n";
+            else
+                o += (st.branch.empty() ? std::string("You are currently editing a commit during a rebase.")
+                                        : "You are currently editing a commit while rebasing" + who + ".") +
+                     "\n  (use \"git commit --amend\" to amend the current commit)\n"
+                     "  (use \"git rebase --continue\" once you are satisfied with your changes)\n";
+            break;
+        }
+        case OpState::cherry_pick:
+            o += "You are currently cherry-picking commit " + st.pick + ".\n";
+            o += unmerged ? "  (fix conflicts and run \"git cherry-pick --continue\")\n"
+                          : "  (all conflicts fixed: run \"git cherry-pick --continue\")\n";
+            o += "  (use \"git cherry-pick --skip\" to skip this patch)\n"
+                 "  (use \"git cherry-pick --abort\" to cancel the cherry-pick operation)\n";
+            break;
+    }
+    return o;
+}
+
+}  // namespace
+
 std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
     std::string o;
     std::string head = repo.head_ref();
     bool unborn = !repo.head_oid();
+    const OpState op = op_state(repo);
     if (head.starts_with("refs/heads/")) o += "On branch " + head.substr(11) + "\n";
+    else if (op.kind == OpState::rebase || (op.kind == OpState::merge && !op.onto.empty()))
+        o += std::string(op.interactive ? "interactive rebase in progress; onto " : "rebase in progress; onto ") + op.onto + "\n";
     else {
         auto h = repo.head_oid();
         o += "HEAD detached at " + (h ? repo.abbrev(*h) : std::string("HEAD")) + "\n";
@@ -459,12 +591,12 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
         if (c.y != ' ') unstaged = true;
         if (c.y == 'D') deletions = true;
     }
-    // In the middle of a merge, git says so first, and leaves out the hints on unstaging.
-    const bool merging = static_cast<bool>(repo.fs.stat(repo.gitdir + "/MERGE_HEAD"));
-    if (merging) {
-        if (unmerged) o += "You have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n";
-        else o += "All conflicts fixed but you are still merging.\n  (use \"git commit\" to conclude merge)\n";
-    }
+    // An operation in progress is told first; a merge or a cherry-pick leaves out the hints on unstaging
+    // (the commit that ends it is not a plain one from HEAD).
+    const bool merging = op.kind == OpState::merge || op.kind == OpState::cherry_pick;
+    const std::string paragraph = state_paragraph(repo, op, unmerged);
+    o += paragraph;
+    const size_t after_paragraph = o.size();
     if (staged) {
         o += "\nChanges to be committed:\n";
         if (!merging)
@@ -501,15 +633,19 @@ std::string long_status(Repo& repo, const StatusData& st, bool for_commit) {
         for (auto& u : st.untracked) o += "\t" + show(u) + "\n";
     }
     if (staged || unstaged || unmerged || !st.untracked.empty()) o += "\n";
-    if (!staged) {
-        if (unstaged) o += "no changes added to commit (use \"git add\" and/or \"git commit -a\")\n";
+    // A merge whose conflicts are all resolved can be committed as it is: git says nothing more.
+    const bool merge_ready = op.kind == OpState::merge && !unmerged;
+    if (!staged && !merge_ready) {
+        if (unstaged || unmerged) o += "no changes added to commit (use \"git add\" and/or \"git commit -a\")\n";
         else if (!st.untracked.empty()) o += "nothing added to commit but untracked files present (use \"git add\" to track)\n";
         else if (unborn) o += "\nnothing to commit (create/copy files and use \"git add\" to track)\n";
         else o += "nothing to commit, working tree clean\n";
     }
+    // The paragraph ends with a blank line, which is the one each section starts with here.
+    if (!paragraph.empty() && o.compare(after_paragraph, 1, "\n") != 0) o.insert(after_paragraph, "\n");
     // "On branch x\n" followed directly by a section: git prints the first section without the blank line
     // when there is no "No commits yet" paragraph.
-    if (!unborn) {
+    if (!unborn && paragraph.empty()) {
         size_t nl = o.find('\n');
         if (nl != std::string::npos && o.compare(nl + 1, 1, "\n") == 0 && o.compare(nl + 2, 7, "nothing") != 0) o.erase(nl + 1, 1);
     }

@@ -318,6 +318,11 @@ const Case kCases[] = {
      "cat f.txt; git status -s; git pull --no-rebase; echo \"s $?\""},
     {"git clone -q $URL/src.git one && cd one && git push origin nosuch; echo \"s $?\"; git push origin --delete nosuch; echo \"s $?\"; "
      "git push nowhere; echo \"s $?\"; git checkout -q v1 2>/dev/null && git push; echo \"s $?\"; git fetch nowhere; echo \"s $?\""},
+    // remote rename: the section, its fetch refspec, the branches following it and the tracking refs move.
+    {"git clone -q $URL/src.git one && cd one && git remote rename origin up; echo \"s $?\"; git remote -v; "
+     "git branch -a; git config branch.main.remote; git symbolic-ref refs/remotes/up/HEAD; git log --oneline -1 up/side; "
+     "git remote rename nope x; echo \"s $?\"; git remote add other $URL/x.git; git remote rename up other; echo \"s $?\"; "
+     "git remote rename up 'bad name'; echo \"s $?\"; git remote rename up; echo \"s $?\"; cat .git/config"},
 };
 
 TEST(GitRemote, DifferentialAgainstRealGit) {
