@@ -353,6 +353,7 @@ struct Session {
         if (cfg.fs.host) {
             o.identity = host_identity();
             o.env = host_environment();
+            o.env_is_complete = true;
             o.limits.timeout = std::chrono::milliseconds(0);  // a plain shell has no time limit
             o.external = cli::run_host_program;
         }

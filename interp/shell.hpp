@@ -42,6 +42,9 @@ struct ShellOptions {
     std::string cwd = "";          // initial directory; default: home when it exists, else "/"
     // Extra environment variables (exported), applied after the defaults (PATH, HOME, USER, ...).
     std::vector<std::pair<std::string, std::string>> env;
+    // `env` is the whole environment the shell was started with (a host shell, as bash): HOME, USER and
+    // LOGNAME are not made up when it lacks them, and PATH and SHELL get bash's defaults, not exported.
+    bool env_is_complete = false;
     std::string script_name = "bashkit";  // $0
     std::vector<std::string> args;        // $1 ...
     const vfs::Clock* clock = nullptr;     // null: the system clock

@@ -73,7 +73,8 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
         auto st = s_.fs.stat(path);
         if (!st) {
             error(name + ": " + std::string(vfs::error_message(st.error())));
-            st_.status = 127;
+            // bash: 127 only when the file does not exist (ENOTDIR, ENAMETOOLONG, ELOOP... are 126)
+            st_.status = st.error() == vfs::Errc::no_such_file ? 127 : 126;
             return Flow::Normal;
         }
         if (st->is_directory()) {
