@@ -150,6 +150,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     if (session.id.home.empty()) session.id.home = session.id.user == "root" ? "/root" : "/home/" + session.id.user;
     session.http = options.http;
     session.external = std::move(options.external);
+    session.local_time = std::move(options.local_time);
     if (options.clock) {
         session.clock = options.clock;
     } else {

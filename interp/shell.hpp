@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -53,6 +54,10 @@ struct ShellOptions {
     // Runs host programs (see ExternalCommand). Empty, the default: never; an executable file found in the
     // FileSystem is run as a shell script, and nothing outside the sandbox can be started.
     ExternalRunner external;
+    // Breaks seconds since the epoch down in the time zone TZ names (null: TZ is not exported), for
+    // printf's %(fmt)T; false when it cannot. Empty: UTC. ConfiguredShell sets one that reads the zone
+    // files of the shell's FileSystem.
+    std::function<bool(int64_t seconds, const std::string* tz, std::tm& out)> local_time;
 };
 
 struct ExecResult {

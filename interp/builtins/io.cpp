@@ -96,6 +96,11 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
     pctx.max_output = std::min(sh.s_.limits.max_printf_width * 4 + 4096, sh.s_.limits.max_variable_bytes);
     pctx.now = sh.s_.clock->now().sec;
     pctx.shell_start = sh.s_.wall_start;
+    // %(fmt)T: the TZ of the environment, as bash (a TZ that is not exported is not seen).
+    const Var* tzv = sh.st_.vars.find("TZ");
+    const std::string* tz = tzv && tzv->set && (tzv->attrs & kAttrExport) && !tzv->is_array() ? &tzv->str : nullptr;
+    if (sh.s_.local_time)
+        pctx.local_time = [&sh, tz](int64_t t, std::tm& out) { return sh.s_.local_time(t, tz, out); };
     std::span<const std::string> args(a.data() + i + 1, a.size() - i - 1);
     PrintfResult r = format(a[i], args, pctx);
     for (const auto& d : r.diagnostics) sh.error(d);

@@ -762,6 +762,13 @@ TEST(CliHost, StartUpVariablesAreBashs) {
     EXPECT_EQ(r.out, "[unset] [unset]\n0\n");
 }
 
+TEST(CliDefault, PrintfTimeFollowsTheExportedTz) {
+    // %(fmt)T: an exported TZ names the zone; one that is not exported is not seen (UTC).
+    Result r = sh({}, "TZ=Asia/Tokyo; printf '%(%F %H %Z)T\\n' 0; export TZ; printf '%(%F %H %Z)T\\n' 0; "
+                      "TZ=EST5 printf '%(%H %Z)T\\n' 0");
+    EXPECT_EQ(r.out, "1970-01-01 00 UTC\n1970-01-01 09 JST\n19 EST\n") << r.err;
+}
+
 TEST(CliHost, StdinOfAScriptReadFromStdin) {
     // Like bash reading its script from stdin: the program reads the rest of it.
     Result r = run({"--host"}, stdin_is("echo first\n/usr/bin/head -n1\nline-for-head\necho after\n"));
