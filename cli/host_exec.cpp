@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "interp/external_fds.hpp"
+
 namespace bashkit::cli {
 namespace {
 
@@ -224,9 +226,50 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
         }
     }
 
+    // The shell's descriptors 3 and up (`3<<EOF`, `4>file`): a host file is passed as it is, any other stream
+    // through a pipe pumped like 0-2. Their copies sit at 256 and up, above every target, so that no dup2
+    // below overwrites the source of another.
+    struct MoreFd {
+        int target = -1, child = -1, parent = -1;
+        bool in = false;
+        interp::ByteStream* stream = nullptr;
+        std::string pending;
+    };
+    std::vector<MoreFd> more;
+    const interp::ExternalFds more_fds = interp::external_more_fds();
+    more.reserve(more_fds.size());
+    for (const auto& [target, stream] : more_fds) {
+        if (target < 3 || target >= 256 || !stream) continue;
+        MoreFd m;
+        m.target = target;
+        m.stream = stream;
+        if (int host = stream->host_fd(); host >= 0) {
+            int copy = ::fcntl(host, F_DUPFD_CLOEXEC, 256);
+            if (copy < 0) continue;
+            m.child = child_side.keep(copy);
+        } else if (stream->readable() || stream->writable()) {
+            int p[2];
+            if (::pipe2(p, O_CLOEXEC) != 0) continue;
+            m.in = stream->readable();
+            int child = m.in ? p[0] : p[1];
+            m.parent = m.in ? p[1] : p[0];
+            int high = ::fcntl(child, F_DUPFD_CLOEXEC, 256);
+            ::close(child);
+            if (high < 0) {
+                ::close(m.parent);
+                continue;
+            }
+            m.child = child_side.keep(high);
+        } else {
+            continue;
+        }
+        more.push_back(std::move(m));
+    }
+
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     for (int i = 0; i < 3; ++i) posix_spawn_file_actions_adddup2(&fa, child_fd[i], i);
+    for (const MoreFd& m : more) posix_spawn_file_actions_adddup2(&fa, m.child, m.target);
     const std::string cwd(cmd.cwd);
     posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
     posix_spawnattr_t attr;
@@ -248,6 +291,8 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
     if (rc != 0) {
         for (int& fd : parent_side)
             if (fd >= 0) ::close(fd);
+        for (MoreFd& m : more)
+            if (m.parent >= 0) ::close(m.parent);
         if (keep_read >= 0) ::close(keep_read);
         if (rc == ENOEXEC) return std::nullopt;  // no #! line: a shell script, run by the interpreter
         cmd.err.write("bashkit: " + args[0] + ": " + std::strerror(rc) + "\n");
@@ -266,9 +311,28 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
     std::vector<std::thread> out_pumps;
     for (int i = 1; i < 3; ++i)
         if (parent_side[i] >= 0) out_pumps.emplace_back(pump_out, parent_side[i], std::ref(*streams[i]));
+    std::vector<std::thread> more_in_pumps;
+    int more_wake = -1;
+    for (MoreFd& m : more) {
+        if (m.parent < 0) continue;
+        if (!m.in) {
+            out_pumps.emplace_back(pump_out, m.parent, std::ref(*m.stream));
+            continue;
+        }
+        if (more_wake < 0) more_wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        ::fcntl(m.parent, F_SETFL, ::fcntl(m.parent, F_GETFL) | O_NONBLOCK);
+        more_in_pumps.emplace_back(pump_in, std::ref(*m.stream), m.parent, more_wake, std::cref(exited),
+                                   std::ref(m.pending));
+    }
 
     int status = wait_child(pid, cmd.cancel);
     exited.store(true);
+    if (!more_in_pumps.empty()) {
+        uint64_t one = 1;
+        (void)!::write(more_wake, &one, sizeof one);
+        for (auto& t : more_in_pumps) t.join();
+        ::close(more_wake);
+    }
     if (in_pump.joinable()) {
         uint64_t one = 1;
         (void)!::write(wake, &one, sizeof one);

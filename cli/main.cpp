@@ -298,6 +298,7 @@ struct RunConfig {
     std::string load_state;       // --load-state FILE
     std::string save_state;       // --save-state FILE
     std::vector<std::string> set_args;  // -e, -o pipefail, +u...: given to `set` before the script
+    bool interactive = false;           // -i: the history variables are set (no history is kept)
 };
 
 // --host: the caller's own user, host name and process ids instead of the virtual ones.
@@ -371,6 +372,7 @@ struct Session {
         if (cfg.fs.host) {
             o.identity = host_identity();
             o.env = host_environment();
+            o.env_is_complete = true;
             o.limits.timeout = std::chrono::milliseconds(0);  // a plain shell has no time limit
             o.external = cli::run_host_program;
         }
@@ -414,6 +416,11 @@ struct Session {
     // The shell options of the command line (-e, -o pipefail...), set as `set` does; false (status 2) when
     // one is unknown (its message printed).
     bool set_options(const RunConfig& cfg) {
+        if (cfg.interactive) {
+            interp::Shell::Source src;
+            (void)shell.run(": \"${HISTFILE=~/.bash_history}\" \"${HISTSIZE=500}\" \"${HISTFILESIZE=500}\"", in, out,
+                            err, src);
+        }
         if (cfg.set_args.empty()) return true;
         std::string cmd = "set";
         for (const std::string& a : cfg.set_args) cmd += " " + a;  // letters and option names only
@@ -678,15 +685,17 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
             ++i;
         } else if (a.size() > 1 && (a[0] == '-' || a[0] == '+') && a[1] != '-') {
-            // bash's one-letter options, bundled (-eu, -euo pipefail, +x): c and n as above, i s l r
-            // accepted and ignored, the others are `set` options
+            // bash's one-letter options, bundled (-eu, -euo pipefail, +x): c and n as above, i sets the
+            // history variables, s l r are accepted and ignored, the others are `set` options
             bool on = a[0] == '-';
             for (char c : a.substr(1)) {
                 if (c == 'c' && on) {
                     want_c = true;
                 } else if (c == 'n' && on) {
                     mode = Mode::Check;
-                } else if (c == 'i' || c == 's' || c == 'l' || c == 'r') {
+                } else if (c == 'i') {
+                    cfg.interactive = on;
+                } else if (c == 's' || c == 'l' || c == 'r') {
                 } else if (c == 'o') {
                     if (i + 1 >= argc) return usage_error(std::string(a) + ": option requires an argument");
                     std::string_view name = argv[++i];

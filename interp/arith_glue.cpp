@@ -179,8 +179,17 @@ Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, boo
     std::string text;
     if (raw) {
         FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
-        Ex e = expand_parts(raw->parts, fb, true);
-        if (e != Ex::Ok) return e;
+        for (const sx::Node* p : raw->parts) {
+            // The text of $(( )) (fatal_on_error) is expanded as if in double quotes: single quotes stay
+            // (`$(('1' + 2))` is an error, `$((A['k']))` an associative key). In (( )) and for (( )) they
+            // are removed, as bash 4.4 did (bash 5.2 keeps them there too).
+            if (p->kind == sx::NodeKind::SglQuoted && fatal_on_error) {
+                fb.quoted("'" + std::string(p->as<sx::SglQuoted>()->text) + "'");
+                continue;
+            }
+            Ex e = expand_part(p, fb, true);
+            if (e != Ex::Ok) return e;
+        }
         text = std::move(fb.text());
     }
     auto r = eval_text(text, host);

@@ -487,7 +487,10 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
     }
     LoopRun loop(*this);
     int body_status = 0;
+    // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
+    const uint32_t for_line = c->pos.line + line_offset_;
     while (loop.next_round()) {
+        lineno_ = for_line;
         if (eval_part(c->cond, true) != Ex::Ok) {
             body_status = 1;
             break;
@@ -496,6 +499,7 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
         Flow f = exec_list(c->body);
         body_status = st_.status;
         if (loop.after(f) == Step::Stop) break;  // a continue for this loop still runs the step
+        lineno_ = for_line;
         if (eval_part(c->step, false) != Ex::Ok) {
             body_status = 1;
             break;
@@ -860,6 +864,30 @@ Flow Exec::exec_simple(const sx::Simple* c) {
 
 namespace {
 // `A+=x cmd`: the temporary A starts from the value it has outside the command.
+// `B=(x y) cmd`: bash binds B to the text of the list, "(x y)" (its words expanded and joined by spaces,
+// `[k]=v` kept as written), not to an array.
+Ex temp_assign(Exec& ex, const sx::Assign* a, uint32_t scope) {
+    if (!a->is_array || a->index) return ex.do_assign(a, scope, kAttrExport);
+    std::string text = "(";
+    for (const sx::ArrayElem& el : a->elems) {
+        if (text.size() > 1) text += ' ';
+        std::string part;
+        if (el.key) {
+            Ex r = ex.expand_word(el.key, part, false);
+            if (r != Ex::Ok) return r;
+            text += "[" + part + (el.append ? "]+=" : "]=");
+            part.clear();
+        }
+        Ex r = el.value ? ex.expand_word(el.value, part, false) : Ex::Ok;
+        if (r != Ex::Ok) return r;
+        text += part;
+    }
+    text += ')';
+    Exec::AssignValue scalar;
+    scalar.scalar = std::move(text);
+    return ex.do_assign(a, scope, kAttrExport, &scalar);
+}
+
 void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
     if (!a->append || a->is_array || a->index) return;
     const std::string* outer = ex.get_scalar(a->name);
@@ -938,7 +966,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
             temp.scope = ++st_.scope;
             for (const sx::Assign* a : assigns) {
                 temp_append_base(*this, a, temp.scope);
-                Ex r = do_assign(a, temp.scope, kAttrExport);
+                Ex r = temp_assign(*this, a, temp.scope);
                 if (r == Ex::Fatal) return Flow::Exit;
             }
         }
@@ -971,7 +999,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
                 continue;
             }
             temp_append_base(*this, a, temp.scope);
-            Ex r = do_assign(a, temp.scope, kAttrExport);
+            Ex r = temp_assign(*this, a, temp.scope);
             if (r == Ex::Fatal) return Flow::Exit;
         }
     }
@@ -1086,6 +1114,10 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
             else
                 msg = e.format(name) + "\n";
             write_err(msg);
+            if (e.discard_line) {  // bash reads on from the next line
+                st_.status = 1;
+                continue;
+            }
             st_.status = 2;
             break;
         }

@@ -208,6 +208,7 @@ struct Session {
     std::unique_ptr<vfs::Clock> own_clock;
     net::HttpClient* http = nullptr;
     ExternalRunner external;   // empty in the sandbox (ShellOptions::external)
+    std::function<bool(int64_t, const std::string*, std::tm&)> local_time;  // ShellOptions::local_time
     // The session's one memory budget (governor.hpp), shared by every thread, subshell copy and utility.
     MemoryBudget memory;
     CancelToken run_token;     // the current run()

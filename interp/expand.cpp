@@ -270,9 +270,10 @@ bool brace_sequence(std::string_view body, std::vector<std::string>& out, size_t
         }
         return true;
     }
-    if (a.size() == 1 && b.size() == 1 && !(a[0] >= '0' && a[0] <= '9') == !(b[0] >= '0' && b[0] <= '9')) {
+    // A range of characters has two ASCII letters as ends ({a..z}, {Z..a}); {^..Z} is no sequence.
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    if (a.size() == 1 && b.size() == 1 && letter(a[0]) && letter(b[0])) {
         int ca = static_cast<unsigned char>(a[0]), cb = static_cast<unsigned char>(b[0]);
-        if (ca >= 0x80 || cb >= 0x80) return false;
         int s = static_cast<int>(step);
         if (ca <= cb)
             for (int c = ca; c <= cb; c += s) out.emplace_back(1, static_cast<char>(c));
@@ -1044,11 +1045,19 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                 if (cancel_->cancelled()) return Ex::Fatal;
                 auto ents = s_.fs.readdir(fsp.empty() ? "/" : fsp);
                 if (!ents) continue;
+                // `shopt -u globskipdots`: a pattern that starts with a '.' may match . and .. too.
+                if (!st_.opts[ShGlobskipdots] && !c.pattern.empty() && c.pattern[0] == '.') {
+                    for (const char* dot : {".", ".."}) {
+                        vfs::DirEntry de;
+                        de.name = dot;
+                        ents->push_back(std::move(de));
+                    }
+                }
                 size_t tick = 0;
                 for (const auto& e : *ents) {
                     if (cancel_->poll(tick)) return Ex::Fatal;
                     if (!cp.match(e.name)) continue;
-                    if ((e.name == "." || e.name == "..")) continue;
+                    if ((e.name == "." || e.name == "..") && st_.opts[ShGlobskipdots]) continue;
                     std::string nd = disp.empty() ? e.name : (disp == "/" ? "/" + e.name : disp + "/" + e.name);
                     std::string np = join(fsp, e.name);
                     if (!last) {

@@ -200,10 +200,25 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             if (f != Flow::Normal) result = f;
             statuses[n - 1] = f == Flow::Exit ? exit_status_ : st_.status;
         } else {
+            // bash runs a last stage `( list )` in the child it forked for the stage, where the list's
+            // failure (an `exit` too, `!` or not) fires the ERR trap a first time; the pipeline's failure
+            // fires it again here.
+            const bool err_in_child = last->kind == sx::NodeKind::Subshell && last->redirs.size == 0 &&
+                                      !in_trap_ && errexit_suppressed_ == 0 && st_.traps.count(kTrapErr) &&
+                                      (call_depth_ == 0 || st_.opts[OptErrtrace]);
             int status = in_subshell([&](Exec& child) {
                 child.subshell_depth_ = subshell_depth_ + 1;
                 child.set_fd(0, std::move(last_in));
-                return child.exec_command(last);
+                if (!err_in_child) return child.exec_command(last);
+                Flow f = child.exec_list(last->as<sx::Subshell>()->body);
+                if (f == Flow::Exit) child.st_.status = child.exit_status_;
+                if ((f == Flow::Normal || f == Flow::Exit) && child.st_.status != 0) {
+                    bool saved = child.st_.traps_display_only;
+                    child.st_.traps_display_only = false;
+                    child.run_trap(kTrapErr);
+                    child.st_.traps_display_only = saved;
+                }
+                return f;
             });
             statuses[n - 1] = status;
         }

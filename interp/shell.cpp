@@ -150,6 +150,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
     if (session.id.home.empty()) session.id.home = session.id.user == "root" ? "/root" : "/home/" + session.id.user;
     session.http = options.http;
     session.external = std::move(options.external);
+    session.local_time = std::move(options.local_time);
     if (options.clock) {
         session.clock = options.clock;
     } else {
@@ -190,11 +191,16 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
         v.attrs |= attrs;
     };
     const Identity& id = session.id;
-    set("HOME", id.home, kAttrExport);
-    set("PATH", "/usr/local/bin:/usr/bin:/bin", kAttrExport);
-    set("USER", id.user, kAttrExport);
-    set("LOGNAME", id.user, kAttrExport);
-    set("SHELL", "/bin/bash", kAttrExport);
+    if (options.env_is_complete) {
+        set("PATH", "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.");
+        set("SHELL", "/bin/bash");
+    } else {
+        set("HOME", id.home, kAttrExport);
+        set("PATH", "/usr/local/bin:/usr/bin:/bin", kAttrExport);
+        set("USER", id.user, kAttrExport);
+        set("LOGNAME", id.user, kAttrExport);
+        set("SHELL", "/bin/bash", kAttrExport);
+    }
     set("PWD", cwd, kAttrExport);
     set("SHLVL", "1", kAttrExport);
     state.vars.global("OLDPWD").attrs |= kAttrExport;  // declared and exported, without a value until a cd
@@ -347,10 +353,33 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         po.extglob = true;
         sx::ScriptReader reader(text, po, src.first_line);
         std::optional<sx::ParseError> syntax_error;
+        auto report_syntax = [&](const sx::ParseError& e) {
+            ex.write_err(e.format(syntax_name) + "\n");
+            // bash shows the offending line after an unexpected token.
+            if (e.message.rfind("syntax error near", 0) == 0) {
+                std::string_view t(*text);
+                size_t start = 0;
+                for (uint32_t l = src.first_line; l < e.pos.line && start != t.npos; ++l) {
+                    start = t.find('\n', start);
+                    if (start != t.npos) ++start;
+                }
+                if (start != t.npos) {
+                    size_t end = t.find('\n', start);
+                    std::string_view line = t.substr(start, end == t.npos ? t.npos : end - start);
+                    ex.write_err(syntax_name + ": line " + std::to_string(e.pos.line) + ": `" + std::string(line) +
+                                 "'\n");
+                }
+            }
+        };
         Flow f = Flow::Normal;
         try {
             while (!reader.at_end()) {
                 auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
+                if (!unit->ok() && unit->error->discard_line) {
+                    report_syntax(*unit->error);
+                    state.status = 1;
+                    continue;
+                }
                 if (!unit->ok()) {
                     syntax_error = unit->error;
                     break;
@@ -388,22 +417,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
             status = ex.exit_status_;
         }
         if (syntax_error && !(f == Flow::Exit)) {
-            ex.write_err(syntax_error->format(syntax_name) + "\n");
-            // bash shows the offending line after an unexpected token.
-            if (syntax_error->message.rfind("syntax error near", 0) == 0) {
-                std::string_view t(*text);
-                size_t start = 0;
-                for (uint32_t l = src.first_line; l < syntax_error->pos.line && start != t.npos; ++l) {
-                    start = t.find('\n', start);
-                    if (start != t.npos) ++start;
-                }
-                if (start != t.npos) {
-                    size_t end = t.find('\n', start);
-                    std::string_view line = t.substr(start, end == t.npos ? t.npos : end - start);
-                    ex.write_err(syntax_name + ": line " + std::to_string(syntax_error->pos.line) + ": `" +
-                                 std::string(line) + "'\n");
-                }
-            }
+            report_syntax(*syntax_error);
             status = 2;
         }
         last_exited = state.exited;

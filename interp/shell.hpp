@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -42,6 +43,9 @@ struct ShellOptions {
     std::string cwd = "";          // initial directory; default: home when it exists, else "/"
     // Extra environment variables (exported), applied after the defaults (PATH, HOME, USER, ...).
     std::vector<std::pair<std::string, std::string>> env;
+    // `env` is the whole environment the shell was started with (a host shell, as bash): HOME, USER and
+    // LOGNAME are not made up when it lacks them, and PATH and SHELL get bash's defaults, not exported.
+    bool env_is_complete = false;
     std::string script_name = "bashkit";  // $0
     std::vector<std::string> args;        // $1 ...
     const vfs::Clock* clock = nullptr;     // null: the system clock
@@ -50,6 +54,10 @@ struct ShellOptions {
     // Runs host programs (see ExternalCommand). Empty, the default: never; an executable file found in the
     // FileSystem is run as a shell script, and nothing outside the sandbox can be started.
     ExternalRunner external;
+    // Breaks seconds since the epoch down in the time zone TZ names (null: TZ is not exported), for
+    // printf's %(fmt)T; false when it cannot. Empty: UTC. ConfiguredShell sets one that reads the zone
+    // files of the shell's FileSystem.
+    std::function<bool(int64_t seconds, const std::string* tz, std::tm& out)> local_time;
 };
 
 struct ExecResult {

@@ -11,6 +11,7 @@
 #include "interp/builtins/builtin.hpp"
 #include "interp/dev_fs.hpp"
 #include "interp/exec.hpp"
+#include "interp/external_fds.hpp"
 #include "interp/fields.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
@@ -65,6 +66,14 @@ std::string Exec::virtual_bin_name(std::string_view name) const {
     return std::string(base);
 }
 
+namespace {
+thread_local ExternalFds t_external_fds;
+}  // namespace
+
+ExternalFds external_more_fds() { return t_external_fds; }
+ExternalFdsScope::ExternalFdsScope(ExternalFds fds) : saved_(t_external_fds) { t_external_fds = fds; }
+ExternalFdsScope::~ExternalFdsScope() { t_external_fds = saved_; }
+
 Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env) {
     const std::string& name = argv[0];
     std::string path;
@@ -73,7 +82,8 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
         auto st = s_.fs.stat(path);
         if (!st) {
             error(name + ": " + std::string(vfs::error_message(st.error())));
-            st_.status = 127;
+            // bash: 127 only when the file does not exist (ENOTDIR, ENAMETOOLONG, ELOOP... are 126)
+            st_.status = st.error() == vfs::Errc::no_such_file ? 127 : 126;
             return Flow::Normal;
         }
         if (st->is_directory()) {
@@ -111,6 +121,10 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
     if (s_.external) {
         StreamPtr i = fd(0), o = fd(1), e = fd(2);
         BadStream bad;
+        std::vector<std::pair<int, ByteStream*>> more;
+        for (size_t n = 3; n < st_.fds.size(); ++n)
+            if (st_.fds[n]) more.emplace_back(static_cast<int>(n), st_.fds[n].get());
+        ExternalFdsScope more_scope(more);
         ExternalCommand cmd{argv, path, env, st_.cwd, i ? *i : static_cast<ByteStream&>(bad),
                             o ? *o : static_cast<ByteStream&>(bad), e ? *e : static_cast<ByteStream&>(bad),
                             *cancel_};
@@ -253,6 +267,21 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
     st.fds.resize(3);
     st.frames.emplace_back();
     st.cwd = st_.cwd;
+    // bash starts in $PWD when the environment has it and it names the working directory, else in the
+    // physical directory (`unset PWD; bash -c pwd` in a symlinked directory prints the target).
+    bool logical = false;
+    {
+        const std::string* pwd = env.get("PWD");
+        if (pwd && !pwd->empty() && (*pwd)[0] == '/') {
+            auto a = s_.fs.stat(*pwd);
+            auto b = s_.fs.stat(st_.cwd);
+            logical = a && b && a->ino == b->ino && a->dev == b->dev;
+        }
+        if (!logical) {
+            auto real = s_.fs.realpath(st_.cwd);
+            if (real) st.cwd = *real;
+        }
+    }
     st.umask = st_.umask;
     st.bashpid = s_.new_pid();
     st.rng = next_random() * 2654435761u + 1;
@@ -260,6 +289,12 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
     for (const auto& [k, v] : env.entries()) {
         Var& var = st.vars.global(k);
         var.str = v;
+        var.set = true;
+        var.attrs |= kAttrExport;
+    }
+    if (!logical) {
+        Var& var = st.vars.global("PWD");
+        var.str = st.cwd;
         var.set = true;
         var.attrs |= kAttrExport;
     }

@@ -10,6 +10,7 @@
 #include "vfs/mount_table.hpp"
 #include "vfs/overlay_fs.hpp"
 
+#include "builtins/system/timeutil.hpp"
 #include "sandbox/setup.hpp"
 
 namespace bashkit::sandbox {
@@ -73,6 +74,31 @@ ConfiguredShell::ConfiguredShell(ShellSetup setup) {
     }
     http_ = make_http_client(std::move(setup.network));
     setup.shell.http = http_.get();
+    if (!setup.shell.local_time) {
+        vfs::FileSystem* zones = fs_.get();  // outlives the shell: both belong to this object
+        setup.shell.local_time = [zones](int64_t t, const std::string* tz, std::tm& out) {
+            const auto zone = builtins::systemutil::TimeZone::from_tz(tz, zones);
+            const builtins::systemutil::LocalTime lt = zone.local(t);
+            // strftime reads tm_zone right after, on this thread.
+            thread_local std::string abbr;
+            abbr = lt.abbr;
+            out = std::tm{};
+            out.tm_year = static_cast<int>(lt.year - 1900);
+            out.tm_mon = lt.mon - 1;
+            out.tm_mday = lt.mday;
+            out.tm_hour = lt.hour;
+            out.tm_min = lt.min;
+            out.tm_sec = lt.sec;
+            out.tm_wday = lt.wday;
+            out.tm_yday = lt.yday;
+            out.tm_isdst = lt.dst ? 1 : 0;
+#if defined(__GLIBC__) || defined(__APPLE__)
+            out.tm_gmtoff = lt.offset;
+            out.tm_zone = abbr.c_str();
+#endif
+            return true;
+        };
+    }
     const interp::CommandRegistry* registry = &default_registry();
     if (setup.utilities != Utilities::sandbox) {
         own_registry_ = std::make_unique<interp::CommandRegistry>();

@@ -101,6 +101,7 @@ BuiltinResult builtin_jobs(BuiltinContext& ctx);
 BuiltinResult builtin_kill(BuiltinContext& ctx);
 BuiltinResult builtin_disown(BuiltinContext& ctx);
 BuiltinResult builtin_fg(BuiltinContext& ctx);
+BuiltinResult builtin_history(BuiltinContext& ctx);
 BuiltinResult builtin_suspend(BuiltinContext& ctx);
 BuiltinResult builtin_trap(BuiltinContext& ctx);
 BuiltinResult builtin_times(BuiltinContext& ctx);

@@ -581,7 +581,9 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
         }
         Var* v = sh.lookup_mut(name);
         if (!v) v = &sh.st_.vars.lookup_or_create(name);
-        if (type && !v->is_array()) {
+        // `readonly -a name` without a value only makes name readonly (bash 5.2: `declare -r name`).
+        const bool bare = !as && a[i].find('=') == std::string::npos;
+        if (type && !v->is_array() && !bare) {
             v->attrs |= type;
             if (type == kAttrAssoc) v->assoc = std::make_shared<AssocArray>();
             else v->idx = std::make_shared<IndexedArray>();

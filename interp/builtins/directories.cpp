@@ -157,6 +157,21 @@ BuiltinResult builtin_pwd(BuiltinContext& ctx) {
 // ---------------------------------------------------------------- directory stack
 
 namespace {
+// +N or -N: an index into the directory stack.
+bool stack_index(const std::string& s) {
+    if (s.size() < 2 || (s[0] != '+' && s[0] != '-')) return false;
+    for (size_t i = 1; i < s.size(); ++i)
+        if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    return true;
+}
+
+// bash's message for a bad argument, then the usage line: status 2.
+BuiltinResult dir_usage(Exec& sh, const char* name, const std::string& msg, const char* usage) {
+    sh.builtin_error(name, msg);
+    sh.write_err(std::string(name) + ": usage: " + usage + "\n");
+    return 2;
+}
+
 std::string tilde_short(const std::string& p, const std::string& home) {
     if (!home.empty() && home != "/" && (p == home || p.starts_with(home + "/"))) return "~" + p.substr(home.size());
     return p;
@@ -169,14 +184,14 @@ BuiltinResult builtin_dirs(BuiltinContext& ctx) {
     bool clear = false, full = false, per_line = false, verbose = false;
     for (size_t i = 1; i < a.size(); ++i) {
         const std::string& s = a[i];
-        if (s.size() > 1 && s[0] == '-' && !std::isdigit(static_cast<unsigned char>(s[1]))) {
-            for (size_t k = 1; k < s.size(); ++k) {
-                if (s[k] == 'c') clear = true;
-                else if (s[k] == 'l') full = true;
-                else if (s[k] == 'p') per_line = true;
-                else if (s[k] == 'v') per_line = verbose = true;
-                else return sh.builtin_error("dirs", s + ": invalid option");
-            }
+        if (stack_index(s)) continue;
+        if (s.size() < 2 || s[0] != '-') return dir_usage(sh, "dirs", s + ": invalid option", "dirs [-clpv] [+N] [-N]");
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] == 'c') clear = true;
+            else if (s[k] == 'l') full = true;
+            else if (s[k] == 'p') per_line = true;
+            else if (s[k] == 'v') per_line = verbose = true;
+            else return dir_usage(sh, "dirs", s + ": invalid option", "dirs [-clpv] [+N] [-N]");
         }
     }
     if (clear) {
@@ -201,12 +216,23 @@ BuiltinResult builtin_dirs(BuiltinContext& ctx) {
 BuiltinResult builtin_pushd(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    bool no_cd = false;
+    bool no_cd = false, opts_done = false;
     std::string arg;
+    bool have_arg = false;
     for (size_t i = 1; i < a.size(); ++i) {
-        if (a[i] == "-n") no_cd = true;
-        else if (a[i] == "--") continue;
-        else arg = a[i];
+        const std::string& s = a[i];
+        if (!opts_done && s == "--") {
+            opts_done = true;
+        } else if (!opts_done && s == "-n") {
+            no_cd = true;
+        } else if (!opts_done && s.size() > 1 && s[0] == '-' && !stack_index(s)) {
+            return dir_usage(sh, "pushd", s + ": invalid number", "pushd [-n] [+N | -N | dir]");
+        } else if (have_arg) {
+            return sh.builtin_error("pushd", "too many arguments");
+        } else {
+            arg = s;
+            have_arg = true;
+        }
     }
     if (arg.empty()) {
         if (sh.st_.dirstack.empty()) return sh.builtin_error("pushd", "no other directory");
@@ -241,11 +267,17 @@ BuiltinResult builtin_pushd(BuiltinContext& ctx) {
 BuiltinResult builtin_popd(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    bool no_cd = false;
+    bool no_cd = false, opts_done = false;
     std::string arg;
     for (size_t i = 1; i < a.size(); ++i) {
-        if (a[i] == "-n") no_cd = true;
-        else arg = a[i];
+        const std::string& s = a[i];
+        if (!opts_done && s == "--") opts_done = true;
+        else if (!opts_done && s == "-n") no_cd = true;
+        else if (stack_index(s)) arg = s;
+        else if (s.size() > 1 && (s[0] == '-' || s[0] == '+'))
+            return dir_usage(sh, "popd", s + ": invalid number", "popd [-n] [+N | -N]");
+        else
+            return dir_usage(sh, "popd", s + ": invalid argument", "popd [-n] [+N | -N]");
     }
     if (sh.st_.dirstack.empty()) return sh.builtin_error("popd", "directory stack empty");
     if (!arg.empty() && (arg[0] == '+' || arg[0] == '-')) {

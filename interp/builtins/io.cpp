@@ -96,6 +96,11 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
     pctx.max_output = std::min(sh.s_.limits.max_printf_width * 4 + 4096, sh.s_.limits.max_variable_bytes);
     pctx.now = sh.s_.clock->now().sec;
     pctx.shell_start = sh.s_.wall_start;
+    // %(fmt)T: the TZ of the environment, as bash (a TZ that is not exported is not seen).
+    const Var* tzv = sh.st_.vars.find("TZ");
+    const std::string* tz = tzv && tzv->set && (tzv->attrs & kAttrExport) && !tzv->is_array() ? &tzv->str : nullptr;
+    if (sh.s_.local_time)
+        pctx.local_time = [&sh, tz](int64_t t, std::tm& out) { return sh.s_.local_time(t, tz, out); };
     std::span<const std::string> args(a.data() + i + 1, a.size() - i - 1);
     PrintfResult r = format(a[i], args, pctx);
     for (const auto& d : r.diagnostics) sh.error(d);
@@ -231,6 +236,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
                 break;
             }
             if (!exact && c == delim) break;
+            if (c == '\0') continue;  // bash drops NUL bytes (they would end its C strings)
             if (!raw && c == '\\') {
                 char d;
                 IoResult r2 = src->read(&d, 1);
@@ -281,6 +287,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
             bool ended = chunk.back() == delim;
             if (ended) chunk.pop_back();
             else eof = true;
+            std::erase(chunk, '\0');  // bash drops NUL bytes (they would end its C strings)
             if (raw) {
                 line += chunk;
                 quoted.resize(line.size(), false);
@@ -468,6 +475,8 @@ BuiltinResult builtin_mapfile(BuiltinContext& ctx) {
         }
         // A NUL delimiter is never kept: bash's strings end at a NUL
         if ((strip || delim == '\0') && line.back() == delim) line.pop_back();
+        // bash's element is a C string: it ends at the first NUL (the delimiter after it is lost too)
+        if (size_t nul = line.find('\0'); nul != std::string::npos) line.resize(nul);
         if (!sh.assign_elem(name, to_dec(idx), line, false, true)) return 1;
         if (!callback.empty() && (read_lines + 1) % quantum == 0) {
             Flow f = sh.run_source(callback + " " + to_dec(idx) + " " + quote_for_reuse(line, QuoteStyle::Single), sh.source_name_, true);

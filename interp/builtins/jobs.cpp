@@ -461,6 +461,64 @@ BuiltinResult builtin_fg(BuiltinContext& ctx) {
     std::vector<std::string>& a = ctx.args;
     return sh.builtin_error(a[0], "no job control");
 }
+// A script keeps no history (bash records none when not interactive): the list is always empty, so
+// `history` lists nothing, `-c -s -a -n -r -w` have nothing to do, and `-p` prints its arguments.
+BuiltinResult builtin_history(BuiltinContext& ctx) {
+    Exec& sh = ctx.sh;
+    std::vector<std::string>& a = ctx.args;
+    auto usage = [&](const std::string& opt) -> BuiltinResult {
+        sh.builtin_error("history", opt + ": invalid option");
+        sh.write_err("history: usage: history [-c] [-d offset] [n] or history -anrw [filename] or history -ps "
+                     "arg [arg...]\n");
+        return 2;
+    };
+    size_t i = 1;
+    bool print = false, delete_at = false;
+    std::string offset;
+    for (; i < a.size(); ++i) {
+        const std::string& w = a[i];
+        if (w == "--") {
+            ++i;
+            break;
+        }
+        if (w.size() < 2 || w[0] != '-') break;
+        for (size_t j = 1; j < w.size(); ++j) {
+            char c = w[j];
+            if (c == 'p' || c == 's') print = print || c == 'p';
+            else if (c == 'c' || c == 'a' || c == 'n' || c == 'r' || c == 'w') continue;
+            else if (c == 'd') {
+                delete_at = true;
+                if (j + 1 < w.size()) offset = w.substr(j + 1);
+                else if (i + 1 < a.size()) offset = a[++i];
+                else {
+                    sh.builtin_error("history", "-d: option requires an argument");
+                    return 2;
+                }
+                break;
+            } else return usage(std::string("-") + c);
+        }
+    }
+    if (delete_at) return sh.builtin_error("history", offset + ": history position out of range");
+    if (print) {
+        std::string out;
+        for (; i < a.size(); ++i) out += a[i] + "\n";
+        sh.write_out(out);
+        return 0;
+    }
+    if (i < a.size() && a[1].size() > 1 && a[1][0] == '-') return 0;  // -anrw [filename], -c, -s args
+    if (i < a.size()) {
+        int64_t n = 0;
+        if (!parse_int(a[i], n)) return sh.builtin_error("history", a[i] + ": numeric argument required");
+        if (i + 1 < a.size()) {  // bash drops the rest of the line
+            sh.builtin_error("history", "too many arguments");
+            sh.exit_status_ = 1;
+            sh.discard_line_ = true;
+            return {1, Flow::Exit};
+        }
+    }
+    return 0;
+}
+
 BuiltinResult builtin_suspend(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     return sh.builtin_error("suspend", "cannot suspend a non-interactive shell");

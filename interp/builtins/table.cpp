@@ -39,6 +39,7 @@ const BuiltinInfo kBuiltins[] = {
     {"getopts", &builtin_getopts, false, false, "getopts optstring name [arg ...]"},
     {"hash", &builtin_hash, false, false, "hash [-lr] [-p pathname] [-dt] [name ...]"},
     {"help", &builtin_help, false, false, "help [-dms] [pattern ...]"},
+    {"history", &builtin_history, false, false, "history [-c] [-d offset] [n] or history -anrw [filename] or history -ps arg [arg...]"},
     {"jobs", &builtin_jobs, false, false, "jobs [-lnprs] [jobspec ...] or jobs -x command [args]"},
     {"kill", &builtin_kill, false, false, "kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]"},
     {"let", &builtin_let, false, false, "let arg [arg ...]"},

@@ -844,6 +844,7 @@ bool Parser::read_array(Assign* as) {
         if (Lexer::is_meta(c) || (c == '<' || c == '>')) {
             Token t = lx_.next();
             error_near(t);
+            if (err) err->discard_line = true;
             return false;
         }
         ArrayElem e;
@@ -907,7 +908,23 @@ ParseUnit ScriptReader::next() {
     Script* s = p.parse_unit(u.complete);
     if (p.err) {
         u.result.error = std::move(p.err);
+        size_t at = offset_;
         offset_ = source_->size();
+        if (u.result.error->discard_line) {  // read on after the line of the error
+            uint32_t line = line_;
+            while (line < u.result.error->pos.line && at != std::string_view::npos) {
+                at = src.find('\n', at);
+                if (at != std::string_view::npos) ++at;
+                ++line;
+            }
+            size_t nl = at == std::string_view::npos ? at : src.find('\n', at);
+            if (nl != std::string_view::npos) {
+                offset_ = nl + 1;
+                line_ = line + 1;
+            } else {
+                offset_ = source_->size();
+            }
+        }
         return u;
     }
     u.result.script = s;

@@ -30,6 +30,9 @@ struct ParseError {
     // The input ended inside a construct (an open quote, `if` without `fi`, a trailing `&&`, ...): more
     // input could complete it. A reader of a stream reads another line instead of reporting the error.
     bool incomplete = false;
+    // bash reports it, drops the rest of the line and reads on from the next one, with status 1: an error
+    // inside the list of a compound assignment (`a=( x=() )`). ScriptReader::next() resumes there.
+    bool discard_line = false;
     // bash's full line: "<source_name>: line <N>: <message>", e.g. "bashkit: line 3: syntax error ...".
     std::string format(std::string_view source_name) const;
 };

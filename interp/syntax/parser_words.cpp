@@ -565,6 +565,7 @@ Node* Parser::read_brace_param(bool in_dq) {
             pe->arg = arg(WordMode::ParamArg);
             return close();
         }
+        if (n == '}') return bad();  // ${x:}: no offset at all (bash: bad substitution when run)
         pe->op = ParamOp::Substring;
         lx_.advance();
         pe->arg = arg(WordMode::ParamOff);

@@ -742,6 +742,33 @@ TEST(CliHost, Streams) {
     EXPECT_EQ(r.err, "");
 }
 
+TEST(CliHost, ProgramsInheritDescriptorsAboveTwo) {
+    // A here-document on fd 3, a file on fd 4 and a pipe to a stream on fd 5 reach the host program.
+    TempDir d;
+    Result r = sh({"--host"},
+                  "cd " + d.str() + "; /bin/sh -c 'cat <&3; echo to-file >&4; echo to-pipe >&5' 3<<EOF 4>f 5>&1 | "
+                  "cat -n\nfrom here-doc\nEOF\ncat f",
+                  stdin_is(""));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "     1\tfrom here-doc\n     2\tto-pipe\nto-file\n");
+}
+
+TEST(CliHost, StartUpVariablesAreBashs) {
+    // HOME, USER and LOGNAME come from the environment only; PATH and SHELL get defaults, not exported.
+    Result r = run_program("/usr/bin/env", {"-i", BASHKIT_CLI, "--host", "-c",
+                                            "echo \"[${HOME-unset}] [${USER-unset}]\"; /usr/bin/env | "
+                                            "/bin/grep -c -E '^(PATH|SHELL)='"},
+                           Options{});
+    EXPECT_EQ(r.out, "[unset] [unset]\n0\n");
+}
+
+TEST(CliDefault, PrintfTimeFollowsTheExportedTz) {
+    // %(fmt)T: an exported TZ names the zone; one that is not exported is not seen (UTC).
+    Result r = sh({}, "TZ=Asia/Tokyo; printf '%(%F %H %Z)T\\n' 0; export TZ; printf '%(%F %H %Z)T\\n' 0; "
+                      "TZ=EST5 printf '%(%H %Z)T\\n' 0");
+    EXPECT_EQ(r.out, "1970-01-01 00 UTC\n1970-01-01 09 JST\n19 EST\n") << r.err;
+}
+
 TEST(CliHost, StdinOfAScriptReadFromStdin) {
     // Like bash reading its script from stdin: the program reads the rest of it.
     Result r = run({"--host"}, stdin_is("echo first\n/usr/bin/head -n1\nline-for-head\necho after\n"));
