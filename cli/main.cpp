@@ -756,7 +756,8 @@ int main(int argc, char** argv) {
     sx::ParseResult r = sx::parse(src.text, opts);
     if (!r.ok()) {
         report(src, *r.error);
-        return 2;
+        // bash -n stops at an error inside [[ ]] as at the end of the input: status 0
+        return r.error->keeps_status && mode == Mode::Check ? 0 : 2;
     }
     switch (mode) {
         case Mode::Check:

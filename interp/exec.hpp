@@ -428,6 +428,9 @@ public:
     std::vector<DebugEntry> debug_stack() const;
     // The file whose text runs now (a function defined now gets it as its BASH_SOURCE).
     const std::string& current_source_file() const;
+    // The name bash puts before its messages: ${BASH_SOURCE[0]} when it is not empty (a function defined by
+    // `bash -c` names "environment"), else $0 (source_name_).
+    std::string_view error_name() const;
     Var* lookup_mut(std::string_view name);    // resolves namerefs
     const std::string* get_scalar(std::string_view name);
     std::string get_str(std::string_view name);  // "" when unset
@@ -646,6 +649,11 @@ int Exec::in_subshell(Fn&& fn) {
 
 // bash's message prefix for the current position: "bashkit: line N: ".
 std::string line_prefix(std::string_view name, uint32_t line);
+// bash's report of a syntax error, each line after `head` ("bash: -c: line 3: ", "bash: eval: line 1: "):
+// the message, then after an unexpected token the offending line (line e.pos.line of text, whose first line
+// is numbered first_line).
+std::string syntax_error_report(const syntax::ParseError& e, std::string_view head, std::string_view text,
+                                uint32_t first_line);
 
 // Decimal text of a number.
 std::string to_dec(int64_t v);

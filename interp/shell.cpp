@@ -388,23 +388,9 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
             status = ex.exit_status_;
         }
         if (syntax_error && !(f == Flow::Exit)) {
-            ex.write_err(syntax_error->format(syntax_name) + "\n");
-            // bash shows the offending line after an unexpected token.
-            if (syntax_error->message.rfind("syntax error near", 0) == 0) {
-                std::string_view t(*text);
-                size_t start = 0;
-                for (uint32_t l = src.first_line; l < syntax_error->pos.line && start != t.npos; ++l) {
-                    start = t.find('\n', start);
-                    if (start != t.npos) ++start;
-                }
-                if (start != t.npos) {
-                    size_t end = t.find('\n', start);
-                    std::string_view line = t.substr(start, end == t.npos ? t.npos : end - start);
-                    ex.write_err(syntax_name + ": line " + std::to_string(syntax_error->pos.line) + ": `" +
-                                 std::string(line) + "'\n");
-                }
-            }
-            status = 2;
+            ex.write_err(syntax_error_report(*syntax_error, line_prefix(syntax_name, syntax_error->pos.line),
+                                             *text, src.first_line));
+            if (!syntax_error->keeps_status) status = 2;
         }
         last_exited = state.exited;
         last_stopped = f == Flow::Exit || syntax_error.has_value();

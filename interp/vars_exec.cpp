@@ -91,6 +91,16 @@ std::vector<DebugEntry> Exec::debug_stack() const {
     return out;
 }
 
+std::string_view Exec::error_name() const {
+    // The first entry of debug_stack(), without building it.
+    const CallFrame& f = st_.frames.back();
+    std::string_view s;
+    if (!f.sourced.empty()) s = f.sourced.back().file;
+    else if (st_.frames.size() > 1) s = f.source.empty() ? std::string_view("environment") : f.source;
+    else if (f.main_entry) s = f.source;
+    return s.empty() ? std::string_view(source_name_) : s;
+}
+
 const std::string& Exec::current_source_file() const {
     const CallFrame& f = st_.frames.back();
     return f.sourced.empty() ? f.source : f.sourced.back().file;
@@ -441,7 +451,25 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         name = resolved;
         v = st_.vars.find(name);
     }
-    if (!v) v = &st_.vars.lookup_or_create(name);
+    std::string new_key;
+    if (!v) {
+        // A new variable is an indexed array: its subscript is evaluated first, and a negative one has nothing
+        // to count back from (the variable is not created).
+        int64_t idx = 0;
+        if (key_is_arith_done) {
+            parse_int(key, idx);
+        } else if (arith_text(key, idx, false) != Ex::Ok) {
+            return false;
+        }
+        if (idx < 0) {
+            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            return false;
+        }
+        new_key = to_dec(idx);
+        key = new_key;
+        key_is_arith_done = true;
+        v = &st_.vars.lookup_or_create(name);
+    }
     if (v->readonly()) {
         report_error(std::string(name) + ": readonly variable");
         return false;
@@ -478,6 +506,16 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     } else if (arith_text(key, idx, false) != Ex::Ok) {
         return false;
     }
+    if (idx < 0) {
+        // Counted back from the end (a set scalar is an array of one element); before the start it is an error
+        // and the variable stays as it was.
+        int64_t n = v->is_indexed() ? (v->idx ? v->idx->next_index() : 0) : (v->set ? 1 : 0);
+        if (idx + n < 0) {
+            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            return false;
+        }
+        idx += n;
+    }
     if (!v->is_indexed()) {
         // A scalar becomes element 0 of a new indexed array.
         auto arr = std::make_shared<IndexedArray>();
@@ -488,14 +526,6 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         v->dyn = DynVar::None;
     }
     IndexedArray& a = v->idx_mut();
-    if (idx < 0) {
-        int64_t n = a.next_index();
-        if (idx + n < 0) {
-            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
-            return false;
-        }
-        idx += n;
-    }
     auto it = a.m.find(idx);
     bool created = it == a.m.end();
     if (created && a.m.size() >= L.max_array_entries) {

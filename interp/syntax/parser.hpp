@@ -30,6 +30,10 @@ struct ParseError {
     // The input ended inside a construct (an open quote, `if` without `fi`, a trailing `&&`, ...): more
     // input could complete it. A reader of a stream reads another line instead of reporting the error.
     bool incomplete = false;
+    // An error inside [[ ]], which bash reports with parser_error: one line, no offending line after it, and
+    // the reader stops as at the end of the input, leaving $? as it was (a -c shell exits with the last
+    // command's status, not 2).
+    bool keeps_status = false;
     // bash's full line: "<source_name>: line <N>: <message>", e.g. "bashkit: line 3: syntax error ...".
     std::string format(std::string_view source_name) const;
 };
