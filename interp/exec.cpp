@@ -256,6 +256,13 @@ Flow Exec::after_command(const sx::Command* cmd) {
 
 Flow Exec::exec_command(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
+    // A command run by a builtin (eval, source, a trap) is not the builtin's own assignment.
+    struct BuiltinName {
+        const char*& slot;
+        const char* saved;
+        ~BuiltinName() { slot = saved; }
+    } builtin_name{running_builtin_, running_builtin_};
+    running_builtin_ = nullptr;
     if (st_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
@@ -474,7 +481,9 @@ Flow Exec::exec_for(const sx::For* c) {
             for (const auto& it : items) t += " " + xtrace_quote(it);
             xtrace_line(t);
         }
+        assign_arith_error_ = false;
         if (!assign(c->var, item)) {
+            if (assign_fatal()) return Flow::Exit;
             body_status = 1;
             break;
         }

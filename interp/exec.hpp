@@ -475,6 +475,7 @@ public:
     };
     Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
+    Ex assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);
     bool unset_var(std::string_view name);
     std::string resolve_nameref(std::string_view name, bool& ok);
     void set_special(std::string_view name);  // after assigning a variable with side effects
@@ -541,6 +542,14 @@ public:
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
     bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
+    // The value given to an integer variable was a bad expression (convert_value): bash's assignment jumps to
+    // the top level, so the command that assigned ends the line (a -c shell: the shell) with status 1.
+    // Set with the message printed; the assigning command turns it into that Flow::Exit (assign_fatal).
+    bool assign_arith_error_ = false;
+    const char* running_builtin_ = nullptr;  // names the messages of an assignment it makes ("declare: ")
+    // Whether assign_arith_error_ is set (it is cleared): exit_status_, $? and discard_line_ are set for the
+    // Flow::Exit the caller returns.
+    bool assign_fatal();
     const sx::Command* inverted_ = nullptr;  // the command of `! cmd` now running: no errexit, no ERR trap
     // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).

@@ -550,6 +550,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             return Ex::Fatal;
         }
         bool ok;
+        assign_arith_error_ = false;
         if (p->index) {
             std::string key;
             r = expand_word(p->index, key, false);
@@ -559,6 +560,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             ok = assign(target, val);
         }
         if (!ok) {
+            if (assign_fatal()) return Ex::Fatal;  // a bad expression for an integer variable
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;

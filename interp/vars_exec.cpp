@@ -314,11 +314,20 @@ void apply_case_attrs(uint16_t attrs, std::string& s) {
 static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std::string_view value, bool append,
                           std::string& out) {
     if (attrs & kAttrInteger) {
+        // A bad expression ends the assigning command's line (assign_arith_error_); bash names the builtin
+        // that assigned.
+        std::string prefix = ex.running_builtin_ ? std::string(ex.running_builtin_) + ": " : std::string();
         int64_t v = 0;
-        if (ex.arith_text(value, v, false) != Ex::Ok) return false;
+        if (ex.arith_text_prefixed(value, v, prefix) != Ex::Ok) {
+            ex.assign_arith_error_ = true;
+            return false;
+        }
         if (append && old) {
             int64_t o = 0;
-            if (ex.arith_text(*old, o, false) != Ex::Ok) return false;
+            if (ex.arith_text_prefixed(*old, o, prefix) != Ex::Ok) {
+                ex.assign_arith_error_ = true;
+                return false;
+            }
             v = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(v));
         }
         out = to_dec(v);
@@ -638,9 +647,45 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
     return Ex::Ok;
 }
 
+bool Exec::assign_fatal() {
+    if (!assign_arith_error_) return false;
+    assign_arith_error_ = false;
+    exit_status_ = st_.status = 1;
+    discard_line_ = st_.script_input;  // a script goes on with its next line, a -c shell exits
+    return true;
+}
+
 Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+    assign_arith_error_ = false;
+    Ex r = assign_node(a, scope_override, add_attrs, pre);
+    return assign_fatal() ? Ex::Fatal : r;
+}
+
+Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
     // The value is expanded before the binding exists: `local a=("${a[@]}")` and `x=$x cmd` see the outer x.
     AssignValue own;
+    if (!pre && a->is_array && !a->index && scope_override == UINT32_MAX) {
+        // Except `name=(...)` on its own line: bash makes name an array first, so the values see it (a
+        // $(declare -p name) among them). A readonly name fails before they are expanded; a new name is an
+        // empty array, a scalar becomes element 0.
+        Var* t = lookup_mut(a->name);
+        if (t && t->readonly()) {
+            report_error(std::string(a->name) + ": readonly variable");
+            st_.status = 1;
+            return Ex::Fail;
+        }
+        bool created = !t;
+        if (created) t = &st_.vars.lookup_or_create(a->name);
+        if (!t->is_array()) {
+            auto arr = std::make_shared<IndexedArray>();
+            if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str);
+            t->str.clear();
+            t->idx = std::move(arr);
+            t->attrs |= kAttrIndexed;
+            t->dyn = DynVar::None;
+        }
+        if (created) t->set = true;
+    }
     if (!pre) {
         Ex r = eval_assign_value(a, own);
         if (r != Ex::Ok) return r;
