@@ -574,6 +574,17 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         return Ex::Ok;
     }
 
+    // set -u: ${#a[@]} needs a set array (bash 5.2: `a=()` is one; a scalar, an unset or a declared-only
+    // name is unbound), an error that discards the line with status 1.
+    if (op == Op::Length && p->index_all && !p->indirect && st_.opts[OptNounset]) {
+        const Var* var = lookup(p->name);
+        if (!var || !var->is_array() || !var->set) {
+            error(std::string(p->name) + ": unbound variable");
+            exit_status_ = 1;
+            discard_line_ = true;
+            return Ex::Fatal;
+        }
+    }
     if (!is_set && !v.is_list && st_.opts[OptNounset] && !(op == Op::Length && false)) {
         error(v.display + ": unbound variable");
         exit_status_ = fatal_expansion_status();
