@@ -777,6 +777,12 @@ int main(int argc, char** argv) {
         where.script_input = !command;
         where.script_file = !command && file;
         where.syntax_name = src.name;
+        // bash -c names its messages by $0 ("NAME: line 1: ...", "NAME: -c: line 1: syntax error ...").
+        std::string dash_c_name = name + ": -c";
+        if (command) {
+            where.name = name;
+            where.syntax_name = dash_c_name;
+        }
         int status = session.shell.run(src.text, session.in, session.out, session.err, where);
         return session.finish(status, cfg);
     }
@@ -789,7 +795,8 @@ int main(int argc, char** argv) {
             sx::ParseUnit unit = reader.next();
             if (!unit.result.ok()) {
                 report(*text, src.name, *unit.result.error);
-                return 2;
+                // bash -n stops at an error inside [[ ]] as at the end of the input: status 0
+                return unit.result.error->keeps_status ? 0 : 2;
             }
         }
         return 0;

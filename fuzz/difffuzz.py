@@ -132,7 +132,7 @@ class Gen:
     def arith(self, d=0):
         if d > 2 or self.chance(0.3):
             return self.pick(['1', '2', '7', '0', '-3', 'n', 'i', 'n+1', '16#ff', '0x10', '010', '2#101',
-                              '${#arr[@]}', 'arr[0]', 'RANDOM*0', 'x'])
+                              '${#arr[@]}', 'arr[0]', '(RANDOM*0)', 'x'])
         op = self.pick(['+', '-', '*', '/', '%', '**', '<<', '>>', '&', '|', '^', '<', '<=', '==', '!=', '&&',
                         '||', ','])
         e = self.arith(d + 1) + ' ' + op + ' ' + self.arith(d + 1)
@@ -433,7 +433,7 @@ def run_one(bashkit, script, timeout=10):
                         os.chmod(Path(root) / x, 0o755, follow_symlinks=False)
                     except OSError:
                         pass
-            if side == 'bashkit':  # its messages name the shell bashkit, whatever $0 is
+            if side == 'bashkit':  # its messages are named by $0 (bash); an older CLI named them bashkit
                 out = out.replace(b'bashkit: ', b'bash: ')
             res[side] = {'stdout': out, 'stderr1': first_err(err), 'stderr': err, 'status': status, 'tree': tree(d)}
     return res

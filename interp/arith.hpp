@@ -113,6 +113,7 @@ struct ArithRef {
     // Left for the host: get() may store the resolved subscript (index or key) here, and set() on the same
     // reference then reuses it. Bash evaluates the subscript once in `a[i++] += 1` and `a[i++]++`.
     std::optional<std::string> resolved;
+    std::string subscript;  // the subscript's text as evaluated, for the host's messages
 };
 
 // Implemented by the interpreter.

@@ -24,14 +24,23 @@ public:
         auto key = resolve(ref, v);
         if (!key.ok()) return key.error();
         v = ex_.lookup(ref.name);  // the subscript's expansion or arithmetic may have changed the variables
-        if (!v) return std::optional<std::string>();
         const std::string& k = *key;
-        if (v->is_assoc()) {
+        if (v && v->is_assoc()) {
             const std::string* s = v->assoc ? v->assoc->get(k) : nullptr;
             return std::optional<std::string>(s ? *s : std::string());
         }
         int64_t i = 0;
         parse_int(k, i);
+        // A negative subscript counts back from the end of an indexed array; before its start, or on a scalar
+        // or an unset name, bash reports it and reads 0.
+        if (i < 0) {
+            i += v && v->is_indexed() && v->idx ? v->idx->next_index() : 0;
+            if (i < 0) {
+                ex_.report_error(std::string(ref.name) + ": bad array subscript");
+                return std::optional<std::string>(std::string());
+            }
+        }
+        if (!v) return std::optional<std::string>();
         if (v->is_indexed()) {
             if (!v->idx) return std::optional<std::string>(std::string());
             auto it = v->idx->m.find(i);
@@ -81,7 +90,19 @@ public:
         if (!key.ok()) return key.error();
         v = ex_.lookup(ref.name);
         bool assoc = v && v->is_assoc();
-        if (!ex_.assign_elem(ref.name, *key, val, false, !assoc)) return ArithError{ArithError::Kind::Host, {}};
+        std::string k = *key;
+        int64_t i = 0;
+        if (!assoc && parse_int(k, i) && i < 0) {
+            // Counted back from the end (a set scalar is an array of one); before the start, bash reports it
+            // and the expression goes on without the assignment.
+            i += v && v->is_indexed() ? (v->idx ? v->idx->next_index() : 0) : (v && v->set ? 1 : 0);
+            if (i < 0) {
+                ex_.report_error(std::string(ref.name) + "[" + ref.subscript + "]: bad array subscript");
+                return {};
+            }
+            k = to_dec(i);
+        }
+        if (!ex_.assign_elem(ref.name, k, val, false, !assoc)) return ArithError{ArithError::Kind::Host, {}};
         return {};
     }
 
@@ -101,7 +122,8 @@ public:
     Ex expand_failed = Ex::Ok;
 
 private:
-    // The subscript as a key: the assoc key, or the decimal index (negative ones counted from the end).
+    // The subscript as a key: the assoc key, or the decimal index (negative ones are counted from the end by
+    // get and set, against the array as it is then). ref.subscript keeps the expanded text, for messages.
     ArithResult<std::string> resolve(ArithRef& ref, const Var* v) {
         if (ref.resolved) return *ref.resolved;
         std::string sub;
@@ -128,16 +150,8 @@ private:
         o.depth = ref.depth;
         auto r = eval_text(sub, *this, o);
         if (!r.ok()) return r.error();
-        int64_t i = *r;
-        if (i < 0 && v && v->is_indexed() && v->idx) {
-            int64_t n = v->idx->next_index();
-            if (i + n < 0) {
-                return ArithError{ArithError::Kind::Host,
-                                  std::string(ref.name) + "[" + sub + "]: bad array subscript"};
-            }
-            i += n;
-        }
-        ref.resolved = to_dec(i);
+        ref.subscript = std::move(sub);
+        ref.resolved = to_dec(*r);
         return *ref.resolved;
     }
 

@@ -417,7 +417,11 @@ struct TestParser {
         if (a == "(") {
             ++pos;
             bool v = expr();
-            if (pos >= args.size() || args[pos] != ")") return fail("`)' expected");
+            // bash names what it found instead (the closing ] of `[` too, which is not an argument here).
+            if (pos >= args.size() || args[pos] != ")") {
+                if (pos < args.size()) return fail("`)' expected, found " + args[pos]);
+                return fail(name == "[" ? "`)' expected, found ]" : "`)' expected");
+            }
             ++pos;
             return v;
         }
@@ -493,7 +497,10 @@ bool TestParser::eval_n(size_t n) {
             [[fallthrough]];
         default: {
             bool v = expr();
-            if (!failed && pos < args.size()) fail(args[pos] + ": too many arguments");
+            if (!failed && pos < args.size()) {
+                const std::string& extra = args[pos];
+                fail(extra.starts_with('-') ? "syntax error: `" + extra + "' unexpected" : "too many arguments");
+            }
             return v;
         }
     }

@@ -68,6 +68,26 @@ std::string line_prefix(std::string_view name, uint32_t line) {
     return r;
 }
 
+std::string syntax_error_report(const sx::ParseError& e, std::string_view head, std::string_view text,
+                                uint32_t first_line) {
+    std::string out(head);
+    out += e.message;
+    out += '\n';
+    if (e.message.rfind("syntax error near", 0) != 0) return out;
+    size_t start = 0;
+    for (uint32_t l = first_line; l < e.pos.line && start != text.npos; ++l) {
+        start = text.find('\n', start);
+        if (start != text.npos) ++start;
+    }
+    if (start == text.npos) return out;
+    size_t end = text.find('\n', start);
+    out += head;
+    out += '`';
+    out += text.substr(start, end == text.npos ? text.npos : end - start);
+    out += "'\n";
+    return out;
+}
+
 // ---------------------------------------------------------------- Exec
 
 namespace {
@@ -142,7 +162,8 @@ void Exec::report_error(std::string_view msg) {
 }
 
 void Exec::error_at(uint32_t line, std::string_view msg) {
-    std::string m = line ? line_prefix(source_name_, line) : std::string(source_name_) + ": ";
+    std::string_view name = error_name();
+    std::string m = line ? line_prefix(name, line) : std::string(name) + ": ";
     m.append(msg);
     m.push_back('\n');
     write_err(m);
@@ -235,6 +256,13 @@ Flow Exec::after_command(const sx::Command* cmd) {
 
 Flow Exec::exec_command(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
+    // A command run by a builtin (eval, source, a trap) is not the builtin's own assignment.
+    struct BuiltinName {
+        const char*& slot;
+        const char* saved;
+        ~BuiltinName() { slot = saved; }
+    } builtin_name{running_builtin_, running_builtin_};
+    running_builtin_ = nullptr;
     if (st_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
@@ -453,7 +481,9 @@ Flow Exec::exec_for(const sx::For* c) {
             for (const auto& it : items) t += " " + xtrace_quote(it);
             xtrace_line(t);
         }
+        assign_arith_error_ = false;
         if (!assign(c->var, item)) {
+            if (assign_fatal()) return Flow::Exit;
             body_status = 1;
             break;
         }
@@ -899,6 +929,14 @@ void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
     v.str = std::move(base);
     v.set = true;
 }
+
+// `a[0]=x cmd`: an element cannot be a temporary; bash reports the word (its value is not expanded) and
+// runs the command without it.
+bool temp_elem_refused(Exec& ex, const sx::Assign* a) {
+    if (!a->index) return false;
+    ex.error("`" + std::string(a->name) + "[" + sx::print(*a->index) + "]': not a valid identifier");
+    return true;
+}
 }  // namespace
 
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
@@ -965,6 +1003,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         if (!assigns.empty()) {
             temp.scope = ++st_.scope;
             for (const sx::Assign* a : assigns) {
+                if (temp_elem_refused(*this, a)) continue;
                 temp_append_base(*this, a, temp.scope);
                 Ex r = temp_assign(*this, a, temp.scope);
                 if (r == Ex::Fatal) return Flow::Exit;
@@ -991,6 +1030,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     if (!assigns.empty()) {
         temp.scope = ++st_.scope;
         for (const sx::Assign* a : assigns) {
+            if (temp_elem_refused(*this, a)) continue;
             const Var* cur = lookup(a->name);
             if (cur && cur->readonly()) {
                 std::string v;
@@ -1107,13 +1147,12 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     while (!reader.at_end()) {
         auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
         if (!unit->ok()) {
+            // bash: "NAME: eval: line N: ..." (N counted from the eval's line), a sourced file's own name.
             const sx::ParseError& e = *unit->error;
-            std::string msg;
-            if (is_eval)
-                msg = line_prefix(source_name_, base_line + e.pos.line - 1) + e.message + "\n";
-            else
-                msg = e.format(name) + "\n";
-            write_err(msg);
+            std::string head = is_eval ? std::string(error_name()) + ": eval: line " +
+                                             std::to_string(base_line + e.pos.line - 1) + ": "
+                                       : line_prefix(name, e.pos.line);
+            write_err(syntax_error_report(e, head, text, 1));
             if (e.discard_line) {  // bash reads on from the next line
                 st_.status = 1;
                 continue;

@@ -429,6 +429,9 @@ public:
     std::vector<DebugEntry> debug_stack() const;
     // The file whose text runs now (a function defined now gets it as its BASH_SOURCE).
     const std::string& current_source_file() const;
+    // The name bash puts before its messages: ${BASH_SOURCE[0]} when it is not empty (a function defined by
+    // `bash -c` names "environment"), else $0 (source_name_).
+    std::string_view error_name() const;
     Var* lookup_mut(std::string_view name);    // resolves namerefs
     const std::string* get_scalar(std::string_view name);
     std::string get_str(std::string_view name);  // "" when unset
@@ -473,6 +476,7 @@ public:
     };
     Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
+    Ex assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);
     bool unset_var(std::string_view name);
     std::string resolve_nameref(std::string_view name, bool& ok);
     void set_special(std::string_view name);  // after assigning a variable with side effects
@@ -539,6 +543,14 @@ public:
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
     bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
+    // The value given to an integer variable was a bad expression (convert_value): bash's assignment jumps to
+    // the top level, so the command that assigned ends the line (a -c shell: the shell) with status 1.
+    // Set with the message printed; the assigning command turns it into that Flow::Exit (assign_fatal).
+    bool assign_arith_error_ = false;
+    const char* running_builtin_ = nullptr;  // names the messages of an assignment it makes ("declare: ")
+    // Whether assign_arith_error_ is set (it is cleared): exit_status_, $? and discard_line_ are set for the
+    // Flow::Exit the caller returns.
+    bool assign_fatal();
     const sx::Command* inverted_ = nullptr;  // the command of `! cmd` now running: no errexit, no ERR trap
     // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
@@ -647,6 +659,11 @@ int Exec::in_subshell(Fn&& fn) {
 
 // bash's message prefix for the current position: "bashkit: line N: ".
 std::string line_prefix(std::string_view name, uint32_t line);
+// bash's report of a syntax error, each line after `head` ("bash: -c: line 3: ", "bash: eval: line 1: "):
+// the message, then after an unexpected token the offending line (line e.pos.line of text, whose first line
+// is numbered first_line).
+std::string syntax_error_report(const syntax::ParseError& e, std::string_view head, std::string_view text,
+                                uint32_t first_line);
 
 // Decimal text of a number.
 std::string to_dec(int64_t v);

@@ -888,9 +888,10 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
             std::vector<std::string> words;
             Ex r = expand_word_fields(sc->redirs[0]->target, words);
             if (r != Ex::Ok) return r;
+            // A failure is the substitution's status ($? of `x=$(< missing)` is 1).
             if (words.size() != 1) {
                 error("ambiguous redirect");
-                st_.status = 1;
+                st_.status = last_cmdsubst_status_ = 1;
                 out.clear();
                 return Ex::Ok;
             }
@@ -899,7 +900,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
             out.clear();
             if (!s) {
                 error(words[0] + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(err))));
-                st_.status = 1;
+                st_.status = last_cmdsubst_status_ = 1;
                 return Ex::Ok;
             }
             IoResult rr = s->read_all(out, s_.limits.max_variable_bytes + 1);

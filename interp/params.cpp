@@ -6,6 +6,7 @@
 #include "interp/fields.hpp"
 #include "interp/pattern.hpp"
 #include "interp/quote.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 
@@ -18,6 +19,7 @@ struct ParamValue {
     std::string display;   // the name for messages: "x", "a[1]", "$1"
     bool array_ref = false;  // the name refers to an array as a whole (for @A, @a)
     std::string var_name;    // the variable behind it, when there is one
+    bool bad_subscript = false;  // a negative subscript before the start (reported)
 };
 
 namespace {
@@ -91,8 +93,9 @@ void map_char(std::string_view s, size_t i, size_t len, bool upper, std::string&
 static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad);
 
 // The value of a named parameter (without indirection).
+// length: the ${#name[sub]} form, whose bad subscript is an expansion error.
 static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, std::string_view index_text,
-                      bool has_index_text, char index_all, ParamValue& v) {
+                      bool has_index_text, char index_all, ParamValue& v, bool length = false) {
     ShellState& st = ex.state();
     v.display = std::string(name);
     if (is_digits(name)) {
@@ -203,17 +206,28 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
         // A bad subscript ends a -c shell; a script from a file or stdin goes on with the next line.
         if (r == Ex::Fatal && ex.exit_status() == 1) ex.discard_line_ = ex.state().script_input;
         if (r != Ex::Ok) return r;
+        // A negative subscript counts back from the end of an indexed array; before its start, or on anything
+        // else (a scalar, an unset name), it is bad: a message and no value, or for ${#name[sub]} an error
+        // that discards the line, named by the subscript's text as written (bash's "-3]: bad array subscript").
+        if (i < 0) {
+            int64_t n = var && var->is_indexed() && var->idx ? var->idx->next_index() : 0;
+            if (i + n < 0) {
+                if (!length) {
+                    ex.report_error(std::string(name) + ": bad array subscript");
+                    v.bad_subscript = true;
+                    return Ex::Ok;
+                }
+                if (!var) return Ex::Ok;  // ${#unset[-1]} is 0
+                ex.report_error((index ? sx::print(*index) : std::string(index_text)) + "]: bad array subscript");
+                ex.exit_status_ = 1;
+                ex.discard_line_ = true;
+                return Ex::Fatal;
+            }
+            i += n;
+        }
         if (!var) return Ex::Ok;
         if (var->is_indexed()) {
             if (!var->idx) return Ex::Ok;
-            if (i < 0) {
-                int64_t n = var->idx->next_index();
-                if (i + n < 0) {
-                    ex.report_error(std::string(name) + ": bad array subscript");
-                    return Ex::Ok;
-                }
-                i += n;
-            }
             auto it = var->idx->m.find(i);
             if (it != var->idx->m.end()) {
                 v.set = true;
@@ -221,7 +235,7 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             }
             return Ex::Ok;
         }
-        if ((i == 0 || i == -1) && var->set) {
+        if (i == 0 && var->set) {
             v.set = true;
             v.scalar = var->str;
         }
@@ -262,6 +276,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         ParamValue iv;
         Ex r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
         if (r != Ex::Ok) return r;
+        if (iv.bad_subscript) return Ex::Ok;  // reported; the expansion is empty
         // ${!a[@]}: the elements joined with spaces name the target (so more than one is an invalid name)
         std::string target = iv.scalar;
         if (iv.is_list) {
@@ -303,7 +318,7 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         }
         return Ex::Ok;
     }
-    return named_value(*this, p->name, p->index, {}, false, p->index_all, v);
+    return named_value(*this, p->name, p->index, {}, false, p->index_all, v, p->op == sx::ParamOp::Length);
 }
 
 namespace {
@@ -535,6 +550,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             return Ex::Fatal;
         }
         bool ok;
+        assign_arith_error_ = false;
         if (p->index) {
             std::string key;
             r = expand_word(p->index, key, false);
@@ -544,6 +560,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             ok = assign(target, val);
         }
         if (!ok) {
+            if (assign_fatal()) return Ex::Fatal;  // a bad expression for an integer variable
             exit_status_ = 1;
             discard_line_ = true;
             return Ex::Fatal;
@@ -557,6 +574,17 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         return Ex::Ok;
     }
 
+    // set -u: ${#a[@]} needs a set array (bash 5.2: `a=()` is one; a scalar, an unset or a declared-only
+    // name is unbound), an error that discards the line with status 1.
+    if (op == Op::Length && p->index_all && !p->indirect && st_.opts[OptNounset]) {
+        const Var* var = lookup(p->name);
+        if (!var || !var->is_array() || !var->set) {
+            error(std::string(p->name) + ": unbound variable");
+            exit_status_ = 1;
+            discard_line_ = true;
+            return Ex::Fatal;
+        }
+    }
     if (!is_set && !v.is_list && st_.opts[OptNounset] && !(op == Op::Length && false)) {
         error(v.display + ": unbound variable");
         exit_status_ = fatal_expansion_status();
@@ -616,6 +644,12 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         case Op::ReplaceAll:
         case Op::ReplacePrefix:
         case Op::ReplaceSuffix: {
+            // An unset parameter stays empty, whatever the pattern would match (${u/#/R} is empty, ${e/#/R}
+            // of an empty e is R); the pattern and the replacement are not expanded.
+            if (!is_set && !v.is_list) {
+                emit(fb, v, quoted, ifs_val, ifs_set);
+                return Ex::Ok;
+            }
             // bash expands a tilde at the start of the pattern of ${x/p/r} and ${x//p/r} (not after the
             // `#` or `%` anchor) and of the replacement, quoted or not.
             std::string pat;
@@ -914,7 +948,11 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 return Ex::Ok;
             }
             if (t == 'A') {
-                if (!var) return Ex::Ok;
+                // Nothing to declare: quoted, one empty field, as for the other transforms.
+                if (!var || (!is_set && !v.is_list && !v.array_ref && attr_letters(var).empty())) {
+                    if (quoted && !v.is_list) fb.mark_quoted();
+                    return Ex::Ok;
+                }
                 std::string a = attr_letters(var);
                 std::string out;
                 if (v.is_list && var->is_array()) {
@@ -927,8 +965,9 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     } else {
                         out = "declare -" + a + " " + v.var_name + "=" + quote_for_reuse(v.scalar, QuoteStyle::Single);
                     }
+                } else if (!is_set) {
+                    out = "declare -" + a + " " + v.var_name;  // declared with attributes, no value
                 } else {
-                    if (!is_set) return Ex::Ok;
                     if (a.empty())
                         out = v.var_name + "=" + quote_for_reuse(v.scalar, QuoteStyle::Single);
                     else

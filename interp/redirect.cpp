@@ -90,6 +90,10 @@ std::string Exec::abs_path(std::string_view p) const {
 
 StreamPtr Exec::open_path(const std::string& path, int how, int& err) {
     err = 0;
+    if (path.empty()) {  // open("") fails so (it is not the working directory)
+        err = ENOENT;
+        return nullptr;
+    }
     if (path.starts_with("/dev/")) {
         DevicePath d = classify_device(vfs::normalize_path(path));
         if (d.kind != DevicePath::Kind::none) return open_device(d, device_source(), err);

@@ -354,22 +354,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         sx::ScriptReader reader(text, po, src.first_line);
         std::optional<sx::ParseError> syntax_error;
         auto report_syntax = [&](const sx::ParseError& e) {
-            ex.write_err(e.format(syntax_name) + "\n");
-            // bash shows the offending line after an unexpected token.
-            if (e.message.rfind("syntax error near", 0) == 0) {
-                std::string_view t(*text);
-                size_t start = 0;
-                for (uint32_t l = src.first_line; l < e.pos.line && start != t.npos; ++l) {
-                    start = t.find('\n', start);
-                    if (start != t.npos) ++start;
-                }
-                if (start != t.npos) {
-                    size_t end = t.find('\n', start);
-                    std::string_view line = t.substr(start, end == t.npos ? t.npos : end - start);
-                    ex.write_err(syntax_name + ": line " + std::to_string(e.pos.line) + ": `" + std::string(line) +
-                                 "'\n");
-                }
-            }
+            ex.write_err(syntax_error_report(e, line_prefix(syntax_name, e.pos.line), *text, src.first_line));
         };
         Flow f = Flow::Normal;
         try {
@@ -418,7 +403,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         }
         if (syntax_error && !(f == Flow::Exit)) {
             report_syntax(*syntax_error);
-            status = 2;
+            if (!syntax_error->keeps_status) status = 2;
         }
         last_exited = state.exited;
         last_stopped = f == Flow::Exit || syntax_error.has_value();

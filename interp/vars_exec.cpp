@@ -91,6 +91,16 @@ std::vector<DebugEntry> Exec::debug_stack() const {
     return out;
 }
 
+std::string_view Exec::error_name() const {
+    // The first entry of debug_stack(), without building it.
+    const CallFrame& f = st_.frames.back();
+    std::string_view s;
+    if (!f.sourced.empty()) s = f.sourced.back().file;
+    else if (st_.frames.size() > 1) s = f.source.empty() ? std::string_view("environment") : f.source;
+    else if (f.main_entry) s = f.source;
+    return s.empty() ? std::string_view(source_name_) : s;
+}
+
 const std::string& Exec::current_source_file() const {
     const CallFrame& f = st_.frames.back();
     return f.sourced.empty() ? f.source : f.sourced.back().file;
@@ -304,11 +314,20 @@ void apply_case_attrs(uint16_t attrs, std::string& s) {
 static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std::string_view value, bool append,
                           std::string& out) {
     if (attrs & kAttrInteger) {
+        // A bad expression ends the assigning command's line (assign_arith_error_); bash names the builtin
+        // that assigned.
+        std::string prefix = ex.running_builtin_ ? std::string(ex.running_builtin_) + ": " : std::string();
         int64_t v = 0;
-        if (ex.arith_text(value, v, false) != Ex::Ok) return false;
+        if (ex.arith_text_prefixed(value, v, prefix) != Ex::Ok) {
+            ex.assign_arith_error_ = true;
+            return false;
+        }
         if (append && old) {
             int64_t o = 0;
-            if (ex.arith_text(*old, o, false) != Ex::Ok) return false;
+            if (ex.arith_text_prefixed(*old, o, prefix) != Ex::Ok) {
+                ex.assign_arith_error_ = true;
+                return false;
+            }
             v = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(v));
         }
         out = to_dec(v);
@@ -441,7 +460,25 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         name = resolved;
         v = st_.vars.find(name);
     }
-    if (!v) v = &st_.vars.lookup_or_create(name);
+    std::string new_key;
+    if (!v) {
+        // A new variable is an indexed array: its subscript is evaluated first, and a negative one has nothing
+        // to count back from (the variable is not created).
+        int64_t idx = 0;
+        if (key_is_arith_done) {
+            parse_int(key, idx);
+        } else if (arith_text(key, idx, false) != Ex::Ok) {
+            return false;
+        }
+        if (idx < 0) {
+            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            return false;
+        }
+        new_key = to_dec(idx);
+        key = new_key;
+        key_is_arith_done = true;
+        v = &st_.vars.lookup_or_create(name);
+    }
     if (v->readonly()) {
         report_error(std::string(name) + ": readonly variable");
         return false;
@@ -478,6 +515,16 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     } else if (arith_text(key, idx, false) != Ex::Ok) {
         return false;
     }
+    if (idx < 0) {
+        // Counted back from the end (a set scalar is an array of one element); before the start it is an error
+        // and the variable stays as it was.
+        int64_t n = v->is_indexed() ? (v->idx ? v->idx->next_index() : 0) : (v->set ? 1 : 0);
+        if (idx + n < 0) {
+            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            return false;
+        }
+        idx += n;
+    }
     if (!v->is_indexed()) {
         // A scalar becomes element 0 of a new indexed array.
         auto arr = std::make_shared<IndexedArray>();
@@ -488,14 +535,6 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         v->dyn = DynVar::None;
     }
     IndexedArray& a = v->idx_mut();
-    if (idx < 0) {
-        int64_t n = a.next_index();
-        if (idx + n < 0) {
-            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
-            return false;
-        }
-        idx += n;
-    }
     auto it = a.m.find(idx);
     bool created = it == a.m.end();
     if (created && a.m.size() >= L.max_array_entries) {
@@ -608,9 +647,45 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
     return Ex::Ok;
 }
 
+bool Exec::assign_fatal() {
+    if (!assign_arith_error_) return false;
+    assign_arith_error_ = false;
+    exit_status_ = st_.status = 1;
+    discard_line_ = st_.script_input;  // a script goes on with its next line, a -c shell exits
+    return true;
+}
+
 Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+    assign_arith_error_ = false;
+    Ex r = assign_node(a, scope_override, add_attrs, pre);
+    return assign_fatal() ? Ex::Fatal : r;
+}
+
+Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
     // The value is expanded before the binding exists: `local a=("${a[@]}")` and `x=$x cmd` see the outer x.
     AssignValue own;
+    if (!pre && a->is_array && !a->index && scope_override == UINT32_MAX) {
+        // Except `name=(...)` on its own line: bash makes name an array first, so the values see it (a
+        // $(declare -p name) among them). A readonly name fails before they are expanded; a new name is an
+        // empty array, a scalar becomes element 0.
+        Var* t = lookup_mut(a->name);
+        if (t && t->readonly()) {
+            report_error(std::string(a->name) + ": readonly variable");
+            st_.status = 1;
+            return Ex::Fail;
+        }
+        bool created = !t;
+        if (created) t = &st_.vars.lookup_or_create(a->name);
+        if (!t->is_array()) {
+            auto arr = std::make_shared<IndexedArray>();
+            if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str);
+            t->str.clear();
+            t->idx = std::move(arr);
+            t->attrs |= kAttrIndexed;
+            t->dyn = DynVar::None;
+        }
+        if (created) t->set = true;
+    }
     if (!pre) {
         Ex r = eval_assign_value(a, own);
         if (r != Ex::Ok) return r;

@@ -106,10 +106,13 @@ bool Copier::copy_file(const std::string& src, const std::string& src_abs, const
         }
     }
     if (!outh) {
+        // A new name ending in a slash must be a directory: GNU says "Not a directory" (open says EISDIR).
+        vfs::Errc e = outh.error();
+        if (!dst_exists && !dst.empty() && dst.back() == '/' && e == vfs::Errc::is_directory) e = vfs::Errc::not_directory;
         if (dst_exists)
-            fail("cannot open " + quote(dst) + " for writing: " + std::string(errstr(outh.error())));
+            fail("cannot open " + quote(dst) + " for writing: " + std::string(errstr(e)));
         else
-            fail("cannot create regular file " + quote(dst) + ": " + std::string(errstr(outh.error())));
+            fail("cannot create regular file " + quote(dst) + ": " + std::string(errstr(e)));
         return false;
     }
     std::string error;

@@ -349,6 +349,7 @@ int head_tail(CommandContext& ctx, bool is_tail) {
                       is_tail ? std::span<const OptionSpec>(kTail) : std::span<const OptionSpec>(kHead), opts, files))
         return 1;
     int verbose = 0;  // -1 quiet, 1 verbose
+    bool follow = false;
     char delim = '\n';
     for (auto& o : opts) {
         switch (o.id) {
@@ -359,7 +360,8 @@ int head_tail(CommandContext& ctx, bool is_tail) {
             case 'q': verbose = -1; break;
             case 'v': verbose = 1; break;
             case 'z': delim = '\0'; break;
-            case 'f': case 'F': case 's': case 300: case 301: case 302: break;
+            case 'f': case 'F': follow = true; break;
+            case 's': case 300: case 301: case 302: break;
             case kOptHelp:
                 return print_help(ctx, is_tail ? "[OPTION]... [FILE]...\nPrint the last 10 lines of each FILE to standard output.\n"
                                                : "[OPTION]... [FILE]...\nPrint the first 10 lines of each FILE to standard output.\n");
@@ -376,6 +378,8 @@ int head_tail(CommandContext& ctx, bool is_tail) {
         }
     }
     (void)all_digits;
+    // GNU tail reads nothing when it will print nothing: `tail -n 0 missing` succeeds without a header.
+    if (is_tail && count.n == 0 && !count.sign_plus && !follow) return 0;
     if (files.empty()) files.push_back("-");
     bool headers = verbose == 1 || (verbose == 0 && files.size() > 1);
     Output out(ctx);

@@ -95,7 +95,16 @@ int cmd_wc(CommandContext& ctx) {
     std::vector<FileInfo> info(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
         if (files[i] == "-") {
-            info[i].regular = false;
+            // stdin redirected from a regular file counts as that file, as GNU's fstat sees it (a file's
+            // stream describes itself by its absolute path; pipes and devices are not in the tree).
+            std::string what = ctx.in.describe();
+            if (!what.empty() && what.front() == '/') {
+                auto st = ctx.fs.stat(what);
+                if (st && st->is_regular()) {
+                    info[i].regular = true;
+                    info[i].size = st->size;
+                }
+            }
             continue;
         }
         auto st = ctx.fs.stat(ctx.resolve(files[i]));

@@ -162,12 +162,19 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
             }
         }
     }
-    if (path.empty()) path = sh.abs_path(file);
+    if (path.empty() && !file.empty()) path = sh.abs_path(file);
+    // bash names the builtin for a directory only; a file it cannot read is reported as a redirection is
+    // (`. ""` is a missing file, not the working directory).
+    if (!path.empty() && sh.s_.fs.is_directory(path)) return sh.builtin_error(a[0], file + ": is a directory");
+    if (path.empty()) {
+        sh.error(": " + std::string(vfs::error_message(vfs::Errc::no_such_file)));
+        return 1;
+    }
     auto content = sh.s_.fs.read_file(path, sh.s_.limits.max_variable_bytes);
     if (!content) {
-        return sh.builtin_error(a[0], file + ": " + std::string(vfs::error_message(content.error())));
+        sh.error(file + ": " + std::string(vfs::error_message(content.error())));
+        return 1;
     }
-    if (sh.s_.fs.is_directory(path)) return sh.builtin_error(a[0], file + ": is a directory");
     // Arguments replace the positional parameters for the duration.
     bool with_args = i + 1 < a.size();
     std::vector<std::string> saved;

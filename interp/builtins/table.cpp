@@ -109,6 +109,9 @@ Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, con
     BuiltinResult r{0};
     // A command boundary: a builtin over the memory budget (printf, read, mapfile...) fails alone (what it
     // ran itself, eval or source, was contained by the commands inside).
+    assign_arith_error_ = false;
+    const char* outer = running_builtin_;
+    running_builtin_ = b.name;
     try {
         r = b.fn(ctx);
     } catch (...) {
@@ -116,7 +119,9 @@ Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, con
         if (e) report_exception(b.name, *e);
         r = BuiltinResult{1};
     }
+    running_builtin_ = outer;
     st_.status = r.status;
+    if (assign_fatal()) return Flow::Exit;  // declare -i n='a b', read into an integer variable...
     if (broken_pipe_ && is_subshell_ && r.flow == Flow::Normal) {
         exit_status_ = 141;
         st_.status = 141;

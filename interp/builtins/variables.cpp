@@ -98,7 +98,7 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
                 if (k < 0) {
                     int64_t n = arr.next_index();
                     if (k + n < 0) {
-                        sh.builtin_error("unset", base + "[" + sub + "]: bad array subscript");
+                        sh.builtin_error("unset", "[" + sub + "]: bad array subscript");  // bash's text
                         status = 1;
                         continue;
                     }
@@ -110,8 +110,16 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
                     arr.m.erase(it);
                 }
             } else {
+                // A scalar is an array of one element: [0] unsets it, another subscript is an error.
                 int64_t k = 0;
-                if (sh.arith_text(sub, k, false) == Ex::Ok && k == 0) (void)sh.unset_var(base);
+                if (sh.arith_text(sub, k, false) != Ex::Ok) {
+                    status = 1;
+                } else if (k == 0) {
+                    (void)sh.unset_var(base);
+                } else if (v->set) {
+                    sh.builtin_error("unset", base + ": not an array variable");
+                    status = 1;
+                }
             }
             continue;
         }

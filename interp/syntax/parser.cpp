@@ -39,6 +39,13 @@ void Parser::error(Pos p, std::string msg) {
     lx_.force_eof();
 }
 
+void Parser::cond_error(const Token& t, std::string msg) {
+    if (err) return;
+    error(t.pos, std::move(msg));
+    bool at_end = t.off >= src_.size() || src_.find_first_not_of(" \t\n", t.off) == std::string_view::npos;
+    err->keeps_status = !at_end;
+}
+
 void Parser::error_eof() { error({eof_line_, 1}, "syntax error: unexpected end of file"); }
 
 // bash shows a token holding control bytes (a newline inside quotes) in $'...' form.

@@ -33,6 +33,10 @@ struct ParseError {
     // bash reports it, drops the rest of the line and reads on from the next one, with status 1: an error
     // inside the list of a compound assignment (`a=( x=() )`). ScriptReader::next() resumes there.
     bool discard_line = false;
+    // An error inside [[ ]], which bash reports with parser_error: one line, no offending line after it, and
+    // the reader stops as at the end of the input, leaving $? as it was (a -c shell exits with the last
+    // command's status, not 2).
+    bool keeps_status = false;
     // bash's full line: "<source_name>: line <N>: <message>", e.g. "bashkit: line 3: syntax error ...".
     std::string format(std::string_view source_name) const;
 };

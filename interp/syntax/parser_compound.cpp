@@ -450,12 +450,11 @@ Command* Parser::parse_cond() {
     }
     if (t.kind == Tok::Eof) {
         error(p, "unexpected EOF while looking for `]]'");
-    } else if (t.kind == Tok::RParen) {
-        error(t.pos, "syntax error in conditional expression: unexpected token `)'");
     } else if (t.kind == Tok::Word) {
-        error(t.pos, "syntax error in conditional expression");
+        cond_error(t, "syntax error in conditional expression");
     } else {
-        error(t.pos, "syntax error near unexpected token `" + std::string(token_text(t.kind)) + "'");
+        cond_error(t, "syntax error in conditional expression: unexpected token `" +
+                          std::string(token_text(t.kind)) + "'");
     }
     return nullptr;
 }
@@ -527,7 +526,7 @@ CondExpr* Parser::cond_term() {
         cond_skip_newlines();
         Token r = lx_.next(LexMode::Cond);
         if (r.kind != Tok::RParen) {
-            error(r.pos, "unexpected token `" + tok_name(r) + "', expected `)'");
+            cond_error(r, "unexpected token `" + tok_name(r) + "', expected `)'");
             return nullptr;
         }
         lx_.consume(r);
@@ -536,10 +535,12 @@ CondExpr* Parser::cond_term() {
         return cp;
     }
     if (t.kind != Tok::Word) {
-        error(t.pos, "unexpected token `" + tok_name(t) + "' in conditional command");
+        cond_error(t, "unexpected token `" + tok_name(t) + "' in conditional command");
         return nullptr;
     }
     if (lx_.at_word("]]")) {
+        // `[[ ]]`, `[[ a && ]]`: bash stops reading without a word; an ordinary syntax error here (see
+        // ParserErrors.SilentBashCondErrorsAreErrors), so that the script's author learns why.
         error(t.pos, "syntax error near unexpected token `]]'");
         return nullptr;
     }
@@ -556,7 +557,7 @@ CondExpr* Parser::cond_term() {
         lx_.advancej(2);
         Token a = lx_.next(LexMode::Cond);
         if (a.kind != Tok::Word || lx_.at_word("]]")) {
-            error(a.pos, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
+            cond_error(a, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
             return nullptr;
         }
         CondUnary* u = a_.node<CondUnary>(t.pos);
@@ -575,7 +576,7 @@ CondExpr* Parser::cond_term() {
         for (auto b : kBinaryTests)
             if (lx_.at_word(b)) op = b;
         if (op.empty() && !lx_.at_word("]]")) {
-            error(o.pos, "conditional binary operator expected");
+            cond_error(o, "conditional binary operator expected");
             return nullptr;
         }
     }
@@ -586,7 +587,7 @@ CondExpr* Parser::cond_term() {
             w->word = left;
             return w;
         }
-        error(o.pos, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
+        cond_error(o, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
         return nullptr;
     }
     lx_.advancej(static_cast<uint32_t>(op.size()));
@@ -594,7 +595,7 @@ CondExpr* Parser::cond_term() {
     if (r.kind != Tok::Word || lx_.at_word("]]")) {
         // < and ( can begin a regex on the right of =~
         if (!(op == "=~" && (r.kind == Tok::LParen || r.kind == Tok::Pipe))) {
-            error(r.pos, "unexpected argument `" + tok_name(r) + "' to conditional binary operator");
+            cond_error(r, "unexpected argument `" + tok_name(r) + "' to conditional binary operator");
             return nullptr;
         }
     }

@@ -61,6 +61,9 @@ public:
     void error(Pos p, std::string msg);
     void error_near(const Token& t);
     void error_eof();
+    // An error inside [[ ]] (ParseError::keeps_status), at token t; at the end of the input it is an ordinary
+    // syntax error (status 2), as bash's `[[ x` is.
+    void cond_error(const Token& t, std::string msg);
     void error_depth(Pos p) { error(p, "maximum nesting depth exceeded"); }
     bool enter(Pos p) {
         if (++depth_ > opt_.max_depth) {

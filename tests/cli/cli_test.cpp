@@ -245,6 +245,20 @@ TEST(CliDefault, NoHostProgramsInTheSandbox) {
     EXPECT_NE(r.err.find("gcc: command not found"), std::string::npos) << r.err;
 }
 
+TEST(CliDefault, DashCMessagesAreNamedByDollarZero) {
+    // bash -c CMD NAME names its messages NAME, a function defined by -c "environment"; without NAME, bashkit.
+    Result r = run({"-c", "nosuch_q; f() { nosuch_q; }; f; if", "myname"});
+    EXPECT_EQ(r.err, "myname: -c: line 2: syntax error: unexpected end of file\n") << r.err;  // as bash
+    r = run({"-c", "nosuch_q\nf() { nosuch_q; }; f\n[[ x < (a) ]]", "myname"});
+    EXPECT_EQ(r.err,
+              "myname: line 1: nosuch_q: command not found\n"
+              "environment: line 2: nosuch_q: command not found\n"
+              "myname: -c: line 3: unexpected argument `(' to conditional binary operator\n");
+    EXPECT_EQ(r.status, 127);  // an error inside [[ ]] leaves $? as it was
+    r = run({"-c", "nosuch_q"});
+    EXPECT_EQ(r.err, "bashkit: line 1: nosuch_q: command not found\n");
+}
+
 TEST(CliDefault, SyntaxModesIgnoreFileSystemFlags) {
     // -n, --print and --dump-ast never build the file system.
     Result r = run({"-n", "--root", "/nonexistent-bashkit-dir", "-c", "echo hi"});

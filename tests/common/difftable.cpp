@@ -16,6 +16,7 @@
 
 #include "builtins/registry.hpp"
 #include "interp/shell.hpp"
+#include "interp/stream.hpp"
 #include "vfs/memory_fs.hpp"
 
 extern char** environ;
@@ -262,12 +263,19 @@ RunResult run_bashkit(const DiffConfig& config, const DiffCase& c) {
     opts.limits.timeout = std::chrono::seconds(20);
     opts.env = config.env;
     interp::Shell sh(mfs, registry, opts);
-    auto res = sh.run(config.prelude + c.script, c.stdin_data);
+    // Messages named as `bash -c` names them ($0, "bash: -c" for syntax errors), so that a case may compare
+    // them with 2>&1.
+    interp::StringSource in{c.stdin_data};
+    interp::StringSink out(opts.limits.max_output_bytes), err(opts.limits.max_output_bytes);
+    interp::Shell::Source source;
+    source.name = "bash";
+    source.syntax_name = "bash: -c";
+    (void)sh.run(config.prelude + c.script, in, out, err, source);
     // bash -c runs the EXIT trap as the shell ends.
     auto fin = sh.close();
     r.ran = true;
-    r.out = res.out + fin.out;
-    r.err = res.err + fin.err;
+    r.out = out.take() + fin.out;
+    r.err = err.take() + fin.err;
     r.status = fin.exit_code;
     return r;
 }
