@@ -54,9 +54,16 @@ IoResult StringSink::write(std::string_view data) {
     std::lock_guard lock(mu_);
     size_t room = cap_ > buf_.size() ? cap_ - buf_.size() : 0;
     size_t take = std::min(room, data.size());
-    if (take && charge_.budget() && !charge_.try_add(take)) {
-        over_budget_ = truncated_ = true;
-        return {0, ENOMEM};
+    if (take && charge_.budget()) {
+        // The buffer's capacity is what it holds of memory: it doubles as it grows, so charging only the
+        // bytes let ten captures at half their capacity hold twice their budget.
+        size_t need = buf_.size() + take;
+        size_t capacity = need > buf_.capacity() ? std::max(need, 2 * buf_.capacity()) : buf_.capacity();
+        if (capacity > charge_.held() && !charge_.try_add(capacity - charge_.held())) {
+            over_budget_ = truncated_ = true;
+            return {0, ENOMEM};
+        }
+        buf_.reserve(capacity);
     }
     buf_.append(data.substr(0, take));
     if (take < data.size()) truncated_ = true;

@@ -13,6 +13,8 @@ while :; do x=`echo hi`; done
 s=; while :; do s+=$(printf '%*s' 100000 ''); done
 #### subst-parallel
 for i in {1..50}; do x=$(yes | head -c 50000000) & done; wait
+#### subst-parallel-large
+for i in {1..10}; do x=$(yes | head -c 50000000) & done; wait
 #### subst-of-pipeline-flood
 x=$(yes | cat | cat | cat)
 #### subst-with-trap
