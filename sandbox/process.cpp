@@ -298,9 +298,12 @@ ProcessTable::Started ProcessTable::start(const std::function<std::vector<std::s
             while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
             }
         }
-        std::lock_guard lock(p->mu);
-        p->running = false;
-        p->exit_code = shell_status(status);
+        try {  // nothing may leave the thread, a failed lock included
+            std::lock_guard lock(p->mu);
+            p->running = false;
+            p->exit_code = shell_status(status);
+        } catch (...) {
+        }
     });
     std::lock_guard lock(mu_);
     procs_[id] = std::move(p);

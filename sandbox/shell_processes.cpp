@@ -124,10 +124,13 @@ ProcessTools::Started ShellProcesses::start(const std::string& command) {
                     }
                 } catch (...) {
                 }
-                std::lock_guard lock(p->mu);
-                p->running = false;
-                p->exit_code = p->killed ? 137 : status;
-                p->input_ready.notify_all();
+                try {  // nothing may leave the thread, a failed lock included
+                    std::lock_guard lock(p->mu);
+                    p->running = false;
+                    p->exit_code = p->killed ? 137 : status;
+                    p->input_ready.notify_all();
+                } catch (...) {
+                }
             });
         } catch (...) {
             std::lock_guard lock(mu_);

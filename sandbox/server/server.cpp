@@ -964,17 +964,20 @@ bool SandboxServer::serve() {
         // Also the lease renewals: at least three ticks per lease.
         double tick = m.store ? std::min(m.opts.reap_interval_seconds, m.opts.lease_seconds / 3) : m.opts.reap_interval_seconds;
         m.reaper = std::thread([&m, tick] {
-            std::unique_lock lock(m.reaper_mu);
-            while (!m.stopping) {
-                m.reaper_cv.wait_for(lock, std::chrono::duration<double>(tick));
-                if (m.stopping) break;
-                lock.unlock();
-                try {  // a thread entry: a failed sweep is retried at the next interval
-                    m.reap();
-                    m.maintain();
-                } catch (...) {
+            try {  // a thread entry: nothing may leave it (a lock that fails ends the sweeps, not the process)
+                std::unique_lock lock(m.reaper_mu);
+                while (!m.stopping) {
+                    m.reaper_cv.wait_for(lock, std::chrono::duration<double>(tick));
+                    if (m.stopping) break;
+                    lock.unlock();
+                    try {  // a failed sweep is retried at the next interval
+                        m.reap();
+                        m.maintain();
+                    } catch (...) {
+                    }
+                    lock.lock();
                 }
-                lock.lock();
+            } catch (...) {
             }
         });
     }
