@@ -460,16 +460,18 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         name = resolved;
         v = st_.vars.find(name);
     }
+    // The subscript of an indexed array as a number (key already evaluated, or arithmetic text).
+    auto index_of = [&](int64_t& idx) {
+        if (!key_is_arith_done) return arith_text(key, idx, false) == Ex::Ok;
+        parse_int(key, idx);
+        return true;
+    };
     std::string new_key;
     if (!v) {
         // A new variable is an indexed array: its subscript is evaluated first, and a negative one has nothing
         // to count back from (the variable is not created).
         int64_t idx = 0;
-        if (key_is_arith_done) {
-            parse_int(key, idx);
-        } else if (arith_text(key, idx, false) != Ex::Ok) {
-            return false;
-        }
+        if (!index_of(idx)) return false;
         if (idx < 0) {
             report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
             return false;
@@ -510,11 +512,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         return true;
     }
     int64_t idx = 0;
-    if (key_is_arith_done) {
-        parse_int(key, idx);
-    } else if (arith_text(key, idx, false) != Ex::Ok) {
-        return false;
-    }
+    if (!index_of(idx)) return false;
     if (idx < 0) {
         // Counted back from the end (a set scalar is an array of one element); before the start it is an error
         // and the variable stays as it was.
