@@ -243,7 +243,15 @@ std::optional<int> run_host_program(const interp::ExternalCommand& cmd) {
         MoreFd m;
         m.target = target;
         m.stream = stream;
-        if (int host = stream->host_fd(); host >= 0) {
+        // `5>&1` into a pumped stream: the same pipe as that descriptor, so the bytes keep their order.
+        int shared = -1;
+        for (int i = 1; i < 3 && shared < 0; ++i)
+            if (streams[i] == stream && parent_side[i] >= 0) shared = child_fd[i];
+        for (const MoreFd& o : more)
+            if (shared < 0 && o.stream == stream && o.parent >= 0 && !o.in) shared = o.child;
+        if (shared >= 0) {
+            m.child = shared;
+        } else if (int host = stream->host_fd(); host >= 0) {
             int copy = ::fcntl(host, F_DUPFD_CLOEXEC, 256);
             if (copy < 0) continue;
             m.child = child_side.keep(copy);

@@ -757,14 +757,23 @@ TEST(CliHost, Streams) {
 }
 
 TEST(CliHost, ProgramsInheritDescriptorsAboveTwo) {
-    // A here-document on fd 3, a file on fd 4 and a pipe to a stream on fd 5 reach the host program.
+    // A here-document on fd 3, a file on fd 4 and a pipe to a stream on fd 5 reach the host program. fd 5 is
+    // a copy of fd 1: one pipe, so the program's bytes keep their order (two pumps would race; ten rounds).
     TempDir d;
     Result r = sh({"--host"},
-                  "cd " + d.str() + "; /bin/sh -c 'cat <&3; echo to-file >&4; echo to-pipe >&5' 3<<EOF 4>f 5>&1 | "
-                  "cat -n\nfrom here-doc\nEOF\ncat f",
+                  "cd " + d.str() + "; for i in 1 2 3 4 5 6 7 8 9 10; do "
+                  "/bin/sh -c 'cat <&3; echo to-file >&4; echo to-pipe >&5' 3<<EOF 4>f 5>&1 | "
+                  "cat -n\nfrom here-doc\nEOF\ndone; cat f",
                   stdin_is(""));
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "     1\tfrom here-doc\n     2\tto-pipe\nto-file\n");
+    std::string want;
+    for (int i = 0; i < 10; ++i) want += "     1\tfrom here-doc\n     2\tto-pipe\n";
+    EXPECT_EQ(r.out, want + "to-file\n");
+    // The same check without a race: the program sees one open file on both descriptors.
+    r = sh({"--host"},
+           "/bin/sh -c '[ \"$(readlink /proc/$$/fd/1)\" = \"$(readlink /proc/$$/fd/5)\" ] && echo one-pipe' 5>&1 | cat",
+           stdin_is(""));
+    EXPECT_EQ(r.out, "one-pipe\n") << r.err;
 }
 
 TEST(CliHost, StartUpVariablesAreBashs) {
