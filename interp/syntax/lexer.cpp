@@ -52,6 +52,18 @@ static bool lex_name_char(int c) { return lex_name_start(c) || (c >= '0' && c <=
 
 Token Lexer::next(LexMode mode) {
     skip_blanks();
+    // The parser asks again at the same place (each level of the grammar looks at the token before it
+    // descends): the token depends only on the offset, the end and the mode.
+    if (st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && memo_valid_) return memo_;
+    Token t = classify(mode);
+    memo_ = t;
+    memo_end_ = end_;
+    memo_mode_ = mode;
+    memo_valid_ = true;
+    return t;
+}
+
+Token Lexer::classify(LexMode mode) const {
     Token t;
     t.pos = pos();
     t.off = st_.off;
@@ -131,7 +143,7 @@ Token Lexer::next(LexMode mode) {
     return op(Tok::Word, 0);
 }
 
-bool Lexer::at_word(std::string_view kw) const {
+bool Lexer::at_word_spliced(std::string_view kw) const {
     uint32_t i = skip_cont(st_.off);
     for (char k : kw) {
         if (i >= end_ || src_[i] != k) return false;

@@ -116,8 +116,12 @@ public:
     // Consumes the operator token returned by next().
     void consume(const Token& t) { advance(t.len); }
     // True when the cursor is at the unquoted word `kw` followed by a word end (line continuations
-    // inside are ignored: consume it with advancej(kw.size())).
-    bool at_word(std::string_view kw) const;
+    // inside are ignored: consume it with advancej(kw.size())). The parser asks this for each reserved word
+    // in turn at every command, so a first byte that can neither start `kw` nor a continuation answers here.
+    bool at_word(std::string_view kw) const {
+        if (st_.off < end_ && src_[st_.off] != kw[0] && src_[st_.off] != '\\') return false;
+        return at_word_spliced(kw);
+    }
     // True when byte c ends an unquoted word at command level.
     static bool is_meta(int c) {
         return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
@@ -125,6 +129,13 @@ public:
     }
 
 private:
+    bool at_word_spliced(std::string_view kw) const;
+    Token classify(LexMode mode) const;
+    // The last token next() returned, valid while the offset, the end and the mode are the same.
+    Token memo_;
+    uint32_t memo_end_ = 0;
+    LexMode memo_mode_ = LexMode::Command;
+    bool memo_valid_ = false;
     std::string_view src_;
     uint32_t end_;
     LexState st_;
