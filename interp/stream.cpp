@@ -80,8 +80,11 @@ bool StringSink::truncated() const {
     return truncated_;
 }
 
-std::string StringSink::take() {
+std::string StringSink::take() { return take(nullptr); }
+
+std::string StringSink::take(bool* truncated) {
     std::lock_guard lock(mu_);
+    if (truncated) *truncated = truncated_;
     std::string out = std::move(buf_);
     buf_.clear();
     truncated_ = false;

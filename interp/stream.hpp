@@ -88,6 +88,7 @@ public:
     bool truncated() const;
     bool over_budget() const;
     std::string take();  // moves the collected bytes out and resets the sink
+    std::string take(bool* truncated);  // the same, and whether bytes were dropped
     std::string str() const;
     size_t size() const;
 

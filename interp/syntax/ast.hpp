@@ -571,10 +571,11 @@ struct Script : NodeOf<NodeKind::Script> {
 
 // ---------------------------------------------------------------- arena
 
-// Bump allocator for nodes. Every type allocated here must be trivially destructible.
+// Bump allocator for nodes. Every type allocated here must be trivially destructible. The first kilobyte is
+// part of the arena itself, so a one-line command parses without a separate allocation for its nodes.
 class Arena {
 public:
-    Arena() : res_(4096) {}
+    Arena() : res_(first_, sizeof first_) {}
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
 
@@ -614,6 +615,7 @@ public:
     }
 
 private:
+    alignas(std::max_align_t) std::byte first_[1024];
     std::pmr::monotonic_buffer_resource res_;
 };
 
