@@ -1,0 +1,51 @@
+// The other side of the hostile suite: work that is large but legitimate must not trip a default limit.
+// Release builds only, like the hostile suite (tests/hostile/CMakeLists.txt): under ASan the same work takes
+// ten times as long and the allocator's footprint is not the one the default budget is sized for.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sandbox/bashkit_sandbox.hpp"
+
+namespace bashkit::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+    std::string path;
+    TempDir() {
+        std::string t = (fs::temp_directory_path() / "bashkit-legit-test-XXXXXX").string();
+        std::vector<char> buf(t.begin(), t.end());
+        buf.push_back('\0');
+        path = ::mkdtemp(buf.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+TEST(Legitimate, A200MegabyteFileWrittenAndSortedFitsTheDefaultBudget) {
+    // The input file, sort's buffers and the sorted file all live in the session's memory (an ephemeral
+    // tree) under the default 1 GiB budget.
+    TempDir base;
+    BashkitSandboxOptions o;
+    o.instance_id = "inst";
+    o.base_dir = base.path;
+    o.ephemeral = true;
+    o.default_exec_timeout_seconds = 600;
+    BashkitSandbox sb(o);
+    SandboxSession s = sb.open();
+    auto r = s.execute("head -c 150000000 /dev/urandom | base64 -w 100 > big; sort big > sorted; "
+                       "wc -l < sorted; wc -c < sorted; sort -c sorted && echo sorted; rm big; "
+                       "sort -r sorted | tail -n 1 | cmp - <(head -n 1 sorted) && echo same");
+    EXPECT_EQ(r.stdout_, "2000000\n202000000\nsorted\nsame\n") << r.stderr_;
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_;
+}
+
+}  // namespace
+}  // namespace bashkit::sandbox
