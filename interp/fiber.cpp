@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BASHKIT_ASAN 1
@@ -22,8 +24,75 @@ void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_
 
 namespace bashkit::interp {
 
+namespace {
+
+// Stacks of ended sessions, kept for the next ones: a new mapping costs a new session its system calls and
+// a page fault for every page its first run touches (most of a new session's time). At most kKeep are kept,
+// each with only its top kWarm bytes left in memory (the rest given back with MADV_DONTNEED, so a deep
+// recursion in one session does not stay resident). Not under AddressSanitizer, whose shadow of a stack that
+// ended by an exception is not clean.
+constexpr size_t kKeep = 8;
+constexpr size_t kWarm = 256 * 1024;
+
+struct StackCache {
+    std::mutex mu;
+    struct Entry {
+        void* mem;
+        size_t size;
+    };
+    std::vector<Entry> free;
+
+    static StackCache& instance() {
+        static auto* c = new StackCache;  // never destroyed: sessions may end during static destruction
+        return *c;
+    }
+    void* take(size_t size) {
+#ifdef BASHKIT_ASAN
+        (void)size;
+        return nullptr;
+#else
+        std::lock_guard lock(mu);
+        for (size_t i = 0; i < free.size(); ++i) {
+            if (free[i].size != size) continue;
+            void* m = free[i].mem;
+            free[i] = free.back();
+            free.pop_back();
+            return m;
+        }
+        return nullptr;
+#endif
+    }
+    bool give(void* mem, size_t size, size_t page) {
+#ifdef BASHKIT_ASAN
+        (void)mem, (void)size, (void)page;
+        return false;
+#else
+        {
+            std::lock_guard lock(mu);
+            if (free.size() >= kKeep) return false;
+        }
+        // The guard page stays; below the warm top, pages go back to the system.
+        if (size > page + kWarm) {
+            if (madvise(static_cast<char*>(mem) + page, size - page - kWarm, MADV_DONTNEED) != 0) return false;
+        }
+        std::lock_guard lock(mu);
+        if (free.size() >= kKeep) return false;
+        try {
+            free.push_back({mem, size});
+        } catch (...) {
+            return false;
+        }
+        return true;
+#endif
+    }
+};
+
+}  // namespace
+
 EvalFiber::~EvalFiber() {
-    if (mem_) munmap(mem_, size_);
+    if (!mem_) return;
+    size_t page = static_cast<char*>(base_) - static_cast<char*>(mem_);
+    if (!StackCache::instance().give(mem_, size_, page)) munmap(mem_, size_);
 }
 
 bool EvalFiber::allocate(size_t bytes) {
@@ -31,6 +100,13 @@ bool EvalFiber::allocate(size_t bytes) {
     if (page == 0 || page > (1u << 20)) page = 4096;
     bytes = (bytes + page - 1) / page * page;
     size_t total = bytes + page;
+    if (void* m = StackCache::instance().take(total)) {
+        mem_ = m;
+        size_ = total;
+        base_ = static_cast<char*>(m) + page;
+        usable_ = bytes;
+        return true;
+    }
     void* m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
                    -1, 0);
     if (m == MAP_FAILED) return false;

@@ -3,9 +3,12 @@
 #include "interp/fiber.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace bashkit::interp {
 namespace {
@@ -71,6 +74,61 @@ TEST(EvalFiber, ExceptionReachesTheCaller) {
     std::function<void()> ok = [&] { ran = true; };
     f.run(ok);
     EXPECT_TRUE(ran);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FIBER_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FIBER_TEST_ASAN 1
+#endif
+#endif
+
+// Pages of [low, high) that are in memory.
+size_t resident_pages(uintptr_t low, uintptr_t high) {
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_t n = (high - low) / page;
+    std::vector<unsigned char> v(n);
+    if (mincore(reinterpret_cast<void*>(low), high - low, v.data()) != 0) return SIZE_MAX;
+    size_t in = 0;
+    for (unsigned char c : v) in += c & 1;
+    return in;
+}
+
+TEST(EvalFiber, AnEndedStackIsReusedWithItsDeepPagesGivenBack) {
+#ifdef FIBER_TEST_ASAN
+    GTEST_SKIP() << "stacks are not reused under AddressSanitizer";
+#else
+    constexpr size_t kSize = (256u << 20) + 4096 * 3;  // a size no other test uses
+    uintptr_t low = 0, high = 0;
+    {
+        EvalFiber f;
+        ASSERT_TRUE(f.allocate(kSize));
+        size_t sum = 0;
+        uintptr_t lowest = UINTPTR_MAX;
+        std::function<void()> fn = [&] { sum = depth_sum(100000, lowest); };
+        f.run(fn);
+        EXPECT_EQ(sum, size_t{100000} * 100001 / 2);
+        low = f.low(), high = f.high();
+        EXPECT_GT(resident_pages(low, high) * 4096, size_t{16} << 20);  // the recursion's pages
+        *reinterpret_cast<volatile char*>(high - (200u << 10)) = 'm';     // a mark in the warm top
+        *reinterpret_cast<volatile char*>(high - (32u << 20)) = 'd';      // and one deep down
+    }
+    EvalFiber g;
+    ASSERT_TRUE(g.allocate(kSize));
+    EXPECT_EQ(g.low(), low);  // the same mapping, without a new one (a new one would be zero-filled)
+    EXPECT_EQ(g.high(), high);
+    // Only the top of it stayed in memory; the deep pages were given back (they read as zeros again).
+    EXPECT_LE(resident_pages(low, high) * 4096, size_t{256} << 10);
+    EXPECT_EQ(*reinterpret_cast<volatile char*>(high - (200u << 10)), 'm');
+    EXPECT_EQ(*reinterpret_cast<volatile char*>(high - (32u << 20)), 0);
+    size_t sum = 0;
+    uintptr_t lowest = UINTPTR_MAX;
+    std::function<void()> fn = [&] { sum = depth_sum(100000, lowest); };
+    g.run(fn);
+    EXPECT_EQ(sum, size_t{100000} * 100001 / 2);
+    EXPECT_GE(lowest, g.low());
+#endif
 }
 
 }  // namespace
