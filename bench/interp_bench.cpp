@@ -49,6 +49,13 @@ void BM_ExecuteTrueWarm(benchmark::State& state) {
 }
 BENCHMARK(BM_ExecuteTrueWarm)->Unit(benchmark::kMicrosecond);
 
+// A two-stage pipeline of a builtin and a utility, and a command substitution, on a warm session.
+void BM_PipelineWarm(benchmark::State& state) { run_script(state, "echo hi | wc -c"); }
+BENCHMARK(BM_PipelineWarm)->Unit(benchmark::kMicrosecond);
+
+void BM_CommandSubstWarm(benchmark::State& state) { run_script(state, "x=$(echo hi)"); }
+BENCHMARK(BM_CommandSubstWarm)->Unit(benchmark::kMicrosecond);
+
 void BM_NewSessionEchoHi(benchmark::State& state) {
     for (auto _ : state) {
         bashkit::vfs::MemoryFs fs;

@@ -267,7 +267,9 @@ struct BuiltinInfo;
 struct ParamValue;
 struct ArithError;
 
-// Runs a thread with a stack of a given size (pthreads; std::thread cannot set it).
+// Runs a function on a thread with a stack of a given size (pthreads; std::thread cannot set it), taken from
+// a process-wide pool of idle ones (pipeline.cpp). join() waits for the function, not for the thread.
+struct StackTask;
 class StackThread {
 public:
     StackThread() = default;
@@ -281,9 +283,7 @@ public:
     bool joinable() const { return started_ && !joined_; }
 
 private:
-    static void* trampoline(void* arg);
-    std::function<void()> fn_;
-    unsigned long handle_ = 0;
+    std::shared_ptr<StackTask> task_;
     bool started_ = false;
     bool joined_ = false;
 };

@@ -3,6 +3,9 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -20,50 +23,155 @@ namespace bashkit::interp {
 
 // ---------------------------------------------------------------- threads
 
+// A pipeline stage or a job runs on a thread of a process-wide pool: starting a thread (clone, a fresh stack
+// mapped and, on return, unmapped with a TLB shootdown) cost most of a two-stage pipeline's 170 us. A worker
+// that finishes its function waits for the next one (at most kMaxIdle wait, each for kIdleTime, then ends).
+// Workers are kept per stack size. Thread-locals therefore outlive a function: ours are scoped, or caches.
+struct StackTask {
+    std::function<void()> fn;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+};
+
+namespace {
+
+class StagePool {
+public:
+    // Never destroyed: idle workers wait on it until the process ends. A forked child gets a new one (its
+    // parent's workers do not exist there).
+    static StagePool& instance() {
+        static const bool registered = [] {
+            pthread_atfork(nullptr, nullptr, [] { current() = new StagePool; });
+            return true;
+        }();
+        (void)registered;
+        return *current();
+    }
+
+    // Runs the task on an idle worker with that stack size, or on a new one; false when none can be started.
+    bool run(size_t stack_bytes, std::shared_ptr<StackTask> task) {
+        {
+            std::lock_guard lock(mu_);
+            for (size_t i = idle_.size(); i-- > 0;) {
+                Worker* w = idle_[i];
+                if (w->stack_bytes != stack_bytes) continue;
+                idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
+                w->task = std::move(task);
+                w->cv.notify_one();
+                return true;
+            }
+        }
+        auto* w = new (std::nothrow) Worker;
+        if (!w) return false;
+        w->pool = this;
+        w->stack_bytes = stack_bytes;
+        w->task = std::move(task);
+        pthread_attr_t attr;
+        if (pthread_attr_init(&attr) != 0) {
+            delete w;
+            return false;
+        }
+        pthread_attr_setstacksize(&attr, stack_bytes);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_t t;
+        int rc = pthread_create(&t, &attr, &StagePool::worker_main, w);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            w->task->fn = nullptr;  // release what the function holds (pipe ends, state)
+            delete w;
+            return false;
+        }
+        return true;
+    }
+
+private:
+    static constexpr size_t kMaxIdle = 16;
+    static constexpr std::chrono::seconds kIdleTime{10};
+
+    struct Worker {
+        StagePool* pool = nullptr;
+        size_t stack_bytes = 0;
+        std::shared_ptr<StackTask> task;  // set while it has work (under the pool's mutex once idle)
+        std::condition_variable cv;
+    };
+
+    static StagePool*& current() {
+        static StagePool* p = new StagePool;
+        return p;
+    }
+
+    static void* worker_main(void* arg) {
+        auto* w = static_cast<Worker*>(arg);
+        StagePool* pool = w->pool;
+        std::shared_ptr<StackTask> task = std::move(w->task);
+        while (task) {
+            // The last line of defence of a thread entry (the functions catch what they can report themselves).
+            try {
+                task->fn();
+            } catch (...) {
+            }
+            // The function may own its StackThread (a detached job), and holds pipe ends: release it before
+            // the joiner is told, as a thread's end did.
+            try {
+                task->fn = nullptr;
+            } catch (...) {
+            }
+            // Idle again before the joiner is told, so that the next function its thread starts finds it.
+            bool parked = false;
+            {
+                std::lock_guard lock(pool->mu_);
+                if (pool->idle_.size() < kMaxIdle) {
+                    try {
+                        pool->idle_.push_back(w);
+                        parked = true;
+                    } catch (...) {
+                    }
+                }
+            }
+            {
+                std::lock_guard lock(task->mu);
+                task->done = true;
+            }
+            task->cv.notify_all();
+            task.reset();
+            if (!parked) break;
+            std::unique_lock lock(pool->mu_);
+            if (!w->cv.wait_for(lock, kIdleTime, [&] { return w->task != nullptr; })) {
+                std::erase(pool->idle_, w);
+                break;
+            }
+            task = std::move(w->task);
+        }
+        delete w;
+        return nullptr;
+    }
+
+    std::mutex mu_;
+    std::vector<Worker*> idle_;
+};
+
+}  // namespace
+
 StackThread::~StackThread() { join(); }
 
-void* StackThread::trampoline(void* arg) {
-    auto* self = static_cast<StackThread*>(arg);
-    // The function may own the StackThread (a detached job): run a local copy.
-    std::function<void()> fn = std::move(self->fn_);
-    // The last line of defence of a thread entry (the functions catch what they can report themselves).
-    try {
-        fn();
-    } catch (...) {
-    }
-    return nullptr;
-}
-
 void StackThread::detach() {
-    if (started_ && !joined_) {
-        pthread_detach(static_cast<pthread_t>(handle_));
-        joined_ = true;
-    }
+    if (started_ && !joined_) joined_ = true;
 }
 
 bool StackThread::start(size_t stack_bytes, std::function<void()> fn) {
-    fn_ = std::move(fn);
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) {
-        fn_ = nullptr;
-        return false;
-    }
-    pthread_attr_setstacksize(&attr, stack_bytes);
-    pthread_t t;
-    int rc = pthread_create(&t, &attr, &StackThread::trampoline, this);
-    pthread_attr_destroy(&attr);
-    if (rc != 0) {
-        fn_ = nullptr;  // release what the function holds (pipe ends, state)
-        return false;
-    }
-    handle_ = static_cast<unsigned long>(t);
+    auto task = std::make_shared<StackTask>();
+    task->fn = std::move(fn);
+    if (!StagePool::instance().run(stack_bytes, task)) return false;
+    task_ = std::move(task);
     started_ = true;
     return true;
 }
 
 void StackThread::join() {
     if (started_ && !joined_) {
-        pthread_join(static_cast<pthread_t>(handle_), nullptr);
+        std::unique_lock lock(task_->mu);
+        task_->cv.wait(lock, [&] { return task_->done; });
         joined_ = true;
     }
 }

@@ -161,7 +161,11 @@ struct PipeCore {
     std::mutex mu;
     std::condition_variable can_read;
     std::condition_variable can_write;
+    // The ring grows on demand up to `capacity` (what a writer may buffer before it waits, charged in full
+    // from the start): most pipes carry a few bytes, and a 64 KiB buffer zeroed and freed per pipe cost a
+    // pipeline its malloc trims and their TLB shootdowns.
     std::vector<char> ring;
+    size_t capacity = 0;
     size_t head = 0;  // index of the first unread byte
     size_t size = 0;  // unread bytes
     int writers = 1;
@@ -174,6 +178,7 @@ struct PipeCore {
     // Copies up to n unread bytes out (or up to and including delim when delim >= 0). Lock held.
     size_t take(char* out, size_t n) {
         size_t k = std::min(n, size);
+        if (k == 0) return 0;
         size_t cap = ring.size();
         size_t first = std::min(k, cap - head);
         std::memcpy(out, ring.data() + head, first);
@@ -182,7 +187,21 @@ struct PipeCore {
         size -= k;
         return k;
     }
+    // The most a writer may buffer: the capacity, or more when unread() has put bytes back.
+    size_t limit() const { return std::max(capacity, ring.size()); }
+    // Grows the ring (keeping the unread bytes, from index 0) so that n more bytes fit, up to limit().
+    void make_room(size_t n) {
+        if (ring.size() - size >= n || ring.size() >= limit()) return;
+        size_t want = std::min(limit(), std::max({size + n, 2 * ring.size(), size_t{4096}}));
+        std::vector<char> bigger(want);
+        size_t had = size;
+        take(bigger.data(), had);
+        ring = std::move(bigger);
+        head = 0;
+        size = had;
+    }
     size_t put(const char* in, size_t n) {
+        make_room(n);
         size_t cap = ring.size();
         size_t k = std::min(n, cap - size);
         size_t tail = (head + size) % cap;
@@ -200,7 +219,7 @@ PipeEnds make_pipe_on(const CancelToken* cancel, size_t capacity, MemoryBudget* 
     capacity = std::max<size_t>(capacity, 1);
     core->held = MemoryCharge(budget);
     core->held.add(capacity);  // before allocating: throws MemoryLimitExceeded past the budget
-    core->ring.resize(capacity);
+    core->capacity = capacity;
     core->cancel = cancel;
     return {std::make_shared<PipeReader>(core), std::make_shared<PipeWriter>(core)};
 }
@@ -289,7 +308,7 @@ bool PipeReader::unread(std::string_view data) {
     // budget, the bytes are refused).
     const size_t old = c.size;
     const size_t cap = std::max(c.ring.size(), old + data.size());
-    if (cap > c.ring.size() && !c.held.try_add(cap - c.ring.size())) return false;
+    if (cap > c.held.held() && !c.held.try_add(cap - c.held.held())) return false;
     std::vector<char> ring(cap);
     std::memcpy(ring.data(), data.data(), data.size());
     c.take(ring.data() + data.size(), old);
@@ -317,7 +336,7 @@ IoResult PipeWriter::write(std::string_view data) {
     while (done < data.size()) {
         if (!c.reader_open) return {done, EPIPE};
         if (c.cancelled()) return {done, ECANCELED};
-        if (c.size == c.ring.size()) {
+        if (c.size >= c.limit()) {
             c.can_write.wait_for(lock, kCancelPoll);
             continue;
         }

@@ -8,6 +8,30 @@
 namespace bashkit::builtins {
 
 namespace {
+struct ThreadChunk {
+    std::unique_ptr<char[]> mem;
+    bool in_use = false;
+};
+thread_local ThreadChunk t_chunk;
+}  // namespace
+
+ChunkBuffer::ChunkBuffer() {
+    ThreadChunk& t = t_chunk;
+    if (!t.in_use) {
+        if (!t.mem) t.mem = std::make_unique_for_overwrite<char[]>(kSize);
+        t.in_use = true;
+        p_ = t.mem.get();
+    } else {
+        own_ = std::make_unique_for_overwrite<char[]>(kSize);
+        p_ = own_.get();
+    }
+}
+
+ChunkBuffer::~ChunkBuffer() {
+    if (!own_) t_chunk.in_use = false;
+}
+
+namespace {
 
 // A FileHandle as a ByteStream (for output files).
 class HandleStream final : public interp::ByteStream {
@@ -179,7 +203,7 @@ bool LineReader::next(std::string_view& line, bool& terminated) {
 vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& seed) {
     Input in;
     if (auto e = in.open_input(ctx, name); e != vfs::Errc::ok) return e;
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     size_t got = 0;
     while (got < buf.size()) {
         auto r = in.read(buf.data() + got, buf.size() - got);

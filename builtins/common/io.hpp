@@ -21,6 +21,26 @@ namespace bashkit::builtins {
 
 using interp::CommandContext;
 
+// A utility's 64 KiB read buffer, reused by the next utility on the same thread (a pipeline stage's thread is
+// pooled too). A fresh one per command made the allocator grow its heap and trim it again, a system call and
+// a TLB shootdown of every thread per pipeline stage. A second buffer on the thread while the first is in use
+// (a utility that runs another) is its own allocation. Not zeroed: read into it before looking.
+class ChunkBuffer {
+public:
+    static constexpr size_t kSize = 64 * 1024;
+    ChunkBuffer();
+    ~ChunkBuffer();
+    ChunkBuffer(const ChunkBuffer&) = delete;
+    ChunkBuffer& operator=(const ChunkBuffer&) = delete;
+    char* data() { return p_; }
+    static constexpr size_t size() { return kSize; }
+    char& operator[](size_t i) { return p_[i]; }
+
+private:
+    std::unique_ptr<char[]> own_;  // when the thread's buffer was taken
+    char* p_;
+};
+
 struct ReadResult {
     size_t n = 0;
     vfs::Errc err = vfs::Errc::ok;

@@ -715,7 +715,7 @@ std::string human_size(uint64_t amt, bool si) {
 
 bool copy_contents(CommandContext& ctx, vfs::FileHandle& in, vfs::FileHandle& out, std::string_view src,
                    std::string_view dst, std::string& error) {
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     while (true) {
         if (ctx.cancelled()) return false;
         auto n = in.read(buf.data(), buf.size());

@@ -91,7 +91,7 @@ int cmd_cat(CommandContext& ctx) {
     bool plain = !(s.number || s.squeeze || s.ends || s.tabs || s.nonprint);
     if (files.empty()) files.push_back("-");
     Output out(ctx);
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     const int status = for_each_input(ctx, out, files, [&](Input& in, const std::string&) {
         for (;;) {
             auto r = in.read(buf.data(), buf.size());

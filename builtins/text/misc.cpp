@@ -160,7 +160,7 @@ int cmd_split(CommandContext& ctx) {
         }
         return true;
     };
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     if (mode == 'n') {
         uint64_t size = static_cast<uint64_t>(in.file_size());
         for (uint64_t k = 0; k < nchunks; ++k) {

@@ -43,7 +43,7 @@ int cmd_tee(CommandContext& ctx) {
     }
     Input in;
     in.open_stdin(ctx);
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     bool stdout_ok = true;
     int stdout_status = 0;
     for (;;) {

@@ -286,7 +286,7 @@ int cmd_tr(CommandContext& ctx) {
     Input in;
     in.open_stdin(ctx);
     Output out(ctx);
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     int last = -1;
     for (;;) {
         auto r = in.read(buf.data(), buf.size());

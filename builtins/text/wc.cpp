@@ -152,7 +152,7 @@ int cmd_wc(CommandContext& ctx) {
     };
     Counts total;
     int read_status = 0;
-    std::string buf(64 * 1024, '\0');
+    ChunkBuffer buf;
     const int status = for_each_input(ctx, out, files, [&](Input& in, const std::string& f) {
         Counter k;
         for (;;) {
