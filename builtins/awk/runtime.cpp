@@ -453,7 +453,14 @@ Flow Runtime::exec(const Stmt* s) {
             if (in_begin_ || in_end_) fatal(std::string("`nextfile' used in ") + (in_begin_ ? "BEGIN" : "END") + " action");
             return Flow::NextFile;
         case SK::Exit:
-            if (s->expr) exit_code_ = static_cast<int>(static_cast<int64_t>(num(s->expr))) & 0xff;
+            if (s->expr) {
+                // gawk converts to a C long: a value out of its range (or NaN) is the x86 "indefinite"
+                // INT64_MIN, so its status is 0 (a plain cast would be undefined behaviour).
+                double d = num(s->expr);
+                int64_t v = d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? static_cast<int64_t>(d)
+                                                                                     : INT64_MIN;
+                exit_code_ = static_cast<int>(v & 0xff);
+            }
             exiting_ = true;
             return Flow::Exit;
         case SK::Return:
