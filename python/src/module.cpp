@@ -15,18 +15,22 @@
 // Object lifetime. A SandboxHook subclass written in Python is held by C++ (the sandbox, its sessions)
 // through a shared_ptr that also keeps a reference to the Python object, so its overrides stay reachable
 // for as long as C++ may call them. A session keeps its sandbox alive (py::keep_alive).
+#include <pthread.h>
 #include <pybind11/chrono.h>
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "interp/syntax/analyze.hpp"
@@ -52,18 +56,78 @@ using nlohmann::json;
 unsigned long g_main_thread = 0;
 constexpr auto kSignalPoll = std::chrono::milliseconds(50);
 
-// Runs f with the GIL released; from the main thread, on a worker while watching for signals (see above).
+// The worker that runs the main thread's commands: one thread for the process, started on first use (a new
+// thread per command cost about 80 us of a warm execute). Only the main thread posts to it, and waits.
+class MainWorker {
+public:
+    static MainWorker& instance() {
+        static MainWorker* w = [] {
+            // A forked child has no worker thread: it starts its own.
+            pthread_atfork(nullptr, nullptr, [] { current() = nullptr; });
+            return nullptr;
+        }();
+        (void)w;
+        if (!current()) current() = new MainWorker;  // never destroyed: the thread waits on it until exit
+        return *current();
+    }
+    void post(std::function<void()>* job) {
+        {
+            std::lock_guard lock(mu_);
+            job_ = job;
+            finished_ = false;
+        }
+        cv_.notify_all();
+    }
+    // True once the posted job has returned (then the worker no longer touches it).
+    bool wait_finished(std::chrono::milliseconds for_at_most) {
+        std::unique_lock lock(mu_);
+        return cv_.wait_for(lock, for_at_most, [&] { return finished_; });
+    }
+
+private:
+    MainWorker() { std::thread([this] { loop(); }).detach(); }
+    static MainWorker*& current() {
+        static MainWorker* w = nullptr;
+        return w;
+    }
+    void loop() {
+        for (;;) {
+            std::function<void()>* job;
+            {
+                std::unique_lock lock(mu_);
+                cv_.wait(lock, [&] { return job_ != nullptr; });
+                job = std::exchange(job_, nullptr);
+            }
+            (*job)();  // a packaged_task: what it throws goes to its future
+            {
+                std::lock_guard lock(mu_);
+                finished_ = true;
+            }
+            cv_.notify_all();
+        }
+    }
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::function<void()>* job_ = nullptr;
+    bool finished_ = true;
+};
+
+// Runs f with the GIL released; from the main thread, on the worker while watching for signals (see above).
 template <class F>
 auto run_released(SandboxSession& s, F f) -> decltype(f()) {
     if (PyThread_get_thread_ident() != g_main_thread) {
         py::gil_scoped_release release;
         return f();
     }
-    auto done = std::async(std::launch::async, std::move(f));
+    std::packaged_task<decltype(f())()> task(std::move(f));
+    auto done = task.get_future();
+    std::function<void()> job = [&task] { task(); };
+    MainWorker& worker = MainWorker::instance();
+    worker.post(&job);
     std::optional<py::error_already_set> interrupted;
     {
         py::gil_scoped_release release;
-        while (done.wait_for(kSignalPoll) != std::future_status::ready) {
+        while (!worker.wait_finished(kSignalPoll)) {
             if (!interrupted) {
                 py::gil_scoped_acquire acquire;
                 if (PyErr_CheckSignals() != 0) interrupted.emplace();
