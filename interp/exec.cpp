@@ -122,10 +122,11 @@ Exec::Exec(Exec& parent, ShellState& state)
       call_depth_(parent.call_depth_),
       subshell_depth_(parent.subshell_depth_),
       eval_depth_(parent.eval_depth_),
-      subst_depth_(parent.subst_depth_),
+      xtrace_level_(parent.xtrace_level_),
       lineno_(parent.lineno_),
       errexit_suppressed_(parent.errexit_suppressed_),
       in_trap_(parent.in_trap_),
+      traps_running_(parent.traps_running_),
       stack_limit_(parent.stack_limit_),
       owner_hold_(parent.owner_hold_),
       source_name_(parent.source_name_) {
@@ -218,6 +219,11 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     } catch (...) {
         f = command_threw(stmt->cmd, mark);  // contain.cpp
     }
+    if (s_.pending_signals.load(std::memory_order_relaxed) != 0 && f == Flow::Normal) [[unlikely]] {
+        int saved = st_.status;
+        f = run_pending_signals();
+        if (f == Flow::Normal) st_.status = saved;
+    }
     switch (stmt->cmd->kind) {
         case sx::NodeKind::Simple:
         case sx::NodeKind::Subshell:
@@ -239,13 +245,13 @@ Flow Exec::after_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (st_.status == 0 || errexit_suppressed_ > 0 || cmd == inverted_) return Flow::Normal;
-    // Functions inherit the ERR trap only with set -E.
-    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) {
+    // Functions see the ERR trap only with set -E (call_function sets it aside for the call).
+    if (!(traps_running_ & kRunningErr) && !st_.traps.empty() && st_.traps.count(kTrapErr)) {
         // The trap sees PIPESTATUS of a simple command or subshell that failed (not yet of (( )) or [[ ]],
         // as in bash; exec_stmt sets it for them afterwards).
         if (cmd && (cmd->kind == sx::NodeKind::Simple || cmd->kind == sx::NodeKind::Subshell))
             st_.pipestatus.assign(1, st_.status);
-        run_trap(kTrapErr);
+        if (run_trap(kTrapErr) == Flow::Exit) return Flow::Exit;
     }
     if (st_.opts[OptErrexit]) {
         exit_status_ = st_.status;
@@ -270,11 +276,17 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
-    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) && (call_depth_ == 0 || st_.opts[OptFunctrace]) &&
-        cmd->kind != sx::NodeKind::Pipeline && cmd->kind != sx::NodeKind::AndOr)
-        run_trap(kTrapDebug);
-
     using K = sx::NodeKind;
+    // bash runs the DEBUG trap before a simple command, [[ ]] and (( )) (before their expansions); loops and
+    // case run it for their heads themselves.
+    if ((cmd->kind == K::Simple || cmd->kind == K::ArithCmd || cmd->kind == K::CondCmd) && debug_armed()) [[unlikely]] {
+        if (cmd == debug_done_) {
+            debug_done_ = nullptr;  // the parent of this pipeline stage ran it
+        } else if (debug_trap(cmd) == Flow::Exit) {
+            return Flow::Exit;
+        }
+    }
+
     if (cmd->kind == K::Simple) {
         Flow f = exec_simple(cmd->as<sx::Simple>());
         if (f != Flow::Normal) return f;
@@ -474,8 +486,18 @@ Flow Exec::exec_for(const sx::For* c) {
     LoopRun loop(*this);
     st_.status = 0;
     int body_status = 0;
+    const uint32_t for_line = c->pos.line + line_offset_;
     for (const std::string& item : items) {
         if (!loop.next_round()) break;
+        if (debug_armed()) [[unlikely]] {  // before each round, on the line of `for`
+            lineno_ = for_line;
+            std::string head = "for " + std::string(c->var);
+            if (c->has_in) {
+                head += " in";
+                for (const sx::Word* w : c->items) head += " " + sx::print(*w);
+            }
+            if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+        }
         if (st_.opts[OptXtrace]) {
             std::string t = "for " + std::string(c->var) + " in";
             for (const auto& it : items) t += " " + xtrace_quote(it);
@@ -495,8 +517,41 @@ Flow Exec::exec_for(const sx::For* c) {
     return loop.result;
 }
 
+// The text of an arithmetic command as bash traces it: expanded (parameters and arithmetic; a command
+// substitution is shown as written, so that tracing never runs it twice).
+std::string Exec::arith_trace_text(const sx::Word* raw) {
+    if (!raw) return {};
+    bool plain = true;
+    for (const sx::Node* p : raw->parts)
+        if (p->kind != sx::NodeKind::Lit && p->kind != sx::NodeKind::ParamExp) plain = false;
+    std::string text;
+    if (!plain) return sx::print(*raw);
+    int saved = st_.status;
+    if (expand_word(raw, text, false) != Ex::Ok) text = sx::print(*raw);
+    st_.status = saved;
+    return text;
+}
+
+Flow Exec::arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool empty) {
+    std::string text = empty || !p.raw ? std::string("1") : sx::print(*p.raw);
+    size_t lead = text.find_first_not_of(" \t\n");
+    text.erase(0, lead == std::string::npos ? text.size() : lead);
+    if (debug_armed()) {
+        std::string head = "((" + text + "))";
+        if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+    }
+    if (st_.opts[OptXtrace]) {
+        std::string shown = empty ? std::string("1") : arith_trace_text(p.raw);
+        lead = shown.find_first_not_of(" \t\n");
+        shown.erase(0, lead == std::string::npos ? shown.size() : lead);
+        xtrace_line("(( " + shown + " ))");
+    }
+    return Flow::Normal;
+}
+
 Flow Exec::exec_arith_for(const sx::ArithFor* c) {
     int64_t v = 0;
+    bool trap_exit = false;  // the DEBUG trap exited the shell
     auto eval_part = [&](const sx::ArithPart& p, bool empty_true) -> Ex {
         bool empty = !p.expr && (!p.raw || p.raw->parts.empty());
         if (!empty && !p.expr && p.raw) {
@@ -505,23 +560,30 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
                 if (n->kind != sx::NodeKind::Lit || n->as<sx::Lit>()->text.find_first_not_of(" \t\n") != std::string_view::npos)
                     empty = false;
         }
+        // bash runs the DEBUG trap and traces each part, an empty one as `(( 1 ))`.
+        if ((st_.opts[OptXtrace] || debug_armed()) && arith_part_hooks(c, p, empty) == Flow::Exit) {
+            trap_exit = true;
+            return Ex::Fatal;
+        }
         if (empty) {
             v = empty_true ? 1 : 0;
             return Ex::Ok;
         }
         return arith(p.expr, p.raw, v, false);
     };
-    if (eval_part(c->init, false) != Ex::Ok) {
+    // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
+    const uint32_t for_line = c->pos.line + line_offset_;
+    if (Ex r = eval_part(c->init, false); r != Ex::Ok) {
+        if (r == Ex::Fatal && trap_exit) return Flow::Exit;
         st_.status = 1;
         return Flow::Normal;
     }
     LoopRun loop(*this);
     int body_status = 0;
-    // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
-    const uint32_t for_line = c->pos.line + line_offset_;
     while (loop.next_round()) {
         lineno_ = for_line;
-        if (eval_part(c->cond, true) != Ex::Ok) {
+        if (Ex r = eval_part(c->cond, true); r != Ex::Ok) {
+            if (r == Ex::Fatal && trap_exit) return Flow::Exit;
             body_status = 1;
             break;
         }
@@ -530,7 +592,8 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
         body_status = st_.status;
         if (loop.after(f) == Step::Stop) break;  // a continue for this loop still runs the step
         lineno_ = for_line;
-        if (eval_part(c->step, false) != Ex::Ok) {
+        if (Ex r = eval_part(c->step, false); r != Ex::Ok) {
+            if (r == Ex::Fatal && trap_exit) return Flow::Exit;
             body_status = 1;
             break;
         }
@@ -553,7 +616,22 @@ Flow Exec::exec_select(const sx::Select* c) {
         return Flow::Normal;
     }
     LoopRun loop(*this);
+    const uint32_t select_line = c->pos.line + line_offset_;
     while (loop.next_round(false)) {  // no iteration limit: every round waits for a line of input
+        if (debug_armed() || st_.opts[OptXtrace]) [[unlikely]] {
+            std::string head = "select " + std::string(c->var);
+            if (c->has_in) {
+                head += " in";
+                for (const sx::Word* w : c->items) head += " " + sx::print(*w);
+            }
+            lineno_ = select_line;
+            if (debug_armed() && debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+            if (st_.opts[OptXtrace]) {
+                std::string t = "select " + std::string(c->var) + " in";
+                for (const auto& it : items) t += " " + xtrace_quote(it);
+                xtrace_line(t);
+            }
+        }
         std::string menu;
         size_t width = std::to_string(items.size()).size();
         for (size_t i = 0; i < items.size(); ++i) {
@@ -585,11 +663,16 @@ Flow Exec::exec_select(const sx::Select* c) {
 }
 
 Flow Exec::exec_case(const sx::Case* c) {
+    if (debug_armed()) [[unlikely]] {
+        std::string head = "case " + sx::print(*c->subject) + " in ";
+        if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+    }
+    // bash traces the word as written, before its expansion.
+    if (st_.opts[OptXtrace]) xtrace_line("case " + sx::print(*c->subject) + " in");
     std::string subject;
     Ex r = expand_word(c->subject, subject);
     if (r == Ex::Fatal) return Flow::Exit;
     if (r == Ex::Fail) return Flow::Normal;
-    if (st_.opts[OptXtrace]) xtrace_line("case " + xtrace_quote(subject) + " in");
     PatternOptions po;
     po.nocase = st_.opts[ShNocasematch];
     po.extglob = true;
@@ -625,13 +708,7 @@ Flow Exec::exec_case(const sx::Case* c) {
 }
 
 Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
-    if (st_.opts[OptXtrace]) {
-        std::string text;
-        if (c->raw)
-            for (const sx::Node* p : c->raw->parts)
-                if (p->kind == sx::NodeKind::Lit) text += p->as<sx::Lit>()->text;
-        xtrace_line("(( " + text + " ))");
-    }
+    if (st_.opts[OptXtrace]) xtrace_line("(( " + arith_trace_text(c->raw) + " ))");
     int64_t v = 0;
     Ex r = arith(c->expr, c->raw, v, false);
     if (r == Ex::Fatal) return Flow::Exit;
@@ -721,7 +798,7 @@ void Exec::xtrace_line(std::string_view text) {
     if (const std::string* p = get_scalar("PS4")) ps4 = *p;
     std::string line;
     // The first character of PS4 is repeated for each level of command substitution.
-    if (!ps4.empty()) line.assign(subst_depth_, ps4[0]);
+    if (!ps4.empty()) line.assign(xtrace_level_, ps4[0]);
     line += ps4;
     line.append(text);
     line.push_back('\n');
@@ -1105,24 +1182,59 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
         lineno_ = saved_line;
     };
 
-    Flow f;
+    // A function sees the DEBUG and RETURN traps only when traced (set -T, declare -ft), the ERR trap only
+    // with set -E: bash sets the others aside for the call, and puts each back unless the function set its own.
+    struct Aside {
+        int which;
+        Trap trap;
+    };
+    std::vector<Aside> aside;
+    bool traced = false;
+    if (!st_.traps.empty()) [[unlikely]] {
+        traced = st_.opts[OptFunctrace] || (fn->attrs & kAttrTrace);
+        auto set_aside = [&](int which) {
+            auto it = st_.traps.find(which);
+            if (it == st_.traps.end()) return;
+            aside.push_back({which, std::move(it->second)});
+            st_.traps.erase(it);
+        };
+        if (!traced) {
+            set_aside(kTrapDebug);
+            set_aside(kTrapReturn);
+        }
+        if (!st_.opts[OptErrtrace]) set_aside(kTrapErr);
+    }
+    auto put_back = [&] {
+        for (Aside& a : aside)
+            if (!st_.traps.count(a.which)) st_.traps.emplace(a.which, std::move(a.trap));
+    };
+
+    Flow f = Flow::Normal;
     try {
-        f = exec_command(fn->def->body);
+        // A traced function runs the DEBUG trap once more as it starts, on the line of its definition.
+        if (traced && debug_armed()) {
+            lineno_ = fn->def->pos.line;
+            f = debug_trap(current_simple_);
+        }
+        if (f == Flow::Normal) f = exec_command(fn->def->body);
     } catch (...) {
         // Undone on the way out of an exception too: no stale FUNCNAME frame or local scope remains.
         leave();
         pop_frame();
+        put_back();
         throw;
     }
 
     leave();
+    const bool returned = f == Flow::Return;
     if (f == Flow::Return) f = Flow::Normal;
     if (f == Flow::Break || f == Flow::Continue) {
         levels_ = 0;
         f = Flow::Normal;
     }
-    if (!in_trap_ && st_.traps.count(kTrapReturn) && f == Flow::Normal) run_trap(kTrapReturn);
+    if (f == Flow::Normal && !st_.traps.empty()) f = run_return_trap(returned);
     pop_frame();
+    put_back();
     return f;
 }
 
@@ -1141,8 +1253,9 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     ++eval_depth_;
     uint32_t base_line = lineno_;
     // Line numbers inside eval continue from the eval command's line.
-    uint32_t offset = is_eval && base_line > 0 ? base_line - 1 : 0;
-    line_offset_ += offset;
+    // (It replaces the offset of the text running the eval: lineno_ already counts it.)
+    const uint32_t saved_offset = line_offset_;
+    if (is_eval && base_line > 0) line_offset_ = base_line - 1;
     Flow f = Flow::Normal;
     while (!reader.at_end()) {
         auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
@@ -1165,7 +1278,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
         if (line_discarded(f)) f = Flow::Normal;
         if (f != Flow::Normal) break;
     }
-    line_offset_ -= offset;
+    line_offset_ = saved_offset;
     --eval_depth_;
     lineno_ = base_line;
     return f;
@@ -1177,27 +1290,72 @@ void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
                   " delimited by end-of-file (wanted `" + delim + "')\n");
 }
 
-void Exec::run_trap(int which) {
+Flow Exec::run_trap(int which) {
     // A subshell runs none of the parent's traps, except ERR with set -E (errtrace) and DEBUG and RETURN
     // with set -T (functrace), which it inherits.
     if (st_.traps_display_only && !(which == kTrapErr && st_.opts[OptErrtrace]) &&
         !((which == kTrapDebug || which == kTrapReturn) && st_.opts[OptFunctrace]))
-        return;
+        return Flow::Normal;
     auto it = st_.traps.find(which);
-    if (it == st_.traps.end() || it->second.action.empty()) return;
+    if (it == st_.traps.end() || it->second.action.empty()) return Flow::Normal;
     std::string action = it->second.action;
     int saved_status = st_.status;
     bool saved_in_trap = in_trap_;
+    uint8_t saved_running = traps_running_;
     in_trap_ = true;
+    if (which == kTrapDebug) traps_running_ |= kRunningDebug;
+    else if (which == kTrapErr) traps_running_ |= kRunningErr;
+    else if (which == kTrapReturn) traps_running_ |= kRunningReturn;
     uint32_t saved_line = lineno_;
+    // The DEBUG, ERR and RETURN traps see the line of their command; a signal's trap counts its own lines.
+    if (which < kTrapErr) lineno_ = 1;
+    ++xtrace_level_;
     Flow f = run_source(action, source_name_, true);
+    --xtrace_level_;
     lineno_ = saved_line;
     in_trap_ = saved_in_trap;
-    if (f == Flow::Exit) {
-        pending_trap_exit_ = true;
-        return;
-    }
+    traps_running_ = saved_running;
+    if (f == Flow::Exit) return Flow::Exit;
     st_.status = saved_status;
+    return Flow::Normal;
+}
+
+Flow Exec::run_return_trap(bool returned) {
+    if ((traps_running_ & kRunningReturn) || !st_.traps.count(kTrapReturn)) return Flow::Normal;
+    // In the trap $? is still the status from before a `return`; its value becomes $? after the trap.
+    const int value = st_.status;
+    if (returned) st_.status = status_before_return_;
+    Flow f = run_trap(kTrapReturn);
+    if (f == Flow::Normal) st_.status = value;
+    return f;
+}
+
+Flow Exec::debug_trap(const sx::Command* cmd, const std::string* text) {
+    if (!in_trap_) {  // $BASH_COMMAND is not updated inside traps
+        current_simple_ = cmd;
+        command_head_ = text;
+    }
+    Flow f = run_trap(kTrapDebug);
+    command_head_ = nullptr;
+    return f;
+}
+
+Flow Exec::run_pending_signals() {
+    // Only the main shell ($$) takes them: another shell of the session leaves them for it.
+    if (st_.bashpid != s_.id.pid) return Flow::Normal;
+    uint64_t bits = s_.pending_signals.exchange(0);
+    for (int sig = 1; sig < 64; ++sig) {
+        if (!(bits & (uint64_t{1} << sig))) continue;
+        auto it = st_.traps.find(sig);
+        if (it == st_.traps.end()) {
+            // No trap: the signal's default action (those that do not stop a shell are ignored).
+            if (sig == 17 || sig == 18 || sig == 23 || sig == 28) continue;
+            exit_status_ = st_.status = 128 + sig;
+            return Flow::Exit;
+        }
+        if (run_trap(sig) == Flow::Exit) return Flow::Exit;
+    }
+    return Flow::Normal;
 }
 
 void Exec::run_exit_trap() {
@@ -1212,7 +1370,10 @@ void Exec::run_exit_trap() {
     st_.status = saved;
     bool saved_in_trap = in_trap_;
     in_trap_ = true;
+    lineno_ = 1;  // the trap counts its own lines
+    ++xtrace_level_;
     Flow f = run_source(action, source_name_, true);
+    --xtrace_level_;
     in_trap_ = saved_in_trap;
     if (f == Flow::Exit) {
         st_.status = exit_status_;

@@ -227,6 +227,9 @@ struct Session {
     std::mutex jobs_mu;
     std::condition_variable jobs_cv;
     std::atomic<uint32_t> live_threads{0};
+    // Signals sent to the session's main shell ($$) by another shell of the session (`bash -c "kill -USR1 $$"`,
+    // a subshell), one bit per signal number: the main shell runs their traps after its current command.
+    std::atomic<uint64_t> pending_signals{0};
 
     int64_t new_pid() { return next_pid.fetch_add(1, std::memory_order_relaxed); }
 
@@ -343,6 +346,9 @@ public:
     Flow exec_while(const sx::While* c);
     Flow exec_for(const sx::For* c);
     Flow exec_arith_for(const sx::ArithFor* c);
+    // The DEBUG trap and the trace before one part of an arithmetic for (empty: it counts as `1`).
+    Flow arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool empty);
+    std::string arith_trace_text(const sx::Word* raw);
     Flow exec_select(const sx::Select* c);
     Flow exec_case(const sx::Case* c);
     Flow exec_arith_cmd(const sx::ArithCmd* c);
@@ -526,7 +532,21 @@ public:
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);
     void print_declare(std::string_view name, const Var& v, std::string& out);
     static void print_function(const Function& f, std::string& out);
-    void run_trap(int which);
+    // Runs the trap of `which` (a signal, kTrapErr, kTrapDebug, kTrapReturn) if set; Exit when its action
+    // exited the shell (exit_status_ set), else Normal ($? is kept).
+    Flow run_trap(int which);
+    // The DEBUG trap, before each simple command, [[ ]], (( )), and each round of for, select, case and the
+    // parts of an arithmetic for, as bash runs it. `text`, when not null, is what $BASH_COMMAND shows in the
+    // trap (the head of a loop or case); a simple command, [[ ]] and (( )) show themselves.
+    bool debug_armed() const {
+        return !st_.traps.empty() && !(traps_running_ & kRunningDebug) && st_.traps.count(kTrapDebug) != 0;
+    }
+    Flow debug_trap(const sx::Command* cmd, const std::string* text = nullptr);
+    // The RETURN trap as a function or a sourced file ends (returned: it ended with `return`).
+    Flow run_return_trap(bool returned);
+    int status_before_return_ = 0;
+    // The traps of signals another shell of the session sent to this one (Session::pending_signals).
+    Flow run_pending_signals();
 
     // ---- state of this evaluator (not copied into subshells)
     Session& s_;
@@ -536,12 +556,20 @@ public:
     uint32_t subshell_depth_ = 0;
     uint32_t eval_depth_ = 0;
     uint32_t loop_depth_ = 0;
-    uint32_t subst_depth_ = 0;  // nesting of $( ): the xtrace prefix repeats PS4's first character
+    // bash's indirection level: nesting of $( ), eval, source and trap actions; the xtrace prefix repeats the
+    // first character of PS4 once more for each level.
+    uint32_t xtrace_level_ = 0;
     uint32_t levels_ = 0;       // pending break/continue levels
     int exit_status_ = 0;       // for Flow::Exit
     uint32_t lineno_ = 0;
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
+    // The kinds of trap whose action is running: none of them runs again inside itself (a DEBUG trap runs
+    // inside an ERR trap and the other way round, as in bash).
+    static constexpr uint8_t kRunningDebug = 1, kRunningErr = 2, kRunningReturn = 4;
+    uint8_t traps_running_ = 0;
+    const sx::Command* debug_done_ = nullptr;  // a pipeline stage whose DEBUG trap the parent ran
+    const std::string* command_head_ = nullptr;  // $BASH_COMMAND in a DEBUG trap for a loop or case head
     bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
     // The value given to an integer variable was a bad expression (convert_value): bash's assignment jumps to
     // the top level, so the command that assigned ends the line (a -c shell: the shell) with status 1.
@@ -615,11 +643,12 @@ public:
         uint32_t scope, call_depth, loop_depth, eval_depth, subst_depth, alias_depth, line_offset;
         int errexit_suppressed;
         bool in_trap, in_source;
+        uint8_t traps_running;
     };
     UnwindMark unwind_mark() const {
         return UnwindMark{st_.frames.size(), st_.scope,    call_depth_,  loop_depth_,         eval_depth_,
-                          subst_depth_,      alias_depth_, line_offset_, errexit_suppressed_, in_trap_,
-                          in_source_};
+                          xtrace_level_,      alias_depth_, line_offset_, errexit_suppressed_, in_trap_,
+                          in_source_,        traps_running_};
     }
     void unwind_to(const UnwindMark& m) noexcept;
     // Charges a large argument list to the budget for as long as `held` lives; false (status 1, message)

@@ -921,7 +921,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
-        child.subst_depth_ = subst_depth_ + 1;
+        child.xtrace_level_ = xtrace_level_ + 1;
         if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });

@@ -72,7 +72,7 @@ std::string Exec::dyn_value(DynVar d) {
         }
         case DynVar::BashSubshell: return to_dec(st_.subshell_level);
         case DynVar::Underscore: return st_.last_arg;
-        case DynVar::BashCommand: return command_text(current_simple_);
+        case DynVar::BashCommand: return command_head_ ? *command_head_ : command_text(current_simple_);
         default: return {};
     }
 }

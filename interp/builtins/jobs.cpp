@@ -399,12 +399,18 @@ BuiltinResult builtin_kill(BuiltinContext& ctx) {
     int status = 0;
     for (; i < a.size(); ++i) {
         int64_t pid = 0;
-        if (!a[i].starts_with("%") && parse_int(a[i], pid) && (pid == sh.s_.id.pid || pid == sh.st_.bashpid)) {
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.s_.id.pid && pid != sh.st_.bashpid) {
+            // The main shell, from another shell of the session (a subshell, `bash -c`): it runs the trap
+            // (or ends) after its current command, as a real signal's would.
+            if (sig > 0 && sig < 64) sh.s_.pending_signals.fetch_or(uint64_t{1} << sig);
+            continue;
+        }
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.st_.bashpid) {
             // Signalling ourselves: run the trap, or end the shell.
             if (sig == 0) continue;
             auto it = sh.st_.traps.find(sig);
             if (it != sh.st_.traps.end()) {
-                if (!it->second.action.empty()) sh.run_trap(sig);
+                if (!it->second.action.empty() && sh.run_trap(sig) == Flow::Exit) return {sh.exit_status_, Flow::Exit};
                 continue;
             }
             if (sig == 17 || sig == 18 || sig == 23 || sig == 28) continue;
