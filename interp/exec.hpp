@@ -298,6 +298,9 @@ struct StackBounds {
 };
 StackBounds current_stack_bounds();
 
+// A word as set -x shows it (exec.cpp).
+std::string xtrace_quote(std::string_view s);
+
 class Exec : public CommandRunner {
 public:
     Exec(Session& session, ShellState& state, const CancelToken& cancel);
@@ -364,7 +367,14 @@ public:
     int64_t start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body);
     int64_t start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
                              bool in_table);
+    // One line of set -x: the PS4 prefix (xtrace_prefix) and text, on BASH_XTRACEFD or stderr.
     void xtrace_line(std::string_view text);
+    std::string xtrace_prefix();
+    // `name=value` as set -x shows an assignment (assoc: the target is associative, -1 as it is now; decl: an
+    // argument of a declaration builtin, whose array values bash single-quotes).
+    struct AssignValue;
+    std::string xtrace_assign_text(const sx::Assign* a, const AssignValue& v, int assoc, bool decl);
+    bool xtrace_assign_ = false;  // assign_node traces (the assignments of an assignment-only command)
     int run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env);
     Flow exec_external(std::vector<std::string>& argv, const Environment& env);
     std::string find_in_path(const std::string& name);
@@ -400,6 +410,7 @@ public:
     Ex expand_pattern(const sx::Word* w, std::string& out, bool tilde = false);       // pattern form (quoted chars escaped)
     // Here-document body and here-string
     Ex expand_heredoc(const sx::Redirect* r, std::string& out);
+    Ex expand_heredoc_text(const sx::Word* body, std::string& out);  // a body as parse_expanding_text gives
     Ex expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted);
     // expand_parts with tilde expansion of the leading literal (and after each unquoted ':' when colons).
     Ex expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons);
@@ -425,6 +436,8 @@ public:
 
     // ---- [[ ]] and test (cond.cpp)
     Ex eval_cond(const sx::CondExpr* e, bool& result);
+    void xtrace_cond(std::string_view test);  // `[[ test ]]` under set -x, with `! ` when negated
+    bool cond_negated_ = false;
     int test_command(std::span<const std::string> args, std::string_view name);  // test / [
     bool unary_test(std::string_view op, const std::string& arg, bool& known);
     bool file_test(char op, const std::string& path);
@@ -480,6 +493,7 @@ public:
         const sx::Assign* node(size_t i) const { return i < nodes.size() ? nodes[i] : nullptr; }
         const AssignValue* value(size_t i) const { return node(i) && i < values.size() ? &values[i] : nullptr; }
     };
+    void xtrace_simple(const sx::Simple* c, const std::vector<std::string>& argv, const DeclArgs& decls);
     Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
     Ex assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);

@@ -856,6 +856,14 @@ Ex Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
     return Ex::Ok;
 }
 
+Ex Exec::expand_heredoc_text(const sx::Word* body, std::string& out) {
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    Ex e = expand_parts(body->parts, fb, true);
+    if (e != Ex::Ok) return e;
+    out = std::move(fb.text());
+    return Ex::Ok;
+}
+
 Ex Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
     out.clear();
     if (!r->body) return Ex::Ok;
