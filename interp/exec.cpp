@@ -280,6 +280,14 @@ Flow Exec::exec_command(const sx::Command* cmd) {
             debug_done_ = nullptr;  // the parent of this pipeline stage ran it
         } else if (debug_trap(cmd) == Flow::Exit) {
             return Flow::Exit;
+        } else if (st_.opts[ShExtdebug] && trap_status_ != 0) {
+            // shopt -s extdebug: a failing DEBUG trap skips the command; status 2 in a function or a sourced
+            // file returns from it, as `return 2` would.
+            if (trap_status_ == 2 && (call_depth_ > 0 || in_source_)) {
+                st_.status = 2;
+                return Flow::Return;
+            }
+            return Flow::Normal;
         }
     }
 
@@ -1456,6 +1464,7 @@ Flow Exec::run_trap(int which) {
     ++xtrace_level_;
     Flow f = run_source(action, source_name_, true);
     --xtrace_level_;
+    trap_status_ = st_.status;
     lineno_ = saved_line;
     in_trap_ = saved_in_trap;
     traps_running_ = saved_running;

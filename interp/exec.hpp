@@ -582,6 +582,7 @@ public:
     // inside an ERR trap and the other way round, as in bash).
     static constexpr uint8_t kRunningDebug = 1, kRunningErr = 2, kRunningReturn = 4;
     uint8_t traps_running_ = 0;
+    int trap_status_ = 0;  // the status the last trap action ended with (extdebug's DEBUG trap)
     const sx::Command* debug_done_ = nullptr;  // a pipeline stage whose DEBUG trap the parent ran
     const std::string* command_head_ = nullptr;  // $BASH_COMMAND in a DEBUG trap for a loop or case head
     bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
