@@ -1523,10 +1523,8 @@ void Exec::run_exit_trap() {
     st_.status = saved;
     bool saved_in_trap = in_trap_;
     in_trap_ = true;
-    lineno_ = 1;  // the trap counts its own lines
-    ++xtrace_level_;
+    lineno_ = 1;  // the trap counts its own lines (and set -x shows it at the level of the script)
     Flow f = run_source(action, source_name_, true);
-    --xtrace_level_;
     in_trap_ = saved_in_trap;
     if (f == Flow::Exit) {
         st_.status = exit_status_;
