@@ -175,6 +175,13 @@ bool is_binary_op(std::string_view op) {
 
 }  // namespace
 
+void Exec::xtrace_cond(std::string_view test) {
+    std::string line = cond_negated_ ? "[[ ! " : "[[ ";
+    line.append(test);
+    line += " ]]";
+    xtrace_line(line);
+}
+
 Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
     using K = sx::NodeKind;
     switch (e->kind) {
@@ -182,11 +189,17 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             std::string s;
             Ex r = expand_word(e->as<sx::CondWord>()->word, s, true);
             if (r != Ex::Ok) return r;
+            if (st_.opts[OptXtrace]) xtrace_cond("-n " + s);
             result = !s.empty();
             return Ex::Ok;
         }
         case K::CondNot: {
-            Ex r = eval_cond(e->as<sx::CondNot>()->expr, result);
+            // set -x shows a `!` that applies to one test (not one before parentheses).
+            const sx::CondExpr* inner = e->as<sx::CondNot>()->expr;
+            const bool saved = cond_negated_;
+            cond_negated_ = inner->kind != K::CondParen && inner->kind != K::CondNot;
+            Ex r = eval_cond(inner, result);
+            cond_negated_ = saved;
             result = !result;
             return r;
         }
@@ -209,7 +222,7 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             std::string arg;
             Ex r = expand_word(u->arg, arg, true);
             if (r != Ex::Ok) return r;
-            if (st_.opts[OptXtrace]) xtrace_line("[[ " + std::string(u->op) + " " + arg + " ]]");
+            if (st_.opts[OptXtrace]) xtrace_cond(std::string(u->op) + " " + arg);
             bool known = true;
             result = unary_test(u->op, arg, known);
             if (!known) {
@@ -228,7 +241,7 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                 std::string pat;
                 r = expand_pattern(b->right, pat, true);  // `[[ $x == ~/* ]]`: the tilde expands
                 if (r != Ex::Ok) return r;
-                if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " " + std::string(op) + " " + pat + " ]]");
+                if (st_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + pat);
                 PatternOptions po;
                 po.nocase = st_.opts[ShNocasematch];
                 po.extglob = true;
@@ -267,7 +280,7 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                             re += fb.text();
                     }
                 }
-                if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " =~ " + re + " ]]");
+                if (st_.opts[OptXtrace]) xtrace_cond(left + " =~ " + re);
                 RegexOptions ro;
                 ro.icase = st_.opts[ShNocasematch];
                 Regex rx = Regex::compile(re, RegexSyntax::kExtended, ro);
@@ -300,7 +313,7 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             std::string right;
             r = expand_word(b->right, right, true);
             if (r != Ex::Ok) return r;
-            if (st_.opts[OptXtrace]) xtrace_line("[[ " + left + " " + std::string(op) + " " + right + " ]]");
+            if (st_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + right);
             if (op == "<") {
                 result = left < right;
                 return Ex::Ok;

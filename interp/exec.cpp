@@ -122,10 +122,11 @@ Exec::Exec(Exec& parent, ShellState& state)
       call_depth_(parent.call_depth_),
       subshell_depth_(parent.subshell_depth_),
       eval_depth_(parent.eval_depth_),
-      subst_depth_(parent.subst_depth_),
+      xtrace_level_(parent.xtrace_level_),
       lineno_(parent.lineno_),
       errexit_suppressed_(parent.errexit_suppressed_),
       in_trap_(parent.in_trap_),
+      traps_running_(parent.traps_running_),
       stack_limit_(parent.stack_limit_),
       owner_hold_(parent.owner_hold_),
       source_name_(parent.source_name_) {
@@ -177,18 +178,14 @@ int Exec::builtin_error(std::string_view name, std::string_view msg, int status)
     return status;
 }
 
-namespace {
-std::string xtrace_quote(const std::string& s) {
-    bool plain = !s.empty();
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || std::strchr("_-./=+:,%@^", c) || c >= 0x80)) {
-            plain = false;
-            break;
-        }
-    if (plain) return s;
-    return quote_for_reuse(s, QuoteStyle::Single);
+// A word as bash's xtrace shows it: '' for empty, '...' when it holds a shell metacharacter, $'...' when it
+// holds an unprintable character, else as it is (in that order: a tab or a newline is single-quoted).
+std::string xtrace_quote(std::string_view s) {
+    if (s.empty()) return "''";
+    if (contains_shell_metas(s)) return single_quote(s);
+    if (needs_ansi_c_quoting(s)) return ansi_c_quote(s);
+    return std::string(s);
 }
-}  // namespace
 
 // ---------------------------------------------------------------- lists and statements
 
@@ -218,6 +215,11 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     } catch (...) {
         f = command_threw(stmt->cmd, mark);  // contain.cpp
     }
+    if (s_.pending_signals.load(std::memory_order_relaxed) != 0 && f == Flow::Normal) [[unlikely]] {
+        int saved = st_.status;
+        f = run_pending_signals();
+        if (f == Flow::Normal) st_.status = saved;
+    }
     switch (stmt->cmd->kind) {
         case sx::NodeKind::Simple:
         case sx::NodeKind::Subshell:
@@ -239,13 +241,13 @@ Flow Exec::after_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (st_.status == 0 || errexit_suppressed_ > 0 || cmd == inverted_) return Flow::Normal;
-    // Functions inherit the ERR trap only with set -E.
-    if (!in_trap_ && st_.traps.count(kTrapErr) && (call_depth_ == 0 || st_.opts[OptErrtrace])) {
+    // Functions see the ERR trap only with set -E (call_function sets it aside for the call).
+    if (!(traps_running_ & kRunningErr) && !st_.traps.empty() && st_.traps.count(kTrapErr)) {
         // The trap sees PIPESTATUS of a simple command or subshell that failed (not yet of (( )) or [[ ]],
         // as in bash; exec_stmt sets it for them afterwards).
         if (cmd && (cmd->kind == sx::NodeKind::Simple || cmd->kind == sx::NodeKind::Subshell))
             st_.pipestatus.assign(1, st_.status);
-        run_trap(kTrapErr);
+        if (run_trap(kTrapErr) == Flow::Exit) return Flow::Exit;
     }
     if (st_.opts[OptErrexit]) {
         exit_status_ = st_.status;
@@ -270,11 +272,25 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         return Flow::Exit;
     }
     if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
-    if (!in_trap_ && !st_.traps.empty() && st_.traps.count(kTrapDebug) && (call_depth_ == 0 || st_.opts[OptFunctrace]) &&
-        cmd->kind != sx::NodeKind::Pipeline && cmd->kind != sx::NodeKind::AndOr)
-        run_trap(kTrapDebug);
-
     using K = sx::NodeKind;
+    // bash runs the DEBUG trap before a simple command, [[ ]] and (( )) (before their expansions); loops and
+    // case run it for their heads themselves.
+    if ((cmd->kind == K::Simple || cmd->kind == K::ArithCmd || cmd->kind == K::CondCmd) && debug_armed()) [[unlikely]] {
+        if (cmd == debug_done_) {
+            debug_done_ = nullptr;  // the parent of this pipeline stage ran it
+        } else if (debug_trap(cmd) == Flow::Exit) {
+            return Flow::Exit;
+        } else if (st_.opts[ShExtdebug] && trap_status_ != 0) {
+            // shopt -s extdebug: a failing DEBUG trap skips the command; status 2 in a function or a sourced
+            // file returns from it, as `return 2` would.
+            if (trap_status_ == 2 && (call_depth_ > 0 || in_source_)) {
+                st_.status = 2;
+                return Flow::Return;
+            }
+            return Flow::Normal;
+        }
+    }
+
     if (cmd->kind == K::Simple) {
         Flow f = exec_simple(cmd->as<sx::Simple>());
         if (f != Flow::Normal) return f;
@@ -474,8 +490,18 @@ Flow Exec::exec_for(const sx::For* c) {
     LoopRun loop(*this);
     st_.status = 0;
     int body_status = 0;
+    const uint32_t for_line = c->pos.line + line_offset_;
     for (const std::string& item : items) {
         if (!loop.next_round()) break;
+        if (debug_armed()) [[unlikely]] {  // before each round, on the line of `for`
+            lineno_ = for_line;
+            std::string head = "for " + std::string(c->var);
+            if (c->has_in) {
+                head += " in";
+                for (const sx::Word* w : c->items) head += " " + sx::print(*w);
+            }
+            if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+        }
         if (st_.opts[OptXtrace]) {
             std::string t = "for " + std::string(c->var) + " in";
             for (const auto& it : items) t += " " + xtrace_quote(it);
@@ -495,8 +521,41 @@ Flow Exec::exec_for(const sx::For* c) {
     return loop.result;
 }
 
+// The text of an arithmetic command as bash traces it: expanded (parameters and arithmetic; a command
+// substitution is shown as written, so that tracing never runs it twice).
+std::string Exec::arith_trace_text(const sx::Word* raw) {
+    if (!raw) return {};
+    bool plain = true;
+    for (const sx::Node* p : raw->parts)
+        if (p->kind != sx::NodeKind::Lit && p->kind != sx::NodeKind::ParamExp) plain = false;
+    std::string text;
+    if (!plain) return sx::print(*raw);
+    int saved = st_.status;
+    if (expand_word(raw, text, false) != Ex::Ok) text = sx::print(*raw);
+    st_.status = saved;
+    return text;
+}
+
+Flow Exec::arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool empty) {
+    std::string text = empty || !p.raw ? std::string("1") : sx::print(*p.raw);
+    size_t lead = text.find_first_not_of(" \t\n");
+    text.erase(0, lead == std::string::npos ? text.size() : lead);
+    if (debug_armed()) {
+        std::string head = "((" + text + "))";
+        if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+    }
+    if (st_.opts[OptXtrace]) {
+        std::string shown = empty ? std::string("1") : arith_trace_text(p.raw);
+        lead = shown.find_first_not_of(" \t\n");
+        shown.erase(0, lead == std::string::npos ? shown.size() : lead);
+        xtrace_line("(( " + shown + " ))");
+    }
+    return Flow::Normal;
+}
+
 Flow Exec::exec_arith_for(const sx::ArithFor* c) {
     int64_t v = 0;
+    bool trap_exit = false;  // the DEBUG trap exited the shell
     auto eval_part = [&](const sx::ArithPart& p, bool empty_true) -> Ex {
         bool empty = !p.expr && (!p.raw || p.raw->parts.empty());
         if (!empty && !p.expr && p.raw) {
@@ -505,23 +564,30 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
                 if (n->kind != sx::NodeKind::Lit || n->as<sx::Lit>()->text.find_first_not_of(" \t\n") != std::string_view::npos)
                     empty = false;
         }
+        // bash runs the DEBUG trap and traces each part, an empty one as `(( 1 ))`.
+        if ((st_.opts[OptXtrace] || debug_armed()) && arith_part_hooks(c, p, empty) == Flow::Exit) {
+            trap_exit = true;
+            return Ex::Fatal;
+        }
         if (empty) {
             v = empty_true ? 1 : 0;
             return Ex::Ok;
         }
         return arith(p.expr, p.raw, v, false);
     };
-    if (eval_part(c->init, false) != Ex::Ok) {
+    // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
+    const uint32_t for_line = c->pos.line + line_offset_;
+    if (Ex r = eval_part(c->init, false); r != Ex::Ok) {
+        if (r == Ex::Fatal && trap_exit) return Flow::Exit;
         st_.status = 1;
         return Flow::Normal;
     }
     LoopRun loop(*this);
     int body_status = 0;
-    // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
-    const uint32_t for_line = c->pos.line + line_offset_;
     while (loop.next_round()) {
         lineno_ = for_line;
-        if (eval_part(c->cond, true) != Ex::Ok) {
+        if (Ex r = eval_part(c->cond, true); r != Ex::Ok) {
+            if (r == Ex::Fatal && trap_exit) return Flow::Exit;
             body_status = 1;
             break;
         }
@@ -530,7 +596,8 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
         body_status = st_.status;
         if (loop.after(f) == Step::Stop) break;  // a continue for this loop still runs the step
         lineno_ = for_line;
-        if (eval_part(c->step, false) != Ex::Ok) {
+        if (Ex r = eval_part(c->step, false); r != Ex::Ok) {
+            if (r == Ex::Fatal && trap_exit) return Flow::Exit;
             body_status = 1;
             break;
         }
@@ -553,7 +620,22 @@ Flow Exec::exec_select(const sx::Select* c) {
         return Flow::Normal;
     }
     LoopRun loop(*this);
+    const uint32_t select_line = c->pos.line + line_offset_;
     while (loop.next_round(false)) {  // no iteration limit: every round waits for a line of input
+        if (debug_armed() || st_.opts[OptXtrace]) [[unlikely]] {
+            std::string head = "select " + std::string(c->var);
+            if (c->has_in) {
+                head += " in";
+                for (const sx::Word* w : c->items) head += " " + sx::print(*w);
+            }
+            lineno_ = select_line;
+            if (debug_armed() && debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+            if (st_.opts[OptXtrace]) {
+                std::string t = "select " + std::string(c->var) + " in";
+                for (const auto& it : items) t += " " + xtrace_quote(it);
+                xtrace_line(t);
+            }
+        }
         std::string menu;
         size_t width = std::to_string(items.size()).size();
         for (size_t i = 0; i < items.size(); ++i) {
@@ -585,11 +667,16 @@ Flow Exec::exec_select(const sx::Select* c) {
 }
 
 Flow Exec::exec_case(const sx::Case* c) {
+    if (debug_armed()) [[unlikely]] {
+        std::string head = "case " + sx::print(*c->subject) + " in ";
+        if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
+    }
+    // bash traces the word as written, before its expansion.
+    if (st_.opts[OptXtrace]) xtrace_line("case " + sx::print(*c->subject) + " in");
     std::string subject;
     Ex r = expand_word(c->subject, subject);
     if (r == Ex::Fatal) return Flow::Exit;
     if (r == Ex::Fail) return Flow::Normal;
-    if (st_.opts[OptXtrace]) xtrace_line("case " + xtrace_quote(subject) + " in");
     PatternOptions po;
     po.nocase = st_.opts[ShNocasematch];
     po.extglob = true;
@@ -625,13 +712,7 @@ Flow Exec::exec_case(const sx::Case* c) {
 }
 
 Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
-    if (st_.opts[OptXtrace]) {
-        std::string text;
-        if (c->raw)
-            for (const sx::Node* p : c->raw->parts)
-                if (p->kind == sx::NodeKind::Lit) text += p->as<sx::Lit>()->text;
-        xtrace_line("(( " + text + " ))");
-    }
+    if (st_.opts[OptXtrace]) xtrace_line("(( " + arith_trace_text(c->raw) + " ))");
     int64_t v = 0;
     Ex r = arith(c->expr, c->raw, v, false);
     if (r == Ex::Fatal) return Flow::Exit;
@@ -716,18 +797,121 @@ Flow Exec::exec_coproc(const sx::Coproc* c) {
 
 // ---------------------------------------------------------------- simple commands
 
-void Exec::xtrace_line(std::string_view text) {
-    std::string ps4 = "+ ";
-    if (const std::string* p = get_scalar("PS4")) ps4 = *p;
+namespace {
+// The backslash escapes of a prompt string (bash's decode_prompt_string), before its expansions.
+std::string decode_prompt(Exec& ex, std::string_view ps) {
+    std::string out;
+    for (size_t i = 0; i < ps.size(); ++i) {
+        char c = ps[i];
+        if (c != '\\' || i + 1 >= ps.size()) {
+            out += c;
+            continue;
+        }
+        char e = ps[++i];
+        switch (e) {
+            case 'a': out += '\a'; break;
+            case 'e': out += '\x1b'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case '\\': out += '\\'; break;
+            case '$': out += ex.session().id.uid == 0 ? '#' : '$'; break;
+            case 'u': out += ex.session().id.user; break;
+            case 'h': {
+                const std::string& h = ex.session().id.host;
+                out += h.substr(0, h.find('.'));
+                break;
+            }
+            case 'H': out += ex.session().id.host; break;
+            case 's': out += "bash"; break;
+            case 'v': out += "5.2"; break;
+            case 'V': out += "5.2.15"; break;
+            case 'w':
+            case 'W': {
+                std::string pwd = ex.get_str("PWD");
+                std::string home = ex.get_str("HOME");
+                if (e == 'W') {
+                    if (pwd != "/" && pwd != home) pwd = pwd.substr(pwd.rfind('/') + 1);
+                } else if (!home.empty() && (pwd == home || pwd.starts_with(home + "/"))) {
+                    pwd = "~" + pwd.substr(home.size());
+                }
+                if (e == 'W' && !home.empty() && pwd == home) pwd = "~";
+                out += pwd;
+                break;
+            }
+            case '[':
+            case ']': break;  // markers of non-printing sequences
+            case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+                int v = 0, n = 0;
+                size_t k = i;
+                while (k < ps.size() && n < 3 && ps[k] >= '0' && ps[k] <= '7') v = v * 8 + (ps[k++] - '0'), ++n;
+                out += static_cast<char>(v);
+                i = k - 1;
+                break;
+            }
+            default:
+                out += '\\';
+                out += e;
+                break;
+        }
+    }
+    return out;
+}
+}  // namespace
+
+std::string Exec::xtrace_prefix() {
+    const std::string* p = get_scalar("PS4");
+    if (!p || p->empty()) return {};  // an unset or empty PS4: no prefix at all
+    std::string ps4 = *p;
+    if (ps4.find_first_of("\\$`") != std::string::npos) {
+        // Expanded each time, as a here-document body is (quotes stay), with tracing off and $? kept; when the
+        // expansion fails bash prints its message and uses the text as it is.
+        std::string decoded = decode_prompt(*this, ps4);
+        auto tree = std::make_shared<sx::ParseResult>();
+        const sx::Word* w = sx::parse_expanding_text(decoded, *tree->arena);
+        if (w) {
+            const int saved_status = st_.status;
+            const bool saved_report = report_exit_, saved_discard = discard_line_;
+            const int saved_exit = exit_status_;
+            st_.opts[OptXtrace] = false;
+            auto saved_owner = owner_hold_;
+            owner_hold_ = tree;
+            std::string out;
+            if (expand_heredoc_text(w, out) == Ex::Ok) ps4 = std::move(out);
+            owner_hold_ = std::move(saved_owner);
+            st_.opts[OptXtrace] = true;
+            st_.status = saved_status;
+            report_exit_ = saved_report;
+            discard_line_ = saved_discard;
+            exit_status_ = saved_exit;
+        }
+    }
+    if (xtrace_level_ == 0 || ps4.empty()) return ps4;
+    // The first character (a whole UTF-8 sequence) repeats once more for each level of $( ), eval, source, trap.
+    size_t len = 1;
+    unsigned char c0 = static_cast<unsigned char>(ps4[0]);
+    if (c0 >= 0xC0) len = c0 >= 0xF0 ? 4 : c0 >= 0xE0 ? 3 : 2;
+    len = std::min(len, ps4.size());
     std::string line;
-    // The first character of PS4 is repeated for each level of command substitution.
-    if (!ps4.empty()) line.assign(subst_depth_, ps4[0]);
-    line += ps4;
-    line.append(text);
-    line.push_back('\n');
-    write_err(line);
+    for (uint32_t i = 0; i < xtrace_level_; ++i) line.append(ps4, 0, len);
+    return line + ps4;
 }
 
+void Exec::xtrace_line(std::string_view text) {
+    std::string line = xtrace_prefix();
+    line.append(text);
+    line.push_back('\n');
+    // BASH_XTRACEFD names the descriptor of the trace (stderr when unset or not open).
+    if (const std::string* fdv = get_scalar("BASH_XTRACEFD")) [[unlikely]] {
+        int64_t n = 0;
+        if (parse_int(*fdv, n) && n >= 0 && n < 1024) {
+            if (StreamPtr f = fd(static_cast<int>(n))) {
+                (void)f->write(line);
+                return;
+            }
+        }
+    }
+    write_err(line);
+}
 
 std::string Exec::command_text(const sx::Command* c) {
     if (!c) return {};
@@ -740,6 +924,66 @@ std::string Exec::command_text(const sx::Command* c) {
     std::string text = sx::print(*script);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     return text;
+}
+
+std::string Exec::xtrace_assign_text(const sx::Assign* a, const AssignValue& v, int assoc, bool decl) {
+    std::string t(a->name);
+    if (v.has_index) t += "[" + v.index + "]";
+    t += a->append ? "+=" : "=";
+    if (!v.is_array) return v.scalar.empty() ? t : t + xtrace_quote(v.scalar);
+    if (!decl) {  // `name=(...)` on its own: bash shows the words as written
+        t += '(';
+        for (size_t i = 0; i < a->elems.size; ++i) {
+            const sx::ArrayElem& el = a->elems[i];
+            if (i) t += ' ';
+            if (el.key) t += "[" + sx::print(*el.key) + (el.append ? "]+=" : "]=");
+            if (el.value) t += sx::print(*el.value);
+        }
+        return t + ')';
+    }
+    // A declaration builtin's array: every value single-quoted (the keys of an associative array too).
+    auto q = [&](const std::string& x) { return decl ? single_quote(x) : xtrace_quote(x); };
+    if (assoc < 0) {
+        const Var* cur = lookup(a->name);
+        assoc = cur && cur->is_assoc() ? 1 : 0;
+    }
+    t += '(';
+    for (size_t i = 0; i < v.elems.size(); ++i) {
+        const AssignValue::Elem& e = v.elems[i];
+        if (i) t += ' ';
+        if (e.keyed) t += "[" + (decl && assoc == 1 ? single_quote(e.key) : e.key) + (e.append ? "]+=" : "]=");
+        t += q(e.value);
+    }
+    return t + ')';
+}
+
+void Exec::xtrace_simple(const sx::Simple* c, const std::vector<std::string>& argv, const DeclArgs& decls) {
+    // Temporary bindings first, one line each (their values expanded once more, for the trace only).
+    for (const sx::Assign* a : c->assigns) {
+        std::string v;
+        if (a->value) (void)expand_assign_value(a->value, v);
+        xtrace_line(std::string(a->name) + (a->append ? "+=" : "=") + xtrace_quote(v));
+    }
+    std::string line;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        if (i) line.push_back(' ');
+        const sx::Assign* node = decls.node(i);
+        const AssignValue* val = decls.value(i);
+        if (node && val && !val->is_array) {
+            std::string w(node->name);
+            if (val->has_index) w += "[" + val->index + "]";
+            w += node->append ? "+=" : "=";
+            line += xtrace_quote(w + val->scalar);
+        } else {
+            line += xtrace_quote(argv[i]);
+        }
+    }
+    xtrace_line(line);
+    // export and readonly assign through bash's own assignment, which traces again.
+    if (!decls.nodes.empty() && (argv[0] == "export" || argv[0] == "readonly") && !st_.funcs.count(argv[0]))
+        for (size_t i = 1; i < argv.size(); ++i)
+            if (const sx::Assign* node = decls.node(i); node && decls.value(i) && !decls.value(i)->is_array)
+                xtrace_line(xtrace_assign_text(node, *decls.value(i), 0, false));
 }
 
 Flow Exec::exec_simple(const sx::Simple* c) {
@@ -779,6 +1023,9 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                     st_.status = st_.status ? st_.status : 1;
                     return Flow::Normal;
                 }
+                // set -x shows an array argument's value as it is expanded, before the command line.
+                if (value.is_array && st_.opts[OptXtrace])
+                    xtrace_line(xtrace_assign_text(w->decl_assign, value, assoc, true));
                 // $_ is the word as expanded: `name=value`, or the name of an array assignment.
                 std::string name(w->decl_assign->name);
                 if (!value.is_array) {
@@ -823,6 +1070,13 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         RedirGuard guard(*this);
         // Words that expanded to nothing (`$(exit 42)`) leave the status of their last substitution.
         int cmdsub_status = last_cmdsubst_status_;
+        // set -x traces each assignment once its value is expanded, before it is made (assign_node).
+        struct TraceAssigns {
+            bool& flag;
+            bool saved;
+            ~TraceAssigns() { flag = saved; }
+        } trace_assigns{xtrace_assign_, xtrace_assign_};
+        xtrace_assign_ = st_.opts[OptXtrace];
         for (const sx::Assign* a : c->assigns) {
             Ex r = do_assign(a);
             if (r == Ex::Fail) {
@@ -832,26 +1086,6 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             }
             if (r != Ex::Ok) return Flow::Exit;
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
-        }
-        if (st_.opts[OptXtrace] && !c->assigns.empty()) {
-            for (const sx::Assign* a : c->assigns) {
-                if (a->is_array) {
-                    std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
-                    const Var* av = lookup(a->name);
-                    bool first = true;
-                    if (av && av->is_indexed() && av->idx)
-                        for (const auto& [k2, v2] : av->idx->m) {
-                            t += (first ? "" : " ") + xtrace_quote(v2);
-                            first = false;
-                        }
-                    xtrace_line(t + ")");
-                    continue;
-                }
-                std::string v;
-                const std::string* cur = get_scalar(a->name);
-                if (cur) v = *cur;
-                xtrace_line(std::string(a->name) + (a->append ? "+=" : "=") + xtrace_quote(v));
-            }
         }
         if (!c->redirs.empty()) {
             Ex r = apply_redirs(c->redirs, &guard);
@@ -866,19 +1100,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         return Flow::Normal;
     }
 
-    if (st_.opts[OptXtrace]) {
-        std::string line;
-        for (const sx::Assign* a : c->assigns) {
-            std::string v;
-            if (a->value) (void)expand_assign_value(a->value, v);
-            line += std::string(a->name) + "=" + xtrace_quote(v) + " ";
-        }
-        for (size_t i = 0; i < argv.size(); ++i) {
-            if (i) line.push_back(' ');
-            line += xtrace_quote(argv[i]);
-        }
-        xtrace_line(line);
-    }
+    if (st_.opts[OptXtrace]) xtrace_simple(c, argv, decls);
 
     if (decls.node(argv.size() - 1)) st_.last_arg = std::move(decl_last_arg);
     else st_.last_arg = argv.back();
@@ -1105,24 +1327,59 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
         lineno_ = saved_line;
     };
 
-    Flow f;
+    // A function sees the DEBUG and RETURN traps only when traced (set -T, declare -ft), the ERR trap only
+    // with set -E: bash sets the others aside for the call, and puts each back unless the function set its own.
+    struct Aside {
+        int which;
+        Trap trap;
+    };
+    std::vector<Aside> aside;
+    bool traced = false;
+    if (!st_.traps.empty()) [[unlikely]] {
+        traced = st_.opts[OptFunctrace] || (fn->attrs & kAttrTrace);
+        auto set_aside = [&](int which) {
+            auto it = st_.traps.find(which);
+            if (it == st_.traps.end()) return;
+            aside.push_back({which, std::move(it->second)});
+            st_.traps.erase(it);
+        };
+        if (!traced) {
+            set_aside(kTrapDebug);
+            set_aside(kTrapReturn);
+        }
+        if (!st_.opts[OptErrtrace]) set_aside(kTrapErr);
+    }
+    auto put_back = [&] {
+        for (Aside& a : aside)
+            if (!st_.traps.count(a.which)) st_.traps.emplace(a.which, std::move(a.trap));
+    };
+
+    Flow f = Flow::Normal;
     try {
-        f = exec_command(fn->def->body);
+        // A traced function runs the DEBUG trap once more as it starts, on the line of its definition.
+        if (traced && debug_armed()) {
+            lineno_ = fn->def->pos.line;
+            f = debug_trap(current_simple_);
+        }
+        if (f == Flow::Normal) f = exec_command(fn->def->body);
     } catch (...) {
         // Undone on the way out of an exception too: no stale FUNCNAME frame or local scope remains.
         leave();
         pop_frame();
+        put_back();
         throw;
     }
 
     leave();
+    const bool returned = f == Flow::Return;
     if (f == Flow::Return) f = Flow::Normal;
     if (f == Flow::Break || f == Flow::Continue) {
         levels_ = 0;
         f = Flow::Normal;
     }
-    if (!in_trap_ && st_.traps.count(kTrapReturn) && f == Flow::Normal) run_trap(kTrapReturn);
+    if (f == Flow::Normal && !st_.traps.empty()) f = run_return_trap(returned);
     pop_frame();
+    put_back();
     return f;
 }
 
@@ -1141,11 +1398,19 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     ++eval_depth_;
     uint32_t base_line = lineno_;
     // Line numbers inside eval continue from the eval command's line.
-    uint32_t offset = is_eval && base_line > 0 ? base_line - 1 : 0;
-    line_offset_ += offset;
+    // (It replaces the offset of the text running the eval: lineno_ already counts it.)
+    const uint32_t saved_offset = line_offset_;
+    if (is_eval && base_line > 0) line_offset_ = base_line - 1;
     Flow f = Flow::Normal;
     while (!reader.at_end()) {
+        const size_t unit_start = reader.offset();
         auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
+        // set -v: each line as it is read (an eval's text too), before it runs.
+        if (st_.opts[OptVerbose]) [[unlikely]] {
+            std::string shown(text.substr(unit_start, reader.offset() - unit_start));
+            if (!shown.empty() && shown.back() != '\n') shown.push_back('\n');
+            write_err(shown);
+        }
         if (!unit->ok()) {
             // bash: "NAME: eval: line N: ..." (N counted from the eval's line), a sourced file's own name.
             const sx::ParseError& e = *unit->error;
@@ -1165,7 +1430,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
         if (line_discarded(f)) f = Flow::Normal;
         if (f != Flow::Normal) break;
     }
-    line_offset_ -= offset;
+    line_offset_ = saved_offset;
     --eval_depth_;
     lineno_ = base_line;
     return f;
@@ -1177,27 +1442,73 @@ void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
                   " delimited by end-of-file (wanted `" + delim + "')\n");
 }
 
-void Exec::run_trap(int which) {
+Flow Exec::run_trap(int which) {
     // A subshell runs none of the parent's traps, except ERR with set -E (errtrace) and DEBUG and RETURN
     // with set -T (functrace), which it inherits.
     if (st_.traps_display_only && !(which == kTrapErr && st_.opts[OptErrtrace]) &&
         !((which == kTrapDebug || which == kTrapReturn) && st_.opts[OptFunctrace]))
-        return;
+        return Flow::Normal;
     auto it = st_.traps.find(which);
-    if (it == st_.traps.end() || it->second.action.empty()) return;
+    if (it == st_.traps.end() || it->second.action.empty()) return Flow::Normal;
     std::string action = it->second.action;
     int saved_status = st_.status;
     bool saved_in_trap = in_trap_;
+    uint8_t saved_running = traps_running_;
     in_trap_ = true;
+    if (which == kTrapDebug) traps_running_ |= kRunningDebug;
+    else if (which == kTrapErr) traps_running_ |= kRunningErr;
+    else if (which == kTrapReturn) traps_running_ |= kRunningReturn;
     uint32_t saved_line = lineno_;
+    // The DEBUG, ERR and RETURN traps see the line of their command; a signal's trap counts its own lines.
+    if (which < kTrapErr) lineno_ = 1;
+    ++xtrace_level_;
     Flow f = run_source(action, source_name_, true);
+    --xtrace_level_;
+    trap_status_ = st_.status;
     lineno_ = saved_line;
     in_trap_ = saved_in_trap;
-    if (f == Flow::Exit) {
-        pending_trap_exit_ = true;
-        return;
-    }
+    traps_running_ = saved_running;
+    if (f == Flow::Exit) return Flow::Exit;
     st_.status = saved_status;
+    return Flow::Normal;
+}
+
+Flow Exec::run_return_trap(bool returned) {
+    if ((traps_running_ & kRunningReturn) || !st_.traps.count(kTrapReturn)) return Flow::Normal;
+    // In the trap $? is still the status from before a `return`; its value becomes $? after the trap.
+    const int value = st_.status;
+    if (returned) st_.status = status_before_return_;
+    Flow f = run_trap(kTrapReturn);
+    if (f == Flow::Normal) st_.status = value;
+    return f;
+}
+
+Flow Exec::debug_trap(const sx::Command* cmd, const std::string* text) {
+    if (!in_trap_) {  // $BASH_COMMAND is not updated inside traps
+        current_simple_ = cmd;
+        command_head_ = text;
+    }
+    Flow f = run_trap(kTrapDebug);
+    command_head_ = nullptr;
+    return f;
+}
+
+Flow Exec::run_pending_signals() {
+    // Only the main shell ($$) takes them: another shell of the session leaves them for it.
+    if (st_.bashpid != s_.id.pid) return Flow::Normal;
+    uint64_t bits = s_.pending_signals.exchange(0);
+    for (int sig = 1; sig < 64; ++sig) {
+        if (!(bits & (uint64_t{1} << sig))) continue;
+        auto it = st_.traps.find(sig);
+        if (it == st_.traps.end()) {
+            // No trap: the signal's default action (those that do not stop a shell are ignored).
+            if (sig == 17 || sig == 18 || sig == 23 || sig == 28) continue;
+            exit_status_ = st_.status = 128 + sig;
+            return Flow::Exit;
+        }
+        if (run_trap(sig) == Flow::Exit) return Flow::Exit;
+    }
+    return Flow::Normal;
 }
 
 void Exec::run_exit_trap() {
@@ -1212,6 +1523,7 @@ void Exec::run_exit_trap() {
     st_.status = saved;
     bool saved_in_trap = in_trap_;
     in_trap_ = true;
+    lineno_ = 1;  // the trap counts its own lines (and set -x shows it at the level of the script)
     Flow f = run_source(action, source_name_, true);
     in_trap_ = saved_in_trap;
     if (f == Flow::Exit) {

@@ -227,6 +227,9 @@ struct Session {
     std::mutex jobs_mu;
     std::condition_variable jobs_cv;
     std::atomic<uint32_t> live_threads{0};
+    // Signals sent to the session's main shell ($$) by another shell of the session (`bash -c "kill -USR1 $$"`,
+    // a subshell), one bit per signal number: the main shell runs their traps after its current command.
+    std::atomic<uint64_t> pending_signals{0};
 
     int64_t new_pid() { return next_pid.fetch_add(1, std::memory_order_relaxed); }
 
@@ -295,6 +298,9 @@ struct StackBounds {
 };
 StackBounds current_stack_bounds();
 
+// A word as set -x shows it (exec.cpp).
+std::string xtrace_quote(std::string_view s);
+
 class Exec : public CommandRunner {
 public:
     Exec(Session& session, ShellState& state, const CancelToken& cancel);
@@ -343,6 +349,9 @@ public:
     Flow exec_while(const sx::While* c);
     Flow exec_for(const sx::For* c);
     Flow exec_arith_for(const sx::ArithFor* c);
+    // The DEBUG trap and the trace before one part of an arithmetic for (empty: it counts as `1`).
+    Flow arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool empty);
+    std::string arith_trace_text(const sx::Word* raw);
     Flow exec_select(const sx::Select* c);
     Flow exec_case(const sx::Case* c);
     Flow exec_arith_cmd(const sx::ArithCmd* c);
@@ -358,7 +367,14 @@ public:
     int64_t start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stmt*> body);
     int64_t start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
                              bool in_table);
+    // One line of set -x: the PS4 prefix (xtrace_prefix) and text, on BASH_XTRACEFD or stderr.
     void xtrace_line(std::string_view text);
+    std::string xtrace_prefix();
+    // `name=value` as set -x shows an assignment (assoc: the target is associative, -1 as it is now; decl: an
+    // argument of a declaration builtin, whose array values bash single-quotes).
+    struct AssignValue;
+    std::string xtrace_assign_text(const sx::Assign* a, const AssignValue& v, int assoc, bool decl);
+    bool xtrace_assign_ = false;  // assign_node traces (the assignments of an assignment-only command)
     int run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env);
     Flow exec_external(std::vector<std::string>& argv, const Environment& env);
     std::string find_in_path(const std::string& name);
@@ -394,6 +410,7 @@ public:
     Ex expand_pattern(const sx::Word* w, std::string& out, bool tilde = false);       // pattern form (quoted chars escaped)
     // Here-document body and here-string
     Ex expand_heredoc(const sx::Redirect* r, std::string& out);
+    Ex expand_heredoc_text(const sx::Word* body, std::string& out);  // a body as parse_expanding_text gives
     Ex expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted);
     // expand_parts with tilde expansion of the leading literal (and after each unquoted ':' when colons).
     Ex expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons);
@@ -419,6 +436,8 @@ public:
 
     // ---- [[ ]] and test (cond.cpp)
     Ex eval_cond(const sx::CondExpr* e, bool& result);
+    void xtrace_cond(std::string_view test);  // `[[ test ]]` under set -x, with `! ` when negated
+    bool cond_negated_ = false;
     int test_command(std::span<const std::string> args, std::string_view name);  // test / [
     bool unary_test(std::string_view op, const std::string& arg, bool& known);
     bool file_test(char op, const std::string& path);
@@ -474,6 +493,7 @@ public:
         const sx::Assign* node(size_t i) const { return i < nodes.size() ? nodes[i] : nullptr; }
         const AssignValue* value(size_t i) const { return node(i) && i < values.size() ? &values[i] : nullptr; }
     };
+    void xtrace_simple(const sx::Simple* c, const std::vector<std::string>& argv, const DeclArgs& decls);
     Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
     Ex assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);
@@ -526,7 +546,21 @@ public:
     int builtin_error(std::string_view name, std::string_view msg, int status = 1);
     void print_declare(std::string_view name, const Var& v, std::string& out);
     static void print_function(const Function& f, std::string& out);
-    void run_trap(int which);
+    // Runs the trap of `which` (a signal, kTrapErr, kTrapDebug, kTrapReturn) if set; Exit when its action
+    // exited the shell (exit_status_ set), else Normal ($? is kept).
+    Flow run_trap(int which);
+    // The DEBUG trap, before each simple command, [[ ]], (( )), and each round of for, select, case and the
+    // parts of an arithmetic for, as bash runs it. `text`, when not null, is what $BASH_COMMAND shows in the
+    // trap (the head of a loop or case); a simple command, [[ ]] and (( )) show themselves.
+    bool debug_armed() const {
+        return !st_.traps.empty() && !(traps_running_ & kRunningDebug) && st_.traps.count(kTrapDebug) != 0;
+    }
+    Flow debug_trap(const sx::Command* cmd, const std::string* text = nullptr);
+    // The RETURN trap as a function or a sourced file ends (returned: it ended with `return`).
+    Flow run_return_trap(bool returned);
+    int status_before_return_ = 0;
+    // The traps of signals another shell of the session sent to this one (Session::pending_signals).
+    Flow run_pending_signals();
 
     // ---- state of this evaluator (not copied into subshells)
     Session& s_;
@@ -536,12 +570,21 @@ public:
     uint32_t subshell_depth_ = 0;
     uint32_t eval_depth_ = 0;
     uint32_t loop_depth_ = 0;
-    uint32_t subst_depth_ = 0;  // nesting of $( ): the xtrace prefix repeats PS4's first character
+    // bash's indirection level: nesting of $( ), eval, source and trap actions; the xtrace prefix repeats the
+    // first character of PS4 once more for each level.
+    uint32_t xtrace_level_ = 0;
     uint32_t levels_ = 0;       // pending break/continue levels
     int exit_status_ = 0;       // for Flow::Exit
     uint32_t lineno_ = 0;
     int errexit_suppressed_ = 0;  // inside if/while conditions, && || non-final members, !
     bool in_trap_ = false;
+    // The kinds of trap whose action is running: none of them runs again inside itself (a DEBUG trap runs
+    // inside an ERR trap and the other way round, as in bash).
+    static constexpr uint8_t kRunningDebug = 1, kRunningErr = 2, kRunningReturn = 4;
+    uint8_t traps_running_ = 0;
+    int trap_status_ = 0;  // the status the last trap action ended with (extdebug's DEBUG trap)
+    const sx::Command* debug_done_ = nullptr;  // a pipeline stage whose DEBUG trap the parent ran
+    const std::string* command_head_ = nullptr;  // $BASH_COMMAND in a DEBUG trap for a loop or case head
     bool report_exit_ = false;  // report_error under set -e: after_command / line_discarded exit
     // The value given to an integer variable was a bad expression (convert_value): bash's assignment jumps to
     // the top level, so the command that assigned ends the line (a -c shell: the shell) with status 1.
@@ -615,11 +658,12 @@ public:
         uint32_t scope, call_depth, loop_depth, eval_depth, subst_depth, alias_depth, line_offset;
         int errexit_suppressed;
         bool in_trap, in_source;
+        uint8_t traps_running;
     };
     UnwindMark unwind_mark() const {
         return UnwindMark{st_.frames.size(), st_.scope,    call_depth_,  loop_depth_,         eval_depth_,
-                          subst_depth_,      alias_depth_, line_offset_, errexit_suppressed_, in_trap_,
-                          in_source_};
+                          xtrace_level_,      alias_depth_, line_offset_, errexit_suppressed_, in_trap_,
+                          in_source_,        traps_running_};
     }
     void unwind_to(const UnwindMark& m) noexcept;
     // Charges a large argument list to the budget for as long as `held` lives; false (status 1, message)

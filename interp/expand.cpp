@@ -856,6 +856,14 @@ Ex Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
     return Ex::Ok;
 }
 
+Ex Exec::expand_heredoc_text(const sx::Word* body, std::string& out) {
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    Ex e = expand_parts(body->parts, fb, true);
+    if (e != Ex::Ok) return e;
+    out = std::move(fb.text());
+    return Ex::Ok;
+}
+
 Ex Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
     out.clear();
     if (!r->body) return Ex::Ok;
@@ -921,7 +929,7 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
-        child.subst_depth_ = subst_depth_ + 1;
+        child.xtrace_level_ = xtrace_level_ + 1;
         if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });

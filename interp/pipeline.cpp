@@ -253,6 +253,13 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         threads.reserve(n - 1);
         bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {
+            // bash runs a simple command's DEBUG trap before it forks the stage (the stage, a subshell, runs
+            // it again only with set -T, and then not for this command).
+            const bool stage_debug = p->stages[i]->kind == sx::NodeKind::Simple && debug_armed();
+            if (stage_debug) {
+                if (p->stages[i]->pos.line) lineno_ = p->stages[i]->pos.line + line_offset_;
+                if (debug_trap(p->stages[i]) == Flow::Exit) return Flow::Exit;
+            }
             auto state = std::make_shared<ShellState>(st_.subshell_copy(s_.new_pid()));
             if (i > 0) state->fds[0] = pipes[i - 1].reader;
             state->fds[1] = pipes[i].writer;
@@ -261,11 +268,12 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             const sx::Command* stage = p->stages[i];
             int* slot = &statuses[i];
             Exec* parent = this;
-            bool started = th->start(s_.limits.stage_stack_bytes, [state, stage, slot, parent]() mutable {
+            bool started = th->start(s_.limits.stage_stack_bytes, [state, stage, slot, parent, stage_debug]() mutable {
                 // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
                 try {
                     Exec child(*parent, *state, true);
                     child.is_subshell_ = true;
+                    if (stage_debug) child.debug_done_ = stage;
                     child.subshell_depth_ = parent->subshell_depth_ + 1;
                     try {
                         Flow f = child.exec_command(stage);
@@ -308,22 +316,28 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             if (f != Flow::Normal) result = f;
             statuses[n - 1] = f == Flow::Exit ? exit_status_ : st_.status;
         } else {
+            const bool stage_debug = last->kind == sx::NodeKind::Simple && debug_armed();
+            if (stage_debug) {
+                if (last->pos.line) lineno_ = last->pos.line + line_offset_;
+                if (debug_trap(last) == Flow::Exit) return Flow::Exit;
+            }
             // bash runs a last stage `( list )` in the child it forked for the stage, where the list's
             // failure (an `exit` too, `!` or not) fires the ERR trap a first time; the pipeline's failure
             // fires it again here.
             const bool err_in_child = last->kind == sx::NodeKind::Subshell && last->redirs.size == 0 &&
-                                      !in_trap_ && errexit_suppressed_ == 0 && st_.traps.count(kTrapErr) &&
-                                      (call_depth_ == 0 || st_.opts[OptErrtrace]);
+                                      !(traps_running_ & kRunningErr) && errexit_suppressed_ == 0 &&
+                                      st_.traps.count(kTrapErr);
             int status = in_subshell([&](Exec& child) {
                 child.subshell_depth_ = subshell_depth_ + 1;
                 child.set_fd(0, std::move(last_in));
+                if (stage_debug) child.debug_done_ = last;
                 if (!err_in_child) return child.exec_command(last);
                 Flow f = child.exec_list(last->as<sx::Subshell>()->body);
                 if (f == Flow::Exit) child.st_.status = child.exit_status_;
                 if ((f == Flow::Normal || f == Flow::Exit) && child.st_.status != 0) {
                     bool saved = child.st_.traps_display_only;
                     child.st_.traps_display_only = false;
-                    child.run_trap(kTrapErr);
+                    (void)child.run_trap(kTrapErr);
                     child.st_.traps_display_only = saved;
                 }
                 return f;

@@ -396,7 +396,14 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         Flow f = Flow::Normal;
         try {
             while (!reader.at_end()) {
+                const size_t unit_start = reader.offset();
                 auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
+                // set -v: each line as it is read, before it runs.
+                if (state.opts[OptVerbose]) {
+                    std::string shown(std::string_view(*text).substr(unit_start, reader.offset() - unit_start));
+                    if (!shown.empty() && shown.back() != '\n') shown.push_back('\n');
+                    ex.write_err(shown);
+                }
                 if (!unit->ok() && unit->error->discard_line) {
                     report_syntax(*unit->error);
                     state.status = 1;

@@ -170,6 +170,7 @@ struct PipeCore {
     size_t size = 0;  // unread bytes
     int writers = 1;
     bool reader_open = true;
+    bool touched = false;  // a byte was ever written or read
     const CancelToken* cancel = nullptr;
     MemoryCharge held;  // the ring's bytes, on the session's budget
 
@@ -185,6 +186,7 @@ struct PipeCore {
         if (k > first) std::memcpy(out + first, ring.data(), k - first);
         head = (head + k) % cap;
         size -= k;
+        touched = true;
         return k;
     }
     // The most a writer may buffer: the capacity, or more when unread() has put bytes back.
@@ -209,6 +211,7 @@ struct PipeCore {
         std::memcpy(ring.data() + tail, in, first);
         if (k > first) std::memcpy(ring.data(), in + first, k - first);
         size += k;
+        touched = true;
         return k;
     }
 };
@@ -333,6 +336,13 @@ IoResult PipeWriter::write(std::string_view data) {
     PipeCore& c = *core_;
     size_t done = 0;
     std::unique_lock lock(c.mu);
+    if (!c.reader_open && !c.touched && data.size() <= c.ring.size()) {
+        // The reader left before a byte went through: this first write is taken (and dropped) as if it had
+        // come first, which is what a stage started first usually does in bash (`{ echo hi; exit 5; } | false`
+        // ends with 5, not 141). Any later write finds the pipe broken.
+        c.touched = true;
+        return {data.size(), 0};
+    }
     while (done < data.size()) {
         if (!c.reader_open) return {done, EPIPE};
         if (c.cancelled()) return {done, ECANCELED};

@@ -298,6 +298,13 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
         var.set = true;
         var.attrs |= kAttrExport;
     }
+    // The prompts every bash sets (PS4: the set -x prefix) unless the environment has them.
+    for (auto [n, v] : {std::pair{"PS2", "> "}, std::pair{"PS4", "+ "}}) {
+        Var& var = st.vars.global(n);
+        if (var.set) continue;
+        var.str = v;
+        var.set = true;
+    }
     install_dynamic_vars(st);
     // Functions exported with `export -f` are inherited.
     for (const auto& [k, f] : st_.funcs)

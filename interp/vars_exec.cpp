@@ -72,7 +72,7 @@ std::string Exec::dyn_value(DynVar d) {
         }
         case DynVar::BashSubshell: return to_dec(st_.subshell_level);
         case DynVar::Underscore: return st_.last_arg;
-        case DynVar::BashCommand: return command_text(current_simple_);
+        case DynVar::BashCommand: return command_head_ ? *command_head_ : command_text(current_simple_);
         default: return {};
     }
 }
@@ -690,6 +690,11 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
         pre = &own;
     }
     const AssignValue& val = *pre;
+    if (xtrace_assign_) [[unlikely]] {
+        xtrace_assign_ = false;  // not the assignments its own expansions make
+        xtrace_line(xtrace_assign_text(a, val, -1, false));
+        xtrace_assign_ = true;
+    }
     std::string_view name = a->name;
     if (a->index && a->index->parts.size == 0) {  // a[]=x (a subscript that expands to nothing is 0)
         report_error(std::string(name) + "[]: bad array subscript");

@@ -39,6 +39,7 @@ BuiltinResult builtin_return(BuiltinContext& ctx) {
     if (sh.call_depth_ == 0 && !sh.in_source_) {
         return sh.builtin_error("return", "can only `return' from a function or sourced script", 2);
     }
+    sh.status_before_return_ = sh.st_.status;  // $? in the RETURN trap
     return {static_cast<int>(static_cast<uint8_t>(n)), Flow::Return};
 }
 
@@ -129,7 +130,9 @@ BuiltinResult builtin_eval(BuiltinContext& ctx) {
     }
     if (text.empty()) return 0;
     sh.st_.status = 0;
+    ++sh.xtrace_level_;
     Flow f = sh.run_source(text, sh.source_name_, true);
+    --sh.xtrace_level_;
     return {sh.st_.status, f};
 }
 
@@ -200,12 +203,17 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
     };
     sh.st_.frames.back().sourced.push_back({file, sh.lineno_});
     DebugPush pop{sh.st_.frames, sh.st_.frames.size() - 1};
+    ++sh.xtrace_level_;
     Flow f = sh.run_source(*content, file, false);
+    --sh.xtrace_level_;
     sh.line_offset_ = saved_offset;
     sh.in_source_ = saved_in_source;
     sh.source_name_ = saved_name;
     if (with_args) sh.params() = std::move(saved);
+    const bool returned = f == Flow::Return;
     if (f == Flow::Return) f = Flow::Normal;
+    // The RETURN trap runs when the file is done (a function sees it only when traced: call_function).
+    if (f == Flow::Normal && !sh.st_.traps.empty()) f = sh.run_return_trap(returned);
     return {sh.st_.status, f};
 }
 

@@ -220,13 +220,49 @@ static std::shared_ptr<Job> find_job(Exec& sh, const std::string& spec, bool& ba
     return nullptr;
 }
 
+// strsignal()'s text for the signals bash reports.
+static const char* signal_description(int sig) {
+    switch (sig) {
+        case 1: return "Hangup";
+        case 3: return "Quit";
+        case 4: return "Illegal instruction";
+        case 5: return "Trace/breakpoint trap";
+        case 6: return "Aborted";
+        case 7: return "Bus error";
+        case 8: return "Floating point exception";
+        case 9: return "Killed";
+        case 10: return "User defined signal 1";
+        case 11: return "Segmentation fault";
+        case 12: return "User defined signal 2";
+        case 14: return "Alarm clock";
+        case 16: return "Stack fault";
+        case 24: return "CPU time limit exceeded";
+        case 25: return "File size limit exceeded";
+        case 26: return "Virtual timer expired";
+        case 27: return "Profiling timer expired";
+        case 29: return "I/O possible";
+        case 30: return "Power failure";
+        case 31: return "Bad system call";
+        default: return nullptr;  // INT, PIPE and TERM are not reported; the others do not end a job here
+    }
+}
+
 static int wait_job(Exec& sh, Job& j) {
     std::unique_lock lock(sh.s_.jobs_mu);
     while (!j.done.load()) {
         if (sh.cancel_->cancelled()) return -1;
         sh.s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
     }
+    const bool first = !j.reported;
     j.reported = true;
+    lock.unlock();
+    // A job a signal ended is reported as a non-interactive bash does: "PID Hangup   command".
+    if (first && j.signal)
+        if (const char* what = signal_description(j.signal)) {
+            std::string d(what);
+            if (d.size() < 24) d.resize(24, ' ');
+            sh.error(to_dec(j.pid) + " " + d + j.command);
+        }
     return j.signal ? 128 + j.signal : j.status.load();
 }
 
@@ -296,9 +332,11 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
         if (!j) {
             if (bad && a[i].starts_with("%"))
                 sh.builtin_error("wait", a[i] + ": no such job");
-            else if (bad)
+            else if (bad) {
                 sh.builtin_error("wait", "`" + a[i] + "': not a pid or valid job spec");
-            else
+                status = any ? 127 : 1;  // bash: a bad argument is 1 (127 with -n), an unknown job or pid 127
+                continue;
+            } else
                 sh.builtin_error("wait", "pid " + a[i] + " is not a child of this shell");
             status = 127;
             continue;
@@ -399,12 +437,18 @@ BuiltinResult builtin_kill(BuiltinContext& ctx) {
     int status = 0;
     for (; i < a.size(); ++i) {
         int64_t pid = 0;
-        if (!a[i].starts_with("%") && parse_int(a[i], pid) && (pid == sh.s_.id.pid || pid == sh.st_.bashpid)) {
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.s_.id.pid && pid != sh.st_.bashpid) {
+            // The main shell, from another shell of the session (a subshell, `bash -c`): it runs the trap
+            // (or ends) after its current command, as a real signal's would.
+            if (sig > 0 && sig < 64) sh.s_.pending_signals.fetch_or(uint64_t{1} << sig);
+            continue;
+        }
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.st_.bashpid) {
             // Signalling ourselves: run the trap, or end the shell.
             if (sig == 0) continue;
             auto it = sh.st_.traps.find(sig);
             if (it != sh.st_.traps.end()) {
-                if (!it->second.action.empty()) sh.run_trap(sig);
+                if (!it->second.action.empty() && sh.run_trap(sig) == Flow::Exit) return {sh.exit_status_, Flow::Exit};
                 continue;
             }
             if (sig == 17 || sig == 18 || sig == 23 || sig == 28) continue;

@@ -517,4 +517,12 @@ Word* parse_word(std::string_view text, Arena& arena, Pos origin) {
     return p.failed() ? nullptr : w;
 }
 
+Word* parse_expanding_text(std::string_view text, Arena& arena) {
+    std::string_view src = arena.str(text);
+    ParseOptions opt;
+    detail::Parser p(arena, src, opt, {1, 1}, 0);
+    Word* w = p.parse_body_text();
+    return p.failed() ? nullptr : w;
+}
+
 }  // namespace bashkit::syntax

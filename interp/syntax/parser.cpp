@@ -571,6 +571,7 @@ void Parser::read_heredoc(Redirect* r) {
     Pos start = lx_.pos();
     std::string_view delim = r->delim;
     auto at_delim_line = [&]() {
+        if (body_to_end_) return false;
         uint32_t off = lx_.off();
         if (lx_.end() - off < delim.size()) return false;
         if (src_.substr(off, delim.size()) != delim) return false;
@@ -643,7 +644,8 @@ void Parser::read_heredoc(Redirect* r) {
             lit_char(lit);
         }
     }
-    if (!found && !failed()) {
+    if (body_to_end_) last_nl = true;
+    if (!found && !failed() && !body_to_end_) {
         heredoc_eof_ = true;
         unterminated_heredocs_.emplace_back(r->pos.line, std::string(delim));
     }
@@ -654,6 +656,14 @@ void Parser::read_heredoc(Redirect* r) {
     body->parts = a_.list<Node*>(parts);
     r->body = body;
     in_heredoc_body_ = saved_in_body;
+}
+
+Word* Parser::parse_body_text() {
+    body_to_end_ = true;
+    Redirect* r = a_.node<Redirect>(lx_.pos());
+    r->op = RedirOp::HereDoc;
+    read_heredoc(r);
+    return r->body;
 }
 
 // ---------------------------------------------------------------- simple commands

@@ -99,4 +99,8 @@ ArithExpr* parse_arith(std::string_view text, Arena& arena, Pos origin = {1, 1})
 // given as text at run time (`${!ref}`, `unset 'a[$k]'`, `printf -v 'a[$k]'`).
 Word* parse_word(std::string_view text, Arena& arena, Pos origin = {1, 1});
 
+// Parses text the way an unquoted here-document body is read (expansions, `\$ \` \\`; quotes are plain
+// characters), to its end; nullptr when it does not parse. For prompt strings (PS4) expanded at run time.
+Word* parse_expanding_text(std::string_view text, Arena& arena);
+
 }  // namespace bashkit::syntax

@@ -47,6 +47,8 @@ public:
     ArithExpr* parse_arith_text();
     // The whole source as one word (for parse_word()).
     Word* parse_word_text() { return read_range_word(0, static_cast<uint32_t>(src_.size())); }
+    // The whole source as the body of an unquoted here-document without delimiter (parse_expanding_text()).
+    Word* parse_body_text();
 
     std::optional<ParseError> err;
     bool failed() const { return err.has_value(); }
@@ -180,6 +182,7 @@ private:
     bool pat_lead_slash_ = false;  // ${x///}: the next ParamPat word starts with a literal '/'
     // Reading an unquoted here-document body: $'..' and $".." inside ${..} stay literal there (bash 5.2).
     bool in_heredoc_body_ = false;
+    bool body_to_end_ = false;  // parse_body_text: no delimiter line, no newline added at the end
     uint32_t assign_value_off_ = 0;  // where the value of the last scalar assignment read starts  // the next pipeline starts a $( ) body: `time` is an ordinary word
 };
 
