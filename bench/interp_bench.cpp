@@ -5,6 +5,7 @@
 
 #include "builtins/registry.hpp"
 #include "interp/shell.hpp"
+#include "sandbox/bashkit_sandbox.hpp"
 #include "vfs/memory_fs.hpp"
 
 namespace bi = bashkit::interp;
@@ -64,5 +65,19 @@ void BM_NewSessionEchoHi(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_NewSessionEchoHi)->Unit(benchmark::kMicrosecond);
+
+// The sandbox API's whole life of a session on an ephemeral (in-memory) tree: open, one execute, close.
+void BM_SandboxEphemeralOpenExecuteClose(benchmark::State& state) {
+    bashkit::sandbox::BashkitSandboxOptions o;
+    o.ephemeral = true;
+    bashkit::sandbox::BashkitSandbox sb(o);
+    for (auto _ : state) {
+        bashkit::sandbox::SandboxSession s = sb.open();
+        auto r = s.execute("echo hi");
+        if (r.exit_code != 0) state.SkipWithError(r.stderr_.c_str());
+        s.close();
+    }
+}
+BENCHMARK(BM_SandboxEphemeralOpenExecuteClose)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
