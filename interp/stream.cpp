@@ -336,7 +336,7 @@ IoResult PipeWriter::write(std::string_view data) {
     PipeCore& c = *core_;
     size_t done = 0;
     std::unique_lock lock(c.mu);
-    if (!c.reader_open && !c.touched && data.size() <= c.ring.size()) {
+    if (!c.reader_open && !c.touched && data.size() <= c.limit()) {
         // The reader left before a byte went through: this first write is taken (and dropped) as if it had
         // come first, which is what a stage started first usually does in bash (`{ echo hi; exit 5; } | false`
         // ends with 5, not 141). Any later write finds the pipe broken.
