@@ -418,8 +418,10 @@ struct Session {
     bool set_options(const RunConfig& cfg) {
         if (cfg.interactive) {
             interp::Shell::Source src;
-            (void)shell.run(": \"${HISTFILE=~/.bash_history}\" \"${HISTSIZE=500}\" \"${HISTFILESIZE=500}\"", in, out,
-                            err, src);
+            // and aliases are expanded, as in an interactive bash
+            (void)shell.run(": \"${HISTFILE=~/.bash_history}\" \"${HISTSIZE=500}\" \"${HISTFILESIZE=500}\"; "
+                            "shopt -s expand_aliases",
+                            in, out, err, src);
         }
         if (cfg.set_args.empty()) return true;
         std::string cmd = "set";
@@ -492,6 +494,9 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
         more = read_line(line);
         buffer += line;
         if (buffer.empty()) break;
+        // with the aliases the shell will parse the line with (a value may open a compound command)
+        std::map<std::string, std::string> aliases = session.shell.parse_aliases();
+        run_opts.aliases = &aliases;
         if (more && !complete(buffer, run_opts)) continue;
         interp::Shell::Source src;
         src.first_line = line_base + 1;

@@ -948,28 +948,6 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         assigns = origin->assigns;
         redirs = origin->redirs;
     }
-    // Alias expansion (expand_aliases): the first word is replaced by the alias text.
-    if (origin && st_.opts[ShExpandAliases] && !st_.aliases.empty() && !skip_functions) {
-        auto it = st_.aliases.find(name);
-        if (it != st_.aliases.end() && alias_depth_ < 16) {
-            std::string text = it->second;
-            for (size_t i = 1; i < argv.size(); ++i) text += " " + quote_for_reuse(argv[i], QuoteStyle::Single);
-            RedirGuard guard(*this);
-            if (!redirs.empty()) {
-                Ex r = apply_redirs(redirs, &guard);
-                if (r == Ex::Fatal) return Flow::Exit;
-                if (r != Ex::Ok) {
-                    st_.status = 1;
-                    return Flow::Normal;
-                }
-            }
-            ++alias_depth_;
-            Flow f = run_source(text, source_name_, true);
-            --alias_depth_;
-            return f;
-        }
-    }
-
     FunctionPtr fn;
     const BuiltinInfo* bi = nullptr;
     const RegisteredCommand* rc = nullptr;
@@ -1145,6 +1123,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     line_offset_ += offset;
     Flow f = Flow::Normal;
     while (!reader.at_end()) {
+        reader.options().aliases = parse_aliases();
         auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
         if (!unit->ok()) {
             // bash: "NAME: eval: line N: ..." (N counted from the eval's line), a sourced file's own name.

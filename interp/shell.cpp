@@ -359,6 +359,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         Flow f = Flow::Normal;
         try {
             while (!reader.at_end()) {
+                reader.options().aliases = ex.parse_aliases();
                 auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
                 if (!unit->ok() && unit->error->discard_line) {
                     report_syntax(*unit->error);
@@ -577,6 +578,11 @@ void Shell::restore_state(std::string_view json) {
 }
 
 std::string Shell::cwd() const { return impl_->state.cwd; }
+
+std::map<std::string, std::string> Shell::parse_aliases() const {
+    if (!impl_->state.opts[ShExpandAliases]) return {};
+    return impl_->state.aliases;
+}
 
 const ExecutionLimits& Shell::limits() const { return impl_->session.limits; }
 
