@@ -824,7 +824,35 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         // Words that expanded to nothing (`$(exit 42)`) leave the status of their last substitution.
         int cmdsub_status = last_cmdsubst_status_;
         for (const sx::Assign* a : c->assigns) {
-            Ex r = do_assign(a);
+            Ex r = Ex::Ok;
+            if (st_.opts[OptXtrace] && !a->is_array) {
+                // set -x shows a scalar assignment as bash does: the subscript as written, the value expanded
+                // (before it is assigned: `x+=b` shows b, not the new value).
+                AssignValue val;
+                assign_arith_error_ = false;
+                r = eval_assign_value(a, val);
+                if (r == Ex::Ok) {
+                    std::string t(a->name);
+                    if (a->index) t += "[" + sx::print(*a->index) + "]";
+                    xtrace_line(t + (a->append ? "+=" : "=") + xtrace_quote(val.scalar));
+                    r = do_assign(a, UINT32_MAX, 0, &val);
+                } else if (assign_fatal()) {
+                    r = Ex::Fatal;
+                }
+            } else {
+                r = do_assign(a);
+            }
+            if (st_.opts[OptXtrace] && a->is_array && r == Ex::Ok) {
+                // a list as written (bash prints its source, not its values)
+                std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
+                for (uint32_t k = 0; k < a->elems.size; ++k) {
+                    const sx::ArrayElem& el = a->elems[k];
+                    if (k) t += ' ';
+                    if (el.key) t += "[" + sx::print(*el.key) + (el.append ? "]+=" : "]=");
+                    if (el.value) t += sx::print(*el.value);
+                }
+                xtrace_line(t + ")");
+            }
             if (r == Ex::Fail) {
                 // An assignment error in a plain assignment statement discards the rest of the line.
                 exit_status_ = st_.status = 1;
@@ -832,26 +860,6 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             }
             if (r != Ex::Ok) return Flow::Exit;
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
-        }
-        if (st_.opts[OptXtrace] && !c->assigns.empty()) {
-            for (const sx::Assign* a : c->assigns) {
-                if (a->is_array) {
-                    std::string t = std::string(a->name) + (a->append ? "+=(" : "=(");
-                    const Var* av = lookup(a->name);
-                    bool first = true;
-                    if (av && av->is_indexed() && av->idx)
-                        for (const auto& [k2, v2] : av->idx->m) {
-                            t += (first ? "" : " ") + xtrace_quote(v2);
-                            first = false;
-                        }
-                    xtrace_line(t + ")");
-                    continue;
-                }
-                std::string v;
-                const std::string* cur = get_scalar(a->name);
-                if (cur) v = *cur;
-                xtrace_line(std::string(a->name) + (a->append ? "+=" : "=") + xtrace_quote(v));
-            }
         }
         if (!c->redirs.empty()) {
             Ex r = apply_redirs(c->redirs, &guard);
