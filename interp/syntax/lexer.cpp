@@ -12,6 +12,7 @@ Lexer::Lexer(std::string_view src, Pos origin)
 }
 
 void Lexer::restore(const LexState& s) {
+    stopped_ = false;
     if (s.frame != st_.frame) {  // within one text, a narrowed end (set_end) stays
         src_ = frames_[s.frame].text;
         end_ = static_cast<uint32_t>(src_.size());
@@ -73,15 +74,16 @@ void Lexer::advance(uint32_t n) {
 }
 
 void Lexer::force_eof() {
-    restore(LexState{st_.off, st_.line, st_.col, 0});
+    // Stays in the text it is in (a word being read keeps offsets into it) and leaves no alias value.
     end_ = static_cast<uint32_t>(src_.size());
     advance_to(end_);
+    stopped_ = true;
 }
 
 void Lexer::skip_blanks() {
     for (;;) {
         int c = peek();
-        if (c == -1 && st_.frame != 0 && frames_[st_.frame].nest == nest_) {
+        if (c == -1 && st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
             pop_alias();  // the end of an alias value: reading goes on after the alias word
             continue;
         }

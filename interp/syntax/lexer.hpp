@@ -96,7 +96,7 @@ public:
     Pos pos() const { return {st_.line, st_.col}; }
     LexState save() const { return st_; }
     void restore(const LexState& s);
-    // Jumps to the end of the source (used after an error so every loop of the parser stops).
+    // Jumps to the end of the input (used after an error so every loop of the parser stops).
     void force_eof();
 
     // ---- alias values (bash reads them as input pushed in front of the rest)
@@ -167,6 +167,7 @@ private:
     LexState st_;
     std::vector<AliasFrame> frames_;  // [0] is the source itself
     uint32_t nest_ = 0;
+    bool stopped_ = false;  // force_eof: the end of an alias value is the end of everything
 };
 
 // The text of an operator token (for error messages).

@@ -108,7 +108,10 @@ void Parser::error_near(const Token& t) {
 
 // ---------------------------------------------------------------- literals
 
+// After an error the cursor may be in another text than a literal being built (an alias value ended it):
+// literals are dropped then, with the rest of the tree.
 void Parser::lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p) {
+    if (failed()) return;
     if (!l.active) {
         l.active = true;
         l.contiguous = true;
@@ -129,6 +132,7 @@ void Parser::lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p) {
 }
 
 void Parser::lit_add_str(LitBuf& l, std::string_view s, Pos p) {
+    if (failed()) return;
     if (!l.active) {
         l.active = true;
         l.pos = p;
@@ -142,6 +146,10 @@ void Parser::lit_add_str(LitBuf& l, std::string_view s, Pos p) {
 }
 
 void Parser::lit_flush(LitBuf& l, std::vector<Node*>& parts) {
+    if (failed()) {
+        l.active = false;
+        l.buf.clear();
+    }
     if (!l.active) return;
     Lit* lit = a_.node<Lit>(l.pos);
     lit->text = l.contiguous ? src_.substr(l.start, l.end - l.start) : a_.str(l.buf);
@@ -157,6 +165,7 @@ Word* Parser::make_word(Pos p, std::vector<Node*>& parts) {
 }
 
 std::string_view Parser::joined(uint32_t from, uint32_t to) {
+    if (from > src_.size() || to < from) return {};  // only after an error (see lit_add)
     std::string_view raw = src_.substr(from, to - from);
     if (raw.find("\\\n") == std::string_view::npos) return raw;
     std::string out;

@@ -170,7 +170,9 @@ private:
     // raw arithmetic text; returns false when a ')' closes early (not an arithmetic expression)
     bool read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term = nullptr);
 
-    std::string_view word_text(uint32_t from) const { return src_.substr(from, lx_.off() - from); }
+    std::string_view word_text(uint32_t from) const {
+        return from <= lx_.off() ? src_.substr(from, lx_.off() - from) : std::string_view();
+    }
     std::string_view plain_text(const Word* w) const;
     // Source bytes [from, to) without line continuations (arena-copied only when there are some).
     std::string_view joined(uint32_t from, uint32_t to);  // the text of a one-Lit word, else ""

@@ -636,6 +636,7 @@ std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
+    uint32_t frame = lx_.save().frame;
     lx_.enter_nest();
     std::vector<Stmt*> body = parse_stmts(false);
     Token t = lx_.next();  // may still leave alias values read inside the body
@@ -643,6 +644,12 @@ std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     in_heredoc_body_ = saved_in_body;
     no_time_ = false;
     if (failed()) return body;
+    // The `)` must be in the text that holds the `$(` (the word goes on there): an alias value expanded
+    // inside the body cannot close it (bash can; a word here never spans two texts).
+    if (lx_.save().frame != frame) {
+        error_near(t);
+        return body;
+    }
     if (t.kind == Tok::RParen) {
         lx_.consume(t);
         ok = true;
