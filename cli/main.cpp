@@ -418,8 +418,10 @@ struct Session {
     bool set_options(const RunConfig& cfg) {
         if (cfg.interactive) {
             interp::Shell::Source src;
-            (void)shell.run(": \"${HISTFILE=~/.bash_history}\" \"${HISTSIZE=500}\" \"${HISTFILESIZE=500}\"", in, out,
-                            err, src);
+            // and aliases are expanded, as in an interactive bash
+            (void)shell.run(": \"${HISTFILE=~/.bash_history}\" \"${HISTSIZE=500}\" \"${HISTFILESIZE=500}\"; "
+                            "shopt -s expand_aliases",
+                            in, out, err, src);
         }
         if (cfg.set_args.empty()) return true;
         std::string cmd = "set";
@@ -478,8 +480,8 @@ bool complete(const std::string& text, const sx::ParseOptions& opts) {
 }
 
 // bash reading a script from stdin: one command line at a time, each run before the next is read.
-int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg) {
-    Session session(std::move(tree), "bashkit", {}, cfg);
+int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg, const std::string& shell_name) {
+    Session session(std::move(tree), shell_name, {}, cfg);
     if (!session.load(cfg) || !session.set_options(cfg)) return 2;
     // The shell parses with extglob patterns allowed (Shell::run): a line that needs them is complete.
     sx::ParseOptions run_opts = opts;
@@ -492,8 +494,12 @@ int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg
         more = read_line(line);
         buffer += line;
         if (buffer.empty()) break;
+        // with the aliases the shell will parse the line with (a value may open a compound command)
+        std::map<std::string, std::string> aliases = session.shell.parse_aliases();
+        run_opts.aliases = &aliases;
         if (more && !complete(buffer, run_opts)) continue;
         interp::Shell::Source src;
+        src.name = shell_name;
         src.first_line = line_base + 1;
         src.script_input = true;
         status = session.shell.run(buffer, session.in, session.out, session.err, src);
@@ -525,6 +531,12 @@ int exec_serve(char** argv) {
 int main(int argc, char** argv) {
     // `bashkit serve ...`: the remote sandbox server (a script named serve runs as `bashkit ./serve`).
     if (argc > 1 && std::string_view(argv[1]) == "serve") return exec_serve(argv + 1);
+    // The shell's name ($0 of a script read from stdin or of -c without NAME, and the prefix of its messages)
+    // is the name it was started as, like bash's, without the directory: `bashkit`, or `bash` for a link named
+    // bash or an `exec -a bash`.
+    std::string shell_name = argc > 0 && argv[0] && *argv[0] ? argv[0] : "bashkit";
+    if (size_t slash = shell_name.rfind('/'); slash != std::string::npos) shell_name.erase(0, slash + 1);
+    if (shell_name.empty()) shell_name = "bashkit";
     Mode mode = Mode::Run;
     std::optional<std::string> command;
     std::optional<std::string> file;
@@ -741,11 +753,11 @@ int main(int argc, char** argv) {
         if (!t.tree) return usage_error(t.error);
         tree = std::move(t.tree);
     }
-    if (mode == Mode::Run && !command && !file) return run_stdin(opts, std::move(*tree), cfg);
+    if (mode == Mode::Run && !command && !file) return run_stdin(opts, std::move(*tree), cfg, shell_name);
 
     Source src;
     if (command) {
-        src = Source{*command, "bashkit: -c"};
+        src = Source{*command, shell_name + ": -c"};
     } else if (file) {
         int status = 0;
         auto s = read_script(*file, status);
@@ -754,7 +766,7 @@ int main(int argc, char** argv) {
     } else {
         std::ostringstream ss;
         ss << std::cin.rdbuf();
-        src = Source{ss.str(), "bashkit"};
+        src = Source{ss.str(), shell_name};
     }
 
     if (mode == Mode::Analyze) {
@@ -768,7 +780,7 @@ int main(int argc, char** argv) {
     // A run parses and runs one command line at a time, like bash: the lines before a syntax error run.
     if (mode == Mode::Run) {
         // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.
-        std::string name = command ? (rest.empty() ? "bashkit" : rest.front()) : *file;
+        std::string name = command ? (rest.empty() ? shell_name : rest.front()) : *file;
         if (command && !rest.empty()) rest.erase(rest.begin());
         Session session(std::move(*tree), name, std::move(rest), cfg);
         if (!session.load(cfg) || !session.set_options(cfg)) return 2;

@@ -98,20 +98,27 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
             if (lb != std::string::npos && arg.back() == ']') {
                 std::string name = arg.substr(0, lb), sub = arg.substr(lb + 1, arg.size() - lb - 2);
                 const Var* v = lookup(name);
-                if (!v) return false;
-                if (sub == "@" || sub == "*") return v->count() > 0;
-                if (v->is_assoc()) {
+                if (sub == "@" || sub == "*") return v && v->count() > 0;
+                if (v && v->is_assoc()) {
                     std::string key;
                     if (subscript_text(v, sub, key) != Ex::Ok || !(v = lookup(name)) || !v->is_assoc()) return false;
                     return v->assoc && v->assoc->get(key);
                 }
                 int64_t i = 0;
                 if (arith_text(sub, i, false) != Ex::Ok) return false;
-                if (v->is_indexed()) {
-                    if (!v->idx) return false;
-                    if (i < 0) i += v->idx->next_index();
-                    return v->idx->m.count(i) > 0;
+                v = lookup(name);  // the arithmetic may have changed it
+                bool indexed = v && v->is_indexed();
+                if (i < 0) {
+                    // counted back from the end of an indexed array; before its start, or on a scalar or an
+                    // unset name, the subscript is bad (bash reports it and the test is false)
+                    if (indexed && v->idx) i += v->idx->next_index();
+                    if (i < 0 || !indexed) {
+                        report_error(name + ": bad array subscript");
+                        return false;
+                    }
                 }
+                if (!v) return false;
+                if (indexed) return v->idx && v->idx->m.count(i) > 0;
                 return i == 0 && v->set;
             }
             if (arg == "#" || arg == "?" || arg == "$" || arg == "-" || arg == "0") return true;

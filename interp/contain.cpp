@@ -57,7 +57,6 @@ void Exec::unwind_to(const UnwindMark& m) noexcept {
     loop_depth_ = m.loop_depth;
     eval_depth_ = m.eval_depth;
     xtrace_level_ = m.subst_depth;
-    alias_depth_ = m.alias_depth;
     line_offset_ = m.line_offset;
     errexit_suppressed_ = m.errexit_suppressed;
     in_trap_ = m.in_trap;

@@ -928,7 +928,8 @@ std::string Exec::command_text(const sx::Command* c) {
 
 std::string Exec::xtrace_assign_text(const sx::Assign* a, const AssignValue& v, int assoc, bool decl) {
     std::string t(a->name);
-    if (v.has_index) t += "[" + v.index + "]";
+    // The subscript of an assignment statement as written (`c[$i]=x`), a declaration's expanded.
+    if (v.has_index) t += "[" + (!decl && a->index ? sx::print(*a->index) : v.index) + "]";
     t += a->append ? "+=" : "=";
     if (!v.is_array) return v.scalar.empty() ? t : t + xtrace_quote(v.scalar);
     if (!decl) {  // `name=(...)` on its own: bash shows the words as written
@@ -1170,28 +1171,6 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         assigns = origin->assigns;
         redirs = origin->redirs;
     }
-    // Alias expansion (expand_aliases): the first word is replaced by the alias text.
-    if (origin && st_.opts[ShExpandAliases] && !st_.aliases.empty() && !skip_functions) {
-        auto it = st_.aliases.find(name);
-        if (it != st_.aliases.end() && alias_depth_ < 16) {
-            std::string text = it->second;
-            for (size_t i = 1; i < argv.size(); ++i) text += " " + quote_for_reuse(argv[i], QuoteStyle::Single);
-            RedirGuard guard(*this);
-            if (!redirs.empty()) {
-                Ex r = apply_redirs(redirs, &guard);
-                if (r == Ex::Fatal) return Flow::Exit;
-                if (r != Ex::Ok) {
-                    st_.status = 1;
-                    return Flow::Normal;
-                }
-            }
-            ++alias_depth_;
-            Flow f = run_source(text, source_name_, true);
-            --alias_depth_;
-            return f;
-        }
-    }
-
     FunctionPtr fn;
     const BuiltinInfo* bi = nullptr;
     const RegisteredCommand* rc = nullptr;
@@ -1404,6 +1383,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     Flow f = Flow::Normal;
     while (!reader.at_end()) {
         const size_t unit_start = reader.offset();
+        reader.options().aliases = parse_aliases();
         auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
         // set -v: each line as it is read (an eval's text too), before it runs.
         if (st_.opts[OptVerbose]) [[unlikely]] {

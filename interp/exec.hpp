@@ -632,7 +632,11 @@ public:
         return true;
     }
     std::shared_ptr<const CancelToken> cancel_hold_;  // keeps a job's token alive
-    uint32_t alias_depth_ = 0;
+    // The aliases the parser expands in the next command line read (bash reads one line, with the aliases
+    // defined when it is read, then runs it): none unless `shopt -s expand_aliases`.
+    const std::map<std::string, std::string>* parse_aliases() const {
+        return st_.opts[ShExpandAliases] ? &st_.aliases : nullptr;
+    }
     uint32_t line_offset_ = 0;  // added to node lines (eval text starts at the eval's line)
     bool pending_trap_exit_ = false;
     bool in_source_ = false;
@@ -655,15 +659,15 @@ public:
     // The evaluator's nesting state, to restore after an exception unwound through it.
     struct UnwindMark {
         size_t frames;
-        uint32_t scope, call_depth, loop_depth, eval_depth, subst_depth, alias_depth, line_offset;
+        uint32_t scope, call_depth, loop_depth, eval_depth, subst_depth, line_offset;
         int errexit_suppressed;
         bool in_trap, in_source;
         uint8_t traps_running;
     };
     UnwindMark unwind_mark() const {
-        return UnwindMark{st_.frames.size(), st_.scope,    call_depth_,  loop_depth_,         eval_depth_,
-                          xtrace_level_,      alias_depth_, line_offset_, errexit_suppressed_, in_trap_,
-                          in_source_,        traps_running_};
+        return UnwindMark{st_.frames.size(), st_.scope,   call_depth_,         loop_depth_, eval_depth_,
+                          xtrace_level_,     line_offset_, errexit_suppressed_, in_trap_,   in_source_,
+                          traps_running_};
     }
     void unwind_to(const UnwindMark& m) noexcept;
     // Charges a large argument list to the budget for as long as `held` lives; false (status 1, message)

@@ -163,6 +163,20 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
         }
     }
     v.var_name = std::string(name);
+    // A nameref to an element or to all elements (`a[i]`, `a[@]`): $ref is that parameter, a list for a[@].
+    if (!index && !has_index_text && !index_all && !length) {
+        const Var* raw = st.vars.find(name);
+        if (raw && raw->nameref() && raw->set && raw->str.find('[') != std::string::npos) {
+            bool ok = true;
+            std::string target = ex.resolve_nameref(name, ok);
+            if (ok && target.find('[') != std::string::npos && target.back() == ']') {
+                bool bad = false;
+                Ex r = lookup_spec(ex, target, v, bad);
+                v.display = std::string(name);
+                return r;
+            }
+        }
+    }
     const Var* var = ex.lookup(name);
     if (index_all) {
         v.is_list = true;
@@ -393,8 +407,11 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
     // Fast path: $name / ${name} of an ordinary variable.
     if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
         std::string_view n = p->name;
-        if (!n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) {
-            const Var* var = lookup(n);
+        const Var* raw = st_.vars.find(n);
+        // (a nameref to an element, `a[i]` or `a[@]`, takes the general path)
+        bool element_ref = raw && raw->nameref() && raw->set && raw->str.find('[') != std::string::npos;
+        if (!element_ref && !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) {
+            const Var* var = raw && raw->dyn == DynVar::None && !raw->nameref() ? raw : lookup(n);
             if (var && !var->is_array()) {
                 if (var->set) {
                     fb.expansion(var->str, quoted);

@@ -93,6 +93,7 @@ private:
         StagePool* pool = nullptr;
         size_t stack_bytes = 0;
         std::shared_ptr<StackTask> task;  // set while it has work (under the pool's mutex once idle)
+        bool retire = false;              // taken out of the idle list to make room: end
         std::condition_variable cv;
     };
 
@@ -118,15 +119,21 @@ private:
             } catch (...) {
             }
             // Idle again before the joiner is told, so that the next function its thread starts finds it.
+            // With kMaxIdle waiting already, the one idle the longest ends instead (the stack size just used
+            // is the likelier next).
             bool parked = false;
             {
                 std::lock_guard lock(pool->mu_);
-                if (pool->idle_.size() < kMaxIdle) {
-                    try {
-                        pool->idle_.push_back(w);
-                        parked = true;
-                    } catch (...) {
-                    }
+                if (pool->idle_.size() >= kMaxIdle) {
+                    Worker* oldest = pool->idle_.front();
+                    pool->idle_.erase(pool->idle_.begin());
+                    oldest->retire = true;
+                    oldest->cv.notify_one();
+                }
+                try {
+                    pool->idle_.push_back(w);
+                    parked = true;
+                } catch (...) {
                 }
             }
             {
@@ -137,10 +144,11 @@ private:
             task.reset();
             if (!parked) break;
             std::unique_lock lock(pool->mu_);
-            if (!w->cv.wait_for(lock, kIdleTime, [&] { return w->task != nullptr; })) {
+            if (!w->cv.wait_for(lock, kIdleTime, [&] { return w->task != nullptr || w->retire; })) {
                 std::erase(pool->idle_, w);
                 break;
             }
+            if (w->retire) break;  // already out of the idle list
             task = std::move(w->task);
         }
         delete w;

@@ -397,6 +397,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         try {
             while (!reader.at_end()) {
                 const size_t unit_start = reader.offset();
+                reader.options().aliases = ex.parse_aliases();
                 auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
                 // set -v: each line as it is read, before it runs.
                 if (state.opts[OptVerbose]) {
@@ -613,6 +614,11 @@ void Shell::restore_state(std::string_view json) {
 }
 
 std::string Shell::cwd() const { return impl_->state.cwd; }
+
+std::map<std::string, std::string> Shell::parse_aliases() const {
+    if (!impl_->state.opts[ShExpandAliases]) return {};
+    return impl_->state.aliases;
+}
 
 const ExecutionLimits& Shell::limits() const { return impl_->session.limits; }
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -143,6 +144,10 @@ public:
     std::string get_var(std::string_view name) const;  // "" when unset
     void set_var(std::string_view name, std::string_view value, bool exported = false);
     std::string cwd() const;
+    // The aliases the next line of a script is parsed with: none unless `shopt -s expand_aliases`. A front
+    // end reading a script line by line needs them to tell whether the text read so far is a complete
+    // command (`alias loop='for i in 1 2; do '` opens one).
+    std::map<std::string, std::string> parse_aliases() const;
 
     // Custom commands: registers `name` for this session only (other sessions over the same registry never
     // see it). It runs like a utility of the registry: it gets the same CommandContext (argv, streams, the

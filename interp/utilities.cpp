@@ -232,6 +232,7 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     }
     if (child_interactive_) {
         st.interactive = true;
+        st.opts[ShExpandAliases] = true;  // an interactive bash expands aliases
         // The history variables an interactive bash sets (no history is kept).
         const Var* hv = st.vars.find("HOME");
         std::string home = hv && hv->set ? hv->str : s_.id.home;

@@ -164,9 +164,11 @@ const Var* Exec::lookup(std::string_view name) {
         if (lb != std::string::npos && target.back() == ']') {
             std::string base = target.substr(0, lb);
             std::string sub = target.substr(lb + 1, target.size() - lb - 2);
+            if (sub == "@" || sub == "*") return nullptr;  // all elements: only $ref itself reads them (params.cpp)
             const Var* arr = lookup(base);
             if (!arr) return nullptr;
-            if (arr->is_assoc()) {
+            {
+                // the subscript is expanded (an associative key, or `$(...)` in an arithmetic one)
                 std::string key;
                 if (subscript_text(arr, sub, key) != Ex::Ok) return nullptr;
                 sub = std::move(key);
@@ -425,9 +427,14 @@ bool Exec::assign(std::string_view name, std::string_view value, bool append) {
         if (!ok) return false;
         if (target != name) {
             size_t lb = target.find('[');
-            if (lb != std::string::npos && target.back() == ']')
-                return assign_elem_text(target.substr(0, lb), target.substr(lb + 1, target.size() - lb - 2), value,
-                                        append);
+            if (lb != std::string::npos && target.back() == ']') {
+                std::string sub = target.substr(lb + 1, target.size() - lb - 2);
+                if (sub == "@" || sub == "*") {  // a nameref to a[@] reads all elements and writes none
+                    report_error(target + ": bad array subscript");
+                    return false;
+                }
+                return assign_elem_text(target.substr(0, lb), sub, value, append);
+            }
             if (!valid_name(target)) {
                 error("`" + target + "': not a valid identifier");
                 return false;
@@ -457,6 +464,10 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         bool ok;
         resolved = resolve_nameref(name, ok);
         if (!ok) return false;
+        if (!valid_name(resolved)) {  // a nameref to an element (`a[0]`) has no elements of its own
+            report_error("`" + resolved + "': not a valid identifier");
+            return false;
+        }
         name = resolved;
         v = st_.vars.find(name);
     }
@@ -660,20 +671,42 @@ Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_at
 }
 
 Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+    // `ref=(...)` through a nameref: without a target, bash drops the nameref attribute (with a warning) and
+    // assigns the array to ref itself; a target that is an element (`a[0]`, `a[@]`) cannot take a list.
+    // Otherwise the list goes to the target, which it creates when unset.
+    std::string resolved;
+    if (a->is_array && !a->index) {
+        Var* raw = st_.vars.find(a->name);
+        if (raw && raw->nameref()) {
+            bool ok = true;
+            std::string target = resolve_nameref(a->name, ok);
+            if (!ok) return st_.status = 1, Ex::Fail;
+            if (target == a->name && !raw->readonly()) {
+                error("warning: " + std::string(a->name) + ": removing nameref attribute");
+                raw->attrs &= static_cast<uint16_t>(~kAttrNameref);
+            } else if (target != a->name && !valid_name(target)) {
+                report_error("`" + target + "': not a valid identifier");
+                return st_.status = 1, Ex::Fail;
+            } else if (target != a->name && scope_override == UINT32_MAX) {
+                resolved = std::move(target);
+            }
+        }
+    }
+    std::string_view name = resolved.empty() ? a->name : std::string_view(resolved);
     // The value is expanded before the binding exists: `local a=("${a[@]}")` and `x=$x cmd` see the outer x.
     AssignValue own;
     if (!pre && a->is_array && !a->index && scope_override == UINT32_MAX) {
         // Except `name=(...)` on its own line: bash makes name an array first, so the values see it (a
         // $(declare -p name) among them). A readonly name fails before they are expanded; a new name is an
         // empty array, a scalar becomes element 0.
-        Var* t = lookup_mut(a->name);
+        Var* t = lookup_mut(name);
         if (t && t->readonly()) {
-            report_error(std::string(a->name) + ": readonly variable");
+            report_error(std::string(name) + ": readonly variable");
             st_.status = 1;
             return Ex::Fail;
         }
         bool created = !t;
-        if (created) t = &st_.vars.lookup_or_create(a->name);
+        if (created) t = &st_.vars.lookup_or_create(name);
         if (!t->is_array()) {
             auto arr = std::make_shared<IndexedArray>();
             if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str);
@@ -695,7 +728,6 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
         xtrace_line(xtrace_assign_text(a, val, -1, false));
         xtrace_assign_ = true;
     }
-    std::string_view name = a->name;
     if (a->index && a->index->parts.size == 0) {  // a[]=x (a subscript that expands to nothing is 0)
         report_error(std::string(name) + "[]: bad array subscript");
         st_.status = 1;

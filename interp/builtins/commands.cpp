@@ -397,8 +397,8 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
     std::vector<std::string> cands;
-    std::string prefix, suffix, filter, word, glob;
-    bool have_word = false;
+    std::string prefix, suffix, filter, word, glob, func;
+    bool have_word = false, have_func = false;
     auto add_action = [&](const std::string& act) {
         if (act == "builtin" || act == "b") {
             for (const auto& b : builtin_table()) cands.emplace_back(b.name);
@@ -492,28 +492,56 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
                 case 'S': suffix = arg; break;
                 case 'X': filter = arg; break;
                 case 'G': glob = arg; break;
-                case 'o': case 'F': case 'C': break;
+                case 'F':
+                    func = arg;
+                    have_func = true;
+                    break;
+                case 'o': case 'C': break;
                 default:
                     sh.builtin_error("compgen", std::string("-") + c + ": invalid option");
                     return 2;
             }
         }
     }
+    // -F FUNC: bash calls FUNC as a completion function (`FUNC compgen WORD ''`, in this shell) and adds the
+    // elements of COMPREPLY, which it does not match against the word.
+    std::vector<std::string> replies;
+    if (have_func) {
+        sh.error("compgen: warning: -F option may not work as you expect");
+        auto it = sh.st_.funcs.find(func);
+        if (it == sh.st_.funcs.end()) {
+            sh.error("completion: function `" + func + "' not found");
+            return 1;
+        }
+        FunctionPtr fn = it->second;
+        (void)sh.unset_var("COMPREPLY");  // the function's answer only
+        std::vector<std::string> args{func, "compgen", have_word ? word : std::string(), std::string()};
+        Flow f = sh.call_function(fn, args);
+        if (f == Flow::Exit) return {sh.st_.status, f};
+        if (const Var* cr = sh.lookup("COMPREPLY")) {
+            if (cr->is_indexed()) {
+                if (cr->idx)
+                    for (const auto& [k, v] : cr->idx->m) replies.push_back(v);
+            } else if (const std::string* one = cr->scalar_value()) {
+                replies.push_back(*one);
+            }
+        }
+    }
     std::string out;
     int n = 0;
-    std::vector<std::string> seen;
-    for (const auto& c : cands) {
-        if (have_word && !c.starts_with(word)) continue;
+    auto emit = [&](const std::string& c, bool match_word) {
+        if (match_word && have_word && !c.starts_with(word)) return;
         if (!filter.empty()) {
             bool neg = filter[0] == '!';
             bool m = pattern_match(neg ? filter.substr(1) : filter, c);
-            if (neg ? !m : m) continue;
+            if (neg ? !m : m) return;
         }
         out += prefix + c + suffix + "\n";
         ++n;
-    }
+    };
+    for (const auto& c : cands) emit(c, true);
+    for (const auto& c : replies) emit(c, false);
     (void)glob;
-    (void)seen;
     sh.write_out(out);
     return n > 0 ? 0 : 1;
 }

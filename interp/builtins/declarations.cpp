@@ -257,6 +257,20 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 continue;
             }
         }
+        // declare -n NAME=VALUE: VALUE must name a variable or an element, else nothing changes.
+        if ((add & kAttrNameref) && !(remove & kAttrNameref) && (has_value || (as && !preval.is_array))) {
+            const std::string& target = as ? preval.scalar : value;
+            if (target.empty()) {
+                sh.builtin_error(cmd, "`': not a valid identifier");
+                status = 1;
+                continue;
+            }
+            if (!valid_name(target.substr(0, target.find('[')))) {
+                sh.builtin_error(cmd, "`" + target + "': invalid variable name for name reference");
+                status = 1;
+                continue;
+            }
+        }
         // The binding to work on.
         Var* v = nullptr;
         if (scope == 0 && !global) {

@@ -5,7 +5,55 @@
 namespace bashkit::syntax::detail {
 
 Lexer::Lexer(std::string_view src, Pos origin)
-    : src_(src), end_(static_cast<uint32_t>(src.size())), st_{0, origin.line, origin.col} {}
+    : src_(src), end_(static_cast<uint32_t>(src.size())), st_{0, origin.line, origin.col, 0} {
+    AliasFrame base;
+    base.text = src;
+    frames_.push_back(base);
+}
+
+void Lexer::restore(const LexState& s) {
+    stopped_ = false;
+    if (s.frame != st_.frame) {  // within one text, a narrowed end (set_end) stays
+        src_ = frames_[s.frame].text;
+        end_ = static_cast<uint32_t>(src_.size());
+    }
+    st_ = s;
+}
+
+void Lexer::push_alias(std::string_view text, std::string_view name, bool expand_next, Pos origin) {
+    AliasFrame f;
+    f.text = text;
+    f.name = name;
+    f.parent = st_.frame;
+    f.resume = st_;
+    f.resume_end = end_;
+    f.nest = nest_;
+    f.expand_next = expand_next;
+    frames_.push_back(f);
+    restore(LexState{0, origin.line, origin.col, static_cast<uint32_t>(frames_.size() - 1)});
+    alias_next = expand_next;
+}
+
+void Lexer::pop_alias() {
+    const AliasFrame& f = frames_[st_.frame];
+    alias_next = f.expand_next;
+    restore(f.resume);
+    end_ = f.resume_end;
+}
+
+bool Lexer::expanding(std::string_view name) const {
+    for (uint32_t f = st_.frame; f != 0; f = frames_[f].parent)
+        if (frames_[f].name == name) return true;
+    return false;
+}
+
+bool Lexer::input_after_alias(LexState& input) const {
+    if (st_.frame == 0 || frames_[st_.frame].nest != nest_) return false;
+    uint32_t child = st_.frame;
+    while (frames_[child].parent != 0 && frames_[frames_[child].parent].nest == nest_) child = frames_[child].parent;
+    input = frames_[child].resume;
+    return true;
+}
 
 void Lexer::advance(uint32_t n) {
     uint32_t stop = st_.off + n;
@@ -26,13 +74,19 @@ void Lexer::advance(uint32_t n) {
 }
 
 void Lexer::force_eof() {
+    // Stays in the text it is in (a word being read keeps offsets into it) and leaves no alias value.
     end_ = static_cast<uint32_t>(src_.size());
     advance_to(end_);
+    stopped_ = true;
 }
 
 void Lexer::skip_blanks() {
     for (;;) {
         int c = peek();
+        if (c == -1 && st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
+            pop_alias();  // the end of an alias value: reading goes on after the alias word
+            continue;
+        }
         if (c == ' ' || c == '\t') {
             advance();
         } else if (c == '\\' && peek(1) == '\n') {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "interp/syntax/ast.hpp"
 
@@ -57,6 +58,19 @@ struct LexState {
     uint32_t off = 0;
     uint32_t line = 1;
     uint32_t col = 1;
+    uint32_t frame = 0;  // the text the cursor is in: 0 is the source, others are alias values
+};
+
+// An alias value being read (bash's pushed string). The source is frame 0. Frames are never removed
+// while the parser lives, so a saved LexState stays valid after its frame was left.
+struct AliasFrame {
+    std::string_view text;     // the value, copied into the parse's arena
+    std::string_view name;     // the alias: not expanded again while this frame is on the chain
+    uint32_t parent = 0;       // the frame the alias word was read in
+    LexState resume;           // where reading goes on in the parent once the value is read
+    uint32_t resume_end = 0;   // the parent's end then (narrowed when the alias is inside a subscript)
+    uint32_t nest = 0;         // substitution nesting when pushed: only that level leaves the frame
+    bool expand_next = false;  // the value ends with a blank: the word after it is checked for an alias
 };
 
 class Lexer {
@@ -64,6 +78,8 @@ public:
     Lexer(std::string_view src, Pos origin);
 
     std::string_view src() const { return src_; }
+    // The current text, which alias frames change: the parser reads it through this reference.
+    const std::string_view& src_ref() const { return src_; }
     uint32_t off() const { return st_.off; }
     uint32_t end() const { return end_; }
     // Narrows (or restores) the end of input; used to read a sub-range such as a subscript as a word.
@@ -79,9 +95,29 @@ public:
     void advance_to(uint32_t to) { advance(to - st_.off); }
     Pos pos() const { return {st_.line, st_.col}; }
     LexState save() const { return st_; }
-    void restore(const LexState& s) { st_ = s; }
-    // Jumps to the end (used after an error so every loop of the parser stops).
+    void restore(const LexState& s);
+    // Jumps to the end of the input (used after an error so every loop of the parser stops).
     void force_eof();
+
+    // ---- alias values (bash reads them as input pushed in front of the rest)
+    // Reads `text` next, as the value of alias `name`, then goes on at the cursor. Positions inside the
+    // value count from `origin` (the alias word).
+    void push_alias(std::string_view text, std::string_view name, bool expand_next, Pos origin);
+    bool in_alias() const { return st_.frame != 0; }
+    // Whether alias `name` is being expanded (its frame is on the chain of the cursor).
+    bool expanding(std::string_view name) const;
+    // Set when a value ending with a blank has been read to its end, cleared by the parser once the next
+    // word was looked at (bash's PST_ALEXPNEXT).
+    bool alias_next = false;
+    size_t frames() const { return frames_.size(); }
+    // Substitution bodies ($( ), <( )) nest: a frame pushed at one level is left only at that level, so a
+    // construct opened inside an alias value cannot close outside it.
+    void enter_nest() { ++nest_; }
+    void leave_nest() { --nest_; }
+    // Here-document bodies are read from the input, never from an alias value (bash). When the cursor is
+    // in an alias value, sets `input` to where the input goes on after the values being read and returns
+    // true.
+    bool input_after_alias(LexState& input) const;
 
     // Line continuations (backslash-newline) vanish wherever bash reads input with shell_getc(1): inside
     // operators, reserved words, names after `$`, and openers such as `$(` or `((`. Single quotes, the
@@ -136,9 +172,13 @@ private:
     uint32_t memo_end_ = 0;
     LexMode memo_mode_ = LexMode::Command;
     bool memo_valid_ = false;
+    void pop_alias();
     std::string_view src_;
     uint32_t end_;
     LexState st_;
+    std::vector<AliasFrame> frames_;  // [0] is the source itself
+    uint32_t nest_ = 0;
+    bool stopped_ = false;  // force_eof: the end of an alias value is the end of everything
 };
 
 // The text of an operator token (for error messages).

@@ -17,7 +17,7 @@ constexpr std::string_view kDeclUtils[] = {"declare", "typeset", "local", "expor
 
 Parser::Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth,
                uint32_t eof_line)
-    : a_(a), src_(src), lx_(src, origin), opt_(opt), depth_(depth) {
+    : a_(a), lx_(src, origin), src_(lx_.src_ref()), opt_(opt), depth_(depth) {
     if (eof_line) {
         eof_line_ = eof_line;
         return;
@@ -108,7 +108,10 @@ void Parser::error_near(const Token& t) {
 
 // ---------------------------------------------------------------- literals
 
+// After an error the cursor may be in another text than a literal being built (an alias value ended it):
+// literals are dropped then, with the rest of the tree.
 void Parser::lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p) {
+    if (failed()) return;
     if (!l.active) {
         l.active = true;
         l.contiguous = true;
@@ -129,6 +132,7 @@ void Parser::lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p) {
 }
 
 void Parser::lit_add_str(LitBuf& l, std::string_view s, Pos p) {
+    if (failed()) return;
     if (!l.active) {
         l.active = true;
         l.pos = p;
@@ -142,6 +146,10 @@ void Parser::lit_add_str(LitBuf& l, std::string_view s, Pos p) {
 }
 
 void Parser::lit_flush(LitBuf& l, std::vector<Node*>& parts) {
+    if (failed()) {
+        l.active = false;
+        l.buf.clear();
+    }
     if (!l.active) return;
     Lit* lit = a_.node<Lit>(l.pos);
     lit->text = l.contiguous ? src_.substr(l.start, l.end - l.start) : a_.str(l.buf);
@@ -157,6 +165,7 @@ Word* Parser::make_word(Pos p, std::vector<Node*>& parts) {
 }
 
 std::string_view Parser::joined(uint32_t from, uint32_t to) {
+    if (from > src_.size() || to < from) return {};  // only after an error (see lit_add)
     std::string_view raw = src_.substr(from, to - from);
     if (raw.find("\\\n") == std::string_view::npos) return raw;
     std::string out;
@@ -181,10 +190,32 @@ Script* Parser::parse_unit(bool& complete) {
     complete = false;
     Script* s = a_.node<Script>(lx_.pos());
     std::vector<Stmt*> out;
-    skip_newlines();
+    skip_newlines_at_command();
+    // A newline ends the unit, unless it is inside an alias value: the rest of the value and of the line
+    // belong to this unit. Returns true at the end of the unit.
+    auto at_newline = [&] {
+        bool in_value = lx_.in_alias();
+        consume_newline();
+        if (!in_value) {
+            complete = !failed() && !heredoc_eof_;
+            return true;
+        }
+        for (;;) {
+            Token n = lx_.next();
+            if (n.kind == Tok::Newline && lx_.in_alias()) {
+                consume_newline();
+            } else if (n.kind != Tok::Word || !expand_alias(true)) {
+                return false;
+            }
+        }
+    };
     while (!failed()) {
         Token t = lx_.next();
         if (t.kind == Tok::Eof) break;
+        if (t.kind == Tok::Newline) {  // after an alias with an empty value
+            if (at_newline()) break;
+            continue;
+        }
         if (is_stop(t) || t.kind == Tok::Semi || t.kind == Tok::Amp) {
             error_near(t);
             break;
@@ -200,12 +231,13 @@ Script* Parser::parse_unit(bool& complete) {
             lx_.consume(t);
             st->background = t.kind == Tok::Amp;
             separated = true;
+            while (expand_alias(true)) {
+            }
             t = lx_.next();
         }
         if (t.kind == Tok::Newline) {
-            consume_newline();
-            complete = !failed() && !heredoc_eof_;
-            break;
+            if (at_newline()) break;
+            continue;
         }
         if (t.kind == Tok::Eof) break;
         if (!separated || is_stop(t)) {
@@ -247,7 +279,60 @@ bool Parser::is_stop(const Token& t) const {
 
 void Parser::consume_newline() {
     lx_.advance();
+    // The end of the input line whose next lines were read as here-document bodies for an alias value:
+    // reading goes on after the bodies.
+    if (input_jump_ && lx_.save().frame == input_jump_->first.frame && lx_.off() == input_jump_->first.off) {
+        lx_.restore(input_jump_->second);
+        input_jump_.reset();
+    }
     if (!heredocs_.empty()) read_heredocs();
+}
+
+uint32_t Parser::skip_newlines_at_command() {
+    uint32_t n = 0;
+    for (;;) {
+        n += skip_newlines();
+        if (failed() || !expand_alias(true)) return n;
+    }
+}
+
+bool Parser::expand_alias(bool command_position) {
+    if (!opt_.aliases || opt_.aliases->empty() || failed()) return false;
+    Token t = lx_.next();  // leaves the alias values read to their end, which may set alias_next
+    if (t.kind != Tok::Word || (!command_position && !lx_.alias_next)) return false;
+    // The word as bash's reader sees it: up to a metacharacter, line continuations removed.
+    std::string name;
+    uint32_t i = t.off;
+    uint32_t end = lx_.end();
+    bool quoted = false;
+    while (i < end) {
+        char c = src_[i];
+        if (c == '\\' && i + 1 < end && src_[i + 1] == '\n') {
+            i += 2;
+            continue;
+        }
+        if (Lexer::is_meta(static_cast<unsigned char>(c))) break;
+        if (c == '\'' || c == '"' || c == '\\') quoted = true;
+        name += c;
+        ++i;
+    }
+    // A quoted word is never an alias and leaves alias_next as it was (bash); any other word clears it.
+    if (quoted) return false;
+    auto it = opt_.aliases->find(name);
+    if (it == opt_.aliases->end() || lx_.expanding(name)) {
+        lx_.alias_next = false;
+        return false;
+    }
+    const std::string& value = it->second;
+    alias_bytes_ += value.size();
+    if (++alias_count_ > opt_.max_alias_expansions || alias_bytes_ > opt_.max_alias_bytes) {
+        error(t.pos, "alias expansion limit exceeded");
+        return false;
+    }
+    lx_.advance_to(i);
+    bool next = !value.empty() && (value.back() == ' ' || value.back() == '\t');
+    lx_.push_alias(a_.str(value), a_.str(name), next, t.pos);
+    return true;
 }
 
 uint32_t Parser::skip_newlines() {
@@ -264,7 +349,7 @@ uint32_t Parser::skip_newlines() {
 std::vector<Stmt*> Parser::parse_stmts(bool nonempty) {
     std::vector<Stmt*> out;
     for (;;) {
-        skip_newlines();
+        skip_newlines_at_command();
         if (failed()) break;
         Token t = lx_.next();
         if (t.kind == Tok::Eof) break;
@@ -304,7 +389,7 @@ Command* Parser::parse_and_or() {
     while (t.kind == Tok::AndAnd || t.kind == Tok::OrOr) {
         lx_.consume(t);
         ops.push_back(t.kind == Tok::AndAnd ? AndOrOp::And : AndOrOp::Or);
-        skip_newlines();
+        skip_newlines_at_command();
         Command* c = parse_pipeline();
         if (!c || failed()) return nullptr;
         items.push_back(c);
@@ -327,6 +412,10 @@ Command* Parser::parse_pipeline() {
     // Any sequence of `!` and `time [-p] [--]` (bash: pipeline_command: BANG pipeline_command |
     // timespec pipeline_command). Repeats collapse: `! !` cancels, `time time` times once.
     while (t.kind == Tok::Word) {
+        if (expand_alias(true)) {
+            t = lx_.next();
+            continue;
+        }
         if (time_ok && lx_.at_word("time")) {
             lx_.advancej(4);
             timed = true;
@@ -364,7 +453,7 @@ Command* Parser::parse_pipeline() {
             if (t.kind != Tok::Pipe && t.kind != Tok::PipeAmp) break;
             lx_.consume(t);
             err_too.push_back(t.kind == Tok::PipeAmp ? 1 : 0);
-            uint32_t newlines = skip_newlines();
+            uint32_t newlines = skip_newlines_at_command();
             if (failed()) return nullptr;
             // After `|`, `!` is a reserved word that cannot start a pipeline stage; so is `time` once two
             // newlines separate it from the `|` (bash's time_command_acceptable looks back two tokens).
@@ -399,6 +488,8 @@ bool Parser::expect_word(std::string_view kw) {
 }
 
 Command* Parser::parse_command() {
+    while (expand_alias(true)) {
+    }
     Token t = lx_.next();
     Command* c = nullptr;
     switch (t.kind) {
@@ -557,9 +648,28 @@ Redirect* Parser::parse_redirect(Token t) {
 void Parser::read_heredocs() {
     std::vector<Redirect*> list;
     list.swap(heredocs_);
+    // At a newline inside an alias value, bash reads the bodies from the input lines after the line
+    // holding the alias word, never from the value; the rest of that line is read after the value.
+    LexState in_value = lx_.save();
+    LexState input;
+    bool from_input = lx_.input_after_alias(input);
+    if (from_input) {
+        if (input_jump_) {
+            lx_.restore(input_jump_->second);
+        } else {
+            lx_.restore(input);
+            const void* nl = std::memchr(src_.data() + lx_.off(), '\n', lx_.end() - lx_.off());
+            lx_.advance_to(nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) + 1 : lx_.end());
+        }
+    }
+    LexState line_end = lx_.save();
     for (Redirect* r : list) {
         if (failed()) return;
         read_heredoc(r);
+    }
+    if (from_input && !failed()) {
+        input_jump_.emplace(input_jump_ ? input_jump_->first : line_end, lx_.save());
+        lx_.restore(in_value);
     }
 }
 
@@ -685,12 +795,16 @@ Command* Parser::parse_simple() {
             continue;
         }
         if (t.kind != Tok::Word) break;
+        // The command name (after assignments and redirections too) and, after an alias whose value ends
+        // with a blank, the next word are alias-expanded.
+        if (expand_alias(words.empty())) continue;
         if (words.empty()) {
             if (Assign* as = try_assignment()) {
                 assigns.push_back(as);
                 continue;
             }
             if (failed()) return nullptr;
+            if (expand_alias(true)) continue;
             Word* w = read_word(WordMode::Normal);
             if (failed()) return nullptr;
             words.push_back(w);

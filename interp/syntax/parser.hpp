@@ -1,6 +1,7 @@
 // Parsing bash source into the AST of ast.hpp. Pure: no I/O, no global state; safe to call from any thread.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -20,6 +21,13 @@ struct ParseOptions {
     // Maximum nesting of compound commands, substitutions, expansions and expressions. Deeper input is a
     // syntax error ("maximum nesting depth exceeded"), never a stack overflow.
     uint32_t max_depth = 256;
+    // Aliases to expand while parsing (bash expands them as it reads a command, when `expand_aliases` is
+    // on); null or empty: none. Read only during the parse: the values used are copied into the tree.
+    const std::map<std::string, std::string>* aliases = nullptr;
+    // Bounds of alias expansion in one parse (values can expand each other into exponential text): past
+    // them the parse fails with "alias expansion limit exceeded".
+    uint32_t max_alias_expansions = 100000;
+    size_t max_alias_bytes = size_t(16) << 20;
 };
 
 // A syntax error: the position it blames and bash's wording without any prefix, e.g.

@@ -221,6 +221,9 @@ Command* Parser::parse_for(bool select) {
     lx_.advancej(select ? 6 : 3);
     lx_.skip_blanks();
     if (!select && lx_.peekj() == '(' && lx_.peekj(1) == '(') return parse_arith_for(p);
+    // after an alias whose value ends with a blank (`alias FOR='for '`), each word may be an alias too
+    while (expand_alias(false)) {
+    }
     Token t = lx_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
@@ -234,11 +237,14 @@ Command* Parser::parse_for(bool select) {
     bool has_in = false;
     std::vector<Word*> items;
     skip_newlines();
+    while (expand_alias(false)) {
+    }
     t = lx_.next();
     if (t.kind == Tok::Word && lx_.at_word("in")) {
         lx_.advancej(2);
         has_in = true;
         for (;;) {
+            if (expand_alias(false)) continue;
             t = lx_.next();
             if (t.kind == Tok::Word) {
                 Word* w = read_word(WordMode::Normal);

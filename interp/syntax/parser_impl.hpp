@@ -55,8 +55,8 @@ public:
 
     // ---------------------------------------------------------------- shared helpers
     Arena& a_;
-    std::string_view src_;
     Lexer lx_;
+    const std::string_view& src_;  // the text the cursor is in: the source or an alias value
     const ParseOptions& opt_;
     uint32_t depth_;
 
@@ -108,6 +108,12 @@ private:
     std::vector<Stmt*> parse_stmts(bool nonempty);
     bool is_stop(const Token& t) const;
     uint32_t skip_newlines();  // returns how many newlines it consumed
+    // skip_newlines where a command starts: an alias expanding to nothing before a newline leaves a blank
+    // line, as in bash.
+    uint32_t skip_newlines_at_command();
+    // Set after here-document bodies were read from the input for an alias value: when the cursor
+    // reaches the end of the line (first), it goes on after the bodies (second).
+    std::optional<std::pair<LexState, LexState>> input_jump_;
     void consume_newline();
     void read_heredocs();
     void read_heredoc(Redirect* r);
@@ -131,6 +137,11 @@ private:
     Command* parse_funcdef_body(FuncDef* f);
     Command* parse_coproc();
     bool at_compound_start();
+    // Alias expansion of the word at the cursor (bash's alias_expand_token): at command position, or
+    // after an alias whose value ends with a blank. True when the word was replaced by its value.
+    bool expand_alias(bool command_position);
+    uint32_t alias_count_ = 0;
+    size_t alias_bytes_ = 0;
     // [[ ]]
     CondExpr* cond_or();
     CondExpr* cond_and();
@@ -161,7 +172,9 @@ private:
     // raw arithmetic text; returns false when a ')' closes early (not an arithmetic expression)
     bool read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term = nullptr);
 
-    std::string_view word_text(uint32_t from) const { return src_.substr(from, lx_.off() - from); }
+    std::string_view word_text(uint32_t from) const {
+        return from <= lx_.off() ? src_.substr(from, lx_.off() - from) : std::string_view();
+    }
     std::string_view plain_text(const Word* w) const;
     // Source bytes [from, to) without line continuations (arena-copied only when there are some).
     std::string_view joined(uint32_t from, uint32_t to);  // the text of a one-Lit word, else ""
@@ -173,6 +186,9 @@ private:
     std::unordered_map<uint64_t, Memo> memo_;
     uint32_t speculating_ = 0;
     Node* memo_get(uint32_t off, bool in_dq);
+    uint64_t memo_key(uint32_t off, bool in_dq) const {
+        return (uint64_t(lx_.save().frame) << 33) | (uint64_t(off) << 1) | (in_dq ? 1 : 0);
+    }
     void memo_put(uint32_t off, bool in_dq, Node* n);
 
     std::vector<Redirect*> heredocs_;

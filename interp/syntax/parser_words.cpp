@@ -385,7 +385,7 @@ Node* Parser::read_ansic() {
 
 Node* Parser::memo_get(uint32_t off, bool in_dq) {
     if (memo_.empty()) return nullptr;
-    auto it = memo_.find((uint64_t(off) << 1) | (in_dq ? 1 : 0));
+    auto it = memo_.find(memo_key(off, in_dq));
     if (it == memo_.end()) return nullptr;
     lx_.restore(it->second.end);
     return it->second.node;
@@ -393,7 +393,7 @@ Node* Parser::memo_get(uint32_t off, bool in_dq) {
 
 void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
     if (speculating_ == 0 || !n || failed()) return;
-    memo_[(uint64_t(off) << 1) | (in_dq ? 1 : 0)] = Memo{n, lx_.save()};
+    memo_[memo_key(off, in_dq)] = Memo{n, lx_.save()};
 }
 
 Node* Parser::read_dollar(bool in_dq) {
@@ -636,11 +636,20 @@ std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
+    uint32_t frame = lx_.save().frame;
+    lx_.enter_nest();
     std::vector<Stmt*> body = parse_stmts(false);
+    Token t = lx_.next();  // may still leave alias values read inside the body
+    lx_.leave_nest();
     in_heredoc_body_ = saved_in_body;
     no_time_ = false;
     if (failed()) return body;
-    Token t = lx_.next();
+    // The `)` must be in the text that holds the `$(` (the word goes on there): an alias value expanded
+    // inside the body cannot close it (bash can; a word here never spans two texts).
+    if (lx_.save().frame != frame) {
+        error_near(t);
+        return body;
+    }
     if (t.kind == Tok::RParen) {
         lx_.consume(t);
         ok = true;

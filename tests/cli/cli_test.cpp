@@ -259,6 +259,21 @@ TEST(CliDefault, DashCMessagesAreNamedByDollarZero) {
     EXPECT_EQ(r.err, "bashkit: line 1: nosuch_q: command not found\n");
 }
 
+TEST(CliDefault, NamedAsStarted) {
+    // Like bash, the shell is named as it was started (here a link named bash; without the directory): $0
+    // and the messages of -c without NAME and of a script read from stdin.
+    TempDir dir;
+    fs::create_symlink(fs::absolute(BASHKIT_CLI), dir.path / "bash");
+    Result r = run_program(dir / "bash", {"-c", "echo $0; echo ${x[-1]}; echo after"}, {});
+    EXPECT_EQ(r.out, "bash\n\nafter\n");
+    EXPECT_EQ(r.err.rfind("bash: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("x: bad array subscript\n"), std::string::npos) << r.err;
+    r = run_program(dir / "bash", {}, stdin_is("echo $0\n(\n"));
+    EXPECT_EQ(r.out, "bash\n");
+    EXPECT_EQ(r.err.rfind("bash: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("syntax error: unexpected end of file\n"), std::string::npos) << r.err;
+}
+
 TEST(CliDefault, SyntaxModesIgnoreFileSystemFlags) {
     // -n, --print and --dump-ast never build the file system.
     Result r = run({"-n", "--root", "/nonexistent-bashkit-dir", "-c", "echo hi"});

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -631,6 +633,78 @@ TEST(ParserLimits, ArbitraryBytesNeverCrash) {
     }
 }
 
+
+// ---------------------------------------------------------------- aliases
+
+// A parse with aliases gives the tree of the text bash would read.
+TEST(Aliases, ExpandAsBashReads) {
+    std::map<std::string, std::string> al{{"ll", "ls -l"},    {"e", "echo "},        {"one", "ONE "},
+                                          {"LEFT", "{"},      {"loop", "for i in 1 2; do echo $i;"},
+                                          {"self", "self x"}, {"nl", "echo a\necho b"}, {"none", ""}};
+    ParseOptions opt;
+    opt.aliases = &al;
+    run_table({{"ll /tmp", P("ls -l /tmp").c_str()},
+               {"e one one x", P("echo ONE ONE x").c_str()},
+               {"echo ll", P("echo ll").c_str()},
+               {"'ll' x", P("'ll' x").c_str()},
+               {"X=1 ll", P("X=1 ls -l").c_str()},
+               {"LEFT echo a; }", P("{ echo a; }").c_str()},
+               {"loop done", P("for i in 1 2; do echo $i; done").c_str()},
+               {"self", P("self x").c_str()},
+               {"nl c", P("echo a\necho b c").c_str()},
+               {"none (( 1 ))", P("(( 1 ))").c_str()},
+               {"case ll in ll) ll;; esac", P("case ll in ll) ls -l;; esac").c_str()}},
+              opt);
+    EXPECT_EQ(P("ll", {}), P("ll"));  // no aliases given: none expanded
+}
+
+// Values that double at each level stop at the bound, as a syntax error.
+TEST(Aliases, ExpansionIsBounded) {
+    std::map<std::string, std::string> al;
+    std::string prev = ":";
+    for (int i = 1; i <= 30; ++i) {
+        std::string name = "a" + std::to_string(i);
+        al[name] = prev + " " + prev + " ";
+        prev = name;
+    }
+    ParseOptions opt;
+    opt.aliases = &al;
+    EXPECT_EQ(P(prev, opt), "ERR line 1: alias expansion limit exceeded");
+}
+
+// Random alias values and lines made of the pieces that open and close constructs: a parse ends, with a
+// tree or an error, and never reads outside the text it is in (a value may end inside a word, a
+// substitution, a here-document...).
+TEST(Aliases, RandomValuesNeverBreakTheParser) {
+    const std::vector<std::string> toks = {
+        "<<E\n", "E\n", "$(cat <<E\n", "\"$(", "`", "<(", "function", "f()", "((", "\\\n", "a", "b", "c", "echo",
+        "x", "$(", ")", "(", "{", "}", ";", "\n", "\"", "'", "<<E", "E", "for", "in", "do", "done", "if", "then",
+        "fi", "case", "esac", ";;", "|", "&&", "[[", "]]", "=", "a=(", "$((", "1", "+", "))", "\\", "#", " ",
+        "\t", "${", "[", "]", "!", "time", "a[$(", "b)]=1", "<<-E", "$x"};
+    std::mt19937 rng(12345);
+    auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+    for (int iter = 0; iter < 3000; ++iter) {
+        std::map<std::string, std::string> al;
+        for (const char* name : {"a", "b", "c", "x"}) {
+            std::string v;
+            for (size_t k = pick(7); k > 0; --k) v += toks[pick(toks.size())] + (pick(2) ? " " : "");
+            al[name] = v;
+        }
+        std::string src;
+        for (int line = 0; line < 4; ++line) {
+            for (size_t k = 1 + pick(8); k > 0; --k) src += toks[pick(toks.size())] + (pick(3) ? " " : "");
+            src += "\n";
+        }
+        ParseOptions opt;
+        opt.aliases = &al;
+        ScriptReader rd(std::make_shared<const std::string>(src), opt);
+        for (int units = 0; !rd.at_end(); ++units) {
+            ASSERT_LT(units, 1000) << src;
+            (void)rd.next();
+        }
+        (void)parse(src, opt);
+    }
+}
 
 // ScriptReader: one top-level command line per unit, positions in the whole script, here-document bodies
 // with their line, "incomplete" errors for input that more text could finish.
