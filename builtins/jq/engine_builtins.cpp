@@ -1462,6 +1462,31 @@ std::exception_ptr defer_error(const C& outputs, Run&& run) {
     return nullptr;
 }
 
+
+// A vector used as a stack, its capacity charged to the memory budget.
+template <class T>
+class BudgetedStack {
+public:
+    void push(T&& t) {
+        v_.push_back(std::move(t));
+        if (v_.capacity() != charged_) {
+            held_.set(v_.capacity() * sizeof(T));
+            charged_ = v_.capacity();
+        }
+    }
+    T pop() {
+        T t = std::move(v_.back());
+        v_.pop_back();
+        return t;
+    }
+    bool empty() const { return v_.empty(); }
+
+private:
+    std::vector<T> v_;
+    interp::MemoryCharge held_{current_budget()};
+    size_t charged_ = 0;
+};
+
 }  // namespace
 
 // recurse(f) and recurse(f; cond), jq's `def r: ., (f | select(cond) | r); r;`: depth first over an
@@ -1474,22 +1499,12 @@ bool recurse_with(Interp& I, const Node* f, const Node* cond, const Value& in, c
         Value p;
         std::exception_ptr err;
     };
-    std::vector<Item> stack;
-    interp::MemoryCharge held(current_budget());
-    size_t charged_cap = 0;
-    auto push = [&](Item&& it) {
-        stack.push_back(std::move(it));
-        if (stack.capacity() != charged_cap) {
-            held.set(stack.capacity() * sizeof(Item));
-            charged_cap = stack.capacity();
-        }
-    };
-    push({in, path ? *path : Value::invalid(), nullptr});
+    BudgetedStack<Item> stack;
+    stack.push({in, path ? *path : Value::invalid(), nullptr});
     std::vector<Item> next;
     while (!stack.empty()) {
         I.tick();
-        Item it = std::move(stack.back());
-        stack.pop_back();
+        Item it = stack.pop();
         if (it.err) std::rethrow_exception(it.err);
         if (!emit(Value(it.v), path ? (it.p.is_valid() ? &it.p : &kNoPath) : nullptr)) return false;
         next.clear();
@@ -1507,8 +1522,8 @@ bool recurse_with(Interp& I, const Node* f, const Node* cond, const Value& in, c
         };
         std::exception_ptr err = defer_error(
             next, [&] { I.eval(f, it.v, path ? (it.p.is_valid() ? &it.p : &kNoPath) : nullptr, env, mk_emit(cb)); });
-        if (err) push({Value(), Value(), std::move(err)});
-        for (size_t i = next.size(); i-- > 0;) push(std::move(next[i]));
+        if (err) stack.push({Value(), Value(), std::move(err)});
+        for (size_t i = next.size(); i-- > 0;) stack.push(std::move(next[i]));
     }
     return true;
 }
@@ -1684,16 +1699,8 @@ bool loop_native(Interp& I, const Node* call, const Value& in, const Value* path
         Value v;
         std::exception_ptr err;
     };
-    std::vector<Task> stack;
-    interp::MemoryCharge held(current_budget());
-    size_t charged_cap = 0;
-    auto push = [&](Step s, const Value& v, std::exception_ptr err = nullptr) {
-        stack.push_back({s, v, std::move(err)});
-        if (stack.capacity() != charged_cap) {
-            held.set(stack.capacity() * sizeof(Task));
-            charged_cap = stack.capacity();
-        }
-    };
+    BudgetedStack<Task> stack;
+    auto push = [&](Step s, const Value& v, std::exception_ptr err = nullptr) { stack.push({s, v, std::move(err)}); };
     std::vector<Value> outs;
     auto run = [&](const Node* f, const Value& v) {
         outs.clear();
@@ -1708,8 +1715,7 @@ bool loop_native(Interp& I, const Node* call, const Value& in, const Value* path
     push(Step::Visit, in);
     while (!stack.empty()) {
         I.tick();
-        Task t = std::move(stack.back());
-        stack.pop_back();
+        Task t = stack.pop();
         switch (t.step) {
             case Step::Raise: std::rethrow_exception(t.err);
             case Step::Emit:
