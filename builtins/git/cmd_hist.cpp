@@ -1,8 +1,10 @@
 // log, show, diff.
 #include <algorithm>
+#include <cstring>
 #include <queue>
 
 #include "builtins/git/core.hpp"
+#include "interp/regex.hpp"
 
 namespace bashkit::builtins::git {
 
@@ -404,6 +406,19 @@ struct LogOpts {
     bool merges = false, no_merges = false;
     int context = 3;
     std::vector<std::string> specs;
+    // Limiting by content (log_filter_matches): --grep, --author, --committer with -i/-E/-F, --all-match,
+    // --invert-grep; -S/-G with --pickaxe-regex; --since/--until (committer dates, both ends included).
+    std::vector<std::string> grep, author, committer;
+    enum class Syntax { basic, extended, fixed } syntax = Syntax::basic;
+    bool icase = false, all_match = false, invert_grep = false;
+    char pickaxe_kind = 0;  // 'S' or 'G'
+    std::string pickaxe;
+    bool pickaxe_regex = false, pickaxe_all = false;
+    std::optional<std::string> since_text, until_text;
+    // compiled by compile_filters
+    std::optional<int64_t> since, until;
+    std::vector<std::shared_ptr<interp::Regex>> grep_re, author_re, committer_re;
+    std::shared_ptr<interp::Regex> pickaxe_re;
 };
 
 std::string indent_message(const std::string& msg) {
@@ -518,6 +533,154 @@ std::string format_commit(Repo& repo, const std::string& f, const Commit& c) {
 
 namespace {
 
+// A date as --since/--until read it (git's approxidate, for the forms agents write): "@<seconds>", ISO dates
+// with an optional time and zone (a date alone keeps the time of day of now, as git does), "now",
+// "yesterday", "<n> <unit>[s] ago" (also written "<n>.<unit>.ago"). Anything else is now, as git takes it.
+int64_t approx_date(Repo& repo, std::string v) {
+    const int64_t now = repo.ctx.clock.now().sec;
+    int64_t t;
+    int tz;
+    if (parse_date(v, t, tz)) {
+        if (v.find_first_of("T ") == std::string::npos && v[0] != '@') t += now % 86400;  // a date alone
+        return t;
+    }
+    for (char& ch : v)
+        if (ch == '.') ch = ' ';
+    if (v == "now") return now;
+    if (v == "yesterday") return now - 86400;
+    size_t i = 0;
+    int64_t n = 0;
+    while (i < v.size() && isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
+    if (i == 0 || !v.ends_with(" ago")) return now;
+    std::string unit = v.substr(i, v.size() - 4 - i);
+    while (!unit.empty() && unit[0] == ' ') unit.erase(0, 1);
+    if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
+    static const std::pair<const char*, int64_t> kUnits[] = {{"second", 1},       {"minute", 60},
+                                                             {"hour", 3600},      {"day", 86400},
+                                                             {"week", 7 * 86400}, {"month", 30 * 86400},
+                                                             {"year", 365 * 86400}};
+    for (auto& [name, secs] : kUnits)
+        if (unit == name) return now - n * secs;
+    return now;
+}
+
+// Resolves the dates and compiles the patterns of o: a bad pattern is git's fatal ("command line, 'P': MSG" for --grep and friends,
+// "invalid regex: MSG" for -S/-G).
+void compile_filters(Repo& repo, LogOpts& o) {
+    if (o.since_text) o.since = approx_date(repo, *o.since_text);
+    if (o.until_text) o.until = approx_date(repo, *o.until_text);
+    if (o.pickaxe_kind == 'G' || (o.pickaxe_kind == 'S' && o.pickaxe_regex)) {
+        interp::RegexOptions ro;
+        ro.icase = o.icase;
+        ro.newline_sensitive = true;
+        auto re = std::make_shared<interp::Regex>(interp::Regex::compile(o.pickaxe, interp::RegexSyntax::kExtended, ro));
+        if (!re->ok()) throw Fatal{"invalid regex: " + re->message()};
+        o.pickaxe_re = re;
+    }
+    // (git names where a pattern came from: the command line for --grep, a header for --author/--committer)
+    auto compile = [&](const std::vector<std::string>& pats, std::vector<std::shared_ptr<interp::Regex>>& out,
+                       const char* origin) {
+        for (const std::string& p : pats) {
+            std::string pat = p;
+            if (o.syntax == LogOpts::Syntax::fixed) {
+                pat.clear();
+                for (char ch : p) {
+                    if (std::string_view(".[]()*+?{}|^$\\").find(ch) != std::string_view::npos) pat += '\\';
+                    pat += ch;
+                }
+            }
+            interp::RegexOptions ro;
+            ro.icase = o.icase;
+            auto syntax = o.syntax == LogOpts::Syntax::basic ? interp::RegexSyntax::kBasic : interp::RegexSyntax::kExtended;
+            auto re = std::make_shared<interp::Regex>(interp::Regex::compile(pat, syntax, ro));
+            if (!re->ok()) throw Fatal{std::string(origin) + ", '" + p + "': " + re->message()};
+            out.push_back(re);
+        }
+    };
+    compile(o.grep, o.grep_re, "command line");
+    compile(o.author, o.author_re, "header");
+    compile(o.committer, o.committer_re, "header");
+}
+
+// How many times -S's string (or regex) occurs in a blob.
+size_t pickaxe_count(const LogOpts& o, std::string_view data) {
+    size_t n = 0;
+    if (o.pickaxe.empty()) return 0;
+    if (!o.pickaxe_re) {
+        for (size_t at = data.find(o.pickaxe); at != std::string_view::npos; at = data.find(o.pickaxe, at + o.pickaxe.size())) ++n;
+        return n;
+    }
+    std::vector<interp::RegexSpan> m;
+    for (size_t from = 0; from <= data.size() && o.pickaxe_re->search(data, m, from); ++n)
+        from = size_t(m[0].end) > from ? size_t(m[0].end) : from + 1;
+    return n;
+}
+
+// The paths whose change in c (against its first parent, or nothing for a root commit) -S or -G finds.
+// Merges are not diffed by log, so they have none.
+std::vector<std::string> pickaxe_paths(Repo& repo, const Commit& c, const LogOpts& o) {
+    std::vector<std::string> hits;
+    if (c.parents.size() > 1) return hits;
+    Flat now = repo.flatten(c.tree);
+    Flat before = c.parents.empty() ? Flat{} : repo.flatten(repo.commit(c.parents[0]).tree);
+    std::set<std::string> paths;
+    for (auto& [p, v] : now) paths.insert(p);
+    for (auto& [p, v] : before) paths.insert(p);
+    for (const std::string& p : paths) {
+        check_cancel(repo.ctx);
+        if (!o.specs.empty() && !in_specs(p, o.specs)) continue;
+        auto a = before.find(p), b = now.find(p);
+        std::string da = a == before.end() ? "" : repo.read(a->second.second).data;
+        std::string db = b == now.end() ? "" : repo.read(b->second.second).data;
+        if (a != before.end() && b != now.end() && a->second.second == b->second.second) continue;
+        bool hit;
+        if (o.pickaxe_kind == 'S') {
+            hit = pickaxe_count(o, da) != pickaxe_count(o, db);
+        } else {
+            hit = false;
+            if (!is_binary(da) && !is_binary(db))
+                for (std::string_view line : changed_lines(repo.ctx, da, db))
+                    if (o.pickaxe_re->search(line)) {
+                        hit = true;
+                        break;
+                    }
+        }
+        if (hit) hits.push_back(p);
+    }
+    return hits;
+}
+
+// The message and identity limits of log (--grep, --author, --committer, --since, --until). Several
+// --grep match when one does (all of them with --all-match; --invert-grep takes the commits they do not
+// match); several --author likewise when one does; the kinds must all match.
+bool log_filter_matches(const Commit& c, const LogOpts& o) {
+    if (o.since && c.committer.time < *o.since) return false;
+    if (o.until && c.committer.time > *o.until) return false;
+    auto ident_matches = [](const Signature& sig, const std::vector<std::shared_ptr<interp::Regex>>& res) {
+        if (res.empty()) return true;
+        const std::string text = sig.name + " <" + sig.email + ">";
+        for (auto& re : res)
+            if (re->search(text)) return true;
+        return false;
+    };
+    if (!ident_matches(c.author, o.author_re) || !ident_matches(c.committer, o.committer_re)) return false;
+    if (o.grep_re.empty()) return true;
+    auto line_matches = [&](const interp::Regex& re) {
+        std::string_view m = c.message;
+        while (!m.empty()) {
+            size_t nl = m.find('\n');
+            if (re.search(m.substr(0, nl))) return true;
+            if (nl == std::string_view::npos) break;
+            m.remove_prefix(nl + 1);
+        }
+        return false;
+    };
+    size_t hits = 0;
+    for (auto& re : o.grep_re) hits += line_matches(*re) ? 1 : 0;
+    const bool match = o.all_match ? hits == o.grep_re.size() : hits > 0;
+    return match != o.invert_grep;
+}
+
 std::string commit_header(Repo& repo, const Commit& c, const LogOpts& o) {
     std::string s;
     if (o.fmt == LogOpts::Fmt::oneline)
@@ -562,13 +725,56 @@ std::string commit_diff(Session& s, Repo& repo, const Commit& c, const LogOpts& 
     if (o.name_status) d.out = DiffOpts::Out::name_status;
     if (o.stat && o.patch) d.patch_with_stat = true, d.out = DiffOpts::Out::patch;
     std::string out;
+    // -S/-G show the paths they found (all of the commit's with --pickaxe-all)
+    if (o.pickaxe_kind && !o.pickaxe_all) {
+        std::vector<std::string> hits = pickaxe_paths(repo, c, o);
+        if (hits.empty()) return out;
+        diff_sides(s, repo, A, B, hits, d, out);
+        return out;
+    }
     diff_sides(s, repo, A, B, o.specs, d, out);
     return out;
 }
 
+// An option with a value, "--name=V" or "--name" "V" (git's message when the value is missing).
+bool valued_opt(const Args& a, size_t& i, const char* name, std::string& out) {
+    const std::string& x = a[i];
+    const size_t n = std::strlen(name);
+    if (x.compare(0, n, name) != 0) return false;
+    if (x.size() > n && x[n] == '=') {
+        out = x.substr(n + 1);
+        return true;
+    }
+    if (x.size() != n) return false;
+    if (i + 1 >= a.size()) throw Fatal{std::string("Option '") + name + "' requires a value"};
+    out = a[++i];
+    return true;
+}
+
 bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     const std::string& x = a[i];
-    if (x == "--oneline") o.fmt = LogOpts::Fmt::oneline, o.abbrev_commit = true;
+    std::string v;
+    if (valued_opt(a, i, "--grep", v)) o.grep.push_back(v);
+    else if (valued_opt(a, i, "--author", v)) o.author.push_back(v);
+    else if (valued_opt(a, i, "--committer", v)) o.committer.push_back(v);
+    else if (valued_opt(a, i, "--since", v) || valued_opt(a, i, "--after", v)) o.since_text = v;
+    else if (valued_opt(a, i, "--until", v) || valued_opt(a, i, "--before", v)) o.until_text = v;
+    else if (x == "-i" || x == "--regexp-ignore-case") o.icase = true;
+    else if (x == "-E" || x == "--extended-regexp") o.syntax = LogOpts::Syntax::extended;
+    else if (x == "-F" || x == "--fixed-strings") o.syntax = LogOpts::Syntax::fixed;
+    else if (x == "--basic-regexp") o.syntax = LogOpts::Syntax::basic;
+    else if (x == "--all-match") o.all_match = true;
+    else if (x == "--invert-grep") o.invert_grep = true;
+    else if (x == "--pickaxe-regex") o.pickaxe_regex = true;
+    else if (x == "--pickaxe-all") o.pickaxe_all = true;
+    else if (x.starts_with("-S") || x.starts_with("-G")) {
+        if (x.size() == 2 && i + 1 >= a.size())
+            throw Fatal{std::string("error: switch `") + x[1] + "' requires a value", 129, false};
+        char kind = x[1];
+        if (o.pickaxe_kind && o.pickaxe_kind != kind) throw Fatal{"options '-G', '-S', and '--find-object' cannot be used together"};
+        o.pickaxe_kind = kind;
+        o.pickaxe = x.size() > 2 ? x.substr(2) : a[++i];
+    } else if (x == "--oneline") o.fmt = LogOpts::Fmt::oneline, o.abbrev_commit = true;
     else if (x == "-n" && i + 1 < a.size()) o.max = atol(a[++i].c_str());
     else if (x.starts_with("-n") && x.size() > 2) o.max = atol(x.c_str() + 2);
     else if (x.starts_with("--max-count=")) o.max = atol(x.c_str() + 12);
@@ -602,6 +808,33 @@ bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     return true;
 }
 
+// The commits of revs as log selects them (limits, --skip, merges, paths, the content filters), in the
+// order shown.
+std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o) {
+    RevRange range;
+    for (auto& r : revs) add_rev(repo, r, range);
+    std::vector<Commit> shown;
+    long skipped = 0;
+    interp::MemoryCharge held(repo.ctx.memory);
+    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
+        if (o.merges && c.parents.size() < 2) return true;
+        if (o.no_merges && c.parents.size() > 1) return true;
+        if (!touches(repo, c, o.specs)) return true;
+        if (!log_filter_matches(c, o)) return true;
+        if (o.pickaxe_kind && pickaxe_paths(repo, c, o).empty()) return true;
+        if (skipped < o.skip) {
+            ++skipped;
+            return true;
+        }
+        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
+        held.add(c.message.size() + 256);
+        shown.push_back(std::move(c));
+        return true;
+    });
+    if (o.reverse) std::reverse(shown.begin(), shown.end());
+    return shown;
+}
+
 }  // namespace
 
 int cmd_log(Session& s, const Args& a) {
@@ -622,33 +855,16 @@ int cmd_log(Session& s, const Args& a) {
             throw Fatal{"ambiguous argument '" + x + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
     }
     if (revs.empty() && ref_sets) return 0;  // --all in a repository without commits: nothing to show
-    RevRange range;
     if (revs.empty()) {
         auto h = repo.head_oid();
         if (!h) {
             std::string ref = repo.head_ref();
             throw Fatal{"your current branch '" + (ref.starts_with("refs/heads/") ? ref.substr(11) : ref) + "' does not have any commits yet"};
         }
-        range.starts.push_back(*h);
+        revs.push_back(*h);
     }
-    for (auto& r : revs) add_rev(repo, r, range);
-    std::vector<Commit> shown;
-    long skipped = 0;
-    interp::MemoryCharge held(repo.ctx.memory);
-    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
-        if (o.merges && c.parents.size() < 2) return true;
-        if (o.no_merges && c.parents.size() > 1) return true;
-        if (!touches(repo, c, o.specs)) return true;
-        if (skipped < o.skip) {
-            ++skipped;
-            return true;
-        }
-        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
-        held.add(c.message.size() + 256);
-        shown.push_back(std::move(c));
-        return true;
-    });
-    if (o.reverse) std::reverse(shown.begin(), shown.end());
+    compile_filters(repo, o);
+    std::vector<Commit> shown = select_commits(repo, revs, o);
     std::string out;
     bool first = true;
     for (auto& c : shown) {
@@ -772,29 +988,6 @@ void rev_and_path_args(Repo& repo, const Args& rest, std::vector<std::string>& r
     }
 }
 
-// The commits of revs as log selects them (limits, --skip, merges, paths), in the order shown.
-std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o) {
-    RevRange range;
-    for (auto& r : revs) add_rev(repo, r, range);
-    std::vector<Commit> shown;
-    long skipped = 0;
-    interp::MemoryCharge held(repo.ctx.memory);
-    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
-        if (o.merges && c.parents.size() < 2) return true;
-        if (o.no_merges && c.parents.size() > 1) return true;
-        if (!touches(repo, c, o.specs)) return true;
-        if (skipped < o.skip) {
-            ++skipped;
-            return true;
-        }
-        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
-        held.add(c.message.size() + 256);
-        shown.push_back(std::move(c));
-        return true;
-    });
-    if (o.reverse) std::reverse(shown.begin(), shown.end());
-    return shown;
-}
 
 }  // namespace
 
@@ -831,6 +1024,7 @@ int cmd_rev_list(Session& s, const Args& a) {
         s.err("usage: git rev-list [<options>] <commit>... [--] [<path>...]\n");
         return 129;
     }
+    compile_filters(repo, o);
     std::vector<Commit> shown = select_commits(repo, revs, o);
     if (count) {
         s.out(std::to_string(shown.size()) + "\n");
@@ -920,6 +1114,7 @@ int cmd_shortlog(Session& s, const Args& a) {
         if (lines.error() == vfs::Errc::cancelled) throw Cancelled{};
     } else {
         if (revs.empty()) return 0;
+        compile_filters(repo, o);
         for (auto& c : select_commits(repo, revs, o)) {
             const Signature& sg = committer ? c.committer : c.author;
             std::string name = email ? sg.name + " <" + sg.email + ">" : sg.name;

@@ -267,6 +267,8 @@ bool is_binary(std::string_view data);
 std::string unified_hunks(const CommandContext& ctx, std::string_view a, std::string_view b, int context,
                           DiffStats* stats);
 DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b);
+// The lines a diff of a and b deletes and adds (without their newlines), for log -G.
+std::vector<std::string_view> changed_lines(const CommandContext& ctx, std::string_view a, std::string_view b);
 // The changed runs between two sequences of line ids (equal ids, equal lines): [a0,a1) of a replaced by
 // [b0,b1) of b, in order. The same engine and boundary choices as the unified diff.
 struct ChangeBlock {

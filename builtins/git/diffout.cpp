@@ -246,6 +246,16 @@ std::vector<ChangeBlock> change_blocks(const CommandContext& ctx, std::span<cons
     return blocks_of(flags);
 }
 
+std::vector<std::string_view> changed_lines(const CommandContext& ctx, std::string_view a, std::string_view b) {
+    Edits e = compute(ctx, a, b);
+    std::vector<std::string_view> out;
+    for (size_t i = 0; i < e.a.lines.size(); ++i)
+        if (e.flags.a[i]) out.push_back(e.a.lines[i]);
+    for (size_t i = 0; i < e.b.lines.size(); ++i)
+        if (e.flags.b[i]) out.push_back(e.b.lines[i]);
+    return out;
+}
+
 DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b) {
     DiffStats s;
     if (is_binary(a) || is_binary(b)) {
