@@ -404,6 +404,7 @@ struct LogOpts {
     bool abbrev_commit = false;
     bool first_parent = false;
     bool merges = false, no_merges = false;
+    bool graph = false;  // --graph: topological order, the graph at the left
     int context = 3;
     std::vector<std::string> specs;
     // Limiting by content (log_filter_matches): --grep, --author, --committer with -i/-E/-F, --all-match,
@@ -781,6 +782,7 @@ bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     else if (x.size() > 1 && x[0] == '-' && isdigit(static_cast<unsigned char>(x[1]))) o.max = atol(x.c_str() + 1);
     else if (x.starts_with("--skip=")) o.skip = atol(x.c_str() + 7);
     else if (x == "--reverse") o.reverse = true;
+    else if (x == "--graph") o.graph = true;
     else if (x == "-p" || x == "-u" || x == "--patch") o.patch = true;
     else if (x == "--stat") o.stat = true;
     else if (x == "--name-only") o.name_only = true;
@@ -808,15 +810,46 @@ bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     return true;
 }
 
+// git's --topo-order as --graph uses it: no parent before its children, and a line of history kept
+// together (the parent found last is shown first; the tips in the order of the walk).
+std::vector<Commit> topo_order(Repo& repo, std::vector<Commit> walked, bool first_parent) {
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < walked.size(); ++i) index[walked[i].oid] = i;
+    std::vector<int> children(walked.size(), 0);
+    auto parents_of = [&](const Commit& c) {
+        std::vector<size_t> ps;
+        for (size_t k = 0; k < c.parents.size() && (!first_parent || k == 0); ++k)
+            if (auto it = index.find(c.parents[k]); it != index.end()) ps.push_back(it->second);
+        return ps;
+    };
+    for (const Commit& c : walked)
+        for (size_t p : parents_of(c)) ++children[p];
+    std::vector<size_t> stack;
+    for (size_t i = walked.size(); i-- > 0;)
+        if (children[i] == 0) stack.push_back(i);
+    std::vector<Commit> out;
+    out.reserve(walked.size());
+    while (!stack.empty()) {
+        check_cancel(repo.ctx);
+        size_t i = stack.back();
+        stack.pop_back();
+        for (size_t p : parents_of(walked[i]))
+            if (--children[p] == 0) stack.push_back(p);
+        out.push_back(std::move(walked[i]));
+    }
+    return out;
+}
+
 // The commits of revs as log selects them (limits, --skip, merges, paths, the content filters), in the
-// order shown.
-std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o) {
+// order shown; `walked`, when given, gets every commit of the range (the graph draws lines to them).
+std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o,
+                                   std::set<std::string>* walked = nullptr) {
     RevRange range;
     for (auto& r : revs) add_rev(repo, r, range);
     std::vector<Commit> shown;
     long skipped = 0;
     interp::MemoryCharge held(repo.ctx.memory);
-    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
+    auto select = [&](Commit& c) {
         if (o.merges && c.parents.size() < 2) return true;
         if (o.no_merges && c.parents.size() > 1) return true;
         if (!touches(repo, c, o.specs)) return true;
@@ -830,9 +863,74 @@ std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& r
         held.add(c.message.size() + 256);
         shown.push_back(std::move(c));
         return true;
-    });
+    };
+    if (o.graph) {
+        std::vector<Commit> all;
+        walk_commits(repo, range, o.first_parent, [&](Commit& c) {
+            held.add(c.message.size() + 256);
+            if (walked) walked->insert(c.oid);
+            all.push_back(std::move(c));
+            return true;
+        });
+        for (Commit& c : topo_order(repo, std::move(all), o.first_parent))
+            if (!select(c)) break;
+    } else {
+        walk_commits(repo, range, o.first_parent, select);
+    }
     if (o.reverse) std::reverse(shown.begin(), shown.end());
     return shown;
+}
+
+// Each line of text after the graph's prefix for lines between commits.
+std::string graph_prefixed(Graph& g, std::string_view text) {
+    std::string out;
+    while (!text.empty()) {
+        size_t nl = text.find('\n');
+        out += g.padding_line();
+        out.append(text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1));
+        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    }
+    return out;
+}
+
+// log --graph: each commit's text after the graph, as git's log-tree prints it.
+int log_graph(Session& s, Repo& repo, std::vector<Commit>& shown, const std::set<std::string>& walked, const LogOpts& o) {
+    Graph g;
+    std::string out;
+    bool first = true;
+    const bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
+    const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
+    // oneline and tformat end each record with a newline; the others separate records by a blank line
+    const bool terminator = o.fmt == LogOpts::Fmt::oneline || (o.fmt == LogOpts::Fmt::format && o.tformat);
+    for (auto& c : shown) {
+        check_cancel(repo.ctx);
+        std::vector<std::string> parents;
+        for (size_t k = 0; k < c.parents.size() && (!o.first_parent || k == 0); ++k)
+            if (walked.count(c.parents[k])) parents.push_back(c.parents[k]);
+        g.update(c.oid, parents);
+        if (!first && !terminator) out += g.padding_line() + "\n";
+        first = false;
+        out += g.show_commit();
+        std::string text;
+        if (o.fmt == LogOpts::Fmt::format) text = format_commit(repo, o.format, c);
+        else if (o.fmt == LogOpts::Fmt::oneline) text = (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + " " + commit_subject(c.message);
+        else text = commit_header(repo, c, o);
+        out += g.show_text(text);
+        if (terminator) out += "\n";
+        if (with_diff && c.parents.size() < 2) {  // log shows no diff for a merge
+            std::string d = commit_diff(s, repo, c, o);
+            if (!d.empty()) {
+                if (o.fmt != LogOpts::Fmt::oneline && !no_header) out += g.padding_line() + "\n";
+                out += graph_prefixed(g, d);
+            }
+        }
+        if (out.size() > (1u << 16)) {
+            s.out(out);
+            out.clear();
+        }
+    }
+    s.out(out);
+    return 0;
 }
 
 }  // namespace
@@ -864,12 +962,16 @@ int cmd_log(Session& s, const Args& a) {
         revs.push_back(*h);
     }
     compile_filters(repo, o);
-    std::vector<Commit> shown = select_commits(repo, revs, o);
+    if (o.graph && o.reverse) throw Fatal{"options '--reverse' and '--graph' cannot be used together"};
+    std::set<std::string> walked;
+    std::vector<Commit> shown = select_commits(repo, revs, o, &walked);
+    if (o.graph) return log_graph(s, repo, shown, walked, o);
     std::string out;
     bool first = true;
     for (auto& c : shown) {
         check_cancel(repo.ctx);
-        bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
+        // log shows no diff for a merge
+        bool with_diff = (o.patch || o.stat || o.name_only || o.name_status) && c.parents.size() < 2;
         // An empty --format= prints no header at all, and no blank line before the diff.
         const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
         if (no_header) {
@@ -1025,7 +1127,10 @@ int cmd_rev_list(Session& s, const Args& a) {
         return 129;
     }
     compile_filters(repo, o);
-    std::vector<Commit> shown = select_commits(repo, revs, o);
+    if (o.graph && o.reverse) throw Fatal{"options '--reverse' and '--graph' cannot be used together"};
+    std::set<std::string> walked;
+    std::vector<Commit> shown = select_commits(repo, revs, o, &walked);
+    if (o.graph) return log_graph(s, repo, shown, walked, o);
     if (count) {
         s.out(std::to_string(shown.size()) + "\n");
         return 0;

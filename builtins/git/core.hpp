@@ -322,6 +322,7 @@ private:
     enum class State { padding, skip, pre_commit, commit, post_merge, collapsing };
     std::string next_line();
     void set_state(State s);
+    const std::string* row_column(size_t i, bool seen) const;
     int find_new_column(const std::string& oid) const;
     void insert_into_new_columns(const std::string& oid, int index);
     void update_columns();
