@@ -12,6 +12,14 @@ namespace {
 
 using Flat = std::map<std::string, std::pair<uint32_t, std::string>>;
 
+// Writes out the output gathered so far once it is large, so a long log streams.
+void flush_big(Session& s, std::string& out) {
+    if (out.size() > (1u << 16)) {
+        s.out(out);
+        out.clear();
+    }
+}
+
 std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
 
 bool in_specs(const std::string& p, const std::vector<std::string>& specs) {
@@ -924,10 +932,7 @@ int log_graph(Session& s, Repo& repo, std::vector<Commit>& shown, const std::set
                 out += graph_prefixed(g, d);
             }
         }
-        if (out.size() > (1u << 16)) {
-            s.out(out);
-            out.clear();
-        }
+        flush_big(s, out);
     }
     s.out(out);
     return 0;
@@ -991,10 +996,7 @@ int cmd_log(Session& s, const Args& a) {
             }
         }
         first = false;
-        if (out.size() > (1u << 16)) {
-            s.out(out);
-            out.clear();
-        }
+        flush_big(s, out);
     }
     s.out(out);
     return 0;
@@ -1153,10 +1155,7 @@ int cmd_rev_list(Session& s, const Args& a) {
                 out += "commit " + name + h.substr(h.find('\n'));
             }
         }
-        if (out.size() > (1u << 16)) {
-            s.out(out);
-            out.clear();
-        }
+        flush_big(s, out);
     }
     s.out(out);
     return 0;
