@@ -1,5 +1,6 @@
 // log, show, diff.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <queue>
 
@@ -120,7 +121,7 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
     bool any = false;
     std::vector<std::pair<std::string, DiffStats>> stats;
     std::string patches;
-    std::map<std::string, std::string> renames;
+    std::map<std::string, Rename> renames;
     std::set<std::string> rename_sources;
     if (!B.worktree) {
         FlatTree fa, fb;
@@ -128,8 +129,8 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
             if (in_specs(p, specs)) fa[p] = v;
         for (auto& [p, v] : B.files)
             if (in_specs(p, specs)) fb[p] = v;
-        renames = exact_renames(fa, fb);
-        for (auto& [to, from] : renames) rename_sources.insert(from);
+        renames = find_renames(repo.ctx, fa, fb, [&](const std::string& oid) { return repo.read(oid).data; });
+        for (auto& [to, r] : renames) rename_sources.insert(r.from);
     }
     for (auto& p : paths) {
         check_cancel(repo.ctx);
@@ -137,9 +138,38 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
         bool ha = a != A.files.end(), hb = b != B.files.end();
         if (ha && hb && a->second == b->second) continue;
         if (rename_sources.count(p)) continue;
+        if (auto r = renames.find(p); r != renames.end() && A.files.at(r->second.from).second != b->second.second) {
+            // a rename with changes: the pair's patch from the source's content
+            any = true;
+            const std::string& from = r->second.from;
+            const auto& va = A.files.at(from);
+            if (opts.out == DiffOpts::Out::quiet) return true;
+            if (opts.out == DiffOpts::Out::name_only) {
+                out += quote_path(p) + "\n";
+                continue;
+            }
+            char score[8];
+            std::snprintf(score, sizeof score, "R%03d", r->second.percent);
+            if (opts.out == DiffOpts::Out::name_status) {
+                out += score + ("\t" + quote_path(from)) + "\t" + quote_path(p) + "\n";
+                continue;
+            }
+            FilePair fp;
+            fp.path = p;
+            fp.from = from;
+            fp.similarity = r->second.percent;
+            fp.mode_a = va.first, fp.oid_a = va.second;
+            fp.mode_b = b->second.first, fp.oid_b = b->second.second;
+            fp.data_a = blob_of(repo, A, from, va);
+            fp.data_b = blob_of(repo, B, p, b->second);
+            if (opts.out == DiffOpts::Out::patch || opts.patch_with_stat) patches += format_patch(repo.ctx, fp, opts.context);
+            if (opts.out != DiffOpts::Out::patch || opts.patch_with_stat)
+                stats.emplace_back(pprint_rename(from, p), count_changes(repo.ctx, fp.data_a, fp.data_b));
+            continue;
+        }
         if (auto r = renames.find(p); r != renames.end()) {
             any = true;
-            const auto& from = r->second;
+            const auto& from = r->second.from;
             const auto& va = A.files.at(from);
             const auto& vb = b->second;
             switch (opts.out) {

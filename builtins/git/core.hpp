@@ -294,6 +294,8 @@ struct FilePair {
     uint32_t mode_a = 0, mode_b = 0;
     std::string oid_a, oid_b;  // hex; may be kNullOid for a work tree file not hashed
     std::string data_a, data_b;
+    std::string from;     // a rename: the path on side A ("" for none)
+    int similarity = 0;   // of a rename, in percent
 };
 std::string format_patch(const CommandContext& ctx, const FilePair& p, int context);
 
@@ -304,6 +306,16 @@ std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>&
 // (sources) and only in `after` (destinations) that hold the same blob.
 using FlatTree = std::map<std::string, std::pair<uint32_t, std::string>>;
 std::map<std::string, std::string> exact_renames(const FlatTree& before, const FlatTree& after);
+// Renames as diff -M finds them (git's diffcore-rename at its default 50%): the exact ones, then among the
+// remaining deleted and added files, pairs whose similarity (the bytes of the destination found in the
+// source, counted by lines or 64-byte chunks, against the larger size) reaches half, the best first.
+// destination -> (source, score in percent); read_blob gives a blob's content.
+struct Rename {
+    std::string from;
+    int percent = 100;
+};
+std::map<std::string, Rename> find_renames(const CommandContext& ctx, const FlatTree& before, const FlatTree& after,
+                                           const std::function<std::string(const std::string&)>& read_blob);
 // "a => b", "dir/{a => b}" as git prints a rename in --stat and summaries.
 std::string pprint_rename(const std::string& a, const std::string& b);
 
