@@ -1,14 +1,25 @@
 // log, show, diff.
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <queue>
 
 #include "builtins/git/core.hpp"
+#include "interp/regex.hpp"
 
 namespace bashkit::builtins::git {
 
 namespace {
 
 using Flat = std::map<std::string, std::pair<uint32_t, std::string>>;
+
+// Writes out the output gathered so far once it is large, so a long log streams.
+void flush_big(Session& s, std::string& out) {
+    if (out.size() > (1u << 16)) {
+        s.out(out);
+        out.clear();
+    }
+}
 
 std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
 
@@ -110,7 +121,7 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
     bool any = false;
     std::vector<std::pair<std::string, DiffStats>> stats;
     std::string patches;
-    std::map<std::string, std::string> renames;
+    std::map<std::string, Rename> renames;
     std::set<std::string> rename_sources;
     if (!B.worktree) {
         FlatTree fa, fb;
@@ -118,8 +129,8 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
             if (in_specs(p, specs)) fa[p] = v;
         for (auto& [p, v] : B.files)
             if (in_specs(p, specs)) fb[p] = v;
-        renames = exact_renames(fa, fb);
-        for (auto& [to, from] : renames) rename_sources.insert(from);
+        renames = find_renames(repo.ctx, fa, fb, [&](const std::string& oid) { return repo.read(oid).data; });
+        for (auto& [to, r] : renames) rename_sources.insert(r.from);
     }
     for (auto& p : paths) {
         check_cancel(repo.ctx);
@@ -127,9 +138,38 @@ static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, con
         bool ha = a != A.files.end(), hb = b != B.files.end();
         if (ha && hb && a->second == b->second) continue;
         if (rename_sources.count(p)) continue;
+        if (auto r = renames.find(p); r != renames.end() && A.files.at(r->second.from).second != b->second.second) {
+            // a rename with changes: the pair's patch from the source's content
+            any = true;
+            const std::string& from = r->second.from;
+            const auto& va = A.files.at(from);
+            if (opts.out == DiffOpts::Out::quiet) return true;
+            if (opts.out == DiffOpts::Out::name_only) {
+                out += quote_path(p) + "\n";
+                continue;
+            }
+            char score[8];
+            std::snprintf(score, sizeof score, "R%03d", r->second.percent);
+            if (opts.out == DiffOpts::Out::name_status) {
+                out += score + ("\t" + quote_path(from)) + "\t" + quote_path(p) + "\n";
+                continue;
+            }
+            FilePair fp;
+            fp.path = p;
+            fp.from = from;
+            fp.similarity = r->second.percent;
+            fp.mode_a = va.first, fp.oid_a = va.second;
+            fp.mode_b = b->second.first, fp.oid_b = b->second.second;
+            fp.data_a = blob_of(repo, A, from, va);
+            fp.data_b = blob_of(repo, B, p, b->second);
+            if (opts.out == DiffOpts::Out::patch || opts.patch_with_stat) patches += format_patch(repo.ctx, fp, opts.context);
+            if (opts.out != DiffOpts::Out::patch || opts.patch_with_stat)
+                stats.emplace_back(pprint_rename(from, p), count_changes(repo.ctx, fp.data_a, fp.data_b));
+            continue;
+        }
         if (auto r = renames.find(p); r != renames.end()) {
             any = true;
-            const auto& from = r->second;
+            const auto& from = r->second.from;
             const auto& va = A.files.at(from);
             const auto& vb = b->second;
             switch (opts.out) {
@@ -402,8 +442,22 @@ struct LogOpts {
     bool abbrev_commit = false;
     bool first_parent = false;
     bool merges = false, no_merges = false;
+    bool graph = false;  // --graph: topological order, the graph at the left
     int context = 3;
     std::vector<std::string> specs;
+    // Limiting by content (log_filter_matches): --grep, --author, --committer with -i/-E/-F, --all-match,
+    // --invert-grep; -S/-G with --pickaxe-regex; --since/--until (committer dates, both ends included).
+    std::vector<std::string> grep, author, committer;
+    enum class Syntax { basic, extended, fixed } syntax = Syntax::basic;
+    bool icase = false, all_match = false, invert_grep = false;
+    char pickaxe_kind = 0;  // 'S' or 'G'
+    std::string pickaxe;
+    bool pickaxe_regex = false, pickaxe_all = false;
+    std::optional<std::string> since_text, until_text;
+    // compiled by compile_filters
+    std::optional<int64_t> since, until;
+    std::vector<std::shared_ptr<interp::Regex>> grep_re, author_re, committer_re;
+    std::shared_ptr<interp::Regex> pickaxe_re;
 };
 
 std::string indent_message(const std::string& msg) {
@@ -518,6 +572,154 @@ std::string format_commit(Repo& repo, const std::string& f, const Commit& c) {
 
 namespace {
 
+// A date as --since/--until read it (git's approxidate, for the forms agents write): "@<seconds>", ISO dates
+// with an optional time and zone (a date alone keeps the time of day of now, as git does), "now",
+// "yesterday", "<n> <unit>[s] ago" (also written "<n>.<unit>.ago"). Anything else is now, as git takes it.
+int64_t approx_date(Repo& repo, std::string v) {
+    const int64_t now = repo.ctx.clock.now().sec;
+    int64_t t;
+    int tz;
+    if (parse_date(v, t, tz)) {
+        if (v.find_first_of("T ") == std::string::npos && v[0] != '@') t += now % 86400;  // a date alone
+        return t;
+    }
+    for (char& ch : v)
+        if (ch == '.') ch = ' ';
+    if (v == "now") return now;
+    if (v == "yesterday") return now - 86400;
+    size_t i = 0;
+    int64_t n = 0;
+    while (i < v.size() && isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
+    if (i == 0 || !v.ends_with(" ago")) return now;
+    std::string unit = v.substr(i, v.size() - 4 - i);
+    while (!unit.empty() && unit[0] == ' ') unit.erase(0, 1);
+    if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
+    static const std::pair<const char*, int64_t> kUnits[] = {{"second", 1},       {"minute", 60},
+                                                             {"hour", 3600},      {"day", 86400},
+                                                             {"week", 7 * 86400}, {"month", 30 * 86400},
+                                                             {"year", 365 * 86400}};
+    for (auto& [name, secs] : kUnits)
+        if (unit == name) return now - n * secs;
+    return now;
+}
+
+// Resolves the dates and compiles the patterns of o: a bad pattern is git's fatal ("command line, 'P': MSG" for --grep and friends,
+// "invalid regex: MSG" for -S/-G).
+void compile_filters(Repo& repo, LogOpts& o) {
+    if (o.since_text) o.since = approx_date(repo, *o.since_text);
+    if (o.until_text) o.until = approx_date(repo, *o.until_text);
+    if (o.pickaxe_kind == 'G' || (o.pickaxe_kind == 'S' && o.pickaxe_regex)) {
+        interp::RegexOptions ro;
+        ro.icase = o.icase;
+        ro.newline_sensitive = true;
+        auto re = std::make_shared<interp::Regex>(interp::Regex::compile(o.pickaxe, interp::RegexSyntax::kExtended, ro));
+        if (!re->ok()) throw Fatal{"invalid regex: " + re->message()};
+        o.pickaxe_re = re;
+    }
+    // (git names where a pattern came from: the command line for --grep, a header for --author/--committer)
+    auto compile = [&](const std::vector<std::string>& pats, std::vector<std::shared_ptr<interp::Regex>>& out,
+                       const char* origin) {
+        for (const std::string& p : pats) {
+            std::string pat = p;
+            if (o.syntax == LogOpts::Syntax::fixed) {
+                pat.clear();
+                for (char ch : p) {
+                    if (std::string_view(".[]()*+?{}|^$\\").find(ch) != std::string_view::npos) pat += '\\';
+                    pat += ch;
+                }
+            }
+            interp::RegexOptions ro;
+            ro.icase = o.icase;
+            auto syntax = o.syntax == LogOpts::Syntax::basic ? interp::RegexSyntax::kBasic : interp::RegexSyntax::kExtended;
+            auto re = std::make_shared<interp::Regex>(interp::Regex::compile(pat, syntax, ro));
+            if (!re->ok()) throw Fatal{std::string(origin) + ", '" + p + "': " + re->message()};
+            out.push_back(re);
+        }
+    };
+    compile(o.grep, o.grep_re, "command line");
+    compile(o.author, o.author_re, "header");
+    compile(o.committer, o.committer_re, "header");
+}
+
+// How many times -S's string (or regex) occurs in a blob.
+size_t pickaxe_count(const LogOpts& o, std::string_view data) {
+    size_t n = 0;
+    if (o.pickaxe.empty()) return 0;
+    if (!o.pickaxe_re) {
+        for (size_t at = data.find(o.pickaxe); at != std::string_view::npos; at = data.find(o.pickaxe, at + o.pickaxe.size())) ++n;
+        return n;
+    }
+    std::vector<interp::RegexSpan> m;
+    for (size_t from = 0; from <= data.size() && o.pickaxe_re->search(data, m, from); ++n)
+        from = size_t(m[0].end) > from ? size_t(m[0].end) : from + 1;
+    return n;
+}
+
+// The paths whose change in c (against its first parent, or nothing for a root commit) -S or -G finds.
+// Merges are not diffed by log, so they have none.
+std::vector<std::string> pickaxe_paths(Repo& repo, const Commit& c, const LogOpts& o) {
+    std::vector<std::string> hits;
+    if (c.parents.size() > 1) return hits;
+    Flat now = repo.flatten(c.tree);
+    Flat before = c.parents.empty() ? Flat{} : repo.flatten(repo.commit(c.parents[0]).tree);
+    std::set<std::string> paths;
+    for (auto& [p, v] : now) paths.insert(p);
+    for (auto& [p, v] : before) paths.insert(p);
+    for (const std::string& p : paths) {
+        check_cancel(repo.ctx);
+        if (!o.specs.empty() && !in_specs(p, o.specs)) continue;
+        auto a = before.find(p), b = now.find(p);
+        std::string da = a == before.end() ? "" : repo.read(a->second.second).data;
+        std::string db = b == now.end() ? "" : repo.read(b->second.second).data;
+        if (a != before.end() && b != now.end() && a->second.second == b->second.second) continue;
+        bool hit;
+        if (o.pickaxe_kind == 'S') {
+            hit = pickaxe_count(o, da) != pickaxe_count(o, db);
+        } else {
+            hit = false;
+            if (!is_binary(da) && !is_binary(db))
+                for (std::string_view line : changed_lines(repo.ctx, da, db))
+                    if (o.pickaxe_re->search(line)) {
+                        hit = true;
+                        break;
+                    }
+        }
+        if (hit) hits.push_back(p);
+    }
+    return hits;
+}
+
+// The message and identity limits of log (--grep, --author, --committer, --since, --until). Several
+// --grep match when one does (all of them with --all-match; --invert-grep takes the commits they do not
+// match); several --author likewise when one does; the kinds must all match.
+bool log_filter_matches(const Commit& c, const LogOpts& o) {
+    if (o.since && c.committer.time < *o.since) return false;
+    if (o.until && c.committer.time > *o.until) return false;
+    auto ident_matches = [](const Signature& sig, const std::vector<std::shared_ptr<interp::Regex>>& res) {
+        if (res.empty()) return true;
+        const std::string text = sig.name + " <" + sig.email + ">";
+        for (auto& re : res)
+            if (re->search(text)) return true;
+        return false;
+    };
+    if (!ident_matches(c.author, o.author_re) || !ident_matches(c.committer, o.committer_re)) return false;
+    if (o.grep_re.empty()) return true;
+    auto line_matches = [&](const interp::Regex& re) {
+        std::string_view m = c.message;
+        while (!m.empty()) {
+            size_t nl = m.find('\n');
+            if (re.search(m.substr(0, nl))) return true;
+            if (nl == std::string_view::npos) break;
+            m.remove_prefix(nl + 1);
+        }
+        return false;
+    };
+    size_t hits = 0;
+    for (auto& re : o.grep_re) hits += line_matches(*re) ? 1 : 0;
+    const bool match = o.all_match ? hits == o.grep_re.size() : hits > 0;
+    return match != o.invert_grep;
+}
+
 std::string commit_header(Repo& repo, const Commit& c, const LogOpts& o) {
     std::string s;
     if (o.fmt == LogOpts::Fmt::oneline)
@@ -562,19 +764,63 @@ std::string commit_diff(Session& s, Repo& repo, const Commit& c, const LogOpts& 
     if (o.name_status) d.out = DiffOpts::Out::name_status;
     if (o.stat && o.patch) d.patch_with_stat = true, d.out = DiffOpts::Out::patch;
     std::string out;
+    // -S/-G show the paths they found (all of the commit's with --pickaxe-all)
+    if (o.pickaxe_kind && !o.pickaxe_all) {
+        std::vector<std::string> hits = pickaxe_paths(repo, c, o);
+        if (hits.empty()) return out;
+        diff_sides(s, repo, A, B, hits, d, out);
+        return out;
+    }
     diff_sides(s, repo, A, B, o.specs, d, out);
     return out;
 }
 
+// An option with a value, "--name=V" or "--name" "V" (git's message when the value is missing).
+bool valued_opt(const Args& a, size_t& i, const char* name, std::string& out) {
+    const std::string& x = a[i];
+    const size_t n = std::strlen(name);
+    if (x.compare(0, n, name) != 0) return false;
+    if (x.size() > n && x[n] == '=') {
+        out = x.substr(n + 1);
+        return true;
+    }
+    if (x.size() != n) return false;
+    if (i + 1 >= a.size()) throw Fatal{std::string("Option '") + name + "' requires a value"};
+    out = a[++i];
+    return true;
+}
+
 bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     const std::string& x = a[i];
-    if (x == "--oneline") o.fmt = LogOpts::Fmt::oneline, o.abbrev_commit = true;
+    std::string v;
+    if (valued_opt(a, i, "--grep", v)) o.grep.push_back(v);
+    else if (valued_opt(a, i, "--author", v)) o.author.push_back(v);
+    else if (valued_opt(a, i, "--committer", v)) o.committer.push_back(v);
+    else if (valued_opt(a, i, "--since", v) || valued_opt(a, i, "--after", v)) o.since_text = v;
+    else if (valued_opt(a, i, "--until", v) || valued_opt(a, i, "--before", v)) o.until_text = v;
+    else if (x == "-i" || x == "--regexp-ignore-case") o.icase = true;
+    else if (x == "-E" || x == "--extended-regexp") o.syntax = LogOpts::Syntax::extended;
+    else if (x == "-F" || x == "--fixed-strings") o.syntax = LogOpts::Syntax::fixed;
+    else if (x == "--basic-regexp") o.syntax = LogOpts::Syntax::basic;
+    else if (x == "--all-match") o.all_match = true;
+    else if (x == "--invert-grep") o.invert_grep = true;
+    else if (x == "--pickaxe-regex") o.pickaxe_regex = true;
+    else if (x == "--pickaxe-all") o.pickaxe_all = true;
+    else if (x.starts_with("-S") || x.starts_with("-G")) {
+        if (x.size() == 2 && i + 1 >= a.size())
+            throw Fatal{std::string("error: switch `") + x[1] + "' requires a value", 129, false};
+        char kind = x[1];
+        if (o.pickaxe_kind && o.pickaxe_kind != kind) throw Fatal{"options '-G', '-S', and '--find-object' cannot be used together"};
+        o.pickaxe_kind = kind;
+        o.pickaxe = x.size() > 2 ? x.substr(2) : a[++i];
+    } else if (x == "--oneline") o.fmt = LogOpts::Fmt::oneline, o.abbrev_commit = true;
     else if (x == "-n" && i + 1 < a.size()) o.max = atol(a[++i].c_str());
     else if (x.starts_with("-n") && x.size() > 2) o.max = atol(x.c_str() + 2);
     else if (x.starts_with("--max-count=")) o.max = atol(x.c_str() + 12);
     else if (x.size() > 1 && x[0] == '-' && isdigit(static_cast<unsigned char>(x[1]))) o.max = atol(x.c_str() + 1);
     else if (x.starts_with("--skip=")) o.skip = atol(x.c_str() + 7);
     else if (x == "--reverse") o.reverse = true;
+    else if (x == "--graph") o.graph = true;
     else if (x == "-p" || x == "-u" || x == "--patch") o.patch = true;
     else if (x == "--stat") o.stat = true;
     else if (x == "--name-only") o.name_only = true;
@@ -602,6 +848,126 @@ bool parse_log_opt(const Args& a, size_t& i, LogOpts& o) {
     return true;
 }
 
+// git's --topo-order as --graph uses it: no parent before its children, and a line of history kept
+// together (the parent found last is shown first; the tips in the order of the walk).
+std::vector<Commit> topo_order(Repo& repo, std::vector<Commit> walked, bool first_parent) {
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < walked.size(); ++i) index[walked[i].oid] = i;
+    std::vector<int> children(walked.size(), 0);
+    auto parents_of = [&](const Commit& c) {
+        std::vector<size_t> ps;
+        for (size_t k = 0; k < c.parents.size() && (!first_parent || k == 0); ++k)
+            if (auto it = index.find(c.parents[k]); it != index.end()) ps.push_back(it->second);
+        return ps;
+    };
+    for (const Commit& c : walked)
+        for (size_t p : parents_of(c)) ++children[p];
+    std::vector<size_t> stack;
+    for (size_t i = walked.size(); i-- > 0;)
+        if (children[i] == 0) stack.push_back(i);
+    std::vector<Commit> out;
+    out.reserve(walked.size());
+    while (!stack.empty()) {
+        check_cancel(repo.ctx);
+        size_t i = stack.back();
+        stack.pop_back();
+        for (size_t p : parents_of(walked[i]))
+            if (--children[p] == 0) stack.push_back(p);
+        out.push_back(std::move(walked[i]));
+    }
+    return out;
+}
+
+// The commits of revs as log selects them (limits, --skip, merges, paths, the content filters), in the
+// order shown; `walked`, when given, gets every commit of the range (the graph draws lines to them).
+std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o,
+                                   std::set<std::string>* walked = nullptr) {
+    RevRange range;
+    for (auto& r : revs) add_rev(repo, r, range);
+    std::vector<Commit> shown;
+    long skipped = 0;
+    interp::MemoryCharge held(repo.ctx.memory);
+    auto select = [&](Commit& c) {
+        if (o.merges && c.parents.size() < 2) return true;
+        if (o.no_merges && c.parents.size() > 1) return true;
+        if (!touches(repo, c, o.specs)) return true;
+        if (!log_filter_matches(c, o)) return true;
+        if (o.pickaxe_kind && pickaxe_paths(repo, c, o).empty()) return true;
+        if (skipped < o.skip) {
+            ++skipped;
+            return true;
+        }
+        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
+        held.add(c.message.size() + 256);
+        shown.push_back(std::move(c));
+        return true;
+    };
+    if (o.graph) {
+        std::vector<Commit> all;
+        walk_commits(repo, range, o.first_parent, [&](Commit& c) {
+            held.add(c.message.size() + 256);
+            if (walked) walked->insert(c.oid);
+            all.push_back(std::move(c));
+            return true;
+        });
+        for (Commit& c : topo_order(repo, std::move(all), o.first_parent))
+            if (!select(c)) break;
+    } else {
+        walk_commits(repo, range, o.first_parent, select);
+    }
+    if (o.reverse) std::reverse(shown.begin(), shown.end());
+    return shown;
+}
+
+// Each line of text after the graph's prefix for lines between commits.
+std::string graph_prefixed(Graph& g, std::string_view text) {
+    std::string out;
+    while (!text.empty()) {
+        size_t nl = text.find('\n');
+        out += g.padding_line();
+        out.append(text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1));
+        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    }
+    return out;
+}
+
+// log --graph: each commit's text after the graph, as git's log-tree prints it.
+int log_graph(Session& s, Repo& repo, std::vector<Commit>& shown, const std::set<std::string>& walked, const LogOpts& o) {
+    Graph g;
+    std::string out;
+    bool first = true;
+    const bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
+    const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
+    // oneline and tformat end each record with a newline; the others separate records by a blank line
+    const bool terminator = o.fmt == LogOpts::Fmt::oneline || (o.fmt == LogOpts::Fmt::format && o.tformat);
+    for (auto& c : shown) {
+        check_cancel(repo.ctx);
+        std::vector<std::string> parents;
+        for (size_t k = 0; k < c.parents.size() && (!o.first_parent || k == 0); ++k)
+            if (walked.count(c.parents[k])) parents.push_back(c.parents[k]);
+        g.update(c.oid, parents);
+        if (!first && !terminator) out += g.padding_line() + "\n";
+        first = false;
+        out += g.show_commit();
+        std::string text;
+        if (o.fmt == LogOpts::Fmt::format) text = format_commit(repo, o.format, c);
+        else if (o.fmt == LogOpts::Fmt::oneline) text = (o.abbrev_commit ? repo.abbrev(c.oid) : c.oid) + " " + commit_subject(c.message);
+        else text = commit_header(repo, c, o);
+        out += g.show_text(text);
+        if (terminator) out += "\n";
+        if (with_diff && c.parents.size() < 2) {  // log shows no diff for a merge
+            std::string d = commit_diff(s, repo, c, o);
+            if (!d.empty()) {
+                if (o.fmt != LogOpts::Fmt::oneline && !no_header) out += g.padding_line() + "\n";
+                out += graph_prefixed(g, d);
+            }
+        }
+        flush_big(s, out);
+    }
+    s.out(out);
+    return 0;
+}
+
 }  // namespace
 
 int cmd_log(Session& s, const Args& a) {
@@ -622,38 +988,25 @@ int cmd_log(Session& s, const Args& a) {
             throw Fatal{"ambiguous argument '" + x + "': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'"};
     }
     if (revs.empty() && ref_sets) return 0;  // --all in a repository without commits: nothing to show
-    RevRange range;
     if (revs.empty()) {
         auto h = repo.head_oid();
         if (!h) {
             std::string ref = repo.head_ref();
             throw Fatal{"your current branch '" + (ref.starts_with("refs/heads/") ? ref.substr(11) : ref) + "' does not have any commits yet"};
         }
-        range.starts.push_back(*h);
+        revs.push_back(*h);
     }
-    for (auto& r : revs) add_rev(repo, r, range);
-    std::vector<Commit> shown;
-    long skipped = 0;
-    interp::MemoryCharge held(repo.ctx.memory);
-    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
-        if (o.merges && c.parents.size() < 2) return true;
-        if (o.no_merges && c.parents.size() > 1) return true;
-        if (!touches(repo, c, o.specs)) return true;
-        if (skipped < o.skip) {
-            ++skipped;
-            return true;
-        }
-        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
-        held.add(c.message.size() + 256);
-        shown.push_back(std::move(c));
-        return true;
-    });
-    if (o.reverse) std::reverse(shown.begin(), shown.end());
+    compile_filters(repo, o);
+    if (o.graph && o.reverse) throw Fatal{"options '--reverse' and '--graph' cannot be used together"};
+    std::set<std::string> walked;
+    std::vector<Commit> shown = select_commits(repo, revs, o, &walked);
+    if (o.graph) return log_graph(s, repo, shown, walked, o);
     std::string out;
     bool first = true;
     for (auto& c : shown) {
         check_cancel(repo.ctx);
-        bool with_diff = o.patch || o.stat || o.name_only || o.name_status;
+        // log shows no diff for a merge
+        bool with_diff = (o.patch || o.stat || o.name_only || o.name_status) && c.parents.size() < 2;
         // An empty --format= prints no header at all, and no blank line before the diff.
         const bool no_header = o.fmt == LogOpts::Fmt::format && o.format.empty();
         if (no_header) {
@@ -673,10 +1026,7 @@ int cmd_log(Session& s, const Args& a) {
             }
         }
         first = false;
-        if (out.size() > (1u << 16)) {
-            s.out(out);
-            out.clear();
-        }
+        flush_big(s, out);
     }
     s.out(out);
     return 0;
@@ -772,29 +1122,6 @@ void rev_and_path_args(Repo& repo, const Args& rest, std::vector<std::string>& r
     }
 }
 
-// The commits of revs as log selects them (limits, --skip, merges, paths), in the order shown.
-std::vector<Commit> select_commits(Repo& repo, const std::vector<std::string>& revs, const LogOpts& o) {
-    RevRange range;
-    for (auto& r : revs) add_rev(repo, r, range);
-    std::vector<Commit> shown;
-    long skipped = 0;
-    interp::MemoryCharge held(repo.ctx.memory);
-    walk_commits(repo, range, o.first_parent, [&](Commit& c) {
-        if (o.merges && c.parents.size() < 2) return true;
-        if (o.no_merges && c.parents.size() > 1) return true;
-        if (!touches(repo, c, o.specs)) return true;
-        if (skipped < o.skip) {
-            ++skipped;
-            return true;
-        }
-        if (o.max >= 0 && long(shown.size()) >= o.max) return false;
-        held.add(c.message.size() + 256);
-        shown.push_back(std::move(c));
-        return true;
-    });
-    if (o.reverse) std::reverse(shown.begin(), shown.end());
-    return shown;
-}
 
 }  // namespace
 
@@ -831,7 +1158,11 @@ int cmd_rev_list(Session& s, const Args& a) {
         s.err("usage: git rev-list [<options>] <commit>... [--] [<path>...]\n");
         return 129;
     }
-    std::vector<Commit> shown = select_commits(repo, revs, o);
+    compile_filters(repo, o);
+    if (o.graph && o.reverse) throw Fatal{"options '--reverse' and '--graph' cannot be used together"};
+    std::set<std::string> walked;
+    std::vector<Commit> shown = select_commits(repo, revs, o, &walked);
+    if (o.graph) return log_graph(s, repo, shown, walked, o);
     if (count) {
         s.out(std::to_string(shown.size()) + "\n");
         return 0;
@@ -854,10 +1185,7 @@ int cmd_rev_list(Session& s, const Args& a) {
                 out += "commit " + name + h.substr(h.find('\n'));
             }
         }
-        if (out.size() > (1u << 16)) {
-            s.out(out);
-            out.clear();
-        }
+        flush_big(s, out);
     }
     s.out(out);
     return 0;
@@ -920,6 +1248,7 @@ int cmd_shortlog(Session& s, const Args& a) {
         if (lines.error() == vfs::Errc::cancelled) throw Cancelled{};
     } else {
         if (revs.empty()) return 0;
+        compile_filters(repo, o);
         for (auto& c : select_commits(repo, revs, o)) {
             const Signature& sg = committer ? c.committer : c.author;
             std::string name = email ? sg.name + " <" + sg.email + ">" : sg.name;

@@ -1515,19 +1515,68 @@ int cmd_stash(Session& s, const Args& a) {
 
 namespace bashkit::builtins::git {
 
+namespace {
+
+const char* const kSymbolicRefUsage =
+    "usage: git symbolic-ref [-m <reason>] <name> <ref>\n"
+    "   or: git symbolic-ref [-q] [--short] [--no-recurse] <name>\n"
+    "   or: git symbolic-ref --delete [-q] <name>\n"
+    "\n"
+    "    -q, --quiet           suppress error message for non-symbolic (detached) refs\n"
+    "    -d, --delete          delete symbolic ref\n"
+    "    --short               shorten ref output\n"
+    "    --recurse             recursively dereference (default)\n"
+    "    -m <reason>           reason of the update\n"
+    "\n";
+
+const char* const kUpdateRefUsage =
+    "usage: git update-ref [<options>] -d <refname> [<old-val>]\n"
+    "   or: git update-ref [<options>]    <refname> <new-val> [<old-val>]\n"
+    "   or: git update-ref [<options>] --stdin [-z]\n"
+    "\n"
+    "    -m <reason>           reason of the update\n"
+    "    -d                    delete the reference\n"
+    "    --no-deref            update <refname> not the one it points to\n"
+    "    -z                    stdin has NUL-terminated arguments\n"
+    "    --stdin               read updates from stdin\n"
+    "    --create-reflog       create a reflog\n"
+    "\n";
+
+// parse-options' complaint about an option it does not know, then the usage: status 129.
+int unknown_option(Session& s, const std::string& x, const char* usage) {
+    if (x.starts_with("--")) s.err("error: unknown option `" + x.substr(2) + "'\n");
+    else s.err("error: unknown switch `" + x.substr(1, 1) + "'\n");
+    s.err(usage);
+    return 129;
+}
+
+}  // namespace
+
 int cmd_symbolic_ref(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
-    bool quiet = false, short_ = false;
+    bool quiet = false, short_ = false, del = false;
     std::vector<std::string> rest;
-    for (const auto& x : a) {
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
         if (x == "-q" || x == "--quiet") quiet = true;
         else if (x == "--short") short_ = true;
-        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option '" + x + "'", 129};
+        else if (x == "-d" || x == "--delete") del = true;
+        else if (x == "--recurse" || x == "--no-recurse") {
+        } else if (x == "-m" && i + 1 < a.size()) ++i;  // the reason of a reflog entry: none is written
+        else if (x.starts_with("-m") && x.size() > 2) {
+        } else if (x.size() > 1 && x[0] == '-') return unknown_option(s, x, kSymbolicRefUsage);
         else rest.push_back(x);
     }
-    if (rest.empty() || rest.size() > 2) {
-        s.err("usage: git symbolic-ref [-q] [--short] <name> [<ref>]\n");
+    if (rest.empty() || rest.size() > 2 || (del && rest.size() != 1)) {
+        s.err(kSymbolicRefUsage);
         return 129;
+    }
+    if (del) {
+        if (rest[0] == "HEAD") throw Fatal{"deleting 'HEAD' is not allowed"};
+        auto raw = repo.read_ref_raw(rest[0]);
+        if (!raw || !raw->starts_with("ref: ")) throw Fatal{"Cannot delete " + rest[0] + ", not a symbolic ref"};  // even with -q
+        repo.delete_ref(rest[0]);
+        return 0;
     }
     if (rest.size() == 2) {
         if (!rest[1].starts_with("refs/")) throw Fatal{"Refusing to point " + rest[0] + " outside of refs/"};
@@ -1543,6 +1592,81 @@ int cmd_symbolic_ref(Session& s, const Args& a) {
     if (short_ && target.starts_with("refs/heads/")) target = target.substr(11);
     else if (short_ && target.starts_with("refs/tags/")) target = target.substr(10);
     s.out(target + "\n");
+    return 0;
+}
+
+// update-ref <ref> <new> [<old>], update-ref -d <ref> [<old>]: the ref a symbolic ref points to unless
+// --no-deref; <old> checks the current value first (all zeros: the ref must not exist). A failed update is
+// git's "fatal: update_ref failed for ref ..." (128), a failed delete "error: ..." (1).
+int cmd_update_ref(Session& s, const Args& a) {
+    Repo& repo = s.need_repo();
+    bool del = false, no_deref = false;
+    std::optional<std::string> msg;
+    std::vector<std::string> rest;
+    bool dashdash = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const std::string& x = a[i];
+        if (dashdash || x.size() < 2 || x[0] != '-') rest.push_back(x);
+        else if (x == "--") dashdash = true;
+        else if (x == "-d") del = true;
+        else if (x == "--no-deref") no_deref = true;
+        else if (x == "--create-reflog") {
+        } else if (x == "-m") {
+            if (i + 1 >= a.size()) {
+                s.err("error: switch `m' requires a value\n");
+                s.err(kUpdateRefUsage);
+                return 129;
+            }
+            msg = a[++i];
+        } else if (x.starts_with("-m")) msg = x.substr(2);
+        else if (x == "--stdin" || x == "-z") throw Fatal{"update-ref --stdin is not supported here"};
+        else return unknown_option(s, x, kUpdateRefUsage);
+    }
+    if (rest.empty() || rest.size() > (del ? 2u : 3u) || (!del && rest.size() < 2)) {
+        s.err(kUpdateRefUsage);
+        return 129;
+    }
+    if (msg && msg->empty()) throw Fatal{"Refusing to perform update with empty message."};
+    const std::string& name = rest[0];
+    // the ref written: through symbolic refs unless --no-deref
+    std::string target = name;
+    for (int depth = 0; !no_deref && depth < 5; ++depth) {
+        auto raw = repo.read_ref_raw(target);
+        if (!raw || !raw->starts_with("ref: ")) break;
+        target = raw->substr(5);
+    }
+    std::optional<std::string> current;
+    if (auto raw = repo.read_ref_raw(target); raw && !raw->starts_with("ref: ")) current = *raw;
+    // The reason a lock of the ref fails against <old>, or "".
+    auto check_old = [&](const std::string& old) -> std::string {
+        if (old == kNullOid) return current ? "cannot lock ref '" + name + "': reference already exists" : "";
+        auto want = repo.rev_parse(old);
+        if (!want) throw Fatal{old + ": not a valid old SHA1"};
+        if (!current) return "cannot lock ref '" + name + "': unable to resolve reference '" + target + "'";
+        if (*current != *want) return "cannot lock ref '" + name + "': is at " + *current + " but expected " + *want;
+        return "";
+    };
+    if (del) {
+        if (rest.size() == 2)
+            if (std::string why = check_old(rest[1]); !why.empty()) {
+                s.err("error: " + why + "\n");
+                return 1;
+            }
+        if (current) repo.delete_ref(target);
+        return 0;
+    }
+    auto oid = repo.rev_parse(rest[1]);
+    if (!oid) throw Fatal{rest[1] + ": not a valid SHA1"};
+    const std::string failed = "update_ref failed for ref '" + name + "': ";
+    if (!Repo::valid_ref_name(name) && name != "HEAD") throw Fatal{failed + "refusing to update ref with bad name '" + name + "'"};
+    if (rest.size() == 3)
+        if (std::string why = check_old(rest[2]); !why.empty()) throw Fatal{failed + why};
+    if (target.starts_with("refs/heads/") && repo.read(*oid).type != ObjType::commit)
+        throw Fatal{failed + "cannot update ref '" + target + "': trying to write non-commit object " + *oid + " to branch '" + target + "'"};
+    Repo::RefWrite how;
+    how.deref = false;
+    how.log_without_message = true;
+    repo.update_ref(target, *oid, current.value_or(""), msg.value_or(""), how);
     return 0;
 }
 

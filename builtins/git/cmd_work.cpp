@@ -326,9 +326,9 @@ std::string commit_summary(Repo& repo, const std::string& parent_tree, const std
     std::set<std::string> paths;
     for (auto& [p, v] : before) paths.insert(p);
     for (auto& [p, v] : after) paths.insert(p);
-    auto renames = exact_renames(before, after);
+    auto renames = find_renames(repo.ctx, before, after, [&](const std::string& oid) { return repo.read(oid).data; });
     std::set<std::string> rename_sources;
-    for (auto& [to, from] : renames) rename_sources.insert(from);
+    for (auto& [to, r] : renames) rename_sources.insert(r.from);
     for (auto& p : paths) {
         check_cancel(repo.ctx);
         auto b = before.find(p), f = after.find(p);
@@ -336,7 +336,15 @@ std::string commit_summary(Repo& repo, const std::string& parent_tree, const std
         if (rename_sources.count(p)) continue;
         ++files;
         if (auto r = renames.find(p); r != renames.end()) {
-            modes += " rename " + pprint_rename(r->second, p) + " (100%)\n";
+            // a rename, its mode change (without the path), and the lines changed from the source
+            auto src = before.find(r->second.from);
+            modes += " rename " + pprint_rename(r->second.from, p) + " (" + std::to_string(r->second.percent) + "%)\n";
+            if (src->second.first != f->second.first)
+                modes += " mode change " + mode_string(src->second.first) + " => " + mode_string(f->second.first) + "\n";
+            if (r->second.percent == 100) continue;
+            DiffStats ds = count_changes(repo.ctx, repo.read(src->second.second).data, repo.read(f->second.second).data);
+            ins += ds.added;
+            del += ds.deleted;
             continue;
         }
         std::string da = b != before.end() && b->second.first != 0160000 ? repo.read(b->second.second).data : "";

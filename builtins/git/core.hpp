@@ -159,12 +159,24 @@ public:
     std::map<std::string, std::pair<uint32_t, std::string>> flatten(const std::string& tree_oid);
 
     // refs
+    static bool valid_ref_name(const std::string& name);  // git's check-ref-format rules
     std::optional<std::string> read_ref_raw(const std::string& name);  // the file's content (or packed)
     std::optional<std::string> resolve_ref(const std::string& name, int depth = 0);  // oid
     std::string head_ref();  // "refs/heads/x" when HEAD is symbolic, "" when detached
     std::optional<std::string> head_oid() { return resolve_ref("HEAD"); }
+    // Writes name (the ref HEAD points to, for HEAD, unless !deref) and its reflog: with a message, or
+    // without one when log_without_message (update-ref), for the refs git logs (HEAD, refs/heads/,
+    // refs/remotes/, refs/notes/) or that have a log.
+    struct RefWrite {
+        bool deref = true;
+        bool log_without_message = false;
+    };
     void update_ref(const std::string& name, const std::string& oid, const std::string& old_oid,
-                    const std::string& reflog_msg);
+                    const std::string& reflog_msg, RefWrite how);
+    void update_ref(const std::string& name, const std::string& oid, const std::string& old_oid,
+                    const std::string& reflog_msg) {
+        update_ref(name, oid, old_oid, reflog_msg, RefWrite{});
+    }
     void delete_ref(const std::string& name);
     void set_symref(const std::string& name, const std::string& target);
     std::map<std::string, std::string> refs(const std::string& prefix);  // name -> oid, loose over packed
@@ -267,6 +279,8 @@ bool is_binary(std::string_view data);
 std::string unified_hunks(const CommandContext& ctx, std::string_view a, std::string_view b, int context,
                           DiffStats* stats);
 DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b);
+// The lines a diff of a and b deletes and adds (without their newlines), for log -G.
+std::vector<std::string_view> changed_lines(const CommandContext& ctx, std::string_view a, std::string_view b);
 // The changed runs between two sequences of line ids (equal ids, equal lines): [a0,a1) of a replaced by
 // [b0,b1) of b, in order. The same engine and boundary choices as the unified diff.
 struct ChangeBlock {
@@ -280,6 +294,8 @@ struct FilePair {
     uint32_t mode_a = 0, mode_b = 0;
     std::string oid_a, oid_b;  // hex; may be kNullOid for a work tree file not hashed
     std::string data_a, data_b;
+    std::string from;     // a rename: the path on side A ("" for none)
+    int similarity = 0;   // of a rename, in percent
 };
 std::string format_patch(const CommandContext& ctx, const FilePair& p, int context);
 
@@ -290,8 +306,59 @@ std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>&
 // (sources) and only in `after` (destinations) that hold the same blob.
 using FlatTree = std::map<std::string, std::pair<uint32_t, std::string>>;
 std::map<std::string, std::string> exact_renames(const FlatTree& before, const FlatTree& after);
+// Renames as diff -M finds them (git's diffcore-rename at its default 50%): the exact ones, then among the
+// remaining deleted and added files, pairs whose similarity (the bytes of the destination found in the
+// source, counted by lines or 64-byte chunks, against the larger size) reaches half, the best first.
+// destination -> (source, score in percent); read_blob gives a blob's content.
+struct Rename {
+    std::string from;
+    int percent = 100;
+};
+std::map<std::string, Rename> find_renames(const CommandContext& ctx, const FlatTree& before, const FlatTree& after,
+                                           const std::function<std::string(const std::string&)>& read_blob);
 // "a => b", "dir/{a => b}" as git prints a rename in --stat and summaries.
 std::string pprint_rename(const std::string& a, const std::string& b);
+
+// log --graph (graph.cpp): update() with each commit shown, in order, and its parents the log walks; then
+// show_commit() is the graph up to and including the prefix of the commit's first line, show_text() the
+// commit's text with the graph's prefix before each further line (and the rows the graph still needs),
+// padding_line() the prefix of a line between commits or of a diff line.
+class Graph {
+public:
+    void update(const std::string& oid, const std::vector<std::string>& parents);
+    std::string show_commit();
+    std::string show_text(std::string_view text);
+    std::string padding_line();
+
+private:
+    enum class State { padding, skip, pre_commit, commit, post_merge, collapsing };
+    std::string next_line();
+    void set_state(State s);
+    const std::string* row_column(size_t i, bool seen) const;
+    int find_new_column(const std::string& oid) const;
+    void insert_into_new_columns(const std::string& oid, int index);
+    void update_columns();
+    bool mapping_correct() const;
+    int dashed_parents() const;
+    bool needs_pre_commit_line() const;
+    void pad(std::string& line) const;
+    void pre_commit_line(std::string& line);
+    void commit_line(std::string& line);
+    void post_merge_line(std::string& line);
+    void collapsing_line(std::string& line);
+
+    std::string commit_;
+    std::vector<std::string> parents_;
+    std::vector<std::string> columns_, new_columns_;
+    // screen position (two per column) -> the column of the next row its line goes to; -1 for none
+    std::vector<int> mapping_, old_mapping_;
+    size_t mapping_size_ = 0;
+    int width_ = 0, expansion_row_ = 0;
+    int commit_index_ = 0, prev_commit_index_ = 0;
+    int merge_layout_ = 0, edges_added_ = 0, prev_edges_added_ = 0;
+    State state_ = State::padding, prev_state_ = State::padding;
+    bool shown_commit_line_ = false;
+};
 
 // Date formats.
 std::string format_date_default(int64_t t, int tz_minutes);  // "Thu Apr 7 15:13:13 2005 -0700"
@@ -334,6 +401,7 @@ int cmd_restore(Session& s, const Args& a);
 int cmd_mv(Session& s, const Args& a);
 int cmd_stash(Session& s, const Args& a);
 int cmd_symbolic_ref(Session& s, const Args& a);
+int cmd_update_ref(Session& s, const Args& a);
 int cmd_cherry_pick(Session& s, const Args& a);  // cmd_pick.cpp
 int cmd_rebase(Session& s, const Args& a);
 int cmd_rev_list(Session& s, const Args& a);  // cmd_revs.cpp

@@ -246,6 +246,16 @@ std::vector<ChangeBlock> change_blocks(const CommandContext& ctx, std::span<cons
     return blocks_of(flags);
 }
 
+std::vector<std::string_view> changed_lines(const CommandContext& ctx, std::string_view a, std::string_view b) {
+    Edits e = compute(ctx, a, b);
+    std::vector<std::string_view> out;
+    for (size_t i = 0; i < e.a.lines.size(); ++i)
+        if (e.flags.a[i]) out.push_back(e.a.lines[i]);
+    for (size_t i = 0; i < e.b.lines.size(); ++i)
+        if (e.flags.b[i]) out.push_back(e.b.lines[i]);
+    return out;
+}
+
 DiffStats count_changes(const CommandContext& ctx, std::string_view a, std::string_view b) {
     DiffStats s;
     if (is_binary(a) || is_binary(b)) {
@@ -338,6 +348,92 @@ std::map<std::string, std::string> exact_renames(const FlatTree& before, const F
     return out;
 }
 
+namespace {
+
+// git's diffcore-delta: the bytes of a blob by chunk (a line, or 64 bytes), keyed by the chunk's hash
+// modulo a prime (as git keys them, so the same chunks count as equal); a CR before LF in text is not
+// counted.
+std::map<uint32_t, uint64_t> chunk_counts(std::string_view d) {
+    constexpr uint32_t kHashBase = 107927;
+    std::map<uint32_t, uint64_t> counts;
+    const bool text = !is_binary(d);
+    uint32_t accum1 = 0, accum2 = 0, n = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+        const uint32_t c = static_cast<unsigned char>(d[i]);
+        if (text && c == '\r' && i + 1 < d.size() && d[i + 1] == '\n') continue;
+        const uint32_t old1 = accum1;
+        accum1 = (accum1 << 7) ^ (accum2 >> 25);
+        accum2 = (accum2 << 7) ^ (old1 >> 25);
+        accum1 += c;
+        if (++n < 64 && c != '\n') continue;
+        counts[(accum1 + accum2 * 0x9f) % kHashBase] += n;
+        n = 0;
+        accum1 = accum2 = 0;
+    }
+    if (n > 0) counts[(accum1 + accum2 * 0x9f) % kHashBase] += n;
+    return counts;
+}
+
+}  // namespace
+
+std::map<std::string, Rename> find_renames(const CommandContext& ctx, const FlatTree& before, const FlatTree& after,
+                                           const std::function<std::string(const std::string&)>& read_blob) {
+    std::map<std::string, Rename> out;
+    for (auto& [to, from] : exact_renames(before, after)) out[to] = Rename{from, 100};
+    std::set<std::string> used;
+    for (auto& [to, r] : out) used.insert(r.from);
+    std::vector<std::string> srcs, dsts;
+    for (auto& [p, v] : before)
+        if (!after.count(p) && !used.count(p) && (v.first & 0170000) == 0100000) srcs.push_back(p);
+    for (auto& [p, v] : after)
+        if (!before.count(p) && !out.count(p) && (v.first & 0170000) == 0100000) dsts.push_back(p);
+    if (srcs.empty() || dsts.empty()) return out;
+    constexpr uint64_t kMaxScore = 60000, kMinScore = 30000;
+    struct Blob {
+        std::string data;
+        std::map<uint32_t, uint64_t> counts;
+    };
+    auto load = [&](const std::string& oid) {
+        Blob b;
+        b.data = read_blob(oid);
+        b.counts = chunk_counts(b.data);
+        return b;
+    };
+    std::vector<Blob> sb, db;
+    for (auto& p : srcs) sb.push_back(load(before.at(p).second));
+    for (auto& p : dsts) db.push_back(load(after.at(p).second));
+    struct Candidate {
+        uint64_t score;
+        bool same_name;
+        size_t dst, src;
+    };
+    auto base = [](const std::string& p) { return p.substr(p.rfind('/') + 1); };
+    std::vector<Candidate> cands;
+    for (size_t d = 0; d < dsts.size(); ++d)
+        for (size_t s = 0; s < srcs.size(); ++s) {
+            check_cancel(ctx);
+            const uint64_t ssz = sb[s].data.size(), dsz = db[d].data.size();
+            const uint64_t max_size = std::max(ssz, dsz), delta = max_size - std::min(ssz, dsz);
+            if (max_size * (kMaxScore - kMinScore) < delta * kMaxScore || dsz == 0) continue;
+            uint64_t copied = 0;
+            for (auto& [h, n] : db[d].counts)
+                if (auto it = sb[s].counts.find(h); it != sb[s].counts.end()) copied += std::min(n, it->second);
+            const uint64_t score = copied * kMaxScore / max_size;
+            if (score >= kMinScore) cands.push_back({score, base(srcs[s]) == base(dsts[d]), d, s});
+        }
+    std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) {
+        return x.score != y.score ? x.score > y.score : x.same_name > y.same_name;
+    });
+    std::set<size_t> dst_done, src_done;
+    for (auto& c : cands) {
+        if (dst_done.count(c.dst) || src_done.count(c.src)) continue;
+        dst_done.insert(c.dst);
+        src_done.insert(c.src);
+        out[dsts[c.dst]] = Rename{srcs[c.src], int(c.score * 100 / kMaxScore)};
+    }
+    return out;
+}
+
 std::string pprint_rename(const std::string& a, const std::string& b) {
     // diff.c pprint_rename: a common directory prefix and suffix are written once around {a => b}.
     size_t la = a.size(), lb = b.size();
@@ -365,11 +461,14 @@ std::string pprint_rename(const std::string& a, const std::string& b) {
 
 std::string format_patch(const CommandContext& ctx, const FilePair& p, int context) {
     if (p.mode_a == p.mode_b && p.oid_a == p.oid_b && !p.oid_a.empty() && p.oid_a != kNullOid) return "";
-    std::string a = quote_path("a/" + p.path), b = quote_path("b/" + p.path);
+    std::string a = quote_path("a/" + (p.from.empty() ? p.path : p.from)), b = quote_path("b/" + p.path);
     std::string out = "diff --git " + a + " " + b + "\n";
     if (p.mode_a == 0) out += "new file mode " + mode_string(p.mode_b) + "\n";
     else if (p.mode_b == 0) out += "deleted file mode " + mode_string(p.mode_a) + "\n";
     else if (p.mode_a != p.mode_b) out += "old mode " + mode_string(p.mode_a) + "\nnew mode " + mode_string(p.mode_b) + "\n";
+    if (!p.from.empty())
+        out += "similarity index " + std::to_string(p.similarity) + "%\nrename from " + quote_path(p.from) + "\nrename to " +
+               quote_path(p.path) + "\n";
     std::string oa = p.mode_a ? p.oid_a : kNullOid, ob = p.mode_b ? p.oid_b : kNullOid;
     if (oa == ob) return out;  // mode change only
     out += "index " + oa.substr(0, 7) + ".." + ob.substr(0, 7);

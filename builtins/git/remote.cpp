@@ -1493,6 +1493,20 @@ int cmd_push(Session& s, const Args& a) {
     return 0;
 }
 
+
+// The words of a `git remote` subcommand: its flags (each word sets its bool) and, in order, its other
+// arguments; an option it does not know is "unknown option" (129).
+static std::vector<std::string> sub_words(const Args& rest, std::initializer_list<std::pair<const char*, bool*>> flags) {
+    std::vector<std::string> pos;
+    for (const auto& x : rest) {
+        auto f = std::find_if(flags.begin(), flags.end(), [&](const auto& fl) { return x == fl.first; });
+        if (f != flags.end()) *f->second = true;
+        else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
+        else pos.push_back(x);
+    }
+    return pos;
+}
+
 int cmd_remote(Session& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool verbose = false;
@@ -1521,12 +1535,7 @@ int cmd_remote(Session& s, const Args& a) {
     };
     if (sub == "add") {
         bool fetch_now = false;
-        std::vector<std::string> pos;
-        for (const auto& x : rest) {
-            if (x == "-f" || x == "--fetch") fetch_now = true;
-            else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
-            else pos.push_back(x);
-        }
+        std::vector<std::string> pos = sub_words(rest, {{"-f", &fetch_now}, {"--fetch", &fetch_now}});
         if (pos.size() != 2) return usage_err("add [<options>] <name> <url>");
         const std::string& name = pos[0];
         if (name.empty() || name.find_first_of(" \t/\\:?*[~^") != std::string::npos || name.starts_with("-"))
@@ -1643,12 +1652,7 @@ int cmd_remote(Session& s, const Args& a) {
     }
     if (sub == "get-url") {
         bool push = false, all = false;
-        std::vector<std::string> pos;
-        for (const auto& x : rest) {
-            if (x == "--push") push = true;
-            else if (x == "--all") all = true;
-            else pos.push_back(x);
-        }
+        std::vector<std::string> pos = sub_words(rest, {{"--push", &push}, {"--all", &all}});
         if (pos.size() != 1) return usage_err("get-url [--push] [--all] <name>");
         auto r = remote_cfg(repo, pos[0]);
         if (!r) {
@@ -1666,12 +1670,7 @@ int cmd_remote(Session& s, const Args& a) {
     if (sub == "show") {
         // -n: what the configuration and the remote-tracking refs say, without asking the remote
         bool no_query = false;
-        std::vector<std::string> pos;
-        for (const auto& x : rest) {
-            if (x == "-n") no_query = true;
-            else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
-            else pos.push_back(x);
-        }
+        std::vector<std::string> pos = sub_words(rest, {{"-n", &no_query}});
         if (pos.empty()) {  // like `git remote`
             for (const auto& n : remote_names(repo)) s.out(n + "\n");
             return 0;
@@ -1713,12 +1712,7 @@ int cmd_remote(Session& s, const Args& a) {
     }
     if (sub == "set-url") {
         bool push = false;
-        std::vector<std::string> pos;
-        for (const auto& x : rest) {
-            if (x == "--push") push = true;
-            else if (x.size() > 1 && x[0] == '-') throw Fatal{"unknown option: " + x, 129};
-            else pos.push_back(x);
-        }
+        std::vector<std::string> pos = sub_words(rest, {{"--push", &push}});
         if (pos.size() != 2) return usage_err("set-url [--push] <name> <newurl> [<oldurl>]");
         if (!remote_cfg(repo, pos[0])) {
             s.err("error: No such remote '" + pos[0] + "'\n");

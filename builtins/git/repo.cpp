@@ -30,7 +30,7 @@ void Repo::write_file_atomic(const std::string& path, std::string_view data) {
 // ---------------------------------------------------------------------------------------------------------
 // Refs
 
-static bool valid_ref_name(const std::string& name) {
+bool Repo::valid_ref_name(const std::string& name) {
     if (name.empty() || name.front() == '/' || name.back() == '/' || name.back() == '.' || name.find("..") != std::string::npos ||
         name.find("//") != std::string::npos || name.find("@{") != std::string::npos || name == "@")
         return false;
@@ -99,10 +99,10 @@ std::string Repo::reflog_identity() {
 }
 
 void Repo::update_ref(const std::string& name, const std::string& oid, const std::string& old_oid,
-                      const std::string& msg) {
+                      const std::string& msg, RefWrite how) {
     if (name != "HEAD" && !valid_ref_name(name)) throw Fatal{"'" + name + "' is not a valid ref name"};
     std::string target = name;
-    if (name == "HEAD") {
+    if (name == "HEAD" && how.deref) {
         std::string h = head_ref();
         if (!h.empty()) target = h;
     }
@@ -111,8 +111,14 @@ void Repo::update_ref(const std::string& name, const std::string& oid, const std
     if (auto s = fs.mkdir_all(vfs::path_dirname(path), 0755, &failed); !s)
         throw Fatal{"cannot lock ref '" + target + "': unable to create directory for " + path};
     write_file_atomic(path, oid + "\n");
-    if (!msg.empty() && config.get_bool("core.logallrefupdates", !worktree.empty())) {
-        std::string line = (old_oid.empty() ? kNullOid : old_oid) + " " + oid + " " + reflog_identity() + "\t" + msg + "\n";
+    auto logged_without_message = [&] {
+        return target == "HEAD" || target.starts_with("refs/heads/") || target.starts_with("refs/remotes/") ||
+               target.starts_with("refs/notes/") || fs.lstat(gitdir + "/logs/" + target);
+    };
+    if ((!msg.empty() || (how.log_without_message && logged_without_message())) &&
+        config.get_bool("core.logallrefupdates", !worktree.empty())) {
+        std::string line = (old_oid.empty() ? kNullOid : old_oid) + " " + oid + " " + reflog_identity() +
+                           (msg.empty() ? "" : "\t" + msg) + "\n";
         auto log = [&](const std::string& ref) {
             std::string lp = gitdir + "/logs/" + ref;
             (void)fs.mkdir_all(vfs::path_dirname(lp), 0755);
@@ -240,7 +246,9 @@ std::optional<std::string> Repo::rev_parse(const std::string& spec_in) {
     } else {
         for (const std::string& cand : {base, "refs/" + base, "refs/tags/" + base, "refs/heads/" + base,
                                         "refs/remotes/" + base, "refs/remotes/" + base + "/HEAD"}) {
-            if (cand == "HEAD" || cand.starts_with("refs/") || cand == "ORIG_HEAD" || cand == "MERGE_HEAD" || cand == "FETCH_HEAD") {
+            // a name in the git directory itself only when it is spelled as a pseudo-ref (HEAD, ORIG_HEAD, FOO)
+            const bool pseudo = std::all_of(cand.begin(), cand.end(), [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
+            if (cand.starts_with("refs/") || pseudo) {
                 if ((oid = resolve_ref(cand))) break;
             }
         }

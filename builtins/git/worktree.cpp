@@ -348,16 +348,17 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
             c.path = p;
             c.x = 'D';
         }
-    // Staged exact renames: a path gone from HEAD whose blob appears at a new path of the index.
+    // Staged renames: a path gone from HEAD whose content (the same blob, or one similar enough) is at a new
+    // path of the index.
     {
         FlatTree staged;
         for (auto& e : index)
             if (e.stage() == 0) staged[e.path] = {e.mode, e.oid};
-        for (auto& [to, from] : exact_renames(head, staged)) {
+        for (auto& [to, r] : find_renames(repo.ctx, head, staged, [&](const std::string& oid) { return repo.read(oid).data; })) {
             Change& c = changes[to];
             c.x = 'R';
-            c.orig = from;
-            changes.erase(from);
+            c.orig = r.from;
+            changes.erase(r.from);
         }
     }
     for (auto& [p, c] : changes)

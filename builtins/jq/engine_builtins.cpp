@@ -133,6 +133,7 @@ Value getpath(const Value& v, const Value& path) {
 namespace {
 
 void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
+    guard_stack();
     if (i == path.size()) {
         v = std::move(nv);
         return;
@@ -198,6 +199,7 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
 }
 
 void delpath_in(Value& v, const std::vector<Value>& path, size_t i) {
+    guard_stack();
     if (v.is_null()) return;
     const Value& k = path[i];
     if (i + 1 == path.size()) {
@@ -297,6 +299,7 @@ void dels(Value& v, const std::vector<Value>& keys) {
 // jq's delpaths_sorted: paths (sorted) grouped by their component at `start`; a group whose first path ends
 // there deletes the key, the others delete inside it.
 void del_sorted(Value& v, const std::vector<const std::vector<Value>*>& ps, size_t start) {
+    guard_stack();
     std::vector<Value> keys;
     for (size_t i = 0; i < ps.size();) {
         const Value& key = (*ps[i])[start];
@@ -755,6 +758,7 @@ Value f_has(const Value& in, const Args& a) {
     jq_error("Cannot check whether " + std::string(kind_name(in)) + " has a " + kind_name(k) + " key");
 }
 bool contains(const Value& a, const Value& b) {
+    guard_stack();
     if (a.is_object() && b.is_object()) {
         for (const auto& [k, v] : b.obj().items) {
             const Value* x = a.get(k);
@@ -1014,6 +1018,7 @@ Value f_flatten(const Value& in, const Args& a) {
     if (!in.is_array()) jq_error("Cannot iterate over " + errdesc(in));
     std::vector<Value> out;
     std::function<void(const Value&, double)> go = [&](const Value& v, double d) {
+        guard_stack();
         for (const Value& x : v.arr()) {
             if (x.is_array() && d > 0) {
                 go(x, d - 1);
@@ -1437,26 +1442,72 @@ NATIVE(n_map) {
     held.clear();
     return emit(Value::array(std::move(out)), nopath(path));
 }
-// recurse(f): depth first, with an explicit stack of pending outputs
+namespace {
+// Runs run(), which appends to outputs; a language error it raises once outputs is not empty is returned
+// instead of thrown.
+template <class C, class Run>
+std::exception_ptr defer_error(const C& outputs, Run&& run) {
+    try {
+        run();
+    } catch (const JqError&) {
+        if (outputs.empty()) throw;
+        return std::current_exception();
+    } catch (const BreakEx&) {
+        if (outputs.empty()) throw;
+        return std::current_exception();
+    } catch (const JqHalt&) {
+        if (outputs.empty()) throw;
+        return std::current_exception();
+    }
+    return nullptr;
+}
+
+
+// A vector used as a stack, its capacity charged to the memory budget.
+template <class T>
+class BudgetedStack {
+public:
+    void push(T&& t) {
+        v_.push_back(std::move(t));
+        if (v_.capacity() != charged_) {
+            held_.set(v_.capacity() * sizeof(T));
+            charged_ = v_.capacity();
+        }
+    }
+    T pop() {
+        T t = std::move(v_.back());
+        v_.pop_back();
+        return t;
+    }
+    bool empty() const { return v_.empty(); }
+
+private:
+    std::vector<T> v_;
+    interp::MemoryCharge held_{current_budget()};
+    size_t charged_ = 0;
+};
+
+}  // namespace
+
+// recurse(f) and recurse(f; cond), jq's `def r: ., (f | select(cond) | r); r;`: depth first over an
+// explicit, budgeted stack of pending outputs (an error f raises after some outputs waits for theirs, as in
+// loop_native below)
 bool recurse_with(Interp& I, const Node* f, const Node* cond, const Value& in, const Value* path, const EnvP& env,
                   const Emit& emit) {
     struct Item {
         Value v;
         Value p;
+        std::exception_ptr err;
     };
-    std::vector<std::vector<Item>> stack;
-    stack.push_back({{in, path ? *path : Value::invalid()}});
-    std::reverse(stack.back().begin(), stack.back().end());
+    BudgetedStack<Item> stack;
+    stack.push({in, path ? *path : Value::invalid(), nullptr});
+    std::vector<Item> next;
     while (!stack.empty()) {
         I.tick();
-        if (stack.back().empty()) {
-            stack.pop_back();
-            continue;
-        }
-        Item it = std::move(stack.back().back());
-        stack.back().pop_back();
+        Item it = stack.pop();
+        if (it.err) std::rethrow_exception(it.err);
         if (!emit(Value(it.v), path ? (it.p.is_valid() ? &it.p : &kNoPath) : nullptr)) return false;
-        std::vector<Item> next;
+        next.clear();
         auto cb = [&](Value&& v, const Value* p) -> bool {
             if (cond) {
                 bool ok = false;
@@ -1466,12 +1517,13 @@ bool recurse_with(Interp& I, const Node* f, const Node* cond, const Value& in, c
                 });
                 if (!ok) return true;
             }
-            next.push_back({std::move(v), p && p->is_valid() ? *p : Value::invalid()});
+            next.push_back({std::move(v), p && p->is_valid() ? *p : Value::invalid(), nullptr});
             return true;
         };
-        I.eval(f, it.v, path ? (it.p.is_valid() ? &it.p : &kNoPath) : nullptr, env, mk_emit(cb));
-        std::reverse(next.begin(), next.end());
-        if (!next.empty()) stack.push_back(std::move(next));
+        std::exception_ptr err = defer_error(
+            next, [&] { I.eval(f, it.v, path ? (it.p.is_valid() ? &it.p : &kNoPath) : nullptr, env, mk_emit(cb)); });
+        if (err) stack.push({Value(), Value(), std::move(err)});
+        for (size_t i = next.size(); i-- > 0;) stack.push(std::move(next[i]));
     }
     return true;
 }
@@ -1629,70 +1681,71 @@ NATIVE(n_isempty) {
     I.eval(call->kids[0], in, nullptr, env, mk_emit(cb));
     return emit(Value::boolean(!any), nopath(path));
 }
-// until(cond; update), while(cond; update), repeat(f): loops while each step yields one value
-NATIVE(n_until) {
-    std::function<bool(Value)> go = [&](Value v) -> bool {
-        for (;;) {
-            I.tick();
-            std::vector<Value> conds;
-            I.each(call->kids[0], v, env, [&](Value&& c) {
-                conds.push_back(std::move(c));
+// until(cond; update) and while(cond; update) walk jq's recursive definitions
+//   def while(cond; update): def _while: if cond then ., (update | _while) else empty end; _while;
+//   def until(cond; update): def _until: if cond then . else (update | _until) end; _until;
+// depth first over an explicit stack of pending steps, so a long loop, or one whose update yields several
+// values, grows a budgeted vector and not the C stack. `cond` and `update` are run to completion at each
+// step; an error, `break` or `halt` they raise after yielding some values is held back and raised once the
+// steps of those values are done, which is the order jq's lazy evaluation gives
+// (`[limit(3; while(true; ., error("x")))]` is [0,0,0]).
+namespace {
+
+bool loop_native(Interp& I, const Node* call, const Value& in, const Value* path, const EnvP& env,
+                 const Emit& emit, bool is_while) {
+    enum class Step : uint8_t { Visit, Emit, Update, Raise };
+    struct Task {
+        Step step;
+        Value v;
+        std::exception_ptr err;
+    };
+    BudgetedStack<Task> stack;
+    auto push = [&](Step s, const Value& v, std::exception_ptr err = nullptr) { stack.push({s, v, std::move(err)}); };
+    std::vector<Value> outs;
+    auto run = [&](const Node* f, const Value& v) {
+        outs.clear();
+        std::exception_ptr err = defer_error(outs, [&] {
+            I.each(f, v, env, [&](Value&& o) {
+                outs.push_back(std::move(o));
                 return true;
             });
-            for (size_t ci = 0; ci < conds.size(); ++ci) {
-                if (conds[ci].truthy()) {
-                    if (!emit(Value(v), nopath(path))) return false;
-                    continue;
-                }
-                std::vector<Value> next;
-                I.each(call->kids[1], v, env, [&](Value&& n) {
-                    next.push_back(std::move(n));
-                    return true;
-                });
-                if (conds.size() == 1 && next.size() == 1) {
-                    v = std::move(next[0]);
-                    goto again;
-                }
-                for (Value& n : next)
-                    if (!go(std::move(n))) return false;
-            }
-            return true;
-        again:;
-        }
+        });
+        if (err) push(Step::Raise, Value(), std::move(err));
     };
-    return go(in);
-}
-NATIVE(n_while) {
-    std::function<bool(Value)> go = [&](Value v) -> bool {
-        for (;;) {
-            I.tick();
-            std::vector<Value> conds;
-            I.each(call->kids[0], v, env, [&](Value&& c) {
-                conds.push_back(std::move(c));
-                return true;
-            });
-            bool looped = false;
-            for (size_t ci = 0; ci < conds.size(); ++ci) {
-                if (!conds[ci].truthy()) continue;
-                if (!emit(Value(v), nopath(path))) return false;
-                std::vector<Value> next;
-                I.each(call->kids[1], v, env, [&](Value&& n) {
-                    next.push_back(std::move(n));
-                    return true;
-                });
-                if (conds.size() == 1 && next.size() == 1) {
-                    v = std::move(next[0]);
-                    looped = true;
-                    break;
+    push(Step::Visit, in);
+    while (!stack.empty()) {
+        I.tick();
+        Task t = stack.pop();
+        switch (t.step) {
+            case Step::Raise: std::rethrow_exception(t.err);
+            case Step::Emit:
+                if (!emit(std::move(t.v), nopath(path))) return false;
+                break;
+            case Step::Update:
+                run(call->kids[1], t.v);
+                for (size_t i = outs.size(); i-- > 0;) push(Step::Visit, outs[i]);
+                break;
+            case Step::Visit:
+                run(call->kids[0], t.v);
+                for (size_t i = outs.size(); i-- > 0;) {
+                    const bool truthy = outs[i].truthy();
+                    if (is_while) {
+                        if (!truthy) continue;
+                        push(Step::Update, t.v);
+                        push(Step::Emit, t.v);
+                    } else {
+                        push(truthy ? Step::Emit : Step::Update, t.v);
+                    }
                 }
-                for (Value& n : next)
-                    if (!go(std::move(n))) return false;
-            }
-            if (!looped) return true;
+                break;
         }
-    };
-    return go(in);
+    }
+    return true;
 }
+
+}  // namespace
+NATIVE(n_until) { return loop_native(I, call, in, path, env, emit, false); }
+NATIVE(n_while) { return loop_native(I, call, in, path, env, emit, true); }
 NATIVE(n_repeat) {
     // jq's `def repeat(f): def _repeat: f, _repeat; _repeat;` (every round applies f to the same input), as
     // a loop

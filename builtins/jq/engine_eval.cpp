@@ -187,13 +187,20 @@ const PreludeData& prelude() {
 
 const PreludeMap& prelude_map() { return prelude().map; }
 
-void Interp::check_stack() {
+namespace {
+// The stack of the evaluator running on this thread: recursion may go stack_limit bytes below stack_base
+// (0: no evaluator, unchecked).
+thread_local uintptr_t tl_stack_base = 0;
+thread_local size_t tl_stack_limit = 0;
+}  // namespace
+
+void guard_stack() {
     char probe;
-    uintptr_t here = reinterpret_cast<uintptr_t>(&probe);
-    if (stack_base > here && stack_base - here > stack_limit) {
-        jq_error("stack overflow: recursion too deep");
-    }
+    const auto here = reinterpret_cast<uintptr_t>(&probe);
+    if (tl_stack_base > here && tl_stack_base - here > tl_stack_limit) jq_error("stack overflow: recursion too deep");
 }
+
+void Interp::check_stack() { guard_stack(); }
 
 Value Interp::first_value(const Node* n, const Value& in, const EnvP& env, bool& found) {
     Value r;
@@ -333,6 +340,7 @@ bool Interp::bind_pattern(const Node* pat, const Value& v, const EnvP& env, EnvP
 
 bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP& env, const Emit& emit) {
     tick();
+    check_stack();  // every nesting of the evaluator goes through here: programs, natives, callbacks
     switch (n->op) {
         case Op::Identity: return emit(Value(in), path);
         case Op::Recurse: return recurse_all(*this, in, path, emit);
@@ -1032,10 +1040,9 @@ Evaluator::Evaluator(std::shared_ptr<Program> prog, Host& host) : impl_(std::mak
 
 Evaluator::~Evaluator() = default;
 
-void Evaluator::run(const Value& input, const std::function<bool(const Value&)>& out) {
-    Interp& I = impl_->I;
-    char probe;
-    I.stack_base = reinterpret_cast<uintptr_t>(&probe);
+// How far below `base` (an address on the current stack) recursion may go: the thread's stack less half a
+// megabyte of margin, at most 64 MiB.
+size_t stack_allowance(uintptr_t base) {
     size_t limit = 8u << 20;
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -1043,8 +1050,8 @@ void Evaluator::run(const Value& input, const std::function<bool(const Value&)>&
         size_t size = 0;
         if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
             uintptr_t lo = reinterpret_cast<uintptr_t>(addr);
-            if (I.stack_base > lo && I.stack_base <= lo + size) {
-                size_t avail = I.stack_base - lo;
+            if (base > lo && base <= lo + size) {
+                size_t avail = base - lo;
                 limit = avail > (1u << 20) ? avail - (512u << 10) : avail / 2;
             } else {
                 limit = 16u << 20;  // on a fiber: the evaluator's fiber stack is larger than this
@@ -1053,7 +1060,26 @@ void Evaluator::run(const Value& input, const std::function<bool(const Value&)>&
         pthread_attr_destroy(&attr);
     }
     if (limit > (64u << 20)) limit = 64u << 20;
-    I.stack_limit = limit;
+    return limit;
+}
+
+void Evaluator::run(const Value& input, const std::function<bool(const Value&)>& out) {
+    Interp& I = impl_->I;
+    // The outermost evaluator on this thread sets the stack's floor (a nested run keeps it).
+    struct StackScope {
+        bool owner = tl_stack_base == 0;
+        StackScope() {
+            if (!owner) return;
+            char probe;
+            tl_stack_base = reinterpret_cast<uintptr_t>(&probe);
+            tl_stack_limit = stack_allowance(tl_stack_base);
+        }
+        ~StackScope() {
+            if (owner) tl_stack_base = 0;
+        }
+        StackScope(const StackScope&) = delete;
+        StackScope& operator=(const StackScope&) = delete;
+    } stack_scope;
     auto cb = [&](Value&& v, const Value*) { return out(v); };
     try {
         I.eval(impl_->prog->root, input, nullptr, impl_->root, mk_emit(cb));

@@ -66,8 +66,6 @@ struct Interp {
     Host& host;
     uint64_t steps = 0;
     uint64_t next_label = 1;
-    uintptr_t stack_base = 0;
-    size_t stack_limit = 0;
     int line = 0;
 
     explicit Interp(Host& h) : host(h) {}
@@ -75,7 +73,7 @@ struct Interp {
     void tick() {
         if ((++steps & 0x3ff) == 0 && host.cancelled()) throw JqCancelled{};
     }
-    void check_stack();
+    void check_stack();  // guard_stack()
 
     bool eval(const Node* n, const Value& in, const Value* path, const EnvP& env, const Emit& emit);
     // Values only (no paths).

@@ -38,7 +38,11 @@ bool is_keyword(std::string_view s) {
 
 class Parser {
 public:
-    Parser(Program& prog, const std::string& src) : prog_(prog), src_(src) {}
+    Parser(Program& prog, const std::string& src) : prog_(prog), src_(src) {
+        char probe;
+        stack_base_ = reinterpret_cast<uintptr_t>(&probe);
+        stack_limit_ = stack_allowance(stack_base_);
+    }
 
     Node* parse_top() {
         advance();
@@ -142,12 +146,34 @@ public:
         n->pos = tok_.start;
         return n;
     }
-    int line_of(size_t pos) const {
-        int l = 1;
-        for (size_t i = 0; i < pos && i < src_.size(); ++i)
-            if (src_[i] == '\n') ++l;
-        return l;
+    // Counted from the last position asked (nodes are made left to right), so a long program parses in
+    // linear time.
+    int line_of(size_t pos) {
+        if (pos < line_pos_) {
+            line_pos_ = 0;
+            line_ = 1;
+        }
+        for (; line_pos_ < pos && line_pos_ < src_.size(); ++line_pos_)
+            if (src_[line_pos_] == '\n') ++line_;
+        return line_;
     }
+
+    // Nesting: the recursive rules hold one of these. Past kMaxNesting frames, or past the stack the thread
+    // allows, the parse fails as jq's parser does when its stack is full ("memory exhausted"), so a deeply
+    // nested program is an error and never a crash (the passes over the tree recurse as deep as it is).
+    static constexpr int kMaxNesting = 30000;
+    struct Nest {
+        explicit Nest(Parser& p) : p_(p) {
+            char probe;
+            const auto here = reinterpret_cast<uintptr_t>(&probe);
+            if (++p_.nesting_ > kMaxNesting || (p_.stack_base_ > here && p_.stack_base_ - here > p_.stack_limit_))
+                p_.fail("memory exhausted", p_.tok_.start);
+        }
+        ~Nest() { --p_.nesting_; }
+        Nest(const Nest&) = delete;
+        Nest& operator=(const Nest&) = delete;
+        Parser& p_;
+    };
 
     [[noreturn]] void unexpected(const char* expecting = "") {
         std::string what;
@@ -296,6 +322,7 @@ public:
     // ---- grammar ----
     // Pipe: def ...; Pipe | Term as Patterns | Pipe | label $x | Pipe | Comma ('|' Pipe)?
     Node* parse_pipe() {
+        Nest nest(*this);
         if (is_kw("def")) {
             Node* defs = mk(Op::FuncDefs);
             while (is_kw("def")) defs->kids.push_back(parse_def());
@@ -447,6 +474,7 @@ public:
 
     // An operand: the constructs whose body extends to the right end (def, as, label) appear here too.
     Node* parse_unary() {
+        Nest nest(*this);
         if (is_op("-")) {
             Node* n = mk(Op::Neg);
             advance();
@@ -499,6 +527,7 @@ public:
     }
 
     Node* parse_pattern() {
+        Nest nest(*this);
         if (tok_.t == T::Var) {
             Node* p = mk(Op::PVar);
             p->name = tok_.text;
@@ -756,6 +785,7 @@ public:
     }
 
     Node* parse_term() {
+        Nest nest(*this);
         switch (tok_.t) {
             case T::Num: {
                 Node* n = mk(Op::Literal);
@@ -1010,6 +1040,11 @@ public:
     const std::string& src_;
     size_t pos_ = 0;
     Tok tok_;
+    size_t line_pos_ = 0;
+    int line_ = 1;
+    int nesting_ = 0;
+    uintptr_t stack_base_ = 0;
+    size_t stack_limit_ = 0;
 };
 
 // jq's locfile_locate: "MSG at <top-level>, line N:\n<that line><spaces up to the column>".

@@ -377,6 +377,7 @@ bool exact_numbers(const Value& a, const Value& b) {
 }  // namespace
 
 int compare(const Value& a, const Value& b) {
+    guard_stack();
     int ra = kind_rank(a.kind()), rb = kind_rank(b.kind());
     if (ra != rb) return ra < rb ? -1 : 1;
     switch (a.kind()) {
@@ -419,6 +420,7 @@ int compare(const Value& a, const Value& b) {
 }
 
 bool equal(const Value& a, const Value& b) {
+    guard_stack();
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
         case Kind::Number:

@@ -200,6 +200,12 @@ const char* kind_name(Kind k);  // "null", "boolean", "number", ...
 inline const char* kind_name(const Value& v) { return kind_name(v.kind()); }
 
 // jq's total order (null < false < true < numbers < strings < arrays < objects).
+// Throws JqError "stack overflow: recursion too deep" when the jq evaluator running on this thread is past
+// the stack it may use (engine_eval.cpp; nothing without an evaluator): the recursive walks over values
+// (comparison, contains, flatten, paths) call it, so a deeply nested value is an error and not a crash.
+void guard_stack();
+// How deep C stack recursion may go below `base`, an address on the current stack (engine_eval.cpp).
+size_t stack_allowance(uintptr_t base);
 int compare(const Value& a, const Value& b);
 bool equal(const Value& a, const Value& b);
 

@@ -29,6 +29,10 @@ jq -n 'def f: f; f'
 jq -n '"x" | until(false; . + .)'
 #### jq-range
 jq -n '[range(1e10)] | length'
+#### jq-while-branching
+jq -n '[0 | while(. < 100; ., "in" * 1)]'
+#### jq-recurse-branching
+jq -n '[0 | recurse(., . + 1)] | length'
 #### expr-loop
 while :; do expr 1 + 1 > /dev/null; done
 #### let-loop

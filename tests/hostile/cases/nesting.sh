@@ -31,3 +31,7 @@ eval "$(printf 'true && %.0s' {1..200000}) true"
 mkdir -p /tmp/$(printf 'd/%.0s' {1..200}); shopt -s globstar; echo /tmp/** | wc -c
 #### glob-many-stars
 x=$(printf 'a%.0s' {1..3000}); [[ $x == $(printf '*a%.0s' {1..500})b ]]
+#### jq-nested-program
+jq -n "$(printf '[(%.0s' {1..100000})1$(printf ')]%.0s' {1..100000})"
+#### jq-nested-value
+jq -n 'reduce range(1e6) as $i (null; [.]) | ([., .] | sort), flatten, (. == .)'
