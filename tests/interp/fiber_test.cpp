@@ -85,7 +85,7 @@ TEST(EvalFiber, ExceptionReachesTheCaller) {
 #endif
 
 // Pages of [low, high) that are in memory.
-size_t resident_pages(uintptr_t low, uintptr_t high) {
+[[maybe_unused]] size_t resident_pages(uintptr_t low, uintptr_t high) {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_t n = (high - low) / page;
     std::vector<unsigned char> v(n);
