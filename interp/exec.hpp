@@ -473,6 +473,7 @@ public:
             bool append = false;
             std::string key;
             std::string value;
+            std::string word;  // a plain element as written, for bash's warning in a keyed assoc list
         };
         bool is_array = false;
         bool has_index = false;

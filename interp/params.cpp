@@ -525,7 +525,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 r = expand_word(p->arg, msg);
                 if (r != Ex::Ok) return r;
             }
-            if (msg.empty()) msg = "parameter null or not set";
+            if (msg.empty()) msg = p->colon ? "parameter null or not set" : "parameter not set";
             error(v.display.starts_with("$") ? v.display.substr(1) + ": " + msg : v.display + ": " + msg);
             exit_status_ = fatal_expansion_status();
             return Ex::Fatal;

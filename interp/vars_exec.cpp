@@ -6,6 +6,7 @@
 
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 
@@ -640,6 +641,7 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                 for (auto& v : vals) {
                     AssignValue::Elem e;
                     e.value = std::move(v);
+                    if (assoc && el.value) e.word = sx::print(*el.value);
                     out.elems.push_back(std::move(e));
                 }
             }
@@ -802,6 +804,13 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
                     if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return st_.status = 1, Ex::Fail;
                     next = kk + 1;
                 }
+                continue;
+            }
+            if (assoc && !val.elems.empty() && val.elems[0].keyed) {
+                // bash 5.2: a list that starts with `[k]=v` takes no plain elements; each one is skipped
+                // with a warning, and the assignment still succeeds.
+                error(tname + ": " + (el.word.empty() ? el.value : el.word) +
+                      ": must use subscript when assigning associative array");
                 continue;
             }
             if (assoc) {
