@@ -200,7 +200,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
     if (index || has_index_text) {
         std::string sub;
         if (index) {
-            Ex r = ex.expand_word(index, sub, false);
+            // An indexed array's subscript is arithmetic text: ${a['1']} is an error, as in $(( '1' )).
+            Ex r = var && var->is_assoc() ? ex.expand_word(index, sub, false) : ex.expand_arith_word(index, sub);
             if (r != Ex::Ok) return r;
         } else {
             Ex r = ex.subscript_text(var, index_text, sub);

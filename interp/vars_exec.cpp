@@ -652,7 +652,12 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
     if (r != Ex::Ok) return r;
     if (a->index) {
         out.has_index = true;
-        r = expand_word(a->index, out.index, false);
+        if (assoc < 0) {
+            const Var* cur = lookup(a->name);
+            assoc = cur && cur->is_assoc();
+        }
+        // An indexed array's subscript is arithmetic text: a['1']=x is an error, as $(( '1' )) is.
+        r = assoc ? expand_word(a->index, out.index, false) : expand_arith_word(a->index, out.index);
         if (r != Ex::Ok) return r;
     }
     return Ex::Ok;
