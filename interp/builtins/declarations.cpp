@@ -237,8 +237,10 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 }
             }
         }
-        std::string base = name.substr(0, name.find('['));
-        if (!valid_name(base)) {
+        size_t lb = name.find('[');
+        std::string base = name.substr(0, lb);
+        // NAME or NAME[SUBSCRIPT]: `a[`, `a[]` and `a[1]x` are no identifiers
+        if (!valid_name(base) || (lb != std::string::npos && (name.back() != ']' || name.size() < lb + 3))) {
             sh.builtin_error(cmd, "`" + argv[i] + "': not a valid identifier");
             status = 1;
             continue;
