@@ -625,6 +625,39 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
             assoc = cur && cur->is_assoc();
         }
         for (const sx::ArrayElem& el : a->elems) {
+            if (el.key && !assoc && el.value && st_.opts[OptBraceexpand]) {
+                // bash brace-expands an indexed list's `[k]=v` as written; when that makes several words,
+                // each is a plain element: a=([1]={x,y}) is ("[1]=x" "[1]=y").
+                bool brace = false;
+                for (const sx::Node* p : el.value->parts)
+                    if (p->kind == sx::NodeKind::Lit && p->as<sx::Lit>()->text.find('{') != std::string_view::npos)
+                        brace = true;
+                std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
+                if (brace) {
+                    Ex r = brace_words(el.value, words);
+                    if (r != Ex::Ok) return r;
+                }
+                if (words.size() > 1) {
+                    std::string text =
+                        "[" + sx::print(*el.key) + (el.append ? "]+=" : "]=") + sx::print(*el.value);
+                    auto tree = std::make_shared<sx::ParseResult>();
+                    const sx::Word* w = sx::parse_word(text, *tree->arena);
+                    if (w) {
+                        auto saved = owner_hold_;
+                        owner_hold_ = tree;
+                        std::vector<std::string> vals;
+                        Ex r = expand_word_fields(w, vals);
+                        owner_hold_ = std::move(saved);
+                        if (r != Ex::Ok) return r;
+                        for (auto& v : vals) {
+                            AssignValue::Elem e;
+                            e.value = std::move(v);
+                            out.elems.push_back(std::move(e));
+                        }
+                        continue;
+                    }
+                }
+            }
             if (el.key) {
                 AssignValue::Elem e;
                 e.keyed = true;
