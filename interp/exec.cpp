@@ -763,6 +763,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->def = f;
     fn->owner = owner_hold_;
     fn->source = current_source_file();
+    fn->line = lineno_;
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
     st_.funcs.insert_or_assign(std::move(name), std::move(fn));
     st_.status = 0;

@@ -84,6 +84,7 @@ struct Function {
     const sx::FuncDef* def = nullptr;
     std::shared_ptr<const sx::ParseResult> owner;  // keeps the tree alive
     std::string source;                            // BASH_SOURCE of the definition
+    uint32_t line = 0;                             // its line there (declare -F under extdebug)
     uint16_t attrs = 0;                            // kAttrExport, kAttrReadonly, kAttrTrace
 };
 using FunctionPtr = std::shared_ptr<const Function>;

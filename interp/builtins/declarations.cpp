@@ -162,7 +162,10 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                     it->second = nf;
                     continue;
                 }
-                if (func_names)
+                if (func_names && sh.st_.opts[ShExtdebug])  // bash: the name, line and file of the definition
+                    out += argv[i] + " " + std::to_string(it->second->line) + " " +
+                           (it->second->source.empty() ? std::string("environment") : it->second->source) + "\n";
+                else if (func_names)
                     out += argv[i] + "\n";
                 else
                     sh.print_function(*it->second, out);
