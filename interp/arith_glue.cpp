@@ -192,23 +192,29 @@ Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, boo
     }
     std::string text;
     if (raw) {
-        FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
-        for (const sx::Node* p : raw->parts) {
-            // The text of $(( )) (fatal_on_error) is expanded as if in double quotes: single quotes stay
-            // (`$(('1' + 2))` is an error, `$((A['k']))` an associative key). In (( )) and for (( )) they
-            // are removed, as bash 4.4 did (bash 5.2 keeps them there too).
-            if (p->kind == sx::NodeKind::SglQuoted && fatal_on_error) {
-                fb.quoted("'" + std::string(p->as<sx::SglQuoted>()->text) + "'");
-                continue;
-            }
-            Ex e = expand_part(p, fb, true);
-            if (e != Ex::Ok) return e;
-        }
-        text = std::move(fb.text());
+        // The text of $(( )) (fatal_on_error) is expanded as if in double quotes: single quotes stay
+        // (`$(('1' + 2))` is an error, `$((A['k']))` an associative key). In (( )) and for (( )) they
+        // are removed, as bash 4.4 did (bash 5.2 keeps them there too).
+        Ex e = expand_arith_word(raw, text, fatal_on_error);
+        if (e != Ex::Ok) return e;
     }
     auto r = eval_text(text, host);
     if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
     out = *r;
+    return Ex::Ok;
+}
+
+Ex Exec::expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes) {
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    for (const sx::Node* p : w->parts) {
+        if (p->kind == sx::NodeKind::SglQuoted && keep_single_quotes) {
+            fb.quoted("'" + std::string(p->as<sx::SglQuoted>()->text) + "'");
+            continue;
+        }
+        Ex e = expand_part(p, fb, true);
+        if (e != Ex::Ok) return e;
+    }
+    out = std::move(fb.text());
     return Ex::Ok;
 }
 

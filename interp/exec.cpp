@@ -301,6 +301,18 @@ Flow Exec::exec_command(const sx::Command* cmd) {
     if (cmd->kind == K::FuncDef) return exec_funcdef(cmd->as<sx::FuncDef>());
 
     RedirGuard guard(*this);
+    // Process substitutions in the redirections live as long as the command: `{ ...; } > >(tac)` closes
+    // the pipe when the group ends, so the reader sees its end.
+    struct ProcSubstScope {
+        Exec& ex;
+        size_t keep;
+        ~ProcSubstScope() {
+            while (ex.procsubst_fds_.size() > keep) {
+                ex.set_fd(ex.procsubst_fds_.back(), nullptr);
+                ex.procsubst_fds_.pop_back();
+            }
+        }
+    } procsubst_scope{*this, procsubst_fds_.size()};
     if (!cmd->redirs.empty()) {
         Ex r = apply_redirs(cmd->redirs, &guard);
         if (r == Ex::Fatal) return Flow::Exit;
@@ -763,6 +775,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->def = f;
     fn->owner = owner_hold_;
     fn->source = current_source_file();
+    fn->line = lineno_;
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
     st_.funcs.insert_or_assign(std::move(name), std::move(fn));
     st_.status = 0;

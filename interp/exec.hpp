@@ -84,6 +84,7 @@ struct Function {
     const sx::FuncDef* def = nullptr;
     std::shared_ptr<const sx::ParseResult> owner;  // keeps the tree alive
     std::string source;                            // BASH_SOURCE of the definition
+    uint32_t line = 0;                             // its line there (declare -F under extdebug)
     uint16_t attrs = 0;                            // kAttrExport, kAttrReadonly, kAttrTrace
 };
 using FunctionPtr = std::shared_ptr<const Function>;
@@ -430,6 +431,9 @@ public:
     // expansion, where fatal_on_error is true).
     Ex arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
     Ex arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
+    // The text of an arithmetic word, expanded as if in double quotes (as bash expands `$(( ))` and an
+    // indexed array's subscript): with keep_single_quotes, '...' stays as written, an arithmetic error.
+    Ex expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes = true);
     Ex arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
     // expand_failed: an expansion inside the expression failed (already reported): that is the outcome.
     Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed);
@@ -473,6 +477,7 @@ public:
             bool append = false;
             std::string key;
             std::string value;
+            std::string word;  // a plain element as written, for bash's warning in a keyed assoc list
         };
         bool is_array = false;
         bool has_index = false;

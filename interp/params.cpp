@@ -200,7 +200,8 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
     if (index || has_index_text) {
         std::string sub;
         if (index) {
-            Ex r = ex.expand_word(index, sub, false);
+            // An indexed array's subscript is arithmetic text: ${a['1']} is an error, as in $(( '1' )).
+            Ex r = var && var->is_assoc() ? ex.expand_word(index, sub, false) : ex.expand_arith_word(index, sub);
             if (r != Ex::Ok) return r;
         } else {
             Ex r = ex.subscript_text(var, index_text, sub);
@@ -525,7 +526,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 r = expand_word(p->arg, msg);
                 if (r != Ex::Ok) return r;
             }
-            if (msg.empty()) msg = "parameter null or not set";
+            if (msg.empty()) msg = p->colon ? "parameter null or not set" : "parameter not set";
             error(v.display.starts_with("$") ? v.display.substr(1) + ": " + msg : v.display + ": " + msg);
             exit_status_ = fatal_expansion_status();
             return Ex::Fatal;

@@ -6,6 +6,7 @@
 
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 
@@ -624,6 +625,39 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
             assoc = cur && cur->is_assoc();
         }
         for (const sx::ArrayElem& el : a->elems) {
+            if (el.key && !assoc && el.value && st_.opts[OptBraceexpand]) {
+                // bash brace-expands an indexed list's `[k]=v` as written; when that makes several words,
+                // each is a plain element: a=([1]={x,y}) is ("[1]=x" "[1]=y").
+                bool brace = false;
+                for (const sx::Node* p : el.value->parts)
+                    if (p->kind == sx::NodeKind::Lit && p->as<sx::Lit>()->text.find('{') != std::string_view::npos)
+                        brace = true;
+                std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
+                if (brace) {
+                    Ex r = brace_words(el.value, words);
+                    if (r != Ex::Ok) return r;
+                }
+                if (words.size() > 1) {
+                    std::string text =
+                        "[" + sx::print(*el.key) + (el.append ? "]+=" : "]=") + sx::print(*el.value);
+                    auto tree = std::make_shared<sx::ParseResult>();
+                    const sx::Word* w = sx::parse_word(text, *tree->arena);
+                    if (w) {
+                        auto saved = owner_hold_;
+                        owner_hold_ = tree;
+                        std::vector<std::string> vals;
+                        Ex r = expand_word_fields(w, vals);
+                        owner_hold_ = std::move(saved);
+                        if (r != Ex::Ok) return r;
+                        for (auto& v : vals) {
+                            AssignValue::Elem e;
+                            e.value = std::move(v);
+                            out.elems.push_back(std::move(e));
+                        }
+                        continue;
+                    }
+                }
+            }
             if (el.key) {
                 AssignValue::Elem e;
                 e.keyed = true;
@@ -640,6 +674,7 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                 for (auto& v : vals) {
                     AssignValue::Elem e;
                     e.value = std::move(v);
+                    if (assoc && el.value) e.word = sx::print(*el.value);
                     out.elems.push_back(std::move(e));
                 }
             }
@@ -650,7 +685,12 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
     if (r != Ex::Ok) return r;
     if (a->index) {
         out.has_index = true;
-        r = expand_word(a->index, out.index, false);
+        if (assoc < 0) {
+            const Var* cur = lookup(a->name);
+            assoc = cur && cur->is_assoc();
+        }
+        // An indexed array's subscript is arithmetic text: a['1']=x is an error, as $(( '1' )) is.
+        r = assoc ? expand_word(a->index, out.index, false) : expand_arith_word(a->index, out.index);
         if (r != Ex::Ok) return r;
     }
     return Ex::Ok;
@@ -802,6 +842,13 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
                     if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return st_.status = 1, Ex::Fail;
                     next = kk + 1;
                 }
+                continue;
+            }
+            if (assoc && !val.elems.empty() && val.elems[0].keyed) {
+                // bash 5.2: a list that starts with `[k]=v` takes no plain elements; each one is skipped
+                // with a warning, and the assignment still succeeds.
+                error(tname + ": " + (el.word.empty() ? el.value : el.word) +
+                      ": must use subscript when assigning associative array");
                 continue;
             }
             if (assoc) {

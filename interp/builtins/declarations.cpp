@@ -162,7 +162,10 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                     it->second = nf;
                     continue;
                 }
-                if (func_names)
+                if (func_names && sh.st_.opts[ShExtdebug])  // bash: the name, line and file of the definition
+                    out += argv[i] + " " + std::to_string(it->second->line) + " " +
+                           (it->second->source.empty() ? std::string("environment") : it->second->source) + "\n";
+                else if (func_names)
                     out += argv[i] + "\n";
                 else
                     sh.print_function(*it->second, out);
@@ -237,8 +240,10 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 }
             }
         }
-        std::string base = name.substr(0, name.find('['));
-        if (!valid_name(base)) {
+        size_t lb = name.find('[');
+        std::string base = name.substr(0, lb);
+        // NAME or NAME[SUBSCRIPT]: `a[`, `a[]` and `a[1]x` are no identifiers
+        if (!valid_name(base) || (lb != std::string::npos && (name.back() != ']' || name.size() < lb + 3))) {
             sh.builtin_error(cmd, "`" + argv[i] + "': not a valid identifier");
             status = 1;
             continue;

@@ -834,7 +834,7 @@ Command* Parser::parse_simple() {
         if (decl) {
             uint32_t from = lx_.off();
             Pos p = lx_.pos();
-            if (Assign* as = try_assignment()) {
+            if (Assign* as = try_assignment(true)) {
                 Word* w = a_.node<Word>(p);
                 w->decl_assign = as;
                 std::vector<Node*> parts;
@@ -909,7 +909,36 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
     return w;
 }
 
-Assign* Parser::try_assignment() {
+// Whether src[from, to) has a blank outside quotes and substitutions, where a word would end.
+static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
+    int depth = 0;  // inside $( ), ${ } or $[ ]
+    bool backtick = false;
+    char quote = 0;
+    for (uint32_t i = from; i < to; ++i) {
+        char c = src[i];
+        if (c == '\\' && quote != '\'') {
+            ++i;
+        } else if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '`') {
+            backtick = !backtick;
+        } else if (c == '$' && i + 1 < to && (src[i + 1] == '(' || src[i + 1] == '{' || src[i + 1] == '[')) {
+            ++depth;
+            ++i;
+        } else if (c == '(' && depth > 0) {
+            ++depth;
+        } else if ((c == ')' || c == '}' || c == ']') && depth > 0) {
+            --depth;
+        } else if ((c == ' ' || c == '\t' || c == '\n') && depth == 0 && !backtick) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Assign* Parser::try_assignment(bool word_subscript) {
     uint32_t off = lx_.off();
     uint32_t end = lx_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return nullptr;
@@ -921,6 +950,7 @@ Assign* Parser::try_assignment() {
     bool has_index = false;
     if (i < end && src_[i] == '[') {
         if (!scan_subscript(i, close)) return nullptr;
+        if (word_subscript && has_word_break(src_, i + 1, close)) return nullptr;
         has_index = true;
         i = lx_.skip_cont(close + 1);
     }

@@ -151,7 +151,9 @@ private:
     // words
     Word* read_word(WordMode m, bool in_dq = false);
     Word* make_word(Pos p, std::vector<Node*>& parts);
-    Assign* try_assignment();
+    // word_subscript: the subscript ends the word at an unquoted blank, as in an argument of declare
+    // (`declare a[ 1 ]=x` is three words); an assignment statement's subscript may hold blanks.
+    Assign* try_assignment(bool word_subscript = false);
     bool scan_subscript(uint32_t at, uint32_t& close) const;
     Word* read_range_word(uint32_t from, uint32_t to);
     bool read_array(Assign* as);
