@@ -85,7 +85,10 @@ Value index_value(const Value& t, const Value& k) {
         const auto& a = t.arr();
         double d = k.num();
         if (std::isnan(d)) return Value();
-        long i = static_cast<long>(std::floor(d));
+        // Out of the array's reach (1e1000, -1e300) before the conversion, which would be undefined there.
+        const double f = std::floor(d), n = static_cast<double>(a.size());
+        if (f >= n || f < -n) return Value();
+        long i = static_cast<long>(f);
         if (i < 0) i += static_cast<long>(a.size());
         if (i < 0 || i >= static_cast<long>(a.size())) return Value();
         return a[static_cast<size_t>(i)];
