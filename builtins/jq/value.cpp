@@ -56,8 +56,8 @@ size_t obj_cost(const ObjBox& o) {
 }
 }  // namespace
 
-void Value::unref(Box* b) noexcept {
-    if (b->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+namespace {
+void destroy_box(Box* b) noexcept {
     switch (b->kind) {
         case Kind::String: delete static_cast<StrBox*>(b); break;
         case Kind::Array: delete static_cast<ArrBox*>(b); break;
@@ -65,6 +65,35 @@ void Value::unref(Box* b) noexcept {
         case Kind::Number: delete static_cast<LitBox*>(b); break;
         default: break;
     }
+}
+// The boxes that died while another was being taken apart on this thread (see unref).
+thread_local std::vector<Box*>* t_dying = nullptr;
+}  // namespace
+
+void Value::unref(Box* b) noexcept {
+    if (b->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    // A dying array or object destroys its elements in its own destructor: one C++ frame per level of nesting,
+    // and a value a million levels deep (`reduce range(1e6) as $i (null; [.])`) overflowed the stack, in a
+    // pipeline stage's thread the embedding process's. The boxes that die meanwhile wait in a list instead,
+    // so the depth stays constant. (Without memory for the list, a box is taken apart where it is.)
+    if (t_dying) {
+        try {
+            t_dying->push_back(b);
+            return;
+        } catch (...) {
+            destroy_box(b);
+            return;
+        }
+    }
+    std::vector<Box*> dying;
+    t_dying = &dying;
+    for (Box* cur = b;;) {
+        destroy_box(cur);
+        if (dying.empty()) break;
+        cur = dying.back();
+        dying.pop_back();
+    }
+    t_dying = nullptr;
 }
 
 Value Value::string(std::string_view s) {
