@@ -108,12 +108,16 @@ Token Lexer::next(LexMode mode) {
     skip_blanks();
     // The parser asks again at the same place (each level of the grammar looks at the token before it
     // descends): the token depends only on the offset, the end and the mode.
-    if (st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && memo_valid_) return memo_;
+    if (memo_valid_ && st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && src_.data() == memo_text_ &&
+        src_.size() == memo_size_)
+        return memo_;
     Token t = classify(mode);
     memo_ = t;
     memo_end_ = end_;
     memo_mode_ = mode;
     memo_valid_ = true;
+    memo_text_ = src_.data();
+    memo_size_ = src_.size();
     return t;
 }
 

@@ -167,11 +167,14 @@ public:
 private:
     bool at_word_spliced(std::string_view kw) const;
     Token classify(LexMode mode) const;
-    // The last token next() returned, valid while the offset, the end and the mode are the same.
+    // The last token next() returned, valid while the text (an alias value is another), the offset, the end
+    // and the mode are the same.
     Token memo_;
     uint32_t memo_end_ = 0;
     LexMode memo_mode_ = LexMode::Command;
     bool memo_valid_ = false;
+    const char* memo_text_ = nullptr;
+    size_t memo_size_ = 0;
     void pop_alias();
     std::string_view src_;
     uint32_t end_;
