@@ -102,8 +102,15 @@ private:
         return p;
     }
 
-    static void* worker_main(void* arg) {
-        auto* w = static_cast<Worker*>(arg);
+    // A thread entry: nothing thrown (a failed lock included) may leave it.
+    static void* worker_main(void* arg) noexcept {
+        try {
+            work(static_cast<Worker*>(arg));
+        } catch (...) {
+        }
+        return nullptr;
+    }
+    static void work(Worker* w) {
         StagePool* pool = w->pool;
         std::shared_ptr<StackTask> task = std::move(w->task);
         while (task) {
@@ -152,7 +159,6 @@ private:
             task = std::move(w->task);
         }
         delete w;
-        return nullptr;
     }
 
     std::mutex mu_;
