@@ -190,11 +190,8 @@ std::string xtrace_quote(std::string_view s) {
 // ---------------------------------------------------------------- lists and statements
 
 Flow Exec::run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner) {
-    auto saved = owner_hold_;
-    owner_hold_ = owner;
-    Flow f = exec_list(script.body);
-    owner_hold_ = std::move(saved);
-    return f;
+    OwnerScope scope(*this, owner);
+    return exec_list(script.body);
 }
 
 Flow Exec::exec_list(sx::List<sx::Stmt*> stmts) {
@@ -773,7 +770,7 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     auto fn = std::make_shared<Function>();
     fn->name = name;
     fn->def = f;
-    fn->owner = owner_hold_;
+    fn->owner = *owner_hold_;
     fn->source = current_source_file();
     fn->line = lineno_;
     if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
@@ -886,11 +883,11 @@ std::string Exec::xtrace_prefix() {
             const bool saved_report = report_exit_, saved_discard = discard_line_;
             const int saved_exit = exit_status_;
             st_.opts[OptXtrace] = false;
-            auto saved_owner = owner_hold_;
-            owner_hold_ = tree;
             std::string out;
-            if (expand_heredoc_text(w, out) == Ex::Ok) ps4 = std::move(out);
-            owner_hold_ = std::move(saved_owner);
+            {
+                OwnerScope scope(*this, tree);
+                if (expand_heredoc_text(w, out) == Ex::Ok) ps4 = std::move(out);
+            }
             st_.opts[OptXtrace] = true;
             st_.status = saved_status;
             report_exit_ = saved_report;
@@ -1304,11 +1301,9 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
     ++call_depth_;
     uint32_t saved_loop = loop_depth_;
     loop_depth_ = 0;
-    auto saved_owner = owner_hold_;
-    owner_hold_ = fn->owner;
+    OwnerScope owner_scope(*this, fn->owner);  // fn (held by the caller) keeps its tree alive
     uint32_t saved_line = lineno_;
     auto leave = [&] {
-        owner_hold_ = std::move(saved_owner);
         loop_depth_ = saved_loop;
         --call_depth_;
     };

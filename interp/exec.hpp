@@ -609,8 +609,21 @@ public:
     uintptr_t stack_limit_ = 0;   // lowest address we allow the stack to reach
     std::string cmdsubst_status_note_;
     int last_cmdsubst_status_ = -1;  // status of the last $( ) in the current simple command
-    const std::shared_ptr<const sx::ParseResult>* current_owner_ = nullptr;
-    std::shared_ptr<const sx::ParseResult> owner_hold_;
+    // The parse tree the running commands belong to (a function defined now keeps it alive). A pointer to the
+    // handle that owns it (a script unit's, a function's, a job's own copy), so that entering a function or a
+    // script unit costs no reference count: each of those handles outlives the commands run under it.
+    std::shared_ptr<const sx::ParseResult> owner_own_;  // a background job's reference: it outlives its parent
+    const std::shared_ptr<const sx::ParseResult>* owner_hold_ = &owner_own_;
+    struct OwnerScope {
+        Exec& e;
+        const std::shared_ptr<const sx::ParseResult>* saved;
+        OwnerScope(Exec& ex, const std::shared_ptr<const sx::ParseResult>& owner) : e(ex), saved(ex.owner_hold_) {
+            e.owner_hold_ = &owner;
+        }
+        ~OwnerScope() { e.owner_hold_ = saved; }
+        OwnerScope(const OwnerScope&) = delete;
+        OwnerScope& operator=(const OwnerScope&) = delete;
+    };
     Var scratch_;  // value of a dynamic variable
     std::string source_name_ = "bashkit";
     // An error that makes bash discard the rest of the current top-level command line (an arithmetic error in

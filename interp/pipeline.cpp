@@ -450,7 +450,7 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     Session* sess = &s_;
     uint32_t depth = subshell_depth_ + 1;
     uint32_t cdepth = call_depth_;
-    auto owner = owner_hold_;
+    auto owner = *owner_hold_;  // the job may outlive the handle its parent runs under
     std::string source = source_name_;
     sess->live_threads.fetch_add(1);
     auto th = std::make_unique<StackThread>();
@@ -463,7 +463,8 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
             child.is_subshell_ = true;
             child.subshell_depth_ = depth;
             child.call_depth_ = cdepth;
-            child.owner_hold_ = owner;
+            child.owner_own_ = owner;
+            child.owner_hold_ = &child.owner_own_;
             child.source_name_ = source;
             try {
                 Flow f = body(child);

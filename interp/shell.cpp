@@ -372,7 +372,8 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
     int status = 0;
     std::string source_name(src.name);
     std::string syntax_name(src.syntax_name.empty() ? src.name : src.syntax_name);
-    auto text = std::make_shared<const std::string>(script);
+    auto shared_text = std::make_shared<const std::string>(script);
+    const std::string* text = shared_text.get();  // the reader owns it: no second reference to count
     post_and_wait([&] {
         state.script_input = src.script_input;
         // set -n stops a script's commands until its end (a script read from stdin comes in several runs);
@@ -388,7 +389,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         // bash reads a script one top-level command line at a time and runs it before reading the next.
         sx::ParseOptions po;
         po.extglob = true;
-        sx::ScriptReader reader(text, po, src.first_line);
+        sx::ScriptReader reader(std::move(shared_text), po, src.first_line);
         std::optional<sx::ParseError> syntax_error;
         auto report_syntax = [&](const sx::ParseError& e) {
             ex.write_err(syntax_error_report(e, line_prefix(syntax_name, e.pos.line), *text, src.first_line));

@@ -221,11 +221,8 @@ Ex Exec::subscript_text(const Var* arr, std::string_view text, std::string& out)
         out.assign(text);
         return Ex::Ok;
     }
-    auto saved = owner_hold_;
-    owner_hold_ = tree;
-    Ex r = expand_word(w, out, false);
-    owner_hold_ = std::move(saved);
-    return r;
+    OwnerScope scope(*this, tree);
+    return expand_word(w, out, false);
 }
 
 bool Exec::assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append) {
@@ -643,11 +640,12 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                     auto tree = std::make_shared<sx::ParseResult>();
                     const sx::Word* w = sx::parse_word(text, *tree->arena);
                     if (w) {
-                        auto saved = owner_hold_;
-                        owner_hold_ = tree;
                         std::vector<std::string> vals;
-                        Ex r = expand_word_fields(w, vals);
-                        owner_hold_ = std::move(saved);
+                        Ex r;
+                        {
+                            OwnerScope scope(*this, tree);
+                            r = expand_word_fields(w, vals);
+                        }
                         if (r != Ex::Ok) return r;
                         for (auto& v : vals) {
                             AssignValue::Elem e;
