@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "builtins/registry.hpp"
+#include "utils/registry.hpp"
 #include "interp/shell.hpp"
 #include "sandbox/bashkit_sandbox.hpp"
 #include "vfs/memory_fs.hpp"
@@ -12,7 +12,7 @@ namespace bi = bashkit::interp;
 
 namespace {
 
-const bi::CommandRegistry& registry() { return bashkit::builtins::all_utilities(); }
+const bi::CommandRegistry& registry() { return bashkit::utils::all_utilities(); }
 
 void run_script(benchmark::State& state, const std::string& script) {
     bashkit::vfs::MemoryFs fs;

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "builtins/registry.hpp"
+#include "utils/registry.hpp"
 #include "interp/shell.hpp"
 #include "vfs/memory_fs.hpp"
 
@@ -15,7 +15,7 @@ namespace bi = bashkit::interp;
 
 namespace {
 
-const bi::CommandRegistry& registry() { return bashkit::builtins::all_utilities(); }
+const bi::CommandRegistry& registry() { return bashkit::utils::all_utilities(); }
 
 size_t data_bytes() {
     const char* mb = std::getenv("TOOLS_BENCH_MB");

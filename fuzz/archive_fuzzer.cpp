@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "builtins/archive/archive.hpp"
+#include "utils/archive/archive.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "fuzz/session.hpp"
 
@@ -24,12 +24,12 @@ namespace {
 const bashkit::interp::CommandRegistry& registry() {
     static const bashkit::interp::CommandRegistry r = [] {
         bashkit::interp::CommandRegistry reg;
-        bashkit::builtins::register_all(reg);
-        bashkit::builtins::ArchiveLimits limits;
+        bashkit::utils::register_all(reg);
+        bashkit::utils::ArchiveLimits limits;
         limits.max_expanded_bytes = uint64_t{8} << 20;
         limits.max_entries = 500;
         limits.max_archive_bytes = uint64_t{8} << 20;
-        bashkit::builtins::register_archive_utils(reg, limits);
+        bashkit::utils::register_archive_utils(reg, limits);
         return reg;
     }();
     return r;

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "builtins/awk/parser.hpp"
+#include "utils/awk/parser.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "fuzz/session.hpp"
 
-namespace awk = bashkit::builtins::awk;
+namespace awk = bashkit::utils::awk;
 using bashkit::fuzz::finding;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "builtins/jq/engine.hpp"
-#include "builtins/jq/value.hpp"
+#include "utils/jq/engine.hpp"
+#include "utils/jq/value.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "interp/governor.hpp"
 
-namespace jq = bashkit::builtins::jq;
+namespace jq = bashkit::utils::jq;
 using bashkit::fuzz::finding;
 
 namespace {

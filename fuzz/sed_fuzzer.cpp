@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "builtins/sed/parser.hpp"
+#include "utils/sed/parser.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "fuzz/session.hpp"
 
-namespace sed = bashkit::builtins::sed;
+namespace sed = bashkit::utils::sed;
 using bashkit::fuzz::finding;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

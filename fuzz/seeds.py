@@ -246,7 +246,7 @@ def main():
 
     tests = ROOT / 'tests'
     interp_scripts = list(case_scripts(sorted((tests / 'interp/cases').glob('*.txt'))))
-    other_scripts = list(case_scripts(sorted(tests.glob('builtins_*/cases/*.txt'))))
+    other_scripts = list(case_scripts(sorted(tests.glob('utils_*/cases/*.txt'))))
 
     for _, row in table_rows(tests / 'interp/arith_test.cpp'):
         s = strings(row)
@@ -281,13 +281,13 @@ def main():
         add('printf', b'\0'.join([b'\0' + row[0]] + [a for a in args if isinstance(a, bytes)]))
 
     jq_re = re.compile(rb"jq(?:\s+-[-\w]+(?:\s+\w+\s+'[^']*')?)*\s+'([^']*)'(?:.*?<<'?E'?\n(.*?)\nE\n)?", re.S)
-    for script in case_scripts(sorted((tests / 'builtins_jq/cases').glob('*.txt'))):
+    for script in case_scripts(sorted((tests / 'utils_jq/cases').glob('*.txt'))):
         for m in jq_re.finditer(script):
             add('jq', m.group(1) + b'\0' + (m.group(2) or b'null'))
 
     urls = set()
     entries = {b'api.github.com', b'example.com:8443', b'[2606:4700::1111]', b'127.0.0.1:8443'}
-    for f in list((tests / 'net').glob('*.cpp')) + list((tests / 'builtins_net').glob('*.cpp')):
+    for f in list((tests / 'net').glob('*.cpp')) + list((tests / 'utils_net').glob('*.cpp')):
         text = f.read_bytes()
         urls.update(re.findall(rb'https?://[^"\' \\$]+', text))
     for i, u in enumerate(sorted(urls)):
@@ -300,13 +300,13 @@ def main():
         add('eval', script)
 
     awk_re = re.compile(r"(?:^|[|;&(]\s*)g?awk((?:\s+-[vF]\s*\S+|\s+-\w+)*)\s+'([^']*)'", re.M)
-    for script, files in case_files(sorted((tests / 'builtins_awk/cases').glob('*.txt'))):
+    for script, files in case_files(sorted((tests / 'utils_awk/cases').glob('*.txt'))):
         data = next(iter(files.values()), 'a b c\n1 2 3\nx:y:z\n\nlast line\n').encode()
         for m in awk_re.finditer(script):
             flags = (1 if '-F:' in m.group(1) else 0) | (2 if '-v' in m.group(1) else 0)
             add('awk', bytes([flags]) + b'\0' + m.group(2).encode() + b'\0' + data)
     sed_re = re.compile(r"(?:^|[|;&(]\s*)sed((?:\s+-[a-zA-Z]+)*)\s+(?:-e\s+)?'([^']*)'", re.M)
-    for script, files in case_files(sorted((tests / 'builtins_sed/cases').glob('*.txt'))):
+    for script, files in case_files(sorted((tests / 'utils_sed/cases').glob('*.txt'))):
         data = next(iter(files.values()), 'one\ntwo\nthree\nfour\n').encode()
         for m in sed_re.finditer(script):
             o = m.group(1)

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "builtins/registry.hpp"
+#include "utils/registry.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "interp/governor.hpp"
 #include "interp/shell.hpp"
@@ -65,7 +65,7 @@ struct Session {
     std::unique_ptr<interp::Shell> sh;
     std::shared_ptr<BudgetAccount> account;
 
-    void start(const interp::CommandRegistry& registry = builtins::all_utilities()) {
+    void start(const interp::CommandRegistry& registry = utils::all_utilities()) {
         sh = std::make_unique<interp::Shell>(fs, registry, tight_options());
         account = std::make_shared<BudgetAccount>(&sh->memory());
         fs.set_memory_account(account);

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size > 8192) return 0;
     std::string_view in(reinterpret_cast<const char*>(data), size);
     bashkit::vfs::MemoryFs fs;
-    const auto& reg = bashkit::builtins::all_utilities();
+    const auto& reg = bashkit::utils::all_utilities();
     std::string first;
     {
         ia::Shell a(fs, reg, bashkit::fuzz::tight_options());

@@ -10,7 +10,7 @@
 #include "vfs/mount_table.hpp"
 #include "vfs/overlay_fs.hpp"
 
-#include "builtins/system/timeutil.hpp"
+#include "utils/system/timeutil.hpp"
 #include "sandbox/setup.hpp"
 
 namespace bashkit::sandbox {
@@ -77,8 +77,8 @@ ConfiguredShell::ConfiguredShell(ShellSetup setup) {
     if (!setup.shell.local_time) {
         vfs::FileSystem* zones = fs_.get();  // outlives the shell: both belong to this object
         setup.shell.local_time = [zones](int64_t t, const std::string* tz, std::tm& out) {
-            const auto zone = builtins::systemutil::TimeZone::from_tz(tz, zones);
-            const builtins::systemutil::LocalTime lt = zone.local(t);
+            const auto zone = utils::systemutil::TimeZone::from_tz(tz, zones);
+            const utils::systemutil::LocalTime lt = zone.local(t);
             // strftime reads tm_zone right after, on this thread.
             thread_local std::string abbr;
             abbr = lt.abbr;

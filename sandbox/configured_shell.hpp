@@ -31,7 +31,7 @@ namespace bashkit::sandbox {
 
 // Which utilities a shell gets besides the shell builtins.
 enum class Utilities {
-    sandbox,  // every utility of builtins/, plus the sandbox's minimal `git config` (sandbox/setup.hpp)
+    sandbox,  // every utility of utils/, plus the sandbox's minimal `git config` (sandbox/setup.hpp)
     host,     // every utility, but no stand-in `git` (`bashkit --host` runs the host's)
     none,     // none: commands that are not builtins go to ShellOptions::external (`--host-utilities`)
 };

@@ -4,13 +4,13 @@
 #include <utility>
 #include <vector>
 
-#include "builtins/registry.hpp"
+#include "utils/registry.hpp"
 
 namespace bashkit::sandbox {
 
 void register_commands(interp::CommandRegistry& registry, bool git_config) {
-    // git (with `git config`, which the GitIdentity hook uses) is a utility of builtins/git/.
-    builtins::register_all(registry);
+    // git (with `git config`, which the GitIdentity hook uses) is a utility of utils/git/.
+    utils::register_all(registry);
     if (!git_config) registry.erase("git");
 }
 

@@ -10,7 +10,7 @@
 
 namespace bashkit::sandbox {
 
-// Every utility of builtins/; without git_config, minus `git` (builtins/git/: the in-process git, whose
+// Every utility of utils/; without git_config, minus `git` (utils/git/: the in-process git, whose
 // `git config --global` writes $HOME/.gitconfig of the session's file system).
 void register_commands(interp::CommandRegistry& registry, bool git_config = true);
 

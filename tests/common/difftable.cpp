@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "builtins/registry.hpp"
+#include "utils/registry.hpp"
 #include "interp/shell.hpp"
 #include "interp/stream.hpp"
 #include "vfs/memory_fs.hpp"
@@ -257,7 +257,7 @@ RunResult run_bashkit(const DiffConfig& config, const DiffCase& c) {
         }
     }
     interp::CommandRegistry registry;
-    if (config.utilities) builtins::register_all(registry);
+    if (config.utilities) utils::register_all(registry);
     interp::ShellOptions opts;
     opts.script_name = "bash";
     opts.limits.timeout = std::chrono::seconds(20);

@@ -62,7 +62,7 @@ struct DiffCase {
 
 struct DiffConfig {
     std::string cases_dir;  // relative to the source root, e.g. "tests/interp/cases"
-    bool utilities = true;  // register every utility (builtins::register_all) in bashkit's registry
+    bool utilities = true;  // register every utility (utils::register_all) in bashkit's registry
     // Environment of both sides (the real side also gets HOME, PATH, USER).
     std::vector<std::pair<std::string, std::string>> env = {{"LC_ALL", "C"}};
     std::vector<std::string> dirs;  // empty directories made in the working directory before each case

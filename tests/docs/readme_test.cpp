@@ -1,6 +1,6 @@
 // The README's generated sections: between `<!-- NAME:begin -->` and `<!-- NAME:end -->` the README must hold
 // exactly what the code produces here. On a difference the test prints the whole block to paste in.
-//   commands: the shell builtins (`compgen -b`) and the utilities of each family of builtins::families()
+//   commands: the shell builtins (`compgen -b`) and the utilities of each family of utils::families()
 //   limits:   the defaults of ExecutionLimits, FsLimits and ArchiveLimits
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "builtins/archive/archive.hpp"
-#include "builtins/registry.hpp"
+#include "utils/archive/archive.hpp"
+#include "utils/registry.hpp"
 #include "interp/shell.hpp"
 #include "vfs/limited_fs.hpp"
 #include "vfs/memory_fs.hpp"
@@ -73,12 +73,12 @@ std::string commands_block() {
     const auto builtins = shell_builtins();
     std::size_t total = 0;
     std::string families;
-    for (const auto& f : builtins::families()) {
+    for (const auto& f : utils::families()) {
         interp::CommandRegistry r;
         f.add(r);
         const auto names = r.names();
         total += names.size();
-        families += "\n**" + std::string(f.what) + "** (`builtins/" + std::string(f.name) + "/`, " +
+        families += "\n**" + std::string(f.what) + "** (`utils/" + std::string(f.name) + "/`, " +
                     std::to_string(names.size()) + "):\n\n";
         for (const auto& n : names) {
             const auto [usage, summary] = split_help(r.find(n)->help);
@@ -86,7 +86,7 @@ std::string commands_block() {
         }
     }
     out += std::to_string(builtins.size()) + " shell builtins and " + std::to_string(total) + " utilities in " +
-           std::to_string(builtins::families().size()) + " families.\n\n";
+           std::to_string(utils::families().size()) + " families.\n\n";
     out += "**shell builtins** (" + std::to_string(builtins.size()) + ", as in bash; `help NAME` shows the usage): " +
            code_list(builtins) + "\n" + families;
     return out;
@@ -101,7 +101,7 @@ std::string bytes(uint64_t n) {
 std::string limits_block() {
     const interp::ExecutionLimits e;
     const vfs::FsLimits f;
-    const builtins::ArchiveLimits a;
+    const utils::ArchiveLimits a;
     struct Row {
         std::string name, value, flag = {};  // flag: the bashkit command's option that sets it
     };
@@ -150,12 +150,12 @@ TEST(Readme, LimitsTableIsTheCodes) {
 
 TEST(Readme, EveryRegisteredUtilityIsInOneFamily) {
     std::size_t sum = 0;
-    for (const auto& f : builtins::families()) {
+    for (const auto& f : utils::families()) {
         interp::CommandRegistry r;
         f.add(r);
         sum += r.names().size();
     }
-    EXPECT_EQ(sum, builtins::all_utilities().names().size()) << "a name is registered by two families";
+    EXPECT_EQ(sum, utils::all_utilities().names().size()) << "a name is registered by two families";
     EXPECT_GT(shell_builtins().size(), 50u);
 }
 

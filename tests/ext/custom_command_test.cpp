@@ -205,14 +205,14 @@ TEST(CustomCommand, RefusesBuiltinAndUtilityNamesUnlessReplaced) {
 TEST(CustomCommand, BelongsToOneSession) {
     // Two sessions over the same shared registry: a registration in one never shows in the other.
     vfs::MemoryFs fs1, fs2;
-    interp::Shell a(fs1, builtins::all_utilities());
-    interp::Shell b(fs2, builtins::all_utilities());
+    interp::Shell a(fs1, utils::all_utilities());
+    interp::Shell b(fs2, utils::all_utilities());
     a.add_command("greet", "greet NAME...", cmd_greet);
     EXPECT_EQ(a.run("greet a").out, "hello a\n");
     interp::ExecResult r = b.run("greet b");
     EXPECT_EQ(r.exit_code, 127);
     EXPECT_EQ(r.err, "bashkit: line 1: greet: command not found\n");
-    EXPECT_EQ(builtins::all_utilities().find("greet"), nullptr);
+    EXPECT_EQ(utils::all_utilities().find("greet"), nullptr);
     // A replacement in one session leaves the other's utility alone.
     a.add_command("wc", "", [](CommandContext& ctx) { return ctx.out.write("fake\n").ok() ? 0 : 1; }, true);
     EXPECT_EQ(a.run("echo x | wc -l").out, "fake\n");

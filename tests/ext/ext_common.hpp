@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "builtins/registry.hpp"
+#include "utils/registry.hpp"
 #include "tests/sandbox/error_of.hpp"
 #include "interp/shell.hpp"
 #include "vfs/memory_fs.hpp"
@@ -16,7 +16,7 @@ using ::bashkit::sandbox::error_of;
 struct TestShell {
     vfs::MemoryFs fs;
     interp::Shell sh;
-    explicit TestShell(interp::ShellOptions o = {}) : sh(fs, builtins::all_utilities(), std::move(o)) {}
+    explicit TestShell(interp::ShellOptions o = {}) : sh(fs, utils::all_utilities(), std::move(o)) {}
 };
 
 }  // namespace bashkit::ext_test

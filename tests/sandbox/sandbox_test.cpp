@@ -493,7 +493,7 @@ TEST_F(BashkitFixture, GitIdentityWritesGitconfig) {
               "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n");
     EXPECT_EQ(s.execute("git config --global user.name").stdout_, "Ada Lovelace\n");
     EXPECT_EQ(s.execute("git config --global --list").stdout_, "user.name=Ada Lovelace\nuser.email=ada@example.com\n");
-    // git is the in-process one (builtins/git/): outside a repository it answers as git does.
+    // git is the in-process one (utils/git/): outside a repository it answers as git does.
     auto r = s.execute("git status");
     EXPECT_EQ(r.exit_code, 128);
     EXPECT_EQ(r.stderr_, "fatal: not a git repository (or any of the parent directories): .git\n");

@@ -1,8 +1,0 @@
-// jq: the JSON processor (our own implementation of the jq 1.7.1 language, builtins/jq/README.md).
-#pragma once
-
-#include "interp/command.hpp"
-
-namespace bashkit::builtins {
-void register_jq_utils(interp::CommandRegistry& registry);
-}

@@ -1,8 +1,0 @@
-// Network utilities: curl and wget, over the sandbox's HTTP client (CommandContext::http).
-#pragma once
-
-#include "interp/command.hpp"
-
-namespace bashkit::builtins {
-void register_net_utils(interp::CommandRegistry& registry);
-}
