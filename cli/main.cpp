@@ -343,11 +343,11 @@ std::vector<std::pair<std::string, std::string>> host_environment() {
     return env;
 }
 
-// A session as the CLI runs it: the file system the flags chose (an in-memory one with the usual layout by
+// A shell as the CLI runs it: the file system the flags chose (an in-memory one with the usual layout by
 // default) under its FsLimits, every utility registered, the network of the flags, and the CLI's own
 // stdin/stdout/stderr as the script's streams. The shell is built by sandbox::ConfiguredShell, as
 // BashkitSandbox's are.
-struct Session {
+struct CliShell {
     cli::FdSource in;
     cli::FdSink out;
     cli::FdSink err;
@@ -389,7 +389,7 @@ struct Session {
         }
         return n;
     }
-    Session(cli::Tree t, std::string name, std::vector<std::string> args, const RunConfig& cfg)
+    CliShell(cli::Tree t, std::string name, std::vector<std::string> args, const RunConfig& cfg)
         : in(0, cfg.fs.host),
           out(1, cfg.fs.host, cfg.limits.max_output_bytes.value_or(SIZE_MAX)),
           err(2, cfg.fs.host, cfg.limits.max_output_bytes.value_or(SIZE_MAX)),
@@ -481,7 +481,7 @@ bool complete(const std::string& text, const sx::ParseOptions& opts) {
 
 // bash reading a script from stdin: one command line at a time, each run before the next is read.
 int run_stdin(const sx::ParseOptions& opts, cli::Tree tree, const RunConfig& cfg, const std::string& shell_name) {
-    Session session(std::move(tree), shell_name, {}, cfg);
+    CliShell session(std::move(tree), shell_name, {}, cfg);
     if (!session.load(cfg) || !session.set_options(cfg)) return 2;
     // The shell parses with extglob patterns allowed (Shell::run): a line that needs them is complete.
     sx::ParseOptions run_opts = opts;
@@ -782,7 +782,7 @@ int main(int argc, char** argv) {
         // bash -c CMD NAME ARGS...: NAME is $0; bash FILE ARGS...: FILE is $0.
         std::string name = command ? (rest.empty() ? shell_name : rest.front()) : *file;
         if (command && !rest.empty()) rest.erase(rest.begin());
-        Session session(std::move(*tree), name, std::move(rest), cfg);
+        CliShell session(std::move(*tree), name, std::move(rest), cfg);
         if (!session.load(cfg) || !session.set_options(cfg)) return 2;
         interp::Shell::Source where;
         if (file) where.name = *file;

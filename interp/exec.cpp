@@ -102,7 +102,7 @@ uintptr_t stack_limit_for_current_thread() {
 }
 }  // namespace
 
-Exec::Exec(Session& session, ShellState& state, const CancelToken& cancel)
+Exec::Exec(ShellSession& session, ShellState& state, const CancelToken& cancel)
     : s_(session), st_(state), cancel_(&cancel) {
     auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
     if (s_.eval_stack_low && sp > s_.eval_stack_low && sp <= s_.eval_stack_high) {

@@ -199,8 +199,8 @@ inline constexpr int kTrapDebug = 1001;
 inline constexpr int kTrapReturn = 1002;
 
 // Shared by every thread of a session.
-struct Session {
-    Session(vfs::FileSystem& fs_, const CommandRegistry& reg_) : fs(fs_), registry(reg_) {}
+struct ShellSession {
+    ShellSession(vfs::FileSystem& fs_, const CommandRegistry& reg_) : fs(fs_), registry(reg_) {}
     vfs::FileSystem& fs;
     const CommandRegistry& registry;
     ExecutionLimits limits;
@@ -304,14 +304,14 @@ std::string xtrace_quote(std::string_view s);
 
 class Exec : public CommandRunner {
 public:
-    Exec(Session& session, ShellState& state, const CancelToken& cancel);
+    Exec(ShellSession& session, ShellState& state, const CancelToken& cancel);
     // A child evaluator on the same thread (subshell copy, command substitution): inherits depths.
     Exec(Exec& parent, ShellState& state);
     // A child evaluator for another thread (pipeline stage): inherits depths, measures its own stack.
     Exec(Exec& parent, ShellState& state, bool new_thread);
     ~Exec() override = default;
 
-    Session& session() { return s_; }
+    ShellSession& session() { return s_; }
     ShellState& state() { return st_; }
 
     // ---- entry points
@@ -564,11 +564,11 @@ public:
     // The RETURN trap as a function or a sourced file ends (returned: it ended with `return`).
     Flow run_return_trap(bool returned);
     int status_before_return_ = 0;
-    // The traps of signals another shell of the session sent to this one (Session::pending_signals).
+    // The traps of signals another shell of the session sent to this one (ShellSession::pending_signals).
     Flow run_pending_signals();
 
     // ---- state of this evaluator (not copied into subshells)
-    Session& s_;
+    ShellSession& s_;
     ShellState& st_;
     const CancelToken* cancel_;
     uint32_t call_depth_ = 0;

@@ -250,7 +250,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         // An exception on this thread (a state copy over the memory budget) must not leave stages blocked on
         // pipe ends nobody will close, nor the thread count raised.
         struct StagesGuard {
-            Session& s;
+            ShellSession& s;
             uint32_t want;
             std::vector<PipeEnds>& pipes;
             std::vector<std::unique_ptr<StackThread>>& threads;
@@ -447,7 +447,7 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     token->set_parent(cancel_hold_, cancel_);
     job->token = token;
     state->enter_subshell(std::make_shared<JobTable>(), job->pid);  // a job starts with no jobs of its own
-    Session* sess = &s_;
+    ShellSession* sess = &s_;
     uint32_t depth = subshell_depth_ + 1;
     uint32_t cdepth = call_depth_;
     auto owner = *owner_hold_;  // the job may outlive the handle its parent runs under

@@ -69,7 +69,7 @@ bool parse_range(const std::string& v, long nlines, long& from, long& to) {
 
 }  // namespace
 
-int cmd_blame(Session& s, const Args& a) {
+int cmd_blame(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool porcelain = false, line_porcelain = false, no_author = false, show_email = false, long_oid = false;
     std::vector<std::string> ranges, words;

@@ -14,7 +14,7 @@ namespace {
 using Flat = std::map<std::string, std::pair<uint32_t, std::string>>;
 
 // Writes out the output gathered so far once it is large, so a long log streams.
-void flush_big(Session& s, std::string& out) {
+void flush_big(Invocation& s, std::string& out) {
     if (out.size() > (1u << 16)) {
         s.out(out);
         out.clear();
@@ -111,7 +111,7 @@ std::string diffstat_lines(const std::vector<std::pair<std::string, DiffStats>>&
 std::string stat_summary(int files, int ins, int del);
 
 // Diffs two sides limited to specs, printing as opts say. Returns whether anything differed.
-static bool diff_sides(Session& s, Repo& repo, const Side& A, const Side& B, const std::vector<std::string>& specs,
+static bool diff_sides(Invocation& s, Repo& repo, const Side& A, const Side& B, const std::vector<std::string>& specs,
                        const DiffOpts& opts, std::string& out) {
     std::set<std::string> paths;
     for (auto& [p, v] : A.files)
@@ -277,7 +277,7 @@ static bool parse_diff_opt(const std::string& x, DiffOpts& o) {
     return true;
 }
 
-int cmd_diff(Session& s, const Args& a) {
+int cmd_diff(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     DiffOpts opts;
     bool cached = false, exit_code = false, quiet = false, dashdash = false;
@@ -753,7 +753,7 @@ bool touches(Repo& repo, const Commit& c, const std::vector<std::string>& specs)
     return false;
 }
 
-std::string commit_diff(Session& s, Repo& repo, const Commit& c, const LogOpts& o) {
+std::string commit_diff(Invocation& s, Repo& repo, const Commit& c, const LogOpts& o) {
     Side A, B;
     if (!c.parents.empty()) A.files = repo.flatten(repo.commit(c.parents[0]).tree);
     B.files = repo.flatten(c.tree);
@@ -932,7 +932,7 @@ std::string graph_prefixed(Graph& g, std::string_view text) {
 }
 
 // log --graph: each commit's text after the graph, as git's log-tree prints it.
-int log_graph(Session& s, Repo& repo, std::vector<Commit>& shown, const std::set<std::string>& walked, const LogOpts& o) {
+int log_graph(Invocation& s, Repo& repo, std::vector<Commit>& shown, const std::set<std::string>& walked, const LogOpts& o) {
     Graph g;
     std::string out;
     bool first = true;
@@ -970,7 +970,7 @@ int log_graph(Session& s, Repo& repo, std::vector<Commit>& shown, const std::set
 
 }  // namespace
 
-int cmd_log(Session& s, const Args& a) {
+int cmd_log(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     LogOpts o;
     std::vector<std::string> revs;
@@ -1032,7 +1032,7 @@ int cmd_log(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_show(Session& s, const Args& a) {
+int cmd_show(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     LogOpts o;
     o.patch = true;
@@ -1125,7 +1125,7 @@ void rev_and_path_args(Repo& repo, const Args& rest, std::vector<std::string>& r
 
 }  // namespace
 
-int cmd_rev_list(Session& s, const Args& a) {
+int cmd_rev_list(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     LogOpts o;
     o.fmt = LogOpts::Fmt::raw;  // plain object names unless a format is asked for
@@ -1191,7 +1191,7 @@ int cmd_rev_list(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_shortlog(Session& s, const Args& a) {
+int cmd_shortlog(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     LogOpts o;
     bool summary = false, numbered = false, email = false, committer = false;

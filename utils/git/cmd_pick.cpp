@@ -54,7 +54,7 @@ std::string current_branch_name(Repo& repo) {
 }
 
 // `git rebase <upstream> <branch>` first checks out the branch.
-bool switch_branch_for_rebase(Session& s, const std::string& name) { return cmd_checkout(s, {"-q", name}) == 0; }
+bool switch_branch_for_rebase(Invocation& s, const std::string& name) { return cmd_checkout(s, {"-q", name}) == 0; }
 
 // Writes a commit of tree on parents with c's author and message; HEAD (attached or not) moves to it.
 std::string recommit(Repo& repo, const Commit& c, const std::string& tree, const std::string& parent,
@@ -85,7 +85,7 @@ bool has_unmerged(Repo& repo) {
 enum class Applied { clean, empty, conflict, refused };
 
 // Applies commit c on HEAD's tree into the index and work tree.
-Applied apply(Session& s, Repo& repo, const Commit& c, std::string& out_messages) {
+Applied apply(Invocation& s, Repo& repo, const Commit& c, std::string& out_messages) {
     if (c.parents.size() > 1) throw Fatal{"error: commit " + c.oid + " is a merge but no -m option was given.\nfatal: cherry-pick failed", 128, false};
     std::string base = c.parents.empty() ? std::string() : repo.commit(c.parents[0]).tree;
     std::string head_tree = repo.commit(*repo.head_oid()).tree;
@@ -99,7 +99,7 @@ Applied apply(Session& s, Repo& repo, const Commit& c, std::string& out_messages
 // ---------------------------------------------------------------------------------------------------------
 // cherry-pick
 
-int pick_one(Session& s, Repo& repo, const std::string& oid, bool no_commit) {
+int pick_one(Invocation& s, Repo& repo, const std::string& oid, bool no_commit) {
     Commit c = repo.commit(oid);
     std::string messages;
     const std::string parent = *repo.head_oid();
@@ -195,7 +195,7 @@ std::vector<std::string> commits_to_replay(Repo& repo, const std::string& head, 
 }
 
 // git's progress line is cleared before its last message: an escape sequence, or spaces on a dumb terminal.
-std::string clear_line(Session& s) {
+std::string clear_line(Invocation& s) {
     auto term = s.ctx.env.get("TERM");
     if (!term || *term == "dumb") {
         int cols = 80;
@@ -206,7 +206,7 @@ std::string clear_line(Session& s) {
     return "\r\033[K";
 }
 
-int rebase_finish(Session& s, Repo& repo, bool quiet) {
+int rebase_finish(Invocation& s, Repo& repo, bool quiet) {
     std::string head_name = read_state(repo, "head-name"), onto = read_state(repo, "onto");
     std::string head = *repo.head_oid();
     if (head_name.starts_with("refs/heads/")) {
@@ -221,7 +221,7 @@ int rebase_finish(Session& s, Repo& repo, bool quiet) {
 }
 
 // Replays the commits left in the todo list; stops at a conflict.
-int rebase_run(Session& s, Repo& repo, bool quiet) {
+int rebase_run(Invocation& s, Repo& repo, bool quiet) {
     for (;;) {
         check_cancel(repo.ctx);
         std::string todo = read_state(repo, "git-rebase-todo");
@@ -265,7 +265,7 @@ int rebase_run(Session& s, Repo& repo, bool quiet) {
 
 }  // namespace
 
-int cmd_cherry_pick(Session& s, const Args& a) {
+int cmd_cherry_pick(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool no_commit = false, abort = false, cont = false, skip = false;
     std::vector<std::string> revs;
@@ -333,7 +333,7 @@ int cmd_cherry_pick(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_rebase(Session& s, const Args& a) {
+int cmd_rebase(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool abort = false, cont = false, skip = false, quiet = false;
     std::optional<std::string> onto_arg;

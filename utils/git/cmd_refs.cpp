@@ -34,7 +34,7 @@ std::string commit_tree(Repo& repo, const std::optional<std::string>& c) {
 }
 
 // Prints "M\tpath" for each local change carried over a switch (what git checkout shows).
-void show_local_changes(Session& s, Repo& repo) {
+void show_local_changes(Invocation& s, Repo& repo) {
     StatusData st = compute_status(repo, false, false);
     std::string o;
     for (auto& c : st.changes) {
@@ -53,7 +53,7 @@ std::string detached_advice(const std::string& rev) {
            "-\n\nTurn off this advice by setting config variable advice.detachedHead to false\n\n";
 }
 
-int do_switch(Session& s, Repo& repo, const std::string& target, const std::string& new_branch, bool force,
+int do_switch(Invocation& s, Repo& repo, const std::string& target, const std::string& new_branch, bool force,
               bool detach, bool is_switch, bool force_create = false, bool quiet = false) {
     auto head = repo.head_oid();
     std::string cur = current_branch(repo);
@@ -120,7 +120,7 @@ int do_switch(Session& s, Repo& repo, const std::string& target, const std::stri
 }
 
 // checkout -- paths: restore from the index (or a commit).
-int checkout_paths(Session& s, Repo& repo, const std::string& source, const std::vector<std::string>& paths) {
+int checkout_paths(Invocation& s, Repo& repo, const std::string& source, const std::vector<std::string>& paths) {
     auto index = repo.read_index();
     std::map<std::string, std::pair<uint32_t, std::string>> src;
     if (!source.empty()) {
@@ -238,7 +238,7 @@ static std::string previous_checkout(Repo& repo) {
     throw Fatal{"invalid reference: @{-1}"};
 }
 
-int cmd_checkout(Session& s, const Args& a) {
+int cmd_checkout(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string new_branch, target;
     bool force = false, detach = false, dashdash = false, force_create = false, quiet = false;
@@ -275,7 +275,7 @@ int cmd_checkout(Session& s, const Args& a) {
     return do_switch(s, repo, target, new_branch, force, detach, false, force_create, quiet);
 }
 
-int cmd_switch(Session& s, const Args& a) {
+int cmd_switch(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string new_branch, target;
     bool force = false, detach = false, force_create = false, quiet = false;
@@ -297,7 +297,7 @@ int cmd_switch(Session& s, const Args& a) {
     return do_switch(s, repo, target, new_branch, force, detach, true, force_create, quiet);
 }
 
-int cmd_branch(Session& s, const Args& a) {
+int cmd_branch(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     enum class Op { list, create, del, move, show_current } op = Op::list;
     bool force = false, verbose = false, locals = true, remotes = false, list_asked = false;
@@ -459,7 +459,7 @@ int cmd_branch(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_rev_parse(Session& s, const Args& a) {
+int cmd_rev_parse(Invocation& s, const Args& a) {
     std::string o;
     bool verify = false, quiet = false, short_ = false, abbrev_ref = false, symbolic_full = false;
     size_t short_len = 7;
@@ -539,7 +539,7 @@ int cmd_rev_parse(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_ls_files(Session& s, const Args& a) {
+int cmd_ls_files(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool error_unmatch = false, unmerged = false;
     std::vector<std::string> raw_paths;
@@ -624,7 +624,7 @@ int cmd_ls_files(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_cat_file(Session& s, const Args& a) {
+int cmd_cat_file(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     char mode = 0;
     std::string type, obj;
@@ -677,7 +677,7 @@ int cmd_cat_file(Session& s, const Args& a) {
     }
 }
 
-int cmd_tag(Session& s, const Args& a) {
+int cmd_tag(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool del = false, annotate = false, force = false, list = false;
     int lines = 0;                                       // -n<lines>
@@ -783,7 +783,7 @@ int cmd_tag(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_hash_object(Session& s, const Args& a) {
+int cmd_hash_object(Invocation& s, const Args& a) {
     bool write = false, from_stdin = false;
     ObjType type = ObjType::blob;
     std::vector<std::string> files;
@@ -826,7 +826,7 @@ int cmd_hash_object(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_reset(Session& s, const Args& a) {
+int cmd_reset(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     enum class Mode { soft, mixed, hard } mode = Mode::mixed;
     bool quiet = false, dashdash = false;
@@ -950,7 +950,7 @@ std::string tree_diffstat(Repo& repo, const std::string& from_tree, const std::s
 }
 
 // `git merge --abort`: the index and work tree back to HEAD for what the merge touched.
-int merge_abort(Session& s, Repo& repo) {
+int merge_abort(Invocation& s, Repo& repo) {
     if (!repo.fs.stat(repo.gitdir + "/MERGE_HEAD")) throw Fatal{"There is no merge to abort (MERGE_HEAD missing)."};
     auto head = repo.head_oid();
     std::string tree = head ? repo.commit(*head).tree : kEmptyTreeOid;
@@ -960,7 +960,7 @@ int merge_abort(Session& s, Repo& repo) {
 }
 }  // namespace
 
-int cmd_merge(Session& s, const Args& a) {
+int cmd_merge(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool ff_only = false, no_ff = false, quiet = false, no_commit = false, abort = false, cont = false;
     std::optional<std::string> message;
@@ -1015,7 +1015,7 @@ int cmd_merge(Session& s, const Args& a) {
     return run_merge(s, req);
 }
 
-int run_merge(Session& s, const MergeRequest& req) {
+int run_merge(Invocation& s, const MergeRequest& req) {
     Repo& repo = s.need_worktree();
     const bool ff_only = req.ff_only, no_ff = req.no_ff, no_commit = req.no_commit, quiet = req.quiet;
     auto head = repo.head_oid();
@@ -1084,7 +1084,7 @@ int run_merge(Session& s, const MergeRequest& req) {
 
 namespace bashkit::utils::git {
 
-int cmd_restore(Session& s, const Args& a) {
+int cmd_restore(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool staged = false, worktree = false, dashdash = false;
     std::string source;
@@ -1146,7 +1146,7 @@ int cmd_restore(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_mv(Session& s, const Args& a) {
+int cmd_mv(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool force = false, verbose = false, dry = false, skip_errors = false;
     std::vector<std::string> args;
@@ -1278,7 +1278,7 @@ void write_stash_log(Repo& repo, const std::vector<StashEntry>& newest_first, co
     repo.write_file_atomic(repo.gitdir + "/logs/refs/stash", text);
 }
 
-int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label, bool quiet = false) {
+int stash_drop(Invocation& s, Repo& repo, size_t n, const std::string& label, bool quiet = false) {
     auto log = repo.fs.read_file(repo.gitdir + "/logs/refs/stash", kMaxConfigBytes);
     std::vector<std::string> lines;
     if (log) {
@@ -1305,7 +1305,7 @@ int stash_drop(Session& s, Repo& repo, size_t n, const std::string& label, bool 
 
 }  // namespace
 
-int cmd_stash(Session& s, const Args& a) {
+int cmd_stash(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::string sub = a.empty() || a[0].starts_with("-") ? "push" : a[0];
     Args rest(a.begin() + (a.empty() || a[0].starts_with("-") ? 0 : 1), a.end());
@@ -1543,7 +1543,7 @@ const char* const kUpdateRefUsage =
     "\n";
 
 // parse-options' complaint about an option it does not know, then the usage: status 129.
-int unknown_option(Session& s, const std::string& x, const char* usage) {
+int unknown_option(Invocation& s, const std::string& x, const char* usage) {
     if (x.starts_with("--")) s.err("error: unknown option `" + x.substr(2) + "'\n");
     else s.err("error: unknown switch `" + x.substr(1, 1) + "'\n");
     s.err(usage);
@@ -1552,7 +1552,7 @@ int unknown_option(Session& s, const std::string& x, const char* usage) {
 
 }  // namespace
 
-int cmd_symbolic_ref(Session& s, const Args& a) {
+int cmd_symbolic_ref(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool quiet = false, short_ = false, del = false;
     std::vector<std::string> rest;
@@ -1598,7 +1598,7 @@ int cmd_symbolic_ref(Session& s, const Args& a) {
 // update-ref <ref> <new> [<old>], update-ref -d <ref> [<old>]: the ref a symbolic ref points to unless
 // --no-deref; <old> checks the current value first (all zeros: the ref must not exist). A failed update is
 // git's "fatal: update_ref failed for ref ..." (128), a failed delete "error: ..." (1).
-int cmd_update_ref(Session& s, const Args& a) {
+int cmd_update_ref(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool del = false, no_deref = false;
     std::optional<std::string> msg;

@@ -6,7 +6,7 @@
 
 namespace bashkit::utils::git {
 
-int cmd_describe(Session& s, const Args& a) {
+int cmd_describe(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool tags = false, always = false, long_ = false, exact = false, dirty = false;
     std::string dirty_mark = "-dirty";
@@ -147,7 +147,7 @@ bool ref_matches(const std::string& ref, const std::vector<std::string>& pattern
 
 }  // namespace
 
-int cmd_for_each_ref(Session& s, const Args& a) {
+int cmd_for_each_ref(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     std::string format = "%(objectname) %(objecttype)\t%(refname)";
     std::string sort = "refname";

@@ -63,7 +63,7 @@ std::vector<std::string> split_specs(Repo& repo, const std::vector<std::string>&
 }  // namespace
 
 // Stages the files of specs (all of the tree when all_tree); update_only: tracked files only (-u).
-static int stage(Session& s, Repo& repo, std::vector<std::string> specs, bool all_tree, bool update_only, bool force,
+static int stage(Invocation& s, Repo& repo, std::vector<std::string> specs, bool all_tree, bool update_only, bool force,
                  bool dry_run, bool verbose, const std::vector<std::string>& raw_args) {
     auto index = repo.read_index();
     int64_t im = index_mtime(repo);
@@ -162,7 +162,7 @@ static int stage(Session& s, Repo& repo, std::vector<std::string> specs, bool al
     return 0;
 }
 
-int cmd_add(Session& s, const Args& a) {
+int cmd_add(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool all = false, update = false, force = false, dry = false, verbose = false, dashdash = false;
     std::vector<std::string> paths;
@@ -187,7 +187,7 @@ int cmd_add(Session& s, const Args& a) {
     return stage(s, repo, specs, whole, update, force, dry, verbose, paths);
 }
 
-int cmd_rm(Session& s, const Args& a) {
+int cmd_rm(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     bool cached = false, recursive = false, force = false, quiet = false, dashdash = false, ignore_unmatch = false,
          dry_run = false;
@@ -361,7 +361,7 @@ std::string commit_summary(Repo& repo, const std::string& parent_tree, const std
     return o + modes;
 }
 
-int cmd_commit(Session& s, const Args& a) {
+int cmd_commit(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     std::vector<std::string> messages;
     bool all = false, allow_empty = false, quiet = false, amend = false, have_msg = false, allow_empty_msg = false,
@@ -536,7 +536,7 @@ int cmd_commit(Session& s, const Args& a) {
 // ---------------------------------------------------------------------------------------------------------
 // status
 
-int cmd_status(Session& s, const Args& a) {
+int cmd_status(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     enum class Fmt { long_, short_, porcelain } fmt = Fmt::long_;
     bool branch = false, all_untracked = false, no_untracked = false, nul = false;

@@ -367,7 +367,8 @@ bool parse_date(std::string_view s, int64_t& t, int& tz);
 
 // Entry point of every subcommand.
 using Args = std::vector<std::string>;
-struct Session {
+// One git command as it runs: its context, -c overrides, the repository it found and its buffered stdout.
+struct Invocation {
     CommandContext& ctx;
     std::vector<std::pair<std::string, std::string>> overrides;  // -c
     std::unique_ptr<Repo> repo;  // null outside a repository
@@ -378,44 +379,44 @@ struct Session {
     Repo& need_worktree();
 };
 
-int cmd_init(Session& s, const Args& a);
-int cmd_config(Session& s, const Args& a);
-int cmd_add(Session& s, const Args& a);
-int cmd_rm(Session& s, const Args& a);
-int cmd_commit(Session& s, const Args& a);
-int cmd_status(Session& s, const Args& a);
-int cmd_log(Session& s, const Args& a);
-int cmd_show(Session& s, const Args& a);
-int cmd_diff(Session& s, const Args& a);
-int cmd_branch(Session& s, const Args& a);
-int cmd_checkout(Session& s, const Args& a);
-int cmd_switch(Session& s, const Args& a);
-int cmd_rev_parse(Session& s, const Args& a);
-int cmd_ls_files(Session& s, const Args& a);
-int cmd_cat_file(Session& s, const Args& a);
-int cmd_tag(Session& s, const Args& a);
-int cmd_hash_object(Session& s, const Args& a);
-int cmd_reset(Session& s, const Args& a);
-int cmd_merge(Session& s, const Args& a);
-int cmd_restore(Session& s, const Args& a);
-int cmd_mv(Session& s, const Args& a);
-int cmd_stash(Session& s, const Args& a);
-int cmd_symbolic_ref(Session& s, const Args& a);
-int cmd_update_ref(Session& s, const Args& a);
-int cmd_cherry_pick(Session& s, const Args& a);  // cmd_pick.cpp
-int cmd_rebase(Session& s, const Args& a);
-int cmd_rev_list(Session& s, const Args& a);  // cmd_revs.cpp
-int cmd_shortlog(Session& s, const Args& a);
-int cmd_describe(Session& s, const Args& a);
-int cmd_for_each_ref(Session& s, const Args& a);
-int cmd_blame(Session& s, const Args& a);  // cmd_blame.cpp
+int cmd_init(Invocation& s, const Args& a);
+int cmd_config(Invocation& s, const Args& a);
+int cmd_add(Invocation& s, const Args& a);
+int cmd_rm(Invocation& s, const Args& a);
+int cmd_commit(Invocation& s, const Args& a);
+int cmd_status(Invocation& s, const Args& a);
+int cmd_log(Invocation& s, const Args& a);
+int cmd_show(Invocation& s, const Args& a);
+int cmd_diff(Invocation& s, const Args& a);
+int cmd_branch(Invocation& s, const Args& a);
+int cmd_checkout(Invocation& s, const Args& a);
+int cmd_switch(Invocation& s, const Args& a);
+int cmd_rev_parse(Invocation& s, const Args& a);
+int cmd_ls_files(Invocation& s, const Args& a);
+int cmd_cat_file(Invocation& s, const Args& a);
+int cmd_tag(Invocation& s, const Args& a);
+int cmd_hash_object(Invocation& s, const Args& a);
+int cmd_reset(Invocation& s, const Args& a);
+int cmd_merge(Invocation& s, const Args& a);
+int cmd_restore(Invocation& s, const Args& a);
+int cmd_mv(Invocation& s, const Args& a);
+int cmd_stash(Invocation& s, const Args& a);
+int cmd_symbolic_ref(Invocation& s, const Args& a);
+int cmd_update_ref(Invocation& s, const Args& a);
+int cmd_cherry_pick(Invocation& s, const Args& a);  // cmd_pick.cpp
+int cmd_rebase(Invocation& s, const Args& a);
+int cmd_rev_list(Invocation& s, const Args& a);  // cmd_revs.cpp
+int cmd_shortlog(Invocation& s, const Args& a);
+int cmd_describe(Invocation& s, const Args& a);
+int cmd_for_each_ref(Invocation& s, const Args& a);
+int cmd_blame(Invocation& s, const Args& a);  // cmd_blame.cpp
 // The network half (remote.cpp): smart HTTP through the session's HttpClient.
-int cmd_clone(Session& s, const Args& a);
-int cmd_fetch(Session& s, const Args& a);
-int cmd_pull(Session& s, const Args& a);
-int cmd_push(Session& s, const Args& a);
-int cmd_remote(Session& s, const Args& a);
-int cmd_ls_remote(Session& s, const Args& a);
+int cmd_clone(Invocation& s, const Args& a);
+int cmd_fetch(Invocation& s, const Args& a);
+int cmd_pull(Invocation& s, const Args& a);
+int cmd_push(Invocation& s, const Args& a);
+int cmd_remote(Invocation& s, const Args& a);
+int cmd_ls_remote(Invocation& s, const Args& a);
 
 // Status of the repository: used by status and commit.
 struct Change {
@@ -442,7 +443,7 @@ std::string write_tree_from_index(Repo& repo, const std::vector<IndexEntry>& ent
 // Checks out target tree over the work tree and index from current tree (two-way, refusing to overwrite
 // local changes: Fatal with git's message). Returns false when refused.
 // `op` names the command in the refusal ("checkout", "merge").
-bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force,
+bool switch_trees(Invocation& s, const std::string& from_tree, const std::string& to_tree, bool force,
                   const char* op = "checkout");
 
 std::string commit_summary(Repo& repo, const std::string& parent_tree, const std::string& tree);
@@ -484,7 +485,7 @@ struct MergeRequest {
     std::optional<std::string> message;
     bool ff_only = false, no_ff = false, no_commit = false, quiet = false;
 };
-int run_merge(Session& s, const MergeRequest& req);
+int run_merge(Invocation& s, const MergeRequest& req);
 // title + " into <branch>" unless the current branch is main or master (git's fmt-merge-msg).
 std::string merge_title_into(Repo& repo, const std::string& title);
 // The best common ancestors of two commits (git merge-base --all), oldest-first order not promised.
@@ -503,7 +504,7 @@ struct TreeMerge {
     std::vector<std::string> conflicts;  // paths left unmerged
     bool refused = false;
 };
-TreeMerge merge_trees(Session& s, const std::string& base_tree, const std::string& ours_tree,
+TreeMerge merge_trees(Invocation& s, const std::string& base_tree, const std::string& ours_tree,
                       const std::string& theirs_tree, const std::string& name_ours, const std::string& name_theirs,
                       const char* op);
 

@@ -8,18 +8,18 @@
 
 namespace bashkit::utils::git {
 
-void Session::out(std::string_view s) { output.put(s); }
-void Session::err(std::string_view s) {
+void Invocation::out(std::string_view s) { output.put(s); }
+void Invocation::err(std::string_view s) {
     output.flush();
     (void)ctx.err.write(s);
 }
 
-Repo& Session::need_repo() {
+Repo& Invocation::need_repo() {
     if (!repo) throw Fatal{"not a git repository (or any of the parent directories): .git"};
     return *repo;
 }
 
-Repo& Session::need_worktree() {
+Repo& Invocation::need_worktree() {
     Repo& r = need_repo();
     if (r.worktree.empty()) throw Fatal{"this operation must be run in a work tree"};
     return r;
@@ -49,7 +49,7 @@ const char* kBranchHint =
 
 }  // namespace
 
-int cmd_init(Session& s, const Args& a) {
+int cmd_init(Invocation& s, const Args& a) {
     CommandContext& ctx = s.ctx;
     bool quiet = false, bare = false;
     std::string branch, dir;
@@ -100,7 +100,7 @@ int cmd_init(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_config(Session& s, const Args& a) {
+int cmd_config(Invocation& s, const Args& a) {
     CommandContext& ctx = s.ctx;
     enum class Op { get_or_set, get, get_all, get_regexp, unset, unset_all, list, add } op = Op::get_or_set;
     enum class Where { any, global, local } where = Where::any;
@@ -251,7 +251,7 @@ namespace {
 
 struct Sub {
     const char* name;
-    int (*fn)(Session&, const Args&);
+    int (*fn)(Invocation&, const Args&);
     // The command's one-letter options that may be bundled (`-qam msg`, `-sb`, `-rf`): flags, then those
     // that take a value (from the rest of the word, or the next word). Empty: nothing is split.
     const char* flags = "";
@@ -341,7 +341,7 @@ const char* kUsage =
     "clone fetch pull push remote ls-remote (smart HTTP through the sandbox's network policy)\n";
 
 int run(CommandContext& ctx, utils::Output& output) {
-    Session s{ctx, {}, nullptr, output};
+    Invocation s{ctx, {}, nullptr, output};
     const auto& argv = ctx.argv;
     size_t i = 1;
     for (; i < argv.size(); ++i) {

@@ -281,7 +281,7 @@ std::string tree_of(Repo& repo, const FlatTree& t) {
 }
 }  // namespace
 
-TreeMerge merge_trees(Session& s, const std::string& base_tree, const std::string& ours_tree,
+TreeMerge merge_trees(Invocation& s, const std::string& base_tree, const std::string& ours_tree,
                       const std::string& theirs_tree, const std::string& name_ours, const std::string& name_theirs,
                       const char* op) {
     Repo& repo = *s.repo;

@@ -109,7 +109,7 @@ struct Advert {
 
 class Conn {
 public:
-    Conn(Session& s, std::string url) : s_(s), url_(std::move(url)) {
+    Conn(Invocation& s, std::string url) : s_(s), url_(std::move(url)) {
         check_url(url_);
         base_ = url_;
         while (base_.size() > 1 && base_.back() == '/') base_.pop_back();
@@ -246,7 +246,7 @@ private:
         return body;
     }
 
-    Session& s_;
+    Invocation& s_;
     std::string url_, base_, shown_;
 };
 
@@ -565,7 +565,7 @@ std::vector<std::string> remote_names(Repo& repo) {
     return out;
 }
 
-void reload_config(Session& s) {
+void reload_config(Invocation& s) {
     std::string cwd = s.ctx.cwd;
     if (s.repo) s.ctx.cwd = s.repo->worktree.empty() ? s.repo->gitdir : s.repo->worktree;
     s.repo = discover(s.ctx, s.overrides);
@@ -650,7 +650,7 @@ std::string current_branch(Repo& repo) {
 // ------------------------------------------------------------------ fetching objects
 
 // Asks the server for `wants` (those not here already) and indexes the pack. Returns whether a pack came.
-bool fetch_pack(Session& s, Repo& repo, Conn& conn, const Advert& adv, const std::vector<std::string>& wants_in) {
+bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const std::vector<std::string>& wants_in) {
     std::vector<std::string> wants;
     for (const auto& w : wants_in)
         if (!repo.has(w) && std::find(wants.begin(), wants.end(), w) == wants.end()) wants.push_back(w);
@@ -738,7 +738,7 @@ std::string from_url(const std::string& url) {
 }
 
 // Applies and prints the updates of a fetch (git's format: " * [new branch]      main       -> origin/main").
-int apply_fetch_updates(Session& s, Repo& repo, const std::string& url, std::vector<RefUpdate>& ups, bool quiet) {
+int apply_fetch_updates(Invocation& s, Repo& repo, const std::string& url, std::vector<RefUpdate>& ups, bool quiet) {
     size_t refcol = 10;
     for (const auto& u : ups) {
         // As git: only the lines shown (not up to date) with a local ref count.
@@ -803,7 +803,7 @@ int apply_fetch_updates(Session& s, Repo& repo, const std::string& url, std::vec
 struct FetchOpts {
     bool quiet = false, tags = false, prune = false;
 };
-int do_fetch(Session& s, Repo& repo, const std::string& remote, const std::vector<std::string>& cli_specs,
+int do_fetch(Invocation& s, Repo& repo, const std::string& remote, const std::vector<std::string>& cli_specs,
              const FetchOpts& opt, std::string* merge_oid, std::string* merge_name) {
     auto rc = remote_cfg(repo, remote);
     std::string url = rc ? rc->url : remote;
@@ -962,7 +962,7 @@ std::string packed_refs_text(const std::vector<std::pair<std::string, std::strin
 
 // ------------------------------------------------------------------ commands
 
-int cmd_clone(Session& s, const Args& a) {
+int cmd_clone(Invocation& s, const Args& a) {
     CommandContext& ctx = s.ctx;
     bool quiet = false, bare = false, no_checkout = false;
     std::string branch, origin = "origin";
@@ -1035,7 +1035,7 @@ int cmd_clone(Session& s, const Args& a) {
             throw Fatal{"Remote branch " + branch + " not found in upstream " + origin};
     }
     {
-        Session init{ctx, s.overrides, nullptr, s.output};
+        Invocation init{ctx, s.overrides, nullptr, s.output};
         Args ia{"-q"};
         if (bare) ia.push_back("--bare");
         std::string b = !branch.empty() && adv.find("refs/heads/" + branch) ? branch : head_branch;
@@ -1112,7 +1112,7 @@ int cmd_clone(Session& s, const Args& a) {
         repo.write_file_atomic(repo.gitdir + "/HEAD", checkout_oid + "\n");
     }
     if (!bare && !no_checkout && !checkout_oid.empty()) {
-        Session co{ctx, s.overrides, nullptr, s.output};
+        Invocation co{ctx, s.overrides, nullptr, s.output};
         co.repo = std::move(s.repo);
         if (!switch_trees(co, "", co.repo->commit(checkout_oid).tree, true)) return 1;
         s.repo = std::move(co.repo);
@@ -1121,7 +1121,7 @@ int cmd_clone(Session& s, const Args& a) {
     return 0;
 }
 
-int cmd_fetch(Session& s, const Args& a) {
+int cmd_fetch(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     FetchOpts opt;
     bool all = false;
@@ -1155,7 +1155,7 @@ int cmd_fetch(Session& s, const Args& a) {
     return do_fetch(s, repo, remote, specs, opt, nullptr, nullptr);
 }
 
-int cmd_pull(Session& s, const Args& a) {
+int cmd_pull(Invocation& s, const Args& a) {
     Repo& repo = s.need_worktree();
     FetchOpts opt;
     std::string mode;  // "ff-only", "merge", "rebase", ""
@@ -1234,7 +1234,7 @@ int cmd_pull(Session& s, const Args& a) {
     return run_merge(s, req);
 }
 
-int cmd_push(Session& s, const Args& a) {
+int cmd_push(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool quiet = false, force = false, set_upstream = false, del = false, tags = false, dry = false;
     std::vector<std::string> rest;
@@ -1507,7 +1507,7 @@ static std::vector<std::string> sub_words(const Args& rest, std::initializer_lis
     return pos;
 }
 
-int cmd_remote(Session& s, const Args& a) {
+int cmd_remote(Invocation& s, const Args& a) {
     Repo& repo = s.need_repo();
     bool verbose = false;
     size_t i = 0;
@@ -1726,7 +1726,7 @@ int cmd_remote(Session& s, const Args& a) {
     return 129;
 }
 
-int cmd_ls_remote(Session& s, const Args& a) {
+int cmd_ls_remote(Invocation& s, const Args& a) {
     bool heads = false, tags = false, refs_only = false, quiet = false, exit_code = false, symref = false;
     std::vector<std::string> rest;
     for (const auto& x : a) {

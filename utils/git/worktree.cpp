@@ -724,7 +724,7 @@ void write_work_file(Repo& repo, const std::string& rel, uint32_t mode, const st
     if (mode == 0100755) (void)repo.fs.chmod(p, 0755 & ~repo.ctx.umask);
 }
 
-bool switch_trees(Session& s, const std::string& from_tree, const std::string& to_tree, bool force, const char* op) {
+bool switch_trees(Invocation& s, const std::string& from_tree, const std::string& to_tree, bool force, const char* op) {
     Repo& repo = *s.repo;
     auto from = from_tree.empty() ? std::map<std::string, std::pair<uint32_t, std::string>>{} : repo.flatten(from_tree);
     auto to = repo.flatten(to_tree);
