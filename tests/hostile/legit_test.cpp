@@ -9,30 +9,19 @@
 #include <vector>
 
 #include "sandbox/bashkit_sandbox.hpp"
+#include "tests/vfs/host_test_util.hpp"
 
 namespace bashkit::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        std::string t = (fs::temp_directory_path() / "bashkit-legit-test-XXXXXX").string();
-        std::vector<char> buf(t.begin(), t.end());
-        buf.push_back('\0');
-        path = ::mkdtemp(buf.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using bashkit::vfs::testing_util::TempDir;
 
 TEST(Legitimate, A200MegabyteFileWrittenAndSortedFitsTheDefaultBudget) {
     // The input file, sort's buffers and the sorted file all live in the session's memory (an ephemeral
     // tree) under the default 1 GiB budget.
-    TempDir base;
+    TempDir base{"legit"};
     BashkitSandboxOptions o;
     o.instance_id = "inst";
     o.base_dir = base.path;

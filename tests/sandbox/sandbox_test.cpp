@@ -22,6 +22,7 @@
 #include "sandbox/setup.hpp"
 #include "tests/sandbox/error_of.hpp"
 #include "tests/sandbox/process_check.hpp"
+#include "tests/vfs/host_test_util.hpp"
 
 extern char** environ;
 
@@ -32,19 +33,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // A temporary host folder, removed at the end.
-struct TempDir {
-    std::string path;
-    TempDir() {
-        std::string t = (fs::temp_directory_path() / "bashkit-sandbox-test-XXXXXX").string();
-        std::vector<char> buf(t.begin(), t.end());
-        buf.push_back('\0');
-        path = ::mkdtemp(buf.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using bashkit::vfs::testing_util::TempDir;
 
 std::string slurp(const std::string& p) {
     std::ifstream in(p);
@@ -228,7 +217,7 @@ TEST(SandboxHooks, RegistryByTypeName) {
 // ================================================================================ BashkitSandbox
 
 struct BashkitFixture : ::testing::Test {
-    TempDir base;
+    TempDir base{"sandbox"};
     BashkitSandboxOptions opts(std::string instance = "inst") {
         BashkitSandboxOptions o;
         o.instance_id = std::move(instance);
@@ -612,7 +601,7 @@ TEST(SandboxRefusals, NoSandbox) {
 }
 
 TEST(SandboxRefusals, BashkitAccessAndHooks) {
-    TempDir base;
+    TempDir base{"sandbox"};
     BashkitSandboxOptions o;
     o.base_dir = base.path;
     for (auto a : {SandboxAccess::none, SandboxAccess::files, SandboxAccess::full}) {
@@ -659,7 +648,7 @@ TEST(SandboxRefusals, DangerousLocal) {
 // ================================================================================ DangerousLocalSandbox
 
 struct LocalFixture : ::testing::Test {
-    TempDir tmp;
+    TempDir tmp{"sandbox"};
     std::string old_home;
     void SetUp() override {
         old_home = std::getenv("HOME") ? std::getenv("HOME") : "";
@@ -762,7 +751,7 @@ TEST_F(LocalFixture, ProcessTools) {
 
 // BashkitSandbox's processes are shells of the session on threads of their own (sandbox/shell_processes.hpp).
 TEST(BashkitProcesses, ProcessTools) {
-    TempDir base;
+    TempDir base{"sandbox"};
     BashkitSandbox bk({.base_dir = base.path});
     EXPECT_TRUE(bk.supports_background_processes());
     SandboxSession s = bk.open();
@@ -792,7 +781,7 @@ TEST(BashkitProcesses, InMemoryFilesStayChargedToTheSession) {
 }
 
 TEST(BashkitProcesses, RunningProcessesAreBounded) {
-    TempDir base;
+    TempDir base{"sandbox"};
     BashkitSandbox bk({.base_dir = base.path});
     SandboxSession s = bk.open();
     for (int i = 0; i < 16; ++i) ASSERT_EQ(s.call_tool("start_process", {{"command", "sleep 600"}})["ok"], true);
