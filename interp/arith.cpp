@@ -5,6 +5,8 @@
 #include "interp/arith.hpp"
 
 #include <array>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "interp/arith_impl.hpp"
@@ -440,6 +442,51 @@ private:
 
 }  // namespace
 
+// A text's tree, parsed in its own arena from its own copy of the text.
+struct CachedTree {
+    syntax::Arena arena;
+    std::string_view text;
+    const syntax::ArithExpr* expr = nullptr;
+    uint32_t deepest = 0;
+};
+
+class ArithCache {
+public:
+    static constexpr size_t kEntries = 32;
+    static constexpr size_t kMaxText = 256;
+
+    // The tree of `text` to evaluate at nesting `nest`; null when the text is not kept (too long, or its parse
+    // has an error, or it would reach the nesting bound from here). The caller holds the tree while it
+    // evaluates: an evaluation inside may replace the entry.
+    std::shared_ptr<const CachedTree> find(std::string_view text, uint32_t nest, uint32_t max_nest) {
+        if (text.size() > kMaxText) return nullptr;
+        size_t h = std::hash<std::string_view>{}(text);
+        Slot& slot = slots_[h % kEntries];
+        if (slot.tree == nullptr || slot.hash != h || slot.tree->text != text) {
+            auto tree = std::make_shared<CachedTree>();
+            tree->text = tree->arena.str(text);
+            syntax::ArithText parsed = syntax::parse_arith_expression(tree->text, tree->arena, 0, UINT32_MAX);
+            if (parsed.has_error || parsed.expr == nullptr) return nullptr;
+            tree->expr = parsed.expr;
+            tree->deepest = parsed.deepest;
+            slot.hash = h;
+            slot.tree = std::move(tree);
+        }
+        // Parsed from nesting 0 without a bound: the same tree from `nest` unless the bound is reached.
+        if (static_cast<uint64_t>(nest) + slot.tree->deepest > max_nest) return nullptr;
+        return slot.tree;
+    }
+
+private:
+    struct Slot {
+        size_t hash = 0;
+        std::shared_ptr<const CachedTree> tree;
+    };
+    std::array<Slot, kEntries> slots_;
+};
+
+std::shared_ptr<ArithCache> make_arith_cache() { return std::make_shared<ArithCache>(); }
+
 namespace arith_detail {
 
 // Opens an expression for `text` (a variable's value, an expansion, the top level): parses it, then
@@ -455,11 +502,19 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) 
     if (c.depth >= c.max_depth) return Status::TooDeep;
     // Fast path for the common value, a plain decimal number (what the full evaluation would give).
     if (plain_decimal(text, out)) return Status::Ok;
+    std::shared_ptr<const CachedTree> cached;
+    if (ArithCache* cache = c.host.cache()) cached = cache->find(text, c.nest, c.max_depth);
     syntax::Arena arena;
-    syntax::ArithText parsed = syntax::parse_arith_expression(text, arena, c.nest, c.max_depth);
+    const syntax::ArithExpr* tree = nullptr;
+    if (cached) {
+        tree = cached->expr;
+    } else {
+        syntax::ArithText parsed = syntax::parse_arith_expression(text, arena, c.nest, c.max_depth);
+        tree = parsed.expr;
+    }
     ++c.depth;
     TreeEval te(c, text);
-    bool ok = te.run(*parsed.expr, out, err);
+    bool ok = te.run(*tree, out, err);
     --c.depth;
     return ok ? Status::Ok : Status::Error;
 }

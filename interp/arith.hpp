@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -119,6 +120,12 @@ struct ArithRef {
     std::string subscript;  // the subscript's text as evaluated, for the host's messages
 };
 
+// Parsed trees of texts evaluated again and again (a loop's `let y=y+1`, a variable whose value is an
+// expression, a subscript): each parsed once. Fixed in size (a few dozen short texts), so bounded without
+// accounting. Made by make_arith_cache(), offered to the evaluator by ArithHost::cache().
+class ArithCache;
+std::shared_ptr<ArithCache> make_arith_cache();
+
 // Implemented by the interpreter.
 struct ArithHost {
     virtual ~ArithHost() = default;
@@ -150,6 +157,8 @@ struct ArithHost {
     virtual ArithResult<std::string> expand(const syntax::Word& word) = 0;
     // set -u: an unset variable is an error ("x: unbound variable").
     virtual bool nounset() const { return false; }
+    // Where parsed texts are kept between evaluations; null: parse each time.
+    virtual ArithCache* cache() { return nullptr; }
 };
 
 struct ArithOptions {

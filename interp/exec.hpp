@@ -270,6 +270,7 @@ class FieldBuilder;
 struct BuiltinInfo;
 struct ParamValue;
 struct ArithError;
+class ArithCache;
 
 // Runs a function on a thread with a stack of a given size (pthreads; std::thread cannot set it), taken from
 // a process-wide pool of idle ones (pipeline.cpp). join() waits for the function, not for the thread.
@@ -437,6 +438,9 @@ public:
     Ex arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
     // expand_failed: an expansion inside the expression failed (already reported): that is the outcome.
     Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed);
+    // Parsed texts of this evaluator's arithmetic, made on first use (arith.hpp: ArithCache).
+    ArithCache* arith_cache();
+    std::shared_ptr<ArithCache> arith_cache_;
 
     // ---- [[ ]] and test (cond.cpp)
     Ex eval_cond(const sx::CondExpr* e, bool& result);
