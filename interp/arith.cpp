@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <vector>
 
 #include "interp/arith_impl.hpp"
@@ -489,6 +490,25 @@ std::shared_ptr<ArithCache> make_arith_cache() { return std::make_shared<ArithCa
 
 namespace arith_detail {
 
+// Memory from the heap charged to the session's budget (throws MemoryLimitExceeded past it).
+class ChargedResource final : public std::pmr::memory_resource {
+public:
+    explicit ChargedResource(MemoryBudget* budget) : held_(budget) {}
+
+private:
+    void* do_allocate(size_t bytes, size_t align) override {
+        held_.add(bytes);
+        return std::pmr::new_delete_resource()->allocate(bytes, align);
+    }
+    void do_deallocate(void* p, size_t bytes, size_t align) override {
+        std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+        held_.sub(bytes);
+    }
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+
+    MemoryCharge held_;
+};
+
 // Opens an expression for `text` (a variable's value, an expansion, the top level): parses it, then
 // evaluates the tree.
 Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) {
@@ -504,7 +524,9 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) 
     if (plain_decimal(text, out)) return Status::Ok;
     std::shared_ptr<const CachedTree> cached;
     if (ArithCache* cache = c.host.cache()) cached = cache->find(text, c.nest, c.max_depth);
-    syntax::Arena arena;
+    // The tree's blocks past the arena's own space (on the stack) are charged while it lives.
+    ChargedResource charged(c.host.memory());
+    syntax::Arena arena(&charged);
     const syntax::ArithExpr* tree = nullptr;
     if (cached) {
         tree = cached->expr;

@@ -41,6 +41,7 @@
 #include <utility>
 #include <variant>
 
+#include "interp/governor.hpp"
 #include "interp/syntax/ast.hpp"
 
 namespace bashkit::interp {
@@ -159,6 +160,9 @@ struct ArithHost {
     virtual bool nounset() const { return false; }
     // Where parsed texts are kept between evaluations; null: parse each time.
     virtual ArithCache* cache() { return nullptr; }
+    // The session's memory budget, charged for the tree of a long text while it is evaluated (past the budget
+    // the evaluation throws MemoryLimitExceeded, as anything that grows with the input); null: not counted.
+    virtual MemoryBudget* memory() { return nullptr; }
 };
 
 struct ArithOptions {

@@ -119,6 +119,7 @@ public:
     bool nounset() const override { return ex_.state().opts[OptNounset]; }
 
     ArithCache* cache() override { return ex_.arith_cache(); }
+    MemoryBudget* memory() override { return &ex_.session().memory; }
 
     // An expansion inside the expression failed (its message is printed): the evaluation's outcome.
     Ex expand_failed = Ex::Ok;

@@ -601,6 +601,8 @@ struct Script : NodeOf<NodeKind::Script> {
 class Arena {
 public:
     Arena() : res_(first_, sizeof first_) {}
+    // Blocks past the first from `upstream` (which may count them).
+    explicit Arena(std::pmr::memory_resource* upstream) : res_(first_, sizeof first_, upstream) {}
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
 
