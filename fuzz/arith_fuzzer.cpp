@@ -3,7 +3,8 @@
 //
 // Properties: no crash, sanitizer report or hang (recursion through variable values is bounded by
 // max_depth); and where the text parses to a tree without expansions, evaluating the tree (eval) agrees with
-// evaluating the text (eval_text, the reference) on success, value and the variables left behind.
+// evaluating the text (eval_text: the text parsed again as run-time text, errors kept in the tree) on success,
+// value and the variables left behind.
 #include <map>
 #include <string>
 

@@ -1,12 +1,17 @@
 // Bash's arithmetic over a parsed tree (syntax::ArithExpr, from syntax/arith_parser.cpp): $(( )), (( )),
-// for (( )), array subscripts. Variable operands holding text are evaluated by the text evaluator
-// (arith_text.cpp). See arith.hpp for the contract.
+// for (( )), let, array subscripts, the values of variables used as operands. Text is parsed by the one
+// parser, then evaluated here. See arith.hpp for the contract.
 // All arithmetic is done on uint64_t and converted back, so overflow wraps and never is undefined behaviour.
 #include "interp/arith.hpp"
 
+#include <array>
+#include <functional>
+#include <memory>
+#include <memory_resource>
 #include <vector>
 
 #include "interp/arith_impl.hpp"
+#include "interp/syntax/parser.hpp"
 
 namespace bashkit::interp {
 namespace {
@@ -43,6 +48,7 @@ private:
         case NodeKind::ArithBinary: return last_token(*e.as<syntax::ArithBinary>()->right);
         case NodeKind::ArithAssign: return last_token(*e.as<syntax::ArithAssign>()->value);
         case NodeKind::ArithTernary: return last_token(*e.as<syntax::ArithTernary>()->else_expr);
+        case NodeKind::ArithLookahead: return last_token(*e.as<syntax::ArithLookahead>()->operand);
         default: return start(e);
         }
     }
@@ -50,12 +56,35 @@ private:
     std::string_view text_;
 };
 
+// A stack of nodes that lives in place while short (the usual chain is a few operators long).
+template <class T>
+class SmallStack {
+public:
+    void push(T v) {
+        if (n_ < inline_.size()) {
+            inline_[n_++] = v;
+            return;
+        }
+        if (heap_.empty()) heap_.assign(inline_.begin(), inline_.end());
+        heap_.push_back(v);
+        ++n_;
+    }
+    size_t size() const { return n_; }
+    T operator[](size_t i) const { return n_ <= inline_.size() ? inline_[i] : heap_[i]; }
+
+private:
+    std::array<T, 16> inline_{};
+    std::vector<T> heap_;
+    size_t n_ = 0;
+};
+
 class TreeEval {
 public:
-    TreeEval(Ctx& c, const syntax::ArithExpr& root, const ArithOptions& o) : c_(c), root_(root), o_(o) {}
+    // source: the text the tree was parsed from (messages quote it at the nodes' offsets).
+    TreeEval(Ctx& c, std::string_view source) : c_(c), source_(source), base_nest_(c.nest) {}
 
-    bool run(int64_t& out, ArithError& err) {
-        int64_t v = ev(root_);
+    bool run(const syntax::ArithExpr& root, int64_t& out, ArithError& err) {
+        int64_t v = ev(root);
         if (err_) {
             err = std::move(*err_);
             return false;
@@ -70,18 +99,24 @@ private:
     // Records an error blaming the text from the start of `at` (or from bash's last token after it).
     int64_t fail(std::string_view msg, const syntax::ArithExpr& at, Where where) {
         if (err_) return 0;
-        Blame map(o_.source);
+        Blame map(source_);
         size_t p = where == Where::Start ? map.start(at) : map.after(at);
+        return fail_at(msg, p);
+    }
+    // Records an error whose token starts at byte p.
+    int64_t fail_at(std::string_view msg, size_t p) {
+        if (err_) return 0;
+        Blame map(source_);
         err_ = expr_error(map.text(), msg, map.text().substr(std::min(p, map.text().size())));
         return 0;
     }
 
     int64_t number(const syntax::ArithNum& n) {
-        // The usual constant, a short decimal number (`i<1000000`), was converted by the parser.
+        // The parser converted the constant; one that does not convert is reported when it is reached.
         if (n.has_value) return n.value;
         int64_t v = 0;
         if (const char* msg = convert_number(n.text, v)) {
-            Blame map(o_.source);
+            Blame map(source_);
             size_t s = map.start(n);
             size_t e = std::max(map.end(n), s);
             err_ = expr_error(map.text().substr(0, e), msg, map.text().substr(s, e - s));
@@ -90,15 +125,21 @@ private:
         return v;
     }
 
+    void var_ref(const syntax::ArithVar& v, ArithRef& ref) {
+        ref.name = v.name;
+        ref.index_word = v.index;
+        ref.index_text = v.index_text;
+        ref.has_index = v.has_index;
+        ref.depth = ArithDepth{c_.depth, base_nest_ + v.nest};
+    }
+
     // The variable an operand names: an ArithVar, or an ArithWord that expands to `name` or `name[sub]`.
     bool reference(const syntax::ArithExpr& e, ArithRef& ref, std::string& storage, const char* not_variable,
                    const syntax::ArithExpr& blame) {
         ref = ArithRef{};
         ref.depth = ArithDepth{c_.depth, c_.nest};
         if (const auto* v = e.try_as<syntax::ArithVar>()) {
-            ref.name = v->name;
-            ref.index_word = v->index;
-            ref.has_index = v->index != nullptr;
+            var_ref(*v, ref);
             return true;
         }
         if (const auto* w = e.try_as<syntax::ArithWord>(); w != nullptr && w->word != nullptr) {
@@ -127,14 +168,30 @@ private:
         return false;
     }
 
+    // Reads a variable operand. Its value (an expression) is evaluated at the nesting in effect where the
+    // parser read the name.
     int64_t read(ArithRef& ref, const syntax::ArithExpr& at, bool peeked = false) {
         int64_t v = 0;
-        if (read_operand(c_, ref, v, err_, peeked) == Status::TooDeep)
-            return fail("expression recursion level exceeded", at, Where::Start);
+        uint32_t saved = c_.nest;
+        c_.nest = ref.depth.nesting;
+        Status s = read_operand(c_, ref, v, err_, peeked);
+        c_.nest = saved;
+        if (s == Status::TooDeep) return fail("expression recursion level exceeded", at, Where::Start);
         return v;
     }
 
     bool write(ArithRef& ref, int64_t v) { return write_operand(c_, ref, v, err_); }
+
+    // A variable operand's value (0 where evaluation is off, or where bash leaves the name unread).
+    int64_t variable(const syntax::ArithVar& v) {
+        if (c_.noeval > 0 || v.unread) return 0;
+        // lookup()'s first step before a reference is built.
+        int64_t n = 0;
+        if (!v.has_index && peek_number(c_, v.name, n)) return n;
+        ArithRef ref;
+        var_ref(v, ref);
+        return read(ref, v, !v.has_index);
+    }
 
     // An expansion: its text is evaluated as a parenthesised sub-expression.
     int64_t word(const syntax::ArithWord& w) {
@@ -163,7 +220,7 @@ private:
                         *pf->operand, Where::After);
         }
         if (const auto* var = operand.try_as<syntax::ArithVar>();
-            var != nullptr && var->index == nullptr && c_.noeval == 0 && c_.depth < c_.max_depth) {
+            var != nullptr && !var->has_index && c_.noeval == 0 && c_.depth < c_.max_depth) {
             int64_t old = 0;
             switch (c_.host.step(var->name, increment ? 1 : -1, old)) {
             case ArithHost::Step::Done: return prefix ? add(old, increment ? 1 : -1) : old;
@@ -183,24 +240,27 @@ private:
         return prefix ? v : old;
     }
 
+    // Bounds the recursion over the tree. The parser bounds the nesting as bash's evaluator counts it; a
+    // tree has at most a few levels per unit of that (a parenthesis under a chain of operators of rising
+    // precedence), so this only guards the stack.
+    class Recursion {
+    public:
+        explicit Recursion(TreeEval& t) : t_(t) { ok = ++t_.rec_ <= 16 * t_.c_.max_depth + 64; }
+        ~Recursion() { --t_.rec_; }
+        Recursion(const Recursion&) = delete;
+        Recursion& operator=(const Recursion&) = delete;
+        bool ok;
+
+    private:
+        TreeEval& t_;
+    };
+
     int64_t ev(const syntax::ArithExpr& e) {
-        NestGuard guard(c_);
+        Recursion guard(*this);
         if (!guard.ok) return fail("expression recursion level exceeded", e, Where::Start);
         switch (e.kind) {
         case NodeKind::ArithNum: return number(*e.as<syntax::ArithNum>());
-        case NodeKind::ArithVar: {
-            const auto* v = e.as<syntax::ArithVar>();
-            if (c_.noeval > 0) return 0;
-            // lookup()'s first step before a reference is built.
-            int64_t n = 0;
-            if (v->index == nullptr && peek_number(c_, v->name, n)) return n;
-            ArithRef ref;
-            ref.name = v->name;
-            ref.index_word = v->index;
-            ref.has_index = v->index != nullptr;
-            ref.depth = ArithDepth{c_.depth, c_.nest};
-            return read(ref, e, v->index == nullptr);
-        }
+        case NodeKind::ArithVar: return variable(*e.as<syntax::ArithVar>());
         case NodeKind::ArithWord: return word(*e.as<syntax::ArithWord>());
         case NodeKind::ArithParen: {
             const auto* p = e.as<syntax::ArithParen>();
@@ -210,6 +270,7 @@ private:
             const auto* un = e.as<syntax::ArithUnary>();
             if (un->operand == nullptr) return 0;
             if (un->op == ArithOp::PreInc || un->op == ArithOp::PreDec) {
+                if (un->operand->is<syntax::ArithError>()) return ev(*un->operand);
                 return incdec(e, *un->operand, un->op == ArithOp::PreInc, true);
             }
             int64_t v = ev(*un->operand);
@@ -226,7 +287,10 @@ private:
             if (pf->operand == nullptr) return 0;
             return incdec(e, *pf->operand, pf->op == ArithOp::PostInc, false);
         }
-        case NodeKind::ArithBinary: return binary(*e.as<syntax::ArithBinary>());
+        case NodeKind::ArithBinary: {
+            const auto* b = e.as<syntax::ArithBinary>();
+            return b->op == ArithOp::Pow ? power(*b) : chain(*b);
+        }
         case NodeKind::ArithAssign: return assignment(*e.as<syntax::ArithAssign>());
         case NodeKind::ArithTernary: {
             const auto* t = e.as<syntax::ArithTernary>();
@@ -236,22 +300,34 @@ private:
             // Both branches are evaluated, the untaken one without effects (bash reports its errors).
             if (c == 0) ++c_.noeval;
             int64_t a = ev(*t->then_expr);
-            if (err_) return 0;
             if (c == 0) --c_.noeval;
+            if (err_) return 0;
             if (c != 0) ++c_.noeval;
             int64_t b = ev(*t->else_expr);
-            if (err_) return 0;
             if (c != 0) --c_.noeval;
+            if (err_) return 0;
             return c != 0 ? a : b;
+        }
+        case NodeKind::ArithError: {
+            const auto* x = e.as<syntax::ArithError>();
+            if (x->before != nullptr) ev(*x->before);
+            if (!err_) err_ = ArithError{Kind::Expression, std::string(x->message)};
+            return 0;
+        }
+        case NodeKind::ArithLookahead: {
+            const auto* l = e.as<syntax::ArithLookahead>();
+            int64_t v = l->operand == nullptr ? 0 : ev(*l->operand);
+            if (err_) return 0;
+            if (l->next != nullptr) variable(*l->next);
+            return err_ ? 0 : v;
         }
         default: return 0;
         }
     }
 
-    int64_t binary(const syntax::ArithBinary& b) {
-        if (b.left == nullptr || b.right == nullptr) return 0;
-        int64_t l = ev(*b.left);
-        if (err_) return 0;
+    // A binary operator whose left operand is `l`: evaluates the right one and applies it.
+    int64_t apply_binary(const syntax::ArithBinary& b, int64_t l) {
+        if (b.right == nullptr) return 0;
         switch (b.op) {
         case ArithOp::Comma: return ev(*b.right);
         case ArithOp::LogOr:
@@ -259,23 +335,22 @@ private:
             bool skip = b.op == ArithOp::LogOr ? l != 0 : l == 0;
             if (skip) ++c_.noeval;
             int64_t r = ev(*b.right);
-            if (err_) return 0;
             if (skip) --c_.noeval;
-            return apply(b.op, l, r);
-        }
-        case ArithOp::Pow: {
-            int64_t r = ev(*b.right);
             if (err_) return 0;
-            if (r == 0) return 1;
-            if (r < 0) return fail("exponent less than 0", *b.right, Where::After);
-            return power(l, r);
+            return apply(b.op, l, r);
         }
         case ArithOp::Div:
         case ArithOp::Mod: {
             int64_t r = ev(*b.right);
             if (err_) return 0;
             if (r == 0) {
-                if (c_.noeval == 0) return fail("division by 0", *b.right, Where::Start);
+                if (c_.noeval == 0) {
+                    // bash blames the text after the operator, blanks (not newlines) skipped.
+                    size_t q = b.op_end;
+                    std::string_view t = until_nul(source_);
+                    while (q < t.size() && is_blank(t[q])) ++q;
+                    return fail_at("division by 0", q);
+                }
                 r = 1;
             }
             return apply(b.op, l, r);
@@ -286,6 +361,48 @@ private:
             return apply(b.op, l, r);
         }
         }
+    }
+
+    // A left-associative chain (1+2+3...: the tree leans left), evaluated from its leftmost operand without
+    // recursion.
+    int64_t chain(const syntax::ArithBinary& top) {
+        SmallStack<const syntax::ArithBinary*> spine;
+        const syntax::ArithExpr* e = &top;
+        while (e != nullptr && e->is<syntax::ArithBinary>() && e->as<syntax::ArithBinary>()->op != ArithOp::Pow) {
+            spine.push(e->as<syntax::ArithBinary>());
+            e = e->as<syntax::ArithBinary>()->left;
+        }
+        if (e == nullptr) return 0;
+        int64_t v = ev(*e);
+        for (size_t i = spine.size(); i-- > 0;) {
+            if (err_) return 0;
+            v = apply_binary(*spine[i], v);
+        }
+        return err_ ? 0 : v;
+    }
+
+    // a ** b ** c (right-associative: the tree leans right): the operands from left to right, then the powers
+    // from the right, without recursion.
+    int64_t power(const syntax::ArithBinary& top) {
+        SmallStack<const syntax::ArithBinary*> spine;
+        SmallStack<int64_t> values;
+        const syntax::ArithExpr* e = &top;
+        while (e != nullptr && e->is<syntax::ArithBinary>() && e->as<syntax::ArithBinary>()->op == ArithOp::Pow) {
+            const auto* b = e->as<syntax::ArithBinary>();
+            if (b->left == nullptr) return 0;
+            spine.push(b);
+            values.push(ev(*b->left));
+            if (err_) return 0;
+            e = b->right;
+        }
+        if (e == nullptr) return 0;
+        int64_t r = ev(*e);
+        if (err_) return 0;
+        for (size_t i = spine.size(); i-- > 0;) {
+            if (r < 0) return fail("exponent less than 0", *spine[i]->right, Where::After);
+            r = r == 0 ? 1 : arith_detail::power(values[i], r);
+        }
+        return r;
     }
 
     int64_t assignment(const syntax::ArithAssign& a) {
@@ -318,23 +435,143 @@ private:
     }
 
     Ctx& c_;
-    const syntax::ArithExpr& root_;
-    const ArithOptions& o_;
+    std::string_view source_;
+    uint32_t base_nest_;
+    uint32_t rec_ = 0;
     std::optional<ArithError> err_;
 };
 
 }  // namespace
 
+// A text's tree, parsed in its own arena from its own copy of the text.
+struct CachedTree {
+    syntax::Arena arena;
+    std::string_view text;
+    const syntax::ArithExpr* expr = nullptr;
+    uint32_t deepest = 0;
+};
+
+class ArithCache {
+public:
+    static constexpr size_t kEntries = 32;
+    static constexpr size_t kMaxText = 256;
+
+    // The tree of `text` to evaluate at nesting `nest`; null when the text is not kept (too long, or its parse
+    // has an error, or it would reach the nesting bound from here). The caller holds the tree while it
+    // evaluates: an evaluation inside may replace the entry.
+    std::shared_ptr<const CachedTree> find(std::string_view text, uint32_t nest, uint32_t max_nest) {
+        if (text.size() > kMaxText) return nullptr;
+        size_t h = std::hash<std::string_view>{}(text);
+        Slot& slot = slots_[h % kEntries];
+        if (slot.tree == nullptr || slot.hash != h || slot.tree->text != text) {
+            auto tree = std::make_shared<CachedTree>();
+            tree->text = tree->arena.str(text);
+            syntax::ArithText parsed = syntax::parse_arith_expression(tree->text, tree->arena, 0, UINT32_MAX);
+            if (parsed.has_error || parsed.expr == nullptr) return nullptr;
+            tree->expr = parsed.expr;
+            tree->deepest = parsed.deepest;
+            slot.hash = h;
+            slot.tree = std::move(tree);
+        }
+        // Parsed from nesting 0 without a bound: the same tree from `nest` unless the bound is reached.
+        if (static_cast<uint64_t>(nest) + slot.tree->deepest > max_nest) return nullptr;
+        return slot.tree;
+    }
+
+private:
+    struct Slot {
+        size_t hash = 0;
+        std::shared_ptr<const CachedTree> tree;
+    };
+    std::array<Slot, kEntries> slots_;
+};
+
+std::shared_ptr<ArithCache> make_arith_cache() { return std::make_shared<ArithCache>(); }
+
+namespace arith_detail {
+
+// Memory from the heap charged to the session's budget (throws MemoryLimitExceeded past it).
+class ChargedResource final : public std::pmr::memory_resource {
+public:
+    explicit ChargedResource(MemoryBudget* budget) : held_(budget) {}
+
+private:
+    void* do_allocate(size_t bytes, size_t align) override {
+        held_.add(bytes);
+        return std::pmr::new_delete_resource()->allocate(bytes, align);
+    }
+    void do_deallocate(void* p, size_t bytes, size_t align) override {
+        std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+        held_.sub(bytes);
+    }
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+
+    MemoryCharge held_;
+};
+
+// Opens an expression for `text` (a variable's value, an expansion, the top level): parses it, then
+// evaluates the tree.
+Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) {
+    text = until_nul(text);
+    size_t p = 0;
+    while (p < text.size() && is_space(text[p])) ++p;
+    if (p == text.size()) {
+        out = 0;
+        return Status::Ok;
+    }
+    if (c.depth >= c.max_depth) return Status::TooDeep;
+    // Fast path for the common value, a plain decimal number (what the full evaluation would give).
+    if (plain_decimal(text, out)) return Status::Ok;
+    std::shared_ptr<const CachedTree> cached;
+    if (ArithCache* cache = c.host.cache()) cached = cache->find(text, c.nest, c.max_depth);
+    // The tree's blocks past the arena's own space (on the stack) are charged while it lives.
+    ChargedResource charged(c.host.memory());
+    syntax::Arena arena(&charged);
+    const syntax::ArithExpr* tree = nullptr;
+    if (cached) {
+        tree = cached->expr;
+    } else {
+        syntax::ArithText parsed = syntax::parse_arith_expression(text, arena, c.nest, c.max_depth);
+        tree = parsed.expr;
+    }
+    ++c.depth;
+    TreeEval te(c, text);
+    bool ok = te.run(*tree, out, err);
+    --c.depth;
+    return ok ? Status::Ok : Status::Error;
+}
+
+}  // namespace arith_detail
+
+ArithResult<int64_t> parse_number(std::string_view text) {
+    int64_t v = 0;
+    if (const char* msg = convert_number(text, v)) return ArithError{Kind::Expression, msg};
+    return v;
+}
+
+ArithResult<int64_t> eval_text(std::string_view text, ArithHost& host, const ArithOptions& options) {
+    Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
+    int64_t out = 0;
+    ArithError err;
+    switch (eval_value(c, text, out, err)) {
+    case Status::Ok: return out;
+    case Status::Error: return err;
+    case Status::TooDeep: break;
+    }
+    return expr_error(until_nul(text), "expression recursion level exceeded", "");
+}
+
 ArithResult<int64_t> eval(const syntax::ArithExpr& expr, ArithHost& host, const ArithOptions& options) {
     Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
-    if (c.depth >= c.max_depth) {
+    // Even one operand is a level of nesting.
+    if (c.depth >= c.max_depth || c.nest >= c.max_depth) {
         return expr_error(until_nul(options.source), "expression recursion level exceeded", "");
     }
     ++c.depth;
-    TreeEval te(c, expr, options);
+    TreeEval te(c, options.source);
     int64_t out = 0;
     ArithError err;
-    if (!te.run(out, err)) return err;
+    if (!te.run(expr, out, err)) return err;
     return out;
 }
 
@@ -347,6 +584,8 @@ bool has_expansions(const syntax::ArithExpr& expr) {
         switch (e->kind) {
         case NodeKind::ArithWord: return true;
         case NodeKind::ArithParen: todo.push_back(e->as<syntax::ArithParen>()->inner); break;
+        case NodeKind::ArithError: todo.push_back(e->as<syntax::ArithError>()->before); break;
+        case NodeKind::ArithLookahead: todo.push_back(e->as<syntax::ArithLookahead>()->operand); break;
         case NodeKind::ArithUnary: todo.push_back(e->as<syntax::ArithUnary>()->operand); break;
         case NodeKind::ArithPostfix: todo.push_back(e->as<syntax::ArithPostfix>()->operand); break;
         case NodeKind::ArithBinary:

@@ -5,13 +5,16 @@
 // evaluated recursively (at most 1024 nested expressions, as bash), numbers in bases 2..64, and bash's error
 // messages word for word.
 //
-// Two entry points:
-//  - eval_text() parses and evaluates a string in one pass, like bash does. This is the reference: every
-//    error (syntax errors included) has bash's message, expression text and error token, and side effects
-//    happen in bash's order (`x=5, 1+` assigns x before the syntax error is found).
-//  - eval() walks a tree from syntax::parse_arith(). The tree is only built for text that parses, so it
-//    reports run-time errors (division by 0, bad numbers, negative exponents, errors in variable values);
-//    pass the text as ArithOptions::source so that messages quote it as bash does.
+// One parser, one evaluator. Text is parsed by syntax::parse_arith_expression() (the parser of the script's
+// $(( )), reading the bytes as bash's evaluator does) and the tree is evaluated here. Bash evaluates while it
+// parses, so side effects happen in its order before a syntax error (`x=5, 1+` assigns x, then fails): the
+// parser places the error in the tree where bash finds it (an ArithError node) and the evaluator reports it
+// when it gets there. Two entry points:
+//  - eval_text() parses and evaluates a string: let, declare -i, subscripts, the expanded text of $(( )),
+//    and the value of every variable used as an operand (evaluated as an expression).
+//  - eval() walks a tree from syntax::parse_arith(), the tree of $(( )) kept by the script's parse (which
+//    holds no ArithError: a text with a syntax error has no tree there); pass the text as
+//    ArithOptions::source so that messages quote it as bash does.
 //
 // Textual expansion. Bash expands $-expansions in the raw text before it parses: with a='1+2',
 // `$(( $a * 3 ))` is 7 while `$(( a * 3 ))` is 9. A tree leaf ArithWord (an expansion) is evaluated by eval()
@@ -30,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +41,7 @@
 #include <utility>
 #include <variant>
 
+#include "interp/governor.hpp"
 #include "interp/syntax/ast.hpp"
 
 namespace bashkit::interp {
@@ -116,6 +121,12 @@ struct ArithRef {
     std::string subscript;  // the subscript's text as evaluated, for the host's messages
 };
 
+// Parsed trees of texts evaluated again and again (a loop's `let y=y+1`, a variable whose value is an
+// expression, a subscript): each parsed once. Fixed in size (a few dozen short texts), so bounded without
+// accounting. Made by make_arith_cache(), offered to the evaluator by ArithHost::cache().
+class ArithCache;
+std::shared_ptr<ArithCache> make_arith_cache();
+
 // Implemented by the interpreter.
 struct ArithHost {
     virtual ~ArithHost() = default;
@@ -147,6 +158,11 @@ struct ArithHost {
     virtual ArithResult<std::string> expand(const syntax::Word& word) = 0;
     // set -u: an unset variable is an error ("x: unbound variable").
     virtual bool nounset() const { return false; }
+    // Where parsed texts are kept between evaluations; null: parse each time.
+    virtual ArithCache* cache() { return nullptr; }
+    // The session's memory budget, charged for the tree of a long text while it is evaluated (past the budget
+    // the evaluation throws MemoryLimitExceeded, as anything that grows with the input); null: not counted.
+    virtual MemoryBudget* memory() { return nullptr; }
 };
 
 struct ArithOptions {

@@ -118,6 +118,9 @@ public:
 
     bool nounset() const override { return ex_.state().opts[OptNounset]; }
 
+    ArithCache* cache() override { return ex_.arith_cache(); }
+    MemoryBudget* memory() override { return &ex_.session().memory; }
+
     // An expansion inside the expression failed (its message is printed): the evaluation's outcome.
     Ex expand_failed = Ex::Ok;
 
@@ -159,6 +162,11 @@ private:
 };
 
 }  // namespace
+
+ArithCache* Exec::arith_cache() {
+    if (!arith_cache_) arith_cache_ = make_arith_cache();
+    return arith_cache_.get();
+}
 
 Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed) {
     if (expand_failed != Ex::Ok) return expand_failed;

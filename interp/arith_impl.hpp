@@ -1,6 +1,6 @@
-// Internal to the arithmetic evaluators: what the tree evaluator (arith.cpp) and the text evaluator
-// (arith_text.cpp) share: wrap-around operations, number conversion, bash's messages, the evaluation context
-// and the lookup of a variable operand (whose value is evaluated as text).
+// Internal to the arithmetic evaluator (arith.cpp) and its host in the interpreter (arith_glue.cpp):
+// wrap-around operations, bash's messages, the evaluation context and the lookup of a variable operand
+// (whose value is evaluated as an expression).
 #pragma once
 
 #include <limits>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "interp/arith.hpp"
+#include "interp/syntax/arith_lex.hpp"
 
 namespace bashkit::interp::arith_detail {
 
@@ -17,7 +18,6 @@ using syntax::NodeKind;
 using Kind = ArithError::Kind;
 
 inline constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-inline constexpr size_t kNone = static_cast<size_t>(-1);
 
 // ---------------------------------------------------------------- wrap-around arithmetic
 
@@ -88,97 +88,11 @@ inline ArithOp compound_base(ArithOp op) {
 
 // ---------------------------------------------------------------- characters, numbers, messages
 
-inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-inline bool is_ident_start(char c) { return is_alpha(c) || c == '_'; }
-inline bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
-// Characters of an integer constant token.
-inline bool is_number_char(char c) { return is_ident_char(c) || c == '#' || c == '@'; }
-// Blanks between tokens (bash skips newlines too, but not \r \v \f).
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
-inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-inline int digit_value(char c, int64_t base) {
-    if (is_digit(c)) return c - '0';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'Z') return c - 'A' + (base <= 36 ? 10 : 36);
-    if (c == '@') return 62;
-    if (c == '_') return 63;
-    return -1;
-}
-
-// Converts an integer constant; returns bash's message on error, nullptr on success.
-inline const char* convert_number(std::string_view t, int64_t& out) {
-    size_t i = 0;
-    int64_t base = 10;
-    bool found_base = false;
-    out = 0;
-    if (i < t.size() && t[i] == '0') {
-        ++i;
-        if (i == t.size()) return nullptr;
-        if (t[i] == 'x' || t[i] == 'X') {
-            base = 16;
-            ++i;
-        } else {
-            base = 8;
-        }
-        found_base = true;
-    }
-    uint64_t val = 0;
-    for (; i < t.size(); ++i) {
-        char c = t[i];
-        if (c == '#') {
-            if (found_base) return "invalid number";
-            int64_t b = wrap(val);
-            if (b < 2 || b > 64) return "invalid arithmetic base";
-            base = b;
-            val = 0;
-            found_base = true;
-            if (i + 1 >= t.size() || !(is_ident_char(t[i + 1]) || t[i + 1] == '@')) return "invalid integer constant";
-            continue;
-        }
-        int d = digit_value(c, base);
-        if (d < 0) break;
-        if (d >= base) return "value too great for base";
-        val = val * u(base) + static_cast<uint64_t>(d);
-    }
-    out = wrap(val);
-    return nullptr;
-}
-
-inline std::string_view strip_blanks(std::string_view s) {
-    while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-    return s;
-}
+using namespace syntax::arith_lex;
 
 // bash: "<expression>: <message> (error token is \"<token>\")", leading blanks of the expression dropped.
 inline ArithError expr_error(std::string_view expr, std::string_view msg, std::string_view token) {
-    std::string m(strip_blanks(expr));
-    m += ": ";
-    m += msg;
-    m += " (error token is \"";
-    m += token;
-    m += "\")";
-    return ArithError{Kind::Expression, std::move(m)};
-}
-
-// Bytes after a NUL are invisible to bash, whose strings are C strings.
-inline std::string_view until_nul(std::string_view s) {
-    size_t z = s.find('\0');
-    return z == std::string_view::npos ? s : s.substr(0, z);
-}
-
-// The end of a subscript that starts at s[open] == '[': the index of the matching ']', or kNone.
-inline size_t match_bracket(std::string_view s, size_t open) {
-    int depth = 0;
-    for (size_t i = open; i < s.size(); ++i) {
-        if (s[i] == '[') {
-            ++depth;
-        } else if (s[i] == ']') {
-            if (--depth == 0) return i;
-        }
-    }
-    return kNone;
+    return ArithError{Kind::Expression, error_message(expr, msg, token)};
 }
 
 // ---------------------------------------------------------------- shared evaluation state
@@ -187,21 +101,8 @@ struct Ctx {
     ArithHost& host;
     uint32_t max_depth;
     uint32_t depth;     // open expressions (bash's expr_depth)
-    uint32_t nest = 0;  // nested operands, parentheses and right-recursive chains
+    uint32_t nest = 0;  // the nesting in effect: nested operands, parentheses and expressions (see ArithDepth)
     int noeval = 0;     // > 0: parse, compute, but neither read nor write variables
-};
-
-// Bounds the recursion of one evaluator. ok is false when the bound was passed.
-class NestGuard {
-public:
-    explicit NestGuard(Ctx& c) : c_(c) { ok = ++c_.nest <= c_.max_depth; }
-    ~NestGuard() { --c_.nest; }
-    NestGuard(const NestGuard&) = delete;
-    NestGuard& operator=(const NestGuard&) = delete;
-    bool ok;
-
-private:
-    Ctx& c_;
 };
 
 enum class Status { Ok, Error, TooDeep };

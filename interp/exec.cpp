@@ -789,8 +789,7 @@ Flow Exec::exec_coproc(const sx::Coproc* c) {
     set_fd(rfd, from_child.reader);
     int wfd = alloc_fd(60);
     set_fd(wfd, to_child.writer);
-    auto state = std::make_shared<ShellState>(st_);
-    state->fds[0] = to_child.reader;
+    auto state = std::make_shared<ShellState>(st_.job_copy(to_child.reader));
     state->fds[1] = from_child.writer;
     if (static_cast<size_t>(rfd) < state->fds.size()) state->fds[static_cast<size_t>(rfd)].reset();
     if (static_cast<size_t>(wfd) < state->fds.size()) state->fds[static_cast<size_t>(wfd)].reset();

@@ -184,6 +184,8 @@ struct ShellState {
         bashpid = pid;
         traps_display_only = !traps.empty();
     }
+    // The ways to copy a shell's state, each saying what its kind of copy changes (the copy constructor is
+    // private, so that no copy is made by hand and forgets part of it):
     // A subshell's copy of this state: ( ), $( ), a pipeline stage. Its job table is a snapshot (`jobs` in
     // a subshell lists the parent's jobs).
     ShellState subshell_copy(int64_t pid) const {
@@ -191,6 +193,35 @@ struct ShellState {
         copy.enter_subshell(std::make_shared<JobTable>(*jobs), pid);
         return copy;
     }
+    // The copy for a job (a background command, a process substitution), before start_job() makes it a
+    // subshell with its own pid and no jobs (enter_subshell). `input`, when not null, replaces its standard
+    // input (a background job without job control reads from /dev/null).
+    ShellState job_copy(StreamPtr input = nullptr) const {
+        ShellState copy = *this;
+        if (input) {
+            if (copy.fds.empty()) copy.fds.resize(1);
+            copy.fds[0] = std::move(input);
+        }
+        return copy;
+    }
+    // The copy a snapshot is read into (state_from_json): kept apart until the snapshot is read whole.
+    ShellState restore_copy() const { return *this; }
+    // The copy a utility's command runs in (find -exec, xargs, env): the same shell, like a child process,
+    // with its own standard streams and no jobs of its own.
+    ShellState command_copy(StreamPtr in, StreamPtr out, StreamPtr err) const {
+        ShellState copy = *this;
+        copy.fds.assign({std::move(in), std::move(out), std::move(err)});
+        copy.jobs = std::make_shared<JobTable>();
+        return copy;
+    }
+
+    ShellState() = default;
+    ShellState(ShellState&&) = default;
+    ShellState& operator=(ShellState&&) = default;
+
+private:
+    ShellState(const ShellState&) = default;
+    ShellState& operator=(const ShellState&) = default;
 };
 
 inline constexpr int kTrapExit = 0;
@@ -270,6 +301,7 @@ class FieldBuilder;
 struct BuiltinInfo;
 struct ParamValue;
 struct ArithError;
+class ArithCache;
 
 // Runs a function on a thread with a stack of a given size (pthreads; std::thread cannot set it), taken from
 // a process-wide pool of idle ones (pipeline.cpp). join() waits for the function, not for the thread.
@@ -437,6 +469,9 @@ public:
     Ex arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
     // expand_failed: an expansion inside the expression failed (already reported): that is the outcome.
     Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed);
+    // Parsed texts of this evaluator's arithmetic, made on first use (arith.hpp: ArithCache).
+    ArithCache* arith_cache();
+    std::shared_ptr<ArithCache> arith_cache_;
 
     // ---- [[ ]] and test (cond.cpp)
     Ex eval_cond(const sx::CondExpr* e, bool& result);

@@ -510,9 +510,9 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
 }
 
 Flow Exec::exec_background(const sx::Stmt* stmt) {
-    auto state = std::make_shared<ShellState>(st_);
     // Without job control a background job reads from /dev/null.
-    if (!st_.opts[OptMonitor]) state->fds[0] = std::make_shared<NullStream>();
+    auto state = std::make_shared<ShellState>(
+        st_.job_copy(st_.opts[OptMonitor] ? nullptr : std::make_shared<NullStream>()));
     // The text `jobs` shows (bash prints its own rendering of the command too).
     int64_t pid = start_job(std::move(state), stmt->cmd, sx::print_one_line(*stmt->cmd));
     st_.status = pid < 0 ? 1 : 0;

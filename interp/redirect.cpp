@@ -319,7 +319,7 @@ Ex Exec::proc_subst(const sx::ProcSubst* p, std::string& path) {
         error("process substitution: too many open files");
         return Ex::Fail;
     }
-    auto state = std::make_shared<ShellState>(st_);
+    auto state = std::make_shared<ShellState>(st_.job_copy());
     if (p->output) {
         state->fds[0] = pe.reader;
         set_fd(n, pe.writer);

@@ -211,7 +211,7 @@ void state_from_json(std::string_view text, ShellState& out) {
             std::to_string(kStateVersion) + ")");
     }
 
-    ShellState st = out;
+    ShellState st = out.restore_copy();
     try {
         st.cwd = member(j, "cwd", json::value_t::string).get<std::string>();
         if (st.cwd.empty() || st.cwd[0] != '/') bad("cwd is not an absolute path");

@@ -410,13 +410,8 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
                       ByteStream& err, const RunOptions& options) {
     if (argv.empty()) return 0;
     // Runs in a copy of the shell (like a child process) with the given streams.
-    ShellState copy = st_;
     BorrowedStreams borrowed(in, out, err);  // revoked on return: a background job may outlive the call
-    copy.fds.assign(3, nullptr);
-    copy.fds[0] = borrowed.in;
-    copy.fds[1] = borrowed.out;
-    copy.fds[2] = borrowed.err;
-    copy.jobs = std::make_shared<JobTable>();
+    ShellState copy = st_.command_copy(borrowed.in, borrowed.out, borrowed.err);
     if (!options.cwd.empty()) copy.cwd = options.cwd;
     if (options.exact_env) {
         std::vector<std::string> drop;

@@ -101,6 +101,8 @@ enum class NodeKind : uint8_t {
     ArithAssign,
     ArithTernary,
     ArithParen,
+    ArithError,
+    ArithLookahead,
     // the root
     Script,
 };
@@ -531,7 +533,16 @@ struct ArithNum : ArithOf<NodeKind::ArithNum> {
 };
 struct ArithVar : ArithOf<NodeKind::ArithVar> {
     std::string_view name;
-    Word* index = nullptr;  // name[index]
+    // name[index]: the subscript as parsed from a script (a word, expanded when evaluated), or as text (in
+    // text evaluated at run time, the bytes between the brackets, which the interpreter expands).
+    Word* index = nullptr;
+    std::string_view index_text;
+    bool has_index = false;
+    // `=` follows: bash does not read the variable (it reads 0 here if the assignment turns out invalid).
+    bool unread = false;
+    // How deeply the parser had nested when it read the name: an evaluation the host starts for the
+    // subscript or the value continues this count (the bound on nesting is shared).
+    uint32_t nest = 0;
 };
 struct ArithWord : ArithOf<NodeKind::ArithWord> {  // an expansion: $x ${x} $(cmd) "..."
     Word* word = nullptr;
@@ -548,6 +559,7 @@ struct ArithBinary : ArithOf<NodeKind::ArithBinary> {
     ArithOp op;
     ArithExpr* left = nullptr;
     ArithExpr* right = nullptr;
+    uint32_t op_end = 0;  // where the operator ends (a division by 0 blames the text from there)
 };
 struct ArithAssign : ArithOf<NodeKind::ArithAssign> {
     ArithOp op;                   // AssignEq, AddEq, ...
@@ -561,6 +573,19 @@ struct ArithTernary : ArithOf<NodeKind::ArithTernary> {
 };
 struct ArithParen : ArithOf<NodeKind::ArithParen> {
     ArithExpr* inner = nullptr;
+};
+// Where bash stops with a syntax error. Bash evaluates while it parses, so what it read before the error
+// has had its effects: `before` (null: nothing) is evaluated first, then the error is reported. Trees of a
+// script never hold one (expr is null there); trees of text evaluated at run time do.
+struct ArithError : ArithOf<NodeKind::ArithError> {
+    ArithExpr* before = nullptr;
+    std::string_view message;  // complete: `1 +: syntax error: operand expected (error token is "+")`
+};
+// An operand followed by a stray name, which bash reads (evaluating its value) as it looks ahead, before
+// the syntax error that the stray token causes further out. Its value is the operand's.
+struct ArithLookahead : ArithOf<NodeKind::ArithLookahead> {
+    ArithExpr* operand = nullptr;
+    ArithVar* next = nullptr;
 };
 
 // ---------------------------------------------------------------- root
@@ -576,6 +601,8 @@ struct Script : NodeOf<NodeKind::Script> {
 class Arena {
 public:
     Arena() : res_(first_, sizeof first_) {}
+    // Blocks past the first from `upstream` (which may count them).
+    explicit Arena(std::pmr::memory_resource* upstream) : res_(first_, sizeof first_, upstream) {}
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
 

@@ -65,6 +65,8 @@ std::string_view kind_name(NodeKind k) {
         case NodeKind::ArithAssign: return "ArithAssign";
         case NodeKind::ArithTernary: return "ArithTernary";
         case NodeKind::ArithParen: return "ArithParen";
+        case NodeKind::ArithError: return "ArithError";
+        case NodeKind::ArithLookahead: return "ArithLookahead";
         case NodeKind::Script: return "Script";
     }
     return "Unknown";
@@ -508,6 +510,8 @@ private:
             case NodeKind::ArithAssign:
             case NodeKind::ArithTernary:
             case NodeKind::ArithParen:
+            case NodeKind::ArithError:
+            case NodeKind::ArithLookahead:
                 arith(static_cast<const ArithExpr*>(n));
                 return;  // arith closes its own objects
             case NodeKind::Script:

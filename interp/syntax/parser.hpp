@@ -102,6 +102,20 @@ private:
 // Used by the parser and by the interpreter for text that becomes arithmetic only at run time.
 ArithExpr* parse_arith(std::string_view text, Arena& arena, Pos origin = {1, 1});
 
+// Parses text evaluated as arithmetic at run time (let, declare -i, a subscript, a variable's value used as an
+// operand, the expanded text of $(( ))): the bytes as they are, read as bash's evaluator reads them (no
+// expansion; a quote is an ordinary, invalid character; bytes after a NUL are ignored). It never fails: a
+// syntax error is an ArithError node where bash finds it, which the evaluator reports after the effects bash
+// has before it (see ast.hpp). `nest`: the nesting already in effect around the text; nesting beyond
+// max_nest is an error ("expression recursion level exceeded"), as the evaluator bounds it.
+struct ArithText {
+    ArithExpr* expr = nullptr;  // null for blank text (whose value is 0)
+    bool has_error = false;     // the tree holds an ArithError
+    uint32_t deepest = 0;       // the deepest nesting reached, counted from `nest`
+};
+ArithText parse_arith_expression(std::string_view text, Arena& arena, uint32_t nest = 0, uint32_t max_nest = 1024,
+                                 Pos origin = {1, 1});
+
 // Parses the whole text as one word (blanks and operators are part of it, as in a subscript `a[x y]`);
 // nullptr when it does not parse (an open quote or substitution). Used for the subscript of a reference
 // given as text at run time (`${!ref}`, `unset 'a[$k]'`, `printf -v 'a[$k]'`).
