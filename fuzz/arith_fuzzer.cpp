@@ -5,11 +5,13 @@
 // max_depth); and where the text parses to a tree without expansions, evaluating the tree (eval) agrees with
 // evaluating the text (eval_text: the text parsed again as run-time text, errors kept in the tree) on success,
 // value and the variables left behind.
+#include <functional>
 #include <map>
 #include <string>
 
 #include "fuzz/fuzz_input.hpp"
 #include "interp/arith.hpp"
+#include "interp/fiber.hpp"
 #include "interp/syntax/parser.hpp"
 
 namespace ia = bashkit::interp;
@@ -64,8 +66,9 @@ private:
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    if (size > 4096) return 0;
+namespace {
+
+void check(const uint8_t* data, size_t size) {
     bashkit::fuzz::Fields in(data, size);
     std::string_view text = in[0];
     (void)ia::parse_number(text);
@@ -75,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     bashkit::syntax::Arena arena;
     const bashkit::syntax::ArithExpr* tree = bashkit::syntax::parse_arith(text, arena);
-    if (!tree || ia::has_expansions(*tree)) return 0;
+    if (!tree || ia::has_expansions(*tree)) return;
     MapHost by_tree(in);
     ia::ArithOptions o;
     o.source = text;
@@ -83,6 +86,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r_text.ok() && r_tree.ok()) {
         if (*r_text != *r_tree) bashkit::fuzz::finding("eval and eval_text disagree on the value", text);
         if (by_text.vars != by_tree.vars) bashkit::fuzz::finding("eval and eval_text leave other variables", text);
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size > 4096) return 0;
+    // On a stack as large as the shell's evaluation fiber: a variable whose value is an expression opens a
+    // new one, down to max_depth (1024) levels, which the 8 MiB main stack of a sanitized build cannot hold.
+    static ia::EvalFiber* fiber = [] {
+        auto* f = new ia::EvalFiber;
+        (void)f->allocate(size_t{256} << 20);
+        return f;
+    }();
+    std::function<void()> body = [&] { check(data, size); };
+    if (fiber->ok()) {
+        fiber->run(body);
+    } else {
+        body();
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <vector>
 
 #include "interp/arith_impl.hpp"
@@ -524,14 +525,17 @@ Status eval_value(Ctx& c, std::string_view text, int64_t& out, ArithError& err) 
     if (plain_decimal(text, out)) return Status::Ok;
     std::shared_ptr<const CachedTree> cached;
     if (ArithCache* cache = c.host.cache()) cached = cache->find(text, c.nest, c.max_depth);
-    // The tree's blocks past the arena's own space (on the stack) are charged while it lives.
-    ChargedResource charged(c.host.memory());
-    syntax::Arena arena(&charged);
+    // A tree parsed here lives in an arena on the heap, charged while it lives: not in this frame, which a
+    // variable whose value is an expression opens again, level after level down to max_depth.
+    std::optional<ChargedResource> charged;
+    std::unique_ptr<syntax::Arena> arena;
     const syntax::ArithExpr* tree = nullptr;
     if (cached) {
         tree = cached->expr;
     } else {
-        syntax::ArithText parsed = syntax::parse_arith_expression(text, arena, c.nest, c.max_depth);
+        charged.emplace(c.host.memory());
+        arena = std::make_unique<syntax::Arena>(&*charged);
+        syntax::ArithText parsed = syntax::parse_arith_expression(text, *arena, c.nest, c.max_depth);
         tree = parsed.expr;
     }
     ++c.depth;
