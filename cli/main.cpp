@@ -213,6 +213,17 @@ void report(std::string_view text, const std::string& name, const sx::ParseError
 }
 void report(const Source& src, const sx::ParseError& err) { report(src.text, src.name, err); }
 
+// bash -n warns of each here-document that the end of the input closed, blaming the line of the input's
+// last byte. `text` is the end of the input; its first line is `first_line`.
+void warn_heredocs(const std::string& name, std::string_view text, uint32_t first_line, const sx::ParseResult& r) {
+    if (r.unterminated_heredocs.empty()) return;
+    uint32_t last = first_line;
+    if (!text.empty()) last += static_cast<uint32_t>(std::count(text.begin(), text.end() - 1, '\n'));
+    for (const auto& [line, delim] : r.unterminated_heredocs)
+        std::cerr << name << ": line " << last << ": warning: here-document at line " << line
+                  << " delimited by end-of-file (wanted `" << delim << "')\n";
+}
+
 // -n of a file or of stdin, like bash -n: one command line at a time, each line's tree dropped before the
 // next is parsed, and the input read in blocks, so that the memory held is a block and one line's tree
 // whatever the size of the script. A line is taken as parsed only when it is complete (ended by a newline
@@ -258,6 +269,7 @@ int check_stream(int fd, const std::string& name, const sx::ParseOptions& opts) 
                 // bash -n stops at an error inside [[ ]] as at the end of the input: status 0
                 return unit.result.error->keeps_status ? 0 : 2;
             }
+            warn_heredocs(name, *text, line, unit.result);
         }
         if (eof && !more) return 0;
         if (!more) line = reader.line();
@@ -817,7 +829,7 @@ int main(int argc, char** argv) {
     if (mode == Mode::Run && !command && !file) return run_stdin(opts, std::move(*tree), cfg, shell_name);
 
     if (mode == Mode::Check && !command) {
-        if (!file) return check_stream(0, shell_name, opts);
+        if (!file) return check_stream(0, shell_name, opts);  // bash -n < FILE names its messages "bash"
         int status = 0;
         struct stat st{};
         if (!script_file_ok(*file, st, status)) return status;
@@ -882,6 +894,7 @@ int main(int argc, char** argv) {
                 report(*text, src.name, *unit.result.error);
                 return unit.result.error->keeps_status ? 0 : 2;
             }
+            warn_heredocs(shell_name, *text, 1, unit.result);
         }
         return 0;
     }
