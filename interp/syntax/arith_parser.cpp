@@ -114,7 +114,7 @@ private:
     ArithExpr* read_leaf() {
         Pos p = pos_;
         uint32_t begin = off_;
-        std::vector<Node*> nodes;
+        Parts nodes;
         bool all_lit = true;
         bool digit_led = cur() >= 0 && arith_is_digit(cur());
         std::string_view first_text;
@@ -176,7 +176,7 @@ private:
             if (cur() == '[') {
                 step();
                 Pos ip = pos_;
-                std::vector<Node*> idx;
+                Parts idx;
                 int depth = 0;
                 bool in = false;
                 uint32_t ipi = 0, ifrom = 0;
@@ -225,7 +225,7 @@ private:
         aw->word = w;
         return aw;
     }
-    void close_lit_at_end(std::vector<Node*>& nodes, bool& in_lit, uint32_t lit_pi, uint32_t lit_from, Pos lit_pos) {
+    void close_lit_at_end(Parts& nodes, bool& in_lit, uint32_t lit_pi, uint32_t lit_from, Pos lit_pos) {
         if (!in_lit) return;
         nodes.push_back(slice_lit(lit_pi, lit_from, static_cast<uint32_t>(parts_[lit_pi]->as<Lit>()->text.size()), lit_pos));
         in_lit = false;

@@ -55,7 +55,7 @@ bool Lexer::input_after_alias(LexState& input) const {
     return true;
 }
 
-void Lexer::advance(uint32_t n) {
+void Lexer::advance_far(uint32_t n) {
     uint32_t stop = st_.off + n;
     if (stop > src_.size()) stop = static_cast<uint32_t>(src_.size());
     const char* p = src_.data();
@@ -126,8 +126,9 @@ Token Lexer::classify(LexMode mode) const {
     t.pos = pos();
     t.off = st_.off;
     int c = peek();
-    int c1 = peekj(1);
-    int c2 = peekj(2);
+    // the bytes after it, across line continuations: looked at only after an operator's first byte
+    auto c1 = [&] { return peekj(1); };
+    auto c2 = [&] { return peekj(2); };
     auto op = [&](Tok k, uint32_t len) {
         t.kind = k;
         t.len = offj(len) - st_.off;
@@ -137,36 +138,36 @@ Token Lexer::classify(LexMode mode) const {
     case -1: return op(Tok::Eof, 0);
     case '\n': return op(Tok::Newline, 1);
     case ';':
-        if (c1 == ';') return c2 == '&' ? op(Tok::DSemiAnd, 3) : op(Tok::DSemi, 2);
-        if (c1 == '&') return op(Tok::SemiAnd, 2);
+        if (c1() == ';') return c2() == '&' ? op(Tok::DSemiAnd, 3) : op(Tok::DSemi, 2);
+        if (c1() == '&') return op(Tok::SemiAnd, 2);
         return op(Tok::Semi, 1);
     case '&':
-        if (c1 == '&') return op(Tok::AndAnd, 2);
-        if (c1 == '>' && mode == LexMode::Command) return c2 == '>' ? op(Tok::AndDGreat, 3) : op(Tok::AndGreat, 2);
+        if (c1() == '&') return op(Tok::AndAnd, 2);
+        if (c1() == '>' && mode == LexMode::Command) return c2() == '>' ? op(Tok::AndDGreat, 3) : op(Tok::AndGreat, 2);
         return op(Tok::Amp, 1);
     case '|':
-        if (c1 == '|') return op(Tok::OrOr, 2);
-        if (c1 == '&') return op(Tok::PipeAmp, 2);
+        if (c1() == '|') return op(Tok::OrOr, 2);
+        if (c1() == '&') return op(Tok::PipeAmp, 2);
         return op(Tok::Pipe, 1);
     case '(': return op(Tok::LParen, 1);
     case ')': return op(Tok::RParen, 1);
     case '<':
-        if (c1 == '(') return op(Tok::Word, 0);  // process substitution
+        if (c1() == '(') return op(Tok::Word, 0);  // process substitution
         if (mode == LexMode::Cond) return op(Tok::Less, 1);
-        if (c1 == '<') {
-            if (c2 == '<') return op(Tok::TLess, 3);
-            if (c2 == '-') return op(Tok::DLessDash, 3);
+        if (c1() == '<') {
+            if (c2() == '<') return op(Tok::TLess, 3);
+            if (c2() == '-') return op(Tok::DLessDash, 3);
             return op(Tok::DLess, 2);
         }
-        if (c1 == '&') return op(Tok::LessAnd, 2);
-        if (c1 == '>') return op(Tok::LessGreat, 2);
+        if (c1() == '&') return op(Tok::LessAnd, 2);
+        if (c1() == '>') return op(Tok::LessGreat, 2);
         return op(Tok::Less, 1);
     case '>':
-        if (c1 == '(') return op(Tok::Word, 0);
+        if (c1() == '(') return op(Tok::Word, 0);
         if (mode == LexMode::Cond) return op(Tok::Great, 1);
-        if (c1 == '>') return op(Tok::DGreat, 2);
-        if (c1 == '&') return op(Tok::GreatAnd, 2);
-        if (c1 == '|') return op(Tok::Clobber, 2);
+        if (c1() == '>') return op(Tok::DGreat, 2);
+        if (c1() == '&') return op(Tok::GreatAnd, 2);
+        if (c1() == '|') return op(Tok::Clobber, 2);
         return op(Tok::Great, 1);
     default: break;
     }
@@ -185,7 +186,7 @@ Token Lexer::classify(LexMode mode) const {
                 t.len = i - st_.off;
                 return t;
             }
-        } else if (c == '{' && lex_name_start(c1)) {
+        } else if (c == '{' && lex_name_start(c1())) {
             uint32_t i = skip_cont(skip_cont(st_.off + 1) + 1);
             while (lex_name_char(byte(i))) i = skip_cont(i + 1);
             if (byte(i) == '}') {

@@ -90,7 +90,22 @@ public:
         uint64_t i = uint64_t(st_.off) + k;
         return i < end_ ? static_cast<unsigned char>(src_[i]) : -1;
     }
-    void advance(uint32_t n = 1);
+    // Most advances are a byte or a few (a word read byte by byte): those count lines inline.
+    void advance(uint32_t n = 1) {
+        if (n <= 8 && st_.off + n <= src_.size()) {
+            for (const char *p = src_.data() + st_.off, *e = p + n; p != e; ++p) {
+                if (*p == '\n') {
+                    ++st_.line;
+                    st_.col = 1;
+                } else {
+                    ++st_.col;
+                }
+            }
+            st_.off += n;
+            return;
+        }
+        advance_far(n);
+    }
     // Moves to byte offset `to` (>= off()), counting lines on the way.
     void advance_to(uint32_t to) { advance(to - st_.off); }
     Pos pos() const { return {st_.line, st_.col}; }
@@ -165,6 +180,7 @@ public:
     }
 
 private:
+    void advance_far(uint32_t n);
     bool at_word_spliced(std::string_view kw) const;
     Token classify(LexMode mode) const;
     // The last token next() returned, valid while the text (an alias value is another), the offset, the end

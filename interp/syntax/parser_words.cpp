@@ -19,7 +19,7 @@ bool is_special_param(int c) {
 
 Word* Parser::read_word(WordMode m, bool in_dq) {
     Pos wpos = lx_.pos();
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     int depth = 0;
     bool ext = opt_.extglob || m == WordMode::Cond || m == WordMode::CondPattern || m == WordMode::ExtAlt;
@@ -192,7 +192,7 @@ Node* Parser::read_dquote(bool locale) {
     lx_.advancej(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     for (;;) {
         if (failed()) return nullptr;
@@ -630,7 +630,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     }
 }
 
-std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
+Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     (void)start;
     ok = false;
     no_time_ = true;
@@ -638,7 +638,7 @@ std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     uint32_t frame = lx_.save().frame;
     lx_.enter_nest();
-    std::vector<Stmt*> body = parse_stmts(false);
+    Stmts body = parse_stmts(false);
     Token t = lx_.next();  // may still leave alias values read inside the body
     lx_.leave_nest();
     in_heredoc_body_ = saved_in_body;
@@ -667,7 +667,7 @@ Node* Parser::read_cmdsubst() {
     if (!d.ok) return nullptr;
     lx_.advancej(2);
     bool ok = false;
-    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    Stmts body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
     CmdSubst* c = a_.node<CmdSubst>(p);
     c->body = a_.list<Stmt*>(body);
@@ -681,7 +681,7 @@ Node* Parser::read_procsubst() {
     bool out = lx_.peek() == '>';
     lx_.advancej(2);
     bool ok = false;
-    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    Stmts body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
     ProcSubst* c = a_.node<ProcSubst>(p);
     c->output = out;
@@ -796,7 +796,7 @@ Node* Parser::read_arith_bracket() {
 
 bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
     Pos wpos = lx_.pos();
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     uint32_t depth = 0;
     bool done = false;
@@ -926,7 +926,7 @@ Node* Parser::read_backtick(bool in_dq) {
         lx_.advance();
     }
     Parser sub(a_, a_.str(text), opt_, inner, depth_);
-    std::vector<Stmt*> body = sub.parse_stmts(false);
+    Stmts body = sub.parse_stmts(false);
     if (!sub.failed()) {
         Token t = sub.lx_.next();
         if (t.kind != Tok::Eof) sub.error_near(t);
@@ -951,7 +951,7 @@ Node* Parser::read_extglob() {
     ExtGlob* g = a_.node<ExtGlob>(p);
     g->op = static_cast<char>(lx_.peek());
     lx_.advancej(2);
-    std::vector<Word*> alts;
+    SmallVec<Word*, 8> alts;
     for (;;) {
         Word* w = read_word(WordMode::ExtAlt);
         if (failed()) return nullptr;
