@@ -81,19 +81,25 @@ void Lexer::force_eof() {
 }
 
 void Lexer::skip_blanks() {
+    const char* p = src_.data();
     for (;;) {
-        int c = peek();
-        if (c == -1 && st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
-            pop_alias();  // the end of an alias value: reading goes on after the alias word
-            continue;
+        uint32_t i = st_.off;
+        while (i < end_ && (p[i] == ' ' || p[i] == '\t')) ++i;
+        st_.col += i - st_.off;
+        st_.off = i;
+        if (i >= end_) {
+            if (st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
+                pop_alias();  // the end of an alias value: reading goes on after the alias word
+                p = src_.data();
+                continue;
+            }
+            return;
         }
-        if (c == ' ' || c == '\t') {
-            advance();
-        } else if (c == '\\' && peek(1) == '\n') {
+        if (p[i] == '\\' && i + 1 < end_ && p[i + 1] == '\n') {
             advance(2);
-        } else if (c == '#') {
-            const void* nl = std::memchr(src_.data() + st_.off, '\n', end_ - st_.off);
-            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) : end_;
+        } else if (p[i] == '#') {
+            const void* nl = std::memchr(p + i, '\n', end_ - i);
+            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - p) : end_;
             advance_to(to);
         } else {
             return;
@@ -104,10 +110,8 @@ void Lexer::skip_blanks() {
 static bool lex_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool lex_name_char(int c) { return lex_name_start(c) || (c >= '0' && c <= '9'); }
 
-Token Lexer::next(LexMode mode) {
+Token Lexer::next_new(LexMode mode) {
     skip_blanks();
-    // The parser asks again at the same place (each level of the grammar looks at the token before it
-    // descends): the token depends only on the offset, the end and the mode.
     if (memo_valid_ && st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && src_.data() == memo_text_ &&
         src_.size() == memo_size_)
         return memo_;

@@ -269,10 +269,13 @@ bool Parser::is_stop(const Token& t) const {
     case Tok::DSemi:
     case Tok::SemiAnd:
     case Tok::DSemiAnd: return true;
-    case Tok::Word:
+    case Tok::Word: {
+        int c = lx_.peek();  // the first bytes of the stop words, or a line continuation before one
+        if (c != 't' && c != 'e' && c != 'f' && c != 'd' && c != '}' && c != '\\') return false;
         for (auto w : kStopWords)
             if (lx_.at_word(w)) return true;
         return false;
+    }
     default: return false;
     }
 }
