@@ -13,6 +13,19 @@ bool is_special_param(int c) {
     return c == '@' || c == '*' || c == '#' || c == '?' || c == '-' || c == '$' || c == '!' || c == '0';
 }
 
+// Bytes that read_word of a command-level word (WordMode Normal, Cond, CondPattern) adds to the literal
+// without a second look: not a terminator, quote, escape, expansion or extglob/process-substitution opener.
+struct PlainTable {
+    bool word[256] = {};
+    bool dquote[256] = {};
+    constexpr PlainTable() {
+        for (int c = 0; c < 256; ++c) word[c] = dquote[c] = true;
+        for (unsigned char c : std::string_view(" \t\n;&|()<>\\'\"`$?*+@!")) word[c] = false;
+        for (unsigned char c : std::string_view("\"\\$`")) dquote[c] = false;
+    }
+};
+constexpr PlainTable kPlain;
+
 }  // namespace
 
 // ---------------------------------------------------------------- words
@@ -32,6 +45,14 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         if (failed()) break;
         int c = lx_.peek();
         if (c < 0) break;
+        if (cmdlike && kPlain.word[c]) {  // a run of plain bytes at once, as lit_char would add them one by one
+            const char* p = src_.data();
+            uint32_t from = lx_.off(), to = from + 1;
+            while (to < lx_.end() && kPlain.word[static_cast<unsigned char>(p[to])]) ++to;
+            lit_add(lit, from, to - from, lx_.pos());
+            lx_.advance(to - from);
+            continue;
+        }
         // the next byte: raw after a backslash (the escaped byte), else across line continuations
         int n = c == '\\' ? lx_.peek(1) : lx_.peekj(1);
         // terminators
@@ -237,7 +258,12 @@ Node* Parser::read_dquote(bool locale) {
             if (Node* n = read_backtick(true)) parts.push_back(n);
             continue;
         }
-        lit_char(lit);
+        // a run of plain bytes at once
+        const char* s = src_.data();
+        uint32_t from = lx_.off(), to = from + 1;
+        while (to < lx_.end() && kPlain.dquote[static_cast<unsigned char>(s[to])]) ++to;
+        lit_add(lit, from, to - from, lx_.pos());
+        lx_.advance(to - from);
     }
     lit_flush(lit, parts);
     DblQuoted* q = a_.node<DblQuoted>(p);
