@@ -20,6 +20,7 @@
 // The CLI is a front end: it may read host files (the script named on its command line), open host folders
 // for the file system the flags ask for and, with --host, start host programs (cli/host_exec.hpp); the
 // library underneath never does.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,7 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -161,19 +163,25 @@ std::string slurp(std::istream& in, size_t size_hint = 0) {
     return std::move(ss).str();
 }
 
-// Reads the script file like bash does: 127 when missing, 126 when a directory or unreadable.
-std::optional<Source> read_script(const std::string& path, int& status) {
-    struct stat st{};
+// Checks the script file like bash does: 127 when missing, 126 when a directory or unreadable. Sets `st`.
+bool script_file_ok(const std::string& path, struct stat& st, int& status) {
     if (::stat(path.c_str(), &st) != 0) {
         std::cerr << "bashkit: " << path << ": " << std::strerror(errno) << "\n";
         status = 127;
-        return std::nullopt;
+        return false;
     }
     if (S_ISDIR(st.st_mode)) {
         std::cerr << "bashkit: " << path << ": " << std::strerror(EISDIR) << "\n";
         status = 126;
-        return std::nullopt;
+        return false;
     }
+    return true;
+}
+
+// Reads the script file like bash does (see script_file_ok).
+std::optional<Source> read_script(const std::string& path, int& status) {
+    struct stat st{};
+    if (!script_file_ok(path, st, status)) return std::nullopt;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         std::cerr << "bashkit: " << path << ": " << std::strerror(errno) << "\n";
@@ -195,13 +203,78 @@ std::string_view line_of(std::string_view text, uint32_t line) {
 }
 
 // bash prints the error, then for "unexpected token" errors the offending source line.
-void report(std::string_view text, const std::string& name, const sx::ParseError& err) {
+// first_line: the line number of text's first line (a piece of a longer script).
+void report(std::string_view text, const std::string& name, const sx::ParseError& err, uint32_t first_line = 1) {
     std::cerr << err.format(name) << "\n";
     if (err.message.rfind("syntax error near", 0) == 0) {
-        std::cerr << name << ": line " << err.pos.line << ": `" << line_of(text, err.pos.line) << "'\n";
+        std::cerr << name << ": line " << err.pos.line << ": `" << line_of(text, err.pos.line - first_line + 1)
+                  << "'\n";
     }
 }
 void report(const Source& src, const sx::ParseError& err) { report(src.text, src.name, err); }
+
+// bash -n warns of each here-document that the end of the input closed, blaming the line of the input's
+// last byte. `text` is the end of the input; its first line is `first_line`.
+void warn_heredocs(const std::string& name, std::string_view text, uint32_t first_line, const sx::ParseResult& r) {
+    if (r.unterminated_heredocs.empty()) return;
+    uint32_t last = first_line;
+    if (!text.empty()) last += static_cast<uint32_t>(std::count(text.begin(), text.end() - 1, '\n'));
+    for (const auto& [line, delim] : r.unterminated_heredocs)
+        std::cerr << name << ": line " << last << ": warning: here-document at line " << line
+                  << " delimited by end-of-file (wanted `" << delim << "')\n";
+}
+
+// -n of a file or of stdin, like bash -n: one command line at a time, each line's tree dropped before the
+// next is parsed, and the input read in blocks, so that the memory held is a block and one line's tree
+// whatever the size of the script. A line is taken as parsed only when it is complete (ended by a newline
+// with its here-documents closed: the text after it cannot change it); a line that is not, or that fails,
+// is parsed again with more input, until the end of the input makes the answer final.
+int check_stream(int fd, const std::string& name, const sx::ParseOptions& opts) {
+    constexpr size_t kBlock = size_t(64) << 10;
+    std::string pending;  // the unparsed rest of the last block: the start of a line
+    uint32_t line = 1;    // its line number
+    bool eof = false;
+    for (;;) {
+        // The block holds at least twice the pending text, so that a long line is read in O(n).
+        std::string block = std::move(pending);
+        size_t want = std::max(kBlock, block.size() * 2);
+        size_t have = block.size();
+        block.resize(want);
+        while (!eof && have < want) {
+            ssize_t n = ::read(fd, block.data() + have, want - have);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) {
+                std::cerr << name << ": " << std::strerror(errno) << "\n";
+                return 2;
+            }
+            if (n == 0) eof = true;
+            have += static_cast<size_t>(n);
+        }
+        block.resize(have);
+        auto text = std::make_shared<const std::string>(std::move(block));
+        sx::ScriptReader reader(text, opts, line);
+        bool more = false;
+        while (!reader.at_end()) {
+            size_t at = reader.offset();
+            uint32_t at_line = reader.line();
+            sx::ParseUnit unit = reader.next();
+            if (!eof && (!unit.result.ok() || !unit.complete)) {
+                pending.assign(*text, at);
+                line = at_line;
+                more = true;
+                break;
+            }
+            if (!unit.result.ok()) {
+                report(*text, name, *unit.result.error, line);
+                // bash -n stops at an error inside [[ ]] as at the end of the input: status 0
+                return unit.result.error->keeps_status ? 0 : 2;
+            }
+            warn_heredocs(name, *text, line, unit.result);
+        }
+        if (eof && !more) return 0;
+        if (!more) line = reader.line();
+    }
+}
 
 // The CLI's network settings, turned into the HTTP client that utilities get.
 struct NetworkFlags {
@@ -755,6 +828,20 @@ int main(int argc, char** argv) {
     }
     if (mode == Mode::Run && !command && !file) return run_stdin(opts, std::move(*tree), cfg, shell_name);
 
+    if (mode == Mode::Check && !command) {
+        if (!file) return check_stream(0, shell_name, opts);  // bash -n < FILE names its messages "bash"
+        int status = 0;
+        struct stat st{};
+        if (!script_file_ok(*file, st, status)) return status;
+        int fd = ::open(file->c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            std::cerr << "bashkit: " << *file << ": " << std::strerror(errno) << "\n";
+            return 126;
+        }
+        status = check_stream(fd, *file, opts);
+        ::close(fd);
+        return status;
+    }
     Source src;
     if (command) {
         src = Source{*command, shell_name + ": -c"};
@@ -798,18 +885,16 @@ int main(int argc, char** argv) {
         int status = session.shell.run(src.text, session.in, session.out, session.err, where);
         return session.finish(status, cfg);
     }
-    if (mode == Mode::Check) {
-        // As bash -n: one command line at a time, each line's tree dropped before the next is read, so the
-        // memory held is one line's tree whatever the size of the script.
+    if (mode == Mode::Check) {  // -n -c CMD
         auto text = std::make_shared<const std::string>(std::move(src.text));
         sx::ScriptReader reader(text, opts);
         while (!reader.at_end()) {
             sx::ParseUnit unit = reader.next();
             if (!unit.result.ok()) {
                 report(*text, src.name, *unit.result.error);
-                // bash -n stops at an error inside [[ ]] as at the end of the input: status 0
                 return unit.result.error->keeps_status ? 0 : 2;
             }
+            warn_heredocs(shell_name, *text, 1, unit.result);
         }
         return 0;
     }

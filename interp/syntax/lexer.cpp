@@ -55,7 +55,7 @@ bool Lexer::input_after_alias(LexState& input) const {
     return true;
 }
 
-void Lexer::advance(uint32_t n) {
+void Lexer::advance_far(uint32_t n) {
     uint32_t stop = st_.off + n;
     if (stop > src_.size()) stop = static_cast<uint32_t>(src_.size());
     const char* p = src_.data();
@@ -81,19 +81,25 @@ void Lexer::force_eof() {
 }
 
 void Lexer::skip_blanks() {
+    const char* p = src_.data();
     for (;;) {
-        int c = peek();
-        if (c == -1 && st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
-            pop_alias();  // the end of an alias value: reading goes on after the alias word
-            continue;
+        uint32_t i = st_.off;
+        while (i < end_ && (p[i] == ' ' || p[i] == '\t')) ++i;
+        st_.col += i - st_.off;
+        st_.off = i;
+        if (i >= end_) {
+            if (st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
+                pop_alias();  // the end of an alias value: reading goes on after the alias word
+                p = src_.data();
+                continue;
+            }
+            return;
         }
-        if (c == ' ' || c == '\t') {
-            advance();
-        } else if (c == '\\' && peek(1) == '\n') {
+        if (p[i] == '\\' && i + 1 < end_ && p[i + 1] == '\n') {
             advance(2);
-        } else if (c == '#') {
-            const void* nl = std::memchr(src_.data() + st_.off, '\n', end_ - st_.off);
-            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) : end_;
+        } else if (p[i] == '#') {
+            const void* nl = std::memchr(p + i, '\n', end_ - i);
+            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - p) : end_;
             advance_to(to);
         } else {
             return;
@@ -104,10 +110,8 @@ void Lexer::skip_blanks() {
 static bool lex_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool lex_name_char(int c) { return lex_name_start(c) || (c >= '0' && c <= '9'); }
 
-Token Lexer::next(LexMode mode) {
+Token Lexer::next_new(LexMode mode) {
     skip_blanks();
-    // The parser asks again at the same place (each level of the grammar looks at the token before it
-    // descends): the token depends only on the offset, the end and the mode.
     if (memo_valid_ && st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && src_.data() == memo_text_ &&
         src_.size() == memo_size_)
         return memo_;
@@ -126,8 +130,9 @@ Token Lexer::classify(LexMode mode) const {
     t.pos = pos();
     t.off = st_.off;
     int c = peek();
-    int c1 = peekj(1);
-    int c2 = peekj(2);
+    // the bytes after it, across line continuations: looked at only after an operator's first byte
+    auto c1 = [&] { return peekj(1); };
+    auto c2 = [&] { return peekj(2); };
     auto op = [&](Tok k, uint32_t len) {
         t.kind = k;
         t.len = offj(len) - st_.off;
@@ -137,36 +142,36 @@ Token Lexer::classify(LexMode mode) const {
     case -1: return op(Tok::Eof, 0);
     case '\n': return op(Tok::Newline, 1);
     case ';':
-        if (c1 == ';') return c2 == '&' ? op(Tok::DSemiAnd, 3) : op(Tok::DSemi, 2);
-        if (c1 == '&') return op(Tok::SemiAnd, 2);
+        if (c1() == ';') return c2() == '&' ? op(Tok::DSemiAnd, 3) : op(Tok::DSemi, 2);
+        if (c1() == '&') return op(Tok::SemiAnd, 2);
         return op(Tok::Semi, 1);
     case '&':
-        if (c1 == '&') return op(Tok::AndAnd, 2);
-        if (c1 == '>' && mode == LexMode::Command) return c2 == '>' ? op(Tok::AndDGreat, 3) : op(Tok::AndGreat, 2);
+        if (c1() == '&') return op(Tok::AndAnd, 2);
+        if (c1() == '>' && mode == LexMode::Command) return c2() == '>' ? op(Tok::AndDGreat, 3) : op(Tok::AndGreat, 2);
         return op(Tok::Amp, 1);
     case '|':
-        if (c1 == '|') return op(Tok::OrOr, 2);
-        if (c1 == '&') return op(Tok::PipeAmp, 2);
+        if (c1() == '|') return op(Tok::OrOr, 2);
+        if (c1() == '&') return op(Tok::PipeAmp, 2);
         return op(Tok::Pipe, 1);
     case '(': return op(Tok::LParen, 1);
     case ')': return op(Tok::RParen, 1);
     case '<':
-        if (c1 == '(') return op(Tok::Word, 0);  // process substitution
+        if (c1() == '(') return op(Tok::Word, 0);  // process substitution
         if (mode == LexMode::Cond) return op(Tok::Less, 1);
-        if (c1 == '<') {
-            if (c2 == '<') return op(Tok::TLess, 3);
-            if (c2 == '-') return op(Tok::DLessDash, 3);
+        if (c1() == '<') {
+            if (c2() == '<') return op(Tok::TLess, 3);
+            if (c2() == '-') return op(Tok::DLessDash, 3);
             return op(Tok::DLess, 2);
         }
-        if (c1 == '&') return op(Tok::LessAnd, 2);
-        if (c1 == '>') return op(Tok::LessGreat, 2);
+        if (c1() == '&') return op(Tok::LessAnd, 2);
+        if (c1() == '>') return op(Tok::LessGreat, 2);
         return op(Tok::Less, 1);
     case '>':
-        if (c1 == '(') return op(Tok::Word, 0);
+        if (c1() == '(') return op(Tok::Word, 0);
         if (mode == LexMode::Cond) return op(Tok::Great, 1);
-        if (c1 == '>') return op(Tok::DGreat, 2);
-        if (c1 == '&') return op(Tok::GreatAnd, 2);
-        if (c1 == '|') return op(Tok::Clobber, 2);
+        if (c1() == '>') return op(Tok::DGreat, 2);
+        if (c1() == '&') return op(Tok::GreatAnd, 2);
+        if (c1() == '|') return op(Tok::Clobber, 2);
         return op(Tok::Great, 1);
     default: break;
     }
@@ -185,7 +190,7 @@ Token Lexer::classify(LexMode mode) const {
                 t.len = i - st_.off;
                 return t;
             }
-        } else if (c == '{' && lex_name_start(c1)) {
+        } else if (c == '{' && lex_name_start(c1())) {
             uint32_t i = skip_cont(skip_cont(st_.off + 1) + 1);
             while (lex_name_char(byte(i))) i = skip_cont(i + 1);
             if (byte(i) == '}') {

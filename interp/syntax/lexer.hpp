@@ -90,7 +90,22 @@ public:
         uint64_t i = uint64_t(st_.off) + k;
         return i < end_ ? static_cast<unsigned char>(src_[i]) : -1;
     }
-    void advance(uint32_t n = 1);
+    // Most advances are a byte or a few (a word read byte by byte): those count lines inline.
+    void advance(uint32_t n = 1) {
+        if (n <= 8 && st_.off + n <= src_.size()) {
+            for (const char *p = src_.data() + st_.off, *e = p + n; p != e; ++p) {
+                if (*p == '\n') {
+                    ++st_.line;
+                    st_.col = 1;
+                } else {
+                    ++st_.col;
+                }
+            }
+            st_.off += n;
+            return;
+        }
+        advance_far(n);
+    }
     // Moves to byte offset `to` (>= off()), counting lines on the way.
     void advance_to(uint32_t to) { advance(to - st_.off); }
     Pos pos() const { return {st_.line, st_.col}; }
@@ -148,7 +163,15 @@ public:
     // Skips blanks, line continuations and a comment (a '#' at the start of a token).
     void skip_blanks();
     // Skips blanks, then classifies the token at the cursor without consuming it.
-    Token next(LexMode mode = LexMode::Command);
+    // The parser asks again at the same place (each level of the grammar looks at the token before it
+    // descends): the token depends only on the offset, the end, the text and the mode. The cursor is then at
+    // the token already (skip_blanks has nothing to skip), unless the token is the end of an alias value.
+    Token next(LexMode mode = LexMode::Command) {
+        if (memo_valid_ && st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ &&
+            src_.data() == memo_text_ && src_.size() == memo_size_ && memo_.kind != Tok::Eof)
+            return memo_;
+        return next_new(mode);
+    }
     // Consumes the operator token returned by next().
     void consume(const Token& t) { advance(t.len); }
     // True when the cursor is at the unquoted word `kw` followed by a word end (line continuations
@@ -165,6 +188,8 @@ public:
     }
 
 private:
+    void advance_far(uint32_t n);
+    Token next_new(LexMode mode);
     bool at_word_spliced(std::string_view kw) const;
     Token classify(LexMode mode) const;
     // The last token next() returned, valid while the text (an alias value is another), the offset, the end

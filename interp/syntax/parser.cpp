@@ -145,7 +145,7 @@ void Parser::lit_add_str(LitBuf& l, std::string_view s, Pos p) {
     l.buf.append(s);
 }
 
-void Parser::lit_flush(LitBuf& l, std::vector<Node*>& parts) {
+void Parser::lit_flush(LitBuf& l, Parts& parts) {
     if (failed()) {
         l.active = false;
         l.buf.clear();
@@ -158,7 +158,7 @@ void Parser::lit_flush(LitBuf& l, std::vector<Node*>& parts) {
     if (!lit->text.empty()) parts.push_back(lit);
 }
 
-Word* Parser::make_word(Pos p, std::vector<Node*>& parts) {
+Word* Parser::make_word(Pos p, Parts& parts) {
     Word* w = a_.node<Word>(p);
     w->parts = a_.list<Node*>(parts);
     return w;
@@ -189,7 +189,7 @@ std::string_view Parser::plain_text(const Word* w) const {
 Script* Parser::parse_unit(bool& complete) {
     complete = false;
     Script* s = a_.node<Script>(lx_.pos());
-    std::vector<Stmt*> out;
+    Stmts out;
     skip_newlines_at_command();
     // A newline ends the unit, unless it is inside an alias value: the rest of the value and of the line
     // belong to this unit. Returns true at the end of the unit.
@@ -253,7 +253,7 @@ Script* Parser::parse_unit(bool& complete) {
 
 Script* Parser::parse_script() {
     Script* s = a_.node<Script>({1, 1});
-    std::vector<Stmt*> body = parse_stmts(false);
+    Stmts body = parse_stmts(false);
     if (!failed()) {
         Token t = lx_.next();
         if (t.kind != Tok::Eof) error_near(t);
@@ -269,10 +269,13 @@ bool Parser::is_stop(const Token& t) const {
     case Tok::DSemi:
     case Tok::SemiAnd:
     case Tok::DSemiAnd: return true;
-    case Tok::Word:
+    case Tok::Word: {
+        int c = lx_.peek();  // the first bytes of the stop words, or a line continuation before one
+        if (c != 't' && c != 'e' && c != 'f' && c != 'd' && c != '}' && c != '\\') return false;
         for (auto w : kStopWords)
             if (lx_.at_word(w)) return true;
         return false;
+    }
     default: return false;
     }
 }
@@ -346,8 +349,8 @@ uint32_t Parser::skip_newlines() {
     }
 }
 
-std::vector<Stmt*> Parser::parse_stmts(bool nonempty) {
-    std::vector<Stmt*> out;
+Stmts Parser::parse_stmts(bool nonempty) {
+    Stmts out;
     for (;;) {
         skip_newlines_at_command();
         if (failed()) break;
@@ -384,8 +387,8 @@ Command* Parser::parse_and_or() {
     if (!first || failed()) return nullptr;
     Token t = lx_.next();
     if (t.kind != Tok::AndAnd && t.kind != Tok::OrOr) return first;
-    std::vector<Command*> items{first};
-    std::vector<AndOrOp> ops;
+    SmallVec<Command*, 4> items{first};
+    SmallVec<AndOrOp, 4> ops;
     while (t.kind == Tok::AndAnd || t.kind == Tok::OrOr) {
         lx_.consume(t);
         ops.push_back(t.kind == Tok::AndAnd ? AndOrOp::And : AndOrOp::Or);
@@ -439,8 +442,8 @@ Command* Parser::parse_pipeline() {
         time_ok = true;
         prefixed = true;
     }
-    std::vector<Command*> stages;
-    std::vector<uint8_t> err_too;
+    SmallVec<Command*, 4> stages;
+    SmallVec<uint8_t, 8> err_too;
     // A bare `time` or `!` must end the list (bash: `timespec list_terminator`); anything else that cannot
     // start a command is reported by parse_command.
     bool bare = prefixed && (t.kind == Tok::Newline || t.kind == Tok::Eof || t.kind == Tok::Semi);
@@ -554,7 +557,7 @@ static bool is_redir_tok(Tok k) {
 }
 
 void Parser::parse_trailing_redirs(Command* c) {
-    std::vector<Redirect*> rs;
+    SmallVec<Redirect*, 4> rs;
     for (;;) {
         Token t = lx_.next();
         if (!is_redir_tok(t.kind)) break;
@@ -676,7 +679,7 @@ void Parser::read_heredocs() {
 void Parser::read_heredoc(Redirect* r) {
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = true;
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     Pos start = lx_.pos();
     std::string_view delim = r->delim;
@@ -781,9 +784,9 @@ Word* Parser::parse_body_text() {
 Command* Parser::parse_simple() {
     Token t = lx_.next();
     Simple* s = a_.node<Simple>(t.pos);
-    std::vector<Assign*> assigns;
-    std::vector<Word*> words;
-    std::vector<Redirect*> redirs;
+    SmallVec<Assign*, 4> assigns;
+    SmallVec<Word*, 8> words;
+    SmallVec<Redirect*, 4> redirs;
     bool decl = false;
     for (;;) {
         if (failed()) return nullptr;
@@ -837,7 +840,7 @@ Command* Parser::parse_simple() {
             if (Assign* as = try_assignment(true)) {
                 Word* w = a_.node<Word>(p);
                 w->decl_assign = as;
-                std::vector<Node*> parts;
+                Parts parts;
                 if (as->is_array || !as->value) {
                     Lit* l = a_.node<Lit>(p);
                     l->text = joined(from, lx_.off());
@@ -986,7 +989,7 @@ bool Parser::read_array(Assign* as) {
     Depth d(*this, start);
     if (!d.ok) return false;
     lx_.advance();  // (
-    std::vector<ArrayElem> elems;
+    SmallVec<ArrayElem, 8> elems;
     for (;;) {
         lx_.skip_blanks();
         int c = lx_.peek();

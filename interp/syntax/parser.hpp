@@ -89,6 +89,7 @@ public:
     ParseUnit next();
     ParseOptions& options() { return options_; }  // may change between units
     size_t offset() const { return offset_; }       // bytes consumed so far
+    uint32_t line() const { return line_; }         // the line the next unit starts on
 
 private:
     std::shared_ptr<const std::string> source_;

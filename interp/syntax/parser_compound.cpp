@@ -107,7 +107,7 @@ Command* Parser::parse_brace() {
     if (!d.ok) return nullptr;
     lx_.advancej(1);
     Brace* b = a_.node<Brace>(p);
-    std::vector<Stmt*> body = parse_stmts(true);
+    Stmts body = parse_stmts(true);
     if (failed() || !expect_word("}")) return nullptr;
     b->body = a_.list<Stmt*>(body);
     return b;
@@ -119,7 +119,7 @@ Command* Parser::parse_subshell() {
     if (!d.ok) return nullptr;
     lx_.advancej(1);
     Subshell* s = a_.node<Subshell>(p);
-    std::vector<Stmt*> body = parse_stmts(true);
+    Stmts body = parse_stmts(true);
     if (failed()) return nullptr;
     Token t = lx_.next();
     if (t.kind != Tok::RParen) {
@@ -166,14 +166,14 @@ Command* Parser::parse_if() {
     if (!d.ok) return nullptr;
     lx_.advancej(2);
     If* n = a_.node<If>(p);
-    std::vector<IfClause> clauses;
+    SmallVec<IfClause, 4> clauses;
     Pos cp = p;
     for (;;) {
         IfClause cl;
         cl.pos = cp;
-        std::vector<Stmt*> cond = parse_stmts(true);
+        Stmts cond = parse_stmts(true);
         if (failed() || !expect_word("then")) return nullptr;
-        std::vector<Stmt*> body = parse_stmts(true);
+        Stmts body = parse_stmts(true);
         if (failed()) return nullptr;
         cl.cond = a_.list<Stmt*>(cond);
         cl.body = a_.list<Stmt*>(body);
@@ -186,7 +186,7 @@ Command* Parser::parse_if() {
         }
         if (t.kind == Tok::Word && lx_.at_word("else")) {
             lx_.advancej(4);
-            std::vector<Stmt*> eb = parse_stmts(true);
+            Stmts eb = parse_stmts(true);
             if (failed()) return nullptr;
             n->has_else = true;
             n->else_body = a_.list<Stmt*>(eb);
@@ -205,9 +205,9 @@ Command* Parser::parse_while(bool until) {
     lx_.advancej(until ? 5 : 5);
     While* w = a_.node<While>(p);
     w->until = until;
-    std::vector<Stmt*> cond = parse_stmts(true);
+    Stmts cond = parse_stmts(true);
     if (failed() || !expect_word("do")) return nullptr;
-    std::vector<Stmt*> body = parse_stmts(true);
+    Stmts body = parse_stmts(true);
     if (failed() || !expect_word("done")) return nullptr;
     w->cond = a_.list<Stmt*>(cond);
     w->body = a_.list<Stmt*>(body);
@@ -235,7 +235,7 @@ Command* Parser::parse_for(bool select) {
     if (failed()) return nullptr;
     std::string_view var = joined(from, lx_.off());
     bool has_in = false;
-    std::vector<Word*> items;
+    SmallVec<Word*, 8> items;
     skip_newlines();
     while (expand_alias(false)) {
     }
@@ -279,7 +279,7 @@ Command* Parser::parse_for(bool select) {
             error_near(t);
         return nullptr;
     }
-    std::vector<Stmt*> body = parse_stmts(true);
+    Stmts body = parse_stmts(true);
     if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
     if (select) {
         Select* s = a_.node<Select>(p);
@@ -346,7 +346,7 @@ Command* Parser::parse_arith_for(Pos p) {
             error_near(t);
         return nullptr;
     }
-    std::vector<Stmt*> body = parse_stmts(true);
+    Stmts body = parse_stmts(true);
     if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
     f->brace_body = brace;
     f->body = a_.list<Stmt*>(body);
@@ -368,7 +368,7 @@ Command* Parser::parse_case() {
     if (failed()) return nullptr;
     skip_newlines();
     if (failed() || !expect_word("in")) return nullptr;
-    std::vector<CaseItem> items;
+    SmallVec<CaseItem, 8> items;
     for (;;) {
         skip_newlines();
         if (failed()) return nullptr;
@@ -387,7 +387,7 @@ Command* Parser::parse_case() {
             lx_.consume(t);
             t = lx_.next();
         }
-        std::vector<Word*> pats;
+        SmallVec<Word*, 8> pats;
         for (;;) {
             if (t.kind != Tok::Word) {
                 error_near(t);
@@ -409,7 +409,7 @@ Command* Parser::parse_case() {
             error_near(t);
             return nullptr;
         }
-        std::vector<Stmt*> body = parse_stmts(false);
+        Stmts body = parse_stmts(false);
         if (failed()) return nullptr;
         it.patterns = a_.list<Word*>(pats);
         it.body = a_.list<Stmt*>(body);

@@ -11,6 +11,7 @@
 #include "interp/syntax/ast.hpp"
 #include "interp/syntax/lexer.hpp"
 #include "interp/syntax/parser.hpp"
+#include "interp/syntax/small_vec.hpp"
 
 namespace bashkit::syntax::detail {
 
@@ -18,6 +19,9 @@ inline bool is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || 
 inline bool is_name_char(int c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
 // What ends a word, per context. Each is one lexer mode for the bytes of a word.
+using Parts = SmallVec<Node*, 8>;  // the parts of a word being read
+using Stmts = SmallVec<Stmt*, 4>;  // the statements of a list being read
+
 enum class WordMode : uint8_t {
     Normal,       // command words: blanks and ; & | ( ) < > end it
     Cond,         // inside [[ ]]: like Normal
@@ -98,14 +102,14 @@ private:
     };
     void lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p);
     void lit_add_str(LitBuf& l, std::string_view s, Pos p);
-    void lit_flush(LitBuf& l, std::vector<Node*>& parts);
+    void lit_flush(LitBuf& l, Parts& parts);
     void lit_char(LitBuf& l) {  // adds the byte at the cursor and advances
         lit_add(l, lx_.off(), 1, lx_.pos());
         lx_.advance();
     }
 
     // commands
-    std::vector<Stmt*> parse_stmts(bool nonempty);
+    Stmts parse_stmts(bool nonempty);
     bool is_stop(const Token& t) const;
     uint32_t skip_newlines();  // returns how many newlines it consumed
     // skip_newlines where a command starts: an alias expanding to nothing before a newline leaves a blank
@@ -150,7 +154,7 @@ private:
 
     // words
     Word* read_word(WordMode m, bool in_dq = false);
-    Word* make_word(Pos p, std::vector<Node*>& parts);
+    Word* make_word(Pos p, Parts& parts);
     // word_subscript: the subscript ends the word at an unquoted blank, as in an argument of declare
     // (`declare a[ 1 ]=x` is three words); an assignment statement's subscript may hold blanks.
     Assign* try_assignment(bool word_subscript = false);
@@ -170,7 +174,7 @@ private:
     Node* read_backtick(bool in_dq);
     Node* read_procsubst();
     Node* read_extglob();
-    std::vector<Stmt*> parse_subst_body(Pos start, bool& ok);
+    Stmts parse_subst_body(Pos start, bool& ok);
     // raw arithmetic text; returns false when a ')' closes early (not an arithmetic expression)
     bool read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term = nullptr);
 

@@ -13,13 +13,26 @@ bool is_special_param(int c) {
     return c == '@' || c == '*' || c == '#' || c == '?' || c == '-' || c == '$' || c == '!' || c == '0';
 }
 
+// Bytes that read_word of a command-level word (WordMode Normal, Cond, CondPattern) adds to the literal
+// without a second look: not a terminator, quote, escape, expansion or extglob/process-substitution opener.
+struct PlainTable {
+    bool word[256] = {};
+    bool dquote[256] = {};
+    constexpr PlainTable() {
+        for (int c = 0; c < 256; ++c) word[c] = dquote[c] = true;
+        for (unsigned char c : std::string_view(" \t\n;&|()<>\\'\"`$?*+@!")) word[c] = false;
+        for (unsigned char c : std::string_view("\"\\$`")) dquote[c] = false;
+    }
+};
+constexpr PlainTable kPlain;
+
 }  // namespace
 
 // ---------------------------------------------------------------- words
 
 Word* Parser::read_word(WordMode m, bool in_dq) {
     Pos wpos = lx_.pos();
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     int depth = 0;
     bool ext = opt_.extglob || m == WordMode::Cond || m == WordMode::CondPattern || m == WordMode::ExtAlt;
@@ -32,6 +45,14 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         if (failed()) break;
         int c = lx_.peek();
         if (c < 0) break;
+        if (cmdlike && kPlain.word[c]) {  // a run of plain bytes at once, as lit_char would add them one by one
+            const char* p = src_.data();
+            uint32_t from = lx_.off(), to = from + 1;
+            while (to < lx_.end() && kPlain.word[static_cast<unsigned char>(p[to])]) ++to;
+            lit_add(lit, from, to - from, lx_.pos());
+            lx_.advance(to - from);
+            continue;
+        }
         // the next byte: raw after a backslash (the escaped byte), else across line continuations
         int n = c == '\\' ? lx_.peek(1) : lx_.peekj(1);
         // terminators
@@ -192,7 +213,7 @@ Node* Parser::read_dquote(bool locale) {
     lx_.advancej(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     for (;;) {
         if (failed()) return nullptr;
@@ -237,7 +258,12 @@ Node* Parser::read_dquote(bool locale) {
             if (Node* n = read_backtick(true)) parts.push_back(n);
             continue;
         }
-        lit_char(lit);
+        // a run of plain bytes at once
+        const char* s = src_.data();
+        uint32_t from = lx_.off(), to = from + 1;
+        while (to < lx_.end() && kPlain.dquote[static_cast<unsigned char>(s[to])]) ++to;
+        lit_add(lit, from, to - from, lx_.pos());
+        lx_.advance(to - from);
     }
     lit_flush(lit, parts);
     DblQuoted* q = a_.node<DblQuoted>(p);
@@ -630,7 +656,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     }
 }
 
-std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
+Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     (void)start;
     ok = false;
     no_time_ = true;
@@ -638,7 +664,7 @@ std::vector<Stmt*> Parser::parse_subst_body(Pos start, bool& ok) {
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     uint32_t frame = lx_.save().frame;
     lx_.enter_nest();
-    std::vector<Stmt*> body = parse_stmts(false);
+    Stmts body = parse_stmts(false);
     Token t = lx_.next();  // may still leave alias values read inside the body
     lx_.leave_nest();
     in_heredoc_body_ = saved_in_body;
@@ -667,7 +693,7 @@ Node* Parser::read_cmdsubst() {
     if (!d.ok) return nullptr;
     lx_.advancej(2);
     bool ok = false;
-    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    Stmts body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
     CmdSubst* c = a_.node<CmdSubst>(p);
     c->body = a_.list<Stmt*>(body);
@@ -681,7 +707,7 @@ Node* Parser::read_procsubst() {
     bool out = lx_.peek() == '>';
     lx_.advancej(2);
     bool ok = false;
-    std::vector<Stmt*> body = parse_subst_body(p, ok);
+    Stmts body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
     ProcSubst* c = a_.node<ProcSubst>(p);
     c->output = out;
@@ -796,7 +822,7 @@ Node* Parser::read_arith_bracket() {
 
 bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
     Pos wpos = lx_.pos();
-    std::vector<Node*> parts;
+    Parts parts;
     LitBuf lit;
     uint32_t depth = 0;
     bool done = false;
@@ -926,7 +952,7 @@ Node* Parser::read_backtick(bool in_dq) {
         lx_.advance();
     }
     Parser sub(a_, a_.str(text), opt_, inner, depth_);
-    std::vector<Stmt*> body = sub.parse_stmts(false);
+    Stmts body = sub.parse_stmts(false);
     if (!sub.failed()) {
         Token t = sub.lx_.next();
         if (t.kind != Tok::Eof) sub.error_near(t);
@@ -951,7 +977,7 @@ Node* Parser::read_extglob() {
     ExtGlob* g = a_.node<ExtGlob>(p);
     g->op = static_cast<char>(lx_.peek());
     lx_.advancej(2);
-    std::vector<Word*> alts;
+    SmallVec<Word*, 8> alts;
     for (;;) {
         Word* w = read_word(WordMode::ExtAlt);
         if (failed()) return nullptr;

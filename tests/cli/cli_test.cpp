@@ -882,6 +882,13 @@ TEST(CliCheck, SyntaxCheckOfAFileIsBashs) {
         {"nonl.sh", "echo no newline at the end"},
         {"big.sh", big + "case x in\n"},
         {"bigok.sh", big},
+        // -n reads the file in blocks: a line, a here-document or a compound command longer than a block,
+        // and errors after block boundaries
+        {"longline.sh", "echo a\necho " + std::string(300000, 'x') + " )\n"},
+        {"bigheredoc.sh", "cat <<E\n" + big + "E\necho ok\nfi\n"},
+        {"openheredoc.sh", "echo a\ncat <<E\n" + big},
+        {"bigif.sh", "if true; then\n" + big + "fi\ndone\n"},
+        {"bigcond.sh", big + "[[ a b ]]\necho after\n"},
     };
     for (const auto& [name, text] : cases) {
         SCOPED_TRACE(name);
