@@ -118,22 +118,22 @@ struct OptSpec {
 
 class Analyzer {
 public:
-    Analyzer(const AnalyzeOptions& o, Analysis& a) : o_(o), a_(a) {}
+    Analyzer(const AnalyzeOptions& o, Analysis& a) : options_(o), analysis_(a) {}
 
     void script(const Script& s) { stmts(s.body); }
 
     void finish() {
         std::set<std::string> names;
-        for (CommandUse& c : a_.commands) {
+        for (CommandUse& c : analysis_.commands) {
             if (!c.dynamic && c.via != "command" && c.via != "builtin" && defined_.count(c.name)) c.kind = "function";
             if (!c.dynamic && c.kind != "function") names.insert(c.name);
         }
-        a_.command_names.assign(names.begin(), names.end());
+        analysis_.command_names.assign(names.begin(), names.end());
     }
 
 private:
-    const AnalyzeOptions& o_;
-    Analysis& a_;
+    const AnalyzeOptions& options_;
+    Analysis& analysis_;
     Pos base_{};         // where nested code starts in the outer source; line 0 at the top level
     uint32_t nest_ = 0;  // depth of nested code strings
     std::string via_;    // how the nested code being walked is run ("bash -c", "eval", "trap")
@@ -141,8 +141,8 @@ private:
 
     template <class V, class T>
     void push(V& v, T&& t) {
-        if (v.size() >= o_.max_entries) {
-            a_.truncated = true;
+        if (v.size() >= options_.max_entries) {
+            analysis_.truncated = true;
             return;
         }
         v.push_back(std::forward<T>(t));
@@ -232,7 +232,7 @@ private:
             case NodeKind::CondCmd: cond(c->as<CondCmd>()->expr); break;
             case NodeKind::FuncDef: {
                 const FuncDef& f = *c->as<FuncDef>();
-                push(a_.functions, FunctionDefinition{std::string(f.name), map(f.pos)});
+                push(analysis_.functions, FunctionDefinition{std::string(f.name), map(f.pos)});
                 defined_.emplace(f.name);
                 command(f.body);
                 break;
@@ -263,8 +263,8 @@ private:
             case NodeKind::CmdSubst: {
                 const CmdSubst& s = *p->as<CmdSubst>();
                 if (!s.deferred_error.empty()) {
-                    push(a_.errors, AnalysisError{map(s.deferred_pos), std::string(s.deferred_error), "substitution"});
-                    push(a_.dynamic, DynamicUse{"unparsed_substitution", clip(std::string(s.raw)), map(s.pos)});
+                    push(analysis_.errors, AnalysisError{map(s.deferred_pos), std::string(s.deferred_error), "substitution"});
+                    push(analysis_.dynamic, DynamicUse{"unparsed_substitution", clip(std::string(s.raw)), map(s.pos)});
                 }
                 stmts(s.body);
                 break;
@@ -351,15 +351,15 @@ private:
     void file_use(const Arg& t, std::string_view via, bool reads, bool writes) {
         std::string_view p = t.text;
         if (p.rfind("/dev/tcp/", 0) == 0 || p.rfind("/dev/udp/", 0) == 0) {
-            a_.uses_network = true;
+            analysis_.uses_network = true;
             NetworkUse n{std::string(p.substr(0, 8)), t.pos, {}};
             if (t.lit) n.urls.emplace_back(p.substr(9));
-            push(a_.network, std::move(n));
+            push(analysis_.network, std::move(n));
             return;
         }
         if ((t.lit && is_quiet_device(p)) || t.proc_subst) return;
-        if (reads) push(a_.reads, FileUse{t.text, t.pos, std::string(via), !t.lit});
-        if (writes) push(a_.writes, FileUse{t.text, t.pos, std::string(via), !t.lit});
+        if (reads) push(analysis_.reads, FileUse{t.text, t.pos, std::string(via), !t.lit});
+        if (writes) push(analysis_.writes, FileUse{t.text, t.pos, std::string(via), !t.lit});
     }
 
     // Entries come in source order: the command, then what its words run (substitutions run first, but a
@@ -409,12 +409,12 @@ private:
         if (!n.lit) {
             cu.dynamic = true;
             cu.kind = "command";
-            push(a_.commands, std::move(cu));
-            push(a_.dynamic, DynamicUse{"command_name", clip(join(v, b, e)), n.pos});
+            push(analysis_.commands, std::move(cu));
+            push(analysis_.dynamic, DynamicUse{"command_name", clip(join(v, b, e)), n.pos});
             return;
         }
-        cu.kind = o_.is_builtin && o_.is_builtin(n.text) ? "builtin" : "command";
-        push(a_.commands, std::move(cu));
+        cu.kind = options_.is_builtin && options_.is_builtin(n.text) ? "builtin" : "command";
+        push(analysis_.commands, std::move(cu));
         semantics(basename(n.text), v, b, e);
     }
 
@@ -492,11 +492,11 @@ private:
 
     void network(std::string_view cmd, const std::vector<Arg>& v, const std::vector<size_t>& ops, Pos pos,
                  std::vector<std::string> more = {}) {
-        a_.uses_network = true;
+        analysis_.uses_network = true;
         NetworkUse n{std::string(cmd), pos, {}};
         for (size_t i : ops) n.urls.push_back(v[i].text);
         for (std::string& u : more) n.urls.push_back(std::move(u));
-        push(a_.network, std::move(n));
+        push(analysis_.network, std::move(n));
     }
 
     void files(const std::vector<Arg>& v, const std::vector<size_t>& ops, size_t from, std::string_view via,
@@ -507,25 +507,25 @@ private:
     // Code given as a string: parsed and walked as part of the script, or reported as dynamic.
     void code(const Arg& a, std::string_view context, std::string_view dyn_reason) {
         if (!a.lit) {
-            push(a_.dynamic, DynamicUse{std::string(dyn_reason), clip(a.text), a.pos});
+            push(analysis_.dynamic, DynamicUse{std::string(dyn_reason), clip(a.text), a.pos});
             return;
         }
         nested(a.text, a.pos, context);
     }
 
     void nested(const std::string& text, Pos pos, std::string_view context) {
-        if (nest_ >= o_.max_nested) {
-            push(a_.dynamic, DynamicUse{"nesting_limit", clip(text), pos});
+        if (nest_ >= options_.max_nested) {
+            push(analysis_.dynamic, DynamicUse{"nesting_limit", clip(text), pos});
             return;
         }
-        ParseResult r = parse(text, o_.parse);
+        ParseResult r = parse(text, options_.parse);
         Pos saved_base = base_;
         std::string saved_via = std::move(via_);
         base_ = pos;
         via_ = std::string(context);
         ++nest_;
         if (!r.ok()) {
-            push(a_.errors, AnalysisError{map(r.error->pos), r.error->message, std::string(context)});
+            push(analysis_.errors, AnalysisError{map(r.error->pos), r.error->message, std::string(context)});
         } else {
             stmts(r.script->body);
         }
@@ -586,7 +586,7 @@ private:
                                                           "--process-slot-var"}}, true, &opts);
             if (auto f = opt_value(opts, "-a")) file_use(*f, "xargs", true, false);
             if (auto f = opt_value(opts, "--arg-file")) file_use(*f, "xargs", true, false);
-            push(a_.dynamic, DynamicUse{"xargs", clip(join(v, b, e)), pos});
+            push(analysis_.dynamic, DynamicUse{"xargs", clip(join(v, b, e)), pos});
             if (ops.empty()) return;  // runs echo
             auto repl = opt_value(opts, "-I");
             if (!repl) repl = opt_value(opts, "--replace");
@@ -608,7 +608,7 @@ private:
                 if (one_of(t, {"-exec", "-execdir", "-ok", "-okdir"})) {
                     size_t j = i + 1;
                     while (j < e && !(v[j].lit && (v[j].text == ";" || v[j].text == "+"))) ++j;
-                    push(a_.dynamic, DynamicUse{"find_exec", clip(join(v, i, std::min(j + 1, e))), v[i].pos});
+                    push(analysis_.dynamic, DynamicUse{"find_exec", clip(join(v, i, std::min(j + 1, e))), v[i].pos});
                     run(placeholders(v, i + 1, j, "{}"), 0, j - i - 1, "find " + t);
                     i = j;
                 } else if (t == "-delete") {
@@ -623,7 +623,7 @@ private:
 
         // ---- code in strings
         if (name == "eval") {
-            a_.uses_eval = true;
+            analysis_.uses_eval = true;
             if (a0 >= e) return;
             bool lit = true;
             for (size_t i = a0; i < e; ++i) lit = lit && v[i].lit;
@@ -632,13 +632,13 @@ private:
             return;
         }
         if (name == "source" || name == ".") {
-            a_.uses_source = true;
+            analysis_.uses_source = true;
             auto ops = operands(v, a0, e, {"", {}}, true);
             if (ops.empty()) return;
             const Arg& f = v[ops[0]];
-            push(a_.sources, FileUse{f.text, f.pos, std::string(name), !f.lit});
-            push(a_.reads, FileUse{f.text, f.pos, std::string(name), !f.lit});
-            if (!f.lit) push(a_.dynamic, DynamicUse{"source", clip(f.text), f.pos});
+            push(analysis_.sources, FileUse{f.text, f.pos, std::string(name), !f.lit});
+            push(analysis_.reads, FileUse{f.text, f.pos, std::string(name), !f.lit});
+            if (!f.lit) push(analysis_.dynamic, DynamicUse{"source", clip(f.text), f.pos});
             return;
         }
         if (one_of(name, {"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})) {
@@ -668,11 +668,11 @@ private:
             }
             if (i < e) {
                 const Arg& f = v[i];
-                push(a_.sources, FileUse{f.text, f.pos, std::string(name), !f.lit});
-                push(a_.reads, FileUse{f.text, f.pos, std::string(name), !f.lit});
-                if (!f.lit) push(a_.dynamic, DynamicUse{"source", clip(f.text), f.pos});
+                push(analysis_.sources, FileUse{f.text, f.pos, std::string(name), !f.lit});
+                push(analysis_.reads, FileUse{f.text, f.pos, std::string(name), !f.lit});
+                if (!f.lit) push(analysis_.dynamic, DynamicUse{"source", clip(f.text), f.pos});
             } else {
-                push(a_.dynamic, DynamicUse{"shell_stdin", clip(join(v, b, e)), pos});
+                push(analysis_.dynamic, DynamicUse{"shell_stdin", clip(join(v, b, e)), pos});
             }
             return;
         }

@@ -103,7 +103,7 @@ public:
     }
 
     // Word mode: the parts of a raw word from a script; each expansion is a run of marked bytes.
-    ArithParser(Parser& p, const List<Node*>& parts) : P(&p), A(p.a_), max_nest_(UINT32_MAX) {
+    ArithParser(Parser& p, const List<Node*>& parts) : P(&p), A(p.arena_), max_nest_(UINT32_MAX) {
         if (parts.size == 1 && parts[0]->is<Lit>()) {
             s_ = parts[0]->as<Lit>()->text;
             segs_.push_back(Segment{0, parts[0]->pos, true});
@@ -808,7 +808,7 @@ ArithExpr* Parser::arith_from_word(Word* raw) {
 
 ArithExpr* Parser::parse_arith_text() {
     Word* raw = nullptr;
-    if (!read_arith_raw(ArithEnd::Whole, lx_.pos(), raw) || failed()) return nullptr;
+    if (!read_arith_raw(ArithEnd::Whole, lexer_.pos(), raw) || failed()) return nullptr;
     return arith_from_word(raw);
 }
 

@@ -5,7 +5,7 @@
 namespace bashkit::syntax::detail {
 
 Lexer::Lexer(std::string_view src, Pos origin)
-    : src_(src), end_(static_cast<uint32_t>(src.size())), st_{0, origin.line, origin.col, 0} {
+    : src_(src), end_(static_cast<uint32_t>(src.size())), state_{0, origin.line, origin.col, 0} {
     AliasFrame base;
     base.text = src;
     frames_.push_back(base);
@@ -13,19 +13,19 @@ Lexer::Lexer(std::string_view src, Pos origin)
 
 void Lexer::restore(const LexState& s) {
     stopped_ = false;
-    if (s.frame != st_.frame) {  // within one text, a narrowed end (set_end) stays
+    if (s.frame != state_.frame) {  // within one text, a narrowed end (set_end) stays
         src_ = frames_[s.frame].text;
         end_ = static_cast<uint32_t>(src_.size());
     }
-    st_ = s;
+    state_ = s;
 }
 
 void Lexer::push_alias(std::string_view text, std::string_view name, bool expand_next, Pos origin) {
     AliasFrame f;
     f.text = text;
     f.name = name;
-    f.parent = st_.frame;
-    f.resume = st_;
+    f.parent = state_.frame;
+    f.resume = state_;
     f.resume_end = end_;
     f.nest = nest_;
     f.expand_next = expand_next;
@@ -35,41 +35,41 @@ void Lexer::push_alias(std::string_view text, std::string_view name, bool expand
 }
 
 void Lexer::pop_alias() {
-    const AliasFrame& f = frames_[st_.frame];
+    const AliasFrame& f = frames_[state_.frame];
     alias_next = f.expand_next;
     restore(f.resume);
     end_ = f.resume_end;
 }
 
 bool Lexer::expanding(std::string_view name) const {
-    for (uint32_t f = st_.frame; f != 0; f = frames_[f].parent)
+    for (uint32_t f = state_.frame; f != 0; f = frames_[f].parent)
         if (frames_[f].name == name) return true;
     return false;
 }
 
 bool Lexer::input_after_alias(LexState& input) const {
-    if (st_.frame == 0 || frames_[st_.frame].nest != nest_) return false;
-    uint32_t child = st_.frame;
+    if (state_.frame == 0 || frames_[state_.frame].nest != nest_) return false;
+    uint32_t child = state_.frame;
     while (frames_[child].parent != 0 && frames_[frames_[child].parent].nest == nest_) child = frames_[child].parent;
     input = frames_[child].resume;
     return true;
 }
 
 void Lexer::advance_far(uint32_t n) {
-    uint32_t stop = st_.off + n;
+    uint32_t stop = state_.off + n;
     if (stop > src_.size()) stop = static_cast<uint32_t>(src_.size());
     const char* p = src_.data();
-    while (st_.off < stop) {
-        const void* nl = std::memchr(p + st_.off, '\n', stop - st_.off);
+    while (state_.off < stop) {
+        const void* nl = std::memchr(p + state_.off, '\n', stop - state_.off);
         if (!nl) {
-            st_.col += stop - st_.off;
-            st_.off = stop;
+            state_.col += stop - state_.off;
+            state_.off = stop;
             break;
         }
         uint32_t at = static_cast<uint32_t>(static_cast<const char*>(nl) - p);
-        st_.line += 1;
-        st_.col = 1;
-        st_.off = at + 1;
+        state_.line += 1;
+        state_.col = 1;
+        state_.off = at + 1;
     }
 }
 
@@ -83,12 +83,12 @@ void Lexer::force_eof() {
 void Lexer::skip_blanks() {
     const char* p = src_.data();
     for (;;) {
-        uint32_t i = st_.off;
+        uint32_t i = state_.off;
         while (i < end_ && (p[i] == ' ' || p[i] == '\t')) ++i;
-        st_.col += i - st_.off;
-        st_.off = i;
+        state_.col += i - state_.off;
+        state_.off = i;
         if (i >= end_) {
-            if (st_.frame != 0 && frames_[st_.frame].nest == nest_ && !stopped_) {
+            if (state_.frame != 0 && frames_[state_.frame].nest == nest_ && !stopped_) {
                 pop_alias();  // the end of an alias value: reading goes on after the alias word
                 p = src_.data();
                 continue;
@@ -112,7 +112,7 @@ static bool lex_name_char(int c) { return lex_name_start(c) || (c >= '0' && c <=
 
 Token Lexer::next_new(LexMode mode) {
     skip_blanks();
-    if (memo_valid_ && st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && src_.data() == memo_text_ &&
+    if (memo_valid_ && state_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ && src_.data() == memo_text_ &&
         src_.size() == memo_size_)
         return memo_;
     Token t = classify(mode);
@@ -128,14 +128,14 @@ Token Lexer::next_new(LexMode mode) {
 Token Lexer::classify(LexMode mode) const {
     Token t;
     t.pos = pos();
-    t.off = st_.off;
+    t.off = state_.off;
     int c = peek();
     // the bytes after it, across line continuations: looked at only after an operator's first byte
     auto c1 = [&] { return peekj(1); };
     auto c2 = [&] { return peekj(2); };
     auto op = [&](Tok k, uint32_t len) {
         t.kind = k;
-        t.len = offj(len) - st_.off;
+        t.len = offset_after_joined(len) - state_.off;
         return t;
     };
     switch (c) {
@@ -183,21 +183,21 @@ Token Lexer::classify(LexMode mode) const {
             return (d == '<' || d == '>') && byte(skip_cont(i + 1)) != '(';
         };
         if (c >= '0' && c <= '9') {
-            uint32_t i = skip_cont(st_.off + 1);
+            uint32_t i = skip_cont(state_.off + 1);
             while (byte(i) >= '0' && byte(i) <= '9') i = skip_cont(i + 1);
             if (redir_at(i)) {
                 t.kind = Tok::IoNumber;
-                t.len = i - st_.off;
+                t.len = i - state_.off;
                 return t;
             }
         } else if (c == '{' && lex_name_start(c1())) {
-            uint32_t i = skip_cont(skip_cont(st_.off + 1) + 1);
+            uint32_t i = skip_cont(skip_cont(state_.off + 1) + 1);
             while (lex_name_char(byte(i))) i = skip_cont(i + 1);
             if (byte(i) == '}') {
                 uint32_t j = skip_cont(i + 1);
                 if (redir_at(j)) {
                     t.kind = Tok::IoVar;
-                    t.len = j - st_.off;
+                    t.len = j - state_.off;
                     return t;
                 }
             }
@@ -207,7 +207,7 @@ Token Lexer::classify(LexMode mode) const {
 }
 
 bool Lexer::at_word_spliced(std::string_view kw) const {
-    uint32_t i = skip_cont(st_.off);
+    uint32_t i = skip_cont(state_.off);
     for (char k : kw) {
         if (i >= end_ || src_[i] != k) return false;
         i = skip_cont(i + 1);

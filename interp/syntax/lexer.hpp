@@ -80,36 +80,36 @@ public:
     std::string_view src() const { return src_; }
     // The current text, which alias frames change: the parser reads it through this reference.
     const std::string_view& src_ref() const { return src_; }
-    uint32_t off() const { return st_.off; }
+    uint32_t off() const { return state_.off; }
     uint32_t end() const { return end_; }
     // Narrows (or restores) the end of input; used to read a sub-range such as a subscript as a word.
     void set_end(uint32_t e) { end_ = e; }
-    bool eof() const { return st_.off >= end_; }
+    bool eof() const { return state_.off >= end_; }
     // The byte k positions ahead, or -1 past the end.
     int peek(uint32_t k = 0) const {
-        uint64_t i = uint64_t(st_.off) + k;
+        uint64_t i = uint64_t(state_.off) + k;
         return i < end_ ? static_cast<unsigned char>(src_[i]) : -1;
     }
     // Most advances are a byte or a few (a word read byte by byte): those count lines inline.
     void advance(uint32_t n = 1) {
-        if (n <= 8 && st_.off + n <= src_.size()) {
-            for (const char *p = src_.data() + st_.off, *e = p + n; p != e; ++p) {
+        if (n <= 8 && state_.off + n <= src_.size()) {
+            for (const char *p = src_.data() + state_.off, *e = p + n; p != e; ++p) {
                 if (*p == '\n') {
-                    ++st_.line;
-                    st_.col = 1;
+                    ++state_.line;
+                    state_.col = 1;
                 } else {
-                    ++st_.col;
+                    ++state_.col;
                 }
             }
-            st_.off += n;
+            state_.off += n;
             return;
         }
         advance_far(n);
     }
     // Moves to byte offset `to` (>= off()), counting lines on the way.
-    void advance_to(uint32_t to) { advance(to - st_.off); }
-    Pos pos() const { return {st_.line, st_.col}; }
-    LexState save() const { return st_; }
+    void advance_to(uint32_t to) { advance(to - state_.off); }
+    Pos pos() const { return {state_.line, state_.col}; }
+    LexState save() const { return state_; }
     void restore(const LexState& s);
     // Jumps to the end of the input (used after an error so every loop of the parser stops).
     void force_eof();
@@ -118,7 +118,7 @@ public:
     // Reads `text` next, as the value of alias `name`, then goes on at the cursor. Positions inside the
     // value count from `origin` (the alias word).
     void push_alias(std::string_view text, std::string_view name, bool expand_next, Pos origin);
-    bool in_alias() const { return st_.frame != 0; }
+    bool in_alias() const { return state_.frame != 0; }
     // Whether alias `name` is being expanded (its frame is on the chain of the cursor).
     bool expanding(std::string_view name) const;
     // Set when a value ending with a blank has been read to its end, cleared by the parser once the next
@@ -144,21 +144,21 @@ public:
         return i;
     }
     // The raw offset reached after n bytes with line continuations removed (none skipped after the last).
-    uint32_t offj(uint32_t n) const {
-        uint32_t i = st_.off;
+    uint32_t offset_after_joined(uint32_t n) const {
+        uint32_t i = state_.off;
         for (uint32_t k = 0; k < n && i < end_; ++k) i = skip_cont(i) + 1;
         return i < end_ ? i : end_;
     }
     // The byte k positions ahead with line continuations removed, or -1 past the end (k is small).
     int peekj(uint32_t k = 0) const {
-        uint32_t i = skip_cont(st_.off);
+        uint32_t i = skip_cont(state_.off);
         for (uint32_t m = 0; m < k && i < end_; ++m) i = skip_cont(i + 1);
         return i < end_ ? static_cast<unsigned char>(src_[i]) : -1;
     }
     // Advances over n bytes with line continuations removed.
-    void advancej(uint32_t n) { advance_to(offj(n)); }
+    void advance_joined(uint32_t n) { advance_to(offset_after_joined(n)); }
     // Skips line continuations at the cursor.
-    void splice() { advance_to(skip_cont(st_.off)); }
+    void splice() { advance_to(skip_cont(state_.off)); }
 
     // Skips blanks, line continuations and a comment (a '#' at the start of a token).
     void skip_blanks();
@@ -167,7 +167,7 @@ public:
     // descends): the token depends only on the offset, the end, the text and the mode. The cursor is then at
     // the token already (skip_blanks has nothing to skip), unless the token is the end of an alias value.
     Token next(LexMode mode = LexMode::Command) {
-        if (memo_valid_ && st_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ &&
+        if (memo_valid_ && state_.off == memo_.off && end_ == memo_end_ && mode == memo_mode_ &&
             src_.data() == memo_text_ && src_.size() == memo_size_ && memo_.kind != Tok::Eof)
             return memo_;
         return next_new(mode);
@@ -175,10 +175,10 @@ public:
     // Consumes the operator token returned by next().
     void consume(const Token& t) { advance(t.len); }
     // True when the cursor is at the unquoted word `kw` followed by a word end (line continuations
-    // inside are ignored: consume it with advancej(kw.size())). The parser asks this for each reserved word
+    // inside are ignored: consume it with advance_joined(kw.size())). The parser asks this for each reserved word
     // in turn at every command, so a first byte that can neither start `kw` nor a continuation answers here.
     bool at_word(std::string_view kw) const {
-        if (st_.off < end_ && src_[st_.off] != kw[0] && src_[st_.off] != '\\') return false;
+        if (state_.off < end_ && src_[state_.off] != kw[0] && src_[state_.off] != '\\') return false;
         return at_word_spliced(kw);
     }
     // True when byte c ends an unquoted word at command level.
@@ -203,7 +203,7 @@ private:
     void pop_alias();
     std::string_view src_;
     uint32_t end_;
-    LexState st_;
+    LexState state_;
     std::vector<AliasFrame> frames_;  // [0] is the source itself
     uint32_t nest_ = 0;
     bool stopped_ = false;  // force_eof: the end of an alias value is the end of everything

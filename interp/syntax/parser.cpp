@@ -17,7 +17,7 @@ constexpr std::string_view kDeclUtils[] = {"declare", "typeset", "local", "expor
 
 Parser::Parser(Arena& a, std::string_view src, const ParseOptions& opt, Pos origin, uint32_t depth,
                uint32_t eof_line)
-    : a_(a), lx_(src, origin), src_(lx_.src_ref()), opt_(opt), depth_(depth) {
+    : arena_(a), lexer_(src, origin), src_(lexer_.src_ref()), opt_(opt), depth_(depth) {
     if (eof_line) {
         eof_line_ = eof_line;
         return;
@@ -36,7 +36,7 @@ void Parser::error(Pos p, std::string msg) {
                           msg == "unexpected token `EOF' in conditional command";
         err = ParseError{p, std::move(msg), incomplete};
     }
-    lx_.force_eof();
+    lexer_.force_eof();
 }
 
 void Parser::cond_error(const Token& t, std::string msg) {
@@ -87,22 +87,22 @@ void Parser::error_near(const Token& t) {
     if (failed()) return;
     std::string text;
     if (t.kind == Tok::Word) {
-        uint32_t from = lx_.off();
+        uint32_t from = lexer_.off();
         read_word(WordMode::Normal);
         if (failed()) return;
-        text = quote_token(joined(from, lx_.off()));
-        if (text.empty() && !lx_.eof()) text = std::string(1, src_[from]);
+        text = quote_token(joined(from, lexer_.off()));
+        if (text.empty() && !lexer_.eof()) text = std::string(1, src_[from]);
     } else if (t.kind == Tok::IoNumber || t.kind == Tok::IoVar) {
         text = std::string(joined(t.off, t.off + t.len));
-        lx_.consume(t);
+        lexer_.consume(t);
     } else {
         text = std::string(token_text(t.kind));
-        if (t.kind != Tok::Newline) lx_.consume(t);
+        if (t.kind != Tok::Newline) lexer_.consume(t);
     }
     // bash blames the line where the token ends (it can span lines: quotes, line continuations)
     Pos p = t.pos;
-    Pos end = lx_.pos();
-    if (end.line != p.line && lx_.off() > t.off) p = {end.line, end.col > 1 ? end.col - 1 : 1};
+    Pos end = lexer_.pos();
+    if (end.line != p.line && lexer_.off() > t.off) p = {end.line, end.col > 1 ? end.col - 1 : 1};
     error(p, "syntax error near unexpected token `" + text + "'");
 }
 
@@ -151,16 +151,16 @@ void Parser::lit_flush(LitBuf& l, Parts& parts) {
         l.buf.clear();
     }
     if (!l.active) return;
-    Lit* lit = a_.node<Lit>(l.pos);
-    lit->text = l.contiguous ? src_.substr(l.start, l.end - l.start) : a_.str(l.buf);
+    Lit* lit = arena_.node<Lit>(l.pos);
+    lit->text = l.contiguous ? src_.substr(l.start, l.end - l.start) : arena_.str(l.buf);
     l.active = false;
     l.buf.clear();
     if (!lit->text.empty()) parts.push_back(lit);
 }
 
 Word* Parser::make_word(Pos p, Parts& parts) {
-    Word* w = a_.node<Word>(p);
-    w->parts = a_.list<Node*>(parts);
+    Word* w = arena_.node<Word>(p);
+    w->parts = arena_.list<Node*>(parts);
     return w;
 }
 
@@ -176,7 +176,7 @@ std::string_view Parser::joined(uint32_t from, uint32_t to) {
         }
         out += raw[i];
     }
-    return a_.str(out);
+    return arena_.str(out);
 }
 
 std::string_view Parser::plain_text(const Word* w) const {
@@ -188,21 +188,21 @@ std::string_view Parser::plain_text(const Word* w) const {
 
 Script* Parser::parse_unit(bool& complete) {
     complete = false;
-    Script* s = a_.node<Script>(lx_.pos());
+    Script* s = arena_.node<Script>(lexer_.pos());
     Stmts out;
     skip_newlines_at_command();
     // A newline ends the unit, unless it is inside an alias value: the rest of the value and of the line
     // belong to this unit. Returns true at the end of the unit.
     auto at_newline = [&] {
-        bool in_value = lx_.in_alias();
+        bool in_value = lexer_.in_alias();
         consume_newline();
         if (!in_value) {
             complete = !failed() && !heredoc_eof_;
             return true;
         }
         for (;;) {
-            Token n = lx_.next();
-            if (n.kind == Tok::Newline && lx_.in_alias()) {
+            Token n = lexer_.next();
+            if (n.kind == Tok::Newline && lexer_.in_alias()) {
                 consume_newline();
             } else if (n.kind != Tok::Word || !expand_alias(true)) {
                 return false;
@@ -210,7 +210,7 @@ Script* Parser::parse_unit(bool& complete) {
         }
     };
     while (!failed()) {
-        Token t = lx_.next();
+        Token t = lexer_.next();
         if (t.kind == Tok::Eof) break;
         if (t.kind == Tok::Newline) {  // after an alias with an empty value
             if (at_newline()) break;
@@ -222,18 +222,18 @@ Script* Parser::parse_unit(bool& complete) {
         }
         Command* c = parse_and_or();
         if (!c || failed()) break;
-        Stmt* st = a_.node<Stmt>(c->pos);
+        Stmt* st = arena_.node<Stmt>(c->pos);
         st->cmd = c;
         out.push_back(st);
-        t = lx_.next();
+        t = lexer_.next();
         bool separated = false;
         if (t.kind == Tok::Semi || t.kind == Tok::Amp) {
-            lx_.consume(t);
+            lexer_.consume(t);
             st->background = t.kind == Tok::Amp;
             separated = true;
             while (expand_alias(true)) {
             }
-            t = lx_.next();
+            t = lexer_.next();
         }
         if (t.kind == Tok::Newline) {
             if (at_newline()) break;
@@ -245,21 +245,21 @@ Script* Parser::parse_unit(bool& complete) {
             break;
         }
     }
-    if (!failed() && !heredocs_.empty() && lx_.eof()) read_heredocs();
+    if (!failed() && !heredocs_.empty() && lexer_.eof()) read_heredocs();
     if (failed()) return nullptr;
-    s->body = a_.list<Stmt*>(out);
+    s->body = arena_.list<Stmt*>(out);
     return s;
 }
 
 Script* Parser::parse_script() {
-    Script* s = a_.node<Script>({1, 1});
+    Script* s = arena_.node<Script>({1, 1});
     Stmts body = parse_stmts(false);
     if (!failed()) {
-        Token t = lx_.next();
+        Token t = lexer_.next();
         if (t.kind != Tok::Eof) error_near(t);
     }
     if (failed()) return nullptr;
-    s->body = a_.list<Stmt*>(body);
+    s->body = arena_.list<Stmt*>(body);
     return s;
 }
 
@@ -270,10 +270,10 @@ bool Parser::is_stop(const Token& t) const {
     case Tok::SemiAnd:
     case Tok::DSemiAnd: return true;
     case Tok::Word: {
-        int c = lx_.peek();  // the first bytes of the stop words, or a line continuation before one
+        int c = lexer_.peek();  // the first bytes of the stop words, or a line continuation before one
         if (c != 't' && c != 'e' && c != 'f' && c != 'd' && c != '}' && c != '\\') return false;
         for (auto w : kStopWords)
-            if (lx_.at_word(w)) return true;
+            if (lexer_.at_word(w)) return true;
         return false;
     }
     default: return false;
@@ -281,11 +281,11 @@ bool Parser::is_stop(const Token& t) const {
 }
 
 void Parser::consume_newline() {
-    lx_.advance();
+    lexer_.advance();
     // The end of the input line whose next lines were read as here-document bodies for an alias value:
     // reading goes on after the bodies.
-    if (input_jump_ && lx_.save().frame == input_jump_->first.frame && lx_.off() == input_jump_->first.off) {
-        lx_.restore(input_jump_->second);
+    if (input_jump_ && lexer_.save().frame == input_jump_->first.frame && lexer_.off() == input_jump_->first.off) {
+        lexer_.restore(input_jump_->second);
         input_jump_.reset();
     }
     if (!heredocs_.empty()) read_heredocs();
@@ -301,12 +301,12 @@ uint32_t Parser::skip_newlines_at_command() {
 
 bool Parser::expand_alias(bool command_position) {
     if (!opt_.aliases || opt_.aliases->empty() || failed()) return false;
-    Token t = lx_.next();  // leaves the alias values read to their end, which may set alias_next
-    if (t.kind != Tok::Word || (!command_position && !lx_.alias_next)) return false;
+    Token t = lexer_.next();  // leaves the alias values read to their end, which may set alias_next
+    if (t.kind != Tok::Word || (!command_position && !lexer_.alias_next)) return false;
     // The word as bash's reader sees it: up to a metacharacter, line continuations removed.
     std::string name;
     uint32_t i = t.off;
-    uint32_t end = lx_.end();
+    uint32_t end = lexer_.end();
     bool quoted = false;
     while (i < end) {
         char c = src_[i];
@@ -322,8 +322,8 @@ bool Parser::expand_alias(bool command_position) {
     // A quoted word is never an alias and leaves alias_next as it was (bash); any other word clears it.
     if (quoted) return false;
     auto it = opt_.aliases->find(name);
-    if (it == opt_.aliases->end() || lx_.expanding(name)) {
-        lx_.alias_next = false;
+    if (it == opt_.aliases->end() || lexer_.expanding(name)) {
+        lexer_.alias_next = false;
         return false;
     }
     const std::string& value = it->second;
@@ -332,16 +332,16 @@ bool Parser::expand_alias(bool command_position) {
         error(t.pos, "alias expansion limit exceeded");
         return false;
     }
-    lx_.advance_to(i);
+    lexer_.advance_to(i);
     bool next = !value.empty() && (value.back() == ' ' || value.back() == '\t');
-    lx_.push_alias(a_.str(value), a_.str(name), next, t.pos);
+    lexer_.push_alias(arena_.str(value), arena_.str(name), next, t.pos);
     return true;
 }
 
 uint32_t Parser::skip_newlines() {
     uint32_t n = 0;
     for (;;) {
-        Token t = lx_.next();
+        Token t = lexer_.next();
         if (t.kind != Tok::Newline || failed()) return n;
         consume_newline();
         no_time_ = false;
@@ -354,7 +354,7 @@ Stmts Parser::parse_stmts(bool nonempty) {
     for (;;) {
         skip_newlines_at_command();
         if (failed()) break;
-        Token t = lx_.next();
+        Token t = lexer_.next();
         if (t.kind == Tok::Eof) break;
         if (is_stop(t)) {
             if (nonempty && out.empty()) error_near(t);
@@ -362,14 +362,14 @@ Stmts Parser::parse_stmts(bool nonempty) {
         }
         Command* c = parse_and_or();
         if (!c || failed()) break;
-        Stmt* s = a_.node<Stmt>(c->pos);
+        Stmt* s = arena_.node<Stmt>(c->pos);
         s->cmd = c;
         out.push_back(s);
-        t = lx_.next();
+        t = lexer_.next();
         if (t.kind == Tok::Semi) {
-            lx_.consume(t);
+            lexer_.consume(t);
         } else if (t.kind == Tok::Amp) {
-            lx_.consume(t);
+            lexer_.consume(t);
             s->background = true;
         } else if (t.kind == Tok::Newline || t.kind == Tok::Eof || is_stop(t)) {
             // the loop consumes newlines; the caller handles the rest
@@ -378,29 +378,29 @@ Stmts Parser::parse_stmts(bool nonempty) {
             break;
         }
     }
-    if (!failed() && !heredocs_.empty() && lx_.eof()) read_heredocs();
+    if (!failed() && !heredocs_.empty() && lexer_.eof()) read_heredocs();
     return out;
 }
 
 Command* Parser::parse_and_or() {
     Command* first = parse_pipeline();
     if (!first || failed()) return nullptr;
-    Token t = lx_.next();
+    Token t = lexer_.next();
     if (t.kind != Tok::AndAnd && t.kind != Tok::OrOr) return first;
     SmallVec<Command*, 4> items{first};
     SmallVec<AndOrOp, 4> ops;
     while (t.kind == Tok::AndAnd || t.kind == Tok::OrOr) {
-        lx_.consume(t);
+        lexer_.consume(t);
         ops.push_back(t.kind == Tok::AndAnd ? AndOrOp::And : AndOrOp::Or);
         skip_newlines_at_command();
         Command* c = parse_pipeline();
         if (!c || failed()) return nullptr;
         items.push_back(c);
-        t = lx_.next();
+        t = lexer_.next();
     }
-    AndOr* ao = a_.node<AndOr>(first->pos);
-    ao->items = a_.list<Command*>(items);
-    ao->ops = a_.list<AndOrOp>(ops);
+    AndOr* ao = arena_.node<AndOr>(first->pos);
+    ao->items = arena_.list<Command*>(items);
+    ao->ops = arena_.list<AndOrOp>(ops);
     return ao;
 }
 
@@ -409,33 +409,33 @@ Command* Parser::parse_pipeline() {
     // word of a $( ) body (bash has just read the word holding the substitution there).
     bool time_ok = !no_time_;
     no_time_ = false;
-    Token t = lx_.next();
+    Token t = lexer_.next();
     Pos p = t.pos;
     bool timed = false, posix = false, negated = false, prefixed = false;
     // Any sequence of `!` and `time [-p] [--]` (bash: pipeline_command: BANG pipeline_command |
     // timespec pipeline_command). Repeats collapse: `! !` cancels, `time time` times once.
     while (t.kind == Tok::Word) {
         if (expand_alias(true)) {
-            t = lx_.next();
+            t = lexer_.next();
             continue;
         }
-        if (time_ok && lx_.at_word("time")) {
-            lx_.advancej(4);
+        if (time_ok && lexer_.at_word("time")) {
+            lexer_.advance_joined(4);
             timed = true;
-            t = lx_.next();
-            if (t.kind == Tok::Word && lx_.at_word("-p")) {
-                lx_.advancej(2);
+            t = lexer_.next();
+            if (t.kind == Tok::Word && lexer_.at_word("-p")) {
+                lexer_.advance_joined(2);
                 posix = true;
-                t = lx_.next();
+                t = lexer_.next();
             }
-            if (t.kind == Tok::Word && lx_.at_word("--")) {
-                lx_.advancej(2);
-                t = lx_.next();
+            if (t.kind == Tok::Word && lexer_.at_word("--")) {
+                lexer_.advance_joined(2);
+                t = lexer_.next();
             }
-        } else if (lx_.at_word("!")) {
-            lx_.advancej(1);
+        } else if (lexer_.at_word("!")) {
+            lexer_.advance_joined(1);
             negated = !negated;
-            t = lx_.next();
+            t = lexer_.next();
         } else {
             break;
         }
@@ -452,35 +452,35 @@ Command* Parser::parse_pipeline() {
             Command* c = parse_command();
             if (!c || failed()) return nullptr;
             stages.push_back(c);
-            t = lx_.next();
+            t = lexer_.next();
             if (t.kind != Tok::Pipe && t.kind != Tok::PipeAmp) break;
-            lx_.consume(t);
+            lexer_.consume(t);
             err_too.push_back(t.kind == Tok::PipeAmp ? 1 : 0);
             uint32_t newlines = skip_newlines_at_command();
             if (failed()) return nullptr;
             // After `|`, `!` is a reserved word that cannot start a pipeline stage; so is `time` once two
             // newlines separate it from the `|` (bash's time_command_acceptable looks back two tokens).
-            Token s = lx_.next();
-            if (s.kind == Tok::Word && (lx_.at_word("!") || (newlines >= 2 && lx_.at_word("time")))) {
+            Token s = lexer_.next();
+            if (s.kind == Tok::Word && (lexer_.at_word("!") || (newlines >= 2 && lexer_.at_word("time")))) {
                 error_near(s);
                 return nullptr;
             }
         }
     }
     if (stages.size() == 1 && !timed && !negated) return stages[0];
-    Pipeline* pl = a_.node<Pipeline>(p);
+    Pipeline* pl = arena_.node<Pipeline>(p);
     pl->negated = negated;
     pl->timed = timed;
     pl->time_posix = posix;
-    pl->stages = a_.list<Command*>(stages);
-    pl->stderr_too = a_.list<uint8_t>(err_too);
+    pl->stages = arena_.list<Command*>(stages);
+    pl->stderr_too = arena_.list<uint8_t>(err_too);
     return pl;
 }
 
 bool Parser::expect_word(std::string_view kw) {
-    Token t = lx_.next();
-    if (t.kind == Tok::Word && lx_.at_word(kw)) {
-        lx_.advancej(static_cast<uint32_t>(kw.size()));
+    Token t = lexer_.next();
+    if (t.kind == Tok::Word && lexer_.at_word(kw)) {
+        lexer_.advance_joined(static_cast<uint32_t>(kw.size()));
         return true;
     }
     if (t.kind == Tok::Eof)
@@ -493,23 +493,23 @@ bool Parser::expect_word(std::string_view kw) {
 Command* Parser::parse_command() {
     while (expand_alias(true)) {
     }
-    Token t = lx_.next();
+    Token t = lexer_.next();
     Command* c = nullptr;
     switch (t.kind) {
     case Tok::Eof: error_eof(); return nullptr;
     case Tok::LParen: c = parse_paren_command(); break;
     case Tok::Word:
-        if (lx_.at_word("if")) c = parse_if();
-        else if (lx_.at_word("while")) c = parse_while(false);
-        else if (lx_.at_word("until")) c = parse_while(true);
-        else if (lx_.at_word("for")) c = parse_for(false);
-        else if (lx_.at_word("select")) c = parse_for(true);
-        else if (lx_.at_word("case")) c = parse_case();
-        else if (lx_.at_word("{")) c = parse_brace();
-        else if (lx_.at_word("[[")) c = parse_cond();
-        else if (lx_.at_word("function")) return parse_function_kw();
-        else if (lx_.at_word("coproc")) return parse_coproc();
-        else if (is_stop(t) || lx_.at_word("in")) {
+        if (lexer_.at_word("if")) c = parse_if();
+        else if (lexer_.at_word("while")) c = parse_while(false);
+        else if (lexer_.at_word("until")) c = parse_while(true);
+        else if (lexer_.at_word("for")) c = parse_for(false);
+        else if (lexer_.at_word("select")) c = parse_for(true);
+        else if (lexer_.at_word("case")) c = parse_case();
+        else if (lexer_.at_word("{")) c = parse_brace();
+        else if (lexer_.at_word("[[")) c = parse_cond();
+        else if (lexer_.at_word("function")) return parse_function_kw();
+        else if (lexer_.at_word("coproc")) return parse_coproc();
+        else if (is_stop(t) || lexer_.at_word("in")) {
             error_near(t);
             return nullptr;
         } else
@@ -559,17 +559,17 @@ static bool is_redir_tok(Tok k) {
 void Parser::parse_trailing_redirs(Command* c) {
     SmallVec<Redirect*, 4> rs;
     for (;;) {
-        Token t = lx_.next();
+        Token t = lexer_.next();
         if (!is_redir_tok(t.kind)) break;
         Redirect* r = parse_redirect(t);
         if (!r) return;
         rs.push_back(r);
     }
-    c->redirs = a_.list<Redirect*>(rs);
+    c->redirs = arena_.list<Redirect*>(rs);
 }
 
 Redirect* Parser::parse_redirect(Token t) {
-    Redirect* r = a_.node<Redirect>(t.pos);
+    Redirect* r = arena_.node<Redirect>(t.pos);
     if (t.kind == Tok::IoNumber) {
         long v = 0;
         for (char d : joined(t.off, t.off + t.len)) {
@@ -577,13 +577,13 @@ Redirect* Parser::parse_redirect(Token t) {
             if (v > 0x7fffffff) v = 0x7fffffff;
         }
         r->fd = static_cast<int>(v);
-        lx_.consume(t);
-        t = lx_.next();
+        lexer_.consume(t);
+        t = lexer_.next();
     } else if (t.kind == Tok::IoVar) {
         std::string_view text = joined(t.off, t.off + t.len);  // {name}
         r->fd_var = text.substr(1, text.size() - 2);
-        lx_.consume(t);
-        t = lx_.next();
+        lexer_.consume(t);
+        t = lexer_.next();
     }
     switch (t.kind) {
     case Tok::Less: r->op = RedirOp::In; break;
@@ -603,13 +603,13 @@ Redirect* Parser::parse_redirect(Token t) {
     case Tok::TLess: r->op = RedirOp::HereString; break;
     default: error_near(t); return nullptr;
     }
-    lx_.consume(t);
-    Token w = lx_.next();
+    lexer_.consume(t);
+    Token w = lexer_.next();
     if (w.kind != Tok::Word) {
         error_near(w);
         return nullptr;
     }
-    uint32_t from = lx_.off();
+    uint32_t from = lexer_.off();
     r->target = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     if (r->op == RedirOp::HereDoc) {
@@ -639,8 +639,8 @@ Redirect* Parser::parse_redirect(Token t) {
             }
         }
         r->quoted_delim = quoted;
-        r->delim = a_.str(delim);
-        r->body = a_.node<Word>(lx_.pos());
+        r->delim = arena_.str(delim);
+        r->body = arena_.node<Word>(lexer_.pos());
         heredocs_.push_back(r);
     }
     return r;
@@ -653,26 +653,26 @@ void Parser::read_heredocs() {
     list.swap(heredocs_);
     // At a newline inside an alias value, bash reads the bodies from the input lines after the line
     // holding the alias word, never from the value; the rest of that line is read after the value.
-    LexState in_value = lx_.save();
+    LexState in_value = lexer_.save();
     LexState input;
-    bool from_input = lx_.input_after_alias(input);
+    bool from_input = lexer_.input_after_alias(input);
     if (from_input) {
         if (input_jump_) {
-            lx_.restore(input_jump_->second);
+            lexer_.restore(input_jump_->second);
         } else {
-            lx_.restore(input);
-            const void* nl = std::memchr(src_.data() + lx_.off(), '\n', lx_.end() - lx_.off());
-            lx_.advance_to(nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) + 1 : lx_.end());
+            lexer_.restore(input);
+            const void* nl = std::memchr(src_.data() + lexer_.off(), '\n', lexer_.end() - lexer_.off());
+            lexer_.advance_to(nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) + 1 : lexer_.end());
         }
     }
-    LexState line_end = lx_.save();
+    LexState line_end = lexer_.save();
     for (Redirect* r : list) {
         if (failed()) return;
         read_heredoc(r);
     }
     if (from_input && !failed()) {
-        input_jump_.emplace(input_jump_ ? input_jump_->first : line_end, lx_.save());
-        lx_.restore(in_value);
+        input_jump_.emplace(input_jump_ ? input_jump_->first : line_end, lexer_.save());
+        lexer_.restore(in_value);
     }
 }
 
@@ -681,70 +681,70 @@ void Parser::read_heredoc(Redirect* r) {
     in_heredoc_body_ = true;
     Parts parts;
     LitBuf lit;
-    Pos start = lx_.pos();
+    Pos start = lexer_.pos();
     std::string_view delim = r->delim;
     auto at_delim_line = [&]() {
         if (body_to_end_) return false;
-        uint32_t off = lx_.off();
-        if (lx_.end() - off < delim.size()) return false;
+        uint32_t off = lexer_.off();
+        if (lexer_.end() - off < delim.size()) return false;
         if (src_.substr(off, delim.size()) != delim) return false;
-        int c = lx_.peek(static_cast<uint32_t>(delim.size()));
+        int c = lexer_.peek(static_cast<uint32_t>(delim.size()));
         return c == '\n' || c == -1;
     };
     bool last_nl = true;
     bool found = false;
-    while (!lx_.eof() && !failed()) {
+    while (!lexer_.eof() && !failed()) {
         if (r->strip_tabs)
-            while (lx_.peek() == '\t') lx_.advance();
+            while (lexer_.peek() == '\t') lexer_.advance();
         if (at_delim_line()) {
-            lx_.advance(static_cast<uint32_t>(delim.size()));
-            if (lx_.peek() == '\n') lx_.advance();
+            lexer_.advance(static_cast<uint32_t>(delim.size()));
+            if (lexer_.peek() == '\n') lexer_.advance();
             last_nl = true;
             found = true;
             break;
         }
         if (r->quoted_delim) {
-            uint32_t off = lx_.off();
-            const void* nl = std::memchr(src_.data() + off, '\n', lx_.end() - off);
-            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) + 1 : lx_.end();
-            lit_add(lit, off, to - off, lx_.pos());
-            lx_.advance_to(to);
+            uint32_t off = lexer_.off();
+            const void* nl = std::memchr(src_.data() + off, '\n', lexer_.end() - off);
+            uint32_t to = nl ? static_cast<uint32_t>(static_cast<const char*>(nl) - src_.data()) + 1 : lexer_.end();
+            lit_add(lit, off, to - off, lexer_.pos());
+            lexer_.advance_to(to);
             last_nl = nl != nullptr;
             continue;
         }
         // unquoted: expansions and the backslash rules of here-documents, up to the end of the line
         last_nl = false;
-        while (!lx_.eof() && !failed()) {
-            int c = lx_.peek();
+        while (!lexer_.eof() && !failed()) {
+            int c = lexer_.peek();
             if (c == '\n') {
                 lit_char(lit);
                 last_nl = true;
                 break;
             }
             if (c == '\\') {
-                int n = lx_.peek(1);
+                int n = lexer_.peek(1);
                 if (n == '\n') {
-                    lx_.advance(2);
+                    lexer_.advance(2);
                     continue;
                 }
                 if (n == '$' || n == '`' || n == '\\') {
-                    lit_add(lit, lx_.off() + 1, 1, lx_.pos());
-                    lx_.advance(2);
+                    lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
+                    lexer_.advance(2);
                     continue;
                 }
                 lit_char(lit);
                 continue;
             }
             if (c == '$') {
-                Pos p = lx_.pos();
-                uint32_t off = lx_.off();
+                Pos p = lexer_.pos();
+                uint32_t off = lexer_.off();
                 Node* n = read_dollar(true);
                 if (n) {
                     lit_flush(lit, parts);
                     parts.push_back(n);
                 } else {
                     lit_add(lit, off, 1, p);
-                    lx_.advance();
+                    lexer_.advance();
                 }
                 continue;
             }
@@ -763,17 +763,17 @@ void Parser::read_heredoc(Redirect* r) {
         unterminated_heredocs_.emplace_back(r->pos.line, std::string(delim));
     }
     // bash ends a last line cut by the end of input with a newline, whatever the line ends with
-    if (!last_nl) lit_add_str(lit, "\n", lx_.pos());
+    if (!last_nl) lit_add_str(lit, "\n", lexer_.pos());
     lit_flush(lit, parts);
-    Word* body = a_.node<Word>(start);
-    body->parts = a_.list<Node*>(parts);
+    Word* body = arena_.node<Word>(start);
+    body->parts = arena_.list<Node*>(parts);
     r->body = body;
     in_heredoc_body_ = saved_in_body;
 }
 
 Word* Parser::parse_body_text() {
     body_to_end_ = true;
-    Redirect* r = a_.node<Redirect>(lx_.pos());
+    Redirect* r = arena_.node<Redirect>(lexer_.pos());
     r->op = RedirOp::HereDoc;
     read_heredoc(r);
     return r->body;
@@ -782,15 +782,15 @@ Word* Parser::parse_body_text() {
 // ---------------------------------------------------------------- simple commands
 
 Command* Parser::parse_simple() {
-    Token t = lx_.next();
-    Simple* s = a_.node<Simple>(t.pos);
+    Token t = lexer_.next();
+    Simple* s = arena_.node<Simple>(t.pos);
     SmallVec<Assign*, 4> assigns;
     SmallVec<Word*, 8> words;
     SmallVec<Redirect*, 4> redirs;
     bool decl = false;
     for (;;) {
         if (failed()) return nullptr;
-        t = lx_.next();
+        t = lexer_.next();
         if (is_redir_tok(t.kind)) {
             Redirect* r = parse_redirect(t);
             if (!r) return nullptr;
@@ -814,16 +814,16 @@ Command* Parser::parse_simple() {
             std::string_view raw_name = word_text(t.off);
             std::string_view name = plain_text(w);
             if (assigns.empty() && redirs.empty() && !w->parts.empty()) {
-                Token n = lx_.next();
+                Token n = lexer_.next();
                 if (n.kind == Tok::LParen) {
-                    lx_.consume(n);
-                    Token c = lx_.next();
+                    lexer_.consume(n);
+                    Token c = lexer_.next();
                     if (c.kind != Tok::RParen) {
                         error_near(c);
                         return nullptr;
                     }
-                    lx_.consume(c);
-                    FuncDef* f = a_.node<FuncDef>(s->pos);
+                    lexer_.consume(c);
+                    FuncDef* f = arena_.node<FuncDef>(s->pos);
                     // a quoted or expanded name is rejected when the definition runs, as bash does
                     f->name = name.empty() ? raw_name : name;
                     f->parens = true;
@@ -835,24 +835,24 @@ Command* Parser::parse_simple() {
             continue;
         }
         if (decl) {
-            uint32_t from = lx_.off();
-            Pos p = lx_.pos();
+            uint32_t from = lexer_.off();
+            Pos p = lexer_.pos();
             if (Assign* as = try_assignment(true)) {
-                Word* w = a_.node<Word>(p);
+                Word* w = arena_.node<Word>(p);
                 w->decl_assign = as;
                 Parts parts;
                 if (as->is_array || !as->value) {
-                    Lit* l = a_.node<Lit>(p);
-                    l->text = joined(from, lx_.off());
+                    Lit* l = arena_.node<Lit>(p);
+                    l->text = joined(from, lexer_.off());
                     parts.push_back(l);
                 } else {
                     // the prefix up to and including '='
-                    Lit* l = a_.node<Lit>(p);
+                    Lit* l = arena_.node<Lit>(p);
                     l->text = joined(from, assign_value_off_);
                     if (!l->text.empty()) parts.push_back(l);
                     for (Node* n : as->value->parts) parts.push_back(n);
                 }
-                w->parts = a_.list<Node*>(parts);
+                w->parts = arena_.list<Node*>(parts);
                 words.push_back(w);
                 continue;
             }
@@ -866,15 +866,15 @@ Command* Parser::parse_simple() {
         error_near(t);
         return nullptr;
     }
-    s->assigns = a_.list<Assign*>(assigns);
-    s->words = a_.list<Word*>(words);
-    s->redirs = a_.list<Redirect*>(redirs);
+    s->assigns = arena_.list<Assign*>(assigns);
+    s->words = arena_.list<Word*>(words);
+    s->redirs = arena_.list<Redirect*>(redirs);
     return s;
 }
 
 // Scans a subscript starting at the '[' at offset `at`; sets `close` to the matching ']'.
 bool Parser::scan_subscript(uint32_t at, uint32_t& close) const {
-    uint32_t end = lx_.end();
+    uint32_t end = lexer_.end();
     int depth = 0;
     for (uint32_t i = at; i < end; ++i) {
         char c = src_[i];
@@ -903,12 +903,12 @@ bool Parser::scan_subscript(uint32_t at, uint32_t& close) const {
 }
 
 Word* Parser::read_range_word(uint32_t from, uint32_t to) {
-    uint32_t saved_end = lx_.end();
-    lx_.advance_to(from);
-    lx_.set_end(to);
+    uint32_t saved_end = lexer_.end();
+    lexer_.advance_to(from);
+    lexer_.set_end(to);
     Word* w = read_word(WordMode::Limit);
-    lx_.set_end(saved_end);
-    if (!failed()) lx_.advance_to(to);
+    lexer_.set_end(saved_end);
+    if (!failed()) lexer_.advance_to(to);
     return w;
 }
 
@@ -942,12 +942,12 @@ static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
 }
 
 Assign* Parser::try_assignment(bool word_subscript) {
-    uint32_t off = lx_.off();
-    uint32_t end = lx_.end();
+    uint32_t off = lexer_.off();
+    uint32_t end = lexer_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return nullptr;
     // line continuations may split the name and the operator
-    uint32_t i = lx_.skip_cont(off + 1);
-    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+    uint32_t i = lexer_.skip_cont(off + 1);
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) i = lexer_.skip_cont(i + 1);
     uint32_t name_end = i;
     uint32_t close = 0;
     bool has_index = false;
@@ -955,29 +955,29 @@ Assign* Parser::try_assignment(bool word_subscript) {
         if (!scan_subscript(i, close)) return nullptr;
         if (word_subscript && has_word_break(src_, i + 1, close)) return nullptr;
         has_index = true;
-        i = lx_.skip_cont(close + 1);
+        i = lexer_.skip_cont(close + 1);
     }
     bool append = false;
     if (i < end && src_[i] == '+') {
         append = true;
-        i = lx_.skip_cont(i + 1);
+        i = lexer_.skip_cont(i + 1);
     }
     if (i >= end || src_[i] != '=') return nullptr;
-    Assign* as = a_.node<Assign>(lx_.pos());
+    Assign* as = arena_.node<Assign>(lexer_.pos());
     as->name = joined(off, name_end);
     as->append = append;
     if (has_index) {
         as->index = read_range_word(name_end + 1, close);
         if (failed()) return nullptr;
     }
-    lx_.advance_to(i + 1);
-    if (lx_.peekj() == '(') {
-        lx_.splice();
+    lexer_.advance_to(i + 1);
+    if (lexer_.peekj() == '(') {
+        lexer_.splice();
         as->is_array = true;
         if (!read_array(as)) return nullptr;
         return as;
     }
-    uint32_t value_off = lx_.off();
+    uint32_t value_off = lexer_.off();
     as->value = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     assign_value_off_ = value_off;  // after the value: assignments inside it set it too
@@ -985,14 +985,14 @@ Assign* Parser::try_assignment(bool word_subscript) {
 }
 
 bool Parser::read_array(Assign* as) {
-    Pos start = lx_.pos();
+    Pos start = lexer_.pos();
     Depth d(*this, start);
     if (!d.ok) return false;
-    lx_.advance();  // (
+    lexer_.advance();  // (
     SmallVec<ArrayElem, 8> elems;
     for (;;) {
-        lx_.skip_blanks();
-        int c = lx_.peek();
+        lexer_.skip_blanks();
+        int c = lexer_.peek();
         if (c == '\n') {
             consume_newline();
             continue;
@@ -1002,37 +1002,37 @@ bool Parser::read_array(Assign* as) {
             return false;
         }
         if (c == ')') {
-            lx_.advance();
+            lexer_.advance();
             break;
         }
         if (Lexer::is_meta(c) || (c == '<' || c == '>')) {
-            Token t = lx_.next();
+            Token t = lexer_.next();
             error_near(t);
             if (err) err->discard_line = true;
             return false;
         }
         ArrayElem e;
-        e.pos = lx_.pos();
+        e.pos = lexer_.pos();
         uint32_t close = 0;
-        if (c == '[' && scan_subscript(lx_.off(), close)) {
+        if (c == '[' && scan_subscript(lexer_.off(), close)) {
             uint32_t j = close + 1;
             bool app = false;
-            if (j < lx_.end() && src_[j] == '+') {
+            if (j < lexer_.end() && src_[j] == '+') {
                 app = true;
                 ++j;
             }
-            if (j < lx_.end() && src_[j] == '=') {
-                e.key = read_range_word(lx_.off() + 1, close);
+            if (j < lexer_.end() && src_[j] == '=') {
+                e.key = read_range_word(lexer_.off() + 1, close);
                 if (failed()) return false;
                 e.append = app;
-                lx_.advance_to(j + 1);
+                lexer_.advance_to(j + 1);
             }
         }
         e.value = read_word(WordMode::Normal);
         if (failed()) return false;
         elems.push_back(e);
     }
-    as->elems = a_.list<ArrayElem>(elems);
+    as->elems = arena_.list<ArrayElem>(elems);
     return true;
 }
 
@@ -1068,7 +1068,7 @@ ParseUnit ScriptReader::next() {
     u.result.source = source_;
     std::string_view src(*source_);
     detail::Parser p(*u.result.arena, src, options_, {1, 1}, 0, eof_line_);
-    p.lx_.restore(detail::LexState{static_cast<uint32_t>(offset_), line_, 1});
+    p.lexer_.restore(detail::LexState{static_cast<uint32_t>(offset_), line_, 1});
     Script* s = p.parse_unit(u.complete);
     if (p.err) {
         u.result.error = std::move(p.err);
@@ -1093,8 +1093,8 @@ ParseUnit ScriptReader::next() {
     }
     u.result.script = s;
     u.result.unterminated_heredocs = std::move(p.unterminated_heredocs_);
-    offset_ = p.lx_.off();
-    line_ = p.lx_.pos().line;
+    offset_ = p.lexer_.off();
+    line_ = p.lexer_.pos().line;
     return u;
 }
 

@@ -19,18 +19,18 @@ constexpr std::string_view kBinaryTests[] = {"==", "=",   "!=",  "=~",  "-eq", "
 // ---------------------------------------------------------------- compound commands
 
 bool Parser::at_compound_start() {
-    Token t = lx_.next();
+    Token t = lexer_.next();
     if (t.kind == Tok::LParen) return true;
     if (t.kind != Tok::Word) return false;
     for (auto kw : {"{", "if", "while", "until", "for", "select", "case", "[["})
-        if (lx_.at_word(kw)) return true;
+        if (lexer_.at_word(kw)) return true;
     return false;
 }
 
 Command* Parser::parse_funcdef_body(FuncDef* f) {
     skip_newlines();
     if (failed()) return nullptr;
-    Token t = lx_.next();
+    Token t = lexer_.next();
     if (t.kind == Tok::Eof) {
         error_eof();
         return nullptr;
@@ -47,38 +47,38 @@ Command* Parser::parse_funcdef_body(FuncDef* f) {
 }
 
 Command* Parser::parse_function_kw() {
-    Pos p = lx_.pos();
-    lx_.advancej(8);
-    Token t = lx_.next();
+    Pos p = lexer_.pos();
+    lexer_.advance_joined(8);
+    Token t = lexer_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
         return nullptr;
     }
     Word* w = read_word(WordMode::Normal);
     if (failed()) return nullptr;
-    FuncDef* f = a_.node<FuncDef>(p);
+    FuncDef* f = arena_.node<FuncDef>(p);
     f->keyword = true;
     f->name = plain_text(w);
-    if (f->name.empty() && !w->parts.empty()) f->name = a_.str(src_.substr(t.off, lx_.off() - t.off));
-    t = lx_.next();
+    if (f->name.empty() && !w->parts.empty()) f->name = arena_.str(src_.substr(t.off, lexer_.off() - t.off));
+    t = lexer_.next();
     if (t.kind == Tok::LParen) {
-        lx_.consume(t);
-        Token c = lx_.next();
+        lexer_.consume(t);
+        Token c = lexer_.next();
         if (c.kind != Tok::RParen) {
             error_near(c);
             return nullptr;
         }
-        lx_.consume(c);
+        lexer_.consume(c);
         f->parens = true;
     }
     return parse_funcdef_body(f);
 }
 
 Command* Parser::parse_coproc() {
-    Pos p = lx_.pos();
-    lx_.advancej(6);
-    Coproc* c = a_.node<Coproc>(p);
-    Token t = lx_.next();
+    Pos p = lexer_.pos();
+    lexer_.advance_joined(6);
+    Coproc* c = arena_.node<Coproc>(p);
+    Token t = lexer_.next();
     if (t.kind == Tok::Newline || t.kind == Tok::Eof) {
         error_near(t);
         return nullptr;
@@ -86,14 +86,14 @@ Command* Parser::parse_coproc() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     if (t.kind == Tok::Word && !at_compound_start()) {
-        LexState st = lx_.save();
+        LexState st = lexer_.save();
         Word* w = read_word(WordMode::Normal);
         if (failed()) return nullptr;
         std::string_view name = plain_text(w);
         if (!name.empty() && at_compound_start()) {
             c->name = name;
         } else {
-            lx_.restore(st);
+            lexer_.restore(st);
         }
     }
     c->body = parse_command();
@@ -102,26 +102,26 @@ Command* Parser::parse_coproc() {
 }
 
 Command* Parser::parse_brace() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(1);
-    Brace* b = a_.node<Brace>(p);
+    lexer_.advance_joined(1);
+    Brace* b = arena_.node<Brace>(p);
     Stmts body = parse_stmts(true);
     if (failed() || !expect_word("}")) return nullptr;
-    b->body = a_.list<Stmt*>(body);
+    b->body = arena_.list<Stmt*>(body);
     return b;
 }
 
 Command* Parser::parse_subshell() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(1);
-    Subshell* s = a_.node<Subshell>(p);
+    lexer_.advance_joined(1);
+    Subshell* s = arena_.node<Subshell>(p);
     Stmts body = parse_stmts(true);
     if (failed()) return nullptr;
-    Token t = lx_.next();
+    Token t = lexer_.next();
     if (t.kind != Tok::RParen) {
         if (t.kind == Tok::Eof)
             error_eof();
@@ -129,18 +129,18 @@ Command* Parser::parse_subshell() {
             error_near(t);
         return nullptr;
     }
-    lx_.consume(t);
-    s->body = a_.list<Stmt*>(body);
+    lexer_.consume(t);
+    s->body = arena_.list<Stmt*>(body);
     return s;
 }
 
 Command* Parser::parse_paren_command() {
-    if (lx_.peekj(1) != '(') return parse_subshell();
-    Pos p = lx_.pos();
+    if (lexer_.peekj(1) != '(') return parse_subshell();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    LexState st = lx_.save();
-    lx_.advancej(2);
+    LexState st = lexer_.save();
+    lexer_.advance_joined(2);
     Word* raw = nullptr;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
@@ -149,23 +149,23 @@ Command* Parser::parse_paren_command() {
     if (!ok) {
         // bash quirk: when the `)` that ended the arithmetic attempt is the last byte of the input (but
         // for a final newline), bash counts that last line twice in its end-of-file error
-        uint32_t at = lx_.off() + 1;
-        if (at == lx_.end() || (at + 1 == lx_.end() && src_[at] == '\n')) ++eof_line_;
-        lx_.restore(st);
+        uint32_t at = lexer_.off() + 1;
+        if (at == lexer_.end() || (at + 1 == lexer_.end() && src_[at] == '\n')) ++eof_line_;
+        lexer_.restore(st);
         return parse_subshell();
     }
-    ArithCmd* c = a_.node<ArithCmd>(p);
+    ArithCmd* c = arena_.node<ArithCmd>(p);
     c->raw = raw;
     c->expr = arith_from_word(raw);
     return failed() ? nullptr : c;
 }
 
 Command* Parser::parse_if() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(2);
-    If* n = a_.node<If>(p);
+    lexer_.advance_joined(2);
+    If* n = arena_.node<If>(p);
     SmallVec<IfClause, 4> clauses;
     Pos cp = p;
     for (;;) {
@@ -175,77 +175,77 @@ Command* Parser::parse_if() {
         if (failed() || !expect_word("then")) return nullptr;
         Stmts body = parse_stmts(true);
         if (failed()) return nullptr;
-        cl.cond = a_.list<Stmt*>(cond);
-        cl.body = a_.list<Stmt*>(body);
+        cl.cond = arena_.list<Stmt*>(cond);
+        cl.body = arena_.list<Stmt*>(body);
         clauses.push_back(cl);
-        Token t = lx_.next();
-        if (t.kind == Tok::Word && lx_.at_word("elif")) {
+        Token t = lexer_.next();
+        if (t.kind == Tok::Word && lexer_.at_word("elif")) {
             cp = t.pos;
-            lx_.advancej(4);
+            lexer_.advance_joined(4);
             continue;
         }
-        if (t.kind == Tok::Word && lx_.at_word("else")) {
-            lx_.advancej(4);
+        if (t.kind == Tok::Word && lexer_.at_word("else")) {
+            lexer_.advance_joined(4);
             Stmts eb = parse_stmts(true);
             if (failed()) return nullptr;
             n->has_else = true;
-            n->else_body = a_.list<Stmt*>(eb);
+            n->else_body = arena_.list<Stmt*>(eb);
         }
         if (!expect_word("fi")) return nullptr;
         break;
     }
-    n->clauses = a_.list<IfClause>(clauses);
+    n->clauses = arena_.list<IfClause>(clauses);
     return n;
 }
 
 Command* Parser::parse_while(bool until) {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(until ? 5 : 5);
-    While* w = a_.node<While>(p);
+    lexer_.advance_joined(until ? 5 : 5);
+    While* w = arena_.node<While>(p);
     w->until = until;
     Stmts cond = parse_stmts(true);
     if (failed() || !expect_word("do")) return nullptr;
     Stmts body = parse_stmts(true);
     if (failed() || !expect_word("done")) return nullptr;
-    w->cond = a_.list<Stmt*>(cond);
-    w->body = a_.list<Stmt*>(body);
+    w->cond = arena_.list<Stmt*>(cond);
+    w->body = arena_.list<Stmt*>(body);
     return w;
 }
 
 Command* Parser::parse_for(bool select) {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(select ? 6 : 3);
-    lx_.skip_blanks();
-    if (!select && lx_.peekj() == '(' && lx_.peekj(1) == '(') return parse_arith_for(p);
+    lexer_.advance_joined(select ? 6 : 3);
+    lexer_.skip_blanks();
+    if (!select && lexer_.peekj() == '(' && lexer_.peekj(1) == '(') return parse_arith_for(p);
     // after an alias whose value ends with a blank (`alias FOR='for '`), each word may be an alias too
     while (expand_alias(false)) {
     }
-    Token t = lx_.next();
+    Token t = lexer_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
         return nullptr;
     }
     Pos var_pos = t.pos;
-    uint32_t from = lx_.off();
+    uint32_t from = lexer_.off();
     read_word(WordMode::Normal);
     if (failed()) return nullptr;
-    std::string_view var = joined(from, lx_.off());
+    std::string_view var = joined(from, lexer_.off());
     bool has_in = false;
     SmallVec<Word*, 8> items;
     skip_newlines();
     while (expand_alias(false)) {
     }
-    t = lx_.next();
-    if (t.kind == Tok::Word && lx_.at_word("in")) {
-        lx_.advancej(2);
+    t = lexer_.next();
+    if (t.kind == Tok::Word && lexer_.at_word("in")) {
+        lexer_.advance_joined(2);
         has_in = true;
         for (;;) {
             if (expand_alias(false)) continue;
-            t = lx_.next();
+            t = lexer_.next();
             if (t.kind == Tok::Word) {
                 Word* w = read_word(WordMode::Normal);
                 if (failed()) return nullptr;
@@ -253,7 +253,7 @@ Command* Parser::parse_for(bool select) {
                 continue;
             }
             if (t.kind == Tok::Semi) {
-                lx_.consume(t);
+                lexer_.consume(t);
             } else if (t.kind != Tok::Newline && t.kind != Tok::Eof) {
                 error_near(t);
                 return nullptr;
@@ -261,16 +261,16 @@ Command* Parser::parse_for(bool select) {
             break;
         }
     } else if (t.kind == Tok::Semi) {
-        lx_.consume(t);
+        lexer_.consume(t);
     }
     skip_newlines();
     if (failed()) return nullptr;
-    t = lx_.next();
+    t = lexer_.next();
     bool brace = false;
-    if (t.kind == Tok::Word && lx_.at_word("do")) {
-        lx_.advancej(2);
-    } else if (t.kind == Tok::Word && lx_.at_word("{")) {
-        lx_.advancej(1);
+    if (t.kind == Tok::Word && lexer_.at_word("do")) {
+        lexer_.advance_joined(2);
+    } else if (t.kind == Tok::Word && lexer_.at_word("{")) {
+        lexer_.advance_joined(1);
         brace = true;
     } else {
         if (t.kind == Tok::Eof)
@@ -282,28 +282,28 @@ Command* Parser::parse_for(bool select) {
     Stmts body = parse_stmts(true);
     if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
     if (select) {
-        Select* s = a_.node<Select>(p);
+        Select* s = arena_.node<Select>(p);
         s->var = var;
         s->var_pos = var_pos;
         s->has_in = has_in;
-        s->items = a_.list<Word*>(items);
-        s->body = a_.list<Stmt*>(body);
+        s->items = arena_.list<Word*>(items);
+        s->body = arena_.list<Stmt*>(body);
         return s;
     }
-    For* f = a_.node<For>(p);
+    For* f = arena_.node<For>(p);
     f->var = var;
     f->var_pos = var_pos;
     f->has_in = has_in;
-    f->items = a_.list<Word*>(items);
+    f->items = arena_.list<Word*>(items);
     f->brace_body = brace;
-    f->body = a_.list<Stmt*>(body);
+    f->body = arena_.list<Stmt*>(body);
     return f;
 }
 
 Command* Parser::parse_arith_for(Pos p) {
-    Pos start = lx_.pos();
-    lx_.advancej(2);
-    ArithFor* f = a_.node<ArithFor>(p);
+    Pos start = lexer_.pos();
+    lexer_.advance_joined(2);
+    ArithFor* f = arena_.node<ArithFor>(p);
     ArithPart* parts[3] = {&f->init, &f->cond, &f->step};
     bool closed = false;
     for (int i = 0; i < 3; ++i) {
@@ -316,7 +316,7 @@ Command* Parser::parse_arith_for(Pos p) {
         bool ok = read_arith_raw(ArithEnd::ForPart, start, raw, &term);
         if (failed()) return nullptr;
         if (!ok) {
-            error(lx_.pos(), "syntax error near unexpected token `)'");
+            error(lexer_.pos(), "syntax error near unexpected token `)'");
             return nullptr;
         }
         parts[i]->raw = raw;
@@ -328,16 +328,16 @@ Command* Parser::parse_arith_for(Pos p) {
         error(start, "syntax error: `;' unexpected");
         return nullptr;
     }
-    Token t = lx_.next();
-    if (t.kind == Tok::Semi) lx_.consume(t);
+    Token t = lexer_.next();
+    if (t.kind == Tok::Semi) lexer_.consume(t);
     skip_newlines();
     if (failed()) return nullptr;
-    t = lx_.next();
+    t = lexer_.next();
     bool brace = false;
-    if (t.kind == Tok::Word && lx_.at_word("do")) {
-        lx_.advancej(2);
-    } else if (t.kind == Tok::Word && lx_.at_word("{")) {
-        lx_.advancej(1);
+    if (t.kind == Tok::Word && lexer_.at_word("do")) {
+        lexer_.advance_joined(2);
+    } else if (t.kind == Tok::Word && lexer_.at_word("{")) {
+        lexer_.advance_joined(1);
         brace = true;
     } else {
         if (t.kind == Tok::Eof)
@@ -349,17 +349,17 @@ Command* Parser::parse_arith_for(Pos p) {
     Stmts body = parse_stmts(true);
     if (failed() || !expect_word(brace ? "}" : "done")) return nullptr;
     f->brace_body = brace;
-    f->body = a_.list<Stmt*>(body);
+    f->body = arena_.list<Stmt*>(body);
     return f;
 }
 
 Command* Parser::parse_case() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(4);
-    Case* c = a_.node<Case>(p);
-    Token t = lx_.next();
+    lexer_.advance_joined(4);
+    Case* c = arena_.node<Case>(p);
+    Token t = lexer_.next();
     if (t.kind != Tok::Word) {
         error_near(t);
         return nullptr;
@@ -372,9 +372,9 @@ Command* Parser::parse_case() {
     for (;;) {
         skip_newlines();
         if (failed()) return nullptr;
-        t = lx_.next();
-        if (t.kind == Tok::Word && lx_.at_word("esac")) {
-            lx_.advancej(4);
+        t = lexer_.next();
+        if (t.kind == Tok::Word && lexer_.at_word("esac")) {
+            lexer_.advance_joined(4);
             break;
         }
         if (t.kind == Tok::Eof) {
@@ -384,8 +384,8 @@ Command* Parser::parse_case() {
         CaseItem it;
         it.pos = t.pos;
         if (t.kind == Tok::LParen) {
-            lx_.consume(t);
-            t = lx_.next();
+            lexer_.consume(t);
+            t = lexer_.next();
         }
         SmallVec<Word*, 8> pats;
         for (;;) {
@@ -396,14 +396,14 @@ Command* Parser::parse_case() {
             Word* w = read_word(opt_.extglob ? WordMode::Normal : WordMode::Normal);
             if (failed()) return nullptr;
             pats.push_back(w);
-            t = lx_.next();
+            t = lexer_.next();
             if (t.kind == Tok::Pipe) {
-                lx_.consume(t);
-                t = lx_.next();
+                lexer_.consume(t);
+                t = lexer_.next();
                 continue;
             }
             if (t.kind == Tok::RParen) {
-                lx_.consume(t);
+                lexer_.consume(t);
                 break;
             }
             error_near(t);
@@ -411,19 +411,19 @@ Command* Parser::parse_case() {
         }
         Stmts body = parse_stmts(false);
         if (failed()) return nullptr;
-        it.patterns = a_.list<Word*>(pats);
-        it.body = a_.list<Stmt*>(body);
-        t = lx_.next();
+        it.patterns = arena_.list<Word*>(pats);
+        it.body = arena_.list<Stmt*>(body);
+        t = lexer_.next();
         switch (t.kind) {
         case Tok::DSemi: it.term = CaseTerm::Break; break;
         case Tok::SemiAnd: it.term = CaseTerm::FallThrough; break;
         case Tok::DSemiAnd: it.term = CaseTerm::Continue; break;
         case Tok::Word:
-            if (lx_.at_word("esac")) {
+            if (lexer_.at_word("esac")) {
                 it.term = CaseTerm::None;
                 items.push_back(it);
-                lx_.advancej(4);
-                c->items = a_.list<CaseItem>(items);
+                lexer_.advance_joined(4);
+                c->items = arena_.list<CaseItem>(items);
                 return c;
             }
             error_near(t);
@@ -431,27 +431,27 @@ Command* Parser::parse_case() {
         case Tok::Eof: error_eof(); return nullptr;
         default: error_near(t); return nullptr;
         }
-        lx_.consume(t);
+        lexer_.consume(t);
         items.push_back(it);
     }
-    c->items = a_.list<CaseItem>(items);
+    c->items = arena_.list<CaseItem>(items);
     return c;
 }
 
 // ---------------------------------------------------------------- [[ ]]
 
 Command* Parser::parse_cond() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(2);
-    CondCmd* c = a_.node<CondCmd>(p);
+    lexer_.advance_joined(2);
+    CondCmd* c = arena_.node<CondCmd>(p);
     c->expr = cond_or();
     if (failed()) return nullptr;
     cond_skip_newlines();
-    Token t = lx_.next(LexMode::Cond);
-    if (t.kind == Tok::Word && lx_.at_word("]]")) {
-        lx_.advancej(2);
+    Token t = lexer_.next(LexMode::Cond);
+    if (t.kind == Tok::Word && lexer_.at_word("]]")) {
+        lexer_.advance_joined(2);
         return c;
     }
     if (t.kind == Tok::Eof) {
@@ -467,7 +467,7 @@ Command* Parser::parse_cond() {
 
 void Parser::cond_skip_newlines() {
     for (;;) {
-        Token t = lx_.next(LexMode::Cond);
+        Token t = lexer_.next(LexMode::Cond);
         if (t.kind != Tok::Newline || failed()) return;
         consume_newline();
     }
@@ -478,12 +478,12 @@ CondExpr* Parser::cond_or() {
     for (;;) {
         if (!l || failed()) return nullptr;
         cond_skip_newlines();
-        Token t = lx_.next(LexMode::Cond);
+        Token t = lexer_.next(LexMode::Cond);
         if (t.kind != Tok::OrOr) return l;
-        lx_.consume(t);
+        lexer_.consume(t);
         CondExpr* r = cond_and();
         if (!r) return nullptr;
-        CondOr* o = a_.node<CondOr>(l->pos);
+        CondOr* o = arena_.node<CondOr>(l->pos);
         o->left = l;
         o->right = r;
         l = o;
@@ -495,12 +495,12 @@ CondExpr* Parser::cond_and() {
     for (;;) {
         if (!l || failed()) return nullptr;
         cond_skip_newlines();
-        Token t = lx_.next(LexMode::Cond);
+        Token t = lexer_.next(LexMode::Cond);
         if (t.kind != Tok::AndAnd) return l;
-        lx_.consume(t);
+        lexer_.consume(t);
         CondExpr* r = cond_term();
         if (!r) return nullptr;
-        CondAnd* o = a_.node<CondAnd>(l->pos);
+        CondAnd* o = arena_.node<CondAnd>(l->pos);
         o->left = l;
         o->right = r;
         l = o;
@@ -510,13 +510,13 @@ CondExpr* Parser::cond_and() {
 CondExpr* Parser::cond_term() {
     cond_skip_newlines();
     if (failed()) return nullptr;
-    Token t = lx_.next(LexMode::Cond);
+    Token t = lexer_.next(LexMode::Cond);
     Depth d(*this, t.pos);
     if (!d.ok) return nullptr;
     auto tok_name = [&](const Token& k) -> std::string {
         if (k.kind == Tok::Word) {
             uint32_t e = k.off;
-            while (e < lx_.end() && !Lexer::is_meta(static_cast<unsigned char>(src_[e]))) ++e;
+            while (e < lexer_.end() && !Lexer::is_meta(static_cast<unsigned char>(src_[e]))) ++e;
             return std::string(src_.substr(k.off, e - k.off));
         }
         return std::string(token_text(k.kind));
@@ -526,17 +526,17 @@ CondExpr* Parser::cond_term() {
         return nullptr;
     }
     if (t.kind == Tok::LParen) {
-        lx_.consume(t);
+        lexer_.consume(t);
         CondExpr* e = cond_or();
         if (!e || failed()) return nullptr;
         cond_skip_newlines();
-        Token r = lx_.next(LexMode::Cond);
+        Token r = lexer_.next(LexMode::Cond);
         if (r.kind != Tok::RParen) {
             cond_error(r, "unexpected token `" + tok_name(r) + "', expected `)'");
             return nullptr;
         }
-        lx_.consume(r);
-        CondParen* cp = a_.node<CondParen>(t.pos);
+        lexer_.consume(r);
+        CondParen* cp = arena_.node<CondParen>(t.pos);
         cp->expr = e;
         return cp;
     }
@@ -544,29 +544,29 @@ CondExpr* Parser::cond_term() {
         cond_error(t, "unexpected token `" + tok_name(t) + "' in conditional command");
         return nullptr;
     }
-    if (lx_.at_word("]]")) {
+    if (lexer_.at_word("]]")) {
         // `[[ ]]`, `[[ a && ]]`: bash stops reading without a word; an ordinary syntax error here (see
         // ParserErrors.SilentBashCondErrorsAreErrors), so that the script's author learns why.
         error(t.pos, "syntax error near unexpected token `]]'");
         return nullptr;
     }
-    if (lx_.at_word("!")) {
-        lx_.advancej(1);
+    if (lexer_.at_word("!")) {
+        lexer_.advance_joined(1);
         CondExpr* e = cond_term();
         if (!e) return nullptr;
-        CondNot* n = a_.node<CondNot>(t.pos);
+        CondNot* n = arena_.node<CondNot>(t.pos);
         n->expr = e;
         return n;
     }
     for (auto op : kUnaryTests) {
-        if (!lx_.at_word(op)) continue;
-        lx_.advancej(2);
-        Token a = lx_.next(LexMode::Cond);
-        if (a.kind != Tok::Word || lx_.at_word("]]")) {
+        if (!lexer_.at_word(op)) continue;
+        lexer_.advance_joined(2);
+        Token a = lexer_.next(LexMode::Cond);
+        if (a.kind != Tok::Word || lexer_.at_word("]]")) {
             cond_error(a, "unexpected argument `" + tok_name(a) + "' to conditional unary operator");
             return nullptr;
         }
-        CondUnary* u = a_.node<CondUnary>(t.pos);
+        CondUnary* u = arena_.node<CondUnary>(t.pos);
         u->op = op;
         u->arg = read_word(WordMode::Cond);
         if (failed()) return nullptr;
@@ -574,38 +574,38 @@ CondExpr* Parser::cond_term() {
     }
     Word* left = read_word(WordMode::Cond);
     if (failed()) return nullptr;
-    Token o = lx_.next(LexMode::Cond);
+    Token o = lexer_.next(LexMode::Cond);
     std::string_view op;
     if (o.kind == Tok::Less) op = "<";
     else if (o.kind == Tok::Great) op = ">";
     else if (o.kind == Tok::Word) {
         for (auto b : kBinaryTests)
-            if (lx_.at_word(b)) op = b;
-        if (op.empty() && !lx_.at_word("]]")) {
+            if (lexer_.at_word(b)) op = b;
+        if (op.empty() && !lexer_.at_word("]]")) {
             cond_error(o, "conditional binary operator expected");
             return nullptr;
         }
     }
     if (op.empty()) {
         if (o.kind == Tok::AndAnd || o.kind == Tok::OrOr || o.kind == Tok::RParen ||
-            (o.kind == Tok::Word && lx_.at_word("]]"))) {
-            CondWord* w = a_.node<CondWord>(t.pos);
+            (o.kind == Tok::Word && lexer_.at_word("]]"))) {
+            CondWord* w = arena_.node<CondWord>(t.pos);
             w->word = left;
             return w;
         }
         cond_error(o, "unexpected token `" + tok_name(o) + "', conditional binary operator expected");
         return nullptr;
     }
-    lx_.advancej(static_cast<uint32_t>(op.size()));
-    Token r = lx_.next(LexMode::Cond);
-    if (r.kind != Tok::Word || lx_.at_word("]]")) {
+    lexer_.advance_joined(static_cast<uint32_t>(op.size()));
+    Token r = lexer_.next(LexMode::Cond);
+    if (r.kind != Tok::Word || lexer_.at_word("]]")) {
         // < and ( can begin a regex on the right of =~
         if (!(op == "=~" && (r.kind == Tok::LParen || r.kind == Tok::Pipe))) {
             cond_error(r, "unexpected argument `" + tok_name(r) + "' to conditional binary operator");
             return nullptr;
         }
     }
-    CondBinary* b = a_.node<CondBinary>(t.pos);
+    CondBinary* b = arena_.node<CondBinary>(t.pos);
     b->op = op;
     b->left = left;
     WordMode m = WordMode::Cond;

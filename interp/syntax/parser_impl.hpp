@@ -58,8 +58,8 @@ public:
     bool failed() const { return err.has_value(); }
 
     // ---------------------------------------------------------------- shared helpers
-    Arena& a_;
-    Lexer lx_;
+    Arena& arena_;
+    Lexer lexer_;
     const std::string_view& src_;  // the text the cursor is in: the source or an alias value
     const ParseOptions& opt_;
     uint32_t depth_;
@@ -104,8 +104,8 @@ private:
     void lit_add_str(LitBuf& l, std::string_view s, Pos p);
     void lit_flush(LitBuf& l, Parts& parts);
     void lit_char(LitBuf& l) {  // adds the byte at the cursor and advances
-        lit_add(l, lx_.off(), 1, lx_.pos());
-        lx_.advance();
+        lit_add(l, lexer_.off(), 1, lexer_.pos());
+        lexer_.advance();
     }
 
     // commands
@@ -179,7 +179,7 @@ private:
     bool read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term = nullptr);
 
     std::string_view word_text(uint32_t from) const {
-        return from <= lx_.off() ? src_.substr(from, lx_.off() - from) : std::string_view();
+        return from <= lexer_.off() ? src_.substr(from, lexer_.off() - from) : std::string_view();
     }
     std::string_view plain_text(const Word* w) const;
     // Source bytes [from, to) without line continuations (arena-copied only when there are some).
@@ -193,7 +193,7 @@ private:
     uint32_t speculating_ = 0;
     Node* memo_get(uint32_t off, bool in_dq);
     uint64_t memo_key(uint32_t off, bool in_dq) const {
-        return (uint64_t(lx_.save().frame) << 33) | (uint64_t(off) << 1) | (in_dq ? 1 : 0);
+        return (uint64_t(lexer_.save().frame) << 33) | (uint64_t(off) << 1) | (in_dq ? 1 : 0);
     }
     void memo_put(uint32_t off, bool in_dq, Node* n);
 

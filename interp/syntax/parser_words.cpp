@@ -31,7 +31,7 @@ constexpr PlainTable kPlain;
 // ---------------------------------------------------------------- words
 
 Word* Parser::read_word(WordMode m, bool in_dq) {
-    Pos wpos = lx_.pos();
+    Pos wpos = lexer_.pos();
     Parts parts;
     LitBuf lit;
     int depth = 0;
@@ -43,18 +43,18 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
     int ternary = 0;       // ParamOff: '?' waiting for their ':'
     for (;;) {
         if (failed()) break;
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c < 0) break;
         if (cmdlike && kPlain.word[c]) {  // a run of plain bytes at once, as lit_char would add them one by one
             const char* p = src_.data();
-            uint32_t from = lx_.off(), to = from + 1;
-            while (to < lx_.end() && kPlain.word[static_cast<unsigned char>(p[to])]) ++to;
-            lit_add(lit, from, to - from, lx_.pos());
-            lx_.advance(to - from);
+            uint32_t from = lexer_.off(), to = from + 1;
+            while (to < lexer_.end() && kPlain.word[static_cast<unsigned char>(p[to])]) ++to;
+            lit_add(lit, from, to - from, lexer_.pos());
+            lexer_.advance(to - from);
             continue;
         }
         // the next byte: raw after a backslash (the escaped byte), else across line continuations
-        int n = c == '\\' ? lx_.peek(1) : lx_.peekj(1);
+        int n = c == '\\' ? lexer_.peek(1) : lexer_.peekj(1);
         // terminators
         if (cmdlike) {
             if (Lexer::is_meta(c) && !((c == '<' || c == '>') && n == '(')) break;
@@ -91,7 +91,7 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
         switch (c) {
         case '\\': {
             if (n == '\n') {
-                lx_.advance(2);
+                lexer_.advance(2);
                 continue;
             }
             if (n < 0) {
@@ -105,18 +105,18 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 // (and \' in a pattern, where single quotes quote)
                 bool pat = m == WordMode::ParamPat || m == WordMode::ParamPatArg;
                 if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat)) {
-                    lit_add(lit, lx_.off() + 1, 1, lx_.pos());
-                    lx_.advance(2);
+                    lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
+                    lexer_.advance(2);
                 } else {
                     lit_char(lit);
                 }
                 continue;
             }
             lit_flush(lit, parts);
-            Escaped* e = a_.node<Escaped>(lx_.pos());
-            e->text = src_.substr(lx_.off() + 1, 1);
+            Escaped* e = arena_.node<Escaped>(lexer_.pos());
+            e->text = src_.substr(lexer_.off() + 1, 1);
             parts.push_back(e);
-            lx_.advance(2);
+            lexer_.advance(2);
             continue;
         }
         case '\'':
@@ -141,8 +141,8 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             if (Node* q = read_backtick(false)) parts.push_back(q);
             continue;
         case '$': {
-            Pos p = lx_.pos();
-            uint32_t off = lx_.off();
+            Pos p = lexer_.pos();
+            uint32_t off = lexer_.off();
             Node* q = nullptr;
             if (in_dq && (n == '\'' || n == '"')) {
                 // In the word of a ${..} inside double quotes, $'..' is ANSI-C quoting and $".." a
@@ -158,7 +158,7 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 parts.push_back(q);
             } else if (!failed()) {
                 lit_add(lit, off, 1, p);
-                lx_.advance();
+                lexer_.advance();
             }
             continue;
         }
@@ -194,62 +194,62 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
 }
 
 Node* Parser::read_squote() {
-    Pos p = lx_.pos();
-    uint32_t from = lx_.off() + 1;
-    const void* q = std::memchr(src_.data() + from, '\'', lx_.end() - std::min(from, lx_.end()));
-    if (!q || from > lx_.end()) {
+    Pos p = lexer_.pos();
+    uint32_t from = lexer_.off() + 1;
+    const void* q = std::memchr(src_.data() + from, '\'', lexer_.end() - std::min(from, lexer_.end()));
+    if (!q || from > lexer_.end()) {
         error(p, "unexpected EOF while looking for matching `''");
         return nullptr;
     }
     uint32_t to = static_cast<uint32_t>(static_cast<const char*>(q) - src_.data());
-    SglQuoted* s = a_.node<SglQuoted>(p);
+    SglQuoted* s = arena_.node<SglQuoted>(p);
     s->text = src_.substr(from, to - from);
-    lx_.advance_to(to + 1);
+    lexer_.advance_to(to + 1);
     return s;
 }
 
 Node* Parser::read_dquote(bool locale) {
-    Pos p = lx_.pos();
-    lx_.advancej(locale ? 2 : 1);  // $" or "
+    Pos p = lexer_.pos();
+    lexer_.advance_joined(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     Parts parts;
     LitBuf lit;
     for (;;) {
         if (failed()) return nullptr;
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c < 0) {
             error(p, "unexpected EOF while looking for matching `\"'");
             return nullptr;
         }
         if (c == '"') {
-            lx_.advance();
+            lexer_.advance();
             break;
         }
         if (c == '\\') {
-            int n = lx_.peek(1);
+            int n = lexer_.peek(1);
             if (n == '\n') {
-                lx_.advance(2);
+                lexer_.advance(2);
                 continue;
             }
             if (n == '$' || n == '`' || n == '"' || n == '\\') {
-                lit_add(lit, lx_.off() + 1, 1, lx_.pos());
-                lx_.advance(2);
+                lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
+                lexer_.advance(2);
                 continue;
             }
             lit_char(lit);
             continue;
         }
         if (c == '$') {
-            Pos dp = lx_.pos();
-            uint32_t off = lx_.off();
+            Pos dp = lexer_.pos();
+            uint32_t off = lexer_.off();
             Node* n = read_dollar(true);
             if (n) {
                 lit_flush(lit, parts);
                 parts.push_back(n);
             } else if (!failed()) {
                 lit_add(lit, off, 1, dp);
-                lx_.advance();
+                lexer_.advance();
             }
             continue;
         }
@@ -260,15 +260,15 @@ Node* Parser::read_dquote(bool locale) {
         }
         // a run of plain bytes at once
         const char* s = src_.data();
-        uint32_t from = lx_.off(), to = from + 1;
-        while (to < lx_.end() && kPlain.dquote[static_cast<unsigned char>(s[to])]) ++to;
-        lit_add(lit, from, to - from, lx_.pos());
-        lx_.advance(to - from);
+        uint32_t from = lexer_.off(), to = from + 1;
+        while (to < lexer_.end() && kPlain.dquote[static_cast<unsigned char>(s[to])]) ++to;
+        lit_add(lit, from, to - from, lexer_.pos());
+        lexer_.advance(to - from);
     }
     lit_flush(lit, parts);
-    DblQuoted* q = a_.node<DblQuoted>(p);
+    DblQuoted* q = arena_.node<DblQuoted>(p);
     q->locale = locale;
-    q->parts = a_.list<Node*>(parts);
+    q->parts = arena_.list<Node*>(parts);
     return q;
 }
 
@@ -298,9 +298,9 @@ static int hexval(int c) {
 }
 
 Node* Parser::read_ansic() {
-    Pos p = lx_.pos();
-    lx_.advancej(2);  // $'
-    uint32_t from = lx_.off();
+    Pos p = lexer_.pos();
+    lexer_.advance_joined(2);  // $'
+    uint32_t from = lexer_.off();
     std::string out;
     bool truncated = false;
     auto put = [&](char ch) {
@@ -308,7 +308,7 @@ Node* Parser::read_ansic() {
         if (!truncated) out += ch;
     };
     for (;;) {
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c < 0) {
             error(p, "unexpected EOF while looking for matching `''");
             return nullptr;
@@ -316,16 +316,16 @@ Node* Parser::read_ansic() {
         if (c == '\'') break;
         if (c != '\\') {
             put(static_cast<char>(c));
-            lx_.advance();
+            lexer_.advance();
             continue;
         }
-        int n = lx_.peek(1);
+        int n = lexer_.peek(1);
         if (n < 0) {
             put('\\');
-            lx_.advance();
+            lexer_.advance();
             continue;
         }
-        lx_.advance(2);
+        lexer_.advance(2);
         switch (n) {
         case 'n': put('\n'); break;
         case 't': put('\t'); break;
@@ -342,18 +342,18 @@ Node* Parser::read_ansic() {
         case '?': put('?'); break;
         case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
             int v = n - '0';
-            for (int i = 0; i < 2 && lx_.peek() >= '0' && lx_.peek() <= '7'; ++i) {
-                v = v * 8 + (lx_.peek() - '0');
-                lx_.advance();
+            for (int i = 0; i < 2 && lexer_.peek() >= '0' && lexer_.peek() <= '7'; ++i) {
+                v = v * 8 + (lexer_.peek() - '0');
+                lexer_.advance();
             }
             put(static_cast<char>(v & 0xFF));
             break;
         }
         case 'x': {
             int v = 0, k = 0;
-            while (k < 2 && hexval(lx_.peek()) >= 0) {
-                v = v * 16 + hexval(lx_.peek());
-                lx_.advance();
+            while (k < 2 && hexval(lexer_.peek()) >= 0) {
+                v = v * 16 + hexval(lexer_.peek());
+                lexer_.advance();
                 ++k;
             }
             if (k == 0) {
@@ -368,9 +368,9 @@ Node* Parser::read_ansic() {
         case 'U': {
             uint32_t v = 0;
             int k = 0, max = n == 'u' ? 4 : 8;
-            while (k < max && hexval(lx_.peek()) >= 0) {
-                v = v * 16 + static_cast<uint32_t>(hexval(lx_.peek()));
-                lx_.advance();
+            while (k < max && hexval(lexer_.peek()) >= 0) {
+                v = v * 16 + static_cast<uint32_t>(hexval(lexer_.peek()));
+                lexer_.advance();
                 ++k;
             }
             if (k == 0) {
@@ -384,14 +384,14 @@ Node* Parser::read_ansic() {
             break;
         }
         case 'c': {
-            int x = lx_.peek();
+            int x = lexer_.peek();
             if (x < 0 || x == '\'') {
                 put('\\');
                 put('c');
                 break;
             }
-            lx_.advance();
-            if (x == '\\' && lx_.peek() == '\\') lx_.advance();
+            lexer_.advance();
+            if (x == '\\' && lexer_.peek() == '\\') lexer_.advance();
             if (x == '?') put('\x7f');
             else put(static_cast<char>(std::toupper(x) & 0x1f));
             break;
@@ -402,10 +402,10 @@ Node* Parser::read_ansic() {
             break;
         }
     }
-    AnsiCQuoted* q = a_.node<AnsiCQuoted>(p);
-    q->raw = src_.substr(from, lx_.off() - from);
-    q->value = a_.str(out);
-    lx_.advance();  // '
+    AnsiCQuoted* q = arena_.node<AnsiCQuoted>(p);
+    q->raw = src_.substr(from, lexer_.off() - from);
+    q->value = arena_.str(out);
+    lexer_.advance();  // '
     return q;
 }
 
@@ -413,56 +413,56 @@ Node* Parser::memo_get(uint32_t off, bool in_dq) {
     if (memo_.empty()) return nullptr;
     auto it = memo_.find(memo_key(off, in_dq));
     if (it == memo_.end()) return nullptr;
-    lx_.restore(it->second.end);
+    lexer_.restore(it->second.end);
     return it->second.node;
 }
 
 void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
     if (speculating_ == 0 || !n || failed()) return;
-    memo_[memo_key(off, in_dq)] = Memo{n, lx_.save()};
+    memo_[memo_key(off, in_dq)] = Memo{n, lexer_.save()};
 }
 
 Node* Parser::read_dollar(bool in_dq) {
-    Pos p = lx_.pos();
-    int n = lx_.peekj(1);
-    uint32_t off = lx_.off();
+    Pos p = lexer_.pos();
+    int n = lexer_.peekj(1);
+    uint32_t off = lexer_.off();
     if (n == '{' || n == '(' || n == '[') {
         if (Node* m = memo_get(off, in_dq)) return m;
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
         else if (n == '[') r = read_arith_bracket();
-        else if (lx_.peekj(2) == '(') r = read_dollar_dparen();
+        else if (lexer_.peekj(2) == '(') r = read_dollar_dparen();
         else r = read_cmdsubst();
         memo_put(off, in_dq, r);
         return r;
     }
     if (!in_dq && n == '\'') return read_ansic();
     if (!in_dq && n == '"') return read_dquote(true);
-    ParamExp* pe = a_.node<ParamExp>(p);
-    uint32_t first = lx_.skip_cont(off + 1);
+    ParamExp* pe = arena_.node<ParamExp>(p);
+    uint32_t first = lexer_.skip_cont(off + 1);
     if (is_name_start(n)) {
-        uint32_t i = lx_.skip_cont(first + 1);
-        while (i < lx_.end() && is_name_char(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+        uint32_t i = lexer_.skip_cont(first + 1);
+        while (i < lexer_.end() && is_name_char(static_cast<unsigned char>(src_[i]))) i = lexer_.skip_cont(i + 1);
         pe->name = joined(first, i);
-        lx_.advance_to(i);
+        lexer_.advance_to(i);
         return pe;
     }
     if (is_digit(n) || is_special_param(n)) {
         pe->name = src_.substr(first, 1);
-        lx_.advance_to(first + 1);
+        lexer_.advance_to(first + 1);
         return pe;
     }
     return nullptr;
 }
 
 Node* Parser::read_brace_param(bool in_dq) {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    uint32_t start = lx_.off();
-    lx_.advancej(2);
-    lx_.splice();
-    ParamExp* pe = a_.node<ParamExp>(p);
+    uint32_t start = lexer_.off();
+    lexer_.advance_joined(2);
+    lexer_.splice();
+    ParamExp* pe = arena_.node<ParamExp>(p);
     pe->braced = true;
     auto eof_err = [&]() {
         error(p, "unexpected EOF while looking for matching `}'");
@@ -473,29 +473,29 @@ Node* Parser::read_brace_param(bool in_dq) {
         if (failed()) return nullptr;
         int depth = 0;
         for (;;) {
-            int c = lx_.peek();
+            int c = lexer_.peek();
             if (c < 0) return eof_err();
             if (c == '{') ++depth;
             if (c == '}' && depth-- == 0) break;
-            if (c == '\\' && lx_.peek(1) >= 0) lx_.advance();
-            lx_.advance();
+            if (c == '\\' && lexer_.peek(1) >= 0) lexer_.advance();
+            lexer_.advance();
         }
-        ParamExp* b = a_.node<ParamExp>(p);
+        ParamExp* b = arena_.node<ParamExp>(p);
         b->braced = true;
-        b->name = src_.substr(start + 2, lx_.off() - start - 2);
-        lx_.advance();
+        b->name = src_.substr(start + 2, lexer_.off() - start - 2);
+        lexer_.advance();
         return b;
     };
     // Names and digits may be split by line continuations; the cursor ends past any that follow.
     auto read_name = [&]() -> bool {
-        lx_.splice();
-        int c = lx_.peek();
-        uint32_t off = lx_.off();
+        lexer_.splice();
+        int c = lexer_.peek();
+        uint32_t off = lexer_.off();
         auto scan = [&](bool (*ok)(int)) {
-            uint32_t i = lx_.skip_cont(off + 1);
-            while (i < lx_.end() && ok(static_cast<unsigned char>(src_[i]))) i = lx_.skip_cont(i + 1);
+            uint32_t i = lexer_.skip_cont(off + 1);
+            while (i < lexer_.end() && ok(static_cast<unsigned char>(src_[i]))) i = lexer_.skip_cont(i + 1);
             pe->name = joined(off, i);
-            lx_.advance_to(i);
+            lexer_.advance_to(i);
         };
         if (is_name_start(c)) {
             scan(is_name_char);
@@ -507,96 +507,96 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
         if (is_special_param(c)) {
             pe->name = src_.substr(off, 1);
-            lx_.advance_to(lx_.skip_cont(off + 1));
+            lexer_.advance_to(lexer_.skip_cont(off + 1));
             return true;
         }
         return false;
     };
     auto read_index = [&]() -> bool {
-        lx_.splice();
-        if (lx_.peek() != '[') return true;
+        lexer_.splice();
+        if (lexer_.peek() != '[') return true;
         uint32_t close = 0;
-        if (!scan_subscript(lx_.off(), close)) return false;
-        std::string_view in = src_.substr(lx_.off() + 1, close - lx_.off() - 1);
+        if (!scan_subscript(lexer_.off(), close)) return false;
+        std::string_view in = src_.substr(lexer_.off() + 1, close - lexer_.off() - 1);
         if (in == "@" || in == "*") {
             pe->index_all = in[0];
-            lx_.advance_to(close + 1);
+            lexer_.advance_to(close + 1);
         } else {
-            pe->index = read_range_word(lx_.off() + 1, close);
+            pe->index = read_range_word(lexer_.off() + 1, close);
             if (failed()) return false;
-            lx_.advance_to(close + 1);
+            lexer_.advance_to(close + 1);
         }
         return true;
     };
     auto arg = [&](WordMode m) -> Word* { return read_word(m, in_dq); };
     auto close = [&]() -> Node* {
         if (failed()) return nullptr;
-        lx_.splice();
-        if (lx_.peek() == '}') {
-            lx_.advance();
+        lexer_.splice();
+        if (lexer_.peek() == '}') {
+            lexer_.advance();
             return pe;
         }
-        if (lx_.peek() < 0) return eof_err();
+        if (lexer_.peek() < 0) return eof_err();
         return bad();
     };
-    int c = lx_.peek();
-    int n = lx_.peekj(1);
+    int c = lexer_.peek();
+    int n = lexer_.peekj(1);
     if (c < 0) return eof_err();
     if (c == '#' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n)) &&
-        !((n == '-' || n == '=' || n == '?' || n == '+') && lx_.peekj(2) != '}')) {
-        lx_.advance();
+        !((n == '-' || n == '=' || n == '?' || n == '+') && lexer_.peekj(2) != '}')) {
+        lexer_.advance();
         pe->op = ParamOp::Length;
         if (!read_name()) return bad();
         if (!read_index()) return bad();
         return close();
     }
     if (c == '!' && n != '}' && (is_name_start(n) || is_digit(n) || is_special_param(n))) {
-        lx_.advance();
+        lexer_.advance();
         if (!read_name()) return bad();
-        int x = lx_.peek();
-        if ((x == '*' || x == '@') && lx_.peekj(1) == '}') {
+        int x = lexer_.peek();
+        if ((x == '*' || x == '@') && lexer_.peekj(1) == '}') {
             pe->op = ParamOp::PrefixNames;
             pe->at_form = x == '@';
-            lx_.advancej(2);
+            lexer_.advance_joined(2);
             return pe;
         }
         if (!read_index()) return bad();
-        lx_.splice();
-        if (pe->index_all && lx_.peek() == '}') {
+        lexer_.splice();
+        if (pe->index_all && lexer_.peek() == '}') {
             pe->op = ParamOp::Keys;
-            lx_.advance();
+            lexer_.advance();
             return pe;
         }
         pe->indirect = true;
     } else {
         if (!read_name()) {
             if (c == '}') {
-                lx_.advance();
+                lexer_.advance();
                 return pe;  // ${}: bad substitution at run time
             }
             return bad();
         }
         if (!read_index()) return bad();
     }
-    lx_.splice();
-    c = lx_.peek();
-    n = lx_.peekj(1);
+    lexer_.splice();
+    c = lexer_.peek();
+    n = lexer_.peekj(1);
     switch (c) {
-    case '}': lx_.advance(); return pe;
+    case '}': lexer_.advance(); return pe;
     case ':':
         if (n == '-' || n == '=' || n == '?' || n == '+') {
             pe->colon = true;
             pe->op = n == '-' ? ParamOp::Default : n == '=' ? ParamOp::Assign : n == '?' ? ParamOp::Error : ParamOp::Alternate;
-            lx_.advancej(2);
+            lexer_.advance_joined(2);
             pe->arg = arg(WordMode::ParamArg);
             return close();
         }
         if (n == '}') return bad();  // ${x:}: no offset at all (bash: bad substitution when run)
         pe->op = ParamOp::Substring;
-        lx_.advance();
+        lexer_.advance();
         pe->arg = arg(WordMode::ParamOff);
-        if (lx_.peek() == ':') {
-            lx_.advance();
+        if (lexer_.peek() == ':') {
+            lexer_.advance();
             pe->arg2 = arg(WordMode::ParamArg);
         }
         return close();
@@ -605,7 +605,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     case '?':
     case '+':
         pe->op = c == '-' ? ParamOp::Default : c == '=' ? ParamOp::Assign : c == '?' ? ParamOp::Error : ParamOp::Alternate;
-        lx_.advance();
+        lexer_.advance();
         pe->arg = arg(WordMode::ParamArg);
         return close();
     case '#':
@@ -613,23 +613,23 @@ Node* Parser::read_brace_param(bool in_dq) {
         bool dbl = n == c;
         pe->op = c == '#' ? (dbl ? ParamOp::RemLongPrefix : ParamOp::RemPrefix)
                           : (dbl ? ParamOp::RemLongSuffix : ParamOp::RemSuffix);
-        lx_.advancej(dbl ? 2 : 1);
+        lexer_.advance_joined(dbl ? 2 : 1);
         pe->arg = arg(WordMode::ParamPatArg);
         return close();
     }
     case '/':
         pe->op = ParamOp::Replace;
-        lx_.advancej(1);
+        lexer_.advance_joined(1);
         if (n == '/') pe->op = ParamOp::ReplaceAll;
         else if (n == '#') pe->op = ParamOp::ReplacePrefix;
         else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
-        if (pe->op != ParamOp::Replace) lx_.advancej(1);
+        if (pe->op != ParamOp::Replace) lexer_.advance_joined(1);
         // Like bash, a pattern of ${x//pat/rep} that starts with '/' keeps it: `${x////c}` replaces
         // each '/' with c.
-        pat_lead_slash_ = pe->op == ParamOp::ReplaceAll && lx_.peek() == '/';
+        pat_lead_slash_ = pe->op == ParamOp::ReplaceAll && lexer_.peek() == '/';
         pe->arg = arg(WordMode::ParamPat);
-        if (lx_.peek() == '/') {
-            lx_.advance();
+        if (lexer_.peek() == '/') {
+            lexer_.advance();
             pe->arg2 = arg(WordMode::ParamPatArg);
         }
         return close();
@@ -638,16 +638,16 @@ Node* Parser::read_brace_param(bool in_dq) {
         bool dbl = n == c;
         pe->op = c == '^' ? (dbl ? ParamOp::UpperAll : ParamOp::UpperFirst)
                           : (dbl ? ParamOp::LowerAll : ParamOp::LowerFirst);
-        lx_.advancej(dbl ? 2 : 1);
+        lexer_.advance_joined(dbl ? 2 : 1);
         Word* w = arg(WordMode::ParamPatArg);
         if (w && !w->parts.empty()) pe->arg = w;
         return close();
     }
     case '@':
-        if (n > 0 && std::isalpha(n) && lx_.peekj(2) == '}') {
+        if (n > 0 && std::isalpha(n) && lexer_.peekj(2) == '}') {
             pe->op = ParamOp::Transform;
             pe->transform = static_cast<char>(n);
-            lx_.advancej(3);
+            lexer_.advance_joined(3);
             return pe;
         }
         return bad();
@@ -662,22 +662,22 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
-    uint32_t frame = lx_.save().frame;
-    lx_.enter_nest();
+    uint32_t frame = lexer_.save().frame;
+    lexer_.enter_nest();
     Stmts body = parse_stmts(false);
-    Token t = lx_.next();  // may still leave alias values read inside the body
-    lx_.leave_nest();
+    Token t = lexer_.next();  // may still leave alias values read inside the body
+    lexer_.leave_nest();
     in_heredoc_body_ = saved_in_body;
     no_time_ = false;
     if (failed()) return body;
     // The `)` must be in the text that holds the `$(` (the word goes on there): an alias value expanded
     // inside the body cannot close it (bash can; a word here never spans two texts).
-    if (lx_.save().frame != frame) {
+    if (lexer_.save().frame != frame) {
         error_near(t);
         return body;
     }
     if (t.kind == Tok::RParen) {
-        lx_.consume(t);
+        lexer_.consume(t);
         ok = true;
     } else if (t.kind == Tok::Eof) {
         error({eof_line_, 1}, "unexpected EOF while looking for matching `)'");
@@ -688,39 +688,39 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
 }
 
 Node* Parser::read_cmdsubst() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(2);
+    lexer_.advance_joined(2);
     bool ok = false;
     Stmts body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
-    CmdSubst* c = a_.node<CmdSubst>(p);
-    c->body = a_.list<Stmt*>(body);
+    CmdSubst* c = arena_.node<CmdSubst>(p);
+    c->body = arena_.list<Stmt*>(body);
     return c;
 }
 
 Node* Parser::read_procsubst() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    bool out = lx_.peek() == '>';
-    lx_.advancej(2);
+    bool out = lexer_.peek() == '>';
+    lexer_.advance_joined(2);
     bool ok = false;
     Stmts body = parse_subst_body(p, ok);
     if (!ok) return nullptr;
-    ProcSubst* c = a_.node<ProcSubst>(p);
+    ProcSubst* c = arena_.node<ProcSubst>(p);
     c->output = out;
-    c->body = a_.list<Stmt*>(body);
+    c->body = arena_.list<Stmt*>(body);
     return c;
 }
 
 Node* Parser::read_dollar_dparen() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    LexState st = lx_.save();
-    lx_.advancej(3);
+    LexState st = lexer_.save();
+    lexer_.advance_joined(3);
     Word* raw = nullptr;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
@@ -728,10 +728,10 @@ Node* Parser::read_dollar_dparen() {
     if (failed()) return nullptr;
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
-        lx_.restore(st);
+        lexer_.restore(st);
         return read_cmdsubst_fallback();
     }
-    ArithSubst* a = a_.node<ArithSubst>(p);
+    ArithSubst* a = arena_.node<ArithSubst>(p);
     a->raw = raw;
     a->expr = arith_from_word(raw);
     return failed() ? nullptr : a;
@@ -741,9 +741,9 @@ Node* Parser::read_dollar_dparen() {
 // command substitution only when it runs. We parse it now when we can and otherwise keep the text with
 // the error for run time; only an unterminated text is a syntax error.
 Node* Parser::read_cmdsubst_fallback() {
-    Pos p = lx_.pos();
-    LexState st = lx_.save();
-    uint32_t end = lx_.end();
+    Pos p = lexer_.pos();
+    LexState st = lexer_.save();
+    uint32_t end = lexer_.end();
     std::vector<Redirect*> pending = heredocs_;
     ++speculating_;
     Node* n = read_cmdsubst();
@@ -752,17 +752,17 @@ Node* Parser::read_cmdsubst_fallback() {
     if (!err) return nullptr;
     ParseError e = std::move(*err);
     err.reset();
-    lx_.set_end(end);
-    lx_.restore(st);
+    lexer_.set_end(end);
+    lexer_.restore(st);
     heredocs_ = std::move(pending);
-    lx_.advancej(2);  // $(
-    uint32_t from = lx_.off();
+    lexer_.advance_joined(2);  // $(
+    uint32_t from = lexer_.off();
     if (!scan_matched_paren(p)) return nullptr;
-    CmdSubst* c = a_.node<CmdSubst>(p);
-    c->raw = src_.substr(from, lx_.off() - from);
-    c->deferred_error = a_.str(e.message);
+    CmdSubst* c = arena_.node<CmdSubst>(p);
+    c->raw = src_.substr(from, lexer_.off() - from);
+    c->deferred_error = arena_.str(e.message);
     c->deferred_pos = e.pos;
-    lx_.advance();  // )
+    lexer_.advance();  // )
     return c;
 }
 
@@ -772,7 +772,7 @@ Node* Parser::read_cmdsubst_fallback() {
 bool Parser::scan_matched_paren(Pos open) {
     uint32_t depth = 0;
     for (;;) {
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c < 0) {
             error(open, "unexpected EOF while looking for matching `)'");
             return false;
@@ -782,38 +782,38 @@ bool Parser::scan_matched_paren(Pos open) {
             --depth;
         } else if (c == '(') {
             ++depth;
-        } else if (c == '$' && lx_.peek(1) == '(') {
-            if (memo_get(lx_.off(), false)) continue;  // a substitution already read: jump over it
-            lx_.advance();
+        } else if (c == '$' && lexer_.peek(1) == '(') {
+            if (memo_get(lexer_.off(), false)) continue;  // a substitution already read: jump over it
+            lexer_.advance();
             continue;
         } else if (c == '\\') {
-            if (lx_.peek(1) >= 0) lx_.advance();
+            if (lexer_.peek(1) >= 0) lexer_.advance();
         } else if (c == '\'' || c == '"' || c == '`') {
-            Pos q = lx_.pos();
-            lx_.advance();
+            Pos q = lexer_.pos();
+            lexer_.advance();
             for (;;) {
-                int d = lx_.peek();
+                int d = lexer_.peek();
                 if (d < 0) {
                     error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) + "'");
                     return false;
                 }
                 if (d == c) break;
-                if (d == '\\' && c != '\'' && lx_.peek(1) >= 0) lx_.advance();
-                lx_.advance();
+                if (d == '\\' && c != '\'' && lexer_.peek(1) >= 0) lexer_.advance();
+                lexer_.advance();
             }
         }
-        lx_.advance();
+        lexer_.advance();
     }
 }
 
 Node* Parser::read_arith_bracket() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advancej(2);
+    lexer_.advance_joined(2);
     Word* raw = nullptr;
     if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
-    ArithSubst* a = a_.node<ArithSubst>(p);
+    ArithSubst* a = arena_.node<ArithSubst>(p);
     a->bracket = true;
     a->raw = raw;
     a->expr = arith_from_word(raw);
@@ -821,14 +821,14 @@ Node* Parser::read_arith_bracket() {
 }
 
 bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
-    Pos wpos = lx_.pos();
+    Pos wpos = lexer_.pos();
     Parts parts;
     LitBuf lit;
     uint32_t depth = 0;
     bool done = false;
     while (!done) {
         if (failed()) return false;
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c < 0) {
             if (end == ArithEnd::Whole) break;
             error(start, end == ArithEnd::Bracket ? "unexpected EOF while looking for matching `]'"
@@ -837,18 +837,18 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
         }
         switch (c) {
         case '\\':
-            if (lx_.peek(1) == '\n') {
-                lx_.advance(2);
+            if (lexer_.peek(1) == '\n') {
+                lexer_.advance(2);
                 continue;
             }
             lit_char(lit);
-            if (lx_.peek() >= 0) lit_char(lit);
+            if (lexer_.peek() >= 0) lit_char(lit);
             continue;
         case '(':
         case '[':
             if ((c == '(') == (end != ArithEnd::Bracket) || end == ArithEnd::Whole) {
                 if (++depth > opt_.max_depth) {
-                    error_depth(lx_.pos());
+                    error_depth(lexer_.pos());
                     return false;
                 }
             }
@@ -865,39 +865,39 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
                 break;
             }
             if (end == ArithEnd::Bracket) {
-                lx_.advance();
+                lexer_.advance();
                 done = true;
                 continue;
             }
-            if (lx_.peekj(1) == ')') {
-                lx_.advancej(2);
+            if (lexer_.peekj(1) == ')') {
+                lexer_.advance_joined(2);
                 if (term) *term = ')';
                 done = true;
                 continue;
             }
-            if (lx_.peekj(1) < 0 && end != ArithEnd::DParen) {
+            if (lexer_.peekj(1) < 0 && end != ArithEnd::DParen) {
                 error(start, "unexpected EOF while looking for matching `)'");
                 return false;
             }
             return false;
         case ';':
             if (end == ArithEnd::ForPart && depth == 0) {
-                lx_.advance();
+                lexer_.advance();
                 if (term) *term = ';';
                 done = true;
                 continue;
             }
             break;
         case '$': {
-            Pos p = lx_.pos();
-            uint32_t off = lx_.off();
+            Pos p = lexer_.pos();
+            uint32_t off = lexer_.off();
             Node* n = read_dollar(false);
             if (n) {
                 lit_flush(lit, parts);
                 parts.push_back(n);
             } else if (!failed()) {
                 lit_add(lit, off, 1, p);
-                lx_.advance();
+                lexer_.advance();
             }
             continue;
         }
@@ -923,78 +923,78 @@ bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
 }
 
 Node* Parser::read_backtick(bool in_dq) {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    lx_.advance();
+    lexer_.advance();
     std::string text;
-    Pos inner = lx_.pos();
-    uint32_t raw_from = lx_.off();
+    Pos inner = lexer_.pos();
+    uint32_t raw_from = lexer_.off();
     for (;;) {
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c < 0) {
             error(p, "unexpected EOF while looking for matching ``'");
             return nullptr;
         }
         if (c == '`') {
-            lx_.advance();
+            lexer_.advance();
             break;
         }
         if (c == '\\') {
-            int n = lx_.peek(1);
+            int n = lexer_.peek(1);
             if (n == '`' || n == '\\' || n == '$' || (in_dq && n == '"')) {
                 text += static_cast<char>(n);
-                lx_.advance(2);
+                lexer_.advance(2);
                 continue;
             }
         }
         text += static_cast<char>(c);
-        lx_.advance();
+        lexer_.advance();
     }
-    Parser sub(a_, a_.str(text), opt_, inner, depth_);
+    Parser sub(arena_, arena_.str(text), opt_, inner, depth_);
     Stmts body = sub.parse_stmts(false);
     if (!sub.failed()) {
-        Token t = sub.lx_.next();
+        Token t = sub.lexer_.next();
         if (t.kind != Tok::Eof) sub.error_near(t);
     }
-    CmdSubst* c = a_.node<CmdSubst>(p);
+    CmdSubst* c = arena_.node<CmdSubst>(p);
     c->backquote = true;
     if (sub.failed()) {
         // bash parses backquoted text only when it runs: the error belongs to run time
-        c->deferred_error = a_.str(sub.err->message);
+        c->deferred_error = arena_.str(sub.err->message);
         c->deferred_pos = sub.err->pos;
-        c->raw = src_.substr(raw_from, lx_.off() - 1 - raw_from);
+        c->raw = src_.substr(raw_from, lexer_.off() - 1 - raw_from);
         return c;
     }
-    c->body = a_.list<Stmt*>(body);
+    c->body = arena_.list<Stmt*>(body);
     return c;
 }
 
 Node* Parser::read_extglob() {
-    Pos p = lx_.pos();
+    Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    ExtGlob* g = a_.node<ExtGlob>(p);
-    g->op = static_cast<char>(lx_.peek());
-    lx_.advancej(2);
+    ExtGlob* g = arena_.node<ExtGlob>(p);
+    g->op = static_cast<char>(lexer_.peek());
+    lexer_.advance_joined(2);
     SmallVec<Word*, 8> alts;
     for (;;) {
         Word* w = read_word(WordMode::ExtAlt);
         if (failed()) return nullptr;
         alts.push_back(w);
-        int c = lx_.peek();
+        int c = lexer_.peek();
         if (c == '|') {
-            lx_.advance();
+            lexer_.advance();
             continue;
         }
         if (c == ')') {
-            lx_.advance();
+            lexer_.advance();
             break;
         }
         error(p, "unexpected EOF while looking for matching `)'");
         return nullptr;
     }
-    g->alternatives = a_.list<Word*>(alts);
+    g->alternatives = arena_.list<Word*>(alts);
     return g;
 }
 
