@@ -509,6 +509,7 @@ def main():
     ap.add_argument('--jobs', type=int, default=1)
     ap.add_argument('--show', type=int, help='print the script of this seed and exit')
     args = ap.parse_args()
+    args.bashkit = str(Path(args.bashkit).resolve())  # the runs' working directory is the fixture's copy
     if args.show is not None:
         print('\n'.join(Gen(random.Random(args.show)).script()))
         return
