@@ -288,6 +288,13 @@ static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad)
 
 Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
     if (p->indirect) {
+        // A target whose subscript expands the same indirection (ref='A[${!ref}]') recursed without end.
+        if (stack_exhausted()) {
+            report_error(std::string(p->name) + ": maximum nesting depth exceeded");
+            exit_status_ = 1;
+            discard_line_ = true;
+            return Ex::Fatal;
+        }
         ParamValue iv;
         Ex r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
         if (r != Ex::Ok) return r;
