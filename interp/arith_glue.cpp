@@ -108,8 +108,8 @@ public:
 
     ArithResult<std::string> expand(const syntax::Word& word) override {
         std::string out;
-        Ex r = ex_.expand_word(&word, out, false);
-        if (r != Ex::Ok) {
+        Outcome r = ex_.expand_word(&word, out, false);
+        if (r != Outcome::Ok) {
             expand_failed = r;
             return ArithError{ArithError::Kind::Host, {}};
         }
@@ -119,7 +119,7 @@ public:
     bool nounset() const override { return ex_.state().opts[OptNounset]; }
 
     // An expansion inside the expression failed (its message is printed): the evaluation's outcome.
-    Ex expand_failed = Ex::Ok;
+    Outcome expand_failed = Outcome::Ok;
 
 private:
     // The subscript as a key: the assoc key, or the decimal index (negative ones are counted from the end by
@@ -128,16 +128,16 @@ private:
         if (ref.resolved) return *ref.resolved;
         std::string sub;
         if (ref.index_word) {
-            Ex r = ex_.expand_word(ref.index_word, sub, false);
-            if (r != Ex::Ok) {
+            Outcome r = ex_.expand_word(ref.index_word, sub, false);
+            if (r != Outcome::Ok) {
                 expand_failed = r;
                 return ArithError{ArithError::Kind::Host, {}};
             }
         } else {
             // Text (a variable's value used as an expression, `let`): the subscript is expanded first, as
             // bash does (x='a[$(echo 2)]'; $((b[x])) reads a[2]).
-            Ex r = ex_.subscript_text(v, ref.index_text, sub);
-            if (r != Ex::Ok) {
+            Outcome r = ex_.subscript_text(v, ref.index_text, sub);
+            if (r != Outcome::Ok) {
                 expand_failed = r;
                 return ArithError{ArithError::Kind::Host, {}};
             }
@@ -160,24 +160,24 @@ private:
 
 }  // namespace
 
-Ex Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed) {
-    if (expand_failed != Ex::Ok) return expand_failed;
+Outcome Exec::arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Outcome expand_failed) {
+    if (expand_failed != Outcome::Ok) return expand_failed;
     if (e.kind == ArithError::Kind::Unbound) {
         error(e.message);
         exit_status_ = fatal_expansion_status();
-        st_.status = 127;
-        return Ex::Fatal;
+        state_.status = 127;
+        return Outcome::Fatal;
     }
     if (!e.message.empty()) error(std::string(prefix) + e.message);
-    st_.status = 1;
+    state_.status = 1;
     if (fatal_on_error) {
         exit_status_ = 1;
-        return Ex::Fatal;
+        return Outcome::Fatal;
     }
-    return Ex::Fail;
+    return Outcome::Fail;
 }
 
-Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
+Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
     Host host(*this);
     std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
     // The tree is evaluated when the raw word is one literal, the text its nodes' offsets point into (so no
@@ -188,37 +188,37 @@ Ex Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, boo
         auto r = eval(*expr, host, o);
         if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
         out = *r;
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     std::string text;
     if (raw) {
         // The text of $(( )) (fatal_on_error) is expanded as if in double quotes: single quotes stay
         // (`$(('1' + 2))` is an error, `$((A['k']))` an associative key). In (( )) and for (( )) they
         // are removed, as bash 4.4 did (bash 5.2 keeps them there too).
-        Ex e = expand_arith_word(raw, text, fatal_on_error);
-        if (e != Ex::Ok) return e;
+        Outcome e = expand_arith_word(raw, text, fatal_on_error);
+        if (e != Outcome::Ok) return e;
     }
     auto r = eval_text(text, host);
     if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
     out = *r;
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes) {
+Outcome Exec::expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes) {
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     for (const sx::Node* p : w->parts) {
         if (p->kind == sx::NodeKind::SglQuoted && keep_single_quotes) {
             fb.quoted("'" + std::string(p->as<sx::SglQuoted>()->text) + "'");
             continue;
         }
-        Ex e = expand_part(p, fb, true);
-        if (e != Ex::Ok) return e;
+        Outcome e = expand_part(p, fb, true);
+        if (e != Outcome::Ok) return e;
     }
     out = std::move(fb.text());
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::arith_text(std::string_view text, int64_t& out, bool fatal_on_error) {
+Outcome Exec::arith_text(std::string_view text, int64_t& out, bool fatal_on_error) {
     // Fast path: a plain decimal number.
     if (!text.empty() && text.size() < 19) {
         bool digits = true;
@@ -232,26 +232,26 @@ Ex Exec::arith_text(std::string_view text, int64_t& out, bool fatal_on_error) {
         }
         if (digits && !(text.size() > 1 && text[0] == '0')) {
             out = v;
-            return Ex::Ok;
+            return Outcome::Ok;
         }
     }
     Host host(*this);
     auto r = eval_text(text, host);
     if (!r.ok()) return arith_report(r.error(), "", fatal_on_error, host.expand_failed);
     out = *r;
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 }  // namespace bashkit::interp
 
 namespace bashkit::interp {
 
-Ex Exec::arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix) {
+Outcome Exec::arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix) {
     Host host(*this);
     auto r = eval_text(text, host);
     if (!r.ok()) return arith_report(r.error(), prefix, false, host.expand_failed);
     out = *r;
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 }  // namespace bashkit::interp

@@ -85,7 +85,7 @@ int precedence(Tok t) { return syntax::arith_precedence(binary_op(t)); }
 
 class TextEval {
 public:
-    TextEval(Ctx& c, std::string_view text) : c_(c), s_(text) {}
+    TextEval(Ctx& c, std::string_view text) : c_(c), session_(text) {}
 
     // text is not blank.
     bool run(int64_t& out, ArithError& err) {
@@ -111,28 +111,28 @@ private:
 
     bool failed() const { return err_.has_value(); }
     int64_t fail(std::string_view msg) {
-        if (!err_) err_ = expr_error(s_, msg, s_.substr(std::min(lasttp_, s_.size())));
+        if (!err_) err_ = expr_error(session_, msg, session_.substr(std::min(lasttp_, session_.size())));
         return 0;
     }
     size_t skip_space(size_t p) const {
-        while (p < s_.size() && is_space(s_[p])) ++p;
+        while (p < session_.size() && is_space(session_[p])) ++p;
         return p;
     }
 
-    // Reads the token at s_[p] (not blank, not the end). cur and last are the current and previous tokens,
+    // Reads the token at session_[p] (not blank, not the end). cur and last are the current and previous tokens,
     // which decide what `++` and `--` are and how a stray character is reported.
     bool lex(size_t p, Tok cur, Tok last, Lexed& t) {
-        const size_t n = s_.size();
-        char c = s_[p];
-        char c1 = p + 1 < n ? s_[p + 1] : '\0';
+        const size_t n = session_.size();
+        char c = session_[p];
+        char c1 = p + 1 < n ? session_[p + 1] : '\0';
         if (is_ident_start(c)) {
             size_t q = p + 1;
-            while (q < n && is_ident_char(s_[q])) ++q;
+            while (q < n && is_ident_char(session_[q])) ++q;
             t.tok = Tok::Str;
             t.name_end = q;
             t.end = q;
-            if (q < n && s_[q] == '[') {
-                size_t close = match_bracket(s_, q);
+            if (q < n && session_[q] == '[') {
+                size_t close = match_bracket(session_, q);
                 if (close == kNone) {
                     fail("bad array subscript");
                     return false;
@@ -143,10 +143,10 @@ private:
         }
         if (is_digit(c)) {
             size_t q = p;
-            while (q < n && is_number_char(s_[q])) ++q;
-            if (const char* msg = convert_number(s_.substr(p, q - p), t.num)) {
+            while (q < n && is_number_char(session_[q])) ++q;
+            if (const char* msg = convert_number(session_.substr(p, q - p), t.num)) {
                 // bash cuts the expression after the bad constant.
-                err_ = expr_error(s_.substr(0, q), msg, s_.substr(p, q - p));
+                err_ = expr_error(session_.substr(0, q), msg, session_.substr(p, q - p));
                 return false;
             }
             t.tok = Tok::Num;
@@ -172,7 +172,7 @@ private:
             if (c1 == '=') {
                 two(lt ? Tok::Le : Tok::Ge);
             } else if (c1 == c) {
-                if (p + 2 < n && s_[p + 2] == '=') {
+                if (p + 2 < n && session_[p + 2] == '=') {
                     op_assign(lt ? ArithOp::Shl : ArithOp::Shr, 3);
                 } else {
                     two(lt ? Tok::Shl : Tok::Shr);
@@ -211,7 +211,7 @@ private:
                     return false;
                 }
                 size_t q = skip_space(p + 2);
-                if (q < n && is_ident_start(s_[q])) {
+                if (q < n && is_ident_start(session_[q])) {
                     two(plus ? Tok::PreInc : Tok::PreDec);
                     return true;
                 }
@@ -254,7 +254,7 @@ private:
         size_t saved = lasttp_;
         for (bool first = true;; first = false) {
             size_t q = skip_space(p);
-            if (q >= s_.size()) break;
+            if (q >= session_.size()) break;
             lasttp_ = q;
             Lexed t;
             if (!lex(q, Tok::Str, Tok::End, t)) return false;
@@ -278,7 +278,7 @@ private:
     // Advances to the next token (bash's readtok).
     void next() {
         size_t p = skip_space(tp_);
-        if (p >= s_.size()) {
+        if (p >= session_.size()) {
             last_ = cur_;
             cur_ = Tok::End;
             tp_ = p;
@@ -291,10 +291,10 @@ private:
             bool is_assign = false;
             if (!peek_is_assign(t.end, is_assign)) return;
             ref_ = ArithRef{};
-            ref_.name = s_.substr(p, t.name_end - p);
+            ref_.name = session_.substr(p, t.name_end - p);
             if (t.name_end < t.end) {
                 ref_.has_index = true;
-                ref_.index_text = s_.substr(t.name_end + 1, t.end - t.name_end - 2);
+                ref_.index_text = session_.substr(t.name_end + 1, t.end - t.name_end - 2);
             }
             ref_.depth = ArithDepth{c_.depth, c_.nest};
             // The target of `x = ...` is not read; `++x = 1` still reads x.
@@ -400,7 +400,7 @@ private:
             if (r == 0) {
                 if (c_.noeval == 0) {
                     size_t q = p.after_op;
-                    while (q < s_.size() && is_blank(s_[q])) ++q;
+                    while (q < session_.size() && is_blank(session_[q])) ++q;
                     lasttp_ = q;
                     return fail("division by 0");
                 }
@@ -480,8 +480,8 @@ private:
             int64_t v = tokval_;
             if (cur_ == Tok::Str) {
                 size_t q = skip_space(tp_);
-                if (q + 1 < s_.size() && (s_[q] == '+' || s_[q] == '-') && s_[q + 1] == s_[q]) {
-                    if (!write_variable(ref_, s_[q] == '+' ? add(v, 1) : sub(v, 1))) return 0;
+                if (q + 1 < session_.size() && (session_[q] == '+' || session_[q] == '-') && session_[q + 1] == session_[q]) {
+                    if (!write_variable(ref_, session_[q] == '+' ? add(v, 1) : sub(v, 1))) return 0;
                     lasttp_ = q;
                     tp_ = q + 2;
                     last_ = Tok::Str;
@@ -495,7 +495,7 @@ private:
     }
 
     Ctx& c_;
-    std::string_view s_;
+    std::string_view session_;
     size_t tp_ = 0;      // where the next token starts (before blanks)
     size_t lasttp_ = 0;  // start of the last token read: the error token runs from here
     Tok cur_ = Tok::End;

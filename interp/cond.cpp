@@ -52,10 +52,10 @@ bool Exec::file_test(char op, const std::string& path_in) {
         }
     }
     if (op == 'h' || op == 'L') {
-        auto st = s_.fs.lstat(path);
+        auto st = session_.fs.lstat(path);
         return st && st->is_symlink();
     }
-    auto st = s_.fs.stat(path);
+    auto st = session_.fs.stat(path);
     if (!st) return false;
     switch (op) {
         case 'e': case 'a': return true;
@@ -71,8 +71,8 @@ bool Exec::file_test(char op, const std::string& path_in) {
         case 'u': return (st->mode & 04000) != 0;
         case 'g': return (st->mode & 02000) != 0;
         case 'k': return (st->mode & 01000) != 0;
-        case 'O': return st->uid == s_.id.uid;
-        case 'G': return st->gid == s_.id.gid;
+        case 'O': return st->uid == session_.id.uid;
+        case 'G': return st->gid == session_.id.gid;
         case 'N': return st->mtime > st->atime;
         default: return false;
     }
@@ -91,7 +91,7 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
         case 'n': return !arg.empty();
         case 'o': {
             int o = find_set_option(arg);
-            return o >= 0 && st_.opts[static_cast<size_t>(o)];
+            return o >= 0 && state_.opts[static_cast<size_t>(o)];
         }
         case 'v': {
             size_t lb = arg.find('[');
@@ -101,11 +101,11 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
                 if (sub == "@" || sub == "*") return v && v->count() > 0;
                 if (v && v->is_assoc()) {
                     std::string key;
-                    if (subscript_text(v, sub, key) != Ex::Ok || !(v = lookup(name)) || !v->is_assoc()) return false;
+                    if (subscript_text(v, sub, key) != Outcome::Ok || !(v = lookup(name)) || !v->is_assoc()) return false;
                     return v->assoc && v->assoc->get(key);
                 }
                 int64_t i = 0;
-                if (arith_text(sub, i, false) != Ex::Ok) return false;
+                if (arith_text(sub, i, false) != Outcome::Ok) return false;
                 v = lookup(name);  // the arithmetic may have changed it
                 bool indexed = v && v->is_indexed();
                 if (i < 0) {
@@ -133,7 +133,7 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
             return v->set;
         }
         case 'R': {
-            const Var* v = st_.vars.find(arg);
+            const Var* v = state_.vars.find(arg);
             return v && (v->attrs & kAttrNameref) && v->set;
         }
         case 't': {
@@ -189,23 +189,23 @@ void Exec::xtrace_cond(std::string_view test) {
     xtrace_line(line);
 }
 
-Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
+Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
     using K = sx::NodeKind;
     switch (e->kind) {
         case K::CondWord: {
             std::string s;
-            Ex r = expand_word(e->as<sx::CondWord>()->word, s, true);
-            if (r != Ex::Ok) return r;
-            if (st_.opts[OptXtrace]) xtrace_cond("-n " + s);
+            Outcome r = expand_word(e->as<sx::CondWord>()->word, s, true);
+            if (r != Outcome::Ok) return r;
+            if (state_.opts[OptXtrace]) xtrace_cond("-n " + s);
             result = !s.empty();
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case K::CondNot: {
             // set -x shows a `!` that applies to one test (not one before parentheses).
             const sx::CondExpr* inner = e->as<sx::CondNot>()->expr;
             const bool saved = cond_negated_;
             cond_negated_ = inner->kind != K::CondParen && inner->kind != K::CondNot;
-            Ex r = eval_cond(inner, result);
+            Outcome r = eval_cond(inner, result);
             cond_negated_ = saved;
             result = !result;
             return r;
@@ -214,47 +214,47 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             return eval_cond(e->as<sx::CondParen>()->expr, result);
         case K::CondAnd: {
             const auto* a = e->as<sx::CondAnd>();
-            Ex r = eval_cond(a->left, result);
-            if (r != Ex::Ok || !result) return r;
+            Outcome r = eval_cond(a->left, result);
+            if (r != Outcome::Ok || !result) return r;
             return eval_cond(a->right, result);
         }
         case K::CondOr: {
             const auto* o = e->as<sx::CondOr>();
-            Ex r = eval_cond(o->left, result);
-            if (r != Ex::Ok || result) return r;
+            Outcome r = eval_cond(o->left, result);
+            if (r != Outcome::Ok || result) return r;
             return eval_cond(o->right, result);
         }
         case K::CondUnary: {
             const auto* u = e->as<sx::CondUnary>();
             std::string arg;
-            Ex r = expand_word(u->arg, arg, true);
-            if (r != Ex::Ok) return r;
-            if (st_.opts[OptXtrace]) xtrace_cond(std::string(u->op) + " " + arg);
+            Outcome r = expand_word(u->arg, arg, true);
+            if (r != Outcome::Ok) return r;
+            if (state_.opts[OptXtrace]) xtrace_cond(std::string(u->op) + " " + arg);
             bool known = true;
             result = unary_test(u->op, arg, known);
             if (!known) {
                 error("unexpected argument `" + std::string(u->op) + "' to conditional unary operator");
-                return Ex::Fail;
+                return Outcome::Fail;
             }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case K::CondBinary: {
             const auto* b = e->as<sx::CondBinary>();
             std::string left;
-            Ex r = expand_word(b->left, left, true);
-            if (r != Ex::Ok) return r;
+            Outcome r = expand_word(b->left, left, true);
+            if (r != Outcome::Ok) return r;
             std::string_view op = b->op;
             if (op == "==" || op == "=" || op == "!=") {
                 std::string pat;
                 r = expand_pattern(b->right, pat, true);  // `[[ $x == ~/* ]]`: the tilde expands
-                if (r != Ex::Ok) return r;
-                if (st_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + pat);
+                if (r != Outcome::Ok) return r;
+                if (state_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + pat);
                 PatternOptions po;
-                po.nocase = st_.opts[ShNocasematch];
+                po.nocase = state_.opts[ShNocasematch];
                 po.extglob = true;
                 bool m = pattern_match(pat, left, po);
                 result = op == "!=" ? !m : m;
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (op == "=~") {
                 // Quoted parts of the right side match literally.
@@ -280,25 +280,25 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                                  p->kind == sx::NodeKind::Escaped || p->kind == sx::NodeKind::AnsiCQuoted;
                         FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
                         r = expand_part(p, fb, false);
-                        if (r != Ex::Ok) return r;
+                        if (r != Outcome::Ok) return r;
                         if (q)
                             regex_escape(re, fb.text());
                         else
                             re += fb.text();
                     }
                 }
-                if (st_.opts[OptXtrace]) xtrace_cond(left + " =~ " + re);
+                if (state_.opts[OptXtrace]) xtrace_cond(left + " =~ " + re);
                 RegexOptions ro;
-                ro.icase = st_.opts[ShNocasematch];
+                ro.icase = state_.opts[ShNocasematch];
                 Regex rx = Regex::compile(re, RegexSyntax::kExtended, ro);
                 if (!rx.ok()) {
                     result = false;
-                    st_.status = 2;
-                    return Ex::Fail;
+                    state_.status = 2;
+                    return Outcome::Fail;
                 }
                 std::vector<RegexSpan> spans;
                 result = rx.search(left, spans, 0);
-                Var& v = st_.vars.lookup_or_create("BASH_REMATCH");
+                Var& v = state_.vars.lookup_or_create("BASH_REMATCH");
                 if (!v.readonly()) {
                     v.attrs = (v.attrs & ~kAttrAssoc) | kAttrIndexed;
                     v.str.clear();
@@ -315,29 +315,29 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                     v.idx = std::move(arr);
                     v.set = true;
                 }
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             std::string right;
             r = expand_word(b->right, right, true);
-            if (r != Ex::Ok) return r;
-            if (st_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + right);
+            if (r != Outcome::Ok) return r;
+            if (state_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + right);
             if (op == "<") {
                 result = left < right;
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (op == ">") {
                 result = left > right;
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (op == "-nt" || op == "-ot" || op == "-ef") {
                 result = file_compare(*this, op, left, right);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             int64_t a = 0, c = 0;
             r = arith_text(left, a, false);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             r = arith_text(right, c, false);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             if (op == "-eq") result = a == c;
             else if (op == "-ne") result = a != c;
             else if (op == "-lt") result = a < c;
@@ -346,13 +346,13 @@ Ex Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             else if (op == "-ge") result = a >= c;
             else {
                 error("unexpected argument to conditional binary operator");
-                return Ex::Fail;
+                return Outcome::Fail;
             }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         default:
             result = false;
-            return Ex::Ok;
+            return Outcome::Ok;
     }
 }
 

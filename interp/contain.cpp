@@ -22,7 +22,7 @@ std::string Exec::exception_text() const noexcept {
         } catch (const MemoryLimitExceeded& e) {
             return memory_limit_message(e.limit());
         } catch (const std::bad_alloc&) {
-            return memory_limit_message(s_.limits.max_memory_bytes);
+            return memory_limit_message(session_.limits.max_memory_bytes);
         } catch (const std::exception& e) {
             return e.what();
         } catch (...) {
@@ -48,11 +48,11 @@ void Exec::report_exception(std::string_view name, ByteStream& to) const noexcep
 
 void Exec::unwind_to(const UnwindMark& m) noexcept {
     try {
-        while (st_.frames.size() > m.frames && st_.frames.size() > 1) st_.frames.pop_back();
-        for (uint32_t s = st_.scope; s > m.scope; --s) st_.vars.pop_scope(s);
+        while (state_.frames.size() > m.frames && state_.frames.size() > 1) state_.frames.pop_back();
+        for (uint32_t s = state_.scope; s > m.scope; --s) state_.vars.pop_scope(s);
     } catch (...) {
     }
-    st_.scope = m.scope;
+    state_.scope = m.scope;
     call_depth_ = m.call_depth;
     loop_depth_ = m.loop_depth;
     eval_depth_ = m.eval_depth;
@@ -68,7 +68,7 @@ void Exec::unwind_to(const UnwindMark& m) noexcept {
 Flow Exec::command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept {
     std::string text = exception_text();
     unwind_to(m);
-    st_.status = 1;
+    state_.status = 1;
     try {
         error(text);
         return after_command(cmd);
@@ -78,18 +78,18 @@ Flow Exec::command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept {
 }
 
 bool Exec::charge_words(const std::vector<std::string>& words, MemoryCharge& held) {
-    if (words.size() > s_.limits.max_array_entries) {
-        error(words[0] + ": too many arguments (limit " + std::to_string(s_.limits.max_array_entries) + ")");
-        st_.status = 1;
+    if (words.size() > session_.limits.max_array_entries) {
+        error(words[0] + ": too many arguments (limit " + std::to_string(session_.limits.max_array_entries) + ")");
+        state_.status = 1;
         return false;
     }
     size_t bytes = 0;
     for (const std::string& w : words) bytes += w.size() + sizeof(std::string);
     if (bytes < kWordsChargeFloor) return true;
-    held = MemoryCharge(&s_.memory);
+    held = MemoryCharge(&session_.memory);
     if (!held.try_add(bytes)) {
-        error(words[0] + ": " + memory_limit_message(s_.memory.limit()));
-        st_.status = 1;
+        error(words[0] + ": " + memory_limit_message(session_.memory.limit()));
+        state_.status = 1;
         return false;
     }
     return true;

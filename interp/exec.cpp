@@ -102,22 +102,22 @@ uintptr_t stack_limit_for_current_thread() {
 }
 }  // namespace
 
-Exec::Exec(Session& session, ShellState& state, const CancelToken& cancel)
-    : s_(session), st_(state), cancel_(&cancel) {
+Exec::Exec(ShellSession& session, ShellState& state, const CancelToken& cancel)
+    : session_(session), state_(state), cancel_(&cancel) {
     auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-    if (s_.eval_stack_low && sp > s_.eval_stack_low && sp <= s_.eval_stack_high) {
-        size_t size = s_.eval_stack_high - s_.eval_stack_low;
-        stack_limit_ = s_.eval_stack_low + std::max<size_t>(size / 8, 512 * 1024);
+    if (session_.eval_stack_low && sp > session_.eval_stack_low && sp <= session_.eval_stack_high) {
+        size_t size = session_.eval_stack_high - session_.eval_stack_low;
+        stack_limit_ = session_.eval_stack_low + std::max<size_t>(size / 8, 512 * 1024);
     } else {
         stack_limit_ = stack_limit_for_current_thread();
     }
-    if (st_.fds.size() < 3) st_.fds.resize(3);
-    if (st_.frames.empty()) st_.frames.emplace_back();
+    if (state_.fds.size() < 3) state_.fds.resize(3);
+    if (state_.frames.empty()) state_.frames.emplace_back();
 }
 
 Exec::Exec(Exec& parent, ShellState& state)
-    : s_(parent.s_),
-      st_(state),
+    : session_(parent.session_),
+      state_(state),
       cancel_(parent.cancel_),
       call_depth_(parent.call_depth_),
       subshell_depth_(parent.subshell_depth_),
@@ -131,8 +131,8 @@ Exec::Exec(Exec& parent, ShellState& state)
       owner_hold_(parent.owner_hold_),
       source_name_(parent.source_name_) {
     cancel_hold_ = parent.cancel_hold_;
-    if (st_.fds.size() < 3) st_.fds.resize(3);
-    if (st_.frames.empty()) st_.frames.emplace_back();
+    if (state_.fds.size() < 3) state_.fds.resize(3);
+    if (state_.frames.empty()) state_.frames.emplace_back();
 }
 
 Exec::Exec(Exec& parent, ShellState& state, bool new_thread) : Exec(parent, state) {
@@ -150,8 +150,8 @@ bool Exec::stack_exhausted() const {
 bool Exec::check_cancel() { return cancel_->poll(cancel_tick_); }
 
 Flow Exec::cancelled_flow() {
-    exit_status_ = s_.run_token.timed_out() || cancel_->timed_out() ? 124 : 130;
-    st_.status = exit_status_;
+    exit_status_ = session_.run_token.timed_out() || cancel_->timed_out() ? 124 : 130;
+    state_.status = exit_status_;
     return Flow::Exit;
 }
 
@@ -159,7 +159,7 @@ void Exec::error(std::string_view msg) { error_at(lineno_, msg); }
 
 void Exec::report_error(std::string_view msg) {
     error(msg);
-    if (st_.opts[OptErrexit]) report_exit_ = true;
+    if (state_.opts[OptErrexit]) report_exit_ = true;
 }
 
 void Exec::error_at(uint32_t line, std::string_view msg) {
@@ -215,18 +215,18 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
     } catch (...) {
         f = command_threw(stmt->cmd, mark);  // contain.cpp
     }
-    if (s_.pending_signals.load(std::memory_order_relaxed) != 0 && f == Flow::Normal) [[unlikely]] {
-        int saved = st_.status;
+    if (session_.pending_signals.load(std::memory_order_relaxed) != 0 && f == Flow::Normal) [[unlikely]] {
+        int saved = state_.status;
         f = run_pending_signals();
-        if (f == Flow::Normal) st_.status = saved;
+        if (f == Flow::Normal) state_.status = saved;
     }
     switch (stmt->cmd->kind) {
         case sx::NodeKind::Simple:
         case sx::NodeKind::Subshell:
         case sx::NodeKind::ArithCmd:
         case sx::NodeKind::CondCmd:
-            if (st_.pipestatus.size() != 1) st_.pipestatus.resize(1);
-            st_.pipestatus[0] = st_.status;
+            if (state_.pipestatus.size() != 1) state_.pipestatus.resize(1);
+            state_.pipestatus[0] = state_.status;
             break;
         default:
             break;
@@ -237,20 +237,20 @@ Flow Exec::exec_stmt(const sx::Stmt* stmt) {
 Flow Exec::after_command(const sx::Command* cmd) {
     if (report_exit_) {
         report_exit_ = false;
-        exit_status_ = st_.status ? st_.status : 1;
+        exit_status_ = state_.status ? state_.status : 1;
         return Flow::Exit;
     }
-    if (st_.status == 0 || errexit_suppressed_ > 0 || cmd == inverted_) return Flow::Normal;
+    if (state_.status == 0 || errexit_suppressed_ > 0 || cmd == inverted_) return Flow::Normal;
     // Functions see the ERR trap only with set -E (call_function sets it aside for the call).
-    if (!(traps_running_ & kRunningErr) && !st_.traps.empty() && st_.traps.count(kTrapErr)) {
+    if (!(traps_running_ & kRunningErr) && !state_.traps.empty() && state_.traps.count(kTrapErr)) {
         // The trap sees PIPESTATUS of a simple command or subshell that failed (not yet of (( )) or [[ ]],
         // as in bash; exec_stmt sets it for them afterwards).
         if (cmd && (cmd->kind == sx::NodeKind::Simple || cmd->kind == sx::NodeKind::Subshell))
-            st_.pipestatus.assign(1, st_.status);
+            state_.pipestatus.assign(1, state_.status);
         if (run_trap(kTrapErr) == Flow::Exit) return Flow::Exit;
     }
-    if (st_.opts[OptErrexit]) {
-        exit_status_ = st_.status;
+    if (state_.opts[OptErrexit]) {
+        exit_status_ = state_.status;
         return Flow::Exit;
     }
     return Flow::Normal;
@@ -265,10 +265,10 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         ~BuiltinName() { slot = saved; }
     } builtin_name{running_builtin_, running_builtin_};
     running_builtin_ = nullptr;
-    if (st_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
+    if (state_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");
-        exit_status_ = st_.status = 1;
+        exit_status_ = state_.status = 1;
         return Flow::Exit;
     }
     if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
@@ -280,11 +280,11 @@ Flow Exec::exec_command(const sx::Command* cmd) {
             debug_done_ = nullptr;  // the parent of this pipeline stage ran it
         } else if (debug_trap(cmd) == Flow::Exit) {
             return Flow::Exit;
-        } else if (st_.opts[ShExtdebug] && trap_status_ != 0) {
+        } else if (state_.opts[ShExtdebug] && trap_status_ != 0) {
             // shopt -s extdebug: a failing DEBUG trap skips the command; status 2 in a function or a sourced
             // file returns from it, as `return 2` would.
             if (trap_status_ == 2 && (call_depth_ > 0 || in_source_)) {
-                st_.status = 2;
+                state_.status = 2;
                 return Flow::Return;
             }
             return Flow::Normal;
@@ -314,10 +314,10 @@ Flow Exec::exec_command(const sx::Command* cmd) {
         }
     } procsubst_scope{*this, procsubst_fds_.size()};
     if (!cmd->redirs.empty()) {
-        Ex r = apply_redirs(cmd->redirs, &guard);
-        if (r == Ex::Fatal) return Flow::Exit;
-        if (r != Ex::Ok) {
-            st_.status = 1;
+        Outcome r = apply_redirs(cmd->redirs, &guard);
+        if (r == Outcome::Fatal) return Flow::Exit;
+        if (r != Outcome::Ok) {
+            state_.status = 1;
             return after_command(cmd);
         }
     }
@@ -328,9 +328,9 @@ Flow Exec::exec_command(const sx::Command* cmd) {
             f = exec_list(cmd->as<sx::Brace>()->body);
             break;
         case K::Subshell: {
-            if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
-                error("subshell: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
-                st_.status = 1;
+            if (subshell_depth_ + 1 > session_.limits.max_subshell_depth) {
+                error("subshell: maximum nesting depth exceeded (" + std::to_string(session_.limits.max_subshell_depth) + ")");
+                state_.status = 1;
                 break;
             }
             const auto* sub = cmd->as<sx::Subshell>();
@@ -338,7 +338,7 @@ Flow Exec::exec_command(const sx::Command* cmd) {
                 child.subshell_depth_ = subshell_depth_ + 1;
                 return child.exec_list(sub->body);
             });
-            st_.status = status;
+            state_.status = status;
             if (cancel_->cancelled_fast()) return cancelled_flow();
             check = true;
             break;
@@ -384,7 +384,7 @@ Flow Exec::exec_andor(const sx::AndOr* a) {
     uint32_t n = a->items.size;
     for (uint32_t i = 0; i < n; ++i) {
         if (i > 0) {
-            bool ok = st_.status == 0;
+            bool ok = state_.status == 0;
             sx::AndOrOp op = a->ops[i - 1];
             if ((op == sx::AndOrOp::And && !ok) || (op == sx::AndOrOp::Or && ok)) continue;
         }
@@ -403,10 +403,10 @@ Flow Exec::exec_if(const sx::If* c) {
         Flow f = exec_list(cl.cond);
         --errexit_suppressed_;
         if (f != Flow::Normal) return f;
-        if (st_.status == 0) return exec_list(cl.body);
+        if (state_.status == 0) return exec_list(cl.body);
     }
     if (c->has_else) return exec_list(c->else_body);
-    st_.status = 0;
+    state_.status = 0;
     return Flow::Normal;
 }
 
@@ -428,7 +428,7 @@ public:
             result = e_.cancelled_flow();
             return false;
         }
-        const uint64_t max = e_.s_.limits.max_loop_iterations;
+        const uint64_t max = e_.session_.limits.max_loop_iterations;
         if (limited && max && ++iterations_ > max) {
             e_.error("loop: maximum iterations exceeded (" + std::to_string(max) + ")");
             e_.exit_status_ = 1;
@@ -475,32 +475,32 @@ Flow Exec::exec_while(const sx::While* c) {
         Step s = loop.after(f);
         if (s == Step::Stop) break;
         if (s == Step::NextRound) continue;
-        bool ok = st_.status == 0;
+        bool ok = state_.status == 0;
         if (ok == c->until) break;
         f = exec_list(c->body);
-        body_status = st_.status;
+        body_status = state_.status;
         if (loop.after(f) == Step::Stop) break;
     }
-    if (loop.result == Flow::Normal) st_.status = body_status;
+    if (loop.result == Flow::Normal) state_.status = body_status;
     return loop.result;
 }
 
 Flow Exec::exec_for(const sx::For* c) {
     std::vector<std::string> items;
     if (c->has_in) {
-        Ex r = expand_words(c->items, items);
-        if (r == Ex::Fatal) return Flow::Exit;
-        if (r == Ex::Fail) return Flow::Normal;
+        Outcome r = expand_words(c->items, items);
+        if (r == Outcome::Fatal) return Flow::Exit;
+        if (r == Outcome::Fail) return Flow::Normal;
     } else {
         items = params();
     }
     if (!valid_name(c->var)) {
         error("`" + std::string(c->var) + "': not a valid identifier");
-        st_.status = 1;
+        state_.status = 1;
         return Flow::Normal;
     }
     LoopRun loop(*this);
-    st_.status = 0;
+    state_.status = 0;
     int body_status = 0;
     const uint32_t for_line = c->pos.line + line_offset_;
     for (const std::string& item : items) {
@@ -514,7 +514,7 @@ Flow Exec::exec_for(const sx::For* c) {
             }
             if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
         }
-        if (st_.opts[OptXtrace]) {
+        if (state_.opts[OptXtrace]) {
             std::string t = "for " + std::string(c->var) + " in";
             for (const auto& it : items) t += " " + xtrace_quote(it);
             xtrace_line(t);
@@ -526,10 +526,10 @@ Flow Exec::exec_for(const sx::For* c) {
             break;
         }
         Flow f = exec_list(c->body);
-        body_status = st_.status;
+        body_status = state_.status;
         if (loop.after(f) == Step::Stop) break;
     }
-    if (loop.result == Flow::Normal) st_.status = body_status;
+    if (loop.result == Flow::Normal) state_.status = body_status;
     return loop.result;
 }
 
@@ -542,9 +542,9 @@ std::string Exec::arith_trace_text(const sx::Word* raw) {
         if (p->kind != sx::NodeKind::Lit && p->kind != sx::NodeKind::ParamExp) plain = false;
     std::string text;
     if (!plain) return sx::print(*raw);
-    int saved = st_.status;
-    if (expand_word(raw, text, false) != Ex::Ok) text = sx::print(*raw);
-    st_.status = saved;
+    int saved = state_.status;
+    if (expand_word(raw, text, false) != Outcome::Ok) text = sx::print(*raw);
+    state_.status = saved;
     return text;
 }
 
@@ -556,7 +556,7 @@ Flow Exec::arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool 
         std::string head = "((" + text + "))";
         if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
     }
-    if (st_.opts[OptXtrace]) {
+    if (state_.opts[OptXtrace]) {
         std::string shown = empty ? std::string("1") : arith_trace_text(p.raw);
         lead = shown.find_first_not_of(" \t\n");
         shown.erase(0, lead == std::string::npos ? shown.size() : lead);
@@ -568,7 +568,7 @@ Flow Exec::arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool 
 Flow Exec::exec_arith_for(const sx::ArithFor* c) {
     int64_t v = 0;
     bool trap_exit = false;  // the DEBUG trap exited the shell
-    auto eval_part = [&](const sx::ArithPart& p, bool empty_true) -> Ex {
+    auto eval_part = [&](const sx::ArithPart& p, bool empty_true) -> Outcome {
         bool empty = !p.expr && (!p.raw || p.raw->parts.empty());
         if (!empty && !p.expr && p.raw) {
             empty = true;
@@ -577,64 +577,64 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
                     empty = false;
         }
         // bash runs the DEBUG trap and traces each part, an empty one as `(( 1 ))`.
-        if ((st_.opts[OptXtrace] || debug_armed()) && arith_part_hooks(c, p, empty) == Flow::Exit) {
+        if ((state_.opts[OptXtrace] || debug_armed()) && arith_part_hooks(c, p, empty) == Flow::Exit) {
             trap_exit = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         if (empty) {
             v = empty_true ? 1 : 0;
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         return arith(p.expr, p.raw, v, false);
     };
     // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
     const uint32_t for_line = c->pos.line + line_offset_;
-    if (Ex r = eval_part(c->init, false); r != Ex::Ok) {
-        if (r == Ex::Fatal && trap_exit) return Flow::Exit;
-        st_.status = 1;
+    if (Outcome r = eval_part(c->init, false); r != Outcome::Ok) {
+        if (r == Outcome::Fatal && trap_exit) return Flow::Exit;
+        state_.status = 1;
         return Flow::Normal;
     }
     LoopRun loop(*this);
     int body_status = 0;
     while (loop.next_round()) {
         lineno_ = for_line;
-        if (Ex r = eval_part(c->cond, true); r != Ex::Ok) {
-            if (r == Ex::Fatal && trap_exit) return Flow::Exit;
+        if (Outcome r = eval_part(c->cond, true); r != Outcome::Ok) {
+            if (r == Outcome::Fatal && trap_exit) return Flow::Exit;
             body_status = 1;
             break;
         }
         if (v == 0) break;
         Flow f = exec_list(c->body);
-        body_status = st_.status;
+        body_status = state_.status;
         if (loop.after(f) == Step::Stop) break;  // a continue for this loop still runs the step
         lineno_ = for_line;
-        if (Ex r = eval_part(c->step, false); r != Ex::Ok) {
-            if (r == Ex::Fatal && trap_exit) return Flow::Exit;
+        if (Outcome r = eval_part(c->step, false); r != Outcome::Ok) {
+            if (r == Outcome::Fatal && trap_exit) return Flow::Exit;
             body_status = 1;
             break;
         }
     }
-    if (loop.result == Flow::Normal) st_.status = body_status;
+    if (loop.result == Flow::Normal) state_.status = body_status;
     return loop.result;
 }
 
 Flow Exec::exec_select(const sx::Select* c) {
     std::vector<std::string> items;
     if (c->has_in) {
-        Ex r = expand_words(c->items, items);
-        if (r == Ex::Fatal) return Flow::Exit;
-        if (r == Ex::Fail) return Flow::Normal;
+        Outcome r = expand_words(c->items, items);
+        if (r == Outcome::Fatal) return Flow::Exit;
+        if (r == Outcome::Fail) return Flow::Normal;
     } else {
         items = params();
     }
     if (items.empty()) {
-        st_.status = 0;
+        state_.status = 0;
         return Flow::Normal;
     }
     LoopRun loop(*this);
     const uint32_t select_line = c->pos.line + line_offset_;
     while (loop.next_round(false)) {  // no iteration limit: every round waits for a line of input
-        if (debug_armed() || st_.opts[OptXtrace]) [[unlikely]] {
+        if (debug_armed() || state_.opts[OptXtrace]) [[unlikely]] {
             std::string head = "select " + std::string(c->var);
             if (c->has_in) {
                 head += " in";
@@ -642,7 +642,7 @@ Flow Exec::exec_select(const sx::Select* c) {
             }
             lineno_ = select_line;
             if (debug_armed() && debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
-            if (st_.opts[OptXtrace]) {
+            if (state_.opts[OptXtrace]) {
                 std::string t = "select " + std::string(c->var) + " in";
                 for (const auto& it : items) t += " " + xtrace_quote(it);
                 xtrace_line(t);
@@ -661,7 +661,7 @@ Flow Exec::exec_select(const sx::Select* c) {
         IoResult rr = in().read_until('\n', line);
         if (line.empty() || !rr.ok()) {
             write_err("\n");
-            st_.status = 1;
+            state_.status = 1;
             break;
         }
         if (line.back() == '\n') line.pop_back();
@@ -684,13 +684,13 @@ Flow Exec::exec_case(const sx::Case* c) {
         if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
     }
     // bash traces the word as written, before its expansion.
-    if (st_.opts[OptXtrace]) xtrace_line("case " + sx::print(*c->subject) + " in");
+    if (state_.opts[OptXtrace]) xtrace_line("case " + sx::print(*c->subject) + " in");
     std::string subject;
-    Ex r = expand_word(c->subject, subject);
-    if (r == Ex::Fatal) return Flow::Exit;
-    if (r == Ex::Fail) return Flow::Normal;
+    Outcome r = expand_word(c->subject, subject);
+    if (r == Outcome::Fatal) return Flow::Exit;
+    if (r == Outcome::Fail) return Flow::Normal;
     PatternOptions po;
-    po.nocase = st_.opts[ShNocasematch];
+    po.nocase = state_.opts[ShNocasematch];
     po.extglob = true;
     // $? stays as it was until an arm runs (`false; case x in x) echo $?;; esac` prints 1): the case's own
     // status is its last arm's, 0 when none ran or the arm is empty.
@@ -702,8 +702,8 @@ Flow Exec::exec_case(const sx::Case* c) {
         for (const sx::Word* pw : item.patterns) {
             std::string pat;
             r = expand_pattern(pw, pat);
-            if (r == Ex::Fatal) return Flow::Exit;
-            if (r == Ex::Fail) return Flow::Normal;
+            if (r == Outcome::Fatal) return Flow::Exit;
+            if (r == Outcome::Fail) return Flow::Normal;
             if (pattern_match(pat, subject, po)) {
                 matched = true;
                 break;
@@ -716,7 +716,7 @@ Flow Exec::exec_case(const sx::Case* c) {
             } else {
                 Flow f = exec_list(c->items[i].body);
                 if (f != Flow::Normal) return f;
-                status = st_.status;
+                status = state_.status;
             }
             sx::CaseTerm t = c->items[i].term;
             if (t == sx::CaseTerm::FallThrough && i + 1 < n) {
@@ -724,36 +724,36 @@ Flow Exec::exec_case(const sx::Case* c) {
                 continue;
             }
             if (t == sx::CaseTerm::Continue) break;  // test the next patterns
-            st_.status = status;
+            state_.status = status;
             return Flow::Normal;
         }
     }
-    st_.status = status;
+    state_.status = status;
     return Flow::Normal;
 }
 
 Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
-    if (st_.opts[OptXtrace]) xtrace_line("(( " + arith_trace_text(c->raw) + " ))");
+    if (state_.opts[OptXtrace]) xtrace_line("(( " + arith_trace_text(c->raw) + " ))");
     int64_t v = 0;
-    Ex r = arith(c->expr, c->raw, v, false);
-    if (r == Ex::Fatal) return Flow::Exit;
-    if (r != Ex::Ok) {
-        st_.status = 1;
+    Outcome r = arith(c->expr, c->raw, v, false);
+    if (r == Outcome::Fatal) return Flow::Exit;
+    if (r != Outcome::Ok) {
+        state_.status = 1;
         return Flow::Normal;
     }
-    st_.status = v != 0 ? 0 : 1;
+    state_.status = v != 0 ? 0 : 1;
     return Flow::Normal;
 }
 
 Flow Exec::exec_cond_cmd(const sx::CondCmd* c) {
     bool result = false;
-    Ex r = eval_cond(c->expr, result);
-    if (r == Ex::Fatal) return Flow::Exit;
-    if (r == Ex::Fail) {
-        st_.status = 2;
+    Outcome r = eval_cond(c->expr, result);
+    if (r == Outcome::Fatal) return Flow::Exit;
+    if (r == Outcome::Fail) {
+        state_.status = 2;
         return Flow::Normal;
     }
-    st_.status = result ? 0 : 1;
+    state_.status = result ? 0 : 1;
     return Flow::Normal;
 }
 
@@ -762,22 +762,22 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     // bash refuses, when the definition runs, a name with an expansion or a quote.
     if (name.find_first_of("$`'\"\\") != std::string::npos) {
         error("`" + name + "': not a valid identifier");
-        st_.status = 1;
+        state_.status = 1;
         return Flow::Normal;
     }
-    auto it = st_.funcs.find(name);
-    if (it != st_.funcs.end() && (it->second->attrs & kAttrReadonly)) {
+    auto it = state_.funcs.find(name);
+    if (it != state_.funcs.end() && (it->second->attrs & kAttrReadonly)) {
         error(name + ": readonly function");
-        st_.status = 1;
+        state_.status = 1;
         return Flow::Normal;
     }
-    if (it == st_.funcs.end()) {
+    if (it == state_.funcs.end()) {
         // Charged with the variables (a definition keeps its parse tree alive: eval in a loop adds up).
         if (!variable_bytes_fit(name, function_bytes(name))) {
-            st_.status = 1;
+            state_.status = 1;
             return Flow::Normal;
         }
-        st_.vars.add_bytes(static_cast<int64_t>(function_bytes(name)));
+        state_.vars.add_bytes(static_cast<int64_t>(function_bytes(name)));
     }
     auto fn = std::make_shared<Function>();
     fn->name = name;
@@ -785,9 +785,9 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->owner = owner_hold_;
     fn->source = current_source_file();
     fn->line = lineno_;
-    if (it != st_.funcs.end()) fn->attrs = it->second->attrs;
-    st_.funcs.insert_or_assign(std::move(name), std::move(fn));
-    st_.status = 0;
+    if (it != state_.funcs.end()) fn->attrs = it->second->attrs;
+    state_.funcs.insert_or_assign(std::move(name), std::move(fn));
+    state_.status = 0;
     return Flow::Normal;
 }
 
@@ -795,25 +795,25 @@ Flow Exec::exec_coproc(const sx::Coproc* c) {
     // A coprocess: the body runs as a background job connected to two pipes, NAME[0] to read its output
     // and NAME[1] to write to its input.
     std::string name = c->name.empty() ? std::string("COPROC") : std::string(c->name);
-    PipeEnds to_child = make_charged_pipe(cancel_, s_.memory);
-    PipeEnds from_child = make_charged_pipe(cancel_, s_.memory);
+    PipeEnds to_child = make_charged_pipe(cancel_, session_.memory);
+    PipeEnds from_child = make_charged_pipe(cancel_, session_.memory);
     int rfd = alloc_fd(60);
     set_fd(rfd, from_child.reader);
     int wfd = alloc_fd(60);
     set_fd(wfd, to_child.writer);
-    auto state = std::make_shared<ShellState>(st_);
+    auto state = std::make_shared<ShellState>(state_);
     state->fds[0] = to_child.reader;
     state->fds[1] = from_child.writer;
     if (static_cast<size_t>(rfd) < state->fds.size()) state->fds[static_cast<size_t>(rfd)].reset();
     if (static_cast<size_t>(wfd) < state->fds.size()) state->fds[static_cast<size_t>(wfd)].reset();
     int64_t pid = start_job(state, c->body, "coproc " + name);
     if (pid < 0) {
-        st_.status = 1;
+        state_.status = 1;
         return Flow::Normal;
     }
     (void)assign_array(name, {to_dec(rfd), to_dec(wfd)}, false);
     (void)assign(name + "_PID", to_dec(pid));
-    st_.status = 0;
+    state_.status = 0;
     return Flow::Normal;
 }
 
@@ -891,17 +891,17 @@ std::string Exec::xtrace_prefix() {
         auto tree = std::make_shared<sx::ParseResult>();
         const sx::Word* w = sx::parse_expanding_text(decoded, *tree->arena);
         if (w) {
-            const int saved_status = st_.status;
+            const int saved_status = state_.status;
             const bool saved_report = report_exit_, saved_discard = discard_line_;
             const int saved_exit = exit_status_;
-            st_.opts[OptXtrace] = false;
+            state_.opts[OptXtrace] = false;
             auto saved_owner = owner_hold_;
             owner_hold_ = tree;
             std::string out;
-            if (expand_heredoc_text(w, out) == Ex::Ok) ps4 = std::move(out);
+            if (expand_heredoc_text(w, out) == Outcome::Ok) ps4 = std::move(out);
             owner_hold_ = std::move(saved_owner);
-            st_.opts[OptXtrace] = true;
-            st_.status = saved_status;
+            state_.opts[OptXtrace] = true;
+            state_.status = saved_status;
             report_exit_ = saved_report;
             discard_line_ = saved_discard;
             exit_status_ = saved_exit;
@@ -1003,7 +1003,7 @@ void Exec::xtrace_simple(const sx::Simple* c, const std::vector<std::string>& ar
     }
     xtrace_line(line);
     // export and readonly assign through bash's own assignment, which traces again.
-    if (!decls.nodes.empty() && (argv[0] == "export" || argv[0] == "readonly") && !st_.funcs.count(argv[0]))
+    if (!decls.nodes.empty() && (argv[0] == "export" || argv[0] == "readonly") && !state_.funcs.count(argv[0]))
         for (size_t i = 1; i < argv.size(); ++i)
             if (const sx::Assign* node = decls.node(i); node && decls.value(i) && !decls.value(i)->is_array)
                 xtrace_line(xtrace_assign_text(node, *decls.value(i), 0, false));
@@ -1023,7 +1023,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
         auto is_decl_cmd = [&]() {
             if (decl_cmd < 0) {
                 decl_cmd = 0;
-                if (!st_.funcs.count(argv[0]))
+                if (!state_.funcs.count(argv[0]))
                     if (const BuiltinInfo* b = find_builtin(argv[0])) decl_cmd = b->declaration;
             }
             return decl_cmd == 1;
@@ -1046,14 +1046,14 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 int assoc = -1;
                 for (size_t k = 1; k < argv.size() && assoc < 0; ++k)
                     if (argv[k].size() > 1 && argv[k][0] == '-' && argv[k].find('A') != std::string::npos) assoc = 1;
-                Ex r = eval_assign_value(w->decl_assign, value, assoc);
-                if (r == Ex::Fatal) return Flow::Exit;
-                if (r == Ex::Fail) {
-                    st_.status = st_.status ? st_.status : 1;
+                Outcome r = eval_assign_value(w->decl_assign, value, assoc);
+                if (r == Outcome::Fatal) return Flow::Exit;
+                if (r == Outcome::Fail) {
+                    state_.status = state_.status ? state_.status : 1;
                     return Flow::Normal;
                 }
                 // set -x shows an array argument's value as it is expanded, before the command line.
-                if (value.is_array && st_.opts[OptXtrace])
+                if (value.is_array && state_.opts[OptXtrace])
                     xtrace_line(xtrace_assign_text(w->decl_assign, value, assoc, true));
                 // $_ is the word as expanded: `name=value`, or the name of an array assignment.
                 std::string name(w->decl_assign->name);
@@ -1067,26 +1067,26 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 decls.values.push_back(std::move(value));
                 continue;
             }
-            Ex r;
+            Outcome r;
             if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit &&
                 w->parts[0]->as<sx::Lit>()->text.find_first_of("{~*?[") == std::string_view::npos) {
                 argv.emplace_back(w->parts[0]->as<sx::Lit>()->text);
-                r = Ex::Ok;
+                r = Outcome::Ok;
             } else {
                 if (defer_globs) deferred_globs_ = &globs;
                 r = expand_word_fields(w, argv);
                 deferred_globs_ = nullptr;
             }
-            if (r == Ex::Fatal) return Flow::Exit;
-            if (r == Ex::Fail) {
-                st_.status = st_.status ? st_.status : 1;
+            if (r == Outcome::Fatal) return Flow::Exit;
+            if (r == Outcome::Fail) {
+                state_.status = state_.status ? state_.status : 1;
                 return Flow::Normal;
             }
         }
-        Ex r = glob_deferred(globs, argv);
-        if (r == Ex::Fatal) return Flow::Exit;
-        if (r == Ex::Fail) {
-            st_.status = st_.status ? st_.status : 1;
+        Outcome r = glob_deferred(globs, argv);
+        if (r == Outcome::Fatal) return Flow::Exit;
+        if (r == Outcome::Fail) {
+            state_.status = state_.status ? state_.status : 1;
             return Flow::Normal;
         }
         if (!decls.nodes.empty() && decls.nodes.size() < argv.size()) decls.nodes.resize(argv.size(), nullptr);
@@ -1113,34 +1113,34 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             bool saved;
             ~TraceAssigns() { flag = saved; }
         } trace_assigns{xtrace_assign_, xtrace_assign_};
-        xtrace_assign_ = st_.opts[OptXtrace];
+        xtrace_assign_ = state_.opts[OptXtrace];
         for (const sx::Assign* a : c->assigns) {
-            Ex r = do_assign(a);
-            if (r == Ex::Fail) {
+            Outcome r = do_assign(a);
+            if (r == Outcome::Fail) {
                 // An assignment error in a plain assignment statement discards the rest of the line.
-                exit_status_ = st_.status = 1;
+                exit_status_ = state_.status = 1;
                 discard_line_ = true;
             }
-            if (r != Ex::Ok) return Flow::Exit;
+            if (r != Outcome::Ok) return Flow::Exit;
             if (last_cmdsubst_status_ >= 0) cmdsub_status = last_cmdsubst_status_;
         }
         if (!c->redirs.empty()) {
-            Ex r = apply_redirs(c->redirs, &guard);
-            if (r == Ex::Fatal) return Flow::Exit;
-            if (r != Ex::Ok) {
-                st_.status = 1;
+            Outcome r = apply_redirs(c->redirs, &guard);
+            if (r == Outcome::Fatal) return Flow::Exit;
+            if (r != Outcome::Ok) {
+                state_.status = 1;
                 return Flow::Normal;
             }
         }
-        st_.status = cmdsub_status >= 0 ? cmdsub_status : 0;
-        st_.last_arg.clear();  // a command without words leaves $_ empty
+        state_.status = cmdsub_status >= 0 ? cmdsub_status : 0;
+        state_.last_arg.clear();  // a command without words leaves $_ empty
         return Flow::Normal;
     }
 
-    if (st_.opts[OptXtrace]) xtrace_simple(c, argv, decls);
+    if (state_.opts[OptXtrace]) xtrace_simple(c, argv, decls);
 
-    if (decls.node(argv.size() - 1)) st_.last_arg = std::move(decl_last_arg);
-    else st_.last_arg = argv.back();
+    if (decls.node(argv.size() - 1)) state_.last_arg = std::move(decl_last_arg);
+    else state_.last_arg = argv.back();
     size_t procsubs = procsubst_fds_.size();
     Flow f = run_argv(argv, c, false, false, decls.nodes.empty() ? nullptr : &decls);
     // Process substitutions live as long as the command that uses them.
@@ -1155,20 +1155,20 @@ namespace {
 // `A+=x cmd`: the temporary A starts from the value it has outside the command.
 // `B=(x y) cmd`: bash binds B to the text of the list, "(x y)" (its words expanded and joined by spaces,
 // `[k]=v` kept as written), not to an array.
-Ex temp_assign(Exec& ex, const sx::Assign* a, uint32_t scope) {
+Outcome temp_assign(Exec& ex, const sx::Assign* a, uint32_t scope) {
     if (!a->is_array || a->index) return ex.do_assign(a, scope, kAttrExport);
     std::string text = "(";
     for (const sx::ArrayElem& el : a->elems) {
         if (text.size() > 1) text += ' ';
         std::string part;
         if (el.key) {
-            Ex r = ex.expand_word(el.key, part, false);
-            if (r != Ex::Ok) return r;
+            Outcome r = ex.expand_word(el.key, part, false);
+            if (r != Outcome::Ok) return r;
             text += "[" + part + (el.append ? "]+=" : "]=");
             part.clear();
         }
-        Ex r = el.value ? ex.expand_word(el.value, part, false) : Ex::Ok;
-        if (r != Ex::Ok) return r;
+        Outcome r = el.value ? ex.expand_word(el.value, part, false) : Outcome::Ok;
+        if (r != Outcome::Ok) return r;
         text += part;
     }
     text += ')';
@@ -1183,7 +1183,7 @@ void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
     if (!outer) return;
     std::string base = *outer;
     bool created = false;
-    Var& v = ex.st_.vars.declare_at(a->name, scope, &created);
+    Var& v = ex.state_.vars.declare_at(a->name, scope, &created);
     if (!created) return;
     v.str = std::move(base);
     v.set = true;
@@ -1211,17 +1211,17 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     const BuiltinInfo* bi = nullptr;
     const RegisteredCommand* rc = nullptr;
     if (!skip_functions && !only_builtins) {
-        auto it = st_.funcs.find(name);
-        if (it != st_.funcs.end()) fn = it->second;
+        auto it = state_.funcs.find(name);
+        if (it != state_.funcs.end()) fn = it->second;
     }
-    if (!fn && !only_builtins) rc = s_.find_custom(name);
+    if (!fn && !only_builtins) rc = session_.find_custom(name);
     if (!fn && !rc) bi = find_builtin(name);
-    if (!fn && !bi && !rc && !only_builtins) rc = s_.registry.find(name);
+    if (!fn && !bi && !rc && !only_builtins) rc = session_.registry.find(name);
     // `/usr/bin/env`, `/bin/sort`: where `which` and `command -v` say the utilities are.
     std::string vname;
     if (!fn && !bi && !rc && !only_builtins) {
         vname = virtual_bin_name(name);
-        if (!vname.empty()) rc = s_.find_utility(vname);
+        if (!vname.empty()) rc = session_.find_utility(vname);
         if (!vname.empty() && !rc) bi = find_builtin(vname);  // /bin/echo: the builtin coreutils also ships
     }
 
@@ -1232,27 +1232,27 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         uint32_t scope = 0;
         ~TempScope() {
             if (!scope) return;
-            e.st_.vars.pop_scope(scope);
-            --e.st_.scope;
+            e.state_.vars.pop_scope(scope);
+            --e.state_.scope;
         }
     } temp{*this};
     if (fn || bi) {
         if (!assigns.empty()) {
-            temp.scope = ++st_.scope;
+            temp.scope = ++state_.scope;
             for (const sx::Assign* a : assigns) {
                 if (temp_elem_refused(*this, a)) continue;
                 temp_append_base(*this, a, temp.scope);
-                Ex r = temp_assign(*this, a, temp.scope);
-                if (r == Ex::Fatal) return Flow::Exit;
+                Outcome r = temp_assign(*this, a, temp.scope);
+                if (r == Outcome::Fatal) return Flow::Exit;
             }
         }
         RedirGuard guard(*this);
         Flow f = Flow::Normal;
-        Ex r = redirs.empty() ? Ex::Ok : apply_redirs(redirs, &guard);
-        if (r == Ex::Fatal) {
+        Outcome r = redirs.empty() ? Outcome::Ok : apply_redirs(redirs, &guard);
+        if (r == Outcome::Fatal) {
             f = Flow::Exit;
-        } else if (r != Ex::Ok) {
-            st_.status = 1;
+        } else if (r != Outcome::Ok) {
+            state_.status = 1;
         } else if (fn) {
             f = call_function(fn, argv);
         } else {
@@ -1265,44 +1265,44 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     // A utility from the registry, or a script found through PATH: the temporary assignments are exported
     // to it.
     if (!assigns.empty()) {
-        temp.scope = ++st_.scope;
+        temp.scope = ++state_.scope;
         for (const sx::Assign* a : assigns) {
             if (temp_elem_refused(*this, a)) continue;
             const Var* cur = lookup(a->name);
             if (cur && cur->readonly()) {
                 std::string v;
-                if (expand_assign_value(a->value, v) == Ex::Fatal) return Flow::Exit;
+                if (expand_assign_value(a->value, v) == Outcome::Fatal) return Flow::Exit;
                 report_error(std::string(a->name) + ": readonly variable");
                 continue;
             }
             temp_append_base(*this, a, temp.scope);
-            Ex r = temp_assign(*this, a, temp.scope);
-            if (r == Ex::Fatal) return Flow::Exit;
+            Outcome r = temp_assign(*this, a, temp.scope);
+            if (r == Outcome::Fatal) return Flow::Exit;
         }
     }
     RedirGuard guard(*this);
     if (!redirs.empty()) {
-        Ex r = apply_redirs(redirs, &guard);
-        if (r == Ex::Fatal) return Flow::Exit;
-        if (r != Ex::Ok) {
-            st_.status = 1;
+        Outcome r = apply_redirs(redirs, &guard);
+        if (r == Outcome::Fatal) return Flow::Exit;
+        if (r != Outcome::Ok) {
+            state_.status = 1;
             return Flow::Normal;
         }
     }
     if (only_builtins) {
         error(name + ": not a shell builtin");
-        st_.status = 1;
+        state_.status = 1;
         return Flow::Normal;
     }
     Environment env = build_env();
     if (!rc && (name == "bash" || name == "sh" || vname == "bash" || vname == "sh")) {
         // A child interpreter, unless the sandbox registered its own.
-        st_.status = bash_command(argv, env);
+        state_.status = bash_command(argv, env);
         if (cancel_->cancelled_fast()) return cancelled_flow();
         return Flow::Normal;
     }
     if (rc) {
-        st_.status = run_registered(*rc, argv, env);
+        state_.status = run_registered(*rc, argv, env);
         if (cancel_->cancelled_fast()) return cancelled_flow();
         return Flow::Normal;
     }
@@ -1312,9 +1312,9 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
 // ---------------------------------------------------------------- functions
 
 Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) {
-    if (call_depth_ >= s_.limits.max_call_depth) {
-        error(fn->name + ": maximum function nesting level exceeded (" + std::to_string(s_.limits.max_call_depth) + ")");
-        exit_status_ = st_.status = 1;
+    if (call_depth_ >= session_.limits.max_call_depth) {
+        error(fn->name + ": maximum function nesting level exceeded (" + std::to_string(session_.limits.max_call_depth) + ")");
+        exit_status_ = state_.status = 1;
         return Flow::Exit;
     }
     CallFrame frame;
@@ -1322,8 +1322,8 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
     frame.funcname = fn->name;
     frame.source = fn->source;
     frame.call_line = lineno_;
-    frame.scope = ++st_.scope;
-    st_.frames.push_back(std::move(frame));
+    frame.scope = ++state_.scope;
+    state_.frames.push_back(std::move(frame));
     ++call_depth_;
     uint32_t saved_loop = loop_depth_;
     loop_depth_ = 0;
@@ -1336,9 +1336,9 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
         --call_depth_;
     };
     auto pop_frame = [&] {
-        st_.vars.pop_scope(st_.frames.back().scope);
-        st_.frames.pop_back();
-        --st_.scope;
+        state_.vars.pop_scope(state_.frames.back().scope);
+        state_.frames.pop_back();
+        --state_.scope;
         lineno_ = saved_line;
     };
 
@@ -1350,23 +1350,23 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
     };
     std::vector<Aside> aside;
     bool traced = false;
-    if (!st_.traps.empty()) [[unlikely]] {
-        traced = st_.opts[OptFunctrace] || (fn->attrs & kAttrTrace);
+    if (!state_.traps.empty()) [[unlikely]] {
+        traced = state_.opts[OptFunctrace] || (fn->attrs & kAttrTrace);
         auto set_aside = [&](int which) {
-            auto it = st_.traps.find(which);
-            if (it == st_.traps.end()) return;
+            auto it = state_.traps.find(which);
+            if (it == state_.traps.end()) return;
             aside.push_back({which, std::move(it->second)});
-            st_.traps.erase(it);
+            state_.traps.erase(it);
         };
         if (!traced) {
             set_aside(kTrapDebug);
             set_aside(kTrapReturn);
         }
-        if (!st_.opts[OptErrtrace]) set_aside(kTrapErr);
+        if (!state_.opts[OptErrtrace]) set_aside(kTrapErr);
     }
     auto put_back = [&] {
         for (Aside& a : aside)
-            if (!st_.traps.count(a.which)) st_.traps.emplace(a.which, std::move(a.trap));
+            if (!state_.traps.count(a.which)) state_.traps.emplace(a.which, std::move(a.trap));
     };
 
     Flow f = Flow::Normal;
@@ -1392,7 +1392,7 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
         levels_ = 0;
         f = Flow::Normal;
     }
-    if (f == Flow::Normal && !st_.traps.empty()) f = run_return_trap(returned);
+    if (f == Flow::Normal && !state_.traps.empty()) f = run_return_trap(returned);
     pop_frame();
     put_back();
     return f;
@@ -1401,9 +1401,9 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
 // ---------------------------------------------------------------- eval / source
 
 Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name) {
-    if (eval_depth_ + 1 > s_.limits.max_eval_depth) {
-        error("maximum eval/source nesting depth exceeded (" + std::to_string(s_.limits.max_eval_depth) + ")");
-        st_.status = 1;
+    if (eval_depth_ + 1 > session_.limits.max_eval_depth) {
+        error("maximum eval/source nesting depth exceeded (" + std::to_string(session_.limits.max_eval_depth) + ")");
+        state_.status = 1;
         return Flow::Normal;
     }
     sx::ParseOptions po;
@@ -1422,7 +1422,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
         reader.options().aliases = parse_aliases();
         auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
         // set -v: each line as it is read (an eval's text too), before it runs.
-        if (st_.opts[OptVerbose]) [[unlikely]] {
+        if (state_.opts[OptVerbose]) [[unlikely]] {
             std::string shown(text.substr(unit_start, reader.offset() - unit_start));
             if (!shown.empty() && shown.back() != '\n') shown.push_back('\n');
             write_err(shown);
@@ -1433,19 +1433,19 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
             std::string head = is_eval ? std::string(error_name()) + ": eval: line " +
                                              std::to_string(base_line + e.pos.line - 1) + ": "
                                        : line_prefix(dash_c_name.empty() ? name : dash_c_name, e.pos.line);
-            const bool errexit = st_.opts[OptErrexit];
+            const bool errexit = state_.opts[OptErrexit];
             write_err(syntax_error_report(e, head, text, 1, errexit));
             if (errexit) {  // bash's parser_error ends the shell (a subshell) with status 2
-                exit_status_ = st_.status = 2;
-                if (!is_subshell_) st_.exited = true;
+                exit_status_ = state_.status = 2;
+                if (!is_subshell_) state_.exited = true;
                 f = Flow::Exit;
                 break;
             }
             if (e.discard_line) {  // bash reads on from the next line
-                st_.status = 1;
+                state_.status = 1;
                 continue;
             }
-            if (!(e.keeps_status && !dash_c_name.empty())) st_.status = 2;
+            if (!(e.keeps_status && !dash_c_name.empty())) state_.status = 2;
             break;
         }
         warn_unterminated_heredocs(*unit);
@@ -1468,13 +1468,13 @@ void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
 Flow Exec::run_trap(int which) {
     // A subshell runs none of the parent's traps, except ERR with set -E (errtrace) and DEBUG and RETURN
     // with set -T (functrace), which it inherits.
-    if (st_.traps_display_only && !(which == kTrapErr && st_.opts[OptErrtrace]) &&
-        !((which == kTrapDebug || which == kTrapReturn) && st_.opts[OptFunctrace]))
+    if (state_.traps_display_only && !(which == kTrapErr && state_.opts[OptErrtrace]) &&
+        !((which == kTrapDebug || which == kTrapReturn) && state_.opts[OptFunctrace]))
         return Flow::Normal;
-    auto it = st_.traps.find(which);
-    if (it == st_.traps.end() || it->second.action.empty()) return Flow::Normal;
+    auto it = state_.traps.find(which);
+    if (it == state_.traps.end() || it->second.action.empty()) return Flow::Normal;
     std::string action = it->second.action;
-    int saved_status = st_.status;
+    int saved_status = state_.status;
     bool saved_in_trap = in_trap_;
     uint8_t saved_running = traps_running_;
     in_trap_ = true;
@@ -1487,22 +1487,22 @@ Flow Exec::run_trap(int which) {
     ++xtrace_level_;
     Flow f = run_source(action, source_name_, true);
     --xtrace_level_;
-    trap_status_ = st_.status;
+    trap_status_ = state_.status;
     lineno_ = saved_line;
     in_trap_ = saved_in_trap;
     traps_running_ = saved_running;
     if (f == Flow::Exit) return Flow::Exit;
-    st_.status = saved_status;
+    state_.status = saved_status;
     return Flow::Normal;
 }
 
 Flow Exec::run_return_trap(bool returned) {
-    if ((traps_running_ & kRunningReturn) || !st_.traps.count(kTrapReturn)) return Flow::Normal;
+    if ((traps_running_ & kRunningReturn) || !state_.traps.count(kTrapReturn)) return Flow::Normal;
     // In the trap $? is still the status from before a `return`; its value becomes $? after the trap.
-    const int value = st_.status;
-    if (returned) st_.status = status_before_return_;
+    const int value = state_.status;
+    if (returned) state_.status = status_before_return_;
     Flow f = run_trap(kTrapReturn);
-    if (f == Flow::Normal) st_.status = value;
+    if (f == Flow::Normal) state_.status = value;
     return f;
 }
 
@@ -1518,15 +1518,15 @@ Flow Exec::debug_trap(const sx::Command* cmd, const std::string* text) {
 
 Flow Exec::run_pending_signals() {
     // Only the main shell ($$) takes them: another shell of the session leaves them for it.
-    if (st_.bashpid != s_.id.pid) return Flow::Normal;
-    uint64_t bits = s_.pending_signals.exchange(0);
+    if (state_.bashpid != session_.id.pid) return Flow::Normal;
+    uint64_t bits = session_.pending_signals.exchange(0);
     for (int sig = 1; sig < 64; ++sig) {
         if (!(bits & (uint64_t{1} << sig))) continue;
-        auto it = st_.traps.find(sig);
-        if (it == st_.traps.end()) {
+        auto it = state_.traps.find(sig);
+        if (it == state_.traps.end()) {
             // No trap: the signal's default action (those that do not stop a shell are ignored).
             if (sig == 17 || sig == 18 || sig == 23 || sig == 28) continue;
-            exit_status_ = st_.status = 128 + sig;
+            exit_status_ = state_.status = 128 + sig;
             return Flow::Exit;
         }
         if (run_trap(sig) == Flow::Exit) return Flow::Exit;
@@ -1549,22 +1549,22 @@ bool Exec::forked_child_runs_exit_trap(const sx::Command* c, bool piped, bool as
 void Exec::run_exit_trap() {
     if (exit_trap_done_) return;
     exit_trap_done_ = true;
-    if (st_.traps_display_only) return;
-    auto it = st_.traps.find(kTrapExit);
-    if (it == st_.traps.end() || it->second.action.empty()) return;
+    if (state_.traps_display_only) return;
+    auto it = state_.traps.find(kTrapExit);
+    if (it == state_.traps.end() || it->second.action.empty()) return;
     std::string action = it->second.action;
-    st_.traps.erase(it);
+    state_.traps.erase(it);
     int saved = exit_status_;
-    st_.status = saved;
+    state_.status = saved;
     bool saved_in_trap = in_trap_;
     in_trap_ = true;
     lineno_ = 1;  // the trap counts its own lines (and set -x shows it at the level of the script)
     Flow f = run_source(action, source_name_, true);
     in_trap_ = saved_in_trap;
     if (f == Flow::Exit) {
-        st_.status = exit_status_;
+        state_.status = exit_status_;
     } else {
-        st_.status = saved;
+        state_.status = saved;
         exit_status_ = saved;
     }
 }

@@ -39,7 +39,7 @@ enum class [[nodiscard]] Flow : uint8_t { Normal, Break, Continue, Return, Exit 
 
 // The outcome of an expansion step: fine, the command fails (status set), or the shell must exit
 // (a fatal expansion error in a non-interactive shell: unbound variable, bad substitution, ${x?}).
-enum class [[nodiscard]] Ex : uint8_t { Ok, Fail, Fatal };
+enum class [[nodiscard]] Outcome : uint8_t { Ok, Fail, Fatal };
 
 // ---------------------------------------------------------------- options
 
@@ -208,8 +208,8 @@ inline constexpr int kTrapDebug = 1001;
 inline constexpr int kTrapReturn = 1002;
 
 // Shared by every thread of a session.
-struct Session {
-    Session(vfs::FileSystem& fs_, const CommandRegistry& reg_) : fs(fs_), registry(reg_) {}
+struct ShellSession {
+    ShellSession(vfs::FileSystem& fs_, const CommandRegistry& reg_) : fs(fs_), registry(reg_) {}
     vfs::FileSystem& fs;
     const CommandRegistry& registry;
     ExecutionLimits limits;
@@ -313,15 +313,15 @@ std::string xtrace_quote(std::string_view s);
 
 class Exec : public CommandRunner {
 public:
-    Exec(Session& session, ShellState& state, const CancelToken& cancel);
+    Exec(ShellSession& session, ShellState& state, const CancelToken& cancel);
     // A child evaluator on the same thread (subshell copy, command substitution): inherits depths.
     Exec(Exec& parent, ShellState& state);
     // A child evaluator for another thread (pipeline stage): inherits depths, measures its own stack.
     Exec(Exec& parent, ShellState& state, bool new_thread);
     ~Exec() override = default;
 
-    Session& session() { return s_; }
-    ShellState& state() { return st_; }
+    ShellSession& session() { return session_; }
+    ShellState& state() { return state_; }
 
     // ---- entry points
     Flow run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner);
@@ -338,7 +338,7 @@ public:
     // only as a stage of a foreground pipeline or as a background job of its own. For a loop, `if`, `case`,
     // a list (`a && b &`) or a background pipeline's stage the child exits without it.
     static bool forked_child_runs_exit_trap(const sx::Command* c, bool piped, bool async);
-    int status() const { return st_.status; }
+    int status() const { return state_.status; }
     int exit_status() const { return exit_status_; }
 
     // CommandRunner
@@ -416,52 +416,52 @@ public:
     template <class Fn>
     int in_subshell(Fn&& fn);
     bool check_cancel();
-    // Errexit handling after a command finished with status st_.status.
+    // Errexit handling after a command finished with status state_.status.
     Flow after_command(const sx::Command* cmd);
 
     // ---- expansion (expand.cpp)
-    Ex expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out);
-    Ex expand_word_fields(const sx::Word* w, std::vector<std::string>& out);  // split+glob
-    Ex expand_word(const sx::Word* w, std::string& out, bool tilde = true);  // one string, no split/glob
-    Ex expand_assign_value(const sx::Word* w, std::string& out);  // tilde after = and :
-    Ex expand_pattern(const sx::Word* w, std::string& out, bool tilde = false);       // pattern form (quoted chars escaped)
+    Outcome expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out);
+    Outcome expand_word_fields(const sx::Word* w, std::vector<std::string>& out);  // split+glob
+    Outcome expand_word(const sx::Word* w, std::string& out, bool tilde = true);  // one string, no split/glob
+    Outcome expand_assign_value(const sx::Word* w, std::string& out);  // tilde after = and :
+    Outcome expand_pattern(const sx::Word* w, std::string& out, bool tilde = false);       // pattern form (quoted chars escaped)
     // Here-document body and here-string
-    Ex expand_heredoc(const sx::Redirect* r, std::string& out);
-    Ex expand_heredoc_text(const sx::Word* body, std::string& out);  // a body as parse_expanding_text gives
-    Ex expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted);
+    Outcome expand_heredoc(const sx::Redirect* r, std::string& out);
+    Outcome expand_heredoc_text(const sx::Word* body, std::string& out);  // a body as parse_expanding_text gives
+    Outcome expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted);
     // expand_parts with tilde expansion of the leading literal (and after each unquoted ':' when colons).
-    Ex expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons);
-    Ex expand_part(const sx::Node* part, FieldBuilder& fb, bool quoted);
-    Ex expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted);
-    Ex param_value(const sx::ParamExp* p, ParamValue& v);
-    Ex command_subst(sx::List<sx::Stmt*> body, std::string& out);
-    Ex arith_subst(const sx::ArithSubst* a, std::string& out);
-    Ex glob_field(const Field& f, std::vector<std::string>& out);
+    Outcome expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons);
+    Outcome expand_part(const sx::Node* part, FieldBuilder& fb, bool quoted);
+    Outcome expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted);
+    Outcome param_value(const sx::ParamExp* p, ParamValue& v);
+    Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out);
+    Outcome arith_subst(const sx::ArithSubst* a, std::string& out);
+    Outcome glob_field(const Field& f, std::vector<std::string>& out);
     // bash expands every word of a command or list before pathname expansion: `echo *.txt $(touch new.txt)`
     // lists new.txt. expand_word_fields called with deferred_globs_ set leaves an empty placeholder in `out`
     // for each field to glob and records it there (it clears deferred_globs_: expansions inside glob at
     // once); glob_deferred then replaces the placeholders by the matches.
     std::vector<std::pair<size_t, Field>>* deferred_globs_ = nullptr;
-    Ex glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out);
-    Ex proc_subst(const sx::ProcSubst* p, std::string& path);
-    Ex brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out);
+    Outcome glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out);
+    Outcome proc_subst(const sx::ProcSubst* p, std::string& path);
+    Outcome brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out);
     std::string tilde_prefix(std::string_view user, bool& ok);
     std::string ifs() const;
 
     // ---- arithmetic (arith_glue.cpp)
     // Evaluates arithmetic; on an error prints bash's message and returns Fail (or Fatal inside an
     // expansion, where fatal_on_error is true).
-    Ex arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
-    Ex arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
+    Outcome arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
+    Outcome arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
     // The text of an arithmetic word, expanded as if in double quotes (as bash expands `$(( ))` and an
     // indexed array's subscript): with keep_single_quotes, '...' stays as written, an arithmetic error.
-    Ex expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes = true);
-    Ex arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
+    Outcome expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes = true);
+    Outcome arith_text_prefixed(std::string_view text, int64_t& out, std::string_view prefix);
     // expand_failed: an expansion inside the expression failed (already reported): that is the outcome.
-    Ex arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Ex expand_failed);
+    Outcome arith_report(const ArithError& e, std::string_view prefix, bool fatal_on_error, Outcome expand_failed);
 
     // ---- [[ ]] and test (cond.cpp)
-    Ex eval_cond(const sx::CondExpr* e, bool& result);
+    Outcome eval_cond(const sx::CondExpr* e, bool& result);
     void xtrace_cond(std::string_view test);  // `[[ test ]]` under set -x, with `! ` when negated
     bool cond_negated_ = false;
     int test_command(std::span<const std::string> args, std::string_view name);  // test / [
@@ -470,7 +470,7 @@ public:
 
     // ---- variables (vars_exec.cpp)
     const Var* lookup(std::string_view name);  // resolves namerefs and dynamic variables
-    // bash's debug stack, innermost first; the views point into st_.frames.
+    // bash's debug stack, innermost first; the views point into state_.frames.
     std::vector<DebugEntry> debug_stack() const;
     // The file whose text runs now (a function defined now gets it as its BASH_SOURCE).
     const std::string& current_source_file() const;
@@ -488,7 +488,7 @@ public:
     // A subscript given as text at run time (`${!ref}`, a nameref, `unset`, `test -v`, `printf -v`, `read`,
     // `declare 'a[k]=v'`): bash expands it as a word (parameters, $( ), $(( )), quote removal; no tilde,
     // splitting or globbing): the key of an associative array, the text of an arithmetic subscript.
-    Ex subscript_text(const Var* arr, std::string_view text, std::string& out);
+    Outcome subscript_text(const Var* arr, std::string_view text, std::string& out);
     // assign_elem for a `name[text]` reference given as text at run time (subscript_text).
     bool assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append);
     bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
@@ -509,7 +509,7 @@ public:
     };
     // assoc: the target is an associative array (-1: as the variable is now), whose `[k]=v` values get no
     // tilde expansion in bash 5.2.
-    Ex eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc = -1);
+    Outcome eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc = -1);
     // The assignment arguments of a declaration builtin's command line (declare, local, export, readonly):
     // nodes[i] is the parsed `name=value` word of argv[i] or null, and values[i] its value, expanded with the
     // other words of the command, before its temporary bindings and redirections apply (as bash does:
@@ -521,14 +521,14 @@ public:
         const AssignValue* value(size_t i) const { return node(i) && i < values.size() ? &values[i] : nullptr; }
     };
     void xtrace_simple(const sx::Simple* c, const std::vector<std::string>& argv, const DeclArgs& decls);
-    Ex do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
+    Outcome do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
-    Ex assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);
+    Outcome assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);
     bool unset_var(std::string_view name);
     std::string resolve_nameref(std::string_view name, bool& ok);
     void set_special(std::string_view name);  // after assigning a variable with side effects
     Environment build_env(const std::vector<std::pair<std::string, std::string>>* extra = nullptr);
-    std::vector<std::string>& params() { return st_.frames.back().params; }
+    std::vector<std::string>& params() { return state_.frames.back().params; }
     void set_pipestatus(const std::vector<int>& statuses);
     bool check_var_limits(const Var& v, std::string_view name);
     // Whether `more` bytes of variable values fit (max_total_variable_bytes, the session's memory budget);
@@ -539,7 +539,7 @@ public:
 
     // ---- redirections (redirect.cpp)
     class RedirGuard;
-    Ex apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard);
+    Outcome apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard);
     StreamPtr open_path(const std::string& path, int how, int& err);  // how: 0 read 1 write 2 append 3 rw
     StreamPtr fd(int n) const;
     StreamPtr fd_or_bad(int n) const;  // fd(n), or a stream failing with EBADF when n is closed
@@ -580,18 +580,18 @@ public:
     // parts of an arithmetic for, as bash runs it. `text`, when not null, is what $BASH_COMMAND shows in the
     // trap (the head of a loop or case); a simple command, [[ ]] and (( )) show themselves.
     bool debug_armed() const {
-        return !st_.traps.empty() && !(traps_running_ & kRunningDebug) && st_.traps.count(kTrapDebug) != 0;
+        return !state_.traps.empty() && !(traps_running_ & kRunningDebug) && state_.traps.count(kTrapDebug) != 0;
     }
     Flow debug_trap(const sx::Command* cmd, const std::string* text = nullptr);
     // The RETURN trap as a function or a sourced file ends (returned: it ended with `return`).
     Flow run_return_trap(bool returned);
     int status_before_return_ = 0;
-    // The traps of signals another shell of the session sent to this one (Session::pending_signals).
+    // The traps of signals another shell of the session sent to this one (ShellSession::pending_signals).
     Flow run_pending_signals();
 
     // ---- state of this evaluator (not copied into subshells)
-    Session& s_;
-    ShellState& st_;
+    ShellSession& session_;
+    ShellState& state_;
     const CancelToken* cancel_;
     uint32_t call_depth_ = 0;
     uint32_t subshell_depth_ = 0;
@@ -643,11 +643,11 @@ public:
     bool discard_line_ = false;
     // Whether a Flow::Exit reaching a line loop only ends the line (clears the flag; $? is set).
     int fatal_expansion_status() {
-        if (st_.interactive && (!is_subshell_ || dash_c_top_)) {
+        if (state_.interactive && (!is_subshell_ || dash_c_top_)) {
             discard_line_ = true;  // an interactive shell goes on with the next line
             return 1;
         }
-        return (is_subshell_ && !dash_c_top_) || st_.script_input ? 1 : 127;
+        return (is_subshell_ && !dash_c_top_) || state_.script_input ? 1 : 127;
     }
     bool dash_c_top_ = false;  // the top level of an in-process `bash -c` (not one of its subshells)
     bool line_discarded(Flow f) {
@@ -657,14 +657,14 @@ public:
             report_exit_ = false;
             return false;
         }
-        st_.status = exit_status_;
+        state_.status = exit_status_;
         return true;
     }
     std::shared_ptr<const CancelToken> cancel_hold_;  // keeps a job's token alive
     // The aliases the parser expands in the next command line read (bash reads one line, with the aliases
     // defined when it is read, then runs it): none unless `shopt -s expand_aliases`.
     const std::map<std::string, std::string>* parse_aliases() const {
-        return st_.opts[ShExpandAliases] ? &st_.aliases : nullptr;
+        return state_.opts[ShExpandAliases] ? &state_.aliases : nullptr;
     }
     uint32_t line_offset_ = 0;  // added to node lines (eval text starts at the eval's line)
     bool pending_trap_exit_ = false;
@@ -694,7 +694,7 @@ public:
         uint8_t traps_running;
     };
     UnwindMark unwind_mark() const {
-        return UnwindMark{st_.frames.size(), st_.scope,   call_depth_,         loop_depth_, eval_depth_,
+        return UnwindMark{state_.frames.size(), state_.scope,   call_depth_,         loop_depth_, eval_depth_,
                           xtrace_level_,     line_offset_, errexit_suppressed_, in_trap_,   in_source_,
                           traps_running_};
     }
@@ -723,7 +723,7 @@ private:
 
 template <class Fn>
 int Exec::in_subshell(Fn&& fn) {
-    ShellState copy = st_.subshell_copy(s_.new_pid());
+    ShellState copy = state_.subshell_copy(session_.new_pid());
     Exec child(*this, copy);
     child.is_subshell_ = true;
     Flow f = fn(child);

@@ -183,7 +183,7 @@ void FieldBuilder::finish(std::vector<Field>& out) {
 // ---------------------------------------------------------------- helpers
 
 std::string Exec::ifs() const {
-    const Var* v = st_.vars.find("IFS");
+    const Var* v = state_.vars.find("IFS");
     if (!v || !v->set) return " \t\n";
     return v->str;
 }
@@ -398,26 +398,26 @@ BSeq word_items(const sx::Word* w) {
 
 }  // namespace
 
-Ex Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out) {
+Outcome Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out) {
     BSeq items = word_items(w);
     std::vector<BSeq> results;
     bool too_many = false;
-    BraceCharge charge{MemoryCharge(&s_.memory), cancel_};
-    brace_expand(items, results, s_.limits.max_array_entries, too_many, 0, charge);
-    if (charge.cancelled) return Ex::Fatal;
+    BraceCharge charge{MemoryCharge(&session_.memory), cancel_};
+    brace_expand(items, results, session_.limits.max_array_entries, too_many, 0, charge);
+    if (charge.cancelled) return Outcome::Fatal;
     if (charge.over) {
-        error("brace expansion: " + memory_limit_message(s_.memory.limit()));
-        st_.status = 1;
-        return Ex::Fail;
+        error("brace expansion: " + memory_limit_message(session_.memory.limit()));
+        state_.status = 1;
+        return Outcome::Fail;
     }
     if (too_many) {
-        error("brace expansion: too many words (limit " + std::to_string(s_.limits.max_array_entries) + ")");
-        st_.status = 1;
-        return Ex::Fail;
+        error("brace expansion: too many words (limit " + std::to_string(session_.limits.max_array_entries) + ")");
+        state_.status = 1;
+        return Outcome::Fail;
     }
     uint32_t tick = 0;
     for (const BSeq& r : results) {
-        if (cancel_->poll(tick)) return Ex::Fatal;
+        if (cancel_->poll(tick)) return Outcome::Fatal;
         std::vector<std::pair<const sx::Node*, std::string>> segs;
         for (const BItem& it : r) {
             if (it.part) {
@@ -429,7 +429,7 @@ Ex Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const 
         }
         out.push_back(std::move(segs));
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 std::string Exec::tilde_prefix(std::string_view user, bool& ok) {
@@ -437,7 +437,7 @@ std::string Exec::tilde_prefix(std::string_view user, bool& ok) {
     if (user.empty()) {
         const std::string* h = get_scalar("HOME");
         if (h) return *h;
-        return s_.id.home;
+        return session_.id.home;
     }
     if (user == "+") {
         const std::string* p = get_scalar("PWD");
@@ -452,7 +452,7 @@ std::string Exec::tilde_prefix(std::string_view user, bool& ok) {
         return {};
     }
     if (user == "root") return "/root";  // before the session's user: `~root` is not $HOME when running as root
-    if (user == s_.id.user) return s_.id.home;
+    if (user == session_.id.user) return session_.id.home;
     ok = false;
     return {};
 }
@@ -474,15 +474,15 @@ bool split_tilde(std::string_view lit, bool last_part, std::string_view& user, s
 
 }  // namespace
 
-Ex Exec::expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted) {
+Outcome Exec::expand_parts(sx::List<sx::Node*> parts, FieldBuilder& fb, bool quoted) {
     for (const sx::Node* p : parts) {
-        Ex r = expand_part(p, fb, quoted);
-        if (r != Ex::Ok) return r;
+        Outcome r = expand_part(p, fb, quoted);
+        if (r != Outcome::Ok) return r;
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
+Outcome Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
     switch (p->kind) {
         case sx::NodeKind::Lit: {
             std::string_view t = p->as<sx::Lit>()->text;
@@ -490,17 +490,17 @@ Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
                 fb.quoted(t);
             else
                 fb.lit(t);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case sx::NodeKind::Escaped:
             fb.quoted(p->as<sx::Escaped>()->text);
-            return Ex::Ok;
+            return Outcome::Ok;
         case sx::NodeKind::SglQuoted:
             fb.quoted(p->as<sx::SglQuoted>()->text);
-            return Ex::Ok;
+            return Outcome::Ok;
         case sx::NodeKind::AnsiCQuoted:
             fb.quoted(p->as<sx::AnsiCQuoted>()->value);
-            return Ex::Ok;
+            return Outcome::Ok;
         case sx::NodeKind::DblQuoted: {
             // "" makes a field; "$@" with no parameters makes none.
             const auto* dq = p->as<sx::DblQuoted>();
@@ -511,24 +511,24 @@ Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
             return expand_param(p->as<sx::ParamExp>(), fb, quoted);
         case sx::NodeKind::CmdSubst: {
             std::string out;
-            Ex r = command_subst(p->as<sx::CmdSubst>()->body, out);
-            if (r != Ex::Ok) return r;
+            Outcome r = command_subst(p->as<sx::CmdSubst>()->body, out);
+            if (r != Outcome::Ok) return r;
             fb.expansion(out, quoted);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case sx::NodeKind::ArithSubst: {
             std::string out;
-            Ex r = arith_subst(p->as<sx::ArithSubst>(), out);
-            if (r != Ex::Ok) return r;
+            Outcome r = arith_subst(p->as<sx::ArithSubst>(), out);
+            if (r != Outcome::Ok) return r;
             fb.expansion(out, quoted);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case sx::NodeKind::ProcSubst: {
             std::string path;
-            Ex r = proc_subst(p->as<sx::ProcSubst>(), path);
-            if (r != Ex::Ok) return r;
+            Outcome r = proc_subst(p->as<sx::ProcSubst>(), path);
+            if (r != Outcome::Ok) return r;
             fb.expansion(path, quoted);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case sx::NodeKind::ExtGlob: {
             const auto* g = p->as<sx::ExtGlob>();
@@ -542,8 +542,8 @@ Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
                     text.push_back('|');
                 }
                 FieldBuilder sub(FieldBuilder::Mode::Pattern, {}, false);
-                Ex r = expand_parts(g->alternatives[i]->parts, sub, quoted);
-                if (r != Ex::Ok) return r;
+                Outcome r = expand_parts(g->alternatives[i]->parts, sub, quoted);
+                if (r != Outcome::Ok) return r;
                 text += sub.text();
                 pat += sub.take_pattern();
             }
@@ -553,10 +553,10 @@ Ex Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
                 fb.quoted(text);
             else
                 fb.raw_pattern(pat, text);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         default:
-            return Ex::Ok;
+            return Outcome::Ok;
     }
 }
 
@@ -589,15 +589,15 @@ size_t assignment_like_prefix(std::string_view t) {
 }
 }  // namespace
 
-Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
+Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
     std::vector<std::pair<size_t, Field>>* defer = deferred_globs_;
     deferred_globs_ = nullptr;
     std::string ifs_val;
-    const Var* iv = st_.vars.find("IFS");
+    const Var* iv = state_.vars.find("IFS");
     bool ifs_set = iv && iv->set;
     if (ifs_set) ifs_val = iv->str;
 
-    auto expand_segments = [&](const std::vector<SegmentView>& segs) -> Ex {
+    auto expand_segments = [&](const std::vector<SegmentView>& segs) -> Outcome {
         FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set);
         for (size_t i = 0; i < segs.size(); ++i) {
             const SegmentView& sg = segs[i];
@@ -605,10 +605,10 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
                 const std::string* v = get_scalar(sg.text);
                 if (v) {
                     fb.expansion(*v, false);
-                } else if (st_.opts[OptNounset]) {
+                } else if (state_.opts[OptNounset]) {
                     error(std::string(sg.text) + ": unbound variable");
                     exit_status_ = fatal_expansion_status();
-                    return Ex::Fatal;
+                    return Outcome::Fatal;
                 }
                 continue;
             }
@@ -659,31 +659,31 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
                 fb.lit(text);
                 continue;
             }
-            Ex r = expand_part(sg.part, fb, false);
-            if (r != Ex::Ok) return r;
+            Outcome r = expand_part(sg.part, fb, false);
+            if (r != Outcome::Ok) return r;
         }
         std::vector<Field> fields;
         fb.finish(fields);
         for (Field& f : fields) {
-            if (f.glob && !st_.opts[OptNoglob]) {
+            if (f.glob && !state_.opts[OptNoglob]) {
                 if (defer) {
                     out.emplace_back();
                     defer->emplace_back(out.size() - 1, std::move(f));
                     continue;
                 }
-                Ex r = glob_field(f, out);
-                if (r != Ex::Ok) return r;
+                Outcome r = glob_field(f, out);
+                if (r != Outcome::Ok) return r;
             } else {
                 out.push_back(std::move(f.text));
             }
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     };
 
-    if (st_.opts[OptBraceexpand] && lit_has_brace(w)) {
+    if (state_.opts[OptBraceexpand] && lit_has_brace(w)) {
         std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
-        Ex r = brace_words(w, words);
-        if (r != Ex::Ok) return r;
+        Outcome r = brace_words(w, words);
+        if (r != Outcome::Ok) return r;
         std::vector<std::string> names;  // storage for grown variable names
         for (const auto& segs : words) {
             std::vector<SegmentView> views;
@@ -709,14 +709,14 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
                 views.push_back({part, text});
             }
             r = expand_segments(views);
-            if (r != Ex::Ok) return r;
-            if (out.size() > s_.limits.max_array_entries) {
+            if (r != Outcome::Ok) return r;
+            if (out.size() > session_.limits.max_array_entries) {
                 error("expansion: too many words");
-                st_.status = 1;
-                return Ex::Fail;
+                state_.status = 1;
+                return Outcome::Fail;
             }
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     std::vector<SegmentView> views;
     views.reserve(w->parts.size);
@@ -729,24 +729,24 @@ Ex Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
     return expand_segments(views);
 }
 
-Ex Exec::glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out) {
-    if (globs.empty()) return Ex::Ok;
+Outcome Exec::glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out) {
+    if (globs.empty()) return Outcome::Ok;
     std::vector<std::string> all;
     all.reserve(out.size());
     size_t k = 0;
     for (size_t i = 0; i < out.size(); ++i) {
         if (k < globs.size() && globs[k].first == i) {
-            Ex r = glob_field(globs[k++].second, all);
-            if (r != Ex::Ok) return r;
+            Outcome r = glob_field(globs[k++].second, all);
+            if (r != Outcome::Ok) return r;
         } else {
             all.push_back(std::move(out[i]));
         }
     }
     out = std::move(all);
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out) {
+Outcome Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out) {
     std::vector<std::pair<size_t, Field>> globs;
     for (const sx::Word* w : words) {
         // Fast path: a single literal word without braces, tildes or glob characters.
@@ -758,27 +758,27 @@ Ex Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out) 
             }
         }
         deferred_globs_ = &globs;
-        Ex r = expand_word_fields(w, out);
+        Outcome r = expand_word_fields(w, out);
         deferred_globs_ = nullptr;
-        if (r != Ex::Ok) return r;
+        if (r != Outcome::Ok) return r;
     }
     return glob_deferred(globs, out);
 }
 
-Ex Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
+Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
     if (!w) {
         out.clear();
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     if (w->parts.size == 1) {
         const sx::Node* p = w->parts[0];
         if (p->kind == sx::NodeKind::Lit && !(tilde && p->as<sx::Lit>()->text.starts_with('~'))) {
             out.assign(p->as<sx::Lit>()->text);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (p->kind == sx::NodeKind::SglQuoted) {
             out.assign(p->as<sx::SglQuoted>()->text);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
     }
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
@@ -796,24 +796,24 @@ Ex Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
                 }
             }
         }
-        Ex r = expand_part(p, fb, false);
-        if (r != Ex::Ok) return r;
+        Outcome r = expand_part(p, fb, false);
+        if (r != Outcome::Ok) return r;
     }
     out = std::move(fb.text());
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
+Outcome Exec::expand_assign_value(const sx::Word* w, std::string& out) {
     if (!w) {
         out.clear();
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     // `s+=x`, `n=0`: one literal without a tilde is its own value.
     if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit) {
         std::string_view t = w->parts[0]->as<sx::Lit>()->text;
         if (t.find('~') == std::string_view::npos) {
             out.assign(t);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
     }
     // `x=$((x+i))`: one arithmetic substitution is the value (an assignment neither splits nor globs it).
@@ -821,20 +821,20 @@ Ex Exec::expand_assign_value(const sx::Word* w, std::string& out) {
         return arith_subst(w->parts[0]->as<sx::ArithSubst>(), out);
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     fb.assign_tilde = true;
-    Ex r = expand_parts_tilde(w->parts, fb, true);
-    if (r != Ex::Ok) return r;
+    Outcome r = expand_parts_tilde(w->parts, fb, true);
+    if (r != Outcome::Ok) return r;
     out = std::move(fb.text());
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons) {
+Outcome Exec::expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool colons) {
     bool at_start = true;  // start of the value or just after an unquoted ':'
     for (uint32_t i = 0; i < parts.size; ++i) {
         const sx::Node* p = parts[i];
         if (p->kind != sx::NodeKind::Lit) {
             at_start = false;
-            Ex r = expand_part(p, fb, false);
-            if (r != Ex::Ok) return r;
+            Outcome r = expand_part(p, fb, false);
+            if (r != Outcome::Ok) return r;
             continue;
         }
         std::string_view t = p->as<sx::Lit>()->text;
@@ -868,52 +868,52 @@ Ex Exec::expand_parts_tilde(sx::List<sx::Node*> parts, FieldBuilder& fb, bool co
             at_start = colons;
         }
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
+Outcome Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
     if (!w) {
         out.clear();
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     FieldBuilder fb(FieldBuilder::Mode::Pattern, {}, false);
-    Ex r = tilde ? expand_parts_tilde(w->parts, fb, false) : expand_parts(w->parts, fb, false);
-    if (r != Ex::Ok) return r;
+    Outcome r = tilde ? expand_parts_tilde(w->parts, fb, false) : expand_parts(w->parts, fb, false);
+    if (r != Outcome::Ok) return r;
     out = fb.take_pattern();
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_heredoc_text(const sx::Word* body, std::string& out) {
+Outcome Exec::expand_heredoc_text(const sx::Word* body, std::string& out) {
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
-    Ex e = expand_parts(body->parts, fb, true);
-    if (e != Ex::Ok) return e;
+    Outcome e = expand_parts(body->parts, fb, true);
+    if (e != Outcome::Ok) return e;
     out = std::move(fb.text());
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
+Outcome Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
     out.clear();
-    if (!r->body) return Ex::Ok;
+    if (!r->body) return Outcome::Ok;
     if (r->quoted_delim) {
         for (const sx::Node* p : r->body->parts)
             if (p->kind == sx::NodeKind::Lit) out.append(p->as<sx::Lit>()->text);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
-    Ex e = expand_parts(r->body->parts, fb, true);
-    if (e != Ex::Ok) return e;
+    Outcome e = expand_parts(r->body->parts, fb, true);
+    if (e != Outcome::Ok) return e;
     out = std::move(fb.text());
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 // ---------------------------------------------------------------- substitutions
 
-Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
-    if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
+    if (subshell_depth_ + 1 > session_.limits.max_subshell_depth) {
         error("command substitution: maximum nesting depth exceeded (" +
-              std::to_string(s_.limits.max_subshell_depth) + ")");
-        st_.status = 1;
-        return Ex::Fatal;
+              std::to_string(session_.limits.max_subshell_depth) + ")");
+        state_.status = 1;
+        return Outcome::Fatal;
     }
     // $(<file): the file's content, without running anything.
     if (body.size == 1 && !body[0]->background && body[0]->cmd->kind == sx::NodeKind::Simple) {
@@ -921,110 +921,110 @@ Ex Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
         if (sc->words.empty() && sc->assigns.empty() && sc->redirs.size == 1 &&
             sc->redirs[0]->op == sx::RedirOp::In && sc->redirs[0]->fd < 0) {
             std::vector<std::string> words;
-            Ex r = expand_word_fields(sc->redirs[0]->target, words);
-            if (r != Ex::Ok) return r;
+            Outcome r = expand_word_fields(sc->redirs[0]->target, words);
+            if (r != Outcome::Ok) return r;
             // A failure is the substitution's status ($? of `x=$(< missing)` is 1).
             if (words.size() != 1) {
                 error("ambiguous redirect");
-                st_.status = last_cmdsubst_status_ = 1;
+                state_.status = last_cmdsubst_status_ = 1;
                 out.clear();
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             int err = 0;
             StreamPtr s = open_path(words[0], 0, err);
             out.clear();
             if (!s) {
                 error(words[0] + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(err))));
-                st_.status = last_cmdsubst_status_ = 1;
-                return Ex::Ok;
+                state_.status = last_cmdsubst_status_ = 1;
+                return Outcome::Ok;
             }
-            IoResult rr = s->read_all(out, s_.limits.max_variable_bytes + 1);
+            IoResult rr = s->read_all(out, session_.limits.max_variable_bytes + 1);
             (void)rr;
-            if (out.size() > s_.limits.max_variable_bytes) {
+            if (out.size() > session_.limits.max_variable_bytes) {
                 error("command substitution: output exceeds the variable size limit");
                 out.clear();
-                st_.status = 1;
-                return Ex::Fatal;
+                state_.status = 1;
+                return Outcome::Fatal;
             }
             while (!out.empty() && out.back() == '\n') out.pop_back();
-            st_.status = 0;
+            state_.status = 0;
             last_cmdsubst_status_ = 0;
-            return Ex::Ok;
+            return Outcome::Ok;
         }
     }
-    auto sink = std::make_shared<StringSink>(s_.limits.max_variable_bytes + 1, &s_.memory);
+    auto sink = std::make_shared<StringSink>(session_.limits.max_variable_bytes + 1, &session_.memory);
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
         child.xtrace_level_ = xtrace_level_ + 1;
-        if (!child.st_.opts[ShInheritErrexit]) child.st_.opts[OptErrexit] = false;
+        if (!child.state_.opts[ShInheritErrexit]) child.state_.opts[OptErrexit] = false;
         return child.exec_list(body);
     });
     if (sink->over_budget()) {
         // The budget is full: the command fails, the shell goes on.
         sink->take();
-        error("command substitution: " + memory_limit_message(s_.memory.limit()));
+        error("command substitution: " + memory_limit_message(session_.memory.limit()));
         out.clear();
-        st_.status = 1;
-        return Ex::Fail;
+        state_.status = 1;
+        return Outcome::Fail;
     }
     out = sink->take();
-    if (out.size() > s_.limits.max_variable_bytes) {
+    if (out.size() > session_.limits.max_variable_bytes) {
         error("command substitution: output exceeds the variable size limit (" +
-              std::to_string(s_.limits.max_variable_bytes) + " bytes)");
+              std::to_string(session_.limits.max_variable_bytes) + " bytes)");
         out.clear();
-        st_.status = 1;
-        return Ex::Fatal;
+        state_.status = 1;
+        return Outcome::Fatal;
     }
     if (out.find('\0') != std::string::npos) {
         error("warning: command substitution: ignored null byte in input");
         std::erase(out, '\0');
     }
     while (!out.empty() && out.back() == '\n') out.pop_back();
-    st_.status = status;
+    state_.status = status;
     last_cmdsubst_status_ = status;
-    if (s_.run_token.cancelled() || cancel_->cancelled()) return Ex::Fatal;
-    return Ex::Ok;
+    if (session_.run_token.cancelled() || cancel_->cancelled()) return Outcome::Fatal;
+    return Outcome::Ok;
 }
 
-Ex Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
+Outcome Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
     int64_t v = 0;
-    Ex r = arith(a->expr, a->raw, v, true);
+    Outcome r = arith(a->expr, a->raw, v, true);
     // bash discards the rest of the command line after an error in $(( )) (status 1) and reads the next
     // line; an unset variable under set -u still ends the shell.
-    if (r == Ex::Fatal && st_.status == 1 && !cancel_->cancelled_fast()) discard_line_ = true;
-    if (r != Ex::Ok) return r;
+    if (r == Outcome::Fatal && state_.status == 1 && !cancel_->cancelled_fast()) discard_line_ = true;
+    if (r != Outcome::Ok) return r;
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // into out's buffer, no temporary string
     (void)ec;
     out.assign(buf, end);
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 // ---------------------------------------------------------------- pathname expansion
 
-Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
+Outcome Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     const std::string& pat = f.pattern();
-    bool extglob = st_.opts[ShExtglob] || f.diverged;
+    bool extglob = state_.opts[ShExtglob] || f.diverged;
     if (!is_glob(pat, true)) {
         // No live glob character after all (`x='a\*'; echo $x`): the word stays as it is, backslash included.
         out.push_back(f.text);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     PathPattern pp = split_path_pattern(pat, extglob);
     PatternOptions po;
-    po.nocase = st_.opts[ShNocaseglob];
+    po.nocase = state_.opts[ShNocaseglob];
     po.extglob = extglob;
     po.pathname = true;
-    po.dotglob = st_.opts[ShDotglob];
-    bool globstar = st_.opts[ShGlobstar];
+    po.dotglob = state_.opts[ShDotglob];
+    bool globstar = state_.opts[ShGlobstar];
 
     // (display path, filesystem path)
     std::vector<std::pair<std::string, std::string>> cur;
     if (pp.absolute)
         cur.emplace_back("/", "/");
     else
-        cur.emplace_back("", st_.cwd);
+        cur.emplace_back("", state_.cwd);
     auto join = [](const std::string& a, std::string_view b) {
         if (a.empty()) return std::string(b);
         std::string r = a;
@@ -1032,7 +1032,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
         r.append(b);
         return r;
     };
-    size_t budget = s_.limits.max_array_entries;
+    size_t budget = session_.limits.max_array_entries;
     for (size_t ci = 0; ci < pp.components.size(); ++ci) {
         const PathComponent& c = pp.components[ci];
         bool last = ci + 1 == pp.components.size();
@@ -1042,7 +1042,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                 std::string d = disp.empty() ? c.literal : (disp == "/" ? "/" + c.literal : disp + "/" + c.literal);
                 std::string p = join(fsp, c.literal);
                 if (!last || true) {
-                    auto st = s_.fs.lstat(p);
+                    auto st = session_.fs.lstat(p);
                     if (!st) continue;
                 }
                 next.emplace_back(std::move(d), std::move(p));
@@ -1055,10 +1055,10 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                 std::vector<std::pair<std::string, std::string>> found;
                 if (!last) found.emplace_back(disp, fsp);
                 while (!stack.empty()) {
-                    if (cancel_->cancelled()) return Ex::Fatal;
+                    if (cancel_->cancelled()) return Outcome::Fatal;
                     auto [d, p] = stack.back();
                     stack.pop_back();
-                    auto ents = s_.fs.readdir(p.empty() ? "/" : p);
+                    auto ents = session_.fs.readdir(p.empty() ? "/" : p);
                     if (!ents) continue;
                     std::sort(ents->begin(), ents->end(),
                               [](const vfs::DirEntry& a, const vfs::DirEntry& b) { return a.name > b.name; });
@@ -1066,7 +1066,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                         if (e.name[0] == '.' && !po.dotglob) continue;
                         std::string nd = d.empty() ? e.name : (d == "/" ? "/" + e.name : d + "/" + e.name);
                         std::string np = join(p, e.name);
-                        auto st = s_.fs.lstat(np);
+                        auto st = session_.fs.lstat(np);
                         bool dir = st && st->is_directory();
                         if (dir || last) found.emplace_back(nd, np);
                         if (dir) stack.emplace_back(nd, np);
@@ -1078,11 +1078,11 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
         } else {
             Pattern cp = Pattern::compile(c.pattern, po);
             for (auto& [disp, fsp] : cur) {
-                if (cancel_->cancelled()) return Ex::Fatal;
-                auto ents = s_.fs.readdir(fsp.empty() ? "/" : fsp);
+                if (cancel_->cancelled()) return Outcome::Fatal;
+                auto ents = session_.fs.readdir(fsp.empty() ? "/" : fsp);
                 if (!ents) continue;
                 // `shopt -u globskipdots`: a pattern that starts with a '.' may match . and .. too.
-                if (!st_.opts[ShGlobskipdots] && !c.pattern.empty() && c.pattern[0] == '.') {
+                if (!state_.opts[ShGlobskipdots] && !c.pattern.empty() && c.pattern[0] == '.') {
                     for (const char* dot : {".", ".."}) {
                         vfs::DirEntry de;
                         de.name = dot;
@@ -1091,13 +1091,13 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
                 }
                 size_t tick = 0;
                 for (const auto& e : *ents) {
-                    if (cancel_->poll(tick)) return Ex::Fatal;
+                    if (cancel_->poll(tick)) return Outcome::Fatal;
                     if (!cp.match(e.name)) continue;
-                    if ((e.name == "." || e.name == "..") && st_.opts[ShGlobskipdots]) continue;
+                    if ((e.name == "." || e.name == "..") && state_.opts[ShGlobskipdots]) continue;
                     std::string nd = disp.empty() ? e.name : (disp == "/" ? "/" + e.name : disp + "/" + e.name);
                     std::string np = join(fsp, e.name);
                     if (!last) {
-                        auto st = s_.fs.stat(np);
+                        auto st = session_.fs.stat(np);
                         if (!st || !st->is_directory()) continue;
                     }
                     next.emplace_back(std::move(nd), std::move(np));
@@ -1111,7 +1111,7 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     std::vector<std::string> matches;
     for (auto& [disp, fsp] : cur) {
         if (pp.trailing_slash) {
-            auto st = s_.fs.stat(fsp);
+            auto st = session_.fs.stat(fsp);
             if (!st || !st->is_directory()) continue;
             disp.push_back('/');
         }
@@ -1140,20 +1140,20 @@ Ex Exec::glob_field(const Field& f, std::vector<std::string>& out) {
         matches = std::move(keep);
     }
     if (matches.empty()) {
-        if (st_.opts[ShFailglob]) {
+        if (state_.opts[ShFailglob]) {
             report_error("no match: " + f.text);
-            st_.status = 1;
+            state_.status = 1;
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
-        if (st_.opts[ShNullglob]) return Ex::Ok;
+        if (state_.opts[ShNullglob]) return Outcome::Ok;
         out.push_back(f.text);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     std::sort(matches.begin(), matches.end());
     for (auto& m : matches) out.push_back(std::move(m));
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 }  // namespace bashkit::interp

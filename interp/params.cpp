@@ -90,11 +90,11 @@ void map_char(std::string_view s, size_t i, size_t len, bool upper, std::string&
 
 // Looks up a parameter given as text (for ${!x} and namerefs): "name", "name[sub]", "1", "@", ...
 // sub is evaluated here.
-static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad);
+static Outcome lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad);
 
 // The value of a named parameter (without indirection).
 // length: the ${#name[sub]} form, whose bad subscript is an expansion error.
-static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, std::string_view index_text,
+static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* index, std::string_view index_text,
                       bool has_index_text, char index_all, ParamValue& v, bool length = false) {
     ShellState& st = ex.state();
     v.display = std::string(name);
@@ -112,7 +112,7 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             v.set = true;
             v.scalar = ex.params()[n - 1];
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     if (name.size() == 1 && !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
         v.display = "$" + std::string(name);
@@ -123,25 +123,25 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                 v.star = name[0] == '*';
                 v.list = ex.params();
                 v.set = !v.list.empty();
-                return Ex::Ok;
+                return Outcome::Ok;
             case '#':
                 v.set = true;
                 v.scalar = to_dec(static_cast<int64_t>(ex.params().size()));
-                return Ex::Ok;
+                return Outcome::Ok;
             case '?':
                 v.set = true;
                 v.scalar = to_dec(st.status);
-                return Ex::Ok;
+                return Outcome::Ok;
             case '$':
                 v.set = true;
                 v.scalar = to_dec(ex.session().id.pid);
-                return Ex::Ok;
+                return Outcome::Ok;
             case '!':
                 if (st.last_bg_pid) {
                     v.set = true;
                     v.scalar = to_dec(st.last_bg_pid);
                 }
-                return Ex::Ok;
+                return Outcome::Ok;
             case '-': {
                 v.set = true;
                 std::string f;
@@ -156,10 +156,10 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                 if (!st.script_input) ordered.push_back('c');
                 else if (st.frames.empty() || !st.frames.front().main_entry) ordered.push_back('s');
                 v.scalar = ordered;
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             default:
-                return Ex::Ok;
+                return Outcome::Ok;
         }
     }
     v.var_name = std::string(name);
@@ -171,7 +171,7 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             std::string target = ex.resolve_nameref(name, ok);
             if (ok && target.find('[') != std::string::npos && target.back() == ']') {
                 bool bad = false;
-                Ex r = lookup_spec(ex, target, v, bad);
+                Outcome r = lookup_spec(ex, target, v, bad);
                 v.display = std::string(name);
                 return r;
             }
@@ -195,17 +195,17 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
             }
         }
         v.set = !v.list.empty();
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     if (index || has_index_text) {
         std::string sub;
         if (index) {
             // An indexed array's subscript is arithmetic text: ${a['1']} is an error, as in $(( '1' )).
-            Ex r = var && var->is_assoc() ? ex.expand_word(index, sub, false) : ex.expand_arith_word(index, sub);
-            if (r != Ex::Ok) return r;
+            Outcome r = var && var->is_assoc() ? ex.expand_word(index, sub, false) : ex.expand_arith_word(index, sub);
+            if (r != Outcome::Ok) return r;
         } else {
-            Ex r = ex.subscript_text(var, index_text, sub);
-            if (r != Ex::Ok) return r;
+            Outcome r = ex.subscript_text(var, index_text, sub);
+            if (r != Outcome::Ok) return r;
         }
         v.display = std::string(name) + "[" + sub + "]";
         if (var && var->is_assoc()) {
@@ -214,13 +214,13 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                     v.set = true;
                     v.scalar = *s;
                 }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         int64_t i = 0;
-        Ex r = ex.arith_text(sub, i, true);
+        Outcome r = ex.arith_text(sub, i, true);
         // A bad subscript ends a -c shell; a script from a file or stdin goes on with the next line.
-        if (r == Ex::Fatal && ex.exit_status() == 1) ex.discard_line_ = ex.state().script_input;
-        if (r != Ex::Ok) return r;
+        if (r == Outcome::Fatal && ex.exit_status() == 1) ex.discard_line_ = ex.state().script_input;
+        if (r != Outcome::Ok) return r;
         // A negative subscript counts back from the end of an indexed array; before its start, or on anything
         // else (a scalar, an unset name), it is bad: a message and no value, or for ${#name[sub]} an error
         // that discards the line, named by the subscript's text as written (bash's "-3]: bad array subscript").
@@ -230,31 +230,31 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
                 if (!length) {
                     ex.report_error(std::string(name) + ": bad array subscript");
                     v.bad_subscript = true;
-                    return Ex::Ok;
+                    return Outcome::Ok;
                 }
-                if (!var) return Ex::Ok;  // ${#unset[-1]} is 0
+                if (!var) return Outcome::Ok;  // ${#unset[-1]} is 0
                 ex.report_error((index ? sx::print(*index) : std::string(index_text)) + "]: bad array subscript");
                 ex.exit_status_ = 1;
                 ex.discard_line_ = true;
-                return Ex::Fatal;
+                return Outcome::Fatal;
             }
             i += n;
         }
-        if (!var) return Ex::Ok;
+        if (!var) return Outcome::Ok;
         if (var->is_indexed()) {
-            if (!var->idx) return Ex::Ok;
+            if (!var->idx) return Outcome::Ok;
             auto it = var->idx->m.find(i);
             if (it != var->idx->m.end()) {
                 v.set = true;
                 v.scalar = it->second;
             }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (i == 0 && var->set) {
             v.set = true;
             v.scalar = var->str;
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     if (var) {
         if (const std::string* s = var->scalar_value()) {
@@ -263,10 +263,10 @@ static Ex named_value(Exec& ex, std::string_view name, const sx::Word* index, st
         }
         v.array_ref = var->is_array();
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad) {
+static Outcome lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad) {
     bad = false;
     size_t lb = spec.find('[');
     if (lb != std::string_view::npos && spec.back() == ']') {
@@ -274,7 +274,7 @@ static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad)
         std::string_view sub = spec.substr(lb + 1, spec.size() - lb - 2);
         if (!valid_name(name)) {
             bad = true;
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (sub == "@" || sub == "*") return named_value(ex, name, nullptr, {}, false, sub[0], v);
         return named_value(ex, name, nullptr, sub, true, 0, v);
@@ -283,22 +283,22 @@ static Ex lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool& bad)
         (spec.size() == 1 && std::strchr("@*#?$!-", spec[0]) != nullptr))
         return named_value(ex, spec, nullptr, {}, false, 0, v);
     bad = true;
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
+Outcome Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
     if (p->indirect) {
         // A target whose subscript expands the same indirection (ref='A[${!ref}]') recursed without end.
         if (stack_exhausted()) {
             report_error(std::string(p->name) + ": maximum nesting depth exceeded");
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         ParamValue iv;
-        Ex r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
-        if (r != Ex::Ok) return r;
-        if (iv.bad_subscript) return Ex::Ok;  // reported; the expansion is empty
+        Outcome r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
+        if (r != Outcome::Ok) return r;
+        if (iv.bad_subscript) return Outcome::Ok;  // reported; the expansion is empty
         // ${!a[@]}: the elements joined with spaces name the target (so more than one is an invalid name)
         std::string target = iv.scalar;
         if (iv.is_list) {
@@ -307,38 +307,38 @@ Ex Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         }
         // A nameref: ${!ref} gives the name it refers to.
         if (!p->index && !p->index_all && valid_name(p->name)) {
-            const Var* raw = st_.vars.find(p->name);
+            const Var* raw = state_.vars.find(p->name);
             if (raw && raw->nameref()) {
                 v.set = raw->set;
                 v.scalar = raw->str;
                 v.display = std::string(p->name);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
         }
         // An array without the element named (`${!A}` of an associative array, no A[0]) gives nothing;
         // an unset variable is an error, an empty one an invalid name (below).
-        if (iv.array_ref && target.empty() && !iv.is_list) return Ex::Ok;
+        if (iv.array_ref && target.empty() && !iv.is_list) return Outcome::Ok;
         // bash says so with set -u too (`set -u; echo "${!f}"`: "f: invalid indirect expansion").
         if (!iv.set && !iv.array_ref) {
             report_error(std::string(p->name) + (p->index ? "[" + sx::print(*p->index) + "]" : std::string()) +
                          ": invalid indirect expansion");
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         bool bad = false;
         r = lookup_spec(*this, target, v, bad);
-        if (r != Ex::Ok) return r;
+        if (r != Outcome::Ok) return r;
         if (bad) {
             report_error(target + ": invalid variable name");
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         // An unset target is named as written (`set -u; f=nope; echo ${!f}`: "!f: unbound variable").
         if (!v.set && !p->index_all)
             v.display = "!" + std::string(p->name) + (p->index ? "[" + sx::print(*p->index) + "]" : std::string());
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     return named_value(*this, p->name, p->index, {}, false, p->index_all, v, p->op == sx::ParamOp::Length);
 }
@@ -392,7 +392,7 @@ void unsplit_star_join(ParamValue& v, bool quoted, const std::string& ifs_val, b
 
 }  // namespace
 
-Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
+Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
     // What the parser could not read (`${a&}`, `${#x-y}`, `${}`) keeps its text as the name: bash reports it
     // when it runs and discards the rest of the command line.
     if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
@@ -402,7 +402,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             error("${" + std::string(n) + "}: bad substitution");
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
     }
     // ${a[]}: an empty subscript written as such (one that expands to nothing is 0).
@@ -410,12 +410,12 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         report_error("${" + std::string(p->name) + "[]}: bad substitution");
         exit_status_ = 1;
         discard_line_ = true;
-        return Ex::Fatal;
+        return Outcome::Fatal;
     }
     // Fast path: $name / ${name} of an ordinary variable.
     if (p->op == sx::ParamOp::None && !p->indirect && !p->index && !p->index_all) {
         std::string_view n = p->name;
-        const Var* raw = st_.vars.find(n);
+        const Var* raw = state_.vars.find(n);
         // (a nameref to an element, `a[i]` or `a[@]`, takes the general path)
         bool element_ref = raw && raw->nameref() && raw->set && raw->str.find('[') != std::string::npos;
         if (!element_ref && !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) {
@@ -423,25 +423,25 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             if (var && !var->is_array()) {
                 if (var->set) {
                     fb.expansion(var->str, quoted);
-                    return Ex::Ok;
+                    return Outcome::Ok;
                 }
             } else if (var) {
                 if (const std::string* s = var->scalar_value()) {
                     fb.expansion(*s, quoted);
-                    return Ex::Ok;
+                    return Outcome::Ok;
                 }
             }
-            if (st_.opts[OptNounset]) {
+            if (state_.opts[OptNounset]) {
                 error(std::string(n) + ": unbound variable");
                 exit_status_ = fatal_expansion_status();
-                return Ex::Fatal;
+                return Outcome::Fatal;
             }
             if (quoted) fb.mark_quoted();  // "$unset" is still one (empty) field
-            return Ex::Ok;
+            return Outcome::Ok;
         }
     }
 
-    const Var* ifsv = st_.vars.find("IFS");
+    const Var* ifsv = state_.vars.find("IFS");
     bool ifs_set = ifsv && ifsv->set;
     std::string ifs_val = ifs_set ? ifsv->str : std::string(" \t\n");
 
@@ -449,13 +449,13 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         ParamValue v;
         v.is_list = true;
         v.star = !p->at_form;
-        for (auto& n : st_.vars.names_with_prefix(p->name)) {
-            const Var* var = st_.vars.find(n);
+        for (auto& n : state_.vars.names_with_prefix(p->name)) {
+            const Var* var = state_.vars.find(n);
             if (var && (var->set || var->is_array())) v.list.push_back(n);
         }
         unsplit_star_join(v, quoted, ifs_val, ifs_set, "");
         emit(fb, v, quoted, ifs_val, ifs_set);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     if (p->op == sx::ParamOp::Keys) {
         ParamValue v;
@@ -472,12 +472,12 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         }
         unsplit_star_join(v, quoted, ifs_val, ifs_set, " ");
         emit(fb, v, quoted, ifs_val, ifs_set);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
 
     ParamValue v;
-    Ex r = param_value(p, v);
-    if (r != Ex::Ok) return r;
+    Outcome r = param_value(p, v);
+    if (r != Outcome::Ok) return r;
 
     using Op = sx::ParamOp;
     Op op = p->op;
@@ -509,11 +509,11 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     return r;
                 }
             }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (!use_word) {
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (op == Op::Default) {
             if (quoted) fb.mark_quoted();
@@ -525,36 +525,36 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 fb.lit_splits = saved;
                 return r;
             }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (op == Op::Error) {
             std::string msg;
             if (p->arg) {
                 r = expand_word(p->arg, msg);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
             }
             if (msg.empty()) msg = p->colon ? "parameter null or not set" : "parameter not set";
             error(v.display.starts_with("$") ? v.display.substr(1) + ": " + msg : v.display + ": " + msg);
             exit_status_ = fatal_expansion_status();
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         // Assign
         std::string val;
         if (p->arg && quoted) {  // "${v:=~}": no tilde expansion inside double quotes
             FieldBuilder vb(FieldBuilder::Mode::Single, {}, false);
             r = expand_parts(p->arg->parts, vb, true);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             val = std::move(vb.text());
         } else if (p->arg) {
             r = expand_assign_value(p->arg, val);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
         }
         // ${!ref:=value} assigns the variable ref names (the elements of ref joined, for ref[@]).
         std::string target(p->name);
         if (p->indirect && !v.is_list) {
             ParamValue iv;
             r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             target = iv.scalar;
             if (iv.is_list) {
                 target.clear();
@@ -564,7 +564,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 report_error(target + ": invalid variable name");
                 exit_status_ = 1;
                 discard_line_ = true;
-                return Ex::Fatal;
+                return Outcome::Fatal;
             }
         }
         if (v.is_list || !valid_name(target) || (p->indirect && p->index)) {
@@ -572,60 +572,60 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             report_error(nm + ": cannot assign in this way");
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         bool ok;
         assign_arith_error_ = false;
         if (p->index) {
             std::string key;
             r = expand_word(p->index, key, false);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             ok = assign_elem(p->name, key, val, false);
         } else {
             ok = assign(target, val);
         }
         if (!ok) {
-            if (assign_fatal()) return Ex::Fatal;  // a bad expression for an integer variable
+            if (assign_fatal()) return Outcome::Fatal;  // a bad expression for an integer variable
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
         // The value after assignment (attributes such as -i or -u may have changed it).
         ParamValue nv;
         r = param_value(p, nv);
-        if (r != Ex::Ok) return r;
+        if (r != Outcome::Ok) return r;
         if (quoted) fb.mark_quoted();
         fb.expansion(nv.scalar, quoted);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
 
     // set -u: ${#a[@]} needs a set array (bash 5.2: `a=()` is one; a scalar, an unset or a declared-only
     // name is unbound), an error that discards the line with status 1.
-    if (op == Op::Length && p->index_all && !p->indirect && st_.opts[OptNounset]) {
+    if (op == Op::Length && p->index_all && !p->indirect && state_.opts[OptNounset]) {
         const Var* var = lookup(p->name);
         if (!var || !var->is_array() || !var->set) {
             error(std::string(p->name) + ": unbound variable");
             exit_status_ = 1;
             discard_line_ = true;
-            return Ex::Fatal;
+            return Outcome::Fatal;
         }
     }
-    if (!is_set && !v.is_list && st_.opts[OptNounset] && !(op == Op::Length && false)) {
+    if (!is_set && !v.is_list && state_.opts[OptNounset] && !(op == Op::Length && false)) {
         error(v.display + ": unbound variable");
         exit_status_ = fatal_expansion_status();
-        return Ex::Fatal;
+        return Outcome::Fatal;
     }
-    if (op == Op::Length && v.is_list && st_.opts[OptNounset] && !is_set && !v.array_ref && false) {
+    if (op == Op::Length && v.is_list && state_.opts[OptNounset] && !is_set && !v.array_ref && false) {
     }
 
     switch (op) {
         case Op::None:
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         case Op::Length: {
             size_t n = v.is_list ? v.list.size() : count_chars(v.scalar);
             fb.expansion(to_dec(static_cast<int64_t>(n)), quoted);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case Op::RemPrefix:
         case Op::RemLongPrefix:
@@ -633,9 +633,9 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
         case Op::RemLongSuffix: {
             std::string pat;
             r = expand_pattern(p->arg, pat, true);  // `${x#~}`: the tilde expands, quoted or not
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             PatternOptions po;
-            po.extglob = st_.opts[ShExtglob];
+            po.extglob = state_.opts[ShExtglob];
             Pattern cp = Pattern::compile(pat, po);
             auto apply = [&](std::string& s) {
                 std::optional<size_t> k;
@@ -663,7 +663,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             else
                 apply(v.scalar);
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case Op::Replace:
         case Op::ReplaceAll:
@@ -673,19 +673,19 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             // of an empty e is R); the pattern and the replacement are not expanded.
             if (!is_set && !v.is_list) {
                 emit(fb, v, quoted, ifs_val, ifs_set);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             // bash expands a tilde at the start of the pattern of ${x/p/r} and ${x//p/r} (not after the
             // `#` or `%` anchor) and of the replacement, quoted or not.
             std::string pat;
             r = expand_pattern(p->arg, pat, op == Op::Replace || op == Op::ReplaceAll);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             std::string rep_pat;
             if (p->arg2) {
                 r = expand_pattern(p->arg2, rep_pat, true);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
             }
-            bool amp = st_.opts[ShPatsubReplacement];
+            bool amp = state_.opts[ShPatsubReplacement];
             // The replacement: quoted characters literal, an unquoted & stands for the match.
             struct Piece {
                 bool match;
@@ -714,7 +714,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 return out;
             };
             PatternOptions po;
-            po.extglob = st_.opts[ShExtglob];
+            po.extglob = state_.opts[ShExtglob];
             Pattern cp = Pattern::compile(pat, po);
             bool too_big = false;
             auto apply = [&](std::string& s) {
@@ -736,7 +736,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 }
                 // Charged before anything is built: the list of matches (up to one per byte), then the
                 // result, whose size is known from the matches (`${x//?/$x}` squares the length).
-                MemoryCharge held(&s_.memory);
+                MemoryCharge held(&session_.memory);
                 if (!held.try_add(s.size() * (sizeof(MatchSpan) + 4))) {
                     too_big = true;
                     return;
@@ -761,7 +761,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     }
                     add += amps * len;
                     result = result - len + add;
-                    if (result > s_.limits.max_variable_bytes) {
+                    if (result > session_.limits.max_variable_bytes) {
                         too_big = true;
                         return;
                     }
@@ -790,12 +790,12 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 apply(v.scalar);
             }
             if (too_big) {
-                error(v.display + ": pattern substitution: " + memory_limit_message(s_.memory.limit()));
-                st_.status = 1;
-                return Ex::Fail;
+                error(v.display + ": pattern substitution: " + memory_limit_message(session_.memory.limit()));
+                state_.status = 1;
+                return Outcome::Fail;
             }
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case Op::Substring: {
             std::string off_text, len_text;
@@ -803,15 +803,15 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             bool has_len = p->arg2 != nullptr;
             if (p->arg) {
                 r = expand_word(p->arg, off_text, false);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
             }
             r = arith_text(off_text, off, true);
-            if (r != Ex::Ok) return r;
+            if (r != Outcome::Ok) return r;
             if (has_len) {
                 r = expand_word(p->arg2, len_text, false);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
                 r = arith_text(len_text, len, true);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
             }
             if (v.is_list) {
                 std::vector<std::string> out;
@@ -819,7 +819,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 if (positional && !p->indirect) {
                     // $0 is element 0.
                     std::vector<std::string> all;
-                    all.push_back(st_.script_name);
+                    all.push_back(state_.script_name);
                     for (auto& s : v.list) all.push_back(s);
                     int64_t n = static_cast<int64_t>(all.size());
                     if (off < 0) off += n;
@@ -830,7 +830,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                             error(v.display.substr(1) + ": " + to_dec(len) + ": substring expression < 0");
                             exit_status_ = 1;
                             discard_line_ = true;
-                            return Ex::Fatal;
+                            return Outcome::Fatal;
                         }
                         end = std::min<int64_t>(n, off + len);
                     }
@@ -857,7 +857,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                         error(v.display + ": " + to_dec(len) + ": substring expression < 0");
                         exit_status_ = 1;
                         discard_line_ = true;
-                        return Ex::Fatal;
+                        return Outcome::Fatal;
                     }
                     int64_t taken = 0;
                     for (const auto& [k, s] : elems) {
@@ -869,7 +869,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                 }
                 v.list = std::move(out);
                 emit(fb, v, quoted, ifs_val, ifs_set);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             std::string& s = v.scalar;
             int64_t n = static_cast<int64_t>(count_chars(s));
@@ -877,7 +877,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             if (off < 0 || off > n) {
                 v.scalar.clear();
                 emit(fb, v, quoted, ifs_val, ifs_set);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             int64_t end = n;
             if (has_len) {
@@ -887,7 +887,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                         error(v.display + ": " + to_dec(len) + ": substring expression < 0");
                         exit_status_ = 1;
                         discard_line_ = true;
-                        return Ex::Fatal;
+                        return Outcome::Fatal;
                     }
                 } else {
                     end = off + len > n ? n : off + len;
@@ -897,7 +897,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             size_t b1 = char_offset(s, static_cast<size_t>(end));
             v.scalar = s.substr(b0, b1 - b0);
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case Op::UpperFirst:
         case Op::UpperAll:
@@ -906,7 +906,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             std::string pat;
             if (p->arg) {
                 r = expand_pattern(p->arg, pat);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
             }
             bool upper = op == Op::UpperFirst || op == Op::UpperAll;
             bool all = op == Op::UpperAll || op == Op::LowerAll;
@@ -930,7 +930,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
             else
                 apply(v.scalar);
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         case Op::Transform: {
             char t = p->transform;
@@ -970,13 +970,13 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     v.set = true;
                 }
                 emit(fb, v, quoted, ifs_val, ifs_set);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (t == 'A') {
                 // Nothing to declare: quoted, one empty field, as for the other transforms.
                 if (!var || (!is_set && !v.is_list && !v.array_ref && attr_letters(var).empty())) {
                     if (quoted && !v.is_list) fb.mark_quoted();
-                    return Ex::Ok;
+                    return Outcome::Ok;
                 }
                 std::string a = attr_letters(var);
                 std::string out;
@@ -999,7 +999,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                         out = "declare -" + a + " " + v.var_name + "=" + quote_for_reuse(v.scalar, QuoteStyle::Single);
                 }
                 fb.expansion(out, quoted);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (t == 'K' || t == 'k') {
                 if (v.is_list && var && var->is_array()) {
@@ -1017,7 +1017,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     if (t == 'k') {
                         v.list = std::move(items);
                         emit(fb, v, quoted, ifs_val, ifs_set);
-                        return Ex::Ok;
+                        return Outcome::Ok;
                     }
                     std::string out;
                     for (size_t i = 0; i + 1 < items.size(); i += 2) {
@@ -1027,7 +1027,7 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                         out += " ";
                     }
                     fb.expansion(out, quoted);
-                    return Ex::Ok;
+                    return Outcome::Ok;
                 }
                 if (v.is_list) {
                     for (auto& s : v.list) s = quote_for_reuse(s, QuoteStyle::Single);
@@ -1035,23 +1035,23 @@ Ex Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted) {
                     v.scalar = quote_for_reuse(v.scalar, QuoteStyle::Single);
                 }
                 emit(fb, v, quoted, ifs_val, ifs_set);
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (!is_set) {
                 // Nothing to transform: quoted, one empty field, except for "${a[@]@Q}" and "${@@Q}".
                 if (quoted && !(v.is_list && !v.star)) fb.mark_quoted();
-                return Ex::Ok;
+                return Outcome::Ok;
             }
             if (v.is_list)
                 for (auto& s : v.list) one(s);
             else
                 one(v.scalar);
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         default:
             emit(fb, v, quoted, ifs_val, ifs_set);
-            return Ex::Ok;
+            return Outcome::Ok;
     }
 }
 

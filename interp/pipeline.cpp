@@ -215,12 +215,12 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
     Flow result = Flow::Normal;
     std::vector<int> statuses;
     if (n == 0) {
-        st_.status = 0;
+        state_.status = 0;
     } else if (n == 1) {
         // `! cmd` ignores failures inside cmd only when set -e is on as it starts (bash marks the command
         // then): `f() { set -e; false; }; ! f` exits, and without set -e the ERR trap runs inside `! { ...; }`.
         // The negated command itself never triggers errexit or the ERR trap.
-        bool suppress = p->negated && st_.opts[OptErrexit];
+        bool suppress = p->negated && state_.opts[OptErrexit];
         const sx::Command* saved_inverted = inverted_;
         if (p->negated) inverted_ = p->stages[0];
         if (suppress) ++errexit_suppressed_;
@@ -228,21 +228,21 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         if (suppress) --errexit_suppressed_;
         inverted_ = saved_inverted;
         if (f != Flow::Normal) return f;
-        statuses.push_back(st_.status);
+        statuses.push_back(state_.status);
     } else {
         statuses.assign(n, 0);
-        if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
-            error("pipeline: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
-            st_.status = 1;
+        if (subshell_depth_ + 1 > session_.limits.max_subshell_depth) {
+            error("pipeline: maximum nesting depth exceeded (" + std::to_string(session_.limits.max_subshell_depth) + ")");
+            state_.status = 1;
             return Flow::Normal;
         }
         uint32_t want = n - 1;
-        uint32_t before = s_.threads.fetch_add(want);
-        if (before + want > s_.limits.max_threads) {
-            s_.threads.fetch_sub(want);
+        uint32_t before = session_.threads.fetch_add(want);
+        if (before + want > session_.limits.max_threads) {
+            session_.threads.fetch_sub(want);
             error("fork: retry: Resource temporarily unavailable (thread limit " +
-                  std::to_string(s_.limits.max_threads) + ")");
-            st_.status = 254;
+                  std::to_string(session_.limits.max_threads) + ")");
+            state_.status = 254;
             return Flow::Normal;
         }
         std::vector<PipeEnds> pipes(n - 1);
@@ -250,7 +250,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
         // An exception on this thread (a state copy over the memory budget) must not leave stages blocked on
         // pipe ends nobody will close, nor the thread count raised.
         struct StagesGuard {
-            Session& s;
+            ShellSession& s;
             uint32_t want;
             std::vector<PipeEnds>& pipes;
             std::vector<std::unique_ptr<StackThread>>& threads;
@@ -262,10 +262,10 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                 for (auto& th : threads) th->join();
                 s.threads.fetch_sub(want);
             }
-        } stages_guard{s_, want, pipes, threads};
-        for (auto& pe : pipes) pe = make_charged_pipe(cancel_, s_.memory);
+        } stages_guard{session_, want, pipes, threads};
+        for (auto& pe : pipes) pe = make_charged_pipe(cancel_, session_.memory);
         threads.reserve(n - 1);
-        bool lastpipe = st_.opts[ShLastpipe] && !st_.opts[OptMonitor];
+        bool lastpipe = state_.opts[ShLastpipe] && !state_.opts[OptMonitor];
         for (uint32_t i = 0; i + 1 < n; ++i) {
             // bash runs a simple command's DEBUG trap before it forks the stage (the stage, a subshell, runs
             // it again only with set -T, and then not for this command).
@@ -274,7 +274,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                 if (p->stages[i]->pos.line) lineno_ = p->stages[i]->pos.line + line_offset_;
                 if (debug_trap(p->stages[i]) == Flow::Exit) return Flow::Exit;
             }
-            auto state = std::make_shared<ShellState>(st_.subshell_copy(s_.new_pid()));
+            auto state = std::make_shared<ShellState>(state_.subshell_copy(session_.new_pid()));
             const bool exit_trap = forked_child_runs_exit_trap(p->stages[i], true, async_pipeline_ == p);
             if (i > 0) state->fds[0] = pipes[i - 1].reader;
             state->fds[1] = pipes[i].writer;
@@ -283,7 +283,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             const sx::Command* stage = p->stages[i];
             int* slot = &statuses[i];
             Exec* parent = this;
-            bool started = th->start(s_.limits.stage_stack_bytes, [state, stage, slot, parent, stage_debug, exit_trap]() mutable {
+            bool started = th->start(session_.limits.stage_stack_bytes, [state, stage, slot, parent, stage_debug, exit_trap]() mutable {
                 // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
                 try {
                     Exec child(*parent, *state, true);
@@ -330,7 +330,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             Flow f = exec_command(last);
             guard.restore();
             if (f != Flow::Normal) result = f;
-            statuses[n - 1] = f == Flow::Exit ? exit_status_ : st_.status;
+            statuses[n - 1] = f == Flow::Exit ? exit_status_ : state_.status;
         } else {
             const bool stage_debug = last->kind == sx::NodeKind::Simple && debug_armed();
             if (stage_debug) {
@@ -342,7 +342,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             // fires it again here.
             const bool err_in_child = last->kind == sx::NodeKind::Subshell && last->redirs.size == 0 &&
                                       !(traps_running_ & kRunningErr) && errexit_suppressed_ == 0 &&
-                                      st_.traps.count(kTrapErr);
+                                      state_.traps.count(kTrapErr);
             int status = in_subshell([&](Exec& child) {
                 child.subshell_depth_ = subshell_depth_ + 1;
                 child.exit_trap_done_ = !forked_child_runs_exit_trap(last, true, async_pipeline_ == p);
@@ -350,12 +350,12 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                 if (stage_debug) child.debug_done_ = last;
                 if (!err_in_child) return child.exec_command(last);
                 Flow f = child.exec_list(last->as<sx::Subshell>()->body);
-                if (f == Flow::Exit) child.st_.status = child.exit_status_;
-                if ((f == Flow::Normal || f == Flow::Exit) && child.st_.status != 0) {
-                    bool saved = child.st_.traps_display_only;
-                    child.st_.traps_display_only = false;
+                if (f == Flow::Exit) child.state_.status = child.exit_status_;
+                if ((f == Flow::Normal || f == Flow::Exit) && child.state_.status != 0) {
+                    bool saved = child.state_.traps_display_only;
+                    child.state_.traps_display_only = false;
                     (void)child.run_trap(kTrapErr);
-                    child.st_.traps_display_only = saved;
+                    child.state_.traps_display_only = saved;
                 }
                 return f;
             });
@@ -365,14 +365,14 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
     }
     if (n > 0) {
         int status = statuses.back();
-        if (st_.opts[OptPipefail])
+        if (state_.opts[OptPipefail])
             for (int s : statuses)
                 if (s != 0) status = s;
         if (p->negated) status = status == 0 ? 1 : 0;
-        st_.status = status;
+        state_.status = status;
         set_pipestatus(statuses);
     } else if (p->negated) {
-        st_.status = st_.status == 0 ? 1 : 0;
+        state_.status = state_.status == 0 ? 1 : 0;
     }
     if (p->timed) {
         auto dt = std::chrono::steady_clock::now() - t0;
@@ -396,7 +396,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
 
 int Exec::alloc_fd(int from) {
     for (int f = from; f < 1024; ++f)
-        if (static_cast<size_t>(f) >= st_.fds.size() || !st_.fds[static_cast<size_t>(f)]) return f;
+        if (static_cast<size_t>(f) >= state_.fds.size() || !state_.fds[static_cast<size_t>(f)]) return f;
     return -1;
 }
 
@@ -422,44 +422,44 @@ int64_t Exec::start_list_job(std::shared_ptr<ShellState> state, sx::List<sx::Stm
 int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<Flow(Exec&)> body, std::string text,
                                bool in_table) {
     if (in_table) {
-        uint32_t jobs = s_.bg_jobs.fetch_add(1);
-        if (jobs + 1 > s_.limits.max_background_jobs) {
-            s_.bg_jobs.fetch_sub(1);
+        uint32_t jobs = session_.bg_jobs.fetch_add(1);
+        if (jobs + 1 > session_.limits.max_background_jobs) {
+            session_.bg_jobs.fetch_sub(1);
             error("fork: retry: Resource temporarily unavailable (background job limit " +
-                  std::to_string(s_.limits.max_background_jobs) + ")");
+                  std::to_string(session_.limits.max_background_jobs) + ")");
             return -1;
         }
     }
     auto release_job = [this, in_table] {
-        if (in_table) s_.bg_jobs.fetch_sub(1);
+        if (in_table) session_.bg_jobs.fetch_sub(1);
     };
-    if (subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+    if (subshell_depth_ + 1 > session_.limits.max_subshell_depth) {
         release_job();
-        error("background job: maximum nesting depth exceeded (" + std::to_string(s_.limits.max_subshell_depth) + ")");
+        error("background job: maximum nesting depth exceeded (" + std::to_string(session_.limits.max_subshell_depth) + ")");
         return -1;
     }
-    if (s_.threads.fetch_add(1) + 1 > s_.limits.max_threads) {
-        s_.threads.fetch_sub(1);
+    if (session_.threads.fetch_add(1) + 1 > session_.limits.max_threads) {
+        session_.threads.fetch_sub(1);
         release_job();
-        error("fork: retry: Resource temporarily unavailable (thread limit " + std::to_string(s_.limits.max_threads) + ")");
+        error("fork: retry: Resource temporarily unavailable (thread limit " + std::to_string(session_.limits.max_threads) + ")");
         return -1;
     }
     auto job = std::make_shared<Job>();
-    job->id = in_table ? st_.jobs->next_id++ : 0;
-    job->pid = s_.new_pid();
+    job->id = in_table ? state_.jobs->next_id++ : 0;
+    job->pid = session_.new_pid();
     job->command = std::move(text);
     auto token = std::make_shared<CancelToken>();
     token->set_parent(cancel_hold_, cancel_);
     job->token = token;
     state->enter_subshell(std::make_shared<JobTable>(), job->pid);  // a job starts with no jobs of its own
-    Session* sess = &s_;
+    ShellSession* sess = &session_;
     uint32_t depth = subshell_depth_ + 1;
     uint32_t cdepth = call_depth_;
     auto owner = owner_hold_;
     std::string source = source_name_;
     sess->live_threads.fetch_add(1);
     auto th = std::make_unique<StackThread>();
-    bool ok = th->start(s_.limits.stage_stack_bytes, [sess, state, body, job, depth, cdepth, owner, source,
+    bool ok = th->start(session_.limits.stage_stack_bytes, [sess, state, body, job, depth, cdepth, owner, source,
                                                       in_table]() mutable {
         // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
         try {
@@ -501,25 +501,25 @@ int64_t Exec::start_thread_job(std::shared_ptr<ShellState> state, std::function<
     if (!ok) {
         sess->live_threads.fetch_sub(1);
         release_job();
-        s_.threads.fetch_sub(1);
+        session_.threads.fetch_sub(1);
         error("fork: Resource temporarily unavailable");
         return -1;
     }
     th->detach();
     job->thread = std::move(th);
     job->hidden = !in_table;
-    st_.jobs->jobs.push_back(job);
-    st_.last_bg_pid = job->pid;
+    state_.jobs->jobs.push_back(job);
+    state_.last_bg_pid = job->pid;
     return job->pid;
 }
 
 Flow Exec::exec_background(const sx::Stmt* stmt) {
-    auto state = std::make_shared<ShellState>(st_);
+    auto state = std::make_shared<ShellState>(state_);
     // Without job control a background job reads from /dev/null.
-    if (!st_.opts[OptMonitor]) state->fds[0] = std::make_shared<NullStream>();
+    if (!state_.opts[OptMonitor]) state->fds[0] = std::make_shared<NullStream>();
     // The text `jobs` shows (bash prints its own rendering of the command too).
     int64_t pid = start_job(std::move(state), stmt->cmd, sx::print_one_line(*stmt->cmd));
-    st_.status = pid < 0 ? 1 : 0;
+    state_.status = pid < 0 ? 1 : 0;
     return Flow::Normal;
 }
 

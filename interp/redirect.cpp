@@ -34,8 +34,8 @@ void Exec::RedirGuard::restore() {
 }
 
 StreamPtr Exec::fd(int n) const {
-    if (n < 0 || static_cast<size_t>(n) >= st_.fds.size()) return nullptr;
-    return st_.fds[static_cast<size_t>(n)];
+    if (n < 0 || static_cast<size_t>(n) >= state_.fds.size()) return nullptr;
+    return state_.fds[static_cast<size_t>(n)];
 }
 
 StreamPtr Exec::fd_or_bad(int n) const {
@@ -45,11 +45,11 @@ StreamPtr Exec::fd_or_bad(int n) const {
 
 void Exec::set_fd(int n, StreamPtr s) {
     if (n < 0) return;
-    if (static_cast<size_t>(n) >= st_.fds.size()) {
+    if (static_cast<size_t>(n) >= state_.fds.size()) {
         if (!s) return;
-        st_.fds.resize(static_cast<size_t>(n) + 1);
+        state_.fds.resize(static_cast<size_t>(n) + 1);
     }
-    st_.fds[static_cast<size_t>(n)] = std::move(s);
+    state_.fds[static_cast<size_t>(n)] = std::move(s);
 }
 
 namespace {
@@ -60,15 +60,15 @@ BadStream& bad_stream() {
 }  // namespace
 
 ByteStream& Exec::out() {
-    if (st_.fds.size() > 1 && st_.fds[1]) return *st_.fds[1];
+    if (state_.fds.size() > 1 && state_.fds[1]) return *state_.fds[1];
     return bad_stream();
 }
 ByteStream& Exec::err() {
-    if (st_.fds.size() > 2 && st_.fds[2]) return *st_.fds[2];
+    if (state_.fds.size() > 2 && state_.fds[2]) return *state_.fds[2];
     return bad_stream();
 }
 ByteStream& Exec::in() {
-    if (!st_.fds.empty() && st_.fds[0]) return *st_.fds[0];
+    if (!state_.fds.empty() && state_.fds[0]) return *state_.fds[0];
     return bad_stream();
 }
 
@@ -82,7 +82,7 @@ void Exec::write_err(std::string_view s) { (void)err().write(s); }
 
 std::string Exec::abs_path(std::string_view p) const {
     if (!p.empty() && p.front() == '/') return std::string(p);
-    std::string r = st_.cwd;
+    std::string r = state_.cwd;
     if (r.empty() || r.back() != '/') r.push_back('/');
     r.append(p);
     return r;
@@ -125,8 +125,8 @@ StreamPtr Exec::open_path(const std::string& path, int how, int& err) {
         default:
             break;
     }
-    vfs::Mode mode = 0666 & ~st_.umask;
-    auto h = s_.fs.open(p, flags, mode);
+    vfs::Mode mode = 0666 & ~state_.umask;
+    auto h = session_.fs.open(p, flags, mode);
     if (!h) {
         err = vfs::to_errno(h.error());
         return nullptr;
@@ -142,7 +142,7 @@ StreamPtr Exec::open_path(const std::string& path, int how, int& err) {
     return std::make_shared<FileStream>(std::move(*h), r, w, p);
 }
 
-Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
+Outcome Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
     using Op = sx::RedirOp;
     for (const sx::Redirect* r : redirs) {
         if (r->pos.line) lineno_ = r->pos.line + line_offset_;
@@ -154,8 +154,8 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
         // table of descriptors would grow to it (`echo 93000000> f` was a vector of 93 million entries).
         if (fdn >= 1024) {
             error(std::to_string(fdn) + ": Bad file descriptor");
-            st_.status = 1;
-            return Ex::Fail;
+            state_.status = 1;
+            return Outcome::Fail;
         }
         std::string varname;
         if (!r->fd_var.empty()) {
@@ -174,22 +174,22 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
             fdn = alloc_fd(10);
             if (fdn < 0) {
                 error("redirection error: cannot duplicate fd: Too many open files");
-                return Ex::Fail;
+                return Outcome::Fail;
             }
         }
         // Expand the target.
         std::string target;
         if (r->op == Op::HereDoc || r->op == Op::HereString) {
-            Ex e = r->op == Op::HereDoc ? expand_heredoc(r, target) : expand_word(r->target, target);
-            if (e != Ex::Ok) return e;
+            Outcome e = r->op == Op::HereDoc ? expand_heredoc(r, target) : expand_word(r->target, target);
+            if (e != Outcome::Ok) return e;
             if (r->op == Op::HereString) target.push_back('\n');
             // The body is held on the session's budget for as long as the descriptor is open.
-            MemoryCharge held(&s_.memory);
+            MemoryCharge held(&session_.memory);
             if (!held.try_add(target.size())) {
                 error(std::string(r->op == Op::HereDoc ? "here-document" : "here-string") + ": " +
-                      memory_limit_message(s_.memory.limit()));
-                st_.status = 1;
-                return Ex::Fail;
+                      memory_limit_message(session_.memory.limit()));
+                state_.status = 1;
+                return Outcome::Fail;
             }
             if (guard) guard->save(fdn);
             set_fd(fdn, std::make_shared<ChargedSource>(std::move(target), std::move(held)));
@@ -197,8 +197,8 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
         }
         {
             std::vector<std::string> words;
-            Ex e = r->target ? expand_word_fields(r->target, words) : Ex::Ok;
-            if (e != Ex::Ok) return e;
+            Outcome e = r->target ? expand_word_fields(r->target, words) : Outcome::Ok;
+            if (e != Outcome::Ok) return e;
             if (words.size() != 1) {
                 std::string raw;
                 if (r->target) {
@@ -210,23 +210,23 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
                     }
                 }
                 error(raw + ": ambiguous redirect");
-                st_.status = 1;
-                return Ex::Fail;
+                state_.status = 1;
+                return Outcome::Fail;
             }
             target = std::move(words[0]);
         }
         auto open_err = [&](int err) {
             error(target + ": " + std::string(vfs::error_message(static_cast<vfs::Errc>(err))));
-            st_.status = 1;
-            return Ex::Fail;
+            state_.status = 1;
+            return Outcome::Fail;
         };
         // set -C: >, &> and >&word do not truncate an existing regular file (>| does).
         auto clobber_refused = [&]() {
-            if (!st_.opts[OptNoclobber]) return false;
-            auto st = s_.fs.stat(abs_path(target));
+            if (!state_.opts[OptNoclobber]) return false;
+            auto st = session_.fs.stat(abs_path(target));
             if (!st || !st->is_regular()) return false;
             error(target + ": cannot overwrite existing file");
-            st_.status = 1;
+            state_.status = 1;
             return true;
         };
         StreamPtr s;
@@ -238,7 +238,7 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
                 break;
             case Op::Out:
             case Op::Clobber:
-                if (r->op == Op::Out && clobber_refused()) return Ex::Fail;
+                if (r->op == Op::Out && clobber_refused()) return Outcome::Fail;
                 s = open_path(target, 1, err);
                 if (!s) return open_err(err);
                 break;
@@ -264,7 +264,7 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
                 if (!numeric) {
                     if (r->op == Op::DupOut && (r->fd < 0 || r->fd == 1)) {
                         // `>&word` and `1>&word`: both stdout and stderr to the file.
-                        if (clobber_refused()) return Ex::Fail;
+                        if (clobber_refused()) return Outcome::Fail;
                         s = open_path(target, 1, err);
                         if (!s) return open_err(err);
                         if (guard) {
@@ -276,15 +276,15 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
                         continue;
                     }
                     error(target + ": ambiguous redirect");
-                    st_.status = 1;
-                    return Ex::Fail;
+                    state_.status = 1;
+                    return Outcome::Fail;
                 }
                 parse_int(num, src);
                 StreamPtr from = src < 1024 ? fd(static_cast<int>(src)) : nullptr;
                 if (!from) {
                     error(num + ": Bad file descriptor");
-                    st_.status = 1;
-                    return Ex::Fail;
+                    state_.status = 1;
+                    return Outcome::Fail;
                 }
                 if (guard) guard->save(fdn);
                 set_fd(fdn, from);
@@ -297,7 +297,7 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
             }
             case Op::OutErr:
             case Op::AppendOutErr: {
-                if (r->op == Op::OutErr && clobber_refused()) return Ex::Fail;
+                if (r->op == Op::OutErr && clobber_refused()) return Outcome::Fail;
                 s = open_path(target, r->op == Op::OutErr ? 1 : 2, err);
                 if (!s) return open_err(err);
                 if (guard) {
@@ -315,18 +315,18 @@ Ex Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
         set_fd(fdn, std::move(s));
         if (!varname.empty()) (void)assign(varname, to_dec(fdn));
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
-Ex Exec::proc_subst(const sx::ProcSubst* p, std::string& path) {
-    PipeEnds pe = make_charged_pipe(cancel_, s_.memory);
+Outcome Exec::proc_subst(const sx::ProcSubst* p, std::string& path) {
+    PipeEnds pe = make_charged_pipe(cancel_, session_.memory);
     int n = 63;
     while (n > 10 && fd(n)) --n;
     if (fd(n)) {
         error("process substitution: too many open files");
-        return Ex::Fail;
+        return Outcome::Fail;
     }
-    auto state = std::make_shared<ShellState>(st_);
+    auto state = std::make_shared<ShellState>(state_);
     if (p->output) {
         state->fds[0] = pe.reader;
         set_fd(n, pe.writer);
@@ -343,11 +343,11 @@ Ex Exec::proc_subst(const sx::ProcSubst* p, std::string& path) {
     int64_t pid = start_list_job(state, body);
     if (pid < 0) {
         set_fd(n, nullptr);
-        return Ex::Fail;
+        return Outcome::Fail;
     }
     procsubst_fds_.push_back(n);
     path = "/dev/fd/" + std::to_string(n);
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 }  // namespace bashkit::interp

@@ -123,7 +123,7 @@ constexpr std::chrono::milliseconds kExitTrapGrace{2000};
 
 }  // namespace
 
-std::vector<std::string> Session::utility_names() const {
+std::vector<std::string> ShellSession::utility_names() const {
     std::vector<std::string> names = registry.names();
     {
         std::shared_lock lock(custom_mu);
@@ -149,7 +149,7 @@ public:
     bool last_timed_out = false;
     bool last_cancelled = false;
 
-    Session session;
+    ShellSession session;
     ShellState state;
     std::shared_ptr<ProxyStream> proxies[3];
     std::mutex run_mu;
@@ -519,7 +519,7 @@ void Shell::check_command_name(std::string_view name, const CommandRegistry& reg
 
 void Shell::add_command(std::string name, std::string help, CommandFn fn, bool replace) {
     if (!fn) throw std::invalid_argument("add_command: '" + name + "': no function given");
-    Session& s = impl_->session;
+    ShellSession& s = impl_->session;
     check_command_name(name, s.registry, replace);
     auto refuse = [&](const std::string& why) { throw std::invalid_argument("add_command: " + why); };
     auto cmd = std::make_shared<const RegisteredCommand>(RegisteredCommand{name, std::move(help), std::move(fn)});
@@ -536,7 +536,7 @@ void Shell::add_command(std::string name, std::string help, CommandFn fn, bool r
 }
 
 bool Shell::remove_command(std::string_view name) {
-    Session& s = impl_->session;
+    ShellSession& s = impl_->session;
     std::unique_lock lock(s.custom_mu);
     auto it = s.custom.find(name);
     if (it == s.custom.end()) return false;

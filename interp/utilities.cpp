@@ -21,29 +21,29 @@ namespace bashkit::interp {
 
 DeviceSource Exec::device_source() const {
     return DeviceSource{[this](int n) { return fd(n); },
-                        [this] { return s_.base_seed ^ (s_.seed_counter.fetch_add(1) + 0x51ed); }, cancel_};
+                        [this] { return session_.base_seed ^ (session_.seed_counter.fetch_add(1) + 0x51ed); }, cancel_};
 }
 
 int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& argv, const Environment& env) {
     StreamPtr i = fd(0), o = fd(1), e = fd(2);
     BadStream bad;
     // The utility sees /dev through the shell's descriptors: `cat <(cmd)`, `diff <(a) <(b)`.
-    DevFs fs(s_.fs, device_source());
+    DevFs fs(session_.fs, device_source());
     CommandContext ctx{argv,
                        i ? *i : static_cast<ByteStream&>(bad),
                        o ? *o : static_cast<ByteStream&>(bad),
                        e ? *e : static_cast<ByteStream&>(bad),
                        fs,
-                       st_.cwd,
+                       state_.cwd,
                        env,
-                       s_.limits,
+                       session_.limits,
                        *cancel_,
-                       *s_.clock,
+                       *session_.clock,
                        this,
-                       s_.http,
-                       st_.umask,
-                       &s_.id};
-    ctx.memory = &s_.memory;
+                       session_.http,
+                       state_.umask,
+                       &session_.id};
+    ctx.memory = &session_.memory;
     // A command boundary: whatever the utility or the embedder's command throws stays here.
     try {
         return rc.fn(ctx);
@@ -61,8 +61,8 @@ std::string Exec::virtual_bin_name(std::string_view name) const {
     static constexpr std::string_view kProgramBuiltins[] = {"echo", "printf", "test", "[", "kill", "pwd", "true", "false"};
     const bool program_builtin =
         std::find(std::begin(kProgramBuiltins), std::end(kProgramBuiltins), base) != std::end(kProgramBuiltins);
-    if (!s_.find_utility(base) && base != "bash" && base != "sh" && !program_builtin) return {};
-    if (s_.fs.lstat(std::string(name))) return {};  // a real file there is run as a file
+    if (!session_.find_utility(base) && base != "bash" && base != "sh" && !program_builtin) return {};
+    if (session_.fs.lstat(std::string(name))) return {};  // a real file there is run as a file
     return std::string(base);
 }
 
@@ -79,29 +79,29 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
     std::string path;
     if (name.find('/') != std::string::npos) {
         path = abs_path(name);
-        auto st = s_.fs.stat(path);
+        auto st = session_.fs.stat(path);
         if (!st) {
             error(name + ": " + std::string(vfs::error_message(st.error())));
             // bash: 127 only when the file does not exist (ENOTDIR, ENAMETOOLONG, ELOOP... are 126)
-            st_.status = st.error() == vfs::Errc::no_such_file ? 127 : 126;
+            state_.status = st.error() == vfs::Errc::no_such_file ? 127 : 126;
             return Flow::Normal;
         }
         if (st->is_directory()) {
             error(name + ": Is a directory");
-            st_.status = 126;
+            state_.status = 126;
             return Flow::Normal;
         }
         if (!(st->mode & 0111)) {
             error(name + ": Permission denied");
-            st_.status = 126;
+            state_.status = 126;
             return Flow::Normal;
         }
     } else {
         path = find_in_path(name);
         if (path.empty()) {
             // bash calls command_not_found_handle when it is defined.
-            auto h = st_.funcs.find("command_not_found_handle");
-            if (h != st_.funcs.end() && !in_not_found_handler_) {
+            auto h = state_.funcs.find("command_not_found_handle");
+            if (h != state_.funcs.end() && !in_not_found_handler_) {
                 FunctionPtr fn = h->second;
                 std::vector<std::string> args;
                 args.reserve(argv.size() + 1);
@@ -110,40 +110,40 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
                 in_not_found_handler_ = true;
                 int status = in_subshell([&](Exec& child) { return child.call_function(fn, args); });
                 in_not_found_handler_ = false;
-                st_.status = status;
+                state_.status = status;
                 return Flow::Normal;
             }
             error(name + ": command not found");
-            st_.status = 127;
+            state_.status = 127;
             return Flow::Normal;
         }
     }
-    if (s_.external) {
+    if (session_.external) {
         StreamPtr i = fd(0), o = fd(1), e = fd(2);
         BadStream bad;
         std::vector<std::pair<int, ByteStream*>> more;
-        for (size_t n = 3; n < st_.fds.size(); ++n)
-            if (st_.fds[n]) more.emplace_back(static_cast<int>(n), st_.fds[n].get());
+        for (size_t n = 3; n < state_.fds.size(); ++n)
+            if (state_.fds[n]) more.emplace_back(static_cast<int>(n), state_.fds[n].get());
         ExternalFdsScope more_scope(more);
-        ExternalCommand cmd{argv, path, env, st_.cwd, i ? *i : static_cast<ByteStream&>(bad),
+        ExternalCommand cmd{argv, path, env, state_.cwd, i ? *i : static_cast<ByteStream&>(bad),
                             o ? *o : static_cast<ByteStream&>(bad), e ? *e : static_cast<ByteStream&>(bad),
                             *cancel_};
-        if (std::optional<int> status = s_.external(cmd)) {
-            st_.status = *status;
+        if (std::optional<int> status = session_.external(cmd)) {
+            state_.status = *status;
             if (cancel_->cancelled_fast()) return cancelled_flow();
             return Flow::Normal;
         }
     }
     if (name.find('/') == std::string::npos) argv[0] = path;  // $0 of a script found through PATH is its path
-    st_.status = run_script_file(path, argv, env);
+    state_.status = run_script_file(path, argv, env);
     if (cancel_->cancelled_fast()) return cancelled_flow();
     return Flow::Normal;
 }
 
 std::string Exec::find_in_path(const std::string& name) {
-    auto h = st_.hashed.find(name);
-    if (h != st_.hashed.end()) {
-        auto st = s_.fs.stat(h->second);
+    auto h = state_.hashed.find(name);
+    if (h != state_.hashed.end()) {
+        auto st = session_.fs.stat(h->second);
         if (st && st->is_regular()) return h->second;
     }
     const std::string* pathv = get_scalar("PATH");
@@ -153,11 +153,11 @@ std::string Exec::find_in_path(const std::string& name) {
     while (start <= pv.size()) {
         size_t colon = pv.find(':', start);
         std::string_view dir = pv.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
-        std::string d = dir.empty() ? st_.cwd : abs_path(dir);
+        std::string d = dir.empty() ? state_.cwd : abs_path(dir);
         std::string candidate = d + (d.ends_with('/') ? "" : "/") + name;
-        auto st = s_.fs.stat(candidate);
+        auto st = session_.fs.stat(candidate);
         if (st && st->is_regular() && (st->mode & 0111)) {
-            if (st_.opts[OptHashall]) st_.hashed[name] = candidate;
+            if (state_.opts[OptHashall]) state_.hashed[name] = candidate;
             return candidate;
         }
         if (colon == std::string_view::npos) break;
@@ -167,7 +167,7 @@ std::string Exec::find_in_path(const std::string& name) {
 }
 
 int Exec::run_script_file(const std::string& path, std::vector<std::string>& argv, const Environment& env) {
-    auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+    auto content = session_.fs.read_file(path, session_.limits.max_variable_bytes);
     if (!content) {
         error(argv[0] + ": " + std::string(vfs::error_message(content.error())));
         return 126;
@@ -191,7 +191,7 @@ int Exec::run_script_file(const std::string& path, std::vector<std::string>& arg
             rest = base.size() < rest.size() ? rest.substr(base.size() + 1) : std::string_view{};
         }
         if (!base.empty() && base != "bash" && base != "sh" && base != "dash" && base != "bashkit") {
-            const RegisteredCommand* rc = s_.find_utility(base);
+            const RegisteredCommand* rc = session_.find_utility(base);
             if (!rc) {
                 error(argv[0] + ": " + std::string(interp) + ": bad interpreter: No such file or directory");
                 return 126;
@@ -212,7 +212,7 @@ int Exec::run_script_file(const std::string& path, std::vector<std::string>& arg
 int Exec::child_shell(std::string_view source, std::span<const std::string> args, const Environment& env,
                       StreamPtr in, StreamPtr out, StreamPtr err, std::string_view name, bool script_input,
                       bool script_file) {
-    if (eval_depth_ + 1 > s_.limits.max_eval_depth || subshell_depth_ + 1 > s_.limits.max_subshell_depth) {
+    if (eval_depth_ + 1 > session_.limits.max_eval_depth || subshell_depth_ + 1 > session_.limits.max_subshell_depth) {
         error("maximum nesting depth exceeded");
         return 1;
     }
@@ -235,7 +235,7 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
         st.opts[ShExpandAliases] = true;  // an interactive bash expands aliases
         // The history variables an interactive bash sets (no history is kept).
         const Var* hv = st.vars.find("HOME");
-        std::string home = hv && hv->set ? hv->str : s_.id.home;
+        std::string home = hv && hv->set ? hv->str : session_.id.home;
         auto set_default = [&](const char* n, std::string v) {
             Var& var = st.vars.global(n);
             if (var.set) return;
@@ -265,29 +265,29 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
 }
 
 void Exec::init_child_state(ShellState& st, const Environment& env) {
-    st.vars.set_budget(&s_.memory);
+    st.vars.set_budget(&session_.memory);
     st.fds.resize(3);
     st.frames.emplace_back();
-    st.cwd = st_.cwd;
+    st.cwd = state_.cwd;
     // bash starts in $PWD when the environment has it and it names the working directory, else in the
     // physical directory (`unset PWD; bash -c pwd` in a symlinked directory prints the target).
     bool logical = false;
     {
         const std::string* pwd = env.get("PWD");
         if (pwd && !pwd->empty() && (*pwd)[0] == '/') {
-            auto a = s_.fs.stat(*pwd);
-            auto b = s_.fs.stat(st_.cwd);
+            auto a = session_.fs.stat(*pwd);
+            auto b = session_.fs.stat(state_.cwd);
             logical = a && b && a->ino == b->ino && a->dev == b->dev;
         }
         if (!logical) {
-            auto real = s_.fs.realpath(st_.cwd);
+            auto real = session_.fs.realpath(state_.cwd);
             if (real) st.cwd = *real;
         }
     }
-    st.umask = st_.umask;
-    st.bashpid = s_.new_pid();
+    st.umask = state_.umask;
+    st.bashpid = session_.new_pid();
     st.rng = next_random() * 2654435761u + 1;
-    st.seconds_base = st_.seconds_base;
+    st.seconds_base = state_.seconds_base;
     for (const auto& [k, v] : env.entries()) {
         Var& var = st.vars.global(k);
         var.str = v;
@@ -309,7 +309,7 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
     }
     install_dynamic_vars(st);
     // Functions exported with `export -f` are inherited.
-    for (const auto& [k, f] : st_.funcs)
+    for (const auto& [k, f] : state_.funcs)
         if (f->attrs & kAttrExport) st.funcs.emplace(k, f);
     {
         Var& lvl = st.vars.global("SHLVL");
@@ -380,7 +380,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
         for (; i < argv.size(); ++i) args.push_back(argv[i]);
     } else if (i < argv.size()) {
         std::string path = abs_path(argv[i]);
-        auto content = s_.fs.read_file(path, s_.limits.max_variable_bytes);
+        auto content = session_.fs.read_file(path, session_.limits.max_variable_bytes);
         if (!content) {
             error(argv[i] + ": " + std::string(vfs::error_message(content.error())));
             return content.error() == vfs::Errc::no_such_file ? 127 : 126;
@@ -391,7 +391,7 @@ int Exec::bash_command(std::vector<std::string>& argv, const Environment& env) {
         for (; i < argv.size(); ++i) args.push_back(argv[i]);
     } else {
         StreamPtr in = fd(0);
-        if (in) (void)in->read_all(source, s_.limits.max_variable_bytes);
+        if (in) (void)in->read_all(source, session_.limits.max_variable_bytes);
         args.push_back(argv[0]);
     }
     // An interactive shell starts with line editing in emacs mode, as bash does.
@@ -411,7 +411,7 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
                       ByteStream& err, const RunOptions& options) {
     if (argv.empty()) return 0;
     // Runs in a copy of the shell (like a child process) with the given streams.
-    ShellState copy = st_;
+    ShellState copy = state_;
     BorrowedStreams borrowed(in, out, err);  // revoked on return: a background job may outlive the call
     copy.fds.assign(3, nullptr);
     copy.fds[0] = borrowed.in;
@@ -458,13 +458,13 @@ std::shared_ptr<CancelToken> Exec::child_cancel_token() {
 
 std::vector<CommandRunner::JobView> Exec::running_jobs() {
     std::vector<JobView> out;
-    for (const auto& j : st_.jobs->jobs)
+    for (const auto& j : state_.jobs->jobs)
         if (!j->hidden && !j->done) out.push_back(JobView{j->pid, j->id, j->command});
     return out;
 }
 
 bool Exec::signal_job(int64_t pid, int sig) {
-    for (const auto& j : st_.jobs->jobs) {
+    for (const auto& j : state_.jobs->jobs) {
         if (j->hidden || j->done || j->pid != pid) continue;
         if (sig == 0 || sig == 17 || sig == 18 || sig == 23 || sig == 28) return true;
         j->signal = sig;
@@ -477,15 +477,15 @@ bool Exec::signal_job(int64_t pid, int sig) {
 CommandKind Exec::find_command(std::string_view name, bool with_functions, std::string* path) {
     if (name.empty()) return CommandKind::none;
     std::string n(name);
-    if (with_functions && st_.funcs.count(n)) return CommandKind::function;
-    if (s_.find_custom(name)) return CommandKind::utility;
+    if (with_functions && state_.funcs.count(n)) return CommandKind::function;
+    if (session_.find_custom(name)) return CommandKind::utility;
     if (find_builtin(name)) return CommandKind::builtin;
-    if (s_.registry.find(name) || name == "bash" || name == "sh") return CommandKind::utility;
+    if (session_.registry.find(name) || name == "bash" || name == "sh") return CommandKind::utility;
     if (!virtual_bin_name(name).empty()) return CommandKind::utility;
     std::string p;
     if (name.find('/') != std::string_view::npos) {
         p = abs_path(name);
-        auto st = s_.fs.stat(p);
+        auto st = session_.fs.stat(p);
         if (!st) return CommandKind::none;  // the caller tells a directory or a non-executable file apart
     } else {
         p = find_in_path(n);

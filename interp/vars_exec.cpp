@@ -40,14 +40,14 @@ void set_bytes(std::string& s, std::string_view v) {
 
 uint64_t Exec::next_random() {
     // bash's brand(): Park-Miller, folded to 15 bits, never the same value twice in a row.
-    uint32_t seed = static_cast<uint32_t>(st_.rng);
+    uint32_t seed = static_cast<uint32_t>(state_.rng);
     int rv;
     do {
         seed = intrand32(seed);
         rv = static_cast<int>(((seed >> 16) ^ (seed & 65535)) & 0x7fff);
-    } while (rv == st_.last_random);
-    st_.rng = seed;
-    st_.last_random = rv;
+    } while (rv == state_.last_random);
+    state_.rng = seed;
+    state_.last_random = rv;
     return static_cast<uint64_t>(rv);
 }
 
@@ -55,25 +55,25 @@ std::string Exec::dyn_value(DynVar d) {
     switch (d) {
         case DynVar::Random: return to_dec(static_cast<int64_t>(next_random()));
         case DynVar::Srandom: {
-            uint64_t x = s_.base_seed ^ (s_.seed_counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+            uint64_t x = session_.base_seed ^ (session_.seed_counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
             x ^= x >> 33;
             x *= 0xff51afd7ed558ccdull;
             x ^= x >> 33;
             return to_dec(static_cast<int64_t>(x & 0xffffffffu));
         }
-        case DynVar::Seconds: return to_dec(now_seconds(*s_.clock) - st_.seconds_base);
+        case DynVar::Seconds: return to_dec(now_seconds(*session_.clock) - state_.seconds_base);
         case DynVar::Lineno: return to_dec(lineno_);
-        case DynVar::Bashpid: return to_dec(st_.bashpid);
-        case DynVar::EpochSeconds: return to_dec(now_seconds(*s_.clock));
+        case DynVar::Bashpid: return to_dec(state_.bashpid);
+        case DynVar::EpochSeconds: return to_dec(now_seconds(*session_.clock));
         case DynVar::EpochRealtime: {
-            vfs::TimeSpec t = s_.clock->now();
+            vfs::TimeSpec t = session_.clock->now();
             char buf[64];
             std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(t.sec),
                           static_cast<long long>(t.nsec / 1000));
             return buf;
         }
-        case DynVar::BashSubshell: return to_dec(st_.subshell_level);
-        case DynVar::Underscore: return st_.last_arg;
+        case DynVar::BashSubshell: return to_dec(state_.subshell_level);
+        case DynVar::Underscore: return state_.last_arg;
         case DynVar::BashCommand: return command_head_ ? *command_head_ : command_text(current_simple_);
         default: return {};
     }
@@ -81,8 +81,8 @@ std::string Exec::dyn_value(DynVar d) {
 
 std::vector<DebugEntry> Exec::debug_stack() const {
     std::vector<DebugEntry> out;
-    for (size_t i = st_.frames.size(); i-- > 0;) {
-        const CallFrame& f = st_.frames[i];
+    for (size_t i = state_.frames.size(); i-- > 0;) {
+        const CallFrame& f = state_.frames[i];
         for (size_t j = f.sourced.size(); j-- > 0;)
             out.push_back({"source", f.sourced[j].file, f.sourced[j].call_line});
         if (i > 0)
@@ -95,21 +95,21 @@ std::vector<DebugEntry> Exec::debug_stack() const {
 
 std::string_view Exec::error_name() const {
     // The first entry of debug_stack(), without building it.
-    const CallFrame& f = st_.frames.back();
+    const CallFrame& f = state_.frames.back();
     std::string_view s;
     if (!f.sourced.empty()) s = f.sourced.back().file;
-    else if (st_.frames.size() > 1) s = f.source.empty() ? std::string_view("environment") : f.source;
+    else if (state_.frames.size() > 1) s = f.source.empty() ? std::string_view("environment") : f.source;
     else if (f.main_entry) s = f.source;
     return s.empty() ? std::string_view(source_name_) : s;
 }
 
 const std::string& Exec::current_source_file() const {
-    const CallFrame& f = st_.frames.back();
+    const CallFrame& f = state_.frames.back();
     return f.sourced.empty() ? f.source : f.sourced.back().file;
 }
 
 const Var* Exec::lookup(std::string_view name) {
-    Var* v = st_.vars.find(name);
+    Var* v = state_.vars.find(name);
     if (!v) return nullptr;
     if (v->dyn != DynVar::None) {
         scratch_ = Var{};
@@ -120,7 +120,7 @@ const Var* Exec::lookup(std::string_view name) {
                 scratch_.attrs = kAttrIndexed;
                 auto arr = std::make_shared<IndexedArray>();
                 // FUNCNAME is empty outside functions, even in a sourced file.
-                if (v->dyn != DynVar::Funcname || st_.frames.size() > 1) {
+                if (v->dyn != DynVar::Funcname || state_.frames.size() > 1) {
                     int64_t k = 0;
                     for (const DebugEntry& e : debug_stack()) {
                         if (v->dyn == DynVar::Funcname)
@@ -140,14 +140,14 @@ const Var* Exec::lookup(std::string_view name) {
                 scratch_.attrs = kAttrIndexed;
                 scratch_.idx = std::make_shared<IndexedArray>();
                 int64_t k = 0;
-                for (int v : st_.pipestatus) scratch_.idx->m.emplace_hint(scratch_.idx->m.end(), k++, to_dec(v));
+                for (int v : state_.pipestatus) scratch_.idx->m.emplace_hint(scratch_.idx->m.end(), k++, to_dec(v));
                 scratch_.set = true;
                 return &scratch_;
             }
             case DynVar::Groups: {
                 scratch_.attrs = kAttrIndexed;
                 scratch_.idx = std::make_shared<IndexedArray>();
-                scratch_.idx->m[0] = to_dec(s_.id.gid);
+                scratch_.idx->m[0] = to_dec(session_.id.gid);
                 scratch_.set = true;
                 return &scratch_;
             }
@@ -172,7 +172,7 @@ const Var* Exec::lookup(std::string_view name) {
             {
                 // the subscript is expanded (an associative key, or `$(...)` in an arithmetic one)
                 std::string key;
-                if (subscript_text(arr, sub, key) != Ex::Ok) return nullptr;
+                if (subscript_text(arr, sub, key) != Outcome::Ok) return nullptr;
                 sub = std::move(key);
                 arr = lookup(base);  // the expansion may have changed the variables
                 if (!arr) return nullptr;
@@ -182,7 +182,7 @@ const Var* Exec::lookup(std::string_view name) {
                 if (arr->assoc) val = arr->assoc->get(sub);
             } else {
                 int64_t i = 0;
-                if (arith_text(sub, i, false) != Ex::Ok) return nullptr;
+                if (arith_text(sub, i, false) != Outcome::Ok) return nullptr;
                 if (arr->is_indexed() && arr->idx) {
                     if (i < 0) i += arr->idx->next_index();
                     auto it = arr->idx->m.find(i);
@@ -199,39 +199,39 @@ const Var* Exec::lookup(std::string_view name) {
             return &scratch_;
         }
         if (target == name) return nullptr;  // a nameref without a target reads as unset
-        const Var* tv = st_.vars.find(target);
+        const Var* tv = state_.vars.find(target);
         if (tv && (tv->attrs & kAttrNameref)) return nullptr;  // a chain that did not resolve
         return lookup(target);
     }
     return v;
 }
 
-Ex Exec::subscript_text(const Var* arr, std::string_view text, std::string& out) {
+Outcome Exec::subscript_text(const Var* arr, std::string_view text, std::string& out) {
     // An associative array's key is the expanded word; any other subscript is arithmetic, whose text is
     // expanded first (`${!ref}` with ref='a[$(echo 1)]').
     bool expand = arr && arr->is_assoc() ? text.find_first_of("$`'\"\\") != std::string_view::npos
                                          : text.find_first_of("$`") != std::string_view::npos;
     if (!expand) {
         out.assign(text);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     // The word's nodes point into this tree; a function defined inside a $( ) of it keeps the tree alive.
     auto tree = std::make_shared<sx::ParseResult>();
     const sx::Word* w = sx::parse_word(text, *tree->arena);
     if (!w) {
         out.assign(text);
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     auto saved = owner_hold_;
     owner_hold_ = tree;
-    Ex r = expand_word(w, out, false);
+    Outcome r = expand_word(w, out, false);
     owner_hold_ = std::move(saved);
     return r;
 }
 
 bool Exec::assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append) {
     std::string key;
-    if (subscript_text(lookup(name), text, key) != Ex::Ok) return false;
+    if (subscript_text(lookup(name), text, key) != Outcome::Ok) return false;
     return assign_elem(name, key, value, append);
 }
 
@@ -239,7 +239,7 @@ std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
     ok = true;
     std::string cur(name);
     for (int hops = 0; hops < 16; ++hops) {
-        Var* v = st_.vars.find(cur);
+        Var* v = state_.vars.find(cur);
         if (!v || !(v->attrs & kAttrNameref)) return cur;
         if (!v->set || v->str.empty()) return cur;
         if (v->str == cur) {
@@ -254,12 +254,12 @@ std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
 }
 
 Var* Exec::lookup_mut(std::string_view name) {
-    Var* v = st_.vars.find(name);
+    Var* v = state_.vars.find(name);
     if (v && (v->attrs & kAttrNameref) && v->set && !v->str.empty()) {
         bool ok;
         std::string target = resolve_nameref(name, ok);
         if (!ok) return nullptr;
-        return st_.vars.find(target);
+        return state_.vars.find(target);
     }
     return v;
 }
@@ -276,14 +276,14 @@ std::string Exec::get_str(std::string_view name) {
 }
 
 bool Exec::variable_bytes_fit(std::string_view name, size_t more) {
-    const ExecutionLimits& L = s_.limits;
-    if (L.max_total_variable_bytes && st_.vars.total_bytes() + more > L.max_total_variable_bytes) {
+    const ExecutionLimits& L = session_.limits;
+    if (L.max_total_variable_bytes && state_.vars.total_bytes() + more > L.max_total_variable_bytes) {
         error(std::string(name) + ": variables exceed the total size limit (" +
               std::to_string(L.max_total_variable_bytes) + " bytes)");
         return false;
     }
-    if (!st_.vars.fits(more)) {
-        error(std::string(name) + ": " + memory_limit_message(s_.memory.limit()));
+    if (!state_.vars.fits(more)) {
+        error(std::string(name) + ": " + memory_limit_message(session_.memory.limit()));
         return false;
     }
     return true;
@@ -322,13 +322,13 @@ static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std:
         // that assigned.
         std::string prefix = ex.running_builtin_ ? std::string(ex.running_builtin_) + ": " : std::string();
         int64_t v = 0;
-        if (ex.arith_text_prefixed(value, v, prefix) != Ex::Ok) {
+        if (ex.arith_text_prefixed(value, v, prefix) != Outcome::Ok) {
             ex.assign_arith_error_ = true;
             return false;
         }
         if (append && old) {
             int64_t o = 0;
-            if (ex.arith_text_prefixed(*old, o, prefix) != Ex::Ok) {
+            if (ex.arith_text_prefixed(*old, o, prefix) != Outcome::Ok) {
                 ex.assign_arith_error_ = true;
                 return false;
             }
@@ -353,7 +353,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         report_error(std::string(name) + ": readonly variable");
         return false;
     }
-    const ExecutionLimits& L = s_.limits;
+    const ExecutionLimits& L = session_.limits;
     if (v.is_array()) {
         std::string key = "0";
         return assign_elem(name, key, value, append);
@@ -365,7 +365,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         return false;
     }
     // Inline fast path: most assignments fit in the store's reservation.
-    if (new_size > old_size && (L.max_total_variable_bytes || !st_.vars.fits(new_size - old_size)) &&
+    if (new_size > old_size && (L.max_total_variable_bytes || !state_.vars.fits(new_size - old_size)) &&
         !variable_bytes_fit(name, new_size - old_size))
         return false;
     if (v.dyn != DynVar::None) {
@@ -373,14 +373,14 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         if (v.dyn == DynVar::Random) {
             int64_t seed = 0;
             parse_int(value, seed);
-            st_.rng = static_cast<uint32_t>(seed);
-            st_.last_random = 0;
+            state_.rng = static_cast<uint32_t>(seed);
+            state_.last_random = 0;
             return true;
         }
         if (v.dyn == DynVar::Seconds) {
             int64_t n = 0;
             (void)arith_text(value, n, false);
-            st_.seconds_base = s_.clock->now().sec - n;
+            state_.seconds_base = session_.clock->now().sec - n;
             return true;
         }
         if (v.dyn == DynVar::Lineno || v.dyn == DynVar::Bashpid || v.dyn == DynVar::Funcname ||
@@ -388,7 +388,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
             v.dyn == DynVar::BashSubshell || v.dyn == DynVar::Pipestatus || v.dyn == DynVar::BashCommand)
             return true;  // silently ignored, as bash does
         if (v.dyn == DynVar::Underscore) {
-            st_.last_arg.assign(value);
+            state_.last_arg.assign(value);
             return true;
         }
         v.dyn = DynVar::None;
@@ -396,33 +396,33 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
     if (v.attrs & (kAttrInteger | kAttrUpper | kAttrLower | kAttrCapital)) {
         std::string out;
         if (!convert_value(*this, v.attrs, v.set ? &v.str : nullptr, value, append, out)) return false;
-        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(old_size));
+        state_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(old_size));
         v.str = std::move(out);
     } else if (append && v.set) {
         v.str.append(value);
-        st_.vars.add_bytes(static_cast<int64_t>(value.size()));
+        state_.vars.add_bytes(static_cast<int64_t>(value.size()));
     } else {
         set_bytes(v.str, value);
-        st_.vars.add_bytes(static_cast<int64_t>(value.size()) - static_cast<int64_t>(old_size));
+        state_.vars.add_bytes(static_cast<int64_t>(value.size()) - static_cast<int64_t>(old_size));
     }
     v.set = true;
-    if (st_.opts[OptAllexport]) v.attrs |= kAttrExport;
+    if (state_.opts[OptAllexport]) v.attrs |= kAttrExport;
     if (name.size() >= 4 && (name == "OPTIND" || name == "HOME")) set_special(name);
     return true;
 }
 
 void Exec::set_special(std::string_view name) {
     if (name == "OPTIND") {
-        st_.getopts_pos = 0;
+        state_.getopts_pos = 0;
         const std::string* s = get_scalar("OPTIND");
         int64_t n = 1;
         if (s) parse_int(*s, n);
-        st_.getopts_optind = n;
+        state_.getopts_optind = n;
     }
 }
 
 bool Exec::assign(std::string_view name, std::string_view value, bool append) {
-    Var* v = st_.vars.find(name);
+    Var* v = state_.vars.find(name);
     if (v && (v->attrs & kAttrNameref)) {
         bool ok;
         std::string target = resolve_nameref(name, ok);
@@ -454,13 +454,13 @@ bool Exec::assign(std::string_view name, std::string_view value, bool append) {
             return true;
         }
     }
-    if (!v) v = &st_.vars.lookup_or_create(name);
+    if (!v) v = &state_.vars.lookup_or_create(name);
     return assign_to(*v, name, value, append);
 }
 
 bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
                        bool key_is_arith_done) {
-    Var* v = st_.vars.find(name);
+    Var* v = state_.vars.find(name);
     std::string resolved;
     if (v && (v->attrs & kAttrNameref)) {
         bool ok;
@@ -471,11 +471,11 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
             return false;
         }
         name = resolved;
-        v = st_.vars.find(name);
+        v = state_.vars.find(name);
     }
     // The subscript of an indexed array as a number (key already evaluated, or arithmetic text).
     auto index_of = [&](int64_t& idx) {
-        if (!key_is_arith_done) return arith_text(key, idx, false) == Ex::Ok;
+        if (!key_is_arith_done) return arith_text(key, idx, false) == Outcome::Ok;
         parse_int(key, idx);
         return true;
     };
@@ -492,13 +492,13 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         new_key = to_dec(idx);
         key = new_key;
         key_is_arith_done = true;
-        v = &st_.vars.lookup_or_create(name);
+        v = &state_.vars.lookup_or_create(name);
     }
     if (v->readonly()) {
         report_error(std::string(name) + ": readonly variable");
         return false;
     }
-    const ExecutionLimits& L = s_.limits;
+    const ExecutionLimits& L = session_.limits;
     if (value.size() + (append ? 0 : 0) > L.max_variable_bytes) {
         error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
         return false;
@@ -518,7 +518,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
             if (created) a.erase(key);
             return false;
         }
-        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(slot.size()) +
+        state_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(slot.size()) +
                            (created ? static_cast<int64_t>(key.size() + kElemOverhead) : 0));
         slot = std::move(out);
         v->set = true;
@@ -555,10 +555,10 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     std::string out;
     if (!convert_value(*this, v->attrs, created ? nullptr : &it->second, value, append, out)) return false;
     if (created) {
-        st_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
+        state_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
         a.m.emplace_hint(a.m.end(), idx, std::move(out));
     } else {
-        st_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(it->second.size()));
+        state_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(it->second.size()));
         it->second = std::move(out);
     }
     v->set = true;
@@ -567,7 +567,7 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
 
 bool Exec::assign_array(std::string_view name, const std::vector<std::string>& values, bool append) {
     Var* v = lookup_mut(name);
-    if (!v) v = &st_.vars.lookup_or_create(name);
+    if (!v) v = &state_.vars.lookup_or_create(name);
     if (v->readonly()) {
         report_error(std::string(name) + ": readonly variable");
         return false;
@@ -585,12 +585,12 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
     }
     IndexedArray& a = v->idx_mut();
     if (!append) {
-        st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
+        state_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
         a.m.clear();
     }
     int64_t next = a.next_index();
-    if (a.m.size() + values.size() > s_.limits.max_array_entries) {
-        error(std::string(name) + ": too many array elements (limit " + std::to_string(s_.limits.max_array_entries) + ")");
+    if (a.m.size() + values.size() > session_.limits.max_array_entries) {
+        error(std::string(name) + ": too many array elements (limit " + std::to_string(session_.limits.max_array_entries) + ")");
         return false;
     }
     size_t bytes = 0;
@@ -599,7 +599,7 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
     for (const std::string& s : values) {
         std::string out;
         if (!convert_value(*this, v->attrs, nullptr, s, false, out)) return false;
-        st_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
+        state_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
         a.m.emplace_hint(a.m.end(), next++, std::move(out));
     }
     v->set = true;
@@ -607,17 +607,17 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
 }
 
 bool Exec::unset_var(std::string_view name) {
-    Var* v = st_.vars.find(name);
+    Var* v = state_.vars.find(name);
     if (!v) return true;
     if (v->readonly()) {
         error(std::string(name) + ": cannot unset: readonly variable");
         return false;
     }
-    st_.vars.unset(name, st_.scope);
+    state_.vars.unset(name, state_.scope);
     return true;
 }
 
-Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
+Outcome Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
     out = AssignValue{};
     if (a->is_array) {
         out.is_array = true;
@@ -626,7 +626,7 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
             assoc = cur && cur->is_assoc();
         }
         for (const sx::ArrayElem& el : a->elems) {
-            if (el.key && !assoc && el.value && st_.opts[OptBraceexpand]) {
+            if (el.key && !assoc && el.value && state_.opts[OptBraceexpand]) {
                 // bash brace-expands an indexed list's `[k]=v` as written; when that makes several words,
                 // each is a plain element: a=([1]={x,y}) is ("[1]=x" "[1]=y").
                 bool brace = false;
@@ -635,8 +635,8 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                         brace = true;
                 std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
                 if (brace) {
-                    Ex r = brace_words(el.value, words);
-                    if (r != Ex::Ok) return r;
+                    Outcome r = brace_words(el.value, words);
+                    if (r != Outcome::Ok) return r;
                 }
                 if (words.size() > 1) {
                     std::string text =
@@ -647,9 +647,9 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                         auto saved = owner_hold_;
                         owner_hold_ = tree;
                         std::vector<std::string> vals;
-                        Ex r = expand_word_fields(w, vals);
+                        Outcome r = expand_word_fields(w, vals);
                         owner_hold_ = std::move(saved);
-                        if (r != Ex::Ok) return r;
+                        if (r != Outcome::Ok) return r;
                         for (auto& v : vals) {
                             AssignValue::Elem e;
                             e.value = std::move(v);
@@ -663,15 +663,15 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                 AssignValue::Elem e;
                 e.keyed = true;
                 e.append = el.append;
-                Ex r = expand_word(el.key, e.key, false);
-                if (r != Ex::Ok) return r;
+                Outcome r = expand_word(el.key, e.key, false);
+                if (r != Outcome::Ok) return r;
                 r = assoc ? expand_word(el.value, e.value, false) : expand_assign_value(el.value, e.value);
-                if (r != Ex::Ok) return r;
+                if (r != Outcome::Ok) return r;
                 out.elems.push_back(std::move(e));
             } else {
                 std::vector<std::string> vals;
-                Ex r = el.value ? expand_word_fields(el.value, vals) : Ex::Ok;
-                if (r != Ex::Ok) return r;
+                Outcome r = el.value ? expand_word_fields(el.value, vals) : Outcome::Ok;
+                if (r != Outcome::Ok) return r;
                 for (auto& v : vals) {
                     AssignValue::Elem e;
                     e.value = std::move(v);
@@ -680,10 +680,10 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
                 }
             }
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     }
-    Ex r = expand_assign_value(a->value, out.scalar);
-    if (r != Ex::Ok) return r;
+    Outcome r = expand_assign_value(a->value, out.scalar);
+    if (r != Outcome::Ok) return r;
     if (a->index) {
         out.has_index = true;
         if (assoc < 0) {
@@ -692,42 +692,42 @@ Ex Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
         }
         // An indexed array's subscript is arithmetic text: a['1']=x is an error, as $(( '1' )) is.
         r = assoc ? expand_word(a->index, out.index, false) : expand_arith_word(a->index, out.index);
-        if (r != Ex::Ok) return r;
+        if (r != Outcome::Ok) return r;
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 bool Exec::assign_fatal() {
     if (!assign_arith_error_) return false;
     assign_arith_error_ = false;
-    exit_status_ = st_.status = 1;
-    discard_line_ = st_.script_input;  // a script goes on with its next line, a -c shell exits
+    exit_status_ = state_.status = 1;
+    discard_line_ = state_.script_input;  // a script goes on with its next line, a -c shell exits
     return true;
 }
 
-Ex Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+Outcome Exec::do_assign(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
     assign_arith_error_ = false;
-    Ex r = assign_node(a, scope_override, add_attrs, pre);
-    return assign_fatal() ? Ex::Fatal : r;
+    Outcome r = assign_node(a, scope_override, add_attrs, pre);
+    return assign_fatal() ? Outcome::Fatal : r;
 }
 
-Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
+Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre) {
     // `ref=(...)` through a nameref: without a target, bash drops the nameref attribute (with a warning) and
     // assigns the array to ref itself; a target that is an element (`a[0]`, `a[@]`) cannot take a list.
     // Otherwise the list goes to the target, which it creates when unset.
     std::string resolved;
     if (a->is_array && !a->index) {
-        Var* raw = st_.vars.find(a->name);
+        Var* raw = state_.vars.find(a->name);
         if (raw && raw->nameref()) {
             bool ok = true;
             std::string target = resolve_nameref(a->name, ok);
-            if (!ok) return st_.status = 1, Ex::Fail;
+            if (!ok) return state_.status = 1, Outcome::Fail;
             if (target == a->name && !raw->readonly()) {
                 error("warning: " + std::string(a->name) + ": removing nameref attribute");
                 raw->attrs &= static_cast<uint16_t>(~kAttrNameref);
             } else if (target != a->name && !valid_name(target)) {
                 report_error("`" + target + "': not a valid identifier");
-                return st_.status = 1, Ex::Fail;
+                return state_.status = 1, Outcome::Fail;
             } else if (target != a->name && scope_override == UINT32_MAX) {
                 resolved = std::move(target);
             }
@@ -743,11 +743,11 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
         Var* t = lookup_mut(name);
         if (t && t->readonly()) {
             report_error(std::string(name) + ": readonly variable");
-            st_.status = 1;
-            return Ex::Fail;
+            state_.status = 1;
+            return Outcome::Fail;
         }
         bool created = !t;
-        if (created) t = &st_.vars.lookup_or_create(name);
+        if (created) t = &state_.vars.lookup_or_create(name);
         if (!t->is_array()) {
             auto arr = std::make_shared<IndexedArray>();
             if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str);
@@ -759,8 +759,8 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
         if (created) t->set = true;
     }
     if (!pre) {
-        Ex r = eval_assign_value(a, own);
-        if (r != Ex::Ok) return r;
+        Outcome r = eval_assign_value(a, own);
+        if (r != Outcome::Ok) return r;
         pre = &own;
     }
     const AssignValue& val = *pre;
@@ -771,40 +771,40 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
     }
     if (a->index && a->index->parts.size == 0) {  // a[]=x (a subscript that expands to nothing is 0)
         report_error(std::string(name) + "[]: bad array subscript");
-        st_.status = 1;
-        return Ex::Fail;
+        state_.status = 1;
+        return Outcome::Fail;
     }
     Var* v = nullptr;
     if (scope_override != UINT32_MAX) {
-        v = &st_.vars.declare_at(name, scope_override);
+        v = &state_.vars.declare_at(name, scope_override);
         if (v->readonly()) {
             report_error(std::string(name) + ": readonly variable");
-            st_.status = 1;
-            return Ex::Fail;
+            state_.status = 1;
+            return Outcome::Fail;
         }
         v->attrs |= add_attrs;
     }
 
     if (val.is_array && a->index) {  // a[0]=(3 4)
         std::string key;
-        if (expand_word(a->index, key, false) != Ex::Ok) return Ex::Fail;
+        if (expand_word(a->index, key, false) != Outcome::Ok) return Outcome::Fail;
         report_error(std::string(name) + "[" + key + "]: cannot assign list to array member");
-        st_.status = 1;
-        return Ex::Fail;
+        state_.status = 1;
+        return Outcome::Fail;
     }
     if (val.is_array) {
         Var* target = v ? v : lookup_mut(name);
-        if (!target) target = &st_.vars.lookup_or_create(name);
+        if (!target) target = &state_.vars.lookup_or_create(name);
         if (target->readonly()) {
             report_error(std::string(name) + ": readonly variable");
-            st_.status = 1;
-            return Ex::Fail;
+            state_.status = 1;
+            return Outcome::Fail;
         }
         bool assoc = target->is_assoc();
         // bash 5.2: `[k]+=v` in `A=(...)` appends to k's value from before the assignment.
         std::shared_ptr<const AssocArray> old_assoc;
         if (!a->append) {
-            st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*target)));
+            state_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*target)));
             if (assoc) {
                 old_assoc = target->assoc;
                 target->assoc = std::make_shared<AssocArray>();
@@ -841,15 +841,15 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
                 if (assoc && el.append && !a->append) {
                     const std::string* before = old_assoc ? old_assoc->get(el.key) : nullptr;
                     if (!assign_elem(tname, el.key, (before ? *before : std::string()) + el.value, false))
-                        return st_.status = 1, Ex::Fail;
+                        return state_.status = 1, Outcome::Fail;
                 } else if (assoc) {
-                    if (!assign_elem(tname, el.key, el.value, el.append)) return st_.status = 1, Ex::Fail;
+                    if (!assign_elem(tname, el.key, el.value, el.append)) return state_.status = 1, Outcome::Fail;
                 } else {
                     int64_t kk = 0;
-                    if (arith_text(el.key, kk, true) != Ex::Ok) return Ex::Fatal;
-                    Var* cur = st_.vars.find(tname);
+                    if (arith_text(el.key, kk, true) != Outcome::Ok) return Outcome::Fatal;
+                    Var* cur = state_.vars.find(tname);
                     if (kk < 0 && cur && cur->idx) kk += cur->idx->next_index();
-                    if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return st_.status = 1, Ex::Fail;
+                    if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return state_.status = 1, Outcome::Fail;
                     next = kk + 1;
                 }
                 continue;
@@ -866,46 +866,46 @@ Ex Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_
                 // bash 5.2: (k1 v1 k2 v2) pairs in an associative array assignment.
                 std::string v2 = k + 1 < val.elems.size() && !val.elems[k + 1].keyed ? val.elems[k + 1].value : std::string();
                 if (k + 1 < val.elems.size() && !val.elems[k + 1].keyed) ++k;
-                if (!assign_elem(tname, el.value, v2, false)) return st_.status = 1, Ex::Fail;
+                if (!assign_elem(tname, el.value, v2, false)) return state_.status = 1, Outcome::Fail;
                 continue;
             }
-            if (!assign_elem(tname, to_dec(next), el.value, false, true)) return st_.status = 1, Ex::Fail;
+            if (!assign_elem(tname, to_dec(next), el.value, false, true)) return state_.status = 1, Outcome::Fail;
             ++next;
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     }
 
     if (val.has_index) {
         Var* cur = v ? v : lookup_mut(name);
         if (!(cur && cur->is_assoc())) {
             int64_t k = 0;
-            if (arith_text(val.index, k, true) != Ex::Ok) {
-                discard_line_ = exit_status_ == 1 && st_.script_input;  // as a bad subscript in an expansion
-                return Ex::Fatal;
+            if (arith_text(val.index, k, true) != Outcome::Ok) {
+                discard_line_ = exit_status_ == 1 && state_.script_input;  // as a bad subscript in an expansion
+                return Outcome::Fatal;
             }
             if (!assign_elem(name, to_dec(k), val.scalar, a->append, true)) {
-                st_.status = 1;
-                return Ex::Fail;
+                state_.status = 1;
+                return Outcome::Fail;
             }
-            return Ex::Ok;
+            return Outcome::Ok;
         }
         if (!assign_elem(name, val.index, val.scalar, a->append)) {
-            st_.status = 1;
-            return Ex::Fail;
+            state_.status = 1;
+            return Outcome::Fail;
         }
-        return Ex::Ok;
+        return Outcome::Ok;
     }
     bool ok = v ? assign_to(*v, name, val.scalar, a->append) : assign(name, val.scalar, a->append);
     if (!ok) {
-        st_.status = 1;
-        return Ex::Fail;
+        state_.status = 1;
+        return Outcome::Fail;
     }
-    return Ex::Ok;
+    return Outcome::Ok;
 }
 
 Environment Exec::build_env(const std::vector<std::pair<std::string, std::string>>* extra) {
     std::vector<std::pair<std::string, std::string>> vars;
-    for (const auto& [name, v] : st_.vars.visible()) {
+    for (const auto& [name, v] : state_.vars.visible()) {
         if (!(v->attrs & kAttrExport)) continue;
         if (v->is_array()) continue;
         if (v->dyn != DynVar::None) {
@@ -921,7 +921,7 @@ Environment Exec::build_env(const std::vector<std::pair<std::string, std::string
     return Environment(std::move(vars));
 }
 
-void Exec::set_pipestatus(const std::vector<int>& statuses) { st_.pipestatus = statuses; }
+void Exec::set_pipestatus(const std::vector<int>& statuses) { state_.pipestatus = statuses; }
 
 void Exec::install_dynamic_vars(ShellState& st) {
     auto dyn = [&](const char* name, DynVar d, uint16_t attrs = 0) {

@@ -23,7 +23,7 @@ struct [[nodiscard]] BuiltinResult {
 
 // What one builtin call may see.
 struct BuiltinContext {
-    // The evaluator running the builtin: the shell state (sh.st_), its streams (sh.out(), sh.write_out()),
+    // The evaluator running the builtin: the shell state (sh.state_), its streams (sh.out(), sh.write_out()),
     // expansion and assignment (sh.assign(), sh.arith_text()), messages (sh.builtin_error()).
     Exec& sh;
     // argv[0] is the builtin's name as called.

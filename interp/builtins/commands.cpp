@@ -31,38 +31,38 @@ static std::string describe_command(Exec& sh, std::string_view name, bool& found
     found = true;
     std::string n(name);
     if (mode != 2 || true) {
-        auto al = sh.st_.aliases.find(n);
-        if (al != sh.st_.aliases.end() && mode != 2) {
+        auto al = sh.state_.aliases.find(n);
+        if (al != sh.state_.aliases.end() && mode != 2) {
             if (mode == 1) return "alias\n";
             return n + " is aliased to `" + al->second + "'\n";
         }
-        if (al != sh.st_.aliases.end() && mode == 2) return "alias " + n + "=" + quote_for_reuse(al->second, QuoteStyle::Single) + "\n";
+        if (al != sh.state_.aliases.end() && mode == 2) return "alias " + n + "=" + quote_for_reuse(al->second, QuoteStyle::Single) + "\n";
     }
     if (is_keyword(name)) {
         if (mode == 1) return "keyword\n";
         if (mode == 2) return n + "\n";
         return n + " is a shell keyword\n";
     }
-    auto fn = sh.st_.funcs.find(n);
-    if (fn != sh.st_.funcs.end()) {
+    auto fn = sh.state_.funcs.find(n);
+    if (fn != sh.state_.funcs.end()) {
         if (mode == 1) return "function\n";
         if (mode == 2) return n + "\n";
         std::string out = n + " is a function\n";
         sh.print_function(*fn->second, out);
         return out;
     }
-    if (find_builtin(name) && !sh.s_.find_custom(name)) {
+    if (find_builtin(name) && !sh.session_.find_custom(name)) {
         if (mode == 1) return "builtin\n";
         if (mode == 2) return n + "\n";
         return n + " is a shell builtin\n";
     }
     std::string path;
     if (name.find('/') != std::string_view::npos) {
-        auto st = sh.s_.fs.stat(sh.abs_path(name));
+        auto st = sh.session_.fs.stat(sh.abs_path(name));
         if ((st && st->is_regular() && (st->mode & 0111)) || !sh.virtual_bin_name(name).empty()) path = n;
-    } else if (sh.s_.find_utility(name) || name == "bash" || name == "sh") {
+    } else if (sh.session_.find_utility(name) || name == "bash" || name == "sh") {
         path = "/usr/bin/" + n;
-        auto st = sh.s_.fs.stat(path);
+        auto st = sh.session_.fs.stat(path);
         if (!st) {
             std::string in_path = sh.find_in_path(n);
             if (!in_path.empty()) path = in_path;
@@ -76,7 +76,7 @@ static std::string describe_command(Exec& sh, std::string_view name, bool& found
     }
     if (mode == 1) return "file\n";
     if (mode == 2) return path + "\n";
-    if (sh.st_.hashed.count(n)) return n + " is hashed (" + path + ")\n";
+    if (sh.state_.hashed.count(n)) return n + " is hashed (" + path + ")\n";
     return n + " is " + path + "\n";
 }
 
@@ -114,11 +114,11 @@ BuiltinResult builtin_type(BuiltinContext& ctx) {
         bool found = false;
         std::string d;
         if (path_only) {
-            if ((!no_funcs && (sh.st_.funcs.count(a[i]) || is_keyword(a[i]))) || find_builtin(a[i]) ||
-                sh.st_.aliases.count(a[i])) {
+            if ((!no_funcs && (sh.state_.funcs.count(a[i]) || is_keyword(a[i]))) || find_builtin(a[i]) ||
+                sh.state_.aliases.count(a[i])) {
                 found = true;
             } else {
-                std::string p = sh.s_.find_utility(a[i]) ? "/usr/bin/" + a[i] : sh.find_in_path(a[i]);
+                std::string p = sh.session_.find_utility(a[i]) ? "/usr/bin/" + a[i] : sh.find_in_path(a[i]);
                 if (!p.empty()) {
                     found = true;
                     d = p + "\n";
@@ -181,7 +181,7 @@ BuiltinResult builtin_command(BuiltinContext& ctx) {
     }
     std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
     Flow f = sh.run_argv(rest, nullptr, true, false, ctx.decls);
-    return {sh.st_.status, f};
+    return {sh.state_.status, f};
 }
 
 BuiltinResult builtin_builtin(BuiltinContext& ctx) {
@@ -199,7 +199,7 @@ BuiltinResult builtin_builtin(BuiltinContext& ctx) {
     if (!b) return sh.builtin_error("builtin", a[i] + ": not a shell builtin");
     std::vector<std::string> rest(a.begin() + static_cast<ptrdiff_t>(i), a.end());
     Flow f = sh.run_builtin(*b, rest, ctx.decls);
-    return {sh.st_.status, f};
+    return {sh.state_.status, f};
 }
 
 BuiltinResult builtin_enable(BuiltinContext& ctx) {
@@ -228,7 +228,7 @@ BuiltinResult builtin_alias(BuiltinContext& ctx) {
     if (i < a.size() && a[i] == "--") ++i;
     std::string out;
     if (i >= a.size()) {
-        for (const auto& [k, v] : sh.st_.aliases) out += "alias " + k + "=" + quote_for_reuse(v, QuoteStyle::Single) + "\n";
+        for (const auto& [k, v] : sh.state_.aliases) out += "alias " + k + "=" + quote_for_reuse(v, QuoteStyle::Single) + "\n";
         sh.write_out(out);
         return 0;
     }
@@ -236,8 +236,8 @@ BuiltinResult builtin_alias(BuiltinContext& ctx) {
     for (; i < a.size(); ++i) {
         size_t eq = a[i].find('=');
         if (eq == std::string::npos) {
-            auto it = sh.st_.aliases.find(a[i]);
-            if (it == sh.st_.aliases.end()) {
+            auto it = sh.state_.aliases.find(a[i]);
+            if (it == sh.state_.aliases.end()) {
                 sh.builtin_error("alias", a[i] + ": not found");
                 status = 1;
             } else {
@@ -253,15 +253,15 @@ BuiltinResult builtin_alias(BuiltinContext& ctx) {
         }
         // Aliases are charged to the memory budget with the variables (a subshell copies both).
         std::string value = a[i].substr(eq + 1);
-        auto old = sh.st_.aliases.find(name);
-        size_t before = old == sh.st_.aliases.end() ? 0 : alias_bytes(old->first, old->second);
+        auto old = sh.state_.aliases.find(name);
+        size_t before = old == sh.state_.aliases.end() ? 0 : alias_bytes(old->first, old->second);
         size_t after = alias_bytes(name, value);
         if (after > before && !sh.variable_bytes_fit("alias", after - before)) {
             status = 1;
             continue;
         }
-        sh.st_.vars.add_bytes(static_cast<int64_t>(after) - static_cast<int64_t>(before));
-        sh.st_.aliases[name] = std::move(value);
+        sh.state_.vars.add_bytes(static_cast<int64_t>(after) - static_cast<int64_t>(before));
+        sh.state_.aliases[name] = std::move(value);
     }
     sh.write_out(out);
     return status;
@@ -277,18 +277,18 @@ BuiltinResult builtin_unalias(BuiltinContext& ctx) {
     int status = 0;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-a") {
-            for (const auto& [k, v] : sh.st_.aliases) sh.st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(k, v)));
-            sh.st_.aliases.clear();
+            for (const auto& [k, v] : sh.state_.aliases) sh.state_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(k, v)));
+            sh.state_.aliases.clear();
             continue;
         }
-        auto it = sh.st_.aliases.find(a[i]);
-        if (it == sh.st_.aliases.end()) {
+        auto it = sh.state_.aliases.find(a[i]);
+        if (it == sh.state_.aliases.end()) {
             sh.builtin_error("unalias", a[i] + ": not found");
             status = 1;
             continue;
         }
-        sh.st_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(it->first, it->second)));
-        sh.st_.aliases.erase(it);
+        sh.state_.vars.add_bytes(-static_cast<int64_t>(alias_bytes(it->first, it->second)));
+        sh.state_.aliases.erase(it);
     }
     return status;
 }
@@ -299,29 +299,29 @@ BuiltinResult builtin_hash(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
     if (a.size() == 1) {
-        if (sh.st_.hashed.empty()) {
+        if (sh.state_.hashed.empty()) {
             sh.write_out("hash: hash table empty\n");
             return 0;
         }
         std::string out = "hits\tcommand\n";
-        for (const auto& [k, v] : sh.st_.hashed) out += "   1\t" + v + "\n";
+        for (const auto& [k, v] : sh.state_.hashed) out += "   1\t" + v + "\n";
         sh.write_out(out);
         return 0;
     }
     int status = 0;
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-r") {
-            sh.st_.hashed.clear();
+            sh.state_.hashed.clear();
             continue;
         }
         if (a[i] == "-d" || a[i] == "-t" || a[i] == "-l") continue;
         if (a[i] == "-p" && i + 2 < a.size()) {
-            sh.st_.hashed[a[i + 2]] = a[i + 1];
+            sh.state_.hashed[a[i + 2]] = a[i + 1];
             i += 2;
             continue;
         }
-        if (find_builtin(a[i]) || sh.st_.funcs.count(a[i])) continue;
-        if (sh.s_.find_utility(a[i])) continue;
+        if (find_builtin(a[i]) || sh.state_.funcs.count(a[i])) continue;
+        if (sh.session_.find_utility(a[i])) continue;
         std::string p = sh.find_in_path(a[i]);
         if (p.empty()) {
             sh.builtin_error("hash", a[i] + ": not found");
@@ -338,10 +338,10 @@ BuiltinResult builtin_help(BuiltinContext& ctx) {
     if (a.size() == 1) {
         out = "bashkit shell builtins (bash 5.2 compatible). Type `help name' for more about `name'.\n\n";
         for (const auto& b : builtin_table()) out += std::string(" ") + b.help + "\n";
-        std::vector<std::string> names = sh.s_.utility_names();
+        std::vector<std::string> names = sh.session_.utility_names();
         if (!names.empty()) {
             out += "\nUtilities:\n";
-            for (const auto& n : names) out += " " + sh.s_.find_utility(n)->help + "\n";
+            for (const auto& n : names) out += " " + sh.session_.find_utility(n)->help + "\n";
         }
         sh.write_out(out);
         return 0;
@@ -357,7 +357,7 @@ BuiltinResult builtin_help(BuiltinContext& ctx) {
             }
         }
         if (!any) {
-            if (const RegisteredCommand* rc = sh.s_.find_utility(a[i])) {
+            if (const RegisteredCommand* rc = sh.session_.find_utility(a[i])) {
                 out += rc->name + ": " + rc->help + "\n";
                 any = true;
             }
@@ -405,37 +405,37 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
         } else if (act == "keyword" || act == "k") {
             for (const char* k : kKeywords) cands.emplace_back(k);
         } else if (act == "alias" || act == "a") {
-            for (const auto& [k, v] : sh.st_.aliases) cands.push_back(k);
+            for (const auto& [k, v] : sh.state_.aliases) cands.push_back(k);
         } else if (act == "function") {
-            for (const auto& [k, v] : sh.st_.funcs) cands.push_back(k);
+            for (const auto& [k, v] : sh.state_.funcs) cands.push_back(k);
         } else if (act == "variable" || act == "v") {
-            for (const auto& [n, v] : sh.st_.vars.visible()) cands.push_back(*n);
+            for (const auto& [n, v] : sh.state_.vars.visible()) cands.push_back(*n);
         } else if (act == "export" || act == "e") {
-            for (const auto& [n, v] : sh.st_.vars.visible())
+            for (const auto& [n, v] : sh.state_.vars.visible())
                 if (v->exported()) cands.push_back(*n);
         } else if (act == "command" || act == "c") {
-            for (const auto& [k, v] : sh.st_.aliases) cands.push_back(k);
+            for (const auto& [k, v] : sh.state_.aliases) cands.push_back(k);
             for (const auto& b : builtin_table()) cands.emplace_back(b.name);
-            for (const auto& [k, v] : sh.st_.funcs) cands.push_back(k);
+            for (const auto& [k, v] : sh.state_.funcs) cands.push_back(k);
             for (const char* k : kKeywords) cands.emplace_back(k);
-            for (const auto& n : sh.s_.utility_names()) cands.push_back(n);
+            for (const auto& n : sh.session_.utility_names()) cands.push_back(n);
         } else if (act == "file" || act == "f" || act == "directory" || act == "d") {
             bool dirs_only = act == "directory" || act == "d";
             std::string dir = ".", base;
             (void)base;
-            auto ents = sh.s_.fs.readdir(sh.st_.cwd);
+            auto ents = sh.session_.fs.readdir(sh.state_.cwd);
             if (ents)
                 for (const auto& e : *ents) {
-                    if (dirs_only && !sh.s_.fs.is_directory(sh.abs_path(e.name))) continue;
+                    if (dirs_only && !sh.session_.fs.is_directory(sh.abs_path(e.name))) continue;
                     cands.push_back(e.name);
                 }
             (void)dir;
         } else if (act == "user" || act == "u") {
-            cands.push_back(sh.s_.id.user);
+            cands.push_back(sh.session_.id.user);
         } else if (act == "group" || act == "g") {
-            cands.push_back(sh.s_.id.user);
+            cands.push_back(sh.session_.id.user);
         } else if (act == "job" || act == "j") {
-            for (auto& j : sh.st_.jobs->jobs) cands.push_back(j->command);
+            for (auto& j : sh.state_.jobs->jobs) cands.push_back(j->command);
         } else if (act == "signal") {
             for (const auto& sg : signal_table()) cands.push_back(std::string("SIG") + sg.name);
         } else if (act == "shopt") {
@@ -473,7 +473,7 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
             switch (c) {
                 case 'W': {
                     std::vector<std::string> words;
-                    const Var* ifsv = sh.st_.vars.find("IFS");
+                    const Var* ifsv = sh.state_.vars.find("IFS");
                     std::string ifs = ifsv && ifsv->set ? ifsv->str : " \t\n";
                     std::string cur;
                     for (char ch : arg) {
@@ -508,8 +508,8 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
     std::vector<std::string> replies;
     if (have_func) {
         sh.error("compgen: warning: -F option may not work as you expect");
-        auto it = sh.st_.funcs.find(func);
-        if (it == sh.st_.funcs.end()) {
+        auto it = sh.state_.funcs.find(func);
+        if (it == sh.state_.funcs.end()) {
             sh.error("completion: function `" + func + "' not found");
             return 1;
         }
@@ -517,7 +517,7 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
         (void)sh.unset_var("COMPREPLY");  // the function's answer only
         std::vector<std::string> args{func, "compgen", have_word ? word : std::string(), std::string()};
         Flow f = sh.call_function(fn, args);
-        if (f == Flow::Exit) return {sh.st_.status, f};
+        if (f == Flow::Exit) return {sh.state_.status, f};
         if (const Var* cr = sh.lookup("COMPREPLY")) {
             if (cr->is_indexed()) {
                 if (cr->idx)

@@ -126,22 +126,22 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             else remove |= bit;
         }
     }
-    if (local_mode && sh.st_.frames.size() <= 1 && sh.call_depth_ == 0) {
+    if (local_mode && sh.state_.frames.size() <= 1 && sh.call_depth_ == 0) {
         return sh.builtin_error(cmd, "can only be used in a function");
     }
-    bool in_function = sh.st_.scope > 0 && sh.st_.frames.size() > 1;
-    uint32_t scope = (global || !in_function) ? 0 : sh.st_.frames.back().scope;
-    if (local_mode) scope = sh.st_.frames.back().scope;
+    bool in_function = sh.state_.scope > 0 && sh.state_.frames.size() > 1;
+    uint32_t scope = (global || !in_function) ? 0 : sh.state_.frames.back().scope;
+    if (local_mode) scope = sh.state_.frames.back().scope;
 
     if (funcs) {
         std::string out;
         int status = 0;
         if (i >= argv.size()) {
             std::vector<std::string> names;
-            for (const auto& [k, f] : sh.st_.funcs) names.push_back(k);
+            for (const auto& [k, f] : sh.state_.funcs) names.push_back(k);
             std::sort(names.begin(), names.end());
             for (const auto& n : names) {
-                const auto& f = sh.st_.funcs[n];
+                const auto& f = sh.state_.funcs[n];
                 if (add && !(f->attrs & add)) continue;
                 if (func_names) {
                     out += "declare -f" + std::string((f->attrs & kAttrExport) ? "x" : "") + " " + n + "\n";
@@ -151,8 +151,8 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             }
         } else {
             for (; i < argv.size(); ++i) {
-                auto it = sh.st_.funcs.find(argv[i]);
-                if (it == sh.st_.funcs.end()) {
+                auto it = sh.state_.funcs.find(argv[i]);
+                if (it == sh.state_.funcs.end()) {
                     status = 1;
                     continue;
                 }
@@ -162,7 +162,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                     it->second = nf;
                     continue;
                 }
-                if (func_names && sh.st_.opts[ShExtdebug])  // bash: the name, line and file of the definition
+                if (func_names && sh.state_.opts[ShExtdebug])  // bash: the name, line and file of the definition
                     out += argv[i] + " " + std::to_string(it->second->line) + " " +
                            (it->second->source.empty() ? std::string("environment") : it->second->source) + "\n";
                 else if (func_names)
@@ -179,7 +179,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         std::string out;
         int status = 0;
         if (i >= argv.size()) {
-            for (const auto& [name, v] : sh.st_.vars.visible()) {
+            for (const auto& [name, v] : sh.state_.vars.visible()) {
                 if (add && (v->attrs & add) != add) continue;
                 if (v->dyn != DynVar::None) {
                     const Var* d = sh.lookup(*name);
@@ -202,7 +202,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         } else {
             for (; i < argv.size(); ++i) {
                 const std::string& n = argv[i];
-                const Var* v = sh.st_.vars.find(n);
+                const Var* v = sh.state_.vars.find(n);
                 if (v && v->dyn != DynVar::None) v = sh.lookup(n);
                 if (!v) {
                     sh.builtin_error(cmd, n + ": not found");
@@ -253,11 +253,11 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         if (const Exec::AssignValue* pre = as ? ctx.decls->value(i) : nullptr) {
             preval = *pre;
         } else if (as) {
-            Ex r = sh.eval_assign_value(as, preval, (add & kAttrAssoc) ? 1 : -1);
-            if (r == Ex::Fatal) {
+            Outcome r = sh.eval_assign_value(as, preval, (add & kAttrAssoc) ? 1 : -1);
+            if (r == Outcome::Fatal) {
                 return {1, Flow::Exit};
             }
-            if (r != Ex::Ok) {
+            if (r != Outcome::Ok) {
                 status = 1;
                 continue;
             }
@@ -279,23 +279,23 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         // The binding to work on.
         Var* v = nullptr;
         if (scope == 0 && !global) {
-            v = sh.st_.vars.find(base);
-            if (!v || (in_function && false)) v = &sh.st_.vars.global(base);
+            v = sh.state_.vars.find(base);
+            if (!v || (in_function && false)) v = &sh.state_.vars.global(base);
         } else if (scope == 0) {
-            v = &sh.st_.vars.global(base);
+            v = &sh.state_.vars.global(base);
         } else {
             bool created = false;
-            Var* outer = sh.st_.vars.find(base);
+            Var* outer = sh.state_.vars.find(base);
             // A readonly global cannot get a local copy (a readonly local of a caller can).
-            if (outer && outer->readonly() && sh.st_.vars.scope_of(base) == 0) {
+            if (outer && outer->readonly() && sh.state_.vars.scope_of(base) == 0) {
                 sh.builtin_error(cmd, base + ": readonly variable");
                 status = 1;
                 continue;
             }
             Var copy_from;
-            bool inherit = outer && sh.st_.opts[ShLocalvarInherit];
+            bool inherit = outer && sh.state_.opts[ShLocalvarInherit];
             if (inherit) copy_from = *outer;
-            v = &sh.st_.vars.declare_at(base, scope, &created);
+            v = &sh.state_.vars.declare_at(base, scope, &created);
             if (created && inherit) {
                 *v = copy_from;
                 v->attrs &= static_cast<uint16_t>(~kAttrReadonly);
@@ -356,12 +356,12 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 if (as->append && v->set && scope == 0) v->idx->m[0] = v->str;
                 v->str.clear();
             }
-            Ex r = sh.do_assign(as, scope == 0 && !global ? (sh.st_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.st_.vars.scope_of(base))) : scope, 0, &preval);
-            if (r == Ex::Fatal) {
+            Outcome r = sh.do_assign(as, scope == 0 && !global ? (sh.state_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.state_.vars.scope_of(base))) : scope, 0, &preval);
+            if (r == Outcome::Fatal) {
                 return {1, Flow::Exit};
             }
-            if (r != Ex::Ok) status = 1;
-            v = sh.st_.vars.find(base);
+            if (r != Outcome::Ok) status = 1;
+            v = sh.state_.vars.find(base);
             if (v && (add & kAttrNameref) && v->set && !valid_name(v->str.substr(0, v->str.find('[')))) {
                 sh.builtin_error(cmd, "`" + v->str + "': invalid variable name for name reference");
                 v->attrs &= static_cast<uint16_t>(~kAttrNameref);
@@ -385,14 +385,14 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 if (!simple || simple->assigns.size != 1 || !simple->words.empty() || !simple->assigns[0]->is_array) {
                     if (!sh.assign_to(*v, base, value, append)) status = 1;
                 } else {
-                    Ex r = sh.do_assign(simple->assigns[0],
-                                        scope == 0 && !global ? (sh.st_.vars.scope_of(base) < 0
+                    Outcome r = sh.do_assign(simple->assigns[0],
+                                        scope == 0 && !global ? (sh.state_.vars.scope_of(base) < 0
                                                                      ? 0
-                                                                     : static_cast<uint32_t>(sh.st_.vars.scope_of(base)))
+                                                                     : static_cast<uint32_t>(sh.state_.vars.scope_of(base)))
                                                               : scope);
-                    if (r == Ex::Fatal) return {1, Flow::Exit};
-                    if (r != Ex::Ok) status = 1;
-                    v = sh.st_.vars.find(base);
+                    if (r == Outcome::Fatal) return {1, Flow::Exit};
+                    if (r != Outcome::Ok) status = 1;
+                    v = sh.state_.vars.find(base);
                 }
             } else if (!sh.assign_to(*v, base, value, append)) {
                 status = 1;
@@ -411,7 +411,7 @@ BuiltinResult builtin_declare(BuiltinContext& ctx) {
 
 BuiltinResult builtin_local(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
-    if (sh.call_depth_ == 0 || sh.st_.frames.size() <= 1) return sh.builtin_error("local", "can only be used in a function");
+    if (sh.call_depth_ == 0 || sh.state_.frames.size() <= 1) return sh.builtin_error("local", "can only be used in a function");
     return declare_impl(ctx, "local", true);
 }
 
@@ -442,10 +442,10 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
     if (i >= a.size() || (print && i >= a.size())) {
         std::string out;
         if (funcs) {
-            for (const auto& [k, f] : sh.st_.funcs)
+            for (const auto& [k, f] : sh.state_.funcs)
                 if (f->attrs & kAttrExport) sh.print_function(*f, out);
         } else {
-            for (const auto& [name, v] : sh.st_.vars.visible())
+            for (const auto& [name, v] : sh.state_.vars.visible())
                 if (v->attrs & kAttrExport) sh.print_declare(*name, *v, out);
         }
         sh.write_out(out);
@@ -454,8 +454,8 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
     if (funcs) {
         int status = 0;
         for (; i < a.size(); ++i) {
-            auto it = sh.st_.funcs.find(a[i]);
-            if (it == sh.st_.funcs.end()) {
+            auto it = sh.state_.funcs.find(a[i]);
+            if (it == sh.state_.funcs.end()) {
                 sh.builtin_error("export", a[i] + ": not a function");
                 status = 1;
                 continue;
@@ -473,11 +473,11 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
         std::string name;
         if (as) {
             name = std::string(as->name);
-            Ex r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
-            if (r == Ex::Fatal) {
+            Outcome r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
+            if (r == Outcome::Fatal) {
                 return {1, Flow::Exit};
             }
-            if (r != Ex::Ok) {
+            if (r != Outcome::Ok) {
                 status = 1;
                 continue;
             }
@@ -501,7 +501,7 @@ BuiltinResult builtin_export(BuiltinContext& ctx) {
             }
         }
         Var* v = sh.lookup_mut(name);
-        if (!v) v = &sh.st_.vars.lookup_or_create(name);
+        if (!v) v = &sh.state_.vars.lookup_or_create(name);
         if (unexport)
             v->attrs &= static_cast<uint16_t>(~kAttrExport);
         else
@@ -538,10 +538,10 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
     if (i >= a.size()) {
         std::string out;
         if (funcs) {
-            for (const auto& [k, f] : sh.st_.funcs)
+            for (const auto& [k, f] : sh.state_.funcs)
                 if (f->attrs & kAttrReadonly) sh.print_function(*f, out);
         } else {
-            for (const auto& [name, v] : sh.st_.vars.visible())
+            for (const auto& [name, v] : sh.state_.vars.visible())
                 if (v->attrs & kAttrReadonly) sh.print_declare(*name, *v, out);
         }
         (void)print;
@@ -551,8 +551,8 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
     if (funcs) {
         int status = 0;
         for (; i < a.size(); ++i) {
-            auto it = sh.st_.funcs.find(a[i]);
-            if (it == sh.st_.funcs.end()) {
+            auto it = sh.state_.funcs.find(a[i]);
+            if (it == sh.state_.funcs.end()) {
                 sh.builtin_error("readonly", a[i] + ": not a function");
                 status = 1;
                 continue;
@@ -571,16 +571,16 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
             name = std::string(as->name);
             Var* cur = sh.lookup_mut(name);
             if (type && (!cur || !cur->is_array())) {
-                Var& nv = cur ? *cur : sh.st_.vars.lookup_or_create(name);
+                Var& nv = cur ? *cur : sh.state_.vars.lookup_or_create(name);
                 nv.attrs |= type;
                 if (type == kAttrAssoc) nv.assoc = std::make_shared<AssocArray>();
                 else nv.idx = std::make_shared<IndexedArray>();
             }
-            Ex r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
-            if (r == Ex::Fatal) {
+            Outcome r = sh.do_assign(as, UINT32_MAX, 0, ctx.decls->value(i));
+            if (r == Outcome::Fatal) {
                 return {1, Flow::Exit};
             }
-            if (r != Ex::Ok) {
+            if (r != Outcome::Ok) {
                 status = 1;
                 continue;
             }
@@ -599,7 +599,7 @@ BuiltinResult builtin_readonly(BuiltinContext& ctx) {
             }
         }
         Var* v = sh.lookup_mut(name);
-        if (!v) v = &sh.st_.vars.lookup_or_create(name);
+        if (!v) v = &sh.state_.vars.lookup_or_create(name);
         // `readonly -a name` without a value only makes name readonly (bash 5.2: `declare -r name`).
         const bool bare = !as && a[i].find('=') == std::string::npos;
         if (type && !v->is_array() && !bare) {

@@ -39,18 +39,18 @@ std::string normalize(std::string_view p) {
 }  // namespace
 
 static bool cd_to(Exec& sh, const std::string& target, bool physical, bool print) {
-    std::string path = target.starts_with("/") ? target : (sh.st_.cwd == "/" ? "/" : sh.st_.cwd + "/") + target;
+    std::string path = target.starts_with("/") ? target : (sh.state_.cwd == "/" ? "/" : sh.state_.cwd + "/") + target;
     std::string logical = normalize(path);
     std::string dest = logical;
     if (physical) {
-        auto rp = sh.s_.fs.realpath(path);
+        auto rp = sh.session_.fs.realpath(path);
         if (!rp) {
             sh.builtin_error("cd", target + ": " + std::string(vfs::error_message(rp.error())));
             return false;
         }
         dest = *rp;
     }
-    auto st = sh.s_.fs.stat(physical ? dest : path);
+    auto st = sh.session_.fs.stat(physical ? dest : path);
     if (!st) {
         // The lexical path may not exist while the physical one does (a/.. through a symlink).
         sh.builtin_error("cd", target + ": " + std::string(vfs::error_message(st.error())));
@@ -60,8 +60,8 @@ static bool cd_to(Exec& sh, const std::string& target, bool physical, bool print
         sh.builtin_error("cd", target + ": Not a directory");
         return false;
     }
-    std::string old = sh.st_.cwd;
-    sh.st_.cwd = dest;
+    std::string old = sh.state_.cwd;
+    sh.state_.cwd = dest;
     (void)sh.assign("OLDPWD", old);
     (void)sh.assign("PWD", dest);
     if (print) sh.write_out(dest + "\n");
@@ -71,7 +71,7 @@ static bool cd_to(Exec& sh, const std::string& target, bool physical, bool print
 BuiltinResult builtin_cd(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    bool physical = sh.st_.opts[OptPhysical];
+    bool physical = sh.state_.opts[OptPhysical];
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
@@ -117,7 +117,7 @@ BuiltinResult builtin_cd(BuiltinContext& ctx) {
                     std::string dir = cdpath->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
                     if (!dir.empty()) {
                         std::string cand = sh.abs_path(dir + "/" + target);
-                        if (sh.s_.fs.is_directory(cand)) {
+                        if (sh.session_.fs.is_directory(cand)) {
                             return cd_to(sh, cand, physical, true) ? 0 : 1;
                         }
                     }
@@ -134,7 +134,7 @@ BuiltinResult builtin_cd(BuiltinContext& ctx) {
 BuiltinResult builtin_pwd(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    bool physical = sh.st_.opts[OptPhysical];
+    bool physical = sh.state_.opts[OptPhysical];
     for (size_t i = 1; i < a.size(); ++i) {
         if (a[i] == "-P") physical = true;
         else if (a[i] == "-L") physical = false;
@@ -145,9 +145,9 @@ BuiltinResult builtin_pwd(BuiltinContext& ctx) {
             return 2;
         }
     }
-    std::string p = sh.st_.cwd;
+    std::string p = sh.state_.cwd;
     if (physical) {
-        auto rp = sh.s_.fs.realpath(p);
+        auto rp = sh.session_.fs.realpath(p);
         if (rp) p = *rp;
     }
     if (!sh.write_out(p + "\n")) return sh.broken_pipe_ ? 141 : 1;
@@ -195,12 +195,12 @@ BuiltinResult builtin_dirs(BuiltinContext& ctx) {
         }
     }
     if (clear) {
-        sh.st_.dirstack.clear();
+        sh.state_.dirstack.clear();
         return 0;
     }
     std::string home = sh.get_str("HOME");
-    std::vector<std::string> all{sh.st_.cwd};
-    for (auto it = sh.st_.dirstack.rbegin(); it != sh.st_.dirstack.rend(); ++it) all.push_back(*it);
+    std::vector<std::string> all{sh.state_.cwd};
+    for (auto it = sh.state_.dirstack.rbegin(); it != sh.state_.dirstack.rend(); ++it) all.push_back(*it);
     std::string out;
     for (size_t k = 0; k < all.size(); ++k) {
         std::string d = full ? all[k] : tilde_short(all[k], home);
@@ -235,28 +235,28 @@ BuiltinResult builtin_pushd(BuiltinContext& ctx) {
         }
     }
     if (arg.empty()) {
-        if (sh.st_.dirstack.empty()) return sh.builtin_error("pushd", "no other directory");
-        std::string top = sh.st_.dirstack.back();
-        std::string cur = sh.st_.cwd;
+        if (sh.state_.dirstack.empty()) return sh.builtin_error("pushd", "no other directory");
+        std::string top = sh.state_.dirstack.back();
+        std::string cur = sh.state_.cwd;
         if (!no_cd && !cd_to(sh, top, false, false)) return 1;
-        sh.st_.dirstack.back() = cur;
+        sh.state_.dirstack.back() = cur;
     } else if ((arg[0] == '+' || arg[0] == '-') && arg.size() > 1 && std::isdigit(static_cast<unsigned char>(arg[1]))) {
         int64_t n = 0;
         parse_int(arg.substr(1), n);
-        std::vector<std::string> all{sh.st_.cwd};
-        for (auto it = sh.st_.dirstack.rbegin(); it != sh.st_.dirstack.rend(); ++it) all.push_back(*it);
+        std::vector<std::string> all{sh.state_.cwd};
+        for (auto it = sh.state_.dirstack.rbegin(); it != sh.state_.dirstack.rend(); ++it) all.push_back(*it);
         if (n >= static_cast<int64_t>(all.size())) return sh.builtin_error("pushd", arg + ": directory stack index out of range");
         size_t k = arg[0] == '+' ? static_cast<size_t>(n) : all.size() - 1 - static_cast<size_t>(n);
         std::rotate(all.begin(), all.begin() + static_cast<ptrdiff_t>(k), all.end());
         if (!cd_to(sh, all[0], false, false)) return 1;
-        sh.st_.dirstack.assign(all.rbegin(), all.rend() - 1);
+        sh.state_.dirstack.assign(all.rbegin(), all.rend() - 1);
     } else {
-        std::string cur = sh.st_.cwd;
+        std::string cur = sh.state_.cwd;
         if (!no_cd) {
-            if (!cd_to(sh, arg, sh.st_.opts[OptPhysical], false)) return 1;
-            sh.st_.dirstack.push_back(cur);
+            if (!cd_to(sh, arg, sh.state_.opts[OptPhysical], false)) return 1;
+            sh.state_.dirstack.push_back(cur);
         } else {
-            sh.st_.dirstack.insert(sh.st_.dirstack.end() - (sh.st_.dirstack.empty() ? 0 : 0), sh.abs_path(arg));
+            sh.state_.dirstack.insert(sh.state_.dirstack.end() - (sh.state_.dirstack.empty() ? 0 : 0), sh.abs_path(arg));
         }
     }
     std::vector<std::string> none{"dirs"};
@@ -279,23 +279,23 @@ BuiltinResult builtin_popd(BuiltinContext& ctx) {
         else
             return dir_usage(sh, "popd", s + ": invalid argument", "popd [-n] [+N | -N]");
     }
-    if (sh.st_.dirstack.empty()) return sh.builtin_error("popd", "directory stack empty");
+    if (sh.state_.dirstack.empty()) return sh.builtin_error("popd", "directory stack empty");
     if (!arg.empty() && (arg[0] == '+' || arg[0] == '-')) {
         int64_t n = 0;
         parse_int(arg.substr(1), n);
-        std::vector<std::string> all{sh.st_.cwd};
-        for (auto it = sh.st_.dirstack.rbegin(); it != sh.st_.dirstack.rend(); ++it) all.push_back(*it);
+        std::vector<std::string> all{sh.state_.cwd};
+        for (auto it = sh.state_.dirstack.rbegin(); it != sh.state_.dirstack.rend(); ++it) all.push_back(*it);
         if (n >= static_cast<int64_t>(all.size())) return sh.builtin_error("popd", arg + ": directory stack index out of range");
         size_t k = arg[0] == '+' ? static_cast<size_t>(n) : all.size() - 1 - static_cast<size_t>(n);
         if (k == 0) {
             if (!no_cd && !cd_to(sh, all[1], false, false)) return 1;
         }
         all.erase(all.begin() + static_cast<ptrdiff_t>(k));
-        sh.st_.dirstack.assign(all.rbegin(), all.rend() - 1);
+        sh.state_.dirstack.assign(all.rbegin(), all.rend() - 1);
     } else {
-        std::string top = sh.st_.dirstack.back();
+        std::string top = sh.state_.dirstack.back();
         if (!no_cd && !cd_to(sh, top, false, false)) return 1;
-        sh.st_.dirstack.pop_back();
+        sh.state_.dirstack.pop_back();
     }
     std::vector<std::string> none{"dirs"};
     BuiltinContext dirs{sh, none};

@@ -29,7 +29,7 @@ BuiltinResult too_many_arguments(Exec& sh, const char* name) {
 BuiltinResult builtin_return(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    int64_t n = sh.st_.status;
+    int64_t n = sh.state_.status;
     if (a.size() > 1 && !parse_int(a[1], n)) {
         sh.builtin_error("return", a[1] + ": numeric argument required");
         n = 2;
@@ -39,14 +39,14 @@ BuiltinResult builtin_return(BuiltinContext& ctx) {
     if (sh.call_depth_ == 0 && !sh.in_source_) {
         return sh.builtin_error("return", "can only `return' from a function or sourced script", 2);
     }
-    sh.status_before_return_ = sh.st_.status;  // $? in the RETURN trap
+    sh.status_before_return_ = sh.state_.status;  // $? in the RETURN trap
     return {static_cast<int>(static_cast<uint8_t>(n)), Flow::Return};
 }
 
 BuiltinResult builtin_exit(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    int64_t n = sh.st_.status;
+    int64_t n = sh.state_.status;
     if (a.size() > 1 && !parse_int(a[1], n)) {
         sh.builtin_error("exit", a[1] + ": numeric argument required");
         n = 2;
@@ -54,7 +54,7 @@ BuiltinResult builtin_exit(BuiltinContext& ctx) {
         return too_many_arguments(sh, "exit");
     }
     sh.exit_status_ = static_cast<int>(static_cast<uint8_t>(n));
-    if (!sh.is_subshell_) sh.st_.exited = true;
+    if (!sh.is_subshell_) sh.state_.exited = true;
     return {sh.exit_status_, Flow::Exit};
 }
 
@@ -129,11 +129,11 @@ BuiltinResult builtin_eval(BuiltinContext& ctx) {
         text += a[i];
     }
     if (text.empty()) return 0;
-    sh.st_.status = 0;
+    sh.state_.status = 0;
     ++sh.xtrace_level_;
     Flow f = sh.run_source(text, sh.source_name_, true);
     --sh.xtrace_level_;
-    return {sh.st_.status, f};
+    return {sh.state_.status, f};
 }
 
 BuiltinResult builtin_source(BuiltinContext& ctx) {
@@ -148,7 +148,7 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
     }
     std::string file = a[i];
     std::string path;
-    if (file.find('/') == std::string::npos && sh.st_.opts[ShSourcepath]) {
+    if (file.find('/') == std::string::npos && sh.state_.opts[ShSourcepath]) {
         const std::string* pv = sh.get_scalar("PATH");
         if (pv) {
             size_t start = 0;
@@ -156,7 +156,7 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
                 size_t colon = pv->find(':', start);
                 std::string dir = pv->substr(start, colon == std::string::npos ? std::string::npos : colon - start);
                 std::string cand = sh.abs_path((dir.empty() ? std::string(".") : dir) + "/" + file);
-                if (sh.s_.fs.is_regular_file(cand)) {
+                if (sh.session_.fs.is_regular_file(cand)) {
                     path = cand;
                     break;
                 }
@@ -168,12 +168,12 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
     if (path.empty() && !file.empty()) path = sh.abs_path(file);
     // bash names the builtin for a directory only; a file it cannot read is reported as a redirection is
     // (`. ""` is a missing file, not the working directory).
-    if (!path.empty() && sh.s_.fs.is_directory(path)) return sh.builtin_error(a[0], file + ": is a directory");
+    if (!path.empty() && sh.session_.fs.is_directory(path)) return sh.builtin_error(a[0], file + ": is a directory");
     if (path.empty()) {
         sh.error(": " + std::string(vfs::error_message(vfs::Errc::no_such_file)));
         return 1;
     }
-    auto content = sh.s_.fs.read_file(path, sh.s_.limits.max_variable_bytes);
+    auto content = sh.session_.fs.read_file(path, sh.session_.limits.max_variable_bytes);
     if (!content) {
         sh.error(file + ": " + std::string(vfs::error_message(content.error())));
         return 1;
@@ -191,7 +191,7 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
     sh.in_source_ = true;
     uint32_t saved_offset = sh.line_offset_;
     sh.line_offset_ = 0;
-    sh.st_.status = 0;
+    sh.state_.status = 0;
     // A debug stack entry ("source", FILE, line) while the file runs, popped on every way out.
     // (By index: a function called from the file may grow the frame vector.)
     struct DebugPush {
@@ -201,8 +201,8 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
             if (at < frames.size() && !frames[at].sourced.empty()) frames[at].sourced.pop_back();
         }
     };
-    sh.st_.frames.back().sourced.push_back({file, sh.lineno_});
-    DebugPush pop{sh.st_.frames, sh.st_.frames.size() - 1};
+    sh.state_.frames.back().sourced.push_back({file, sh.lineno_});
+    DebugPush pop{sh.state_.frames, sh.state_.frames.size() - 1};
     ++sh.xtrace_level_;
     Flow f = sh.run_source(*content, file, false);
     --sh.xtrace_level_;
@@ -213,8 +213,8 @@ BuiltinResult builtin_source(BuiltinContext& ctx) {
     const bool returned = f == Flow::Return;
     if (f == Flow::Return) f = Flow::Normal;
     // The RETURN trap runs when the file is done (a function sees it only when traced: call_function).
-    if (f == Flow::Normal && !sh.st_.traps.empty()) f = sh.run_return_trap(returned);
-    return {sh.st_.status, f};
+    if (f == Flow::Normal && !sh.state_.traps.empty()) f = sh.run_return_trap(returned);
+    return {sh.state_.status, f};
 }
 
 BuiltinResult builtin_exec(BuiltinContext& ctx) {
@@ -241,7 +241,7 @@ BuiltinResult builtin_exec(BuiltinContext& ctx) {
         return {sh.exit_status_, f};
     }
     // The shell is replaced: it ends with the command's status.
-    sh.exit_status_ = sh.st_.status;
+    sh.exit_status_ = sh.state_.status;
     if (sh.exit_status_ == 127) {
         // bash: exec of a missing command ends a non-interactive shell with 127.
     }

@@ -16,7 +16,7 @@ BuiltinResult builtin_echo(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
     bool newline = true;
-    bool escapes = sh.st_.opts[ShXpgEcho];
+    bool escapes = sh.state_.opts[ShXpgEcho];
     size_t i = 1;
     for (; i < a.size(); ++i) {
         const std::string& s = a[i];
@@ -93,14 +93,14 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
         if (!ok) return sh.builtin_error("printf", "`" + var + "': not a valid identifier", 2);
     }
     PrintfContext pctx;
-    pctx.max_output = std::min(sh.s_.limits.max_printf_width * 4 + 4096, sh.s_.limits.max_variable_bytes);
-    pctx.now = sh.s_.clock->now().sec;
-    pctx.shell_start = sh.s_.wall_start;
+    pctx.max_output = std::min(sh.session_.limits.max_printf_width * 4 + 4096, sh.session_.limits.max_variable_bytes);
+    pctx.now = sh.session_.clock->now().sec;
+    pctx.shell_start = sh.session_.wall_start;
     // %(fmt)T: the TZ of the environment, as bash (a TZ that is not exported is not seen).
-    const Var* tzv = sh.st_.vars.find("TZ");
+    const Var* tzv = sh.state_.vars.find("TZ");
     const std::string* tz = tzv && tzv->set && (tzv->attrs & kAttrExport) && !tzv->is_array() ? &tzv->str : nullptr;
-    if (sh.s_.local_time)
-        pctx.local_time = [&sh, tz](int64_t t, std::tm& out) { return sh.s_.local_time(t, tz, out); };
+    if (sh.session_.local_time)
+        pctx.local_time = [&sh, tz](int64_t t, std::tm& out) { return sh.session_.local_time(t, tz, out); };
     std::span<const std::string> args(a.data() + i + 1, a.size() - i - 1);
     PrintfResult r = format(a[i], args, pctx);
     for (const auto& d : r.diagnostics) sh.error(d);
@@ -279,7 +279,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
     } else {
         while (true) {
             std::string chunk;
-            IoResult r = src->read_until(delim, chunk, sh.s_.limits.max_variable_bytes);
+            IoResult r = src->read_until(delim, chunk, sh.session_.limits.max_variable_bytes);
             if (!r.ok() || chunk.empty()) {
                 eof = true;
                 break;
@@ -318,10 +318,10 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
             if (!cont || !ended) break;
         }
     }
-    if (line.size() > sh.s_.limits.max_variable_bytes) line.resize(sh.s_.limits.max_variable_bytes);
+    if (line.size() > sh.session_.limits.max_variable_bytes) line.resize(sh.session_.limits.max_variable_bytes);
     (void)prompt;
 
-    const Var* ifsv = sh.st_.vars.find("IFS");
+    const Var* ifsv = sh.state_.vars.find("IFS");
     std::string ifs = ifsv && ifsv->set ? ifsv->str : std::string(" \t\n");
     auto is_ifs = [&](size_t k) { return !quoted[k] && ifs.find(line[k]) != std::string::npos; };
     auto is_ws = [&](size_t k) {
@@ -467,7 +467,7 @@ BuiltinResult builtin_mapfile(BuiltinContext& ctx) {
     while (count == 0 || read_lines < count) {
         if (sh.check_cancel()) break;
         std::string line;
-        IoResult r = src->read_until(delim, line, sh.s_.limits.max_variable_bytes);
+        IoResult r = src->read_until(delim, line, sh.session_.limits.max_variable_bytes);
         if (!r.ok() || line.empty()) break;
         if (skip > 0) {
             --skip;
@@ -481,7 +481,7 @@ BuiltinResult builtin_mapfile(BuiltinContext& ctx) {
         if (!callback.empty() && (read_lines + 1) % quantum == 0) {
             Flow f = sh.run_source(callback + " " + to_dec(idx) + " " + quote_for_reuse(line, QuoteStyle::Single), sh.source_name_, true);
             if (f != Flow::Normal) {
-                return {sh.st_.status, f};
+                return {sh.state_.status, f};
             }
         }
         ++idx;

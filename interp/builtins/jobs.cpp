@@ -96,8 +96,8 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
         return 0;
     }
     auto show = [&](int n, std::string& out) {
-        auto it = sh.st_.traps.find(n);
-        if (it == sh.st_.traps.end()) return;
+        auto it = sh.state_.traps.find(n);
+        if (it == sh.state_.traps.end()) return;
         // bash prints the action in plain single quotes, newlines and all (never $'...').
         out += "trap -- '";
         for (char c : it->second.action) {
@@ -109,7 +109,7 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
     if (i >= a.size() || print) {
         std::string out;
         if (i >= a.size()) {
-            for (const auto& [n, t] : sh.st_.traps) show(n, out);
+            for (const auto& [n, t] : sh.state_.traps) show(n, out);
         } else {
             for (; i < a.size(); ++i) {
                 int n = signal_number(a[i]);
@@ -135,21 +135,21 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
     if (first_sig >= a.size()) {
         int n = signal_number(action);
         if (n >= 0) {
-            sh.st_.traps.erase(n);
+            sh.state_.traps.erase(n);
             return 0;
         }
         sh.builtin_error("trap", action + ": invalid signal specification");
         return 1;
     }
-    if (sh.st_.traps_display_only) {
+    if (sh.state_.traps_display_only) {
         // The first trap set in a subshell drops the parent's (except ignored signals).
-        for (auto it = sh.st_.traps.begin(); it != sh.st_.traps.end();) {
+        for (auto it = sh.state_.traps.begin(); it != sh.state_.traps.end();) {
             if (!it->second.action.empty())
-                it = sh.st_.traps.erase(it);
+                it = sh.state_.traps.erase(it);
             else
                 ++it;
         }
-        sh.st_.traps_display_only = false;
+        sh.state_.traps_display_only = false;
     }
     int status = 0;
     for (size_t k = first_sig; k < a.size(); ++k) {
@@ -160,9 +160,9 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
             continue;
         }
         if (reset)
-            sh.st_.traps.erase(n);
+            sh.state_.traps.erase(n);
         else
-            sh.st_.traps[n] = Trap{action, nullptr};
+            sh.state_.traps[n] = Trap{action, nullptr};
     }
     return status;
 }
@@ -171,7 +171,7 @@ BuiltinResult builtin_trap(BuiltinContext& ctx) {
 
 static std::shared_ptr<Job> find_job(Exec& sh, const std::string& spec, bool& bad) {
     bad = false;
-    auto& all = sh.st_.jobs->jobs;
+    auto& all = sh.state_.jobs->jobs;
     if (!spec.starts_with("%")) {
         int64_t pid = 0;
         if (!parse_int(spec, pid)) {
@@ -248,10 +248,10 @@ static const char* signal_description(int sig) {
 }
 
 static int wait_job(Exec& sh, Job& j) {
-    std::unique_lock lock(sh.s_.jobs_mu);
+    std::unique_lock lock(sh.session_.jobs_mu);
     while (!j.done.load()) {
         if (sh.cancel_->cancelled()) return -1;
-        sh.s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
+        sh.session_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
     }
     const bool first = !j.reported;
     j.reported = true;
@@ -281,7 +281,7 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
             break;
         } else break;
     }
-    auto& jobs = sh.st_.jobs->jobs;
+    auto& jobs = sh.state_.jobs->jobs;
     auto prune = [&]() {
         jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [](const std::shared_ptr<Job>& j) { return j->done && j->reported; }),
                    jobs.end());
@@ -293,7 +293,7 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
             for (auto& j : jobs)
                 if (!j->reported) pending = true;
             if (!pending) return 127;
-            std::unique_lock lock(sh.s_.jobs_mu);
+            std::unique_lock lock(sh.session_.jobs_mu);
             while (true) {
                 for (auto& j : jobs) {
                     if (!j->reported && j->done.load()) {
@@ -312,7 +312,7 @@ BuiltinResult builtin_wait(BuiltinContext& ctx) {
                     Flow flow = sh.cancelled_flow();
                     return {sh.exit_status_, flow};
                 }
-                sh.s_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
+                sh.session_.jobs_cv.wait_for(lock, std::chrono::milliseconds(20));
             }
         }
         for (auto& j : jobs) {
@@ -362,7 +362,7 @@ BuiltinResult builtin_jobs(BuiltinContext& ctx) {
         else if (a[i] == "-l") long_fmt = true;
     }
     std::vector<std::shared_ptr<Job>> jobs;
-    for (auto& j : sh.st_.jobs->jobs)
+    for (auto& j : sh.state_.jobs->jobs)
         if (!j->hidden) jobs.push_back(j);
     std::string out;
     for (size_t k = 0; k < jobs.size(); ++k) {
@@ -382,7 +382,7 @@ BuiltinResult builtin_jobs(BuiltinContext& ctx) {
         out += line + "\n";
         if (done) j->reported = true;
     }
-    auto& table = sh.st_.jobs->jobs;
+    auto& table = sh.state_.jobs->jobs;
     table.erase(std::remove_if(table.begin(), table.end(),
                                [](const std::shared_ptr<Job>& j) { return j->done && j->reported; }),
                 table.end());
@@ -437,17 +437,17 @@ BuiltinResult builtin_kill(BuiltinContext& ctx) {
     int status = 0;
     for (; i < a.size(); ++i) {
         int64_t pid = 0;
-        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.s_.id.pid && pid != sh.st_.bashpid) {
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.session_.id.pid && pid != sh.state_.bashpid) {
             // The main shell, from another shell of the session (a subshell, `bash -c`): it runs the trap
             // (or ends) after its current command, as a real signal's would.
-            if (sig > 0 && sig < 64) sh.s_.pending_signals.fetch_or(uint64_t{1} << sig);
+            if (sig > 0 && sig < 64) sh.session_.pending_signals.fetch_or(uint64_t{1} << sig);
             continue;
         }
-        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.st_.bashpid) {
+        if (!a[i].starts_with("%") && parse_int(a[i], pid) && pid == sh.state_.bashpid) {
             // Signalling ourselves: run the trap, or end the shell.
             if (sig == 0) continue;
-            auto it = sh.st_.traps.find(sig);
-            if (it != sh.st_.traps.end()) {
+            auto it = sh.state_.traps.find(sig);
+            if (it != sh.state_.traps.end()) {
                 if (!it->second.action.empty() && sh.run_trap(sig) == Flow::Exit) return {sh.exit_status_, Flow::Exit};
                 continue;
             }
@@ -483,7 +483,7 @@ BuiltinResult builtin_kill(BuiltinContext& ctx) {
 BuiltinResult builtin_disown(BuiltinContext& ctx) {
     Exec& sh = ctx.sh;
     std::vector<std::string>& a = ctx.args;
-    auto& jobs = sh.st_.jobs->jobs;
+    auto& jobs = sh.state_.jobs->jobs;
     if (a.size() == 1 || a[1] == "-a") {
         jobs.clear();
         return 0;
@@ -594,8 +594,8 @@ BuiltinResult builtin_umask(BuiltinContext& ctx) {
     };
     if (i >= a.size()) {
         char buf[16];
-        std::snprintf(buf, sizeof buf, "%04o", sh.st_.umask);
-        std::string out = symbolic ? sym(sh.st_.umask) : std::string(buf);
+        std::snprintf(buf, sizeof buf, "%04o", sh.state_.umask);
+        std::string out = symbolic ? sym(sh.state_.umask) : std::string(buf);
         if (print) out = "umask " + std::string(symbolic ? "-S " : "") + out;
         sh.write_out(out + "\n");
         return 0;
@@ -605,11 +605,11 @@ BuiltinResult builtin_umask(BuiltinContext& ctx) {
         uint32_t v = 0;
         for (char c : m) v = v * 8 + static_cast<uint32_t>(c - '0');
         if (v > 0777) return sh.builtin_error("umask", m + ": octal number out of range");
-        sh.st_.umask = v;
+        sh.state_.umask = v;
         return 0;
     }
     // Symbolic: u=rwx,g=rx,o=
-    uint32_t allowed = ~sh.st_.umask & 0777;
+    uint32_t allowed = ~sh.state_.umask & 0777;
     size_t p = 0;
     while (p < m.size()) {
         uint32_t who = 0;
@@ -637,7 +637,7 @@ BuiltinResult builtin_umask(BuiltinContext& ctx) {
         if (p < m.size() && m[p] == ',') ++p;
         else if (p < m.size()) return sh.builtin_error("umask", "`" + m.substr(p, 1) + "': invalid symbolic mode character");
     }
-    sh.st_.umask = ~allowed & 0777;
+    sh.state_.umask = ~allowed & 0777;
     return 0;
 }
 
@@ -716,9 +716,9 @@ BuiltinResult builtin_times(BuiltinContext& ctx) {
 
 
 void Exec::wait_hidden_jobs() {
-    for (auto& j : st_.jobs->jobs)
+    for (auto& j : state_.jobs->jobs)
         if (j->hidden && wait_job(*this, *j) < 0) return;
-    auto& table = st_.jobs->jobs;
+    auto& table = state_.jobs->jobs;
     table.erase(std::remove_if(table.begin(), table.end(),
                                [](const std::shared_ptr<Job>& j) { return j->hidden && j->done; }),
                 table.end());

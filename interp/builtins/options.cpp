@@ -75,7 +75,7 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
     std::vector<std::string>& a = ctx.args;
     if (a.size() == 1) {
         std::string out;
-        for (const auto& [name, v] : sh.st_.vars.visible()) {
+        for (const auto& [name, v] : sh.state_.vars.visible()) {
             const Var* d = v;
             if (v->dyn != DynVar::None) d = sh.lookup(*name);
             if (!d) continue;
@@ -87,9 +87,9 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
             }
         }
         std::vector<std::string> names;
-        for (const auto& [k, f] : sh.st_.funcs) names.push_back(k);
+        for (const auto& [k, f] : sh.state_.funcs) names.push_back(k);
         std::sort(names.begin(), names.end());
-        for (const auto& n : names) sh.print_function(*sh.st_.funcs[n], out);
+        for (const auto& n : names) sh.print_function(*sh.state_.funcs[n], out);
         sh.write_out(out);
         return 0;
     }
@@ -103,8 +103,8 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
             break;
         }
         if (s == "-") {
-            sh.st_.opts[OptXtrace] = false;
-            sh.st_.opts[OptVerbose] = false;
+            sh.state_.opts[OptXtrace] = false;
+            sh.state_.opts[OptVerbose] = false;
             ++i;
             set_params = i < a.size() || true;
             break;
@@ -124,9 +124,9 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
                             out += nm;
                             out += nm.size() < 15 ? std::string(15 - nm.size(), ' ') : std::string();
                             out += "\t";
-                            out += sh.st_.opts[static_cast<size_t>(o)] ? "on\n" : "off\n";
+                            out += sh.state_.opts[static_cast<size_t>(o)] ? "on\n" : "off\n";
                         } else {
-                            out += std::string("set ") + (sh.st_.opts[static_cast<size_t>(o)] ? "-o " : "+o ") + kOpts[o].name + "\n";
+                            out += std::string("set ") + (sh.state_.opts[static_cast<size_t>(o)] ? "-o " : "+o ") + kOpts[o].name + "\n";
                         }
                     }
                     sh.write_out(out);
@@ -138,7 +138,7 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
                     sh.builtin_error("set", name + ": invalid option name");
                     return 2;
                 }
-                set_opt(sh.st_.opts, o, on);
+                set_opt(sh.state_.opts, o, on);
                 break;
             }
             int o = find_set_letter(c);
@@ -147,7 +147,7 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
                 sh.write_err("set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n");
                 return 2;
             }
-            sh.st_.opts[static_cast<size_t>(o)] = on;
+            sh.state_.opts[static_cast<size_t>(o)] = on;
         }
     }
     if (i < a.size() || set_params) {
@@ -188,7 +188,7 @@ BuiltinResult builtin_shopt(BuiltinContext& ctx) {
     if (set && unset) return sh.builtin_error("shopt", "cannot set and unset shell options simultaneously");
     auto lookup_opt = [&](const std::string& n) { return oflag ? find_set_option(n) : find_shopt(n); };
     auto line = [&](int o) {
-        bool on = sh.st_.opts[static_cast<size_t>(o)];
+        bool on = sh.state_.opts[static_cast<size_t>(o)];
         if (print || set || unset) {
             if (oflag) return std::string("set ") + (on ? "-o " : "+o ") + kOpts[o].name + "\n";
             return std::string("shopt ") + (on ? "-s " : "-u ") + kOpts[o].name + "\n";
@@ -205,7 +205,7 @@ BuiltinResult builtin_shopt(BuiltinContext& ctx) {
         if (quiet) return 0;
         std::string out;
         for (int o = lo; o < hi; ++o) {
-            bool on = sh.st_.opts[static_cast<size_t>(o)];
+            bool on = sh.state_.opts[static_cast<size_t>(o)];
             if (set && !on) continue;
             if (unset && on) continue;
             out += line(o);
@@ -222,10 +222,10 @@ BuiltinResult builtin_shopt(BuiltinContext& ctx) {
             status = 1;
             continue;
         }
-        if (set) set_opt(sh.st_.opts, o, true);
-        else if (unset) set_opt(sh.st_.opts, o, false);
+        if (set) set_opt(sh.state_.opts, o, true);
+        else if (unset) set_opt(sh.state_.opts, o, false);
         else {
-            if (!sh.st_.opts[static_cast<size_t>(o)]) status = 1;
+            if (!sh.state_.opts[static_cast<size_t>(o)]) status = 1;
             if (!quiet) out += line(o);
         }
     }

@@ -120,11 +120,11 @@ Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, con
         r = BuiltinResult{1};
     }
     running_builtin_ = outer;
-    st_.status = r.status;
+    state_.status = r.status;
     if (assign_fatal()) return Flow::Exit;  // declare -i n='a b', read into an integer variable...
     if (broken_pipe_ && is_subshell_ && r.flow == Flow::Normal) {
         exit_status_ = 141;
-        st_.status = 141;
+        state_.status = 141;
         return Flow::Exit;
     }
     return r.flow;

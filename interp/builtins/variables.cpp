@@ -33,15 +33,15 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
     for (; i < a.size(); ++i) {
         std::string name = a[i];
         if (funcs) {
-            auto it = sh.st_.funcs.find(name);
-            if (it != sh.st_.funcs.end()) {
+            auto it = sh.state_.funcs.find(name);
+            if (it != sh.state_.funcs.end()) {
                 if (it->second->attrs & kAttrReadonly) {
                     sh.builtin_error("unset", name + ": cannot unset: readonly function");
                     status = 1;
                     continue;
                 }
-                sh.st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
-                sh.st_.funcs.erase(it);
+                sh.state_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
+                sh.state_.funcs.erase(it);
             }
             continue;
         }
@@ -63,7 +63,7 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
             }
             if (sub == "@" || sub == "*") {
                 if (v->is_assoc()) {
-                    sh.st_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
+                    sh.state_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
                     v->assoc_mut().clear();
                     continue;
                 }
@@ -73,24 +73,24 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
             }
             if (v->is_assoc()) {
                 std::string key;
-                if (sh.subscript_text(v, sub, key) != Ex::Ok || !(v = sh.lookup_mut(base)) || !v->is_assoc()) {
+                if (sh.subscript_text(v, sub, key) != Outcome::Ok || !(v = sh.lookup_mut(base)) || !v->is_assoc()) {
                     status = 1;
                     continue;
                 }
                 sub = std::move(key);
                 AssocArray& arr = v->assoc_mut();
                 if (const std::string* old = arr.get(sub))
-                    sh.st_.vars.add_bytes(-static_cast<int64_t>(sub.size() + old->size() + kElemOverhead));
+                    sh.state_.vars.add_bytes(-static_cast<int64_t>(sub.size() + old->size() + kElemOverhead));
                 arr.erase(sub);
             } else if (v->is_indexed()) {
                 std::string text;
-                if (sh.subscript_text(v, sub, text) != Ex::Ok || !(v = sh.lookup_mut(base)) || !v->is_indexed()) {
+                if (sh.subscript_text(v, sub, text) != Outcome::Ok || !(v = sh.lookup_mut(base)) || !v->is_indexed()) {
                     status = 1;
                     continue;
                 }
                 int64_t k = 0;
-                Ex r = sh.arith_text(text, k, false);
-                if (r != Ex::Ok) {
+                Outcome r = sh.arith_text(text, k, false);
+                if (r != Outcome::Ok) {
                     status = 1;
                     continue;
                 }
@@ -106,13 +106,13 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
                 }
                 auto it = arr.m.find(k);
                 if (it != arr.m.end()) {
-                    sh.st_.vars.add_bytes(-static_cast<int64_t>(it->second.size() + kElemOverhead));
+                    sh.state_.vars.add_bytes(-static_cast<int64_t>(it->second.size() + kElemOverhead));
                     arr.m.erase(it);
                 }
             } else {
                 // A scalar is an array of one element: [0] unsets it, another subscript is an error.
                 int64_t k = 0;
-                if (sh.arith_text(sub, k, false) != Ex::Ok) {
+                if (sh.arith_text(sub, k, false) != Outcome::Ok) {
                     status = 1;
                 } else if (k == 0) {
                     (void)sh.unset_var(base);
@@ -126,14 +126,14 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
         if (!valid_name(name)) {
             if (!vars) {
                 // Not a variable name: maybe a function's.
-                if (sh.st_.funcs.erase(name)) sh.st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(name)));
+                if (sh.state_.funcs.erase(name)) sh.state_.vars.add_bytes(-static_cast<int64_t>(function_bytes(name)));
                 continue;
             }
             sh.builtin_error("unset", "`" + name + "': not a valid identifier");
             status = 1;
             continue;
         }
-        Var* raw = sh.st_.vars.find(name);
+        Var* raw = sh.state_.vars.find(name);
         if (raw && !nameref && (raw->attrs & kAttrNameref) && raw->set) {
             bool ok;
             std::string target = sh.resolve_nameref(name, ok);
@@ -147,10 +147,10 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
             continue;
         }
         if (!vars) {
-            auto it = sh.st_.funcs.find(name);
-            if (it != sh.st_.funcs.end()) {
-                sh.st_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
-                sh.st_.funcs.erase(it);
+            auto it = sh.state_.funcs.find(name);
+            if (it != sh.state_.funcs.end()) {
+                sh.state_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
+                sh.state_.funcs.erase(it);
             }
         }
     }
@@ -165,7 +165,7 @@ BuiltinResult builtin_shift(BuiltinContext& ctx) {
     if (n < 0) return sh.builtin_error("shift", a[1] + ": shift count out of range");
     auto& p = sh.params();
     if (static_cast<size_t>(n) > p.size()) {
-        if (sh.st_.opts[ShShiftVerbose]) sh.builtin_error("shift", a[1] + ": shift count out of range");
+        if (sh.state_.opts[ShShiftVerbose]) sh.builtin_error("shift", a[1] + ": shift count out of range");
         return 1;
     }
     p.erase(p.begin(), p.begin() + n);
@@ -201,18 +201,18 @@ static int do_getopts_step(Exec& sh, std::string_view optstring, SetName& set_na
     int64_t optind = 1;
     if (const std::string* s = sh.get_scalar("OPTIND")) parse_int(*s, optind);
     if (optind < 1) optind = 1;
-    if (optind != sh.st_.getopts_optind) {
-        sh.st_.getopts_pos = 0;
-        sh.st_.getopts_optind = optind;
+    if (optind != sh.state_.getopts_optind) {
+        sh.state_.getopts_pos = 0;
+        sh.state_.getopts_optind = optind;
     }
     auto finish = [&](int64_t ind) {
-        int pos = sh.st_.getopts_pos;
+        int pos = sh.state_.getopts_pos;
         (void)sh.assign("OPTIND", to_dec(ind));
-        sh.st_.getopts_pos = pos;
-        sh.st_.getopts_optind = ind;
+        sh.state_.getopts_pos = pos;
+        sh.state_.getopts_optind = ind;
     };
     size_t k = static_cast<size_t>(optind - 1);
-    if (sh.st_.getopts_pos == 0) {
+    if (sh.state_.getopts_pos == 0) {
         if (k >= args.size()) {
             // Past the last argument bash pulls OPTIND back to one past it and clears OPTARG.
             set_name("?");
@@ -230,16 +230,16 @@ static int do_getopts_step(Exec& sh, std::string_view optstring, SetName& set_na
             finish(optind + 1);
             return 1;
         }
-        sh.st_.getopts_pos = 1;
+        sh.state_.getopts_pos = 1;
     }
     const std::string& word = args[k];
-    char c = word[static_cast<size_t>(sh.st_.getopts_pos)];
-    ++sh.st_.getopts_pos;
-    bool last_in_word = static_cast<size_t>(sh.st_.getopts_pos) >= word.size();
+    char c = word[static_cast<size_t>(sh.state_.getopts_pos)];
+    ++sh.state_.getopts_pos;
+    bool last_in_word = static_cast<size_t>(sh.state_.getopts_pos) >= word.size();
     size_t where = optstring.find(c);
     if (where == std::string_view::npos || c == ':') {
         if (last_in_word) {
-            sh.st_.getopts_pos = 0;
+            sh.state_.getopts_pos = 0;
             ++optind;
         }
         if (silent) {
@@ -257,15 +257,15 @@ static int do_getopts_step(Exec& sh, std::string_view optstring, SetName& set_na
     if (takes_arg) {
         std::string arg;
         if (!last_in_word) {
-            arg = word.substr(static_cast<size_t>(sh.st_.getopts_pos));
-            sh.st_.getopts_pos = 0;
+            arg = word.substr(static_cast<size_t>(sh.state_.getopts_pos));
+            sh.state_.getopts_pos = 0;
             ++optind;
         } else if (k + 1 < args.size()) {
             arg = args[k + 1];
-            sh.st_.getopts_pos = 0;
+            sh.state_.getopts_pos = 0;
             optind += 2;
         } else {
-            sh.st_.getopts_pos = 0;
+            sh.state_.getopts_pos = 0;
             ++optind;
             if (silent) {
                 set_name(":");
@@ -281,7 +281,7 @@ static int do_getopts_step(Exec& sh, std::string_view optstring, SetName& set_na
         (void)sh.assign("OPTARG", arg);
     } else {
         if (last_in_word) {
-            sh.st_.getopts_pos = 0;
+            sh.state_.getopts_pos = 0;
             ++optind;
         }
         sh.unset_var("OPTARG");
@@ -313,11 +313,11 @@ BuiltinResult builtin_let(BuiltinContext& ctx) {
     if (a.size() < 2) return sh.builtin_error("let", "expression expected");
     int64_t v = 0;
     for (size_t i = 1; i < a.size(); ++i) {
-        Ex r = sh.arith_text_prefixed(a[i], v, "let: ");
-        if (r == Ex::Fatal) {
+        Outcome r = sh.arith_text_prefixed(a[i], v, "let: ");
+        if (r == Outcome::Fatal) {
             return {1, Flow::Exit};
         }
-        if (r != Ex::Ok) return 1;
+        if (r != Outcome::Ok) return 1;
     }
     return v != 0 ? 0 : 1;
 }
