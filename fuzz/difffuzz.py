@@ -416,13 +416,16 @@ def run_one(bashkit, script, timeout=10):
             make_fixture(d)
             if side == 'bash':
                 cmd = ['env', '-i', 'PATH=/usr/bin:/bin', 'LC_ALL=C', 'HOME=/nonexistent', 'USER=user', 'bash',
-                       '-c', 'umask 022; ' + script, 'bash']
+                       '-c', script, 'bash']
                 cwd = d
             else:
                 cmd = [bashkit, '--mount', f'{d}:/w', '--cwd', '/w', '--timeout', str(timeout), '-c', script, 'bash']
                 cwd = tmp
             try:
-                p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout + 5)
+                # The umask is the process's, not a command of the script: a `umask 022; ` before it was a command
+                # bash ran first ($PIPESTATUS, $_ and $? differed from the start).
+                p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout + 5,
+                                   umask=0o022)
                 out, err, status = p.stdout, p.stderr.decode(errors='replace'), p.returncode
             except subprocess.TimeoutExpired:
                 out, err, status = b'', 'TIMEOUT', -1
@@ -509,6 +512,7 @@ def main():
     ap.add_argument('--jobs', type=int, default=1)
     ap.add_argument('--show', type=int, help='print the script of this seed and exit')
     args = ap.parse_args()
+    args.bashkit = str(Path(args.bashkit).resolve())  # the runs' working directory is the fixture's copy
     if args.show is not None:
         print('\n'.join(Gen(random.Random(args.show)).script()))
         return

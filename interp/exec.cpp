@@ -69,11 +69,11 @@ std::string line_prefix(std::string_view name, uint32_t line) {
 }
 
 std::string syntax_error_report(const sx::ParseError& e, std::string_view head, std::string_view text,
-                                uint32_t first_line) {
+                                uint32_t first_line, bool errexit) {
     std::string out(head);
     out += e.message;
     out += '\n';
-    if (e.message.rfind("syntax error near", 0) != 0) return out;
+    if (errexit || e.message.rfind("syntax error near", 0) != 0) return out;
     size_t start = 0;
     for (uint32_t l = first_line; l < e.pos.line && start != text.npos; ++l) {
         start = text.find('\n', start);
@@ -689,7 +689,9 @@ Flow Exec::exec_case(const sx::Case* c) {
     PatternOptions po;
     po.nocase = state_.opts[ShNocasematch];
     po.extglob = true;
-    state_.status = 0;
+    // $? stays as it was until an arm runs (`false; case x in x) echo $?;; esac` prints 1): the case's own
+    // status is its last arm's, 0 when none ran or the arm is empty.
+    int status = 0;
     uint32_t n = c->items.size;
     for (uint32_t i = 0; i < n; ++i) {
         const sx::CaseItem& item = c->items[i];
@@ -706,17 +708,24 @@ Flow Exec::exec_case(const sx::Case* c) {
         }
         if (!matched) continue;
         while (true) {
-            Flow f = exec_list(c->items[i].body);
-            if (f != Flow::Normal) return f;
+            if (c->items[i].body.empty()) {
+                status = 0;
+            } else {
+                Flow f = exec_list(c->items[i].body);
+                if (f != Flow::Normal) return f;
+                status = state_.status;
+            }
             sx::CaseTerm t = c->items[i].term;
             if (t == sx::CaseTerm::FallThrough && i + 1 < n) {
                 ++i;
                 continue;
             }
             if (t == sx::CaseTerm::Continue) break;  // test the next patterns
+            state_.status = status;
             return Flow::Normal;
         }
     }
+    state_.status = status;
     return Flow::Normal;
 }
 
@@ -1015,6 +1024,12 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             }
             return decl_cmd == 1;
         };
+        // Pathname expansion waits for the last word (glob_deferred), unless a word may be a declaration's
+        // assignment: the command's name and options must be known as that word is reached.
+        std::vector<std::pair<size_t, Field>> globs;
+        bool defer_globs = true;
+        for (const sx::Word* w : c->words)
+            if (w->decl_assign) defer_globs = false;
         for (uint32_t i = 0; i < c->words.size; ++i) {
             const sx::Word* w = c->words[i];
             if (w->decl_assign && !argv.empty() && is_decl_cmd()) {
@@ -1054,13 +1069,21 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 argv.emplace_back(w->parts[0]->as<sx::Lit>()->text);
                 r = Outcome::Ok;
             } else {
+                if (defer_globs) deferred_globs_ = &globs;
                 r = expand_word_fields(w, argv);
+                deferred_globs_ = nullptr;
             }
             if (r == Outcome::Fatal) return Flow::Exit;
             if (r == Outcome::Fail) {
                 state_.status = state_.status ? state_.status : 1;
                 return Flow::Normal;
             }
+        }
+        Outcome r = glob_deferred(globs, argv);
+        if (r == Outcome::Fatal) return Flow::Exit;
+        if (r == Outcome::Fail) {
+            state_.status = state_.status ? state_.status : 1;
+            return Flow::Normal;
         }
         if (!decls.nodes.empty() && decls.nodes.size() < argv.size()) decls.nodes.resize(argv.size(), nullptr);
     }
@@ -1371,7 +1394,7 @@ Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) 
 
 // ---------------------------------------------------------------- eval / source
 
-Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval) {
+Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name) {
     if (eval_depth_ + 1 > session_.limits.max_eval_depth) {
         error("maximum eval/source nesting depth exceeded (" + std::to_string(session_.limits.max_eval_depth) + ")");
         state_.status = 1;
@@ -1403,13 +1426,20 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
             const sx::ParseError& e = *unit->error;
             std::string head = is_eval ? std::string(error_name()) + ": eval: line " +
                                              std::to_string(base_line + e.pos.line - 1) + ": "
-                                       : line_prefix(name, e.pos.line);
-            write_err(syntax_error_report(e, head, text, 1));
+                                       : line_prefix(dash_c_name.empty() ? name : dash_c_name, e.pos.line);
+            const bool errexit = state_.opts[OptErrexit];
+            write_err(syntax_error_report(e, head, text, 1, errexit));
+            if (errexit) {  // bash's parser_error ends the shell (a subshell) with status 2
+                exit_status_ = state_.status = 2;
+                if (!is_subshell_) state_.exited = true;
+                f = Flow::Exit;
+                break;
+            }
             if (e.discard_line) {  // bash reads on from the next line
                 state_.status = 1;
                 continue;
             }
-            state_.status = 2;
+            if (!(e.keeps_status && !dash_c_name.empty())) state_.status = 2;
             break;
         }
         warn_unterminated_heredocs(*unit);
@@ -1496,6 +1526,18 @@ Flow Exec::run_pending_signals() {
         if (run_trap(sig) == Flow::Exit) return Flow::Exit;
     }
     return Flow::Normal;
+}
+
+bool Exec::forked_child_runs_exit_trap(const sx::Command* c, bool piped, bool async) {
+    switch (c->kind) {
+        case sx::NodeKind::Simple:
+        case sx::NodeKind::Subshell:
+            return true;
+        case sx::NodeKind::Brace:
+            return piped != async;
+        default:
+            return false;
+    }
 }
 
 void Exec::run_exit_trap() {

@@ -177,12 +177,21 @@ struct ShellState {
     // current line.
     bool interactive = false;
     // Makes this copy of a shell's state the state of a subshell: one level deeper, its own $BASHPID, the
-    // given job table, the parent's traps shown by `trap` but not run (until the subshell sets its own).
+    // given job table, the parent's traps shown by `trap` but not run (until the subshell sets its own), and
+    // $RANDOM reseeded, as bash reseeds it in a child (`(echo $RANDOM)` is not the parent's next value). The
+    // seed mixes the parent's with the new pid: two subshells differ, a session with a fixed seed repeats.
     void enter_subshell(std::shared_ptr<JobTable> job_table, int64_t pid) {
         jobs = std::move(job_table);
         ++subshell_level;
         bashpid = pid;
         traps_display_only = !traps.empty();
+        uint64_t x = rng ^ (static_cast<uint64_t>(pid) * 0x9E3779B97F4A7C15ull);
+        x ^= x >> 30;
+        x *= 0xbf58476d1ce4e5b9ull;
+        x ^= x >> 27;
+        x *= 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        rng = static_cast<uint32_t>(x);
     }
     // The ways to copy a shell's state, each saying what its kind of copy changes (the copy constructor is
     // private, so that no copy is made by hand and forgets part of it):
@@ -349,11 +358,18 @@ public:
     // ---- entry points
     Flow run_script(const sx::Script& script, const std::shared_ptr<const sx::ParseResult>& owner);
     // Parses and runs source text (eval, source, traps). Syntax errors print and give status 2 (or 1).
-    Flow run_source(std::string_view text, std::string_view name, bool is_eval);
+    // dash_c_name: a `bash -c` run in-process ("bash: -c"): it names its syntax errors so, and an error in
+    // [[ ]] leaves $? as it was.
+    Flow run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name = {});
     // bash's warning for each here-document of `unit` that the end of input closed.
     void warn_unterminated_heredocs(const sx::ParseResult& unit);
     // Runs the EXIT trap if set (once).
     void run_exit_trap();
+    // Whether the child bash forks for a pipeline stage (piped) or a background job (async) runs the EXIT trap
+    // set in it: only when the child's command is a simple command, a `( )` or a group `{ }`, and the group
+    // only as a stage of a foreground pipeline or as a background job of its own. For a loop, `if`, `case`,
+    // a list (`a && b &`) or a background pipeline's stage the child exits without it.
+    static bool forked_child_runs_exit_trap(const sx::Command* c, bool piped, bool async);
     int status() const { return state_.status; }
     int exit_status() const { return exit_status_; }
 
@@ -453,6 +469,12 @@ public:
     Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out);
     Outcome arith_subst(const sx::ArithSubst* a, std::string& out);
     Outcome glob_field(const Field& f, std::vector<std::string>& out);
+    // bash expands every word of a command or list before pathname expansion: `echo *.txt $(touch new.txt)`
+    // lists new.txt. expand_word_fields called with deferred_globs_ set leaves an empty placeholder in `out`
+    // for each field to glob and records it there (it clears deferred_globs_: expansions inside glob at
+    // once); glob_deferred then replaces the placeholders by the matches.
+    std::vector<std::pair<size_t, Field>>* deferred_globs_ = nullptr;
+    Outcome glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out);
     Outcome proc_subst(const sx::ProcSubst* p, std::string& path);
     Outcome brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out);
     std::string tilde_prefix(std::string_view user, bool& ok);
@@ -639,7 +661,9 @@ public:
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
     bool broken_pipe_ = false;
     bool is_subshell_ = false;
-    bool exit_trap_done_ = false;
+    bool exit_trap_done_ = false;  // run, or not to run (forked_child_runs_exit_trap)
+    // The pipeline this evaluator runs as a background job (`a | b &`): its stages are asynchronous.
+    const sx::Pipeline* async_pipeline_ = nullptr;
     uint32_t cancel_tick_ = 0;
     uintptr_t stack_limit_ = 0;   // lowest address we allow the stack to reach
     std::string cmdsubst_status_note_;
@@ -763,8 +787,9 @@ std::string line_prefix(std::string_view name, uint32_t line);
 // bash's report of a syntax error, each line after `head` ("bash: -c: line 3: ", "bash: eval: line 1: "):
 // the message, then after an unexpected token the offending line (line e.pos.line of text, whose first line
 // is numbered first_line).
+// With `set -e` on (errexit) bash reports only the message and exits with status 2 (its parser_error).
 std::string syntax_error_report(const syntax::ParseError& e, std::string_view head, std::string_view text,
-                                uint32_t first_line);
+                                uint32_t first_line, bool errexit = false);
 
 // Decimal text of a number.
 std::string to_dec(int64_t v);

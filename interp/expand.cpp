@@ -590,6 +590,8 @@ size_t assignment_like_prefix(std::string_view t) {
 }  // namespace
 
 Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
+    std::vector<std::pair<size_t, Field>>* defer = deferred_globs_;
+    deferred_globs_ = nullptr;
     std::string ifs_val;
     const Var* iv = state_.vars.find("IFS");
     bool ifs_set = iv && iv->set;
@@ -664,6 +666,11 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
         fb.finish(fields);
         for (Field& f : fields) {
             if (f.glob && !state_.opts[OptNoglob]) {
+                if (defer) {
+                    out.emplace_back();
+                    defer->emplace_back(out.size() - 1, std::move(f));
+                    continue;
+                }
                 Outcome r = glob_field(f, out);
                 if (r != Outcome::Ok) return r;
             } else {
@@ -722,7 +729,25 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
     return expand_segments(views);
 }
 
+Outcome Exec::glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out) {
+    if (globs.empty()) return Outcome::Ok;
+    std::vector<std::string> all;
+    all.reserve(out.size());
+    size_t k = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (k < globs.size() && globs[k].first == i) {
+            Outcome r = glob_field(globs[k++].second, all);
+            if (r != Outcome::Ok) return r;
+        } else {
+            all.push_back(std::move(out[i]));
+        }
+    }
+    out = std::move(all);
+    return Outcome::Ok;
+}
+
 Outcome Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out) {
+    std::vector<std::pair<size_t, Field>> globs;
     for (const sx::Word* w : words) {
         // Fast path: a single literal word without braces, tildes or glob characters.
         if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit) {
@@ -732,10 +757,12 @@ Outcome Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& 
                 continue;
             }
         }
+        deferred_globs_ = &globs;
         Outcome r = expand_word_fields(w, out);
+        deferred_globs_ = nullptr;
         if (r != Outcome::Ok) return r;
     }
-    return Outcome::Ok;
+    return glob_deferred(globs, out);
 }
 
 Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {

@@ -288,6 +288,13 @@ static Outcome lookup_spec(Exec& ex, std::string_view spec, ParamValue& v, bool&
 
 Outcome Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
     if (p->indirect) {
+        // A target whose subscript expands the same indirection (ref='A[${!ref}]') recursed without end.
+        if (stack_exhausted()) {
+            report_error(std::string(p->name) + ": maximum nesting depth exceeded");
+            exit_status_ = 1;
+            discard_line_ = true;
+            return Outcome::Fatal;
+        }
         ParamValue iv;
         Outcome r = named_value(*this, p->name, p->index, {}, false, p->index_all, iv);
         if (r != Outcome::Ok) return r;
@@ -311,13 +318,10 @@ Outcome Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         // An array without the element named (`${!A}` of an associative array, no A[0]) gives nothing;
         // an unset variable is an error, an empty one an invalid name (below).
         if (iv.array_ref && target.empty() && !iv.is_list) return Outcome::Ok;
+        // bash says so with set -u too (`set -u; echo "${!f}"`: "f: invalid indirect expansion").
         if (!iv.set && !iv.array_ref) {
-            if (state_.opts[OptNounset]) {
-                error(iv.display + ": unbound variable");
-                exit_status_ = fatal_expansion_status();
-                return Outcome::Fatal;
-            }
-            report_error(std::string(p->name) + ": invalid indirect expansion");
+            report_error(std::string(p->name) + (p->index ? "[" + sx::print(*p->index) + "]" : std::string()) +
+                         ": invalid indirect expansion");
             exit_status_ = 1;
             discard_line_ = true;
             return Outcome::Fatal;
@@ -331,6 +335,9 @@ Outcome Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
             discard_line_ = true;
             return Outcome::Fatal;
         }
+        // An unset target is named as written (`set -u; f=nope; echo ${!f}`: "!f: unbound variable").
+        if (!v.set && !p->index_all)
+            v.display = "!" + std::string(p->name) + (p->index ? "[" + sx::print(*p->index) + "]" : std::string());
         return Outcome::Ok;
     }
     return named_value(*this, p->name, p->index, {}, false, p->index_all, v, p->op == sx::ParamOp::Length);

@@ -275,6 +275,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                 if (debug_trap(p->stages[i]) == Flow::Exit) return Flow::Exit;
             }
             auto state = std::make_shared<ShellState>(state_.subshell_copy(session_.new_pid()));
+            const bool exit_trap = forked_child_runs_exit_trap(p->stages[i], true, async_pipeline_ == p);
             if (i > 0) state->fds[0] = pipes[i - 1].reader;
             state->fds[1] = pipes[i].writer;
             if (p->stderr_too.size > i && p->stderr_too[i]) state->fds[2] = pipes[i].writer;
@@ -282,11 +283,12 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
             const sx::Command* stage = p->stages[i];
             int* slot = &statuses[i];
             Exec* parent = this;
-            bool started = th->start(session_.limits.stage_stack_bytes, [state, stage, slot, parent, stage_debug]() mutable {
+            bool started = th->start(session_.limits.stage_stack_bytes, [state, stage, slot, parent, stage_debug, exit_trap]() mutable {
                 // A thread entry: nothing thrown may leave it (std::terminate would end the embedder).
                 try {
                     Exec child(*parent, *state, true);
                     child.is_subshell_ = true;
+                    child.exit_trap_done_ = !exit_trap;
                     if (stage_debug) child.debug_done_ = stage;
                     child.subshell_depth_ = parent->subshell_depth_ + 1;
                     try {
@@ -343,6 +345,7 @@ Flow Exec::exec_pipeline(const sx::Pipeline* p) {
                                       state_.traps.count(kTrapErr);
             int status = in_subshell([&](Exec& child) {
                 child.subshell_depth_ = subshell_depth_ + 1;
+                child.exit_trap_done_ = !forked_child_runs_exit_trap(last, true, async_pipeline_ == p);
                 child.set_fd(0, std::move(last_in));
                 if (stage_debug) child.debug_done_ = last;
                 if (!err_in_child) return child.exec_command(last);
@@ -404,6 +407,8 @@ int64_t Exec::start_job(std::shared_ptr<ShellState> state, const sx::Command* cm
             // `false &`: the failure of an asynchronous simple command itself runs no ERR trap (the commands
             // inside `{ false; } &` do, with set -E).
             if (cmd->kind == sx::NodeKind::Simple) ++child.errexit_suppressed_;
+            child.exit_trap_done_ = !forked_child_runs_exit_trap(cmd, false, true);
+            if (cmd->kind == sx::NodeKind::Pipeline) child.async_pipeline_ = cmd->as<sx::Pipeline>();
             return child.exec_command(cmd);
         },
         std::move(text), true);

@@ -150,6 +150,13 @@ Outcome Exec::apply_redirs(sx::List<sx::Redirect*> redirs, RedirGuard* guard) {
         bool default_in = r->op == Op::In || r->op == Op::ReadWrite || r->op == Op::DupIn || r->op == Op::HereDoc ||
                           r->op == Op::HereString;
         if (fdn < 0) fdn = default_in ? 0 : 1;
+        // A descriptor past the session's `ulimit -n` (1024) is refused as bash refuses one past its own: the
+        // table of descriptors would grow to it (`echo 93000000> f` was a vector of 93 million entries).
+        if (fdn >= 1024) {
+            error(std::to_string(fdn) + ": Bad file descriptor");
+            state_.status = 1;
+            return Outcome::Fail;
+        }
         std::string varname;
         if (!r->fd_var.empty()) {
             varname = std::string(r->fd_var);

@@ -392,7 +392,8 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         sx::ScriptReader reader(std::move(shared_text), po, src.first_line);
         std::optional<sx::ParseError> syntax_error;
         auto report_syntax = [&](const sx::ParseError& e) {
-            ex.write_err(syntax_error_report(e, line_prefix(syntax_name, e.pos.line), *text, src.first_line));
+            ex.write_err(syntax_error_report(e, line_prefix(syntax_name, e.pos.line), *text, src.first_line,
+                                             state.opts[OptErrexit]));
         };
         Flow f = Flow::Normal;
         try {
@@ -406,7 +407,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
                     if (!shown.empty() && shown.back() != '\n') shown.push_back('\n');
                     ex.write_err(shown);
                 }
-                if (!unit->ok() && unit->error->discard_line) {
+                if (!unit->ok() && unit->error->discard_line && !state.opts[OptErrexit]) {
                     report_syntax(*unit->error);
                     state.status = 1;
                     continue;
@@ -449,7 +450,8 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         }
         if (syntax_error && !(f == Flow::Exit)) {
             report_syntax(*syntax_error);
-            if (!syntax_error->keeps_status) status = 2;
+            // With set -e bash's parser_error exits with 2 whatever the error.
+            if (!syntax_error->keeps_status || state.opts[OptErrexit]) status = 2;
         }
         last_exited = state.exited;
         last_stopped = f == Flow::Exit || syntax_error.has_value();

@@ -255,7 +255,8 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     child.is_subshell_ = true;
     child.dash_c_top_ = !script_input;
     child.source_name_ = std::string(name);
-    Flow f = child.run_source(source, name, false);
+    std::string dash_c_name = script_input ? std::string() : std::string(name) + ": -c";
+    Flow f = child.run_source(source, name, false, dash_c_name);
     int status = f == Flow::Exit ? child.exit_status_ : st.status;
     st.status = status;
     child.exit_status_ = status;

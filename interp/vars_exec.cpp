@@ -6,6 +6,7 @@
 
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
+#include "interp/quote.hpp"
 #include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
@@ -823,6 +824,15 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         std::string tname(name);
         int64_t next = 0;
         if (!assoc) next = target->idx ? target->idx->next_index() : 0;
+        // A declaration builtin hands bash the list as text: a bad integer element's message does not name
+        // the builtin (`declare -ia a=("x y")`), and a plain element it skips is quoted as written.
+        const bool in_decl = running_builtin_ != nullptr;
+        struct BuiltinName {
+            const char*& slot;
+            const char* saved;
+            ~BuiltinName() { slot = saved; }
+        } builtin_name{running_builtin_, running_builtin_};
+        running_builtin_ = nullptr;
         for (size_t k = 0; k < val.elems.size(); ++k) {
             const AssignValue::Elem& el = val.elems[k];
             if (el.keyed) {
@@ -845,7 +855,8 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
             if (assoc && !val.elems.empty() && val.elems[0].keyed) {
                 // bash 5.2: a list that starts with `[k]=v` takes no plain elements; each one is skipped
                 // with a warning, and the assignment still succeeds.
-                error(tname + ": " + (el.word.empty() ? el.value : el.word) +
+                const std::string& word = el.word.empty() ? el.value : el.word;
+                error(tname + ": " + (in_decl ? single_quote(word) : word) +
                       ": must use subscript when assigning associative array");
                 continue;
             }

@@ -164,7 +164,7 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
         if (v.is_null()) v = Value::array();
         if (!v.is_array()) cannot_index(v, k);
         auto& a = v.arr_mut();
-        long idx = static_cast<long>(std::floor(k.num()));
+        long idx = clamp_num<long>(std::floor(k.num()));
         if (idx < 0) {
             idx += static_cast<long>(a.size());
             if (idx < 0) jq_error("Out of bounds negative array index");
@@ -211,7 +211,7 @@ void delpath_in(Value& v, const std::vector<Value>& path, size_t i) {
             v.erase(k.str());
         } else if (k.is_number()) {
             if (!v.is_array()) jq_error("Cannot delete field at index of " + std::string(kind_name(v)));
-            long idx = static_cast<long>(std::floor(k.num()));
+            long idx = clamp_num<long>(std::floor(k.num()));
             long n = static_cast<long>(v.arr().size());
             if (idx < 0) idx += n;
             if (idx < 0) return;
@@ -240,7 +240,7 @@ void delpath_in(Value& v, const std::vector<Value>& path, size_t i) {
         v.obj_mut().items[p].second = std::move(child);
     } else if (k.is_number()) {
         if (!v.is_array()) cannot_index(v, k);
-        long idx = static_cast<long>(std::floor(k.num()));
+        long idx = clamp_num<long>(std::floor(k.num()));
         long n = static_cast<long>(v.arr().size());
         if (idx < 0) idx += n;
         if (idx < 0 || idx >= n) return;
@@ -1099,20 +1099,20 @@ bool value_to_tm(const Value& v, struct tm& t) {
         if (!x.is_number()) return false;
     std::memset(&t, 0, sizeof t);
     const auto& a = v.arr();
-    t.tm_year = static_cast<int>(a[0].num()) - 1900;
-    t.tm_mon = static_cast<int>(a[1].num());
-    t.tm_mday = static_cast<int>(a[2].num());
-    t.tm_hour = static_cast<int>(a[3].num());
-    t.tm_min = static_cast<int>(a[4].num());
-    t.tm_sec = static_cast<int>(a[5].num());
-    if (a.size() > 6) t.tm_wday = static_cast<int>(a[6].num());
-    if (a.size() > 7) t.tm_yday = static_cast<int>(a[7].num());
+    t.tm_year = clamp_num<int>(a[0].num() - 1900);
+    t.tm_mon = clamp_num<int>(a[1].num());
+    t.tm_mday = clamp_num<int>(a[2].num());
+    t.tm_hour = clamp_num<int>(a[3].num());
+    t.tm_min = clamp_num<int>(a[4].num());
+    t.tm_sec = clamp_num<int>(a[5].num());
+    if (a.size() > 6) t.tm_wday = clamp_num<int>(a[6].num());
+    if (a.size() > 7) t.tm_yday = clamp_num<int>(a[7].num());
     return true;
 }
 Value f_gmtime(const Value& in, const Args&) {
     if (!in.is_number()) jq_error("gmtime() requires a number");
     double d = in.num();
-    time_t secs = static_cast<time_t>(std::floor(d));
+    time_t secs = clamp_num<time_t>(std::floor(d));
     struct tm t;
     if (!gmtime_r(&secs, &t)) jq_error("error converting number of seconds since epoch to datetime");
     return tm_to_value(t, t.tm_sec + (d - std::floor(d)));
@@ -1120,7 +1120,7 @@ Value f_gmtime(const Value& in, const Args&) {
 Value f_localtime(const Value& in, const Args&) {
     if (!in.is_number()) jq_error("localtime() requires a number");
     double d = in.num();
-    time_t secs = static_cast<time_t>(std::floor(d));
+    time_t secs = clamp_num<time_t>(std::floor(d));
     struct tm t;
     if (!localtime_r(&secs, &t)) jq_error("error converting number of seconds since epoch to datetime");
     return tm_to_value(t, t.tm_sec + (d - std::floor(d)));
@@ -1804,7 +1804,7 @@ NATIVE(n_halt_error1) {
         (void)path;
         (void)emit;
         if (!code.is_number()) jq_error("halt_error/1: number required");
-        throw JqHalt{static_cast<int>(code.num()), in};
+        throw JqHalt{clamp_num<int>(code.num()), in};
     });
 }
 NATIVE(n_builtins) {
@@ -1845,8 +1845,8 @@ Value math3(const Value&, const Args& a) {
     return Value::number(F(need_num(a[0]).num(), need_num(a[1]).num(), need_num(a[2]).num()));
 }
 double d_exp10(double x) { return std::pow(10.0, x); }
-double d_ldexp(double x, double e) { return std::ldexp(x, static_cast<int>(e)); }
-double d_scalbln(double x, double e) { return std::scalbln(x, static_cast<long>(e)); }
+double d_ldexp(double x, double e) { return std::ldexp(x, clamp_num<int>(e)); }
+double d_scalbln(double x, double e) { return std::scalbln(x, clamp_num<long>(e)); }
 double d_drem(double x, double y) { return std::remainder(x, y); }
 double d_nexttoward(double x, double y) { return std::nexttoward(x, static_cast<long double>(y)); }
 double d_fabs(double x) { return std::fabs(x); }

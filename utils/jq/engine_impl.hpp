@@ -2,7 +2,9 @@
 // builtins written in C++).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <functional>
 #include <vector>
 #include <memory>
@@ -13,6 +15,18 @@
 #include "utils/jq/engine_ast.hpp"
 
 namespace bashkit::utils::jq {
+
+// A number as an integer of type T (an array index, a time field, an exit code): clamped to T's range
+// first, since converting a double out of range is undefined behaviour (`.[-1e20] = 1`); NaN is 0.
+template <class T>
+T clamp_num(double d) {
+    if (std::isnan(d)) return 0;
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    if (d <= lo) return std::numeric_limits<T>::min();
+    if (d >= hi) return std::numeric_limits<T>::max();
+    return static_cast<T>(d);
+}
 
 struct Env;
 using EnvP = std::shared_ptr<const Env>;
