@@ -256,12 +256,7 @@ Flow Exec::after_command(const sx::Command* cmd) {
 Flow Exec::exec_command(const sx::Command* cmd) {
     if (check_cancel()) return cancelled_flow();
     // A command run by a builtin (eval, source, a trap) is not the builtin's own assignment.
-    struct BuiltinName {
-        const char*& slot;
-        const char* saved;
-        ~BuiltinName() { slot = saved; }
-    } builtin_name{running_builtin_, running_builtin_};
-    running_builtin_ = nullptr;
+    BuiltinNameScope builtin_name(*this);
     if (state_.opts[OptNoexec]) return Flow::Normal;  // set -n: commands are read, not run
     if (stack_exhausted()) {
         error("maximum nesting depth exceeded");

@@ -673,6 +673,16 @@ public:
     // script unit costs no reference count: each of those handles outlives the commands run under it.
     std::shared_ptr<const sx::ParseResult> owner_own_;  // a background job's reference: it outlives its parent
     const std::shared_ptr<const sx::ParseResult>* owner_hold_ = &owner_own_;
+    // Clears running_builtin_ for what runs inside (the commands of eval, source or a trap; the elements of a
+    // declaration's array list) and puts it back on the way out.
+    struct BuiltinNameScope {
+        const char*& slot;
+        const char* saved;
+        explicit BuiltinNameScope(Exec& e) : slot(e.running_builtin_), saved(e.running_builtin_) { slot = nullptr; }
+        ~BuiltinNameScope() { slot = saved; }
+        BuiltinNameScope(const BuiltinNameScope&) = delete;
+        BuiltinNameScope& operator=(const BuiltinNameScope&) = delete;
+    };
     struct OwnerScope {
         Exec& e;
         const std::shared_ptr<const sx::ParseResult>* saved;

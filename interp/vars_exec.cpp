@@ -827,12 +827,7 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         // A declaration builtin hands bash the list as text: a bad integer element's message does not name
         // the builtin (`declare -ia a=("x y")`), and a plain element it skips is quoted as written.
         const bool in_decl = running_builtin_ != nullptr;
-        struct BuiltinName {
-            const char*& slot;
-            const char* saved;
-            ~BuiltinName() { slot = saved; }
-        } builtin_name{running_builtin_, running_builtin_};
-        running_builtin_ = nullptr;
+        BuiltinNameScope builtin_name(*this);
         for (size_t k = 0; k < val.elems.size(); ++k) {
             const AssignValue::Elem& el = val.elems[k];
             if (el.keyed) {
