@@ -899,21 +899,7 @@ struct Machine {
                     } else if (cp >= 0xdc00 && cp <= 0xdfff) {
                         cp = 0xfffd;
                     }
-                    if (cp < 0x80) {
-                        out += static_cast<char>(cp);
-                    } else if (cp < 0x800) {
-                        out += static_cast<char>(0xc0 | (cp >> 6));
-                        out += static_cast<char>(0x80 | (cp & 0x3f));
-                    } else if (cp < 0x10000) {
-                        out += static_cast<char>(0xe0 | (cp >> 12));
-                        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-                        out += static_cast<char>(0x80 | (cp & 0x3f));
-                    } else {
-                        out += static_cast<char>(0xf0 | (cp >> 18));
-                        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-                        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-                        out += static_cast<char>(0x80 | (cp & 0x3f));
-                    }
+                    put_utf8(out, cp);
                     break;
                 }
                 default: return "Invalid escape";
@@ -995,6 +981,24 @@ struct Machine {
 };
 
 }  // namespace
+
+void put_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xc0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xe0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+        out += static_cast<char>(0xf0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+}
 
 std::string fix_utf8(std::string s) {
     // replace invalid UTF-8 with U+FFFD

@@ -247,6 +247,9 @@ bool parse_json(std::string_view text, Value& out, std::string& err);
 // Parses every text of s into out; false with a message.
 bool parse_json_all(std::string_view text, std::vector<Value>& out, std::string& err);
 
+// Appends code point cp to out as UTF-8.
+void put_utf8(std::string& out, uint32_t cp);
+
 // s with invalid UTF-8 sequences replaced by U+FFFD (as jq makes every string).
 std::string fix_utf8(std::string s);
 
