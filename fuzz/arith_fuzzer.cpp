@@ -95,16 +95,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size > 4096) return 0;
     // On a stack as large as the shell's evaluation fiber: a variable whose value is an expression opens a
     // new one, down to max_depth (1024) levels, which the 8 MiB main stack of a sanitized build cannot hold.
-    static ia::EvalFiber* fiber = [] {
-        auto* f = new ia::EvalFiber;
-        (void)f->allocate(size_t{256} << 20);
-        return f;
-    }();
-    std::function<void()> body = [&] { check(data, size); };
-    if (fiber->ok()) {
-        fiber->run(body);
-    } else {
-        body();
-    }
+    ia::run_on_eval_stack([&] { check(data, size); });
     return 0;
 }

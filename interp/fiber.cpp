@@ -227,4 +227,18 @@ void EvalFiber::run(std::function<void()>& fn) {
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
+void run_on_eval_stack(const std::function<void()>& fn) {
+    static EvalFiber* fiber = [] {
+        auto* f = new EvalFiber;  // never destroyed: a static's destructor could run while another static uses it
+        (void)f->allocate(size_t{256} << 20);
+        return f;
+    }();
+    std::function<void()> body = fn;
+    if (fiber->ok()) {
+        fiber->run(body);
+    } else {
+        body();
+    }
+}
+
 }  // namespace bashkit::interp

@@ -59,4 +59,10 @@ private:
     size_t caller_size_ = 0;
 };
 
+// Runs fn on one fiber of the evaluation stack's default size (256 MiB), kept for the process, or on the
+// caller's stack when that cannot be mapped: for code that evaluates outside a Shell (table tests, fuzz
+// targets), where a self-referring variable goes max_depth (1024) expressions deep, more than a sanitized
+// build's 8 MiB main stack holds. One thread only, and not reentrant.
+void run_on_eval_stack(const std::function<void()>& fn);
+
 }  // namespace bashkit::interp

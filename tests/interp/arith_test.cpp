@@ -511,25 +511,8 @@ std::string after_state(const MapHost& h, const std::string& name) {
 
 TEST(ArithTable, Size) { EXPECT_GE(cases().size(), 200u); }
 
-// Runs fn on a stack as large as the shell's evaluation fiber (256 MiB), as the shell evaluates: a variable
-// whose value refers to itself goes max_depth (1024) expressions deep, more than the 8 MiB main stack of a
-// sanitized build holds.
-void on_eval_stack(const std::function<void()>& fn) {
-    static EvalFiber* fiber = [] {
-        auto* f = new EvalFiber;
-        (void)f->allocate(size_t{256} << 20);
-        return f;
-    }();
-    std::function<void()> body = fn;
-    if (fiber->ok()) {
-        fiber->run(body);
-    } else {
-        body();
-    }
-}
-
 TEST(ArithTable, EvalText) {
-    on_eval_stack([] {
+    run_on_eval_stack([] {
         for (const Case& c : cases()) {
             MapHost h;
             for (const auto& [k, v] : c.vars) h.vars[k] = v;
@@ -613,7 +596,7 @@ void trees_agree(int& parsed);
 
 TEST(ArithTable, TreesAgree) {
     int parsed = 0;
-    on_eval_stack([&] { trees_agree(parsed); });
+    run_on_eval_stack([&] { trees_agree(parsed); });
     EXPECT_GE(parsed, 200);
 }
 
