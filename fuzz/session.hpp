@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "utils/registry.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "interp/governor.hpp"
@@ -82,29 +84,12 @@ struct Session {
 
 // Empties the "traps" list of a saved state (Shell::save_state's JSON); false when it has none.
 inline bool clear_traps(std::string& snapshot) {
-    const std::string key = "\"traps\":";
-    size_t at = snapshot.find(key);
-    if (at == std::string::npos) return false;
-    size_t open = snapshot.find_first_not_of(" \n\t", at + key.size());
-    if (open == std::string::npos || snapshot[open] != '[') return false;
-    size_t p = open + 1;
-    int depth = 1;
-    bool in_string = false;
-    for (; p < snapshot.size() && depth > 0; ++p) {
-        char c = snapshot[p];
-        if (in_string) {
-            if (c == '\\') ++p;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    if (depth != 0 || p == open + 2) return false;  // malformed, or already empty
-    snapshot.replace(open + 1, p - open - 2, "");
+    nlohmann::json state = nlohmann::json::parse(snapshot, nullptr, /*allow_exceptions=*/false);
+    if (!state.is_object()) return false;
+    auto traps = state.find("traps");
+    if (traps == state.end() || !traps->is_array() || traps->empty()) return false;  // none, or already empty
+    *traps = nlohmann::json::array();
+    snapshot = state.dump();
     return true;
 }
 
