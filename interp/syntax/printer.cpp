@@ -367,6 +367,10 @@ private:
         if (p.negated) {
             sep();
             write('!');
+        } else if (p.stages.size == 0 && !p.timed) {
+            // A bare pipeline comes only from a prefix: without time, an even run of `!` (they cancel).
+            sep();
+            write("! !");
         }
         for (uint32_t i = 0; i < p.stages.size; ++i) {
             if (i > 0) write(i - 1 < p.stderr_too.size && p.stderr_too[i - 1] ? " |& " : " | ");
