@@ -659,6 +659,9 @@ public:
     const sx::Command* inverted_ = nullptr;  // the command of `! cmd` now running: no errexit, no ERR trap
     // A write of the running builtin to fd 1 failed with EPIPE (set by write_out, reset and read by
     // run_builtin only: a subshell's builtin then ends the subshell with 141, as bash's SIGPIPE does).
+    // It stays a member on purpose: it stands for a signal pending on the shell, raised by whichever of a
+    // builtin's writes meets the closed pipe (some forty sites), not for a result the builtin chooses; the
+    // builtin still returns its own status (1 for a failed write) as a value.
     bool broken_pipe_ = false;
     bool is_subshell_ = false;
     bool exit_trap_done_ = false;  // run, or not to run (forked_child_runs_exit_trap)
@@ -678,7 +681,9 @@ public:
     struct BuiltinNameScope {
         const char*& slot;
         const char* saved;
-        explicit BuiltinNameScope(Exec& e) : slot(e.running_builtin_), saved(e.running_builtin_) { slot = nullptr; }
+        explicit BuiltinNameScope(Exec& e, const char* name = nullptr) : slot(e.running_builtin_), saved(e.running_builtin_) {
+            slot = name;
+        }
         ~BuiltinNameScope() { slot = saved; }
         BuiltinNameScope(const BuiltinNameScope&) = delete;
         BuiltinNameScope& operator=(const BuiltinNameScope&) = delete;

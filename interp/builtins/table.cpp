@@ -110,16 +110,16 @@ Flow Exec::run_builtin(const BuiltinInfo& b, std::vector<std::string>& argv, con
     // A command boundary: a builtin over the memory budget (printf, read, mapfile...) fails alone (what it
     // ran itself, eval or source, was contained by the commands inside).
     assign_arith_error_ = false;
-    const char* outer = running_builtin_;
-    running_builtin_ = b.name;
-    try {
-        r = b.fn(ctx);
-    } catch (...) {
-        StreamPtr e = fd(2);
-        if (e) report_exception(b.name, *e);
-        r = BuiltinResult{1};
+    {
+        BuiltinNameScope name(*this, b.name);
+        try {
+            r = b.fn(ctx);
+        } catch (...) {
+            StreamPtr e = fd(2);
+            if (e) report_exception(b.name, *e);
+            r = BuiltinResult{1};
+        }
     }
-    running_builtin_ = outer;
     state_.status = r.status;
     if (assign_fatal()) return Flow::Exit;  // declare -i n='a b', read into an integer variable...
     if (broken_pipe_ && is_subshell_ && r.flow == Flow::Normal) {
