@@ -459,9 +459,11 @@ Node* Parser::read_brace_param(bool in_dq) {
     Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    uint32_t start = lexer_.off();
     lexer_.advance_joined(2);
     lexer_.splice();
+    // Where the text inside the braces starts: `$` and `{` may be apart (`$\<newline>{`), and line
+    // continuations after `{` are not part of it.
+    uint32_t body = lexer_.off();
     ParamExp* pe = arena_.node<ParamExp>(p);
     pe->braced = true;
     auto eof_err = [&]() {
@@ -482,7 +484,7 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
         ParamExp* b = arena_.node<ParamExp>(p);
         b->braced = true;
-        b->name = src_.substr(start + 2, lexer_.off() - start - 2);
+        b->name = src_.substr(body, lexer_.off() - body);
         lexer_.advance();
         return b;
     };
