@@ -389,6 +389,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         // bash reads a script one top-level command line at a time and runs it before reading the next.
         sx::ParseOptions po;
         po.extglob = true;
+        po.stream_input = src.script_input;
         sx::ScriptReader reader(std::move(shared_text), po, src.first_line);
         std::optional<sx::ParseError> syntax_error;
         auto report_syntax = [&](const sx::ParseError& e) {

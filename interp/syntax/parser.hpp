@@ -18,6 +18,9 @@ struct ParseOptions {
     // effect before the line was read; `bash -n` never runs shopt, so the default matches `bash -n`.
     // Inside [[ ]] the patterns are always accepted, as bash does.
     bool extglob = false;
+    // The input is a script bash reads from a file or stdin: there a backslash that ends the input is a line
+    // continuation and goes away (`echo a\` prints `a`). In a -c string, eval or source it stands for itself.
+    bool stream_input = false;
     // Maximum nesting of compound commands, substitutions, expansions and expressions. Deeper input is a
     // syntax error ("maximum nesting depth exceeded"), never a stack overflow.
     uint32_t max_depth = 256;

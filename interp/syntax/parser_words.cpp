@@ -94,10 +94,18 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 lexer_.advance(2);
                 continue;
             }
+            if (n < 0 && opt_.stream_input) {
+                lexer_.advance();
+                continue;
+            }
             if (n < 0) {
-                // a backslash that ends the input stands for itself (the printer knows not to add a
-                // newline after it)
-                lit_char(lit);
+                // A backslash that ends the input stands for itself, as a quoted one would: an Escaped
+                // part of text `\`, which the printer writes `\\` (a raw `\` would join what follows it).
+                lit_flush(lit, parts);
+                Escaped* e = arena_.node<Escaped>(lexer_.pos());
+                e->text = src_.substr(lexer_.off(), 1);
+                parts.push_back(e);
+                lexer_.advance();
                 continue;
             }
             if (in_dq) {

@@ -128,10 +128,7 @@ public:
             stmt(*s.body[i]);
             if (s.body[i]->background) write(" &");
         }
-        // A lone backslash at the very end of the input is a literal one; a newline after it would make it
-        // a line continuation.
-        bool ends_in_backslash = !out_.empty() && out_.back() == '\\' && pending_.empty();
-        if ((!s.body.empty() && !ends_in_backslash) || !pending_.empty()) newline();
+        if (!s.body.empty() || !pending_.empty()) newline();
     }
 
     void word(const Word* w, Ctx ctx = Ctx::Plain) {

@@ -274,6 +274,27 @@ TEST(CliDefault, NamedAsStarted) {
     EXPECT_NE(r.err.find("syntax error: unexpected end of file\n"), std::string::npos) << r.err;
 }
 
+// A backslash that ends the input: bash reading its script from a file or stdin takes it for a line
+// continuation (it goes away); in a -c string it stands for itself. Checked against /bin/bash in each mode.
+TEST(CliDefault, BackslashAtTheEndOfTheInputAsBashReadsIt) {
+    if (!fs::exists("/bin/bash")) GTEST_SKIP() << "no /bin/bash";
+    TempDir dir;
+    for (const std::string script : {"echo a\\", "echo a \\", "echo a\\\\", "x=1\\", "echo \"$x\"\\", "echo ${x:-b}\\"}) {
+        write(dir / "s.sh", script);
+        Result want = run_program("/bin/bash", {dir / "s.sh"}, {});
+        Result got = run({dir / "s.sh"});
+        EXPECT_EQ(got.out, want.out) << "file: " << script;
+        EXPECT_EQ(got.status, want.status) << "file: " << script;
+        want = run_program("/bin/bash", {}, stdin_is(script));
+        got = run({}, stdin_is(script));
+        EXPECT_EQ(got.out, want.out) << "stdin: " << script;
+        want = run_program("/bin/bash", {"-c", script}, {});
+        got = sh({}, script);
+        EXPECT_EQ(got.out, want.out) << "-c: " << script;
+        EXPECT_EQ(got.status, want.status) << "-c: " << script;
+    }
+}
+
 TEST(CliDefault, SyntaxModesIgnoreFileSystemFlags) {
     // -n, --print and --dump-ast never build the file system.
     Result r = run({"-n", "--root", "/nonexistent-bashkit-dir", "-c", "echo hi"});

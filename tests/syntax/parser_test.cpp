@@ -246,7 +246,9 @@ const CmdSubst* first_cmdsubst(const ParseResult& r, uint32_t word) {
 
 TEST(ParserShape, TrailingBackslashStandsForItself) {
     run_table({
-        {"echo a\\", "(cmd echo a\\)"},
+        // an Escaped part, as a quoted backslash: printed `\\`, it cannot join what follows it
+        {"echo a\\", "(cmd echo (w 'a' \\\\))"},
+        {">D \\", "(cmd (w \\\\) (r> D))"},
     });
 }
 
