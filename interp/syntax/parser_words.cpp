@@ -672,11 +672,18 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
+    // A here-document opened before the substitution on its line has its body after that line, not after a
+    // newline inside the substitution (`cat <<E; x=$(\n...)`); one the substitution leaves open is read
+    // after those, as bash does (it warns).
+    std::vector<Redirect*> outer;
+    outer.swap(heredocs_);
     uint32_t frame = lexer_.save().frame;
     lexer_.enter_nest();
     Stmts body = parse_stmts(false);
     Token t = lexer_.next();  // may still leave alias values read inside the body
     lexer_.leave_nest();
+    outer.insert(outer.end(), heredocs_.begin(), heredocs_.end());
+    heredocs_.swap(outer);
     in_heredoc_body_ = saved_in_body;
     no_time_ = false;
     if (failed()) return body;
