@@ -16,13 +16,13 @@ namespace {
 using namespace bashkit;
 using namespace std::chrono_literals;
 
-struct Case {
+struct BlockingCase {
     const char* what;
     const char* script;
 };
 
 TEST(LazyDeadline, OneBlockingOrEndlessCommandEndsAtTheTimeout) {
-    const Case cases[] = {
+    const BlockingCase cases[] = {
         {"sleep", "sleep 100"},
         {"sleep in a substitution", "x=$(sleep 100); echo no"},
         {"read from a pipe that never writes", "sleep 100 | { read -r x; echo no; }"},
@@ -35,7 +35,7 @@ TEST(LazyDeadline, OneBlockingOrEndlessCommandEndsAtTheTimeout) {
         {"a doubling read loop", "x=a; while :; do read -r x <<< \"$x$x\"; done"},
         {"cat of an endless device", "cat /dev/zero > /dev/null"},
     };
-    for (const Case& c : cases) {
+    for (const BlockingCase& c : cases) {
         vfs::MemoryFs fs;
         ASSERT_TRUE(fs.mkdir_all("/tmp").ok());
         interp::CommandRegistry registry;
