@@ -6,6 +6,10 @@
 
 #include <spawn.h>
 #include <sys/wait.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define BASHKIT_HAVE_SINGLE_THREADED 1
+#endif
 #include <unistd.h>
 
 #include <atomic>
@@ -345,9 +349,15 @@ TEST(LazyWatch, ChildProcess) {
     }
     // Warm and short: a process with a single thread counts shared_ptr references without atomics.
     EXPECT_EQ(threads_of_this_process(), 1u) << "a short run started a thread";
+#ifdef BASHKIT_HAVE_SINGLE_THREADED
+    EXPECT_TRUE(__libc_single_threaded);  // what libstdc++ looks at
+#endif
     // The control: a run that lasts does start the watch, which this count sees.
     EXPECT_EQ(sh.run("for ((i = 0; i < 200000; i++)); do :; done; echo done").out, "done\n");
     EXPECT_EQ(threads_of_this_process(), 2u);
+#ifdef BASHKIT_HAVE_SINGLE_THREADED
+    EXPECT_FALSE(__libc_single_threaded);
+#endif
 }
 
 }  // namespace
