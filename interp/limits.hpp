@@ -74,6 +74,16 @@ struct ExecutionLimits {
 // What reads only cancelled_fast() (after a subshell, a pipeline or a command returns) asks whether what just
 // ended was stopped, not whether to stop: a deadline it misses is seen at the next poll. A short run - `true`,
 // assignments, echo - reads the clock a few times and never starts the thread.
+// Blocking waits need no watch: none waits on the flag alone, each wakes up every 10-50 ms to call
+// cancelled() (pipes, `wait`, sleep and timeout, the network transfers' watcher, host processes), which
+// sees the deadline on the clock itself. Nor do the utilities: they check cancelled() (jq every 1024 steps,
+// the rest per line, block or match), except awk, which polls.
+//
+// A session reuses one token for all its runs (reset() between two). The flags live in one word with a run
+// count (the epoch), so a late expiry can only mark the run it was computed for: a thread that read a past
+// deadline just before reset() cannot time out the next run (it once did, under load: `echo ok` after a
+// timed-out script "timed out after 5 s" at once). And a run that ended cancelled stays cancelled for the
+// tokens hanging below it (its background jobs), instead of reviving them when the next run resets the flags.
 class CancelToken {
 public:
     using Clock = std::chrono::steady_clock;
