@@ -1,5 +1,6 @@
-// The timer thread behind CancelToken deadlines (limits.hpp): one per process, started on the first deadline,
-// sleeping until the earliest armed deadline and raising that token's flag when it passes.
+// The timer thread behind CancelToken deadlines (limits.hpp): one per process, started when a deadline is first
+// watched (a run that lasts, or code that reads only the flag: see limits.hpp), sleeping until the earliest
+// queued deadline and raising that token's flag when it passes.
 #include <condition_variable>
 #include <limits>
 #include <mutex>
@@ -20,11 +21,17 @@ public:
         return *w;
     }
 
-    // Queues the token at `when` (replacing its entry). Returns false when the thread cannot be started or has
-    // stopped, or the queue cannot grow: the token then relies on cancelled()'s clock read (the evaluator
-    // reads it every 1024th check).
-    bool arm(const CancelToken* t, CancelToken::Clock::rep when) {
+    // Queues the token at its current deadline, unless an entry at or before it is queued already (the thread
+    // re-queues the later deadline when that entry comes due). The deadline is read here, under the lock, after
+    // the caller cleared kUnwatched: a set_deadline() this read misses sets the flag again after the clear.
+    // Returns false when the thread cannot be started or has stopped, or the queue cannot grow: the token then
+    // relies on cancelled()'s clock read (the evaluator reads it every 1024th check).
+    bool arm(const CancelToken* t) {
         std::lock_guard lock(mu_);
+        auto when = t->deadline_ns_.load();
+        if (when == CancelToken::kNoDeadline) return true;
+        auto a = t->armed_ns_.load();
+        if (a != CancelToken::kNoDeadline && a <= when) return true;
         erase_locked(t);
         if (dead_) return false;
         try {
@@ -62,10 +69,10 @@ private:
     }
 
     // An entry came due. The token's deadline may have moved since it was queued: set_deadline() does not
-    // queue a later deadline while an earlier entry exists, and a disarm only clears the deadline; both are
-    // settled here. armed_ns_ is cleared before the deadline is read, and set_deadline() writes the deadline
-    // before it reads armed_ns_ (both sequentially consistent): so either this read sees the new deadline,
-    // or set_deadline() sees no entry and queues one itself.
+    // mark a later deadline unwatched while an earlier entry exists, and a disarm only clears the deadline; both
+    // are settled here. armed_ns_ is cleared before the deadline is read, and set_deadline() writes the
+    // deadline before it reads armed_ns_ (both sequentially consistent): so either this read sees the new
+    // deadline, or set_deadline() sees no entry and marks the token unwatched (queued again when it lasts).
     void due_locked(const CancelToken* t, CancelToken::Clock::rep now) {
         t->armed_ns_.store(CancelToken::kNoDeadline);
         uint64_t epoch = t->state_.load() >> CancelToken::kEpochShift;
@@ -125,20 +132,35 @@ private:
 
 CancelToken::~CancelToken() {
     // Under the watch's lock, even when no entry is seen: the thread may be settling this token's entry.
-    if (ever_armed_) DeadlineWatch::instance().disarm(this);
+    if (ever_armed_.load()) DeadlineWatch::instance().disarm(this);
 }
 
-void CancelToken::set_deadline(Clock::time_point when) {
+void CancelToken::set_deadline(Clock::time_point when, Clock::time_point now) {
     // Disarming only clears the deadline: the entry, if any, is dropped when it comes due. A later deadline
-    // than the queued entry is left for the thread to re-queue then. So a session's runs, each arming its
-    // timeout and disarming it at the end, take the watch's lock once per timeout period, not twice a run.
+    // than the queued entry is left for the thread to re-queue then. So a session's runs, each setting its
+    // timeout and clearing it at the end, take the watch's lock once per timeout period, not twice a run;
+    // and once a run of the session lasted, the next ones are watched from their start.
     auto d = when == Clock::time_point::max() ? kNoDeadline : when.time_since_epoch().count();
     deadline_ns_.store(d);
-    if (d == kNoDeadline) return;
+    if (d == kNoDeadline) {
+        state_.fetch_and(~kUnwatched, std::memory_order_relaxed);
+        return;
+    }
     auto a = armed_ns_.load();
     if (a != kNoDeadline && a <= d) return;
-    ever_armed_ = true;
-    (void)DeadlineWatch::instance().arm(this, d);
+    // Not queued: the watch takes it up when the run lasts (limits.hpp). The flag is raised after the deadline
+    // is stored, so whoever clears it (watch_slow) and then reads the deadline sees this one.
+    watch_from_ns_.store(now.time_since_epoch().count() + kWatchAfter, std::memory_order_relaxed);
+    state_.fetch_or(kUnwatched);
+}
+
+void CancelToken::watch_slow() const {
+    // Cleared before the deadline is read (arm() reads it under the watch's lock): a set_deadline() meanwhile
+    // either is seen or raises the flag again. Several threads may get here at once: arm() is idempotent.
+    state_.fetch_and(~kUnwatched);
+    ever_armed_.store(true);
+    // When the thread cannot start, the clock reads remain (cancelled(), poll's every 1024th).
+    (void)DeadlineWatch::instance().arm(this);
 }
 
 void CancelToken::reset() {

@@ -146,8 +146,9 @@ bool Exec::stack_exhausted() const {
     return sp < stack_limit_;
 }
 
-// The flag is raised at the deadline by the token's timer thread (limits.hpp), so a load suffices; the clock
-// is read now and then only in case that thread could not start.
+// The flag is raised at the deadline by the token's timer thread (limits.hpp), so a load suffices once the
+// thread watches the deadline; until then (the first millisecond of a run) poll() reads the clock at every 16th
+// check, which sets the thread watching.
 bool Exec::check_cancel() { return cancel_->poll(cancel_tick_); }
 
 Flow Exec::cancelled_flow() {

@@ -53,10 +53,31 @@ struct ExecutionLimits {
 // included). Checked at each command, loop iteration and pipe read or write.
 //
 // A deadline is watched by one process-wide timer thread (cancel.cpp), which raises the flag when it passes:
-// so the hot checks (cancelled_fast) are a single atomic load and still see the timeout at once, even when
-// each iteration of a loop is slow (`while :; do read -r x <<< "$x$x"; done` used to run 32 slow iterations
-// between two reads of the clock). cancelled() reads the clock too, in case the timer thread could not start
-// or is late on a loaded machine.
+// so the hot checks (cancelled_fast, poll) are a single atomic load and still see the timeout at once, even
+// when each iteration of a loop is slow (`while :; do read -r x <<< "$x$x"; done` used to run 32 slow
+// iterations between two reads of the clock). cancelled() reads the clock too, in case the timer thread could
+// not start or is late on a loaded machine.
+//
+// The watch is started lazily. Once a process has a second thread, libstdc++ counts every shared_ptr reference
+// with atomic instructions (it checks __libc_single_threaded): starting the timer thread on the first deadline
+// made a warm execute("true") 10% dearer and `bashkit -c true` 0.7 ms slower to start. So set_deadline() only
+// stores the deadline and marks the token unwatched; it is queued with the watch (watch()):
+//  - by cancelled(), when its clock read finds the deadline set more than kWatchAfter ago: a run that lasts
+//    reaches a clock read soon (every blocking wait - a pipe, `wait`, sleep, a network transfer - loops on
+//    cancelled() every 10-20 ms, and the utilities check it as they go);
+//  - by poll() (the evaluator's check at each command, loop iteration and expansion step, awk's at each
+//    statement), which reads the clock at every 16th call while the token or one of its parents is
+//    unwatched, not only at every 1024th: so the flag goes unwatched for 16 checks at most once a run
+//    lasts, and cancelled() arms the watch then. Not at every call: a clock read is ~45 ns on a KVM guest, a
+//    warm execute("true") ~600 ns;
+//  - by the caller, before code that reads only the flag for long (watch()).
+// What reads only cancelled_fast() (after a subshell, a pipeline or a command returns) asks whether what just
+// ended was stopped, not whether to stop: a deadline it misses is seen at the next poll. A short run - `true`,
+// assignments, echo - reads the clock a few times and never starts the thread.
+// Blocking waits need no watch: none waits on the flag alone, each wakes up every 10-50 ms to call
+// cancelled() (pipes, `wait`, sleep and timeout, the network transfers' watcher, host processes), which
+// sees the deadline on the clock itself. Nor do the utilities: they check cancelled() (jq every 1024 steps,
+// the rest per line, block or match), except awk, which polls.
 //
 // A session reuses one token for all its runs (reset() between two). The flags live in one word with a run
 // count (the epoch), so a late expiry can only mark the run it was computed for: a thread that read a past
@@ -73,8 +94,20 @@ public:
     ~CancelToken();
 
     void cancel() { state_.fetch_or(kCancelled, std::memory_order_relaxed); }
-    // Arms a deadline; Clock::time_point::max() disarms.
-    void set_deadline(Clock::time_point when);
+    // Sets a deadline (the watch takes it up lazily, see above); Clock::time_point::max() disarms.
+    // `now` is the caller's reading of the clock (a run computes its deadline from one), which saves one.
+    void set_deadline(Clock::time_point when, Clock::time_point now);
+    void set_deadline(Clock::time_point when) { set_deadline(when, when == Clock::time_point::max() ? when : Clock::now()); }
+    // Queues the deadline of this token and of its parents with the timer thread now (starting it), so that
+    // cancelled_fast() sees it when it passes: for code that reads only the flag for a long time.
+    void watch() const {
+        if (state_.load(std::memory_order_relaxed) & kUnwatched) watch_slow();
+        if (parent_) parent_->watch();
+    }
+    // Whether this token or a parent has a deadline the timer thread does not watch yet.
+    bool unwatched() const {
+        return (state_.load(std::memory_order_relaxed) & kUnwatched) || (parent_ && parent_->unwatched());
+    }
     // Starts a new run: clears the flags and the deadline.
     void reset();
     // A token can hang below another one (a background job below the run that started it): it is
@@ -91,10 +124,13 @@ public:
         if (st & kCancelled) return true;
         if (parent_ && (parent_gone() || parent_->cancelled())) return true;
         auto d = deadline_ns_.load(std::memory_order_relaxed);
-        if (d != kNoDeadline && Clock::now().time_since_epoch().count() >= d) {
+        if (d == kNoDeadline) return false;
+        auto now = Clock::now().time_since_epoch().count();
+        if (now >= d) {
             expire(st >> kEpochShift);
             return true;
         }
+        if ((st & kUnwatched) && now >= watch_from_ns_.load(std::memory_order_relaxed)) watch_slow();
         return false;
     }
     // Only the flag, without reading the clock: for hot paths (the timer thread raises it at the deadline).
@@ -104,10 +140,18 @@ public:
     }
     // For a loop's check: the flag at every call, the clock at every 1024th (tick is the loop's counter).
     // An iteration may be slow (a string doubling), so the flag must be seen at once; reading the clock each
-    // time would cost more than many iterations.
+    // time would cost more than many iterations. While the watch does not raise the flag (a deadline set less
+    // than kWatchAfter ago, see above), the clock at every 16th: cancelled() then arms the watch.
     template <class Tick>
     bool poll(Tick& tick) const {
-        return cancelled_fast() || ((++tick & 1023) == 0 && cancelled());
+        uint64_t st = state_.load(std::memory_order_relaxed);
+        if (st & kCancelled) return true;
+        if (parent_) {
+            if (parent_gone() || parent_->cancelled_fast()) return true;
+            if (parent_->unwatched()) return (++tick & 15) == 0 && cancelled();
+        }
+        if (st & kUnwatched) return (++tick & 15) == 0 && cancelled();
+        return (++tick & 1023) == 0 && cancelled();
     }
     bool timed_out() const {
         return (state_.load(std::memory_order_relaxed) & kTimedOut) || (parent_ && parent_->timed_out());
@@ -116,7 +160,13 @@ public:
 private:
     friend class DeadlineWatch;
     static constexpr uint64_t kCancelled = 1, kTimedOut = 2;
-    static constexpr int kEpochShift = 2;
+    // A deadline is set that the timer thread does not watch yet (cleared by watch() and by reset()).
+    static constexpr uint64_t kUnwatched = 4;
+    static constexpr int kEpochShift = 3;
+    // How long a deadline may go unwatched: past it, the first clock read queues it with the timer thread.
+    // Far below any timeout's precision, and above what a short run (a few commands) lasts.
+    static constexpr Clock::rep kWatchAfter = std::chrono::nanoseconds(std::chrono::milliseconds(1)).count();
+    void watch_slow() const;
     // Raises both flags if the run `epoch` is still the current one.
     void expire(uint64_t epoch) const {
         uint64_t cur = state_.load(std::memory_order_relaxed);
@@ -128,12 +178,15 @@ private:
         return parent_->ended_cancelled_.load(std::memory_order_relaxed) != parent_ended_cancelled_;
     }
     static constexpr Clock::rep kNoDeadline = INT64_MAX;
-    mutable std::atomic<uint64_t> state_{0};  // epoch << kEpochShift | kTimedOut | kCancelled
+    mutable std::atomic<uint64_t> state_{0};  // epoch << kEpochShift | kUnwatched | kTimedOut | kCancelled
     std::atomic<uint64_t> ended_cancelled_{0};  // runs that ended cancelled (counted by reset())
     std::atomic<Clock::rep> deadline_ns_{kNoDeadline};
+    // When an unwatched deadline is to be queued with the timer thread by the next clock read.
+    std::atomic<Clock::rep> watch_from_ns_{0};
     // Where the timer thread has this token queued (kNoDeadline: nowhere); written under its lock.
     mutable std::atomic<Clock::rep> armed_ns_{kNoDeadline};
-    bool ever_armed_ = false;  // set_deadline() queued it once: the destructor must take the thread's lock
+    // The token was queued once: the destructor must take the thread's lock.
+    mutable std::atomic<bool> ever_armed_{false};
     std::shared_ptr<const CancelToken> parent_hold_;
     const CancelToken* parent_ = nullptr;
     uint64_t parent_ended_cancelled_ = 0;

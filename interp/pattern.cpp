@@ -672,8 +672,9 @@ CompiledPattern::Accepts CompiledPattern::run(uint32_t start, const TextRun& t, 
     // States to enter at the current position (consumed transitions from the previous one).
     std::vector<uint32_t> carried;
     const CancelToken* cancel = stats ? stats->cancel : nullptr;
+    uint32_t cancel_tick = 0;  // poll(): the flag, and the clock now and then (the deadline may be unwatched)
     for (size_t i = from; i <= n; ++i) {
-        if (cancel && (i & 4095) == 0 && cancel->cancelled_fast()) break;
+        if (cancel && (i & 4095) == 0 && cancel->poll(cancel_tick)) break;
         cur.clear();
         seen.clear();
         for (uint32_t s : carried) stack.push_back(s);
@@ -788,8 +789,9 @@ std::vector<MatchSpan> Pattern::find_all(std::string_view text, PatternStats* st
     if (!starts.any) return out;
     size_t pos = 0;
     const CancelToken* cancel = stats ? stats->cancel : nullptr;
+    uint32_t cancel_tick = 0;
     while (pos <= n) {
-        if (cancel && cancel->cancelled_fast()) break;
+        if (cancel && cancel->poll(cancel_tick)) break;
         size_t s = pos;
         while (s <= n && !starts.test(n - s)) ++s;
         if (s > n) break;

@@ -367,8 +367,10 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
                              ByteStream& err) {
     bind_streams(&in, &out, &err);
     session.run_token.reset();
-    if (session.limits.timeout.count() > 0)
-        session.run_token.set_deadline(CancelToken::Clock::now() + session.limits.timeout);
+    if (session.limits.timeout.count() > 0) {
+        auto now = CancelToken::Clock::now();
+        session.run_token.set_deadline(now + session.limits.timeout, now);
+    }
     int status = 0;
     std::string source_name(src.name);
     std::string syntax_name(src.syntax_name.empty() ? src.name : src.syntax_name);
