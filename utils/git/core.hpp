@@ -74,6 +74,12 @@ struct TreeEntry {
     std::string oid;  // hex
     bool is_tree() const { return mode == 040000; }
 };
+// One file of a flattened tree (Repo::flatten_sorted).
+struct FlatEntry {
+    std::string path;
+    uint32_t mode = 0;
+    std::string oid;
+};
 std::vector<TreeEntry> parse_tree(std::string_view data, const std::string& oid);
 std::string format_tree(std::vector<TreeEntry> entries);  // sorts as git does
 std::string mode_string(uint32_t mode);                  // "100644", "40000"
@@ -157,6 +163,9 @@ public:
     std::vector<TreeEntry> tree(const std::string& oid);
     // The flattened tree: path -> (mode, oid) of every non-tree entry.
     std::map<std::string, std::pair<uint32_t, std::string>> flatten(const std::string& tree_oid);
+    // The same as a vector in path order (byte order of the whole path, the index's order), charged to the
+    // session's memory budget while it is built.
+    std::vector<FlatEntry> flatten_sorted(const std::string& tree_oid);
 
     // refs
     static bool valid_ref_name(const std::string& name);  // git's check-ref-format rules
