@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "utils/common/io.hpp"
@@ -165,7 +166,10 @@ public:
     std::map<std::string, std::pair<uint32_t, std::string>> flatten(const std::string& tree_oid);
     // The same as a vector in path order (byte order of the whole path, the index's order), charged to the
     // session's memory budget while it is built.
-    std::vector<FlatEntry> flatten_sorted(const std::string& tree_oid);
+    // A subtree for which skip("dir/", oid) is true is not read; its directory is added to `skipped`.
+    std::vector<FlatEntry> flatten_sorted(const std::string& tree_oid,
+                                          const std::function<bool(const std::string&, const std::string&)>& skip = {},
+                                          std::vector<std::string>* skipped = nullptr);
 
     // refs
     static bool valid_ref_name(const std::string& name);  // git's check-ref-format rules
@@ -195,7 +199,10 @@ public:
     std::string abbrev(const std::string& oid, size_t len = 7);
 
     // index
-    std::vector<IndexEntry> read_index();
+    // The index's entries. With cache_tree, also the directories its cache-tree extension ("TREE", which
+    // the real git writes) holds as valid: "dir/" ("" for the top) -> the tree object the index's entries
+    // below it make.
+    std::vector<IndexEntry> read_index(std::unordered_map<std::string, std::string>* cache_tree = nullptr);
     void write_index(std::vector<IndexEntry> entries);
 
     // identity

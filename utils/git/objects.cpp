@@ -688,7 +688,13 @@ std::map<std::string, std::pair<uint32_t, std::string>> Repo::flatten(const std:
     return out;
 }
 
-std::vector<FlatEntry> Repo::flatten_sorted(const std::string& tree_oid) {
+std::vector<FlatEntry> Repo::flatten_sorted(const std::string& tree_oid,
+                                            const std::function<bool(const std::string&, const std::string&)>& skip,
+                                            std::vector<std::string>* skipped) {
+    if (skip && skip("", tree_oid)) {
+        if (skipped) skipped->push_back("");
+        return {};
+    }
     std::vector<FlatEntry> out;
     interp::MemoryCharge held(ctx.memory);
     // Depth first in each tree's own order (a subtree's name sorts as "name/"), which is the byte order of
@@ -712,6 +718,10 @@ std::vector<FlatEntry> Repo::flatten_sorted(const std::string& tree_oid) {
         if (!verify_path(p)) throw Fatal{"invalid path '" + p + "'"};
         if (e.is_tree()) {
             if (stack.size() > 4096) throw Fatal{"tree too deep"};
+            if (skip && skip(p + "/", e.oid)) {
+                if (skipped) skipped->push_back(p + "/");
+                continue;
+            }
             std::vector<TreeEntry> sub = tree(e.oid);
             stack.push_back({std::move(sub), 0, p + "/"});
             continue;

@@ -319,14 +319,29 @@ bool entry_unchanged(Repo& repo, const IndexEntry& e, const vfs::Stat& st, int64
 
 StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
     StatusData out;
-    // HEAD's files in path order, the index's order: one pass over both finds what is staged.
-    std::vector<FlatEntry> head;
-    if (auto h = repo.head_oid()) head = repo.flatten_sorted(repo.commit(*h).tree);
+    std::unordered_map<std::string, std::string> cache_tree;
+    auto index = repo.read_index(&cache_tree);
     interp::MemoryCharge head_held(repo.ctx.memory);
+    head_held.add(cache_tree.size() * 128);
+    // HEAD's files in path order, the index's order: one pass over both finds what is staged. A directory
+    // whose tree in HEAD is the one the index's cache-tree holds for it has nothing staged: not read, and
+    // its entries are taken as HEAD's (`skipped`, in path order).
+    std::vector<FlatEntry> head;
+    std::vector<std::string> skipped;
+    std::string head_tree;
+    if (auto h = repo.head_oid()) {
+        head_tree = repo.commit(*h).tree;
+        head = repo.flatten_sorted(
+            head_tree,
+            [&](const std::string& dir, const std::string& oid) {
+                auto it = cache_tree.find(dir);
+                return it != cache_tree.end() && it->second == oid;
+            },
+            &skipped);
+    }
     for (const FlatEntry& f : head) head_held.add(sizeof(FlatEntry) + f.path.size() + f.oid.size());
     std::vector<bool> head_seen(head.size());
-    size_t hi = 0;
-    auto index = repo.read_index();
+    size_t hi = 0, si = 0;
     int64_t im = index_mtime(repo);
     std::map<std::string, Change> changes;
     // Views into `index`, which outlives both.
@@ -369,6 +384,8 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
         while (hi < head.size() && std::string_view(head[hi].path) < path) ++hi;
         const FlatEntry* h = hi < head.size() && head[hi].path == path ? &head[hi] : nullptr;
         if (h) head_seen[hi] = true;
+        while (si < skipped.size() && !path.starts_with(skipped[si]) && std::string_view(skipped[si]) < path) ++si;
+        const bool as_head = si < skipped.size() && path.starts_with(skipped[si]);
         if (e.stage() != 0) {
             Change& c = changes[e.path];
             c.path = e.path;
@@ -380,7 +397,8 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
             continue;
         }
         char x = ' ', y = ' ';
-        if (!h) x = 'A', staged_add = true;
+        if (as_head) x = ' ';
+        else if (!h) x = 'A', staged_add = true;
         else if (h->oid != e.oid || h->mode != e.mode) x = 'M';
         if (!st || st->is_directory()) y = 'D';
         else if (!entry_unchanged(repo, e, *st, im)) y = 'M';
@@ -402,7 +420,10 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
     // path of the index.
     if (staged_add && staged_delete) {
         FlatTree before, staged;
-        for (auto& f : head) before.emplace_hint(before.end(), f.path, std::make_pair(f.mode, f.oid));
+        if (skipped.empty())
+            for (auto& f : head) before.emplace_hint(before.end(), f.path, std::make_pair(f.mode, f.oid));
+        else
+            before = repo.flatten(head_tree);
         for (auto& e : index)
             if (e.stage() == 0) staged[e.path] = {e.mode, e.oid};
         for (auto& [to, r] : find_renames(repo.ctx, before, staged, [&](const std::string& oid) { return repo.read(oid).data; })) {
