@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -72,6 +74,8 @@ struct GitServer {
     std::mutex mu;
     std::vector<std::string> authorization;
     std::function<void(const httplib::Request&, httplib::Response&)> hostile;
+    bool v2 = false;                      // speak protocol v2 to a client that asks for it (Git-Protocol)
+    std::vector<std::string> protocols;   // the Git-Protocol header of every request
 
     template <class... A>
     explicit GitServer(std::string root_dir, A&&... args) : root(std::move(root_dir)), server(std::forward<A>(args)...) {
@@ -91,6 +95,7 @@ struct GitServer {
         {
             std::lock_guard lock(mu);
             authorization.push_back(req.get_header_value("Authorization"));
+            protocols.push_back(req.get_header_value("Git-Protocol"));
         }
         std::string repo = req.matches[1];
         if (repo.starts_with("hostile") && hostile) return hostile(req, res);
@@ -104,6 +109,7 @@ struct GitServer {
         }
         std::string tmp = root + "/.io-" + std::to_string(++seq);
         std::string cmd = "git " + service.substr(4) + " --stateless-rpc " + (advert ? "--advertise-refs " : "") + shq(dir);
+        if (v2 && req.get_header_value("Git-Protocol") == "version=2") cmd = "GIT_PROTOCOL=version=2 " + cmd;
         if (!advert) {
             std::ofstream(tmp + ".in", std::ios::binary) << req.body;
             cmd += " < " + shq(tmp + ".in");
@@ -325,14 +331,18 @@ const Case kCases[] = {
      "git remote rename up 'bad name'; echo \"s $?\"; git remote rename up; echo \"s $?\"; cat .git/config"},
 };
 
-TEST(GitRemote, DifferentialAgainstRealGit) {
-    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+// Runs the cases whose index is in `only` (all when empty) against servers that speak protocol v2 when
+// asked (v2) or v0 only, which a client asking for v2 must fall back to.
+void differential(bool v2, const std::set<size_t>& only = {}) {
     fixture();
     int n = 0;
-    for (const auto& c : kCases) {
+    for (size_t i = 0; i < std::size(kCases); ++i) {
+        if (!only.empty() && !only.count(i)) continue;
+        const Case& c = kCases[i];
         SCOPED_TRACE(c.script);
         Env a, b;
         GitServer<httplib::Server> sa(a.repos()), sb(b.repos());
+        sa.v2 = sb.v2 = v2;
         std::string ua = "http://127.0.0.1:" + std::to_string(sa.port), ub = "http://127.0.0.1:" + std::to_string(sb.port);
         Out x = bashkit(a.work(), ua, c.script);
         Out y = real(b.work(), ub, c.script);
@@ -346,9 +356,26 @@ TEST(GitRemote, DifferentialAgainstRealGit) {
         std::string sa_state = replace_all(state(a), ua, "URL"), sb_state = replace_all(state(b), ub, "URL");
         EXPECT_EQ(sa_state, sb_state);
         EXPECT_EQ(sa_state.find("error"), std::string::npos) << sa_state;
+        // bashkit asks for v2 on every fetch's advertisement, as git does.
+        std::lock_guard lock(sa.mu);
+        if (!sa.protocols.empty()) {
+            EXPECT_NE(std::find(sa.protocols.begin(), sa.protocols.end(), "version=2"), sa.protocols.end());
+        }
         ++n;
     }
-    EXPECT_EQ(n, int(std::size(kCases)));
+    EXPECT_EQ(n, int(only.empty() ? std::size(kCases) : only.size()));
+}
+
+TEST(GitRemote, DifferentialAgainstRealGit) {
+    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+    differential(false);
+}
+
+// The same against servers speaking protocol v2 (ls-refs, fetch): clones (a branch, an empty repository),
+// ls-remote, fetch, pull, and a push (which stays v0) between two clones.
+TEST(GitRemote, DifferentialAgainstRealGitProtocolV2) {
+    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+    differential(true, {0, 1, 2, 3, 5, 8, 9, 12, 14});
 }
 
 TEST(GitRemote, HeaderBindingTokenReachesTheServerOnly) {
