@@ -544,4 +544,56 @@ TEST(GitRemote, HostileServersEndCleanly) {
     EXPECT_EQ(r.err, "fatal: remote did not send all necessary objects\n");
 }
 
+// A server that answers protocol v2 with lies: a bad ls-refs line, an ERR, a fetch answer without a pack,
+// a pack that misses the wanted object, an object format we cannot read. Each ends in a clean fatal.
+TEST(GitRemote, HostileProtocolV2ServersEndCleanly) {
+    Env e;
+    GitServer<httplib::Server> srv(e.repos());
+    std::string want(40, 'a');
+    std::string caps = "version 2\n", ls_refs, fetch;
+    srv.hostile = [&](const httplib::Request& req, httplib::Response& res) {
+        if (req.method == "GET") {
+            std::string adv = pkt("# service=git-upload-pack\n") + "0000";
+            for (size_t p = 0, e2; p < caps.size(); p = e2 + 1) {
+                e2 = caps.find('\n', p);
+                adv += pkt(caps.substr(p, e2 - p + 1));
+            }
+            res.set_content(adv + "0000", "application/x-git-upload-pack-advertisement");
+            return;
+        }
+        const bool ls = req.body.find("command=ls-refs") != std::string::npos;
+        res.set_content(ls ? ls_refs : fetch, "application/x-git-upload-pack-result");
+    };
+    std::string url = "http://127.0.0.1:" + std::to_string(srv.port);
+    auto run = [&] { return bashkit(e.work(), url, "git clone -q $URL/hostile.git c; echo \"s $?\"; ls", loopback()); };
+    const std::string good_caps = "version 2\nagent=git/2.39.5\nls-refs=unborn\nfetch=shallow\nobject-format=sha1\n";
+    caps = good_caps;
+    ls_refs = pkt("not a ref line\n") + "0000";
+    Out r = run();
+    EXPECT_EQ(r.out, "s 128\n");
+    EXPECT_EQ(r.err, "fatal: invalid ls-refs response: not a ref line\n");
+    ls_refs = pkt("ERR no such repository\n");
+    r = run();
+    EXPECT_EQ(r.err, "fatal: remote error: no such repository\n");
+    ls_refs = pkt(want + " HEAD symref-target:refs/heads/main\n") + pkt(want + " refs/heads/main\n") + "0000";
+    fetch = pkt("acknowledgments\n") + pkt("NAK\n") + "0000";
+    r = run();
+    EXPECT_EQ(r.out, "s 128\n");
+    EXPECT_EQ(r.err, "fatal: the remote end hung up unexpectedly (no pack)\n");
+    fetch = pkt("packfile\n") + pkt("\1" + make_pack({obj_header(3, 5) + zlib("hello")})) + "0000";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: remote did not send all necessary objects\n");
+    fetch = pkt("packfile\n") + pkt("\3" + std::string("out of luck\n")) + "0000";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: remote error: out of luck\n");
+    caps = "version 2\nls-refs\nfetch\nobject-format=sha256\n";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: the remote repository uses sha256 object names, which are not available here\n");
+    caps = "version 2\nagent=x\n";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: the server speaks protocol v2 without ls-refs and fetch\n");
+    // Nothing is left of a failed clone.
+    EXPECT_FALSE(fs::exists(e.work() + "/repo/c"));
+}
+
 }  // namespace gitnet_remote_test
