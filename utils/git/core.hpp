@@ -206,7 +206,9 @@ public:
     void write_index(std::vector<IndexEntry> entries);
 
     // identity
-    Signature identity(bool committer);
+    // strict (commits, tags, stashes): no name and no email configured is git's "Author identity unknown".
+    // Not strict (reflog lines): a fallback from $USER, as git's reflogs take one.
+    Signature identity(bool committer, bool strict = true);
 
     std::string path_in_git(std::string_view rel) const { return gitdir + "/" + std::string(rel); }
     void write_file_atomic(const std::string& path, std::string_view data);

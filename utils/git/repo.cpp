@@ -94,7 +94,7 @@ std::string Repo::head_ref() {
 }
 
 std::string Repo::reflog_identity() {
-    Signature s = identity(true);
+    Signature s = identity(true, false);
     return s.raw;
 }
 
@@ -629,7 +629,7 @@ std::unique_ptr<Repo> discover(CommandContext& ctx, const std::vector<std::pair<
 // ---------------------------------------------------------------------------------------------------------
 // Identity
 
-Signature Repo::identity(bool committer) {
+Signature Repo::identity(bool committer, bool strict) {
     const char* pre = committer ? "GIT_COMMITTER_" : "GIT_AUTHOR_";
     auto env = [&](const char* what) -> std::optional<std::string> {
         if (const std::string* v = ctx.env.get(std::string(pre) + what)) return *v;
@@ -642,7 +642,7 @@ Signature Repo::identity(bool committer) {
     else if (auto c = config.get("user.email")) email = *c;
     else if (const std::string* e = ctx.env.get("EMAIL")) email = *e;
     if (name.empty() || email.empty()) {
-        if (!env("NAME") && !config.get("user.name") && !env("EMAIL") && !config.get("user.email"))
+        if (strict && !env("NAME") && !config.get("user.name") && !env("EMAIL") && !config.get("user.email"))
             throw Fatal{"Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\nto set your account's default identity.\nOmit --global to set the identity only in this repository.\n\nfatal: unable to auto-detect email address (root@bashkit)",
                         128, false};
         if (name.empty()) {
