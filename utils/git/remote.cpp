@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -759,10 +760,12 @@ std::vector<std::string> haves_for(Invocation& s, Repo& repo) {
     return out;
 }
 
-// The pack of a response: the data of side band 1 (band 2 is progress, band 3 an error) from `at` to the
-// flush that ends it.
-std::string sideband_pack(Invocation& s, PktReader& r, interp::MemoryCharge& pack_held) {
-    std::string pack;
+// The pack of a response: the data of side band 1 (band 2 is progress, band 3 an error) from r's position
+// to the flush that ends it, moved to the front of buf in place (buf is what r reads: each payload moves
+// to an earlier place than it was read from), so a large pack is neither copied into a second buffer nor
+// given fresh pages. Returns the pack's size.
+size_t sideband_pack_in_place(Invocation& s, std::string& buf, PktReader& r) {
+    size_t w = 0;
     std::string_view line;
     for (;;) {
         check_cancel(s.ctx);
@@ -771,13 +774,13 @@ std::string sideband_pack(Invocation& s, PktReader& r, interp::MemoryCharge& pac
         char band = line[0];
         line.remove_prefix(1);
         if (band == 1) {
-            pack_held.add(line.size());
-            pack.append(line);
+            std::memmove(buf.data() + w, line.data(), line.size());
+            w += line.size();
         } else if (band == 3) {
             throw Fatal{"remote error: " + chomp(line)};
         }
     }
-    return pack;
+    return w;
 }
 
 // Protocol v2's `fetch`: the wants, the haves and "done" in one request; the answer's "packfile" section
@@ -789,7 +792,6 @@ bool fetch_pack_v2(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, con
     args.push_back("done");
     interp::MemoryCharge held(s.ctx.memory);
     std::string resp = conn.rpc("git-upload-pack", Conn::v2_request(adv, "fetch", args), kMaxPackBytes, held, true);
-    interp::MemoryCharge pack_held(s.ctx.memory);
     std::string pack;
     PktReader r{resp};
     std::string_view line;
@@ -801,12 +803,13 @@ bool fetch_pack_v2(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, con
         std::string l = chomp(line);
         if (l.starts_with("ERR ")) throw Fatal{"remote error: " + l.substr(4)};
         if (l == "packfile") {
-            pack = sideband_pack(s, r, pack_held);
+            resp.resize(sideband_pack_in_place(s, resp, r));
+            pack = std::move(resp);
             break;
         }
         // "acknowledgments", "shallow-info", "wanted-refs" and their lines: nothing asked for needs them.
     }
-    held.clear();
+    held.set(pack.size());
     resp = std::string();
     if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
     PackIndexer(repo, pack).run();
@@ -834,7 +837,6 @@ bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const 
     interp::MemoryCharge held(s.ctx.memory);
     std::string resp = conn.rpc("git-upload-pack", std::move(body), kMaxPackBytes, held);
     std::string pack;
-    interp::MemoryCharge pack_held(s.ctx.memory);
     bool sideband = adv.caps.count("side-band-64k") > 0;
     PktReader r{resp};
     std::string_view line;
@@ -850,21 +852,15 @@ bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const 
         if (line.starts_with("NAK") || line.starts_with("ACK ")) continue;
         if (line.starts_with("ERR ")) throw Fatal{"remote error: " + chomp(line.substr(4))};
         if (!sideband) {
-            pack_held.add(resp.size() - before);
-            pack.assign(resp, before, std::string::npos);
-            break;
+            resp.erase(0, before);
+        } else {
+            r.pos = before;
+            resp.resize(sideband_pack_in_place(s, resp, r));
         }
-        if (line.empty()) continue;
-        char band = line[0];
-        line.remove_prefix(1);
-        if (band == 1) {
-            pack_held.add(line.size());
-            pack.append(line);
-        } else if (band == 3) {
-            throw Fatal{"remote error: " + chomp(line)};
-        }
+        pack = std::move(resp);
+        break;
     }
-    held.clear();
+    held.set(pack.size());
     resp = std::string();
     if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
     PackIndexer(repo, pack).run();
