@@ -172,6 +172,13 @@ vfs::Result<vfs::Stat> DevFs::lstat(std::string_view path) {
     return device_stat(d);
 }
 
+std::vector<vfs::Result<vfs::Stat>> DevFs::lstat_in(std::string_view dir, const std::vector<std::string>& names) {
+    // Below /dev the names may be devices of ours: one by one.
+    std::string norm = vfs::normalize_path(dir);
+    if (norm == "/" || norm == "/dev" || norm.starts_with("/dev/")) return FileSystem::lstat_in(dir, names);
+    return inner_.lstat_in(dir, names);
+}
+
 vfs::Result<std::unique_ptr<vfs::FileHandle>> DevFs::open(std::string_view path, vfs::OpenFlags flags,
                                                           vfs::Mode mode) {
     DevicePath d = device(path);

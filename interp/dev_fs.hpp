@@ -46,6 +46,7 @@ public:
 
     vfs::Result<vfs::Stat> stat(std::string_view path) override;
     vfs::Result<vfs::Stat> lstat(std::string_view path) override;
+    std::vector<vfs::Result<vfs::Stat>> lstat_in(std::string_view dir, const std::vector<std::string>& names) override;
     vfs::Result<std::unique_ptr<vfs::FileHandle>> open(std::string_view path, vfs::OpenFlags flags,
                                                        vfs::Mode mode = 0644) override;
     vfs::Result<std::vector<vfs::DirEntry>> readdir(std::string_view path) override;

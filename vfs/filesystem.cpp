@@ -389,4 +389,18 @@ Errc check_path(std::string_view path) noexcept {
     return Errc::ok;
 }
 
+std::string join_in_dir(std::string_view dir, std::string_view name) {
+    std::string p(dir);
+    if (p.empty() || p.back() != '/') p += '/';
+    p += name;
+    return p;
+}
+
+std::vector<Result<Stat>> FileSystem::lstat_in(std::string_view dir, const std::vector<std::string>& names) {
+    std::vector<Result<Stat>> out;
+    out.reserve(names.size());
+    for (const std::string& n : names) out.push_back(lstat(join_in_dir(dir, n)));
+    return out;
+}
+
 }  // namespace bashkit::vfs

@@ -344,6 +344,13 @@ public:
     // path must exist (realpath(3)); no_such_file otherwise, symlink_loop after kMaxSymlinkHops links.
     virtual Result<std::string> realpath(std::string_view path) = 0;
 
+    // lstat of each name in the directory dir, in order: what lstat(dir + "/" + name) gives for each. A file
+    // system that can walks to dir once for all of them (the host tree: one directory walk and one fstatat
+    // per name instead of a walk per file), which is what a status of a large tree needs; the default asks
+    // lstat name by name. A name should be one component; any other (empty, ".", "..", with a '/') is
+    // looked up by the full path.
+    virtual std::vector<Result<Stat>> lstat_in(std::string_view dir, const std::vector<std::string>& names);
+
     // --- helpers built on the operations above -----------------------------------------------------------
 
     Result<std::unique_ptr<FileHandle>> open_read(std::string_view path);
@@ -395,6 +402,8 @@ std::string path_basename(std::string_view path);
 
 // The non-empty components of a path ("/a//b/" -> {"a", "b"}). Views into `path`.
 std::vector<std::string_view> split_path(std::string_view path);
+// dir + "/" + name, without doubling a slash dir ends with.
+std::string join_in_dir(std::string_view dir, std::string_view name);
 
 // The argument check every implementation starts with: Errc::ok, or no_such_file (empty),
 // invalid_argument (relative or contains NUL), name_too_long (too long a path or component).

@@ -645,6 +645,42 @@ Result<Stat> HostFs::lstat(std::string_view path) {
     return st;
 }
 
+std::vector<Result<Stat>> HostFs::lstat_in(std::string_view dir, const std::vector<std::string>& names) {
+    HostState& hs = *state_;
+    Walked w(hs);
+    // Anything but a directory reached without trouble: name by name, so the errors are lstat's own.
+    if (walk(hs, dir, true, w) != Errc::ok || !w.exists || !w.is_dir()) return FileSystem::lstat_in(dir, names);
+    Fd opened;
+    int dirfd = w.dirfd();
+    if (w.is_name()) {
+        auto fd = hs.open_child(w.dirfd(), w.name, O_PATH | O_DIRECTORY);
+        if (!fd) return FileSystem::lstat_in(dir, names);
+        opened = std::move(*fd);
+        dirfd = opened.get();
+    }
+    std::vector<Result<Stat>> out;
+    out.reserve(names.size());
+    for (const std::string& name : names) {
+        if (!is_single_name(name) || name.size() > kMaxNameLength) {
+            out.push_back(lstat(join_in_dir(dir, name)));
+            continue;
+        }
+        struct stat st;
+        if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            out.push_back(last_error());
+            continue;
+        }
+        Stat s = make_stat(hs.opts.uid, hs.opts.gid, st);
+        if (S_ISLNK(st.st_mode)) {
+            // As lstat: the size of a symlink is the length of the target the script sees.
+            std::string target;
+            if (read_link_at(dirfd, name.c_str(), target) == Errc::ok) s.size = hs.to_virtual_target(std::move(target)).size();
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
 Result<std::unique_ptr<FileHandle>> HostFs::open(std::string_view path, OpenFlags flags, Mode mode) {
     const bool want_read = has(flags, OpenFlags::read);
     const bool append = has(flags, OpenFlags::append);

@@ -297,6 +297,9 @@ Errc LimitedFs::check_new_path(std::string_view path) const {
 
 Result<Stat> LimitedFs::stat(std::string_view path) { return state_->inner->stat(path); }
 Result<Stat> LimitedFs::lstat(std::string_view path) { return state_->inner->lstat(path); }
+std::vector<Result<Stat>> LimitedFs::lstat_in(std::string_view dir, const std::vector<std::string>& names) {
+    return state_->inner->lstat_in(dir, names);
+}
 Result<std::vector<DirEntry>> LimitedFs::readdir(std::string_view path) { return state_->inner->readdir(path); }
 Result<std::string> LimitedFs::readlink(std::string_view path) { return state_->inner->readlink(path); }
 Result<std::string> LimitedFs::realpath(std::string_view path) { return state_->inner->realpath(path); }

@@ -78,6 +78,7 @@ public:
 
     Result<Stat> stat(std::string_view path) override;
     Result<Stat> lstat(std::string_view path) override;
+    std::vector<Result<Stat>> lstat_in(std::string_view dir, const std::vector<std::string>& names) override;
     Result<std::unique_ptr<FileHandle>> open(std::string_view path, OpenFlags flags, Mode mode = 0644) override;
     Result<std::vector<DirEntry>> readdir(std::string_view path) override;
     Status mkdir(std::string_view path, Mode mode = 0755) override;

@@ -191,6 +191,24 @@ Result<Stat> MountTable::stat(std::string_view path) {
     return op.stat_of(w);
 }
 
+std::vector<Result<Stat>> MountTable::lstat_in(std::string_view dir, const std::vector<std::string>& names) {
+    Op op(snapshot());
+    MountWalked w;
+    // The directory's own mount answers for all of them when no mount point lies below the directory (a
+    // name could be one); anything else name by name.
+    if (op.walk(dir, true, w) != Errc::ok || !w.node || w.node->synthetic || w.slash_on_non_dir())
+        return FileSystem::lstat_in(dir, names);
+    std::string p = w.path();
+    if (leads_to_mount(*op.ms, p)) return FileSystem::lstat_in(dir, names);
+    for (const std::string& n : names)
+        if (n.empty() || n == "." || n == ".." || n.find('/') != std::string::npos) return FileSystem::lstat_in(dir, names);
+    const MountInfo& m = *w.node->mount;
+    std::vector<Result<Stat>> out = m.fs->lstat_in(rel_path(m, p), names);
+    for (auto& st : out)
+        if (st) st->dev = map_dev(m.id, st->dev);
+    return out;
+}
+
 Result<Stat> MountTable::lstat(std::string_view path) {
     Op op(snapshot());
     MountWalked w;

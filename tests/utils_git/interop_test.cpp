@@ -138,6 +138,31 @@ TEST(GitInterop, RealGitWritesBashkitReads) {
     expect_same(d, "git status; git status -s; git diff; git diff --cached; git diff --stat");
 }
 
+// The real git's index carries a cache-tree (the trees of its directories); bashkit's status skips the
+// directories whose tree is HEAD's and must still see every staged change, rename and conflict-free
+// deletion elsewhere, and a cache-tree the real git invalidated.
+TEST(GitInterop, StatusOverTheRealGitsCacheTree) {
+    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+    TempDir d;
+    Out w = real(d,
+                 "git init -q && mkdir -p a/b a/c d/e && for f in a/1 a/b/2 a/b/3 a/c/4 d/e/5 d/6 top; do "
+                 "seq 1 40 | sed \"s|^|$f |\" > $f; done && git add . && git commit -q -m one && "
+                 "grep -q TREE .git/index");
+    ASSERT_EQ(w.status, 0) << w.err;
+    // Nothing changed: every directory's tree is HEAD's.
+    expect_same(d, "git status; git status -s");
+    real(d, "echo x >> a/b/2");
+    expect_same(d, "git status; git status -s");
+    // Staged in one directory (its cache-tree entries up to the top invalidated), a staged rename in
+    // another, a staged deletion, an unstaged change under a still-valid directory, an untracked file.
+    real(d, "git checkout -q -- a/b/2 && echo more >> a/b/3 && git add a/b/3 && git mv d/e/5 d/e/five && "
+            "git rm -q a/c/4 && echo local >> d/6 && echo new > a/new");
+    expect_same(d, "git status; git status -s; git status --porcelain -uall");
+    // A commit by the real git makes the cache-tree whole again; then a staged change in a deep directory.
+    real(d, "git add -A && git commit -q -m two && echo deep >> a/b/2 && git add a/b/2");
+    expect_same(d, "git status; git status -s");
+}
+
 TEST(GitInterop, PacksAndDeltasFromGc) {
     if (!have_git()) GTEST_SKIP() << "no git on this machine";
     TempDir d;

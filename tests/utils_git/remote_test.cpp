@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -72,6 +74,8 @@ struct GitServer {
     std::mutex mu;
     std::vector<std::string> authorization;
     std::function<void(const httplib::Request&, httplib::Response&)> hostile;
+    bool v2 = false;                      // speak protocol v2 to a client that asks for it (Git-Protocol)
+    std::vector<std::string> protocols;   // the Git-Protocol header of every request
 
     template <class... A>
     explicit GitServer(std::string root_dir, A&&... args) : root(std::move(root_dir)), server(std::forward<A>(args)...) {
@@ -91,6 +95,7 @@ struct GitServer {
         {
             std::lock_guard lock(mu);
             authorization.push_back(req.get_header_value("Authorization"));
+            protocols.push_back(req.get_header_value("Git-Protocol"));
         }
         std::string repo = req.matches[1];
         if (repo.starts_with("hostile") && hostile) return hostile(req, res);
@@ -104,6 +109,7 @@ struct GitServer {
         }
         std::string tmp = root + "/.io-" + std::to_string(++seq);
         std::string cmd = "git " + service.substr(4) + " --stateless-rpc " + (advert ? "--advertise-refs " : "") + shq(dir);
+        if (v2 && req.get_header_value("Git-Protocol") == "version=2") cmd = "GIT_PROTOCOL=version=2 " + cmd;
         if (!advert) {
             std::ofstream(tmp + ".in", std::ios::binary) << req.body;
             cmd += " < " + shq(tmp + ".in");
@@ -325,14 +331,18 @@ const Case kCases[] = {
      "git remote rename up 'bad name'; echo \"s $?\"; git remote rename up; echo \"s $?\"; cat .git/config"},
 };
 
-TEST(GitRemote, DifferentialAgainstRealGit) {
-    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+// Runs the cases whose index is in `only` (all when empty) against servers that speak protocol v2 when
+// asked (v2) or v0 only, which a client asking for v2 must fall back to.
+void differential(bool v2, const std::set<size_t>& only = {}) {
     fixture();
     int n = 0;
-    for (const auto& c : kCases) {
+    for (size_t i = 0; i < std::size(kCases); ++i) {
+        if (!only.empty() && !only.count(i)) continue;
+        const Case& c = kCases[i];
         SCOPED_TRACE(c.script);
         Env a, b;
         GitServer<httplib::Server> sa(a.repos()), sb(b.repos());
+        sa.v2 = sb.v2 = v2;
         std::string ua = "http://127.0.0.1:" + std::to_string(sa.port), ub = "http://127.0.0.1:" + std::to_string(sb.port);
         Out x = bashkit(a.work(), ua, c.script);
         Out y = real(b.work(), ub, c.script);
@@ -346,9 +356,26 @@ TEST(GitRemote, DifferentialAgainstRealGit) {
         std::string sa_state = replace_all(state(a), ua, "URL"), sb_state = replace_all(state(b), ub, "URL");
         EXPECT_EQ(sa_state, sb_state);
         EXPECT_EQ(sa_state.find("error"), std::string::npos) << sa_state;
+        // bashkit asks for v2 on every fetch's advertisement, as git does.
+        std::lock_guard lock(sa.mu);
+        if (!sa.protocols.empty()) {
+            EXPECT_NE(std::find(sa.protocols.begin(), sa.protocols.end(), "version=2"), sa.protocols.end());
+        }
         ++n;
     }
-    EXPECT_EQ(n, int(std::size(kCases)));
+    EXPECT_EQ(n, int(only.empty() ? std::size(kCases) : only.size()));
+}
+
+TEST(GitRemote, DifferentialAgainstRealGit) {
+    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+    differential(false);
+}
+
+// The same against servers speaking protocol v2 (ls-refs, fetch): clones (a branch, an empty repository),
+// ls-remote, fetch, pull, and a push (which stays v0) between two clones.
+TEST(GitRemote, DifferentialAgainstRealGitProtocolV2) {
+    if (!have_git()) GTEST_SKIP() << "no git on this machine";
+    differential(true, {0, 1, 2, 3, 5, 8, 9, 12, 14});
 }
 
 TEST(GitRemote, HeaderBindingTokenReachesTheServerOnly) {
@@ -515,6 +542,58 @@ TEST(GitRemote, HostileServersEndCleanly) {
     r = run();
     EXPECT_EQ(r.out, "s 128\n");
     EXPECT_EQ(r.err, "fatal: remote did not send all necessary objects\n");
+}
+
+// A server that answers protocol v2 with lies: a bad ls-refs line, an ERR, a fetch answer without a pack,
+// a pack that misses the wanted object, an object format we cannot read. Each ends in a clean fatal.
+TEST(GitRemote, HostileProtocolV2ServersEndCleanly) {
+    Env e;
+    GitServer<httplib::Server> srv(e.repos());
+    std::string want(40, 'a');
+    std::string caps = "version 2\n", ls_refs, fetch;
+    srv.hostile = [&](const httplib::Request& req, httplib::Response& res) {
+        if (req.method == "GET") {
+            std::string adv = pkt("# service=git-upload-pack\n") + "0000";
+            for (size_t p = 0, e2; p < caps.size(); p = e2 + 1) {
+                e2 = caps.find('\n', p);
+                adv += pkt(caps.substr(p, e2 - p + 1));
+            }
+            res.set_content(adv + "0000", "application/x-git-upload-pack-advertisement");
+            return;
+        }
+        const bool ls = req.body.find("command=ls-refs") != std::string::npos;
+        res.set_content(ls ? ls_refs : fetch, "application/x-git-upload-pack-result");
+    };
+    std::string url = "http://127.0.0.1:" + std::to_string(srv.port);
+    auto run = [&] { return bashkit(e.work(), url, "git clone -q $URL/hostile.git c; echo \"s $?\"; ls", loopback()); };
+    const std::string good_caps = "version 2\nagent=git/2.39.5\nls-refs=unborn\nfetch=shallow\nobject-format=sha1\n";
+    caps = good_caps;
+    ls_refs = pkt("not a ref line\n") + "0000";
+    Out r = run();
+    EXPECT_EQ(r.out, "s 128\n");
+    EXPECT_EQ(r.err, "fatal: invalid ls-refs response: not a ref line\n");
+    ls_refs = pkt("ERR no such repository\n");
+    r = run();
+    EXPECT_EQ(r.err, "fatal: remote error: no such repository\n");
+    ls_refs = pkt(want + " HEAD symref-target:refs/heads/main\n") + pkt(want + " refs/heads/main\n") + "0000";
+    fetch = pkt("acknowledgments\n") + pkt("NAK\n") + "0000";
+    r = run();
+    EXPECT_EQ(r.out, "s 128\n");
+    EXPECT_EQ(r.err, "fatal: the remote end hung up unexpectedly (no pack)\n");
+    fetch = pkt("packfile\n") + pkt("\1" + make_pack({obj_header(3, 5) + zlib("hello")})) + "0000";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: remote did not send all necessary objects\n");
+    fetch = pkt("packfile\n") + pkt("\3" + std::string("out of luck\n")) + "0000";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: remote error: out of luck\n");
+    caps = "version 2\nls-refs\nfetch\nobject-format=sha256\n";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: the remote repository uses sha256 object names, which are not available here\n");
+    caps = "version 2\nagent=x\n";
+    r = run();
+    EXPECT_EQ(r.err, "fatal: the server speaks protocol v2 without ls-refs and fetch\n");
+    // Nothing is left of a failed clone.
+    EXPECT_FALSE(fs::exists(e.work() + "/repo/c"));
 }
 
 }  // namespace gitnet_remote_test

@@ -172,6 +172,37 @@ TEST_P(FileSystemConformance, CreateThroughDanglingSymlinkCreatesItsTarget) {
     EXPECT_EQ(describe(fs, "/d/new"), "file:n");
 }
 
+// lstat_in(dir, names) answers for each name what lstat(dir + "/" + name) does: through a symlink to a
+// directory, on a file, a missing or dangling directory, a loop, and for names that are not one component.
+TEST_P(FileSystemConformance, LstatInIsLstatOfEachName) {
+    FileSystem& fs = this->fs();
+    conformance::build_standard_tree(fs);
+    const std::vector<std::string> names = {"in", "sub", "f", "g", "ld", "lf", "dang", "loop1", "missing", "d",
+                                            "", ".", "..", "d/in", "sub/", "in/x"};
+    for (const char* dir : {"/", "/d", "/d/", "/ld", "/ld/", "/d/sub", "/e", "/f", "/lf", "/nowhere", "/dang",
+                            "/loop1", "/d/../d", "/missing/x"}) {
+        auto many = fs.lstat_in(dir, names);
+        ASSERT_EQ(many.size(), names.size()) << dir;
+        for (size_t i = 0; i < names.size(); ++i) {
+            auto one = fs.lstat(join_in_dir(dir, names[i]));
+            SCOPED_TRACE(std::string(dir) + " + '" + names[i] + "'");
+            ASSERT_EQ(many[i].ok(), one.ok());
+            if (!one.ok()) {
+                EXPECT_EQ(many[i].error(), one.error());
+                continue;
+            }
+            EXPECT_EQ(many[i]->type, one->type);
+            EXPECT_EQ(many[i]->size, one->size);
+            EXPECT_EQ(many[i]->ino, one->ino);
+            EXPECT_EQ(many[i]->dev, one->dev);
+            EXPECT_EQ(many[i]->mode, one->mode);
+            EXPECT_EQ(many[i]->mtime.sec, one->mtime.sec);
+            EXPECT_EQ(many[i]->mtime.nsec, one->mtime.nsec);
+        }
+    }
+    EXPECT_TRUE(fs.lstat_in("/d", {}).empty());
+}
+
 TEST_P(FileSystemConformance, ReadingADirectoryIsIsDirectory) {
     FileSystem& fs = this->fs();
     BK_ASSERT_OK(fs.mkdir("/d"));

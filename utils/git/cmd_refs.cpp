@@ -74,7 +74,7 @@ int do_switch(Invocation& s, Repo& repo, const std::string& target, const std::s
         std::string from = cur.empty() ? (head ? *head : std::string("HEAD")) : cur;
         repo.set_symref("HEAD", "refs/heads/" + new_branch);
         if (auto lp = repo.fs.append_file(repo.gitdir + "/logs/HEAD", (head ? *head : kNullOid) + " " + *start + " " +
-                                                                         repo.identity(true).raw + "\tcheckout: moving from " + from +
+                                                                         repo.identity(true, false).raw + "\tcheckout: moving from " + from +
                                                                          " to " + new_branch + "\n");
             !lp) {
         }
@@ -100,7 +100,7 @@ int do_switch(Invocation& s, Repo& repo, const std::string& target, const std::s
     }
     if (!switch_trees(s, commit_tree(repo, head), repo.commit(*oid).tree, force)) return 1;
     std::string from = cur.empty() ? (head ? *head : std::string("HEAD")) : cur;
-    std::string line = (head ? *head : kNullOid) + " " + *oid + " " + repo.identity(true).raw + "\tcheckout: moving from " + from +
+    std::string line = (head ? *head : kNullOid) + " " + *oid + " " + repo.identity(true, false).raw + "\tcheckout: moving from " + from +
                        " to " + target + "\n";
     if (is_branch) repo.set_symref("HEAD", "refs/heads/" + target);
     else repo.write_file_atomic(repo.gitdir + "/HEAD", *oid + "\n");
@@ -411,7 +411,9 @@ int cmd_branch(Invocation& s, const Args& a) {
         std::string start = rest.size() > 1 ? rest[1] : "HEAD";
         auto oid = repo.rev_parse(start + "^{commit}");
         if (!oid) throw Fatal{"not a valid object name: '" + (start == "HEAD" && !cur.empty() ? cur : start) + "'"};
-        repo.update_ref("refs/heads/" + name, *oid, "", "branch: Created from " + start);
+        // Without a start point git names the current branch in the reflog (HEAD when detached).
+        const std::string from = rest.size() > 1 || cur.empty() ? start : cur;
+        repo.update_ref("refs/heads/" + name, *oid, "", "branch: Created from " + from);
         return 0;
     }
     if (op == Op::del) {

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "utils/common/io.hpp"
@@ -73,6 +74,12 @@ struct TreeEntry {
     std::string name;
     std::string oid;  // hex
     bool is_tree() const { return mode == 040000; }
+};
+// One file of a flattened tree (Repo::flatten_sorted).
+struct FlatEntry {
+    std::string path;
+    uint32_t mode = 0;
+    std::string oid;
 };
 std::vector<TreeEntry> parse_tree(std::string_view data, const std::string& oid);
 std::string format_tree(std::vector<TreeEntry> entries);  // sorts as git does
@@ -157,6 +164,12 @@ public:
     std::vector<TreeEntry> tree(const std::string& oid);
     // The flattened tree: path -> (mode, oid) of every non-tree entry.
     std::map<std::string, std::pair<uint32_t, std::string>> flatten(const std::string& tree_oid);
+    // The same as a vector in path order (byte order of the whole path, the index's order), charged to the
+    // session's memory budget while it is built.
+    // A subtree for which skip("dir/", oid) is true is not read; its directory is added to `skipped`.
+    std::vector<FlatEntry> flatten_sorted(const std::string& tree_oid,
+                                          const std::function<bool(const std::string&, const std::string&)>& skip = {},
+                                          std::vector<std::string>* skipped = nullptr);
 
     // refs
     static bool valid_ref_name(const std::string& name);  // git's check-ref-format rules
@@ -186,11 +199,16 @@ public:
     std::string abbrev(const std::string& oid, size_t len = 7);
 
     // index
-    std::vector<IndexEntry> read_index();
+    // The index's entries. With cache_tree, also the directories its cache-tree extension ("TREE", which
+    // the real git writes) holds as valid: "dir/" ("" for the top) -> the tree object the index's entries
+    // below it make.
+    std::vector<IndexEntry> read_index(std::unordered_map<std::string, std::string>* cache_tree = nullptr);
     void write_index(std::vector<IndexEntry> entries);
 
     // identity
-    Signature identity(bool committer);
+    // strict (commits, tags, stashes): no name and no email configured is git's "Author identity unknown".
+    // Not strict (reflog lines): a fallback from $USER, as git's reflogs take one.
+    Signature identity(bool committer, bool strict = true);
 
     std::string path_in_git(std::string_view rel) const { return gitdir + "/" + std::string(rel); }
     void write_file_atomic(const std::string& path, std::string_view data);

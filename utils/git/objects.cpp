@@ -47,11 +47,11 @@ std::string sha1_raw(std::string_view data) {
 
 std::string to_hex(std::string_view raw) {
     static const char* d = "0123456789abcdef";
-    std::string s;
-    s.reserve(raw.size() * 2);
+    std::string s(raw.size() * 2, '\0');
+    char* o = s.data();
     for (unsigned char c : raw) {
-        s += d[c >> 4];
-        s += d[c & 15];
+        *o++ = d[c >> 4];
+        *o++ = d[c & 15];
     }
     return s;
 }
@@ -685,6 +685,53 @@ std::map<std::string, std::pair<uint32_t, std::string>> Repo::flatten(const std:
             else out[p] = {e.mode, e.oid};
         }
     }
+    return out;
+}
+
+std::vector<FlatEntry> Repo::flatten_sorted(const std::string& tree_oid,
+                                            const std::function<bool(const std::string&, const std::string&)>& skip,
+                                            std::vector<std::string>* skipped) {
+    if (skip && skip("", tree_oid)) {
+        if (skipped) skipped->push_back("");
+        return {};
+    }
+    std::vector<FlatEntry> out;
+    interp::MemoryCharge held(ctx.memory);
+    // Depth first in each tree's own order (a subtree's name sorts as "name/"), which is the byte order of
+    // the whole paths for a well-formed tree.
+    struct Level {
+        std::vector<TreeEntry> entries;
+        size_t next = 0;
+        std::string prefix;
+    };
+    std::vector<Level> stack;
+    stack.push_back({tree(tree_oid), 0, ""});
+    while (!stack.empty()) {
+        check_cancel(ctx);
+        Level& l = stack.back();
+        if (l.next == l.entries.size()) {
+            stack.pop_back();
+            continue;
+        }
+        TreeEntry& e = l.entries[l.next++];
+        std::string p = l.prefix + e.name;
+        if (!verify_path(p)) throw Fatal{"invalid path '" + p + "'"};
+        if (e.is_tree()) {
+            if (stack.size() > 4096) throw Fatal{"tree too deep"};
+            if (skip && skip(p + "/", e.oid)) {
+                if (skipped) skipped->push_back(p + "/");
+                continue;
+            }
+            std::vector<TreeEntry> sub = tree(e.oid);
+            stack.push_back({std::move(sub), 0, p + "/"});
+            continue;
+        }
+        held.add(sizeof(FlatEntry) + p.size() + e.oid.size());
+        out.push_back({std::move(p), e.mode, std::move(e.oid)});
+    }
+    // A tree not sorted as git sorts (not written by git): still in path order.
+    if (!std::is_sorted(out.begin(), out.end(), [](const FlatEntry& a, const FlatEntry& b) { return a.path < b.path; }))
+        std::sort(out.begin(), out.end(), [](const FlatEntry& a, const FlatEntry& b) { return a.path < b.path; });
     return out;
 }
 

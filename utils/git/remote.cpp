@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -98,7 +99,8 @@ void check_url(const std::string& url) {
 
 struct Advert {
     std::vector<std::pair<std::string, std::string>> refs;  // (name, oid) in the server's order, "x^{}" peeled
-    std::set<std::string> caps;
+    std::set<std::string> caps;  // v0: the capabilities of the first line; v2: the server's capability lines
+    bool v2 = false;             // the server answered protocol v2: refs from ls-refs, objects by `fetch`
     std::string head_target;  // from symref=HEAD:refs/heads/main
     std::optional<std::string> find(const std::string& name) const {
         for (const auto& [n, o] : refs)
@@ -117,11 +119,24 @@ public:
     }
     const std::string& url() const { return url_; }
 
+    // Protocol v2 is asked for on fetches (git's default since 2.26) unless protocol.version says 0 or 1;
+    // a server that does not know it answers v0, which is read as before. Pushes are v0 (git has no v2
+    // receive-pack).
+    bool want_v2() const {
+        std::optional<std::string> v;
+        for (const auto& [k, val] : s_.overrides)
+            if (k == "protocol.version") v = val;
+        if (!v && s_.repo) v = s_.repo->config.get("protocol.version");
+        return !v || *v == "2";
+    }
+
     Advert discover(const std::string& service) {
         net::HttpRequest req;
         req.url = base_ + "/info/refs?service=" + service;
         req.follow_redirects = true;
         req.headers = {{"Accept", "*/*"}, {"Pragma", "no-cache"}};
+        const bool ask_v2 = service == "git-upload-pack" && want_v2();
+        if (ask_v2) req.headers.emplace_back("Git-Protocol", "version=2");
         interp::MemoryCharge held(s_.ctx.memory);
         std::string ctype;
         std::string body = send(req, kMaxAdvertBytes, held, &ctype);
@@ -130,10 +145,18 @@ public:
         Advert a;
         PktReader r{body};
         std::string_view line;
-        if (r.next(line) != PktReader::data || chomp(line) != "# service=" + service)
+        auto k0 = r.next(line);
+        bool service_line = k0 == PktReader::data && chomp(line) == "# service=" + service;
+        if (!service_line && !(ask_v2 && k0 == PktReader::data && chomp(line) == "version 2"))
             throw Fatal{"invalid server response; got '" + chomp(line) + "'"};
-        while (r.next(line) == PktReader::data) {
+        if (service_line) {
+            while (r.next(line) == PktReader::data) {
+            }
+            size_t at = r.pos;
+            if (!(ask_v2 && r.next(line) == PktReader::data && chomp(line) == "version 2")) r.pos = at;
+            else service_line = false;
         }
+        if (!service_line) return list_refs_v2(r);
         bool first = true;
         for (;;) {
             check_cancel(s_.ctx);
@@ -166,12 +189,28 @@ public:
         return a;
     }
 
-    std::string rpc(const std::string& service, std::string body, uint64_t cap, interp::MemoryCharge& held) {
+    // A v2 command's request: "command=NAME", the capabilities we send, a delimiter, the arguments, a flush.
+    static std::string v2_request(const Advert& a, const std::string& command, const std::vector<std::string>& args) {
+        std::string body = pkt("command=" + command + "\n");
+        bool agent = false, sha1 = false;
+        for (const auto& c : a.caps) {
+            agent = agent || c == "agent" || c.starts_with("agent=");
+            sha1 = sha1 || c == "object-format=sha1";
+        }
+        if (agent) body += pkt(std::string("agent=") + kAgent + "\n");
+        if (sha1) body += pkt("object-format=sha1\n");
+        body += "0001";
+        for (const auto& x : args) body += pkt(x + "\n");
+        return body + "0000";
+    }
+
+    std::string rpc(const std::string& service, std::string body, uint64_t cap, interp::MemoryCharge& held, bool v2 = false) {
         net::HttpRequest req;
         req.method = "POST";
         req.url = base_ + "/" + service;
         req.headers = {{"Content-Type", "application/x-" + service + "-request"},
                        {"Accept", "application/x-" + service + "-result"}};
+        if (v2) req.headers.emplace_back("Git-Protocol", "version=2");
         req.body = std::move(body);
         req.has_body = true;
         std::string ctype;
@@ -182,6 +221,60 @@ public:
     }
 
 private:
+    // The rest of a v2 capability advertisement (after "version 2"), then the refs by `ls-refs`, in the form
+    // a v0 advertisement gives them: HEAD first when it points somewhere, a peeled tag as "name^{}" after it.
+    Advert list_refs_v2(PktReader& r) {
+        Advert a;
+        a.v2 = true;
+        std::string_view line;
+        while (r.next(line) == PktReader::data) {
+            check_cancel(s_.ctx);
+            a.caps.insert(chomp(line));
+        }
+        bool ls_refs = false, fetch = false;
+        for (const auto& c : a.caps) {
+            ls_refs = ls_refs || c == "ls-refs" || c.starts_with("ls-refs=");
+            fetch = fetch || c == "fetch" || c.starts_with("fetch=");
+            if (c.starts_with("object-format=") && c != "object-format=sha1")
+                throw Fatal{"the remote repository uses " + c.substr(14) + " object names, which are not available here"};
+        }
+        if (!ls_refs || !fetch) throw Fatal{"the server speaks protocol v2 without ls-refs and fetch"};
+        interp::MemoryCharge held(s_.ctx.memory);
+        // "unborn" when the server offers it (as git asks on clone): an empty repository's HEAD still names
+        // its branch, which a clone of it takes.
+        std::vector<std::string> args = {"symrefs", "peel"};
+        for (const auto& c : a.caps)
+            if (c.starts_with("ls-refs=") && (" " + c.substr(8) + " ").find(" unborn ") != std::string::npos) args.push_back("unborn");
+        std::string resp = rpc("git-upload-pack", v2_request(a, "ls-refs", args), kMaxAdvertBytes, held, true);
+        PktReader rr{resp};
+        for (;;) {
+            check_cancel(s_.ctx);
+            if (rr.next(line) != PktReader::data) break;
+            std::string l = chomp(line);
+            if (l.starts_with("ERR ")) throw Fatal{"remote error: " + l.substr(4)};
+            if (l.starts_with("unborn HEAD symref-target:")) {
+                a.head_target = l.substr(26);
+                continue;
+            }
+            if (l.starts_with("unborn ")) continue;
+            if (l.size() < 42 || l[40] != ' ' || !is_hex_oid(l.substr(0, 40)))
+                throw Fatal{"invalid ls-refs response: " + l};
+            std::string oid = l.substr(0, 40), rest = l.substr(41), peeled;
+            size_t sp = rest.find(' ');
+            std::string name = rest.substr(0, sp);
+            while (sp != std::string::npos) {
+                size_t e = rest.find(' ', sp + 1);
+                std::string attr = rest.substr(sp + 1, e == std::string::npos ? std::string::npos : e - sp - 1);
+                if (attr.starts_with("symref-target:") && name == "HEAD") a.head_target = attr.substr(14);
+                if (attr.starts_with("peeled:")) peeled = attr.substr(7);
+                sp = e;
+            }
+            a.refs.emplace_back(name, oid);
+            if (is_hex_oid(peeled)) a.refs.emplace_back(name + "^{}", peeled);
+        }
+        return a;
+    }
+
     std::string send(net::HttpRequest& req, uint64_t cap, interp::MemoryCharge& held, std::string* ctype) {
         CommandContext& ctx = s_.ctx;
         if (!ctx.http) throw Fatal{"unable to access '" + shown_ + "': the network is off in this sandbox"};
@@ -649,12 +742,89 @@ std::string current_branch(Repo& repo) {
 
 // ------------------------------------------------------------------ fetching objects
 
+// Our ref tips and their recent ancestors: the commits offered as common ground.
+std::vector<std::string> haves_for(Invocation& s, Repo& repo) {
+    std::vector<std::string> todo, out;
+    for (auto& [n, o] : repo.refs("refs/")) todo.push_back(o);
+    if (auto h = repo.head_oid()) todo.push_back(*h);
+    std::set<std::string> seen;
+    for (size_t at = 0; at < todo.size() && out.size() < kMaxHaves; ++at) {
+        check_cancel(s.ctx);
+        const std::string c = todo[at];
+        if (!seen.insert(c).second) continue;
+        auto o = repo.try_read(c);
+        if (!o || o->type != ObjType::commit) continue;
+        out.push_back(c);
+        for (auto& p : parse_commit(o->data, c).parents) todo.push_back(p);
+    }
+    return out;
+}
+
+// The pack of a response: the data of side band 1 (band 2 is progress, band 3 an error) from r's position
+// to the flush that ends it, moved to the front of buf in place (buf is what r reads: each payload moves
+// to an earlier place than it was read from), so a large pack is neither copied into a second buffer nor
+// given fresh pages. Returns the pack's size.
+size_t sideband_pack_in_place(Invocation& s, std::string& buf, PktReader& r) {
+    size_t w = 0;
+    std::string_view line;
+    for (;;) {
+        check_cancel(s.ctx);
+        if (r.next(line) != PktReader::data) break;
+        if (line.empty()) continue;
+        char band = line[0];
+        line.remove_prefix(1);
+        if (band == 1) {
+            std::memmove(buf.data() + w, line.data(), line.size());
+            w += line.size();
+        } else if (band == 3) {
+            throw Fatal{"remote error: " + chomp(line)};
+        }
+    }
+    return w;
+}
+
+// Protocol v2's `fetch`: the wants, the haves and "done" in one request; the answer's "packfile" section
+// is the pack on side band 1 (no thin pack is asked for: every delta's base is in the pack or here).
+bool fetch_pack_v2(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const std::vector<std::string>& wants) {
+    std::vector<std::string> args = {"ofs-delta", "no-progress", "include-tag"};
+    for (const auto& w : wants) args.push_back("want " + w);
+    for (const auto& h : haves_for(s, repo)) args.push_back("have " + h);
+    args.push_back("done");
+    interp::MemoryCharge held(s.ctx.memory);
+    std::string resp = conn.rpc("git-upload-pack", Conn::v2_request(adv, "fetch", args), kMaxPackBytes, held, true);
+    std::string pack;
+    PktReader r{resp};
+    std::string_view line;
+    for (;;) {
+        check_cancel(s.ctx);
+        auto k = r.next(line);
+        if (k == PktReader::end) break;
+        if (k != PktReader::data) continue;  // the delimiter between sections
+        std::string l = chomp(line);
+        if (l.starts_with("ERR ")) throw Fatal{"remote error: " + l.substr(4)};
+        if (l == "packfile") {
+            resp.resize(sideband_pack_in_place(s, resp, r));
+            pack = std::move(resp);
+            break;
+        }
+        // "acknowledgments", "shallow-info", "wanted-refs" and their lines: nothing asked for needs them.
+    }
+    held.set(pack.size());
+    resp = std::string();
+    if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
+    PackIndexer(repo, pack).run();
+    for (const auto& w : wants)
+        if (!repo.has(w)) throw Fatal{"remote did not send all necessary objects"};
+    return true;
+}
+
 // Asks the server for `wants` (those not here already) and indexes the pack. Returns whether a pack came.
 bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const std::vector<std::string>& wants_in) {
     std::vector<std::string> wants;
     for (const auto& w : wants_in)
         if (!repo.has(w) && std::find(wants.begin(), wants.end(), w) == wants.end()) wants.push_back(w);
     if (wants.empty()) return false;
+    if (adv.v2) return fetch_pack_v2(s, repo, conn, adv, wants);
     std::string caps;
     for (const char* c : {"side-band-64k", "ofs-delta", "include-tag", "no-progress"})
         if (adv.caps.count(c)) caps += std::string(" ") + c;
@@ -662,28 +832,11 @@ bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const 
     std::string body;
     for (size_t k = 0; k < wants.size(); ++k) body += pkt("want " + wants[k] + (k == 0 ? caps : "") + "\n");
     body += "0000";
-    // Common ground: our ref tips and their recent ancestors.
-    std::vector<std::string> todo;
-    for (auto& [n, o] : repo.refs("refs/")) todo.push_back(o);
-    if (auto h = repo.head_oid()) todo.push_back(*h);
-    std::set<std::string> seen;
-    size_t haves = 0;
-    while (!todo.empty() && haves < kMaxHaves) {
-        check_cancel(s.ctx);
-        std::string c = todo.front();
-        todo.erase(todo.begin());
-        if (!seen.insert(c).second) continue;
-        auto o = repo.try_read(c);
-        if (!o || o->type != ObjType::commit) continue;
-        body += pkt("have " + c + "\n");
-        ++haves;
-        for (auto& p : parse_commit(o->data, c).parents) todo.push_back(p);
-    }
+    for (const auto& h : haves_for(s, repo)) body += pkt("have " + h + "\n");
     body += pkt("done\n");
     interp::MemoryCharge held(s.ctx.memory);
     std::string resp = conn.rpc("git-upload-pack", std::move(body), kMaxPackBytes, held);
     std::string pack;
-    interp::MemoryCharge pack_held(s.ctx.memory);
     bool sideband = adv.caps.count("side-band-64k") > 0;
     PktReader r{resp};
     std::string_view line;
@@ -699,21 +852,15 @@ bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const 
         if (line.starts_with("NAK") || line.starts_with("ACK ")) continue;
         if (line.starts_with("ERR ")) throw Fatal{"remote error: " + chomp(line.substr(4))};
         if (!sideband) {
-            pack_held.add(resp.size() - before);
-            pack.assign(resp, before, std::string::npos);
-            break;
+            resp.erase(0, before);
+        } else {
+            r.pos = before;
+            resp.resize(sideband_pack_in_place(s, resp, r));
         }
-        if (line.empty()) continue;
-        char band = line[0];
-        line.remove_prefix(1);
-        if (band == 1) {
-            pack_held.add(line.size());
-            pack.append(line);
-        } else if (band == 3) {
-            throw Fatal{"remote error: " + chomp(line)};
-        }
+        pack = std::move(resp);
+        break;
     }
-    held.clear();
+    held.set(pack.size());
     resp = std::string();
     if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
     PackIndexer(repo, pack).run();
@@ -1070,6 +1217,8 @@ int cmd_clone(Invocation& s, const Args& a) {
         }
     }
     if (adv.refs.empty()) {
+        // Protocol v2 tells the branch of an empty repository's HEAD ("unborn"): the clone's HEAD names it.
+        if (adv.v2 && adv.head_target.starts_with("refs/heads/")) repo.set_symref("HEAD", adv.head_target);
         if (std::string b = current_branch(repo); !b.empty() && !bare) {
             set_config(repo, "branch." + b + ".remote", origin);
             set_config(repo, "branch." + b + ".merge", "refs/heads/" + b);

@@ -94,7 +94,7 @@ std::string Repo::head_ref() {
 }
 
 std::string Repo::reflog_identity() {
-    Signature s = identity(true);
+    Signature s = identity(true, false);
     return s.raw;
 }
 
@@ -629,7 +629,7 @@ std::unique_ptr<Repo> discover(CommandContext& ctx, const std::vector<std::pair<
 // ---------------------------------------------------------------------------------------------------------
 // Identity
 
-Signature Repo::identity(bool committer) {
+Signature Repo::identity(bool committer, bool strict) {
     const char* pre = committer ? "GIT_COMMITTER_" : "GIT_AUTHOR_";
     auto env = [&](const char* what) -> std::optional<std::string> {
         if (const std::string* v = ctx.env.get(std::string(pre) + what)) return *v;
@@ -642,7 +642,7 @@ Signature Repo::identity(bool committer) {
     else if (auto c = config.get("user.email")) email = *c;
     else if (const std::string* e = ctx.env.get("EMAIL")) email = *e;
     if (name.empty() || email.empty()) {
-        if (!env("NAME") && !config.get("user.name") && !env("EMAIL") && !config.get("user.email"))
+        if (strict && !env("NAME") && !config.get("user.name") && !env("EMAIL") && !config.get("user.email"))
             throw Fatal{"Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n  git config --global user.email \"you@example.com\"\n  git config --global user.name \"Your Name\"\n\nto set your account's default identity.\nOmit --global to set the identity only in this repository.\n\nfatal: unable to auto-detect email address (root@bashkit)",
                         128, false};
         if (name.empty()) {
@@ -682,7 +682,7 @@ static void put32(std::string& s, uint32_t v) {
     s += char(v);
 }
 
-std::vector<IndexEntry> Repo::read_index() {
+std::vector<IndexEntry> Repo::read_index(std::unordered_map<std::string, std::string>* cache_tree) {
     std::vector<IndexEntry> out;
     auto file = fs.read_file(gitdir + "/index", kMaxIndexBytes);
     if (!file) {
@@ -741,6 +741,45 @@ std::vector<IndexEntry> Repo::read_index() {
         if (!verify_path(e.path)) throw Fatal{"invalid path '" + e.path + "' in the index"};
         prev = e.path;
         out.push_back(std::move(e));
+    }
+    if (!cache_tree) return out;
+    // Extensions: a signature, a 32-bit size, the data. The cache-tree is its directories in pre-order:
+    // "name\0entries subtrees\n" then the tree's id when entries is not -1 (the directory changed since).
+    while (i + 8 <= end) {
+        uint32_t size = be32(u + i + 4);
+        if (size > end - i - 8) break;
+        if (d.compare(i, 4, "TREE") == 0) {
+            size_t p = i + 8, stop = i + 8 + size;
+            struct Level {
+                std::string prefix;
+                long left;
+            };
+            std::vector<Level> stack;
+            while (p < stop) {
+                check_cancel(ctx);
+                size_t nul = d.find('\0', p);
+                if (nul == std::string::npos || nul >= stop) break;
+                std::string name = d.substr(p, nul - p);
+                size_t nl = d.find('\n', nul + 1);
+                if (nl == std::string::npos || nl >= stop) break;
+                long entries = 0, subtrees = 0;
+                if (std::sscanf(d.substr(nul + 1, nl - nul - 1).c_str(), "%ld %ld", &entries, &subtrees) != 2 || subtrees < 0 ||
+                    stack.size() > 4096)
+                    break;
+                p = nl + 1;
+                std::string path = stack.empty() ? "" : stack.back().prefix + name + "/";
+                if (!stack.empty()) --stack.back().left;
+                if (entries >= 0) {
+                    if (p + 20 > stop) break;
+                    (*cache_tree)[path] = to_hex(d.substr(p, 20));
+                    p += 20;
+                }
+                stack.push_back({std::move(path), subtrees});
+                while (!stack.empty() && stack.back().left <= 0) stack.pop_back();
+            }
+            if (p != stop) cache_tree->clear();  // not as git writes it: not used
+        }
+        i += 8 + size;
     }
     return out;
 }

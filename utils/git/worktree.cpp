@@ -2,6 +2,7 @@
 // the work tree from one tree to another.
 #include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 #include "utils/git/core.hpp"
 
@@ -15,11 +16,16 @@ bool verify_path(std::string_view path) {
         if (e == std::string_view::npos) e = path.size();
         std::string_view c = path.substr(i, e - i);
         if (c.empty() || c == "." || c == "..") return false;
-        std::string low;
-        for (char ch : c) low += char(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-        // .git and its NTFS/HFS aliases (trailing dots and spaces, 8.3 short name)
-        while (!low.empty() && (low.back() == '.' || low.back() == ' ')) low.pop_back();
-        if (low == ".git" || low == "git~1") return false;
+        // .git and its NTFS/HFS aliases (any case, trailing dots and spaces, 8.3 short name)
+        std::string_view t = c;
+        while (!t.empty() && (t.back() == '.' || t.back() == ' ')) t.remove_suffix(1);
+        auto is = [&](std::string_view lower) {
+            if (t.size() != lower.size()) return false;
+            for (size_t k = 0; k < t.size(); ++k)
+                if (char(t[k] >= 'A' && t[k] <= 'Z' ? t[k] + 32 : t[k]) != lower[k]) return false;
+            return true;
+        };
+        if (is(".git") || is("git~1")) return false;
         if (c.find('\0') != std::string_view::npos || c.find('\\') != std::string_view::npos) return false;
         i = e + 1;
     }
@@ -313,21 +319,76 @@ bool entry_unchanged(Repo& repo, const IndexEntry& e, const vfs::Stat& st, int64
 
 StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
     StatusData out;
-    std::map<std::string, std::pair<uint32_t, std::string>> head;
-    if (auto h = repo.head_oid()) head = repo.flatten(repo.commit(*h).tree);
-    auto index = repo.read_index();
+    std::unordered_map<std::string, std::string> cache_tree;
+    auto index = repo.read_index(&cache_tree);
+    interp::MemoryCharge head_held(repo.ctx.memory);
+    head_held.add(cache_tree.size() * 128);
+    // HEAD's files in path order, the index's order: one pass over both finds what is staged. A directory
+    // whose tree in HEAD is the one the index's cache-tree holds for it has nothing staged: not read, and
+    // its entries are taken as HEAD's (`skipped`, in path order).
+    std::vector<FlatEntry> head;
+    std::vector<std::string> skipped;
+    std::string head_tree;
+    if (auto h = repo.head_oid()) {
+        head_tree = repo.commit(*h).tree;
+        head = repo.flatten_sorted(
+            head_tree,
+            [&](const std::string& dir, const std::string& oid) {
+                auto it = cache_tree.find(dir);
+                return it != cache_tree.end() && it->second == oid;
+            },
+            &skipped);
+    }
+    for (const FlatEntry& f : head) head_held.add(sizeof(FlatEntry) + f.path.size() + f.oid.size());
+    std::vector<bool> head_seen(head.size());
+    size_t hi = 0, si = 0;
     int64_t im = index_mtime(repo);
     std::map<std::string, Change> changes;
-    std::set<std::string> in_index;
-    std::set<std::string> tracked_dirs;
-    for (auto& e : index) {
+    // Views into `index`, which outlives both.
+    std::unordered_set<std::string_view> in_index;
+    std::unordered_set<std::string_view> tracked_dirs;
+    interp::MemoryCharge sets_held(repo.ctx.memory);
+    sets_held.add(index.size() * 2 * (sizeof(std::string_view) + 2 * sizeof(void*)));
+    in_index.reserve(index.size());
+    bool staged_add = false;
+    std::string_view last_dir;
+    // The work tree's stat data, a directory at a time (the index is sorted, so a directory's files mostly
+    // come together): one walk to the directory for all of them, not one per file.
+    std::vector<vfs::Result<vfs::Stat>> stats;
+    interp::MemoryCharge stats_held(repo.ctx.memory);
+    size_t run_end = 0;
+    for (size_t i = 0; i < index.size(); ++i) {
+        const IndexEntry& e = index[i];
         check_cancel(repo.ctx);
-        in_index.insert(e.path);
-        for (size_t s = e.path.find('/'); s != std::string::npos; s = e.path.find('/', s + 1))
-            tracked_dirs.insert(e.path.substr(0, s + 1));
-        Change& c = changes[e.path];
-        c.path = e.path;
+        const std::string_view path = e.path;
+        const size_t cut = path.rfind('/');
+        const std::string_view dir = path.substr(0, cut == std::string_view::npos ? 0 : cut + 1);
+        if (i == run_end) {
+            std::vector<std::string> names;
+            for (run_end = i; run_end < index.size() && index[run_end].path.size() > dir.size() &&
+                              std::string_view(index[run_end].path).starts_with(dir) &&
+                              index[run_end].path.find('/', dir.size()) == std::string::npos;
+                 ++run_end)
+                names.push_back(index[run_end].path.substr(dir.size()));
+            if (run_end == i) names.push_back(e.path.substr(dir.size())), run_end = i + 1;
+            stats_held.set(names.size() * (sizeof(vfs::Result<vfs::Stat>) + 64));
+            stats = repo.fs.lstat_in(dir.empty() ? repo.worktree : abs_path(repo, std::string(dir)), names);
+        }
+        const vfs::Result<vfs::Stat>& st = stats[i - (run_end - stats.size())];
+        in_index.insert(path);
+        if (dir != last_dir) {
+            last_dir = dir;
+            for (size_t s = path.find('/'); s != std::string_view::npos; s = path.find('/', s + 1))
+                tracked_dirs.insert(path.substr(0, s + 1));
+        }
+        while (hi < head.size() && std::string_view(head[hi].path) < path) ++hi;
+        const FlatEntry* h = hi < head.size() && head[hi].path == path ? &head[hi] : nullptr;
+        if (h) head_seen[hi] = true;
+        while (si < skipped.size() && !path.starts_with(skipped[si]) && std::string_view(skipped[si]) < path) ++si;
+        const bool as_head = si < skipped.size() && path.starts_with(skipped[si]);
         if (e.stage() != 0) {
+            Change& c = changes[e.path];
+            c.path = e.path;
             // git's short codes by the stages present: DD AU UD UA DU AA UU
             static const char* const kXY[8] = {"", "DD", "AU", "UD", "UA", "DU", "AA", "UU"};
             c.stages |= 1 << (e.stage() - 1);
@@ -335,26 +396,37 @@ StatusData compute_status(Repo& repo, bool untracked_all, bool with_untracked) {
             c.y = kXY[c.stages][1];
             continue;
         }
-        auto h = head.find(e.path);
-        if (h == head.end()) c.x = 'A';
-        else if (h->second.second != e.oid || h->second.first != e.mode) c.x = 'M';
-        auto st = repo.fs.lstat(abs_path(repo, e.path));
-        if (!st || st->is_directory()) c.y = 'D';
-        else if (!entry_unchanged(repo, e, *st, im)) c.y = 'M';
+        char x = ' ', y = ' ';
+        if (as_head) x = ' ';
+        else if (!h) x = 'A', staged_add = true;
+        else if (h->oid != e.oid || h->mode != e.mode) x = 'M';
+        if (!st || st->is_directory()) y = 'D';
+        else if (!entry_unchanged(repo, e, *st, im)) y = 'M';
+        if (x == ' ' && y == ' ') continue;
+        Change& c = changes[e.path];
+        c.path = e.path;
+        c.x = x;
+        c.y = y;
     }
-    for (auto& [p, v] : head)
-        if (!in_index.count(p)) {
-            Change& c = changes[p];
-            c.path = p;
+    bool staged_delete = false;
+    for (size_t k = 0; k < head.size(); ++k)
+        if (!head_seen[k]) {
+            Change& c = changes[head[k].path];
+            c.path = head[k].path;
             c.x = 'D';
+            staged_delete = true;
         }
     // Staged renames: a path gone from HEAD whose content (the same blob, or one similar enough) is at a new
     // path of the index.
-    {
-        FlatTree staged;
+    if (staged_add && staged_delete) {
+        FlatTree before, staged;
+        if (skipped.empty())
+            for (auto& f : head) before.emplace_hint(before.end(), f.path, std::make_pair(f.mode, f.oid));
+        else
+            before = repo.flatten(head_tree);
         for (auto& e : index)
             if (e.stage() == 0) staged[e.path] = {e.mode, e.oid};
-        for (auto& [to, r] : find_renames(repo.ctx, head, staged, [&](const std::string& oid) { return repo.read(oid).data; })) {
+        for (auto& [to, r] : find_renames(repo.ctx, before, staged, [&](const std::string& oid) { return repo.read(oid).data; })) {
             Change& c = changes[to];
             c.x = 'R';
             c.orig = r.from;
