@@ -654,15 +654,18 @@ private:
             write(std::to_string(r.fd));
         }
         write(redir_op(r));
+        std::string target;
         if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
             // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
-            write(r.delim);
+            target = r.delim;
         } else if (r.target != nullptr) {
-            std::string target = capture([&] { word(r.target); });
-            // `< <(cmd)`: without the space the two operators would fuse.
-            if (!target.empty() && (target[0] == '<' || target[0] == '>' || target[0] == '(')) write(' ');
-            write(target);
+            target = capture([&] { word(r.target); });
         }
+        // `< <(cmd)`: without the space the two operators would fuse; so would `<< -E` into `<<-E`.
+        if (!target.empty() && (target[0] == '<' || target[0] == '>' || target[0] == '(' ||
+                                (target[0] == '-' && r.op == RedirOp::HereDoc && !r.strip_tabs)))
+            write(' ');
+        write(target);
         if (r.op == RedirOp::HereDoc) pending_.push_back(&r);
     }
 
