@@ -613,11 +613,25 @@ Redirect* Parser::parse_redirect(Token t) {
     r->target = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     if (r->op == RedirOp::HereDoc) {
+        // The delimiter is the word after quote removal, without any expansion: $'..' gives its decoded
+        // value (read from the word's node) and $".." its text, as a quoted part does.
         std::string_view raw = word_text(from);
+        std::vector<const AnsiCQuoted*> ansic;
+        for (Node* n : r->target->parts)
+            if (n->kind == NodeKind::AnsiCQuoted) ansic.push_back(n->as<AnsiCQuoted>());
+        size_t next_ansic = 0;
         std::string delim;
         bool quoted = false;
         for (size_t i = 0; i < raw.size(); ++i) {
             char c = raw[i];
+            if (c == '$' && i + 1 < raw.size() && raw[i + 1] == '\'' && next_ansic < ansic.size()) {
+                const AnsiCQuoted* q = ansic[next_ansic++];
+                quoted = true;
+                delim += q->value;
+                i += 2 + q->raw.size();  // on the closing quote
+                continue;
+            }
+            if (c == '$' && i + 1 < raw.size() && raw[i + 1] == '"') c = raw[++i];
             if (c == '\\' && i + 1 < raw.size() && raw[i + 1] == '\n') {
                 ++i;  // a line continuation
             } else if (c == '\\' && i + 1 < raw.size()) {
