@@ -362,7 +362,8 @@ public:
     // [[ ]] leaves $? as it was.
     Flow run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name = {});
     // bash's warning for each here-document of `unit` that the end of input closed.
-    void warn_unterminated_heredocs(const sx::ParseResult& unit);
+    // text: the whole input the unit was read from, whose first line is first_line.
+    void warn_unterminated_heredocs(const sx::ParseResult& unit, std::string_view text, uint32_t first_line);
     // Runs the EXIT trap if set (once).
     void run_exit_trap();
     // Whether the child bash forks for a pipeline stage (piped) or a background job (async) runs the EXIT trap

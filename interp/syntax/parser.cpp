@@ -774,7 +774,10 @@ void Parser::read_heredoc(Redirect* r) {
     if (body_to_end_) last_nl = true;
     if (!found && !failed() && !body_to_end_) {
         heredoc_eof_ = true;
-        unterminated_heredocs_.emplace_back(r->pos.line, std::string(delim));
+        // bash names the line before the body's first one: the redirection's line for the first
+        // here-document of a line, the line of the previous one's delimiter for the next ones.
+        uint32_t line = std::max(r->pos.line, start.line > 0 ? start.line - 1 : 0u);
+        unterminated_heredocs_.emplace_back(line, std::string(delim));
     }
     // bash ends a last line cut by the end of input with a newline, whatever the line ends with
     if (!last_nl) lit_add_str(lit, "\n", lexer_.pos());
