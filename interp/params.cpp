@@ -716,21 +716,27 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             PatternOptions po;
             po.extglob = state_.opts[ShExtglob];
             Pattern cp = Pattern::compile(pat, po);
+            // bash only tries spans of the length it counts for the pattern (see substitution_match_length).
+            // Without `*` or an extglob group every match has one length, so a match of another length
+            // means that none can be found.
+            const std::optional<size_t> span = substitution_match_length(pat);
+            auto counted = [&](std::string_view matched) { return !span || pattern_char_count(matched) == *span; };
             bool too_big = false;
             auto apply = [&](std::string& s) {
                 if (op == Op::ReplacePrefix) {
                     auto k = cp.longest_prefix(s);
-                    if (k) s = build(std::string_view(s).substr(0, *k)) + s.substr(*k);
+                    if (k && counted(std::string_view(s).substr(0, *k))) s = build(std::string_view(s).substr(0, *k)) + s.substr(*k);
                     return;
                 }
                 if (op == Op::ReplaceSuffix) {
                     auto k = cp.longest_suffix(s);
-                    if (k) s = s.substr(0, *k) + build(std::string_view(s).substr(*k));
+                    if (k && counted(std::string_view(s).substr(*k))) s = s.substr(0, *k) + build(std::string_view(s).substr(*k));
                     return;
                 }
                 if (pat.empty()) return;
                 if (op == Op::Replace) {
                     auto m = cp.find_first(s);
+                    if (m && !counted(std::string_view(s).substr(m->begin, m->end - m->begin))) return;
                     if (m) s = s.substr(0, m->begin) + build(std::string_view(s).substr(m->begin, m->end - m->begin)) + s.substr(m->end);
                     return;
                 }
@@ -745,7 +751,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 stats.cancel = cancel_;
                 auto all = cp.find_all(s, &stats);
                 if (cancel_->cancelled_fast()) return;  // cut short: the caller's next check ends the run
-                if (all.empty()) return;
+                if (all.empty() || !counted(std::string_view(s).substr(all[0].begin, all[0].end - all[0].begin))) return;
                 size_t lit_total = 0, amps = 0;
                 for (const auto& pc : pieces) {
                     if (pc.match) ++amps;

@@ -840,6 +840,87 @@ bool pattern_match(std::string_view pattern, std::string_view text, PatternOptio
     return Pattern::compile(pattern, options).match(text);
 }
 
+size_t pattern_char_count(std::string_view text) {
+    size_t n = 0;
+    uint32_t cp = 0;
+    for (size_t i = 0; i < text.size(); i += pattern_decode_utf8(text, i, cp)) ++n;
+    return n;
+}
+
+std::optional<size_t> substitution_match_length(std::string_view p) {
+    uint32_t cp = 0;
+    size_t i = 0;
+    auto next = [&]() -> int {  // the byte at i (-1 at the end), then i moves past its character
+        if (i >= p.size()) return -1;
+        const int c = static_cast<unsigned char>(p[i]);
+        i += pattern_decode_utf8(p, i, cp);
+        return c;
+    };
+    auto peek = [&]() -> int { return i < p.size() ? static_cast<unsigned char>(p[i]) : -1; };
+    size_t len = 0;
+    for (int c = next(); c >= 0; c = next()) {
+        switch (c) {
+        case '*': return std::nullopt;
+        case '?':
+        case '+':
+        case '!':
+        case '@':
+            if (peek() == '(') return std::nullopt;
+            ++len;
+            break;
+        case '\\':
+            ++len;
+            next();
+            break;
+        case '[': {
+            // Up to the first `]` that is not the character right after `[` (so `[!]]` ends early); an
+            // unclosed bracket counts each of its characters, `[` included.
+            size_t bracket = 1;
+            bool in_class = false, in_sym = false, in_equiv = false, closed = false, cut = false;
+            int b = next();
+            for (;;) {
+                if (b < 0) {
+                    cut = true;
+                    break;
+                }
+                ++bracket;
+                if (b == '\\') {
+                    if (next() < 0 || peek() < 0) {
+                        cut = true;
+                        break;
+                    }
+                } else if (b == '[' && (peek() == ':' || peek() == '.' || peek() == '=')) {
+                    const int kind = next();
+                    in_class = in_class || kind == ':';
+                    in_sym = in_sym || kind == '.';
+                    in_equiv = in_equiv || kind == '=';
+                    if (kind != ':' && peek() == ']') {  // `[.].]`, `[=]=]`
+                        next();
+                        ++bracket;
+                    }
+                } else if (((in_class && b == ':') || (in_sym && b == '.') || (in_equiv && b == '=')) &&
+                           peek() == ']') {
+                    next();
+                    if (b == ':') in_class = false;
+                    if (b == '.') in_sym = false;
+                    if (b == '=') in_equiv = false;
+                }
+                b = next();
+                if (b == ']') {
+                    closed = true;
+                    break;
+                }
+            }
+            len += closed ? 1 : bracket;
+            if (cut) return len;
+            break;
+        }
+        default: ++len;
+        }
+    }
+    return len;
+}
+
 bool is_glob(std::string_view pattern, bool extglob) {
     PatternOptions o;
     o.extglob = extglob;

@@ -102,6 +102,17 @@ bool pattern_match(std::string_view pattern, std::string_view text, PatternOptio
 // Whether the pattern has an unquoted glob construct (see Pattern::is_glob).
 bool is_glob(std::string_view pattern, bool extglob = false);
 
+// Characters of a text as the matcher counts them (a valid UTF-8 sequence is one).
+size_t pattern_char_count(std::string_view text);
+
+// How many characters bash's ${x/p/r} (also //, /#, /%) takes a match of the pattern to span, or nullopt
+// when it varies (a `*`, or `?( +( !( @(` whatever extglob says). bash counts before it searches and then
+// only tries spans of that many characters. Its count takes a bracket expression to end at the first `]`
+// after the character that follows `[`, so `[!]]` and `[^]]` (one character, `]` excluded) count two and
+// never match in a substitution, though they do in `case` and ${x#p}. An unclosed `[` counts each of its
+// characters.
+std::optional<size_t> substitution_match_length(std::string_view pattern);
+
 // A backslash before every byte that is special to patterns (`* ? [ ] \` and, so the result is safe with
 // extglob on, `( ) | + @ !`): the pattern form of a quoted string.
 std::string quote_pattern(std::string_view literal);
