@@ -515,6 +515,10 @@ public:
     std::string_view error_name() const;
     Var* lookup_mut(std::string_view name);    // resolves namerefs
     const std::string* get_scalar(std::string_view name);
+    // bash's character mode follows its locale, read from the first of LC_ALL, LC_CTYPE and LANG that is set
+    // and not empty: a UTF-8 codeset counts a valid UTF-8 sequence as one character, `C`, `POSIX` or any other
+    // name counts bytes (patterns, ${#x}, ${x:o:n}, case changes). With none set the session is UTF-8.
+    bool bytes_locale();
     std::string get_str(std::string_view name);  // "" when unset
     // Assignments; false when refused (readonly, limits): a message was printed.
     bool assign(std::string_view name, std::string_view value, bool append = false);
