@@ -1,8 +1,10 @@
 #include "cli/tree.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <string>
 
 #include "vfs/host_fs.hpp"
@@ -11,6 +13,27 @@
 #include "vfs/mount_table.hpp"
 #include "vfs/overlay_fs.hpp"
 #include "vfs/session_tree.hpp"
+
+namespace {
+
+// The host's working directory. As bash does, a PWD inherited from the environment that names this
+// directory (an absolute path without `.` or `..` parts, on the same device and inode as `.`) is taken as
+// it is: no getcwd call, and a path through a symbolic link stays the one the caller's shell showed.
+std::string host_cwd() {
+    const char* pwd = std::getenv("PWD");
+    if (pwd && pwd[0] == '/') {
+        const std::string p(pwd);
+        const bool plain = p.find("/./") == std::string::npos && p.find("/../") == std::string::npos &&
+                           p.find("//") == std::string::npos && !p.ends_with("/.") && !p.ends_with("/..");
+        struct stat a {}, b {};
+        if (plain && ::stat(pwd, &a) == 0 && ::stat(".", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return p;
+    }
+    char buf[PATH_MAX];
+    return ::getcwd(buf, sizeof buf) ? std::string(buf) : "/";
+}
+
+}  // namespace
 
 namespace bashkit::cli {
 namespace {
@@ -123,8 +146,7 @@ TreeOrError build_tree(const FsFlags& f) {
         auto fs = open_host(f, "/", false);
         if (!fs) return fail("--host: /: " + message(fs.error()));
         root = *fs;
-        char buf[PATH_MAX];
-        tree.cwd = ::getcwd(buf, sizeof buf) ? std::string(buf) : "/";
+        tree.cwd = host_cwd();
     } else if (f.root) {
         auto fs = open_host(f, *f.root, false);
         if (!fs) return fail("--root: " + *f.root + ": " + message(fs.error()));

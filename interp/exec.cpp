@@ -811,7 +811,7 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
             if (!(e.keeps_status && !dash_c_name.empty())) state_.status = 2;
             break;
         }
-        warn_unterminated_heredocs(*unit);
+        warn_unterminated_heredocs(*unit, text, 1);
         f = run_script(*unit->script, unit);
         if (line_discarded(f)) f = Flow::Normal;
         if (f != Flow::Normal) break;
@@ -822,10 +822,14 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     return f;
 }
 
-void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit) {
+void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit, std::string_view text, uint32_t first_line) {
+    if (unit.unterminated_heredocs.empty()) return;
+    // bash blames the line of the input's last byte (the end of input closed the here-document).
+    uint32_t last = first_line + line_offset_;
+    if (!text.empty()) last += static_cast<uint32_t>(std::count(text.begin(), text.end() - 1, '\n'));
     for (const auto& [line, delim] : unit.unterminated_heredocs)
-        write_err(source_name_ + ": warning: here-document at line " + std::to_string(line + line_offset_) +
-                  " delimited by end-of-file (wanted `" + delim + "')\n");
+        write_err(line_prefix(source_name_, last) + "warning: here-document at line " +
+                  std::to_string(line + line_offset_) + " delimited by end-of-file (wanted `" + delim + "')\n");
 }
 
 Flow Exec::run_trap(int which) {

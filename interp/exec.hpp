@@ -362,7 +362,8 @@ public:
     // [[ ]] leaves $? as it was.
     Flow run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name = {});
     // bash's warning for each here-document of `unit` that the end of input closed.
-    void warn_unterminated_heredocs(const sx::ParseResult& unit);
+    // text: the whole input the unit was read from, whose first line is first_line.
+    void warn_unterminated_heredocs(const sx::ParseResult& unit, std::string_view text, uint32_t first_line);
     // Runs the EXIT trap if set (once).
     void run_exit_trap();
     // Whether the child bash forks for a pipeline stage (piped) or a background job (async) runs the EXIT trap
@@ -514,6 +515,10 @@ public:
     std::string_view error_name() const;
     Var* lookup_mut(std::string_view name);    // resolves namerefs
     const std::string* get_scalar(std::string_view name);
+    // bash's character mode follows its locale, read from the first of LC_ALL, LC_CTYPE and LANG that is set
+    // and not empty: a UTF-8 codeset counts a valid UTF-8 sequence as one character, `C`, `POSIX` or any other
+    // name counts bytes (patterns, ${#x}, ${x:o:n}, case changes). With none set the session is UTF-8.
+    bool bytes_locale();
     std::string get_str(std::string_view name);  // "" when unset
     // Assignments; false when refused (readonly, limits): a message was printed.
     bool assign(std::string_view name, std::string_view value, bool append = false);

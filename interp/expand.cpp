@@ -1017,6 +1017,7 @@ Outcome Exec::glob_field(const Field& f, std::vector<std::string>& out) {
     po.extglob = extglob;
     po.pathname = true;
     po.dotglob = state_.opts[ShDotglob];
+    po.bytes = bytes_locale();
     bool globstar = state_.opts[ShGlobstar];
 
     // (display path, filesystem path)

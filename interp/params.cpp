@@ -623,7 +623,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             emit(fb, v, quoted, ifs_val, ifs_set);
             return Outcome::Ok;
         case Op::Length: {
-            size_t n = v.is_list ? v.list.size() : count_chars(v.scalar);
+            size_t n = v.is_list ? v.list.size() : bytes_locale() ? v.scalar.size() : count_chars(v.scalar);
             fb.expansion(to_dec(static_cast<int64_t>(n)), quoted);
             return Outcome::Ok;
         }
@@ -636,6 +636,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             if (r != Outcome::Ok) return r;
             PatternOptions po;
             po.extglob = state_.opts[ShExtglob];
+            po.bytes = bytes_locale();
             Pattern cp = Pattern::compile(pat, po);
             auto apply = [&](std::string& s) {
                 std::optional<size_t> k;
@@ -715,22 +716,31 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             };
             PatternOptions po;
             po.extglob = state_.opts[ShExtglob];
+            po.bytes = bytes_locale();
             Pattern cp = Pattern::compile(pat, po);
+            // bash only tries spans of the length it counts for the pattern (see substitution_match_length).
+            // Without `*` or an extglob group every match has one length, so a match of another length
+            // means that none can be found.
+            const std::optional<size_t> span = substitution_match_length(pat, po.bytes);
+            auto counted = [&](std::string_view matched) {
+                return !span || pattern_char_count(matched, po.bytes) == *span;
+            };
             bool too_big = false;
             auto apply = [&](std::string& s) {
                 if (op == Op::ReplacePrefix) {
                     auto k = cp.longest_prefix(s);
-                    if (k) s = build(std::string_view(s).substr(0, *k)) + s.substr(*k);
+                    if (k && counted(std::string_view(s).substr(0, *k))) s = build(std::string_view(s).substr(0, *k)) + s.substr(*k);
                     return;
                 }
                 if (op == Op::ReplaceSuffix) {
                     auto k = cp.longest_suffix(s);
-                    if (k) s = s.substr(0, *k) + build(std::string_view(s).substr(*k));
+                    if (k && counted(std::string_view(s).substr(*k))) s = s.substr(0, *k) + build(std::string_view(s).substr(*k));
                     return;
                 }
                 if (pat.empty()) return;
                 if (op == Op::Replace) {
                     auto m = cp.find_first(s);
+                    if (m && !counted(std::string_view(s).substr(m->begin, m->end - m->begin))) return;
                     if (m) s = s.substr(0, m->begin) + build(std::string_view(s).substr(m->begin, m->end - m->begin)) + s.substr(m->end);
                     return;
                 }
@@ -745,7 +755,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 stats.cancel = cancel_;
                 auto all = cp.find_all(s, &stats);
                 if (cancel_->cancelled_fast()) return;  // cut short: the caller's next check ends the run
-                if (all.empty()) return;
+                if (all.empty() || !counted(std::string_view(s).substr(all[0].begin, all[0].end - all[0].begin))) return;
                 size_t lit_total = 0, amps = 0;
                 for (const auto& pc : pieces) {
                     if (pc.match) ++amps;
@@ -872,7 +882,8 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 return Outcome::Ok;
             }
             std::string& s = v.scalar;
-            int64_t n = static_cast<int64_t>(count_chars(s));
+            const bool bytes = bytes_locale();
+            int64_t n = static_cast<int64_t>(bytes ? s.size() : count_chars(s));
             if (off < 0) off += n;
             if (off < 0 || off > n) {
                 v.scalar.clear();
@@ -893,8 +904,8 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                     end = off + len > n ? n : off + len;
                 }
             }
-            size_t b0 = char_offset(s, static_cast<size_t>(off));
-            size_t b1 = char_offset(s, static_cast<size_t>(end));
+            size_t b0 = bytes ? static_cast<size_t>(off) : char_offset(s, static_cast<size_t>(off));
+            size_t b1 = bytes ? static_cast<size_t>(end) : char_offset(s, static_cast<size_t>(end));
             v.scalar = s.substr(b0, b1 - b0);
             emit(fb, v, quoted, ifs_val, ifs_set);
             return Outcome::Ok;
@@ -911,11 +922,13 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             bool upper = op == Op::UpperFirst || op == Op::UpperAll;
             bool all = op == Op::UpperAll || op == Op::LowerAll;
             std::optional<Pattern> cp;
-            if (!pat.empty()) cp = Pattern::compile(pat, PatternOptions{});
+            PatternOptions po;
+            po.bytes = bytes_locale();
+            if (!pat.empty()) cp = Pattern::compile(pat, po);
             auto apply = [&](std::string& s) {
                 std::string out;
                 for (size_t i = 0; i < s.size();) {
-                    size_t l = char_len(s, i);
+                    size_t l = po.bytes ? 1 : char_len(s, i);
                     bool doit = (all || i == 0) && (!cp || cp->match(std::string_view(s).substr(i, l)));
                     if (doit)
                         map_char(s, i, l, upper, out);

@@ -15,11 +15,16 @@ namespace {
 
 constexpr uint32_t kInvalidByte = 0x80000000u;  // | the byte: a byte outside any valid UTF-8 sequence
 
-// Decodes one character at s[i]; returns its length in bytes (>= 1).
-size_t pattern_decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
+// Decodes one character at s[i]; returns its length in bytes (>= 1). With `bytes` (the C locale) every
+// byte is a character: one above ASCII is taken as a byte outside any sequence.
+size_t pattern_decode_utf8(std::string_view s, size_t i, uint32_t& cp, bool bytes = false) {
     const auto b0 = static_cast<unsigned char>(s[i]);
     if (b0 < 0x80) {
         cp = b0;
+        return 1;
+    }
+    if (bytes) {
+        cp = kInvalidByte | b0;
         return 1;
     }
     size_t len = 0;
@@ -163,7 +168,7 @@ struct Ch {
 // and their byte offsets (8 bytes a character).
 class Text {
 public:
-    explicit Text(std::string_view s) : s_(s) {
+    explicit Text(std::string_view s, bool bytes) : s_(s) {
         for (unsigned char c : s)
             if (c >= 0x80) {
                 ascii_ = false;
@@ -174,7 +179,7 @@ public:
         offs_.reserve(s.size());
         for (size_t i = 0; i < s.size();) {
             uint32_t cp = 0;
-            const size_t n = pattern_decode_utf8(s, i, cp);
+            const size_t n = pattern_decode_utf8(s, i, cp, bytes);
             cps_.push_back(cp);
             offs_.push_back(static_cast<uint32_t>(i));
             i += n;
@@ -271,7 +276,7 @@ private:
             if (c == '\\') {
                 if (pos + 1 < p_.size()) {
                     uint32_t cp = 0;
-                    const size_t n = pattern_decode_utf8(p_, pos + 1, cp);
+                    const size_t n = pattern_decode_utf8(p_, pos + 1, cp, opt_.bytes);
                     push_lit(out, cp);
                     pos += 1 + n;
                 } else {
@@ -344,7 +349,7 @@ private:
                 }
             }
             uint32_t cp = 0;
-            const size_t n = pattern_decode_utf8(p_, pos, cp);
+            const size_t n = pattern_decode_utf8(p_, pos, cp, opt_.bytes);
             push_lit(out, cp);
             pos += n;
         }
@@ -354,10 +359,10 @@ private:
     // a [.x.] / [=x=] element. Returns false when it is a [:class:] or invalid element (handled by caller).
     bool bracket_char(size_t& i, uint32_t& cp) {
         if (p_[i] == '\\' && i + 1 < p_.size()) {
-            i += 1 + pattern_decode_utf8(p_, i + 1, cp);
+            i += 1 + pattern_decode_utf8(p_, i + 1, cp, opt_.bytes);
             return true;
         }
-        i += pattern_decode_utf8(p_, i, cp);
+        i += pattern_decode_utf8(p_, i, cp, opt_.bytes);
         return true;
     }
 
@@ -397,7 +402,7 @@ private:
                         continue;
                     }
                     uint32_t cp = 0;
-                    if (!name.empty() && pattern_decode_utf8(name, 0, cp) == name.size()) {
+                    if (!name.empty() && pattern_decode_utf8(name, 0, cp, opt_.bytes) == name.size()) {
                         lo = cp;
                     } else {
                         continue;  // multi-character collating elements are not supported: match nothing
@@ -417,7 +422,7 @@ private:
                     const size_t end = element_end(k);
                     if (end != std::string_view::npos) {
                         const std::string_view name = p_.substr(k + 2, end - (k + 2));
-                        if (!name.empty() && pattern_decode_utf8(name, 0, hi) == name.size()) {
+                        if (!name.empty() && pattern_decode_utf8(name, 0, hi, opt_.bytes) == name.size()) {
                             k = end + 2;
                         } else {
                             bracket_char(k, hi);
@@ -737,41 +742,41 @@ TextRun reversed(const Text& t) { return TextRun{t, true}; }
 }  // namespace
 
 bool Pattern::match(std::string_view text, PatternStats* stats) const {
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const auto acc = impl_->run(impl_->fwd_start, forward(t), 0, false, false, stats);
     return acc.test(t.size());
 }
 
 std::optional<size_t> Pattern::shortest_prefix(std::string_view text, PatternStats* stats) const {
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const auto acc = impl_->run(impl_->fwd_start, forward(t), 0, false, true, stats);
     if (!acc.any) return std::nullopt;
     return offset_of(t, acc.first, text.size());
 }
 
 std::optional<size_t> Pattern::longest_prefix(std::string_view text, PatternStats* stats) const {
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const auto acc = impl_->run(impl_->fwd_start, forward(t), 0, false, false, stats);
     if (!acc.any) return std::nullopt;
     return offset_of(t, acc.last, text.size());
 }
 
 std::optional<size_t> Pattern::shortest_suffix(std::string_view text, PatternStats* stats) const {
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const auto acc = impl_->run(impl_->rev_start, reversed(t), 0, false, true, stats);
     if (!acc.any) return std::nullopt;
     return offset_of(t, t.size() - acc.first, text.size());
 }
 
 std::optional<size_t> Pattern::longest_suffix(std::string_view text, PatternStats* stats) const {
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const auto acc = impl_->run(impl_->rev_start, reversed(t), 0, false, false, stats);
     if (!acc.any) return std::nullopt;
     return offset_of(t, t.size() - acc.last, text.size());
 }
 
 std::optional<MatchSpan> Pattern::find_first(std::string_view text, PatternStats* stats) const {
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const size_t n = t.size();
     // Reverse pass started everywhere: accept at reversed position k means a match starts at n - k.
     const auto starts = impl_->run(impl_->rev_start, reversed(t), 0, true, false, stats);
@@ -783,7 +788,7 @@ std::optional<MatchSpan> Pattern::find_first(std::string_view text, PatternStats
 
 std::vector<MatchSpan> Pattern::find_all(std::string_view text, PatternStats* stats) const {
     std::vector<MatchSpan> out;
-    const Text t(text);
+    const Text t(text, impl_->opt.bytes);
     const size_t n = t.size();
     const auto starts = impl_->run(impl_->rev_start, reversed(t), 0, true, false, stats);
     if (!starts.any) return out;
@@ -840,6 +845,88 @@ bool pattern_match(std::string_view pattern, std::string_view text, PatternOptio
         }
     }
     return Pattern::compile(pattern, options).match(text);
+}
+
+size_t pattern_char_count(std::string_view text, bool bytes) {
+    if (bytes) return text.size();
+    size_t n = 0;
+    uint32_t cp = 0;
+    for (size_t i = 0; i < text.size(); i += pattern_decode_utf8(text, i, cp)) ++n;
+    return n;
+}
+
+std::optional<size_t> substitution_match_length(std::string_view p, bool bytes) {
+    uint32_t cp = 0;
+    size_t i = 0;
+    auto next = [&]() -> int {  // the byte at i (-1 at the end), then i moves past its character
+        if (i >= p.size()) return -1;
+        const int c = static_cast<unsigned char>(p[i]);
+        i += pattern_decode_utf8(p, i, cp, bytes);
+        return c;
+    };
+    auto peek = [&]() -> int { return i < p.size() ? static_cast<unsigned char>(p[i]) : -1; };
+    size_t len = 0;
+    for (int c = next(); c >= 0; c = next()) {
+        switch (c) {
+        case '*': return std::nullopt;
+        case '?':
+        case '+':
+        case '!':
+        case '@':
+            if (peek() == '(') return std::nullopt;
+            ++len;
+            break;
+        case '\\':
+            ++len;
+            next();
+            break;
+        case '[': {
+            // Up to the first `]` that is not the character right after `[` (so `[!]]` ends early); an
+            // unclosed bracket counts each of its characters, `[` included.
+            size_t bracket = 1;
+            bool in_class = false, in_sym = false, in_equiv = false, closed = false, cut = false;
+            int b = next();
+            for (;;) {
+                if (b < 0) {
+                    cut = true;
+                    break;
+                }
+                ++bracket;
+                if (b == '\\') {
+                    if (next() < 0 || peek() < 0) {
+                        cut = true;
+                        break;
+                    }
+                } else if (b == '[' && (peek() == ':' || peek() == '.' || peek() == '=')) {
+                    const int kind = next();
+                    in_class = in_class || kind == ':';
+                    in_sym = in_sym || kind == '.';
+                    in_equiv = in_equiv || kind == '=';
+                    if (kind != ':' && peek() == ']') {  // `[.].]`, `[=]=]`
+                        next();
+                        ++bracket;
+                    }
+                } else if (((in_class && b == ':') || (in_sym && b == '.') || (in_equiv && b == '=')) &&
+                           peek() == ']') {
+                    next();
+                    if (b == ':') in_class = false;
+                    if (b == '.') in_sym = false;
+                    if (b == '=') in_equiv = false;
+                }
+                b = next();
+                if (b == ']') {
+                    closed = true;
+                    break;
+                }
+            }
+            len += closed ? 1 : bracket;
+            if (cut) return len;
+            break;
+        }
+        default: ++len;
+        }
+    }
+    return len;
 }
 
 bool is_glob(std::string_view pattern, bool extglob) {

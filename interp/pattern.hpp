@@ -11,7 +11,8 @@
 // under a UTF-8 locale: `?` consumes a whole `é`, and every position a helper returns is a byte offset on
 // a character boundary. A byte that is not part of a valid sequence is a character of its own. Character
 // classes and case folding are ASCII exact, with a fixed approximation above it (Latin-1, Greek and
-// Cyrillic case pairs; letters above U+00A0 are [:alpha:]); no locale is consulted.
+// Cyrillic case pairs; letters above U+00A0 are [:alpha:]); no locale is consulted. PatternOptions::bytes
+// gives bash's C locale instead (the interpreter sets it from LC_ALL, LC_CTYPE and LANG).
 //
 // Matching compiles the pattern once to a small automaton and simulates it over positions (a Thompson
 // NFA; `!(...)` is evaluated by a sub-simulation per start position), so no input is exponential:
@@ -38,6 +39,9 @@ struct PatternOptions {
     // and a `.` at the start of the text or after a `/` only by a literal `.` unless dotglob is set.
     bool pathname = false;
     bool dotglob = false;   // only meaningful with pathname
+    // The C locale (bash under LC_ALL=C): every byte is a character, and one above ASCII is in no class and
+    // has no case. Otherwise a valid UTF-8 sequence is one character.
+    bool bytes = false;
 };
 
 // Counts the work done by a matcher, for tests that prove a hostile pattern stays polynomial.
@@ -101,6 +105,17 @@ bool pattern_match(std::string_view pattern, std::string_view text, PatternOptio
 
 // Whether the pattern has an unquoted glob construct (see Pattern::is_glob).
 bool is_glob(std::string_view pattern, bool extglob = false);
+
+// Characters of a text as the matcher counts them (a valid UTF-8 sequence is one, unless `bytes`).
+size_t pattern_char_count(std::string_view text, bool bytes = false);
+
+// How many characters bash's ${x/p/r} (also //, /#, /%) takes a match of the pattern to span, or nullopt
+// when it varies (a `*`, or `?( +( !( @(` whatever extglob says). bash counts before it searches and then
+// only tries spans of that many characters. Its count takes a bracket expression to end at the first `]`
+// after the character that follows `[`, so `[!]]` and `[^]]` (one character, `]` excluded) count two and
+// never match in a substitution, though they do in `case` and ${x#p}. An unclosed `[` counts each of its
+// characters.
+std::optional<size_t> substitution_match_length(std::string_view pattern, bool bytes = false);
 
 // A backslash before every byte that is special to patterns (`* ? [ ] \` and, so the result is safe with
 // extglob on, `( ) | + @ !`): the pattern form of a quoted string.

@@ -419,7 +419,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
                     syntax_error = unit->error;
                     break;
                 }
-                ex.warn_unterminated_heredocs(*unit);
+                ex.warn_unterminated_heredocs(*unit, *text, src.first_line);
                 f = ex.run_script(*unit->script, unit);
                 if (ex.line_discarded(f)) f = Flow::Normal;
                 if (f != Flow::Normal) break;

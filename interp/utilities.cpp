@@ -97,6 +97,16 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
             return Flow::Normal;
         }
     } else {
+        // bash runs a hashed path without looking at it again (unless shopt checkhash): a program deleted
+        // since is "No such file or directory", status 127, even when PATH now has another of the name.
+        if (!state_.opts[ShCheckhash]) {
+            auto h = state_.hashed.find(name);
+            if (h != state_.hashed.end() && !session_.fs.stat(h->second)) {
+                error(h->second + ": No such file or directory");
+                state_.status = 127;
+                return Flow::Normal;
+            }
+        }
         path = find_in_path(name);
         if (path.empty()) {
             // bash calls command_not_found_handle when it is defined.

@@ -1,6 +1,7 @@
 // Variable access for the evaluator: lookups with namerefs and dynamic variables, assignments with
 // attributes and limits, the environment of commands.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 
@@ -259,6 +260,17 @@ Var* Exec::lookup_mut(std::string_view name) {
         return state_.vars.find(target);
     }
     return v;
+}
+
+bool Exec::bytes_locale() {
+    for (std::string_view name : {std::string_view("LC_ALL"), std::string_view("LC_CTYPE"), std::string_view("LANG")}) {
+        const std::string* v = get_scalar(name);
+        if (!v || v->empty()) continue;
+        std::string lower;
+        for (char c : *v) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        return lower.find("utf-8") == std::string::npos && lower.find("utf8") == std::string::npos;
+    }
+    return false;
 }
 
 const std::string* Exec::get_scalar(std::string_view name) {

@@ -613,11 +613,25 @@ Redirect* Parser::parse_redirect(Token t) {
     r->target = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     if (r->op == RedirOp::HereDoc) {
+        // The delimiter is the word after quote removal, without any expansion: $'..' gives its decoded
+        // value (read from the word's node) and $".." its text, as a quoted part does.
         std::string_view raw = word_text(from);
+        std::vector<const AnsiCQuoted*> ansic;
+        for (Node* n : r->target->parts)
+            if (n->kind == NodeKind::AnsiCQuoted) ansic.push_back(n->as<AnsiCQuoted>());
+        size_t next_ansic = 0;
         std::string delim;
         bool quoted = false;
         for (size_t i = 0; i < raw.size(); ++i) {
             char c = raw[i];
+            if (c == '$' && i + 1 < raw.size() && raw[i + 1] == '\'' && next_ansic < ansic.size()) {
+                const AnsiCQuoted* q = ansic[next_ansic++];
+                quoted = true;
+                delim += q->value;
+                i += 2 + q->raw.size();  // on the closing quote
+                continue;
+            }
+            if (c == '$' && i + 1 < raw.size() && raw[i + 1] == '"') c = raw[++i];
             if (c == '\\' && i + 1 < raw.size() && raw[i + 1] == '\n') {
                 ++i;  // a line continuation
             } else if (c == '\\' && i + 1 < raw.size()) {
@@ -760,7 +774,10 @@ void Parser::read_heredoc(Redirect* r) {
     if (body_to_end_) last_nl = true;
     if (!found && !failed() && !body_to_end_) {
         heredoc_eof_ = true;
-        unterminated_heredocs_.emplace_back(r->pos.line, std::string(delim));
+        // bash names the line before the body's first one: the redirection's line for the first
+        // here-document of a line, the line of the previous one's delimiter for the next ones.
+        uint32_t line = std::max(r->pos.line, start.line > 0 ? start.line - 1 : 0u);
+        unterminated_heredocs_.emplace_back(line, std::string(delim));
     }
     // bash ends a last line cut by the end of input with a newline, whatever the line ends with
     if (!last_nl) lit_add_str(lit, "\n", lexer_.pos());
@@ -780,6 +797,8 @@ Word* Parser::parse_body_text() {
 }
 
 // ---------------------------------------------------------------- simple commands
+
+static bool has_word_break(std::string_view src, uint32_t from, uint32_t to);
 
 Command* Parser::parse_simple() {
     Token t = lexer_.next();
@@ -808,7 +827,31 @@ Command* Parser::parse_simple() {
             }
             if (failed()) return nullptr;
             if (expand_alias(true)) continue;
-            Word* w = read_word(WordMode::Normal);
+            // `a[1 + 2]` at the start of a command is one word, as bash reads a subscript there (for an
+            // assignment) across blanks; `a[` with no `]` before the end of the input is a syntax error.
+            Word* w = nullptr;
+            uint32_t close = 0;
+            const int sub = command_subscript(close);
+            if (sub < 0) {
+                Pos open = lexer_.pos();
+                error(open, "unexpected EOF while looking for matching `]'");
+                return nullptr;
+            }
+            if (sub > 0 && has_word_break(src_, lexer_.off(), close)) {
+                w = read_range_word(lexer_.off(), close + 1);
+                if (failed()) return nullptr;
+                const int c = lexer_.peek();
+                if (c >= 0 && c != ' ' && c != '\t' && c != '\n' && !Lexer::is_meta(c)) {
+                    Word* rest = read_word(WordMode::Normal);
+                    if (failed()) return nullptr;
+                    Parts parts;
+                    for (Node* n : w->parts) parts.push_back(n);
+                    for (Node* n : rest->parts) parts.push_back(n);
+                    w->parts = arena_.list<Node*>(parts);
+                }
+            } else {
+                w = read_word(WordMode::Normal);
+            }
             if (failed()) return nullptr;
             words.push_back(w);
             std::string_view raw_name = word_text(t.off);
@@ -872,8 +915,9 @@ Command* Parser::parse_simple() {
     return s;
 }
 
-// Scans a subscript starting at the '[' at offset `at`; sets `close` to the matching ']'.
-bool Parser::scan_subscript(uint32_t at, uint32_t& close) const {
+// Scans a subscript starting at the '[' at offset `at`; sets `close` to the matching ']'. A newline ends
+// the scan unless `newlines` (an assignment word at the start of a command, which bash reads across lines).
+bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
     uint32_t end = lexer_.end();
     int depth = 0;
     for (uint32_t i = at; i < end; ++i) {
@@ -895,11 +939,42 @@ bool Parser::scan_subscript(uint32_t at, uint32_t& close) const {
             }
             if (j >= end) return false;
             i = j;
-        } else if (c == '\n') {
+        } else if (c == '\n' && !newlines) {
             return false;
         }
     }
     return false;
+}
+
+int Parser::command_subscript(uint32_t& close) const {
+    const uint32_t off = lexer_.off(), end = lexer_.end();
+    if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return 0;
+    uint32_t i = off + 1;
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
+    if (i >= end || src_[i] != '[') return 0;
+    int depth = 0;
+    for (; i < end; ++i) {
+        const char c = src_[i];
+        if (c == '[') {
+            ++depth;
+        } else if (c == ']') {
+            if (--depth == 0) {
+                close = i;
+                return 1;
+            }
+        } else if (c == '\\') {
+            ++i;
+        } else if (c == '\'' || c == '"') {
+            uint32_t j = i + 1;
+            while (j < end && src_[j] != c) {
+                if (c == '"' && src_[j] == '\\') ++j;
+                ++j;
+            }
+            if (j >= end) return 0;
+            i = j;
+        }
+    }
+    return -1;
 }
 
 Word* Parser::read_range_word(uint32_t from, uint32_t to) {
@@ -952,7 +1027,7 @@ Assign* Parser::try_assignment(bool word_subscript) {
     uint32_t close = 0;
     bool has_index = false;
     if (i < end && src_[i] == '[') {
-        if (!scan_subscript(i, close)) return nullptr;
+        if (!scan_subscript(i, close, !word_subscript)) return nullptr;
         if (word_subscript && has_word_break(src_, i + 1, close)) return nullptr;
         has_index = true;
         i = lexer_.skip_cont(close + 1);

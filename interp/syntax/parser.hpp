@@ -59,8 +59,9 @@ struct ParseResult {
     std::optional<ParseError> error;
     // The text the nodes point into, when it is not copied into the arena (ScriptReader shares it).
     std::shared_ptr<const std::string> source;
-    // Here-documents ended by the end of input instead of their delimiter: for each, the line of the
-    // redirection and the delimiter (bash warns "here-document at line N delimited by end-of-file").
+    // Here-documents ended by the end of input instead of their delimiter: for each, the line bash names
+    // (the one before the body: the redirection's line for the first here-document of a command line) and
+    // the delimiter (bash warns "here-document at line N delimited by end-of-file").
     std::vector<std::pair<uint32_t, std::string>> unterminated_heredocs;
     bool ok() const { return !error.has_value(); }
 };

@@ -158,7 +158,12 @@ private:
     // word_subscript: the subscript ends the word at an unquoted blank, as in an argument of declare
     // (`declare a[ 1 ]=x` is three words); an assignment statement's subscript may hold blanks.
     Assign* try_assignment(bool word_subscript = false);
-    bool scan_subscript(uint32_t at, uint32_t& close) const;
+    bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false) const;
+    // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
+    // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
+    // -1 when the input ends first, 0 otherwise (not NAME[, or a quote left open, which the word reader
+    // reports).
+    int command_subscript(uint32_t& close) const;
     Word* read_range_word(uint32_t from, uint32_t to);
     bool read_array(Assign* as);
     Node* read_squote();

@@ -774,6 +774,23 @@ TEST(CliHost, CwdIsTheCallersAndFollowsCd) {
     EXPECT_EQ(r.out, real + "/sub\n");
 }
 
+TEST(CliHost, InheritedPwdNamingTheDirectoryIsKept) {
+    TempDir d;
+    fs::create_directories(d.path / "real");
+    fs::create_symlink("real", d.path / "link");
+    std::string base = fs::canonical(d.path).string();
+    // As bash: a PWD that names the working directory, through a symbolic link too, is taken as it is.
+    Options o = cwd_is(base + "/real");
+    o.env = {"PWD=" + base + "/link"};
+    Result r = sh({"--host"}, "pwd; echo $PWD; pwd -P; cd ..; pwd", o);
+    EXPECT_EQ(r.out, base + "/link\n" + base + "/link\n" + base + "/real\n" + base + "\n");
+    // One naming another directory, relative, or with `..` parts is not: the physical directory is.
+    for (std::string pwd : {std::string("/"), std::string("real"), base + "/link/../real"}) {
+        o.env = {"PWD=" + pwd};
+        EXPECT_EQ(sh({"--host"}, "pwd", o).out, base + "/real\n") << pwd;
+    }
+}
+
 TEST(CliHost, EnvironmentIsTheCallersAndTheScriptsExports) {
     Result r = sh({"--host"},
                   "echo $BASHKIT_CLI_TEST; export X1=one; X2=two; X3=three /usr/bin/env | /bin/grep -E '^(X[123]|BASHKIT_CLI_TEST)=' | sort",
