@@ -637,6 +637,9 @@ Redirect* Parser::parse_redirect(Token t) {
             } else if (c == '\\' && i + 1 < raw.size()) {
                 quoted = true;
                 delim += raw[++i];
+            } else if (c == '\\') {
+                quoted = true;  // a backslash that ends the input stands for itself, and quotes
+                delim += c;
             } else if (c == '\'') {
                 quoted = true;
                 while (++i < raw.size() && raw[i] != '\'') delim += raw[i];

@@ -282,6 +282,7 @@ const RoundTripCase kRoundTrips[] = {
     {"cat <<$(x)\nbody\n$(x)\n"},
     {"cat <<a$b'c'\n$x\na$bc\n"},
     {"echo a \\"},
+    {"cat <<\\"},  // a delimiter that is a backslash ending the input: quoted, printed `\\`
     {"cat <<EOF\n${x:-\\}} ${x:-\"q\"} ${x:-\\\"q\\\"} ${x:-\\$} $x\\$\nEOF\n"},
     {"echo ${x}y $x\"y\" ${x}_1"},
     {": ${x:=default}"},
