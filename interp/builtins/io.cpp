@@ -126,6 +126,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
     std::vector<std::string>& a = ctx.args;
     bool raw = false;
     std::string array;
+    bool has_array = false;
     char delim = '\n';
     int64_t nchars = -1;
     bool exact = false;
@@ -162,7 +163,10 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
                 }
                 k = s.size();
                 switch (c) {
-                    case 'a': array = arg; break;
+                    case 'a':
+                        array = arg;
+                        has_array = true;
+                        break;
                     case 'd': delim = arg.empty() ? '\0' : arg[0]; break;
                     case 'i': break;
                     case 'n':
@@ -203,6 +207,8 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
         }
     }
     std::vector<std::string> names(a.begin() + static_cast<ptrdiff_t>(i), a.end());
+    // The -a name is a plain name (no subscript); an empty one is refused too, as bash does.
+    if (has_array && !valid_name(array)) return sh.builtin_error("read", "`" + array + "': not a valid identifier");
     for (const auto& n : names) {
         std::string base = n.substr(0, n.find('['));
         if (!valid_name(base)) return sh.builtin_error("read", "`" + n + "': not a valid identifier");
