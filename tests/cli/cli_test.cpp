@@ -214,7 +214,8 @@ TEST(CliDefault, InMemoryLayout) {
 // loader's own trace (LD_DEBUG=libs) shows which libraries a run initialises.
 TEST(CliStartup, HeavyLibrariesLoadOnFirstUse) {
     // (jq is bashkit's own: no libjq at all.)
-    const std::vector<std::string> heavy = {"libcurl.so", "libarchive.so", "libcrypto.so"};
+    const std::vector<std::string> heavy = {"libcurl.so", "libarchive.so", "libcrypto.so", "libonig.so",
+                                            "libpcre2-8.so"};
     auto loaded = [](const std::string& trace, const std::string& lib) {
         return trace.find("calling init: ") != std::string::npos &&
                trace.find(lib, trace.find("calling init: ")) != std::string::npos;
@@ -230,9 +231,9 @@ TEST(CliStartup, HeavyLibrariesLoadOnFirstUse) {
 #endif
 
     Result used = sh({}, "echo '{\"a\":1}' | jq -c .a; echo x | sha256sum; mkdir d; tar -cf t.tar d; "
-                         "curl -s http://example.com/; echo $?",
+                         "curl -s http://example.com/; echo $?; jq -rn '\"ab\" | test(\"b$\")'; echo ab | grep -cP 'b$'",
                      env_is({"LD_DEBUG=libs"}));
-    EXPECT_EQ(used.out, "1\n" "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac  -\n7\n");
+    EXPECT_EQ(used.out, "1\n" "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac  -\n7\ntrue\n1\n");
     for (const auto& lib : heavy) EXPECT_TRUE(loaded(used.err, lib)) << lib << " not loaded by the command using it";
 }
 

@@ -3,6 +3,8 @@
 // generators use no native stack), input/debug/halt, and the regex builtins over Oniguruma.
 #include <oniguruma.h>
 
+#include "base/lazy_library.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -1150,12 +1152,27 @@ Value f_strptime(const Value& in, const Args& a) {
 
 // ---- regex (Oniguruma) ----
 
+// Oniguruma is opened on first use (base/lazy_library.hpp): most runs never match a regex in jq, and a
+// start-up that loads it pays its relocations and page faults. The two data members are the UTF-8 encoding
+// and the Perl_NG syntax that ONIG_ENCODING_UTF8 and ONIG_SYNTAX_PERL_NG name.
+#define BASHKIT_ONIG_FUNCTIONS(X) \
+    X(onig_error_code_to_str) X(onig_foreach_name) X(onig_free) X(onig_initialize) X(onig_new) \
+    X(onig_region_free) X(onig_region_new) X(onig_search) X(onig_set_match_stack_limit_size) \
+    X(onig_set_retry_limit_in_match) X(onig_set_retry_limit_in_search) X(OnigEncodingUTF8) X(OnigSyntaxPerl_NG)
+struct OnigApi {
+    BASHKIT_ONIG_FUNCTIONS(BASHKIT_API_MEMBER)
+};
+BASHKIT_DEFINE_API(OnigApi, onig_api, BASHKIT_SONAME_ONIG, BASHKIT_ONIG_FUNCTIONS)
+
+// The loaded API: only once compile_regex() has loaded it (every other call follows a compiled regex).
+const OnigApi& onig() { return *onig_api(nullptr); }
+
 std::once_flag onig_once;
 
 struct Regex {
     regex_t* re = nullptr;
     ~Regex() {
-        if (re) onig_free(re);
+        if (re) onig().onig_free(re);
     }
 };
 
@@ -1163,14 +1180,16 @@ constexpr unsigned long kRegexRetryLimit = 10000000;  // Oniguruma's default per
 constexpr unsigned int kRegexStackLimit = 1000000;     // backtrack stack entries
 
 void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global) {
+    std::string why;
+    if (!onig_api(&why)) jq_error("Regex failure: Oniguruma cannot be loaded: " + why);
     std::call_once(onig_once, [] {
-        OnigEncoding encs[1] = {ONIG_ENCODING_UTF8};
-        onig_initialize(encs, 1);
+        OnigEncoding encs[1] = {onig().OnigEncodingUTF8};
+        onig().onig_initialize(encs, 1);
         // A hostile pattern is an error ("Regex failure: retry-limit-in-match over"), not a hang: retries
         // are bounded per match and per search (one search tries every start position).
-        onig_set_retry_limit_in_match(kRegexRetryLimit);
-        onig_set_retry_limit_in_search(kRegexRetryLimit);
-        onig_set_match_stack_limit_size(kRegexStackLimit);
+        onig().onig_set_retry_limit_in_match(kRegexRetryLimit);
+        onig().onig_set_retry_limit_in_search(kRegexRetryLimit);
+        onig().onig_set_match_stack_limit_size(kRegexStackLimit);
     });
     if (!re.is_string()) jq_error(errdesc(re) + " cannot be matched, as it is not a string");
     OnigOptionType opts = ONIG_OPTION_CAPTURE_GROUP;
@@ -1193,10 +1212,10 @@ void compile_regex(const Value& re, const Value& flags, Regex& out, bool& global
     }
     OnigErrorInfo einfo;
     const auto* p = reinterpret_cast<const OnigUChar*>(re.str().data());
-    int r = onig_new(&out.re, p, p + re.str().size(), opts, ONIG_ENCODING_UTF8, ONIG_SYNTAX_PERL_NG, &einfo);
+    int r = onig().onig_new(&out.re, p, p + re.str().size(), opts, onig().OnigEncodingUTF8, onig().OnigSyntaxPerl_NG, &einfo);
     if (r != ONIG_NORMAL) {
         OnigUChar buf[ONIG_MAX_ERROR_MESSAGE_LEN];
-        onig_error_code_to_str(buf, r, &einfo);
+        onig().onig_error_code_to_str(buf, r, &einfo);
         out.re = nullptr;
         jq_error(std::string("Regex failure: ") + reinterpret_cast<char*>(buf));
     }
@@ -1219,13 +1238,13 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
     std::string_view s = in.str();
     const auto* start = reinterpret_cast<const OnigUChar*>(s.data());
     const auto* end = start + s.size();
-    std::unique_ptr<OnigRegion, void (*)(OnigRegion*)> region_owner(onig_region_new(),
-                                                                    [](OnigRegion* r) { onig_region_free(r, 1); });
+    std::unique_ptr<OnigRegion, void (*)(OnigRegion*)> region_owner(onig().onig_region_new(),
+                                                                    [](OnigRegion* r) { onig().onig_region_free(r, 1); });
     OnigRegion* region = region_owner.get();
     std::vector<Value> out;
     // capture names by group number
     std::map<int, std::string> names;
-    onig_foreach_name(
+    onig().onig_foreach_name(
         rx.re,
         [](const OnigUChar* name, const OnigUChar* name_end, int ngroups, int* groups, regex_t*, void* arg) -> int {
             auto* m = static_cast<std::map<int, std::string>*>(arg);
@@ -1238,11 +1257,11 @@ std::vector<Value> regex_matches(Interp& I, const Value& in, const Value& re_in,
     auto cp_index = [&](size_t byte) { return static_cast<double>(utf8_count(std::string_view(s).substr(0, byte))); };
     while (pos <= s.size()) {
         I.tick();
-        int r = onig_search(rx.re, start, end, start + pos, end, region, ONIG_OPTION_NONE);
+        int r = onig().onig_search(rx.re, start, end, start + pos, end, region, ONIG_OPTION_NONE);
         if (r == ONIG_MISMATCH) break;
         if (r < 0) {
             OnigUChar buf[ONIG_MAX_ERROR_MESSAGE_LEN];
-            onig_error_code_to_str(buf, r);
+            onig().onig_error_code_to_str(buf, r);
             jq_error(std::string("Regex failure: ") + reinterpret_cast<char*>(buf));
         }
         size_t mb = static_cast<size_t>(region->beg[0]), me = static_cast<size_t>(region->end[0]);

@@ -7,12 +7,31 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/lazy_library.hpp"
 #include "interp/governor.hpp"
 #include "interp/limits.hpp"
 #include "interp/regex.hpp"
 
 namespace bashkit::utils::search {
 namespace {
+
+// PCRE2 is opened on first use (base/lazy_library.hpp): most runs never use -P, and a start-up that loads it
+// pays its relocations and page faults. The members are named as the 8-bit functions pcre2.h's macros expand
+// to, so a call reads as PCRE2's own: `pcre().pcre2_match(...)`.
+#define BASHKIT_PCRE2_FUNCTIONS(X) \
+    X(pcre2_code_free_8) X(pcre2_compile_8) X(pcre2_compile_context_create_8) X(pcre2_compile_context_free_8) \
+    X(pcre2_general_context_create_8) X(pcre2_general_context_free_8) X(pcre2_get_error_message_8) \
+    X(pcre2_get_ovector_pointer_8) X(pcre2_jit_compile_8) X(pcre2_jit_stack_assign_8) \
+    X(pcre2_jit_stack_create_8) X(pcre2_jit_stack_free_8) X(pcre2_match_8) X(pcre2_match_context_create_8) \
+    X(pcre2_match_context_free_8) X(pcre2_match_data_create_from_pattern_8) X(pcre2_match_data_free_8) \
+    X(pcre2_set_depth_limit_8) X(pcre2_set_heap_limit_8) X(pcre2_set_match_limit_8)
+struct Pcre2Api {
+    BASHKIT_PCRE2_FUNCTIONS(BASHKIT_API_MEMBER)
+};
+BASHKIT_DEFINE_API(Pcre2Api, pcre2_api, BASHKIT_SONAME_PCRE2, BASHKIT_PCRE2_FUNCTIONS)
+
+// The loaded API: only once compile_pcre() has loaded it (every other call follows a compiled pattern).
+const Pcre2Api& pcre() { return *pcre2_api(nullptr); }
 
 void append_hex(std::string& out, unsigned char c) {
     static constexpr char kDigits[] = "0123456789abcdef";
@@ -166,12 +185,12 @@ struct Pcre {
     pcre2_jit_stack* jit_stack = nullptr;
     pcre2_match_data* md = nullptr;
     ~Pcre() {
-        if (md) pcre2_match_data_free(md);
-        if (jit_stack) pcre2_jit_stack_free(jit_stack);
-        if (code) pcre2_code_free(code);
-        if (mctx) pcre2_match_context_free(mctx);
-        if (cctx) pcre2_compile_context_free(cctx);
-        if (gen) pcre2_general_context_free(gen);
+        if (md) pcre().pcre2_match_data_free(md);
+        if (jit_stack) pcre().pcre2_jit_stack_free(jit_stack);
+        if (code) pcre().pcre2_code_free(code);
+        if (mctx) pcre().pcre2_match_context_free(mctx);
+        if (cctx) pcre().pcre2_compile_context_free(cctx);
+        if (gen) pcre().pcre2_general_context_free(gen);
     }
 };
 
@@ -194,14 +213,19 @@ std::unique_ptr<Pcre> compile_pcre(const std::vector<std::string>& patterns, con
         src = "(?<!\\w)(?:" + core + ")(?!\\w)";
     else
         src = core;
+    std::string why;
+    if (!pcre2_api(&why)) {
+        error = "PCRE2 cannot be loaded: " + why;
+        return nullptr;
+    }
     auto p = std::make_unique<Pcre>();
-    p->gen = pcre2_general_context_create(pcre_alloc, pcre_free, opt.memory);
+    p->gen = pcre().pcre2_general_context_create(pcre_alloc, pcre_free, opt.memory);
     if (!p->gen) {
         error = "memory exhausted";
         return nullptr;
     }
-    p->cctx = pcre2_compile_context_create(p->gen);
-    p->mctx = pcre2_match_context_create(p->gen);
+    p->cctx = pcre().pcre2_compile_context_create(p->gen);
+    p->mctx = pcre().pcre2_match_context_create(p->gen);
     if (!p->cctx || !p->mctx) {
         error = "memory exhausted";
         return nullptr;
@@ -211,10 +235,10 @@ std::unique_ptr<Pcre> compile_pcre(const std::vector<std::string>& patterns, con
     if (opt.utf8) flags |= PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
     int errcode = 0;
     PCRE2_SIZE erroff = 0;
-    p->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(src.data()), src.size(), flags, &errcode, &erroff, p->cctx);
+    p->code = pcre().pcre2_compile(reinterpret_cast<PCRE2_SPTR>(src.data()), src.size(), flags, &errcode, &erroff, p->cctx);
     if (!p->code) {
         PCRE2_UCHAR buf[256];
-        if (pcre2_get_error_message(errcode, buf, sizeof buf) < 0) {
+        if (pcre().pcre2_get_error_message(errcode, buf, sizeof buf) < 0) {
             error = "invalid regular expression";
         } else {
             error = reinterpret_cast<const char*>(buf);
@@ -223,14 +247,14 @@ std::unique_ptr<Pcre> compile_pcre(const std::vector<std::string>& patterns, con
         if (opt.utf8) error = "PCRE2: error compiling pattern at offset " + std::to_string(erroff) + ": " + error;
         return nullptr;
     }
-    pcre2_set_match_limit(p->mctx, kMatchLimit);
-    pcre2_set_depth_limit(p->mctx, kDepthLimit);
-    pcre2_set_heap_limit(p->mctx, kHeapLimitKiB);
-    if (pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
-        p->jit_stack = pcre2_jit_stack_create(kJitStackMin, kJitStackMax, p->gen);
-        if (p->jit_stack) pcre2_jit_stack_assign(p->mctx, nullptr, p->jit_stack);
+    pcre().pcre2_set_match_limit(p->mctx, kMatchLimit);
+    pcre().pcre2_set_depth_limit(p->mctx, kDepthLimit);
+    pcre().pcre2_set_heap_limit(p->mctx, kHeapLimitKiB);
+    if (pcre().pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
+        p->jit_stack = pcre().pcre2_jit_stack_create(kJitStackMin, kJitStackMax, p->gen);
+        if (p->jit_stack) pcre().pcre2_jit_stack_assign(p->mctx, nullptr, p->jit_stack);
     }
-    p->md = pcre2_match_data_create_from_pattern(p->code, p->gen);
+    p->md = pcre().pcre2_match_data_create_from_pattern(p->code, p->gen);
     if (!p->md) {
         error = "memory exhausted";
         return nullptr;
@@ -244,7 +268,7 @@ Matcher::~Matcher() = default;
 
 std::string Matcher::pcre_failure() const {
     PCRE2_UCHAR buf[256];
-    if (pcre2_get_error_message(failure_code_, buf, sizeof buf) < 0) return failure_;
+    if (pcre().pcre2_get_error_message(failure_code_, buf, sizeof buf) < 0) return failure_;
     return reinterpret_cast<const char*>(buf);
 }
 
@@ -255,7 +279,7 @@ bool Matcher::pcre_match(std::string_view line, size_t from, size_t* begin, size
         return false;
     }
     if (line.data() == nullptr) line = std::string_view("", 0);
-    const int rc = pcre2_match(pcre_->code, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), from, 0,
+    const int rc = pcre().pcre2_match(pcre_->code, reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(), from, 0,
                                pcre_->md, pcre_->mctx);
     if (rc == PCRE2_ERROR_NOMATCH) return false;
     if (rc < 0) {
@@ -265,7 +289,7 @@ bool Matcher::pcre_match(std::string_view line, size_t from, size_t* begin, size
         return false;
     }
     if (begin) {
-        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(pcre_->md);
+        const PCRE2_SIZE* ov = pcre().pcre2_get_ovector_pointer(pcre_->md);
         *begin = ov[0];
         *end = ov[1];
         if (*begin > *end) *begin = *end;  // \K inside a lookahead
