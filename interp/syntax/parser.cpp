@@ -835,9 +835,16 @@ Command* Parser::parse_simple() {
             Word* w = nullptr;
             uint32_t close = 0;
             const int sub = command_subscript(close);
-            if (sub < 0) {
-                Pos open = lexer_.pos();
-                error(open, "unexpected EOF while looking for matching `]'");
+            if (sub == -1) {
+                error(lexer_.pos(), "unexpected EOF while looking for matching `]'");
+                return nullptr;
+            }
+            if (sub < 0) {  // blamed on the line of the open quote, as bash does
+                Pos at = lexer_.pos();
+                at.line += static_cast<uint32_t>(
+                    std::count(src_.begin() + lexer_.off(), src_.begin() + close, '\n'));
+                error(at, sub == -2 ? "unexpected EOF while looking for matching `\"'"
+                                    : "unexpected EOF while looking for matching `''");
                 return nullptr;
             }
             if (sub > 0 && has_word_break(src_, lexer_.off(), close)) {
@@ -973,7 +980,10 @@ int Parser::command_subscript(uint32_t& close) const {
                 if (c == '"' && src_[j] == '\\') ++j;
                 ++j;
             }
-            if (j >= end) return 0;
+            if (j >= end) {  // bash reads on to the end of the input, and fails there
+                close = i;
+                return c == '"' ? -2 : -3;
+            }
             i = j;
         }
     }

@@ -161,8 +161,8 @@ private:
     bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false) const;
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
-    // -1 when the input ends first, 0 otherwise (not NAME[, or a quote left open, which the word reader
-    // reports).
+    // -1 when the input ends first, -2 or -3 (with `close` at the quote) when it ends inside a double or
+    // single quote of the subscript (bash reads on to the end there too), 0 when it is not NAME[.
     int command_subscript(uint32_t& close) const;
     Word* read_range_word(uint32_t from, uint32_t to);
     bool read_array(Assign* as);
