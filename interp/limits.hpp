@@ -70,7 +70,9 @@ struct ExecutionLimits {
 //    unwatched, not only at every 1024th: so the flag goes unwatched for 16 checks at most once a run
 //    lasts, and cancelled() arms the watch then. Not at every call: a clock read is ~45 ns on a KVM guest, a
 //    warm execute("true") ~600 ns;
-//  - by the caller, before code that reads only the flag for long (watch()).
+//  - by the caller, before code that reads only the flag for long (watch()): the evaluator watches before
+//    it runs any utility (utilities.cpp), since a utility's round can be slow enough that 16 of them
+//    overrun the deadline by seconds (awk building 32 MiB strings, under a sanitizer).
 // What reads only cancelled_fast() (after a subshell, a pipeline or a command returns) asks whether what just
 // ended was stopped, not whether to stop: a deadline it misses is seen at the next poll. A short run - `true`,
 // assignments, echo - reads the clock a few times and never starts the thread.

@@ -44,6 +44,10 @@ int Exec::run_registered(const RegisteredCommand& rc, std::vector<std::string>& 
                        state_.umask,
                        &session_.id};
     ctx.memory = &session_.memory;
+    // A utility may loop on the flag alone for long, each round slow (awk building 32 MiB strings): the timer
+    // thread must watch the deadline from its start, as it did before the watch became lazy. Builtins-only
+    // runs (`true`, assignments, `echo`) still never start the thread.
+    cancel_->watch();
     // A command boundary: whatever the utility or the embedder's command throws stays here.
     try {
         return rc.fn(ctx);
