@@ -925,9 +925,10 @@ Command* Parser::parse_simple() {
     return s;
 }
 
-// Scans a subscript starting at the '[' at offset `at`; sets `close` to the matching ']'. A newline ends
-// the scan unless `newlines` (an assignment word at the start of a command, which bash reads across lines).
-bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
+// Scans a subscript starting at the '[' at offset `at`, skipping quotes and escapes. Closed: `pos` is the
+// matching ']'. OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless
+// `newlines` (an assignment word at the start of a command, which bash reads across lines).
+Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const {
     uint32_t end = lexer_.end();
     int depth = 0;
     for (uint32_t i = at; i < end; ++i) {
@@ -936,8 +937,8 @@ bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
             ++depth;
         } else if (c == ']') {
             if (--depth == 0) {
-                close = i;
-                return true;
+                pos = i;
+                return SubscriptScan::Closed;
             }
         } else if (c == '\\') {
             ++i;
@@ -947,13 +948,20 @@ bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
                 if (c == '"' && src_[j] == '\\') ++j;
                 ++j;
             }
-            if (j >= end) return false;
+            if (j >= end) {
+                pos = i;
+                return SubscriptScan::OpenQuote;
+            }
             i = j;
         } else if (c == '\n' && !newlines) {
-            return false;
+            return SubscriptScan::Newline;
         }
     }
-    return false;
+    return SubscriptScan::Eof;
+}
+
+bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
+    return scan_brackets(at, newlines, close) == SubscriptScan::Closed;
 }
 
 int Parser::command_subscript(uint32_t& close) const {
@@ -962,32 +970,12 @@ int Parser::command_subscript(uint32_t& close) const {
     uint32_t i = off + 1;
     while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
     if (i >= end || src_[i] != '[') return 0;
-    int depth = 0;
-    for (; i < end; ++i) {
-        const char c = src_[i];
-        if (c == '[') {
-            ++depth;
-        } else if (c == ']') {
-            if (--depth == 0) {
-                close = i;
-                return 1;
-            }
-        } else if (c == '\\') {
-            ++i;
-        } else if (c == '\'' || c == '"') {
-            uint32_t j = i + 1;
-            while (j < end && src_[j] != c) {
-                if (c == '"' && src_[j] == '\\') ++j;
-                ++j;
-            }
-            if (j >= end) {  // bash reads on to the end of the input, and fails there
-                close = i;
-                return c == '"' ? -2 : -3;
-            }
-            i = j;
-        }
+    switch (scan_brackets(i, true, close)) {
+        case SubscriptScan::Closed: return 1;
+        // bash reads on to the end of the input, and fails there
+        case SubscriptScan::OpenQuote: return src_[close] == '"' ? -2 : -3;
+        default: return -1;
     }
-    return -1;
 }
 
 Word* Parser::read_range_word(uint32_t from, uint32_t to) {

@@ -158,6 +158,8 @@ private:
     // word_subscript: the subscript ends the word at an unquoted blank, as in an argument of declare
     // (`declare a[ 1 ]=x` is three words); an assignment statement's subscript may hold blanks.
     Assign* try_assignment(bool word_subscript = false);
+    enum class SubscriptScan : uint8_t { Closed, OpenQuote, Newline, Eof };
+    SubscriptScan scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const;
     bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false) const;
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
