@@ -134,17 +134,17 @@ struct ArithHost {
     // array itself is unset (set -u does not complain about a missing element of an existing array, bash
     // reads it as 0). Errors such as a bad subscript are returned as ArithError{Kind::Host, ...}.
     virtual ArithResult<std::optional<std::string>> get(ArithRef& ref) = 0;
-    // A cheap look at a plain variable's value (no dynamic variable, no nameref, no array): true with the
-    // bytes in `out`, valid until the next call on the host. false means "ask get()". Loops read their
-    // counters through this without copying them.
-    virtual bool peek(std::string_view name, std::string_view& out) {
+    // A cheap look at a plain variable (no dynamic variable, no nameref, no array) whose value is a plain
+    // decimal number (see plain_decimal in arith_impl.hpp): true with the number in `out`. false means "ask
+    // get()". Loops read their counters through this without copying or parsing them again.
+    virtual bool peek_number(std::string_view name, int64_t& out) {
         (void)name;
         (void)out;
         return false;
     }
     // Assigns the decimal value (the host formats it, checks readonly, etc.).
     virtual ArithResult<void> set(ArithRef& ref, int64_t value) = 0;
-    // `x++`, `--x` on a plain variable (what peek() accepts) whose value is a plain decimal number: reads it
+    // `x++`, `--x` on a plain variable (what peek_number() accepts) whose value is a plain decimal number: reads it
     // into `old` and assigns old + delta in one lookup. Declined means "take the get()/set() path", which
     // gives the same result; Failed means the assignment was refused (readonly...) and the host reported it.
     enum class Step : uint8_t { Declined, Done, Failed };

@@ -46,42 +46,28 @@ public:
             auto it = v->idx->m.find(i);
             return std::optional<std::string>(it == v->idx->m.end() ? std::string() : it->second);
         }
-        if (i == 0 && v->set) return std::optional<std::string>(v->str);
+        if (i == 0 && v->set) return std::optional<std::string>(v->str());
         return std::optional<std::string>(std::string());
     }
 
-    bool peek(std::string_view name, std::string_view& out) override {
+    bool peek_number(std::string_view name, int64_t& out) override {
         // What get_scalar() would read, for a variable without magic: dynamic variables (RANDOM counts its
         // reads), namerefs and arrays take the full path.
         const Var* v = ex_.state().vars.find(name);
-        if (!v || !v->set || v->dyn != DynVar::None || (v->attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc)))
-            return false;
-        out = v->str;
-        return true;
+        return v && plain(*v) && v->number(out);
     }
 
     Step step(std::string_view name, int64_t delta, int64_t& old) override {
-        // peek()'s test, then one assignment to the variable found: a loop's `i++` costs one lookup.
+        // peek_number()'s test, then one assignment to the variable found: a loop's `i++` costs one lookup.
         Var* v = ex_.state().vars.find(name);
-        if (!v || !v->set || v->dyn != DynVar::None || (v->attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc)) ||
-            !arith_detail::plain_decimal(v->str, old))
-            return Step::Declined;
-        char buf[24];
+        if (!v || !plain(*v) || !v->number(old)) return Step::Declined;
         int64_t value = arith_detail::add(old, delta);
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-        (void)ec;
-        return ex_.assign_to(*v, name, std::string_view(buf, static_cast<size_t>(end - buf)), false) ? Step::Done
-                                                                                                   : Step::Failed;
+        return ex_.assign_number(*v, name, value) ? Step::Done : Step::Failed;
     }
 
     ArithResult<void> set(ArithRef& ref, int64_t value) override {
         if (!ref.has_index) {
-            // The decimal text on the stack: `i++` assigns without building a string.
-            char buf[24];
-            auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-            (void)ec;
-            if (!ex_.assign(ref.name, std::string_view(buf, static_cast<size_t>(end - buf))))
-                return ArithError{ArithError::Kind::Host, {}};
+            if (!ex_.assign_number(ref.name, value)) return ArithError{ArithError::Kind::Host, {}};
             return {};
         }
         std::string val = to_dec(value);
@@ -125,6 +111,11 @@ public:
     Outcome expand_failed = Outcome::Ok;
 
 private:
+    // A variable read and written without magic: no dynamic value, no nameref, no array.
+    static bool plain(const Var& v) {
+        return v.set && v.dyn == DynVar::None && !(v.attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc));
+    }
+
     // The subscript as a key: the assoc key, or the decimal index (negative ones are counted from the end by
     // get and set, against the array as it is then). ref.subscript keeps the expanded text, for messages.
     ArithResult<std::string> resolve(ArithRef& ref, const Var* v) {

@@ -134,8 +134,7 @@ inline bool plain_decimal(std::string_view text, int64_t& out) {
 
 // The common case of a variable operand, a counter holding a number, read without copying its value.
 inline bool peek_number(Ctx& c, std::string_view name, int64_t& out) {
-    std::string_view seen;
-    return c.depth < c.max_depth && c.host.peek(name, seen) && plain_decimal(seen, out);
+    return c.depth < c.max_depth && c.host.peek_number(name, out);
 }
 
 // The value of a variable operand: unset or empty is 0, anything else is evaluated as an expression.

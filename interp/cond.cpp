@@ -302,7 +302,7 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                 Var& v = state_.vars.lookup_or_create("BASH_REMATCH");
                 if (!v.readonly()) {
                     v.attrs = (v.attrs & ~kAttrAssoc) | kAttrIndexed;
-                    v.str.clear();
+                    v.str_mut().clear();
                     auto arr = std::make_shared<IndexedArray>();
                     if (result)
                         for (size_t i = 0; i < spans.size(); ++i) {

@@ -550,7 +550,7 @@ void temp_append_base(Exec& ex, const sx::Assign* a, uint32_t scope) {
     bool created = false;
     Var& v = ex.state_.vars.declare_at(a->name, scope, &created);
     if (!created) return;
-    v.str = std::move(base);
+    v.set_str(std::move(base));
     v.set = true;
 }
 

@@ -531,7 +531,13 @@ public:
     Outcome subscript_text(const Var* arr, std::string_view text, std::string& out);
     // assign_elem for a `name[text]` reference given as text at run time (subscript_text).
     bool assign_elem_text(std::string_view name, std::string_view text, std::string_view value, bool append);
-    bool assign_to(Var& v, std::string_view name, std::string_view value, bool append);
+    // `number`: the value is that number's decimal text, kept beside it (assign_number).
+    bool assign_to(Var& v, std::string_view name, std::string_view value, bool append,
+                   const int64_t* number = nullptr);
+    // An arithmetic assignment to a scalar (`i++`, `(( x = y + 1 ))`): assign() of the number's decimal text,
+    // with the number kept beside the text, so that the next arithmetic read does not parse it.
+    bool assign_number(std::string_view name, int64_t value);
+    bool assign_number(Var& v, std::string_view name, int64_t value);
     // An assignment's value, expanded (before the target binding is looked up or made).
     struct AssignValue {
         struct Elem {

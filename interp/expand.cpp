@@ -185,7 +185,7 @@ void FieldBuilder::finish(std::vector<Field>& out) {
 std::string Exec::ifs() const {
     const Var* v = state_.vars.find("IFS");
     if (!v || !v->set) return " \t\n";
-    return v->str;
+    return v->str();
 }
 
 namespace {
@@ -595,7 +595,7 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
     std::string ifs_val;
     const Var* iv = state_.vars.find("IFS");
     bool ifs_set = iv && iv->set;
-    if (ifs_set) ifs_val = iv->str;
+    if (ifs_set) ifs_val = iv->str();
 
     auto expand_segments = [&](const std::vector<SegmentView>& segs) -> Outcome {
         FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set);

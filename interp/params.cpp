@@ -166,7 +166,7 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
     // A nameref to an element or to all elements (`a[i]`, `a[@]`): $ref is that parameter, a list for a[@].
     if (!index && !has_index_text && !index_all && !length) {
         const Var* raw = st.vars.find(name);
-        if (raw && raw->nameref() && raw->set && raw->str.find('[') != std::string::npos) {
+        if (raw && raw->nameref() && raw->set && raw->str().find('[') != std::string::npos) {
             bool ok = true;
             std::string target = ex.resolve_nameref(name, ok);
             if (ok && target.find('[') != std::string::npos && target.back() == ']') {
@@ -191,7 +191,7 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
                 if (var->assoc)
                     for (const auto& [k, s] : var->assoc->ordered()) v.list.push_back(*s);
             } else if (var->set) {
-                v.list.push_back(var->str);
+                v.list.push_back(var->str());
             }
         }
         v.set = !v.list.empty();
@@ -252,7 +252,7 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
         }
         if (i == 0 && var->set) {
             v.set = true;
-            v.scalar = var->str;
+            v.scalar = var->str();
         }
         return Outcome::Ok;
     }
@@ -310,7 +310,7 @@ Outcome Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
             const Var* raw = state_.vars.find(p->name);
             if (raw && raw->nameref()) {
                 v.set = raw->set;
-                v.scalar = raw->str;
+                v.scalar = raw->str();
                 v.display = std::string(p->name);
                 return Outcome::Ok;
             }
@@ -417,12 +417,12 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
         std::string_view n = p->name;
         const Var* raw = state_.vars.find(n);
         // (a nameref to an element, `a[i]` or `a[@]`, takes the general path)
-        bool element_ref = raw && raw->nameref() && raw->set && raw->str.find('[') != std::string::npos;
+        bool element_ref = raw && raw->nameref() && raw->set && raw->str().find('[') != std::string::npos;
         if (!element_ref && !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) {
             const Var* var = raw && raw->dyn == DynVar::None && !raw->nameref() ? raw : lookup(n);
             if (var && !var->is_array()) {
                 if (var->set) {
-                    fb.expansion(var->str, quoted);
+                    fb.expansion(var->str(), quoted);
                     return Outcome::Ok;
                 }
             } else if (var) {
@@ -443,7 +443,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
 
     const Var* ifsv = state_.vars.find("IFS");
     bool ifs_set = ifsv && ifsv->set;
-    std::string ifs_val = ifs_set ? ifsv->str : std::string(" \t\n");
+    std::string ifs_val = ifs_set ? ifsv->str() : std::string(" \t\n");
 
     if (p->op == sx::ParamOp::PrefixNames) {
         ParamValue v;
@@ -857,7 +857,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                         int64_t k = 0;
                         for (const auto& [kk, s] : var->assoc->ordered()) elems.emplace_back(k++, *s);
                     } else if (var && var->set)
-                        elems.emplace_back(0, var->str);
+                        elems.emplace_back(0, var->str());
                     int64_t top = elems.empty() ? 0 : elems.back().first + 1;
                     if (off < 0) off += top;
                     if (off < 0) {

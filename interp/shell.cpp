@@ -214,7 +214,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
 
     auto set = [&](const std::string& name, const std::string& value, uint16_t attrs = 0) {
         Var& v = state.vars.global(name);
-        v.str = value;
+        v.set_str(value);
         v.set = true;
         v.attrs |= attrs;
     };
@@ -604,7 +604,7 @@ std::string Shell::get_var(std::string_view name) const {
 
 void Shell::set_var(std::string_view name, std::string_view value, bool exported) {
     Var& v = impl_->state.vars.lookup_or_create(name);
-    v.str = std::string(value);
+    v.set_str(std::string(value));
     v.set = true;
     if (exported) v.attrs |= kAttrExport;
 }

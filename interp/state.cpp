@@ -153,7 +153,7 @@ std::string state_to_json(const ShellState& st) {
                 for (const auto& [k, val] : v->assoc->ordered()) elems.push_back(json::array({*k, *val}));
             e["assoc"] = std::move(elems);
         } else {
-            e["value"] = v->str;
+            e["value"] = v->str();
         }
         vars.push_back(std::move(e));
     }
@@ -237,7 +237,7 @@ void state_from_json(std::string_view text, ShellState& out) {
             if (v.dyn != DynVar::None) continue;
             v.attrs = parse_attr_letters(member(e, "attrs", json::value_t::string).get<std::string>());
             v.set = member(e, "set", json::value_t::boolean).get<bool>();
-            v.str.clear();
+            v.str_mut().clear();
             v.idx.reset();
             v.assoc.reset();
             if (v.is_indexed()) {
@@ -261,7 +261,7 @@ void state_from_json(std::string_view text, ShellState& out) {
                 }
                 v.assoc = std::move(arr);
             } else {
-                v.str = member(e, "value", json::value_t::string).get<std::string>();
+                v.set_str(member(e, "value", json::value_t::string).get<std::string>());
             }
             st.vars.add_bytes(static_cast<int64_t>(var_bytes(v)));
         }

@@ -249,11 +249,11 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
         st.opts[ShExpandAliases] = true;  // an interactive bash expands aliases
         // The history variables an interactive bash sets (no history is kept).
         const Var* hv = st.vars.find("HOME");
-        std::string home = hv && hv->set ? hv->str : session_.id.home;
+        std::string home = hv && hv->set ? hv->str() : session_.id.home;
         auto set_default = [&](const char* n, std::string v) {
             Var& var = st.vars.global(n);
             if (var.set) return;
-            var.str = std::move(v);
+            var.set_str(std::move(v));
             var.set = true;
         };
         set_default("HISTFILE", home + "/.bash_history");
@@ -304,13 +304,13 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
     st.seconds_base = state_.seconds_base;
     for (const auto& [k, v] : env.entries()) {
         Var& var = st.vars.global(k);
-        var.str = v;
+        var.set_str(v);
         var.set = true;
         var.attrs |= kAttrExport;
     }
     if (!logical) {
         Var& var = st.vars.global("PWD");
-        var.str = st.cwd;
+        var.set_str(st.cwd);
         var.set = true;
         var.attrs |= kAttrExport;
     }
@@ -318,7 +318,7 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
     for (auto [n, v] : {std::pair{"PS2", "> "}, std::pair{"PS4", "+ "}}) {
         Var& var = st.vars.global(n);
         if (var.set) continue;
-        var.str = v;
+        var.set_str(v);
         var.set = true;
     }
     install_dynamic_vars(st);
@@ -328,8 +328,8 @@ void Exec::init_child_state(ShellState& st, const Environment& env) {
     {
         Var& lvl = st.vars.global("SHLVL");
         int64_t n = 0;
-        parse_int(lvl.str, n);
-        lvl.str = to_dec(n + 1);
+        parse_int(lvl.str(), n);
+        lvl.set_str(to_dec(n + 1));
         lvl.set = true;
         lvl.attrs |= kAttrExport;
     }
@@ -437,7 +437,7 @@ int Exec::run_command(std::span<const std::string> argv, const Environment& env,
     for (const auto& [k, v] : env.entries()) {
         Var& var = copy.vars.lookup_or_create(k);
         if (var.readonly()) continue;
-        var.str = v;
+        var.set_str(v);
         var.set = true;
         var.attrs |= kAttrExport;
     }

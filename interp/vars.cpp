@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "interp/arith_impl.hpp"
+
 namespace bashkit::interp {
 
 namespace {
@@ -89,6 +91,10 @@ AssocArray& Var::assoc_mut() {
     return *assoc;
 }
 
+void Var::parse_number() const {
+    num_state_ = arith_detail::plain_decimal(str_, num_) ? kNumKnown : kNumNot;
+}
+
 const std::string* Var::scalar_value() const {
     if (attrs & kAttrIndexed) {
         if (!idx) return nullptr;
@@ -96,7 +102,7 @@ const std::string* Var::scalar_value() const {
         return it == idx->m.end() ? nullptr : &it->second;
     }
     if (attrs & kAttrAssoc) return assoc ? assoc->get("0") : nullptr;
-    return set ? &str : nullptr;
+    return set ? &str_ : nullptr;
 }
 
 size_t Var::count() const {
@@ -106,7 +112,7 @@ size_t Var::count() const {
 }
 
 size_t var_bytes(const Var& v) {
-    size_t n = v.str.size();
+    size_t n = v.str().size();
     if (v.idx)
         for (const auto& [k, s] : v.idx->m) n += s.size() + kElemOverhead;
     if (v.assoc)

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -92,7 +93,6 @@ private:
 };
 
 struct Var {
-    std::string str;  // scalar value (or the target name of a nameref)
     std::shared_ptr<IndexedArray> idx;    // when kAttrIndexed
     std::shared_ptr<AssocArray> assoc;    // when kAttrAssoc
     uint16_t attrs = 0;
@@ -113,6 +113,57 @@ struct Var {
     const std::string* scalar_value() const;
     // Element count (1 for a set scalar, 0 for an unset one).
     size_t count() const;
+
+    // The scalar value (or the target name of a nameref). Every change of it goes through str_mut(),
+    // set_str() or set_number(), so that the number kept beside it (number()) never goes stale.
+    const std::string& str() const { return str_; }
+    // The text to change in place: forgets the number. Change it before the next number() call.
+    std::string& str_mut() {
+        num_state_ = kNumUnknown;
+        return str_;
+    }
+    void set_str(std::string_view text) {
+        num_state_ = kNumUnknown;
+        copy_in(text);
+    }
+    void set_str(const char* text) { set_str(std::string_view(text)); }
+    void set_str(std::string&& text) {
+        num_state_ = kNumUnknown;
+        str_ = std::move(text);
+    }
+    // The value is `value`, whose decimal text is `text` (an arithmetic assignment: no parse on the next read).
+    void set_number(int64_t value, std::string_view text) {
+        copy_in(text);
+        num_ = value;
+        num_state_ = kNumKnown;
+    }
+    // The value as a plain decimal number (digits, surrounding blanks allowed, no leading 0 unless it is "0"):
+    // what an arithmetic evaluation of it gives without one. Parsed once per change of the text, so a counter
+    // read again and again costs no parse. False when the text is anything else.
+    bool number(int64_t& out) const {
+        if (num_state_ == kNumUnknown) parse_number();
+        out = num_;
+        return num_state_ == kNumKnown;
+    }
+
+private:
+    void parse_number() const;
+    // std::string::assign goes through _M_replace and its overlap checks, about 90 instructions; a loop
+    // counter's new value has the old one's length and is copied in place.
+    void copy_in(std::string_view text) {
+        const char* d = str_.data();
+        bool disjoint = text.data() + text.size() <= d || text.data() >= d + str_.capacity();
+        if (text.size() <= str_.size() && disjoint) {
+            std::memcpy(str_.data(), text.data(), text.size());
+            str_.resize(text.size());
+            return;
+        }
+        str_.assign(text);
+    }
+    static constexpr uint8_t kNumUnknown = 0, kNumKnown = 1, kNumNot = 2;
+    std::string str_;
+    mutable int64_t num_ = 0;
+    mutable uint8_t num_state_ = kNumUnknown;
 };
 
 class VarStore {

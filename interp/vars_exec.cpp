@@ -1,5 +1,6 @@
 // Variable access for the evaluator: lookups with namerefs and dynamic variables, assignments with
 // attributes and limits, the environment of commands.
+#include <charconv>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -23,19 +24,6 @@ uint32_t intrand32(uint32_t last) {
 }
 
 int64_t now_seconds(const vfs::Clock& c) { return c.now().sec; }
-
-// std::string::assign goes through _M_replace and its overlap checks, about 90 instructions; a loop counter's
-// new value has the old one's length and is copied in place.
-void set_bytes(std::string& s, std::string_view v) {
-    const char* d = s.data();
-    bool disjoint = v.data() + v.size() <= d || v.data() >= d + s.capacity();
-    if (v.size() <= s.size() && disjoint) {
-        std::memcpy(s.data(), v.data(), v.size());
-        s.resize(v.size());
-        return;
-    }
-    s.assign(v);
-}
 
 }  // namespace
 
@@ -153,7 +141,7 @@ const Var* Exec::lookup(std::string_view name) {
                 return &scratch_;
             }
             default:
-                scratch_.str = dyn_value(v->dyn);
+                scratch_.set_str(dyn_value(v->dyn));
                 scratch_.set = true;
                 scratch_.attrs = v->attrs;
                 return &scratch_;
@@ -189,13 +177,13 @@ const Var* Exec::lookup(std::string_view name) {
                     auto it = arr->idx->m.find(i);
                     if (it != arr->idx->m.end()) val = &it->second;
                 } else if (i == 0 && arr->set) {
-                    val = &arr->str;
+                    val = &arr->str();
                 }
             }
             if (!val) return nullptr;
             std::string copy = *val;
             scratch_ = Var{};
-            scratch_.str = std::move(copy);
+            scratch_.set_str(std::move(copy));
             scratch_.set = true;
             return &scratch_;
         }
@@ -239,12 +227,12 @@ std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
     for (int hops = 0; hops < 16; ++hops) {
         Var* v = state_.vars.find(cur);
         if (!v || !(v->attrs & kAttrNameref)) return cur;
-        if (!v->set || v->str.empty()) return cur;
-        if (v->str == cur) {
+        if (!v->set || v->str().empty()) return cur;
+        if (v->str() == cur) {
             ok = false;
             return {};
         }
-        cur = v->str;
+        cur = v->str();
     }
     error(std::string(name) + ": circular name reference");
     ok = false;
@@ -253,7 +241,7 @@ std::string Exec::resolve_nameref(std::string_view name, bool& ok) {
 
 Var* Exec::lookup_mut(std::string_view name) {
     Var* v = state_.vars.find(name);
-    if (v && (v->attrs & kAttrNameref) && v->set && !v->str.empty()) {
+    if (v && (v->attrs & kAttrNameref) && v->set && !v->str().empty()) {
         bool ok;
         std::string target = resolve_nameref(name, ok);
         if (!ok) return nullptr;
@@ -357,7 +345,22 @@ static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std:
     return true;
 }
 
-bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append) {
+bool Exec::assign_number(std::string_view name, int64_t value) {
+    Var* v = state_.vars.find(name);
+    if (v && v->nameref()) return assign(name, to_dec(value));
+    if (!v) v = &state_.vars.lookup_or_create(name);
+    return assign_number(*v, name, value);
+}
+
+bool Exec::assign_number(Var& v, std::string_view name, int64_t value) {
+    // The decimal text on the stack: `i++` assigns without building a string.
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    (void)ec;
+    return assign_to(v, name, std::string_view(buf, static_cast<size_t>(end - buf)), false, &value);
+}
+
+bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append, const int64_t* number) {
     if (v.readonly()) {
         report_error(std::string(name) + ": readonly variable");
         return false;
@@ -367,7 +370,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         std::string key = "0";
         return assign_elem(name, key, value, append);
     }
-    size_t old_size = v.str.size();
+    size_t old_size = v.str().size();
     size_t new_size = append ? old_size + value.size() : value.size();
     if (new_size > L.max_variable_bytes) {
         error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
@@ -404,14 +407,17 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
     }
     if (v.attrs & (kAttrInteger | kAttrUpper | kAttrLower | kAttrCapital)) {
         std::string out;
-        if (!convert_value(*this, v.attrs, v.set ? &v.str : nullptr, value, append, out)) return false;
+        if (!convert_value(*this, v.attrs, v.set ? &v.str() : nullptr, value, append, out)) return false;
         state_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(old_size));
-        v.str = std::move(out);
+        v.set_str(std::move(out));
     } else if (append && v.set) {
-        v.str.append(value);
+        v.str_mut().append(value);
         state_.vars.add_bytes(static_cast<int64_t>(value.size()));
     } else {
-        set_bytes(v.str, value);
+        if (number)
+            v.set_number(*number, value);
+        else
+            v.set_str(value);
         state_.vars.add_bytes(static_cast<int64_t>(value.size()) - static_cast<int64_t>(old_size));
     }
     v.set = true;
@@ -458,7 +464,7 @@ bool Exec::assign(std::string_view name, std::string_view value, bool append) {
                 error("`" + std::string(value) + "': not a valid identifier");
                 return false;
             }
-            v->str.assign(value);
+            v->set_str(value);
             v->set = true;
             return true;
         }
@@ -548,8 +554,8 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
     if (!v->is_indexed()) {
         // A scalar becomes element 0 of a new indexed array.
         auto arr = std::make_shared<IndexedArray>();
-        if (v->set) arr->m[0] = std::move(v->str);
-        v->str.clear();
+        if (v->set) arr->m[0] = std::move(v->str_mut());
+        v->str_mut().clear();
         v->idx = std::move(arr);
         v->attrs |= kAttrIndexed;
         v->dyn = DynVar::None;
@@ -588,8 +594,8 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
     if (!v->is_indexed()) {
         v->attrs |= kAttrIndexed;
         v->idx = std::make_shared<IndexedArray>();
-        if (append && v->set) v->idx->m[0] = v->str;
-        v->str.clear();
+        if (append && v->set) v->idx->m[0] = v->str();
+        v->str_mut().clear();
         v->dyn = DynVar::None;
     }
     IndexedArray& a = v->idx_mut();
@@ -760,8 +766,8 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         if (created) t = &state_.vars.lookup_or_create(name);
         if (!t->is_array()) {
             auto arr = std::make_shared<IndexedArray>();
-            if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str);
-            t->str.clear();
+            if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str_mut());
+            t->str_mut().clear();
             t->idx = std::move(arr);
             t->attrs |= kAttrIndexed;
             t->dyn = DynVar::None;
@@ -821,14 +827,14 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
             } else {
                 target->attrs |= kAttrIndexed;
                 target->idx = std::make_shared<IndexedArray>();
-                target->str.clear();
+                target->str_mut().clear();
                 target->dyn = DynVar::None;
             }
             target->set = true;
         } else if (!target->is_array()) {
             auto arr = std::make_shared<IndexedArray>();
-            if (target->set) arr->m[0] = target->str;
-            target->str.clear();
+            if (target->set) arr->m[0] = target->str();
+            target->str_mut().clear();
             target->idx = std::move(arr);
             target->attrs |= kAttrIndexed;
             target->set = true;
@@ -915,11 +921,11 @@ Environment Exec::build_env(const std::vector<std::pair<std::string, std::string
         if (v->is_array()) continue;
         if (v->dyn != DynVar::None) {
             const Var* d = lookup(*name);
-            if (d && d->set) vars.emplace_back(*name, d->str);
+            if (d && d->set) vars.emplace_back(*name, d->str());
             continue;
         }
         if (!v->set) continue;
-        vars.emplace_back(*name, v->str);
+        vars.emplace_back(*name, v->str());
     }
     if (extra)
         for (const auto& e : *extra) vars.push_back(e);

@@ -474,7 +474,7 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
                 case 'W': {
                     std::vector<std::string> words;
                     const Var* ifsv = sh.state_.vars.find("IFS");
-                    std::string ifs = ifsv && ifsv->set ? ifsv->str : " \t\n";
+                    std::string ifs = ifsv && ifsv->set ? ifsv->str() : " \t\n";
                     std::string cur;
                     for (char ch : arg) {
                         if (ifs.find(ch) != std::string::npos) {

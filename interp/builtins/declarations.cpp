@@ -63,7 +63,7 @@ void Exec::print_declare(std::string_view name, const Var& v, std::string& out) 
     if (v.is_array()) {
         if (v.set || v.count() > 0) out += "=" + array_body(v);
     } else if (v.set) {
-        out += "=" + quote_declare_value(v.str);
+        out += "=" + quote_declare_value(v.str());
     }
     out += '\n';
 }
@@ -186,7 +186,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                     if (!d) continue;
                     if (print || add) sh.print_declare(*name, *d, out);
                     else if (d->is_array()) out += *name + "=" + array_body(*d) + "\n";
-                    else out += *name + "=" + quote_set_value(d->str) + "\n";
+                    else out += *name + "=" + quote_set_value(d->str()) + "\n";
                     continue;
                 }
                 if (!print && !add) {
@@ -194,7 +194,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                     if (v->is_array())
                         out += *name + "=" + array_body(*v) + "\n";
                     else
-                        out += *name + "=" + quote_set_value(v->str) + "\n";
+                        out += *name + "=" + quote_set_value(v->str()) + "\n";
                     continue;
                 }
                 sh.print_declare(*name, *v, out);
@@ -330,19 +330,19 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         if (add & kAttrLower) newattrs &= static_cast<uint16_t>(~kAttrUpper);
         if ((add & kAttrIndexed) && !v->is_indexed()) {
             auto arr = std::make_shared<IndexedArray>();
-            if (v->set) arr->m[0] = v->str;
-            v->str.clear();
+            if (v->set) arr->m[0] = v->str();
+            v->str_mut().clear();
             v->idx = std::move(arr);
         }
         if ((add & kAttrAssoc) && !v->is_assoc()) {
             v->assoc = std::make_shared<AssocArray>();
-            if (v->set && !v->str.empty()) v->assoc->slot("0") = v->str;
-            v->str.clear();
+            if (v->set && !v->str().empty()) v->assoc->slot("0") = v->str();
+            v->str_mut().clear();
         }
         if ((newattrs & kAttrNameref) && !(v->attrs & kAttrNameref) && !has_value && !as && v->set) {
             // declare -n on an existing variable: its value becomes the target name.
-            if (!valid_name(v->str)) {
-                sh.builtin_error(cmd, v->str + ": invalid variable name for name reference");
+            if (!valid_name(v->str())) {
+                sh.builtin_error(cmd, v->str() + ": invalid variable name for name reference");
                 status = 1;
                 continue;
             }
@@ -353,8 +353,8 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 v->attrs |= kAttrIndexed;
                 v->idx = std::make_shared<IndexedArray>();
                 // `declare s+=(x)` at the top level keeps the scalar as [0]; in a function bash starts anew
-                if (as->append && v->set && scope == 0) v->idx->m[0] = v->str;
-                v->str.clear();
+                if (as->append && v->set && scope == 0) v->idx->m[0] = v->str();
+                v->str_mut().clear();
             }
             Outcome r = sh.do_assign(as, scope == 0 && !global ? (sh.state_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.state_.vars.scope_of(base))) : scope, 0, &preval);
             if (r == Outcome::Fatal) {
@@ -362,14 +362,14 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             }
             if (r != Outcome::Ok) status = 1;
             v = sh.state_.vars.find(base);
-            if (v && (add & kAttrNameref) && v->set && !valid_name(v->str.substr(0, v->str.find('[')))) {
-                sh.builtin_error(cmd, "`" + v->str + "': invalid variable name for name reference");
+            if (v && (add & kAttrNameref) && v->set && !valid_name(v->str().substr(0, v->str().find('[')))) {
+                sh.builtin_error(cmd, "`" + v->str() + "': invalid variable name for name reference");
                 v->attrs &= static_cast<uint16_t>(~kAttrNameref);
                 status = 1;
             }
         } else if (has_value) {
             if (v->attrs & kAttrNameref) {
-                v->str = value;
+                v->set_str(value);
                 v->set = true;
             } else if (name.find('[') != std::string::npos && name.back() == ']') {
                 std::string key = name.substr(base.size() + 1, name.size() - base.size() - 2);

@@ -98,7 +98,7 @@ BuiltinResult builtin_printf(BuiltinContext& ctx) {
     pctx.shell_start = sh.session_.wall_start;
     // %(fmt)T: the TZ of the environment, as bash (a TZ that is not exported is not seen).
     const Var* tzv = sh.state_.vars.find("TZ");
-    const std::string* tz = tzv && tzv->set && (tzv->attrs & kAttrExport) && !tzv->is_array() ? &tzv->str : nullptr;
+    const std::string* tz = tzv && tzv->set && (tzv->attrs & kAttrExport) && !tzv->is_array() ? &tzv->str() : nullptr;
     if (sh.session_.local_time)
         pctx.local_time = [&sh, tz](int64_t t, std::tm& out) { return sh.session_.local_time(t, tz, out); };
     std::span<const std::string> args(a.data() + i + 1, a.size() - i - 1);
@@ -328,7 +328,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
     (void)prompt;
 
     const Var* ifsv = sh.state_.vars.find("IFS");
-    std::string ifs = ifsv && ifsv->set ? ifsv->str : std::string(" \t\n");
+    std::string ifs = ifsv && ifsv->set ? ifsv->str() : std::string(" \t\n");
     auto is_ifs = [&](size_t k) { return !quoted[k] && ifs.find(line[k]) != std::string::npos; };
     auto is_ws = [&](size_t k) {
         char c = line[k];

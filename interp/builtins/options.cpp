@@ -83,7 +83,7 @@ BuiltinResult builtin_set(BuiltinContext& ctx) {
                 if (d->count() == 0 && !d->set) continue;
                 out += *name + "=" + array_body(*d) + "\n";
             } else if (d->set) {
-                out += *name + "=" + quote_set_value(d->str) + "\n";
+                out += *name + "=" + quote_set_value(d->str()) + "\n";
             }
         }
         std::vector<std::string> names;
