@@ -140,7 +140,13 @@ struct Trap {
     std::shared_ptr<const sx::ParseResult> parsed;  // cache of action
 };
 
-// Everything a subshell copies.
+// Everything a subshell copies. What must hold across its fields is how a copy is made, and that is private:
+// the copy constructor is, and each kind of copy is a named operation below (subshell_copy, job_copy,
+// restore_copy, command_copy) saying what that kind changes. The fields themselves are public on purpose:
+// each is an independent piece of the shell's state (no field constrains another), written by the evaluator
+// and the builtins in hundreds of places; accessors returning references would hide nothing. Values with
+// invariants of their own keep them in their own types (VarStore's budget charge, Var's number beside its
+// text, JobTable).
 struct ShellState {
     VarStore vars;
     std::unordered_map<std::string, FunctionPtr, VarStore::Hash, std::equal_to<>> funcs;
