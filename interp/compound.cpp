@@ -121,15 +121,38 @@ Flow Exec::exec_while(const sx::While* c) {
     return loop.result;
 }
 
+namespace {
+// The head of a `for NAME` or `select NAME` loop as written (the DEBUG trap's $BASH_COMMAND).
+std::string loop_head(std::string_view keyword, std::string_view var, bool has_in, sx::List<sx::Word*> words) {
+    std::string head = std::string(keyword) + " " + std::string(var);
+    if (has_in) {
+        head += " in";
+        for (const sx::Word* w : words) head += " " + sx::print(*w);
+    }
+    return head;
+}
+}  // namespace
+
+// The words a `for NAME` or `select NAME` loop runs over: its list expanded, or "$@" without `in`.
+Outcome Exec::loop_words(bool has_in, sx::List<sx::Word*> words, std::vector<std::string>& out) {
+    if (!has_in) {
+        out = params();
+        return Outcome::Ok;
+    }
+    return expand_words(words, out);
+}
+
+// How set -x traces a round of a `for NAME` or `select NAME` loop: the head with the expanded words.
+void Exec::xtrace_loop(std::string_view keyword, std::string_view var, const std::vector<std::string>& items) {
+    std::string t = std::string(keyword) + " " + std::string(var) + " in";
+    for (const auto& it : items) t += " " + xtrace_quote(it);
+    xtrace_line(t);
+}
+
 Flow Exec::exec_for(const sx::For* c) {
     std::vector<std::string> items;
-    if (c->has_in) {
-        Outcome r = expand_words(c->items, items);
-        if (r == Outcome::Fatal) return Flow::Exit;
-        if (r == Outcome::Fail) return Flow::Normal;
-    } else {
-        items = params();
-    }
+    if (Outcome r = loop_words(c->has_in, c->items, items); r != Outcome::Ok)
+        return r == Outcome::Fatal ? Flow::Exit : Flow::Normal;
     if (!valid_name(c->var)) {
         error("`" + std::string(c->var) + "': not a valid identifier");
         state_.status = 1;
@@ -143,18 +166,10 @@ Flow Exec::exec_for(const sx::For* c) {
         if (!loop.next_round()) break;
         if (debug_armed()) [[unlikely]] {  // before each round, on the line of `for`
             lineno_ = for_line;
-            std::string head = "for " + std::string(c->var);
-            if (c->has_in) {
-                head += " in";
-                for (const sx::Word* w : c->items) head += " " + sx::print(*w);
-            }
+            std::string head = loop_head("for", c->var, c->has_in, c->items);
             if (debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
         }
-        if (state_.opts[OptXtrace]) {
-            std::string t = "for " + std::string(c->var) + " in";
-            for (const auto& it : items) t += " " + xtrace_quote(it);
-            xtrace_line(t);
-        }
+        if (state_.opts[OptXtrace]) xtrace_loop("for", c->var, items);
         assign_arith_error_ = false;
         if (!assign(c->var, item)) {
             if (assign_fatal()) return Flow::Exit;
@@ -256,13 +271,8 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
 
 Flow Exec::exec_select(const sx::Select* c) {
     std::vector<std::string> items;
-    if (c->has_in) {
-        Outcome r = expand_words(c->items, items);
-        if (r == Outcome::Fatal) return Flow::Exit;
-        if (r == Outcome::Fail) return Flow::Normal;
-    } else {
-        items = params();
-    }
+    if (Outcome r = loop_words(c->has_in, c->items, items); r != Outcome::Ok)
+        return r == Outcome::Fatal ? Flow::Exit : Flow::Normal;
     if (items.empty()) {
         state_.status = 0;
         return Flow::Normal;
@@ -271,18 +281,10 @@ Flow Exec::exec_select(const sx::Select* c) {
     const uint32_t select_line = c->pos.line + line_offset_;
     while (loop.next_round(false)) {  // no iteration limit: every round waits for a line of input
         if (debug_armed() || state_.opts[OptXtrace]) [[unlikely]] {
-            std::string head = "select " + std::string(c->var);
-            if (c->has_in) {
-                head += " in";
-                for (const sx::Word* w : c->items) head += " " + sx::print(*w);
-            }
+            std::string head = loop_head("select", c->var, c->has_in, c->items);
             lineno_ = select_line;
             if (debug_armed() && debug_trap(c, &head) == Flow::Exit) return Flow::Exit;
-            if (state_.opts[OptXtrace]) {
-                std::string t = "select " + std::string(c->var) + " in";
-                for (const auto& it : items) t += " " + xtrace_quote(it);
-                xtrace_line(t);
-            }
+            if (state_.opts[OptXtrace]) xtrace_loop("select", c->var, items);
         }
         std::string menu;
         size_t width = std::to_string(items.size()).size();

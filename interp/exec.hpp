@@ -409,6 +409,8 @@ public:
     Flow arith_part_hooks(const sx::ArithFor* c, const sx::ArithPart& p, bool empty);
     std::string arith_trace_text(const sx::Word* raw);
     Flow exec_select(const sx::Select* c);
+    Outcome loop_words(bool has_in, sx::List<sx::Word*> words, std::vector<std::string>& out);
+    void xtrace_loop(std::string_view keyword, std::string_view var, const std::vector<std::string>& items);
     Flow exec_case(const sx::Case* c);
     Flow exec_arith_cmd(const sx::ArithCmd* c);
     Flow exec_cond_cmd(const sx::CondCmd* c);
