@@ -783,6 +783,18 @@ size_t sideband_pack_in_place(Invocation& s, std::string& buf, PktReader& r) {
     return w;
 }
 
+// The pack a fetch received (v0 or v2), moved out of the response `resp`: charged at its size while it is
+// indexed into the repository, which must then hold every object asked for.
+void index_fetched_pack(Repo& repo, const std::string& pack, std::string& resp, interp::MemoryCharge& held,
+                        const std::vector<std::string>& wants) {
+    held.set(pack.size());
+    resp = std::string();
+    if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
+    PackIndexer(repo, pack).run();
+    for (const auto& w : wants)
+        if (!repo.has(w)) throw Fatal{"remote did not send all necessary objects"};
+}
+
 // Protocol v2's `fetch`: the wants, the haves and "done" in one request; the answer's "packfile" section
 // is the pack on side band 1 (no thin pack is asked for: every delta's base is in the pack or here).
 bool fetch_pack_v2(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const std::vector<std::string>& wants) {
@@ -809,12 +821,7 @@ bool fetch_pack_v2(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, con
         }
         // "acknowledgments", "shallow-info", "wanted-refs" and their lines: nothing asked for needs them.
     }
-    held.set(pack.size());
-    resp = std::string();
-    if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
-    PackIndexer(repo, pack).run();
-    for (const auto& w : wants)
-        if (!repo.has(w)) throw Fatal{"remote did not send all necessary objects"};
+    index_fetched_pack(repo, pack, resp, held, wants);
     return true;
 }
 
@@ -860,12 +867,7 @@ bool fetch_pack(Invocation& s, Repo& repo, Conn& conn, const Advert& adv, const 
         pack = std::move(resp);
         break;
     }
-    held.set(pack.size());
-    resp = std::string();
-    if (pack.empty()) throw Fatal{"the remote end hung up unexpectedly (no pack)"};
-    PackIndexer(repo, pack).run();
-    for (const auto& w : wants)
-        if (!repo.has(w)) throw Fatal{"remote did not send all necessary objects"};
+    index_fetched_pack(repo, pack, resp, held, wants);
     return true;
 }
 
