@@ -34,6 +34,19 @@ using namespace bashkit;
 using namespace bashkit::interp;
 using namespace std::chrono_literals;
 
+// A shell without utilities over its own MemoryFs; `timeout` bounds each run (none: the default).
+struct TestShell {
+    vfs::MemoryFs fs;
+    CommandRegistry reg;
+    Shell sh;
+    explicit TestShell(std::chrono::milliseconds timeout = 0ms) : sh(fs, reg, options(timeout)) {}
+    static ShellOptions options(std::chrono::milliseconds timeout) {
+        ShellOptions o;
+        if (timeout > 0ms) o.limits.timeout = timeout;
+        return o;
+    }
+};
+
 // Waits (a bounded poll, not a timing assertion) for the flag to go up without anyone reading the clock.
 bool flag_rises(const CancelToken& t, std::chrono::milliseconds within) {
     auto end = std::chrono::steady_clock::now() + within;
@@ -136,11 +149,8 @@ TEST(Deadline, AnArmedTokenCanBeDestroyed) {
 }
 
 TEST(Deadline, ARunOfSlowIterationsEndsAtItsTimeout) {
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    ShellOptions o;
-    o.limits.timeout = 200ms;
-    Shell sh(fs, reg, o);
+    TestShell t(200ms);
+    Shell& sh = t.sh;
     // Each iteration is one command; the loop must still stop (124), not run on.
     auto r = sh.run("x=$(printf '%0200000d' 0); while :; do y=${x//0/ab}; done");
     EXPECT_EQ(r.exit_code, 124);
@@ -150,9 +160,8 @@ TEST(Deadline, ARunOfSlowIterationsEndsAtItsTimeout) {
 TEST(Deadline, BackgroundJobsWriteSafelyAfterTheirRun) {
     // Shell::run's output sinks live on its stack: a job still writing when run() returns must not reach
     // them (it used to: a use-after-free that crashed the embedding process under `f() { f & f; }`).
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    Shell sh(fs, reg);
+    TestShell t;
+    Shell& sh = t.sh;
     auto r = sh.run("for i in 1 2 3 4; do { for j in 1 2 3 4 5 6 7 8; do echo out$i; echo err$i >&2; done; } & done");
     EXPECT_EQ(r.exit_code, 0);
     for (int i = 0; i < 5; ++i) {
@@ -186,11 +195,8 @@ TEST(Deadline, ALateExpiryCannotMarkTheNextRun) {
 TEST(Deadline, JobsOfACancelledRunStayCancelled) {
     // The next run resets the session's token; the jobs of a run that timed out must not come back to life
     // with it (64 `yes > /dev/null &` jobs used to spin on in the session after their script's timeout).
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    ShellOptions o;
-    o.limits.timeout = 300ms;
-    Shell sh(fs, reg, o);
+    TestShell t(300ms);
+    Shell& sh = t.sh;
     // Eight spinning jobs on a few cores: some have not yet seen the timeout when the next run starts.
     EXPECT_EQ(sh.run("for i in 1 2 3 4 5 6 7 8; do while :; do :; done & done; while :; do :; done").exit_code, 124);
     auto r = sh.run("wait; echo done");
@@ -200,9 +206,8 @@ TEST(Deadline, JobsOfACancelledRunStayCancelled) {
 
 TEST(Deadline, JobsOfAFinishedRunKeepRunning) {
     // A run that ends normally leaves its jobs running into the next one (as an interactive shell does).
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    Shell sh(fs, reg);
+    TestShell t;
+    Shell& sh = t.sh;
     // (No utilities in this registry: a builtin loop stands for `sleep`.)
     EXPECT_EQ(sh.run("{ for ((i = 0; i < 100000; i++)); do :; done; echo late > /f; } &").exit_code, 0);
     auto r = sh.run("wait; read -r x < /f; echo $x");
@@ -213,6 +218,16 @@ TEST(Deadline, JobsOfAFinishedRunKeepRunning) {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// `script` runs into a 300 ms timeout: status 124 well within 2.5 s, then the session answers `echo ok`.
+void expect_stops_at_the_timeout(const char* script) {
+    TestShell t(300ms);
+    auto start = std::chrono::steady_clock::now();
+    auto r = t.sh.run(script);
+    EXPECT_EQ(r.exit_code, 124) << r.err;
+    EXPECT_LT(seconds_since(start), 2.5);
+    EXPECT_EQ(t.sh.run("echo ok").out, "ok\n");
 }
 
 TEST(LazyWatch, SetDeadlineAloneLeavesTheTokenUnwatched) {
@@ -287,29 +302,12 @@ TEST(LazyWatch, WatchArmsAParentToo) {
 TEST(LazyWatch, ASlowDoublingLoopEndsAtItsTimeout) {
     // Each iteration doubles a string and costs twice the last: the shape that once ran 32 slow iterations
     // between two clock reads. The first iterations are fast, so the watch is armed before they get slow.
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    ShellOptions o;
-    o.limits.timeout = 300ms;
-    Shell sh(fs, reg, o);
-    auto start = std::chrono::steady_clock::now();
-    auto r = sh.run("x=a; while :; do read -r x <<< \"$x$x\"; done");
-    EXPECT_EQ(r.exit_code, 124) << r.err;
-    EXPECT_LT(seconds_since(start), 2.5);
-    EXPECT_EQ(sh.run("echo ok").out, "ok\n");
+    expect_stops_at_the_timeout("x=a; while :; do read -r x <<< \"$x$x\"; done");
 }
 
 TEST(LazyWatch, ASlowPatternSubstitutionFromTheFirstCommandEndsAtItsTimeout) {
     // One command, one substitution over a long string: only the pattern matcher's checks run meanwhile.
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    ShellOptions o;
-    o.limits.timeout = 300ms;
-    Shell sh(fs, reg, o);
-    auto start = std::chrono::steady_clock::now();
-    auto r = sh.run("x=$(printf '%04000000d' 0); while :; do y=${x//0/ab}; done");
-    EXPECT_EQ(r.exit_code, 124) << r.err;
-    EXPECT_LT(seconds_since(start), 2.5);
+    expect_stops_at_the_timeout("x=$(printf '%04000000d' 0); while :; do y=${x//0/ab}; done");
 }
 
 // The process this test runs in has started threads (the other tests): the check runs in a fresh process,
@@ -340,9 +338,8 @@ size_t threads_of_this_process() {
 TEST(LazyWatch, ChildProcess) {
     if (!std::getenv("BASHKIT_LAZY_WATCH_CHILD")) GTEST_SKIP() << "run by LazyWatch.AShortRunStartsNoThread";
     ASSERT_EQ(threads_of_this_process(), 1u);
-    vfs::MemoryFs fs;
-    CommandRegistry reg;
-    Shell sh(fs, reg);  // the default timeout
+    TestShell t;  // the default timeout
+    Shell& sh = t.sh;
     for (int i = 0; i < 100; ++i) {
         EXPECT_EQ(sh.run("true").exit_code, 0);
         EXPECT_EQ(sh.run(":; x=1; y=$x; echo \"$y\"").out, "1\n");
