@@ -1,6 +1,7 @@
 #include "interp/vars.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "interp/arith_impl.hpp"
 
@@ -140,7 +141,10 @@ int64_t VarStore::scope_of(std::string_view name) const {
 
 Var& VarStore::lookup_or_create(std::string_view name) {
     Chain* cp = chain(name);
-    if (!cp) cp = &map_.emplace(std::string(name), Chain{}).first->second;
+    if (!cp) {
+        cp = &map_.emplace(std::string(name), Chain{}).first->second;
+        ++chains_made_;
+    }
     Chain& c = *cp;
     if (c.empty()) c.push_back(Binding{0, Var{}});
     return c.back().var;
@@ -148,7 +152,10 @@ Var& VarStore::lookup_or_create(std::string_view name) {
 
 Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) {
     auto it = map_.find(name);
-    if (it == map_.end()) it = map_.emplace(std::string(name), Chain{}).first;
+    if (it == map_.end()) {
+        it = map_.emplace(std::string(name), Chain{}).first;
+        ++chains_made_;
+    }
     Chain& c = it->second;
     // Bindings are ordered by scope; find the place for `scope`.
     size_t pos = c.size();
@@ -213,7 +220,14 @@ void VarStore::rebalance() {
 
 VarStore::Chain* VarStore::chain_miss(std::string_view name, CacheEntry& e) {
     auto it = map_.find(name);
-    if (it == map_.end()) return nullptr;
+    if (it == map_.end()) {
+        // Remembered as absent until a chain is made, for a short name (its bytes are kept to check it).
+        if (name.size() <= sizeof e.absent) {
+            e = CacheEntry{name.data(), name.size(), nullptr, nullptr, chains_made_};
+            std::memcpy(e.absent, name.data(), name.size());
+        }
+        return nullptr;
+    }
     e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
     return &it->second;
 }

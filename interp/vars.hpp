@@ -297,12 +297,18 @@ private:
     [[gnu::always_inline]] Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
         CacheEntry& e = cache_[h & (kCacheSize - 1)];
-        if (e.ptr == name.data() && e.len == name.size() && e.key && same_name(*e.key, name)) return e.chain;
+        if (e.ptr == name.data() && e.len == name.size()) {
+            if (e.key) {
+                if (same_name(std::string_view(*e.key), name)) return e.chain;
+            } else if (e.made == chains_made_ && same_name(std::string_view(e.absent, e.len), name)) {
+                return nullptr;  // still absent: no chain was made since
+            }
+        }
         return chain_miss(name, e);
     }
     // The bytes still name the cached chain (a name's address may be reused for another one). Names are
     // short: a loop inline is cheaper than a call to memcmp.
-    static bool same_name(const std::string& key, std::string_view name) {
+    static bool same_name(std::string_view key, std::string_view name) {
         if (key.size() != name.size()) return false;
         const char* a = key.data();
         const char* b = name.data();
@@ -310,17 +316,22 @@ private:
             if (a[i] != b[i]) return false;
         return true;
     }
+    // A name's chain (key: its name in the map), or, with key null, that the name had no chain when
+    // chains_made_ was `made` (a lookup of an unset variable, LC_ALL or IFS, then costs no hash either).
     struct CacheEntry {
         const char* ptr = nullptr;
         size_t len = 0;
         Chain* chain = nullptr;
         const std::string* key = nullptr;
+        uint64_t made = UINT64_MAX;
+        char absent[24] = {};  // the absent name's bytes
     };
     Chain* chain_miss(std::string_view name, CacheEntry& e);  // looks name up in the map and caches it
     static constexpr size_t kCacheSize = 64;
     std::array<CacheEntry, kCacheSize> cache_{};
 
     Map map_;
+    uint64_t chains_made_ = 0;  // chains added to map_ (never erased): what an absent entry of the cache checks
     // Names bound at each scope > 0, to pop them.
     std::vector<std::vector<std::string>> scope_names_;
     size_t total_bytes_ = 0;
