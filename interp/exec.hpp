@@ -463,6 +463,7 @@ public:
     // ---- expansion (expand.cpp)
     Outcome expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out);
     const std::string* lone_plain_value(const sx::Word* w);
+    const Var* lone_quoted_elements(const sx::Word* w);
     Outcome expand_word_fields(const sx::Word* w, std::vector<std::string>& out);  // split+glob
     Outcome expand_word(const sx::Word* w, std::string& out, bool tilde = true);  // one string, no split/glob
     Outcome expand_assign_value(const sx::Word* w, std::string& out);  // tilde after = and :

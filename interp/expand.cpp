@@ -602,11 +602,37 @@ const std::string* Exec::lone_plain_value(const sx::Word* w) {
     return &v->str();
 }
 
+// The array of a word that is only "${name[@]}" (quoted, no operator) for an indexed or associative array
+// without magic (no nameref, no dynamic value), or null.
+const Var* Exec::lone_quoted_elements(const sx::Word* w) {
+    if (w->parts.size != 1 || w->parts[0]->kind != sx::NodeKind::DblQuoted) return nullptr;
+    const auto* dq = w->parts[0]->as<sx::DblQuoted>();
+    if (dq->locale || dq->parts.size != 1 || dq->parts[0]->kind != sx::NodeKind::ParamExp) return nullptr;
+    const auto* pe = dq->parts[0]->as<sx::ParamExp>();
+    if (pe->op != sx::ParamOp::None || pe->indirect || pe->index_all != '@' || !valid_name(pe->name)) return nullptr;
+    const Var* v = state_.vars.find(pe->name);
+    if (!v || v->dyn != DynVar::None || v->nameref() || !v->is_array()) return nullptr;
+    return v;
+}
+
 Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& out) {
     std::vector<std::pair<size_t, Field>>* defer = deferred_globs_;
     deferred_globs_ = nullptr;
     const Var* iv = state_.vars.find("IFS");
     bool ifs_set = iv && iv->set;
+    if (const Var* arr = lone_quoted_elements(w)) {
+        // "${name[@]}" of an array: each element is a field, as it is (what the field builder makes of it,
+        // through a copy of the whole list and a field per element).
+        if (arr->is_indexed()) {
+            if (arr->idx) {
+                out.reserve(out.size() + arr->idx->m.size());
+                for (const auto& [k, v] : arr->idx->m) out.push_back(v);
+            }
+        } else if (arr->assoc) {
+            for (const auto& [k, v] : arr->assoc->ordered()) out.push_back(*v);
+        }
+        return Outcome::Ok;
+    }
     if (const std::string* value = lone_plain_value(w)) {
         // A lone `$name` of a plain variable whose value neither splits nor globs: that value is the one
         // field (none when empty), what the field builder below would make of it in ten times the work.
