@@ -456,7 +456,12 @@ struct CachedTree {
 
 class ArithCache {
 public:
-    static constexpr size_t kEntries = 32;
+    // Two ways in each of 64 sets, the least recently used way replaced: a loop that cycles through a hundred
+    // texts (`((c[k$((i%100))]++))`, expanded before it is parsed) keeps most of them, where 32 direct-mapped
+    // slots parsed every one again. Bounded without accounting: 128 trees of texts of at most 256 bytes (a
+    // kilobyte each for the usual short text, at most about ten for the longest).
+    static constexpr size_t kSets = 128;
+    static constexpr size_t kWays = 2;
     static constexpr size_t kMaxText = 256;
 
     // The tree of `text` to evaluate at nesting `nest`; null when the text is not kept (too long, or its parse
@@ -465,28 +470,37 @@ public:
     std::shared_ptr<const CachedTree> find(std::string_view text, uint32_t nest, uint32_t max_nest) {
         if (text.size() > kMaxText) return nullptr;
         size_t h = std::hash<std::string_view>{}(text);
-        Slot& slot = slots_[h % kEntries];
-        if (slot.tree == nullptr || slot.hash != h || slot.tree->text != text) {
+        Slot* set = &slots_[(h % kSets) * kWays];
+        Slot* slot = nullptr;
+        for (size_t w = 0; w < kWays; ++w)
+            if (set[w].tree != nullptr && set[w].hash == h && set[w].tree->text == text) slot = &set[w];
+        if (slot == nullptr) {
+            slot = &set[0];
+            for (size_t w = 1; w < kWays; ++w)
+                if (set[w].used < slot->used) slot = &set[w];
             auto tree = std::make_shared<CachedTree>();
             tree->text = tree->arena.str(text);
             syntax::ArithText parsed = syntax::parse_arith_expression(tree->text, tree->arena, 0, UINT32_MAX);
             if (parsed.has_error || parsed.expr == nullptr) return nullptr;
             tree->expr = parsed.expr;
             tree->deepest = parsed.deepest;
-            slot.hash = h;
-            slot.tree = std::move(tree);
+            slot->hash = h;
+            slot->tree = std::move(tree);
         }
+        slot->used = ++tick_;
         // Parsed from nesting 0 without a bound: the same tree from `nest` unless the bound is reached.
-        if (static_cast<uint64_t>(nest) + slot.tree->deepest > max_nest) return nullptr;
-        return slot.tree;
+        if (static_cast<uint64_t>(nest) + slot->tree->deepest > max_nest) return nullptr;
+        return slot->tree;
     }
 
 private:
     struct Slot {
         size_t hash = 0;
+        uint64_t used = 0;  // tick_ at its last use (0: empty)
         std::shared_ptr<const CachedTree> tree;
     };
-    std::array<Slot, kEntries> slots_;
+    std::array<Slot, kSets * kWays> slots_;
+    uint64_t tick_ = 0;
 };
 
 std::shared_ptr<ArithCache> make_arith_cache() { return std::make_shared<ArithCache>(); }

@@ -122,7 +122,7 @@ struct ArithRef {
 };
 
 // Parsed trees of texts evaluated again and again (a loop's `let y=y+1`, a variable whose value is an
-// expression, a subscript): each parsed once. Fixed in size (a few dozen short texts), so bounded without
+// expression, a subscript): each parsed once. Fixed in size (128 short texts), so bounded without
 // accounting. Made by make_arith_cache(), offered to the evaluator by ArithHost::cache().
 class ArithCache;
 std::shared_ptr<ArithCache> make_arith_cache();

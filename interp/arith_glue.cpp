@@ -1,10 +1,12 @@
 // The evaluator's side of arithmetic: variables for interp/arith through ArithHost.
+#include <cctype>
 #include <charconv>
 
 #include "interp/arith.hpp"
 #include "interp/arith_impl.hpp"
 #include "interp/exec.hpp"
 #include "interp/fields.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 
@@ -203,9 +205,35 @@ Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out
     return Outcome::Ok;
 }
 
+// The subscript of `name[...]` in the text stays as written, its expansions not made: the evaluator expands
+// it once as it reads or assigns the element, as bash does. So a key read from data is a key: with
+// k='a]+c[b' or k='$(cmd)', `((c[$k]++))` counts under that very key, where expanding it into the text made
+// the first more of the expression and ran the command of the second.
 Outcome Exec::expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes) {
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    uint32_t depth = 0;       // brackets open in a subscript being copied as written
+    bool after_name = false;  // the text so far ends with a name's character
     for (const sx::Node* p : w->parts) {
+        if (p->kind == sx::NodeKind::Lit) {
+            std::string_view t = p->as<sx::Lit>()->text;
+            for (char c : t) {
+                if (c == '[' && (depth > 0 || after_name))
+                    ++depth;
+                else if (c == ']' && depth > 0)
+                    --depth;
+                after_name = depth == 0 && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+            }
+            fb.lit(t);
+            continue;
+        }
+        after_name = false;
+        if (depth > 0) {  // a part of a subscript: its source
+            const sx::Node* one[] = {p};
+            sx::Word word;
+            word.parts = {const_cast<sx::Node**>(one), 1};
+            fb.quoted(sx::print(word));
+            continue;
+        }
         if (p->kind == sx::NodeKind::SglQuoted && keep_single_quotes) {
             fb.quoted("'" + std::string(p->as<sx::SglQuoted>()->text) + "'");
             continue;

@@ -505,6 +505,14 @@ public:
     // Parsed texts of this evaluator's arithmetic, made on first use (arith.hpp: ArithCache).
     ArithCache* arith_cache();
     std::shared_ptr<ArithCache> arith_cache_;
+    // Subscripts given as text, parsed as words (subscript_text): a loop's `((c[k$((i%100))]++))` parses
+    // `k$((i%100))` once. Direct-mapped, texts of at most 256 bytes: bounded without accounting.
+    struct SubscriptWord {
+        std::string text;
+        std::shared_ptr<sx::ParseResult> tree;
+        const sx::Word* word = nullptr;
+    };
+    std::unique_ptr<std::array<SubscriptWord, 32>> subscript_words_;  // made on first use
 
     // ---- [[ ]] and test (cond.cpp)
     Outcome eval_cond(const sx::CondExpr* e, bool& result);

@@ -205,8 +205,22 @@ Outcome Exec::subscript_text(const Var* arr, std::string_view text, std::string&
         return Outcome::Ok;
     }
     // The word's nodes point into this tree; a function defined inside a $( ) of it keeps the tree alive.
-    auto tree = std::make_shared<sx::ParseResult>();
-    const sx::Word* w = sx::parse_word(text, *tree->arena);
+    std::shared_ptr<sx::ParseResult> tree;
+    const sx::Word* w = nullptr;
+    SubscriptWord* cached = nullptr;
+    if (text.size() <= 256) {
+        if (!subscript_words_) subscript_words_ = std::make_unique<std::array<SubscriptWord, 32>>();
+        cached = &(*subscript_words_)[std::hash<std::string_view>{}(text) % subscript_words_->size()];
+        if (cached->tree && cached->text == text) {
+            tree = cached->tree;
+            w = cached->word;
+        }
+    }
+    if (!tree) {
+        tree = std::make_shared<sx::ParseResult>();
+        w = sx::parse_word(text, *tree->arena);
+        if (cached) *cached = SubscriptWord{std::string(text), tree, w};
+    }
     if (!w) {
         out.assign(text);
         return Outcome::Ok;
