@@ -433,9 +433,8 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 continue;
             }
             Outcome r;
-            if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit &&
-                w->parts[0]->as<sx::Lit>()->text.find_first_of("{~*?[") == std::string_view::npos) {
-                argv.emplace_back(w->parts[0]->as<sx::Lit>()->text);
+            if (std::string_view text; literal_as_is(w, text)) {
+                argv.emplace_back(text);
                 r = Outcome::Ok;
             } else {
                 if (defer_globs) deferred_globs_ = &globs;

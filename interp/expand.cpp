@@ -797,13 +797,9 @@ Outcome Exec::glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::v
 Outcome Exec::expand_words(sx::List<sx::Word*> words, std::vector<std::string>& out) {
     std::vector<std::pair<size_t, Field>> globs;
     for (const sx::Word* w : words) {
-        // Fast path: a single literal word without braces, tildes or glob characters.
-        if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::Lit) {
-            std::string_view t = w->parts[0]->as<sx::Lit>()->text;
-            if (t.find_first_of("{~*?[") == std::string_view::npos) {
-                out.emplace_back(t);
-                continue;
-            }
+        if (std::string_view text; literal_as_is(w, text)) {
+            out.emplace_back(text);
+            continue;
         }
         deferred_globs_ = &globs;
         Outcome r = expand_word_fields(w, out);
