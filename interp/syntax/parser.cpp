@@ -831,7 +831,8 @@ Command* Parser::parse_simple() {
             if (failed()) return nullptr;
             if (expand_alias(true)) continue;
             // `a[1 + 2]` at the start of a command is one word, as bash reads a subscript there (for an
-            // assignment) across blanks; `a[` with no `]` before the end of the input is a syntax error.
+            // assignment) across blanks and operators (`a[x&y]` too); `a[` with no `]` before the end of the
+            // input is a syntax error.
             Word* w = nullptr;
             uint32_t close = 0;
             const int sub = command_subscript(close);
@@ -988,7 +989,8 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
     return w;
 }
 
-// Whether src[from, to) has a blank outside quotes and substitutions, where a word would end.
+// Whether src[from, to) has a blank or an operator byte (; & | ( ) < >) outside quotes and substitutions,
+// where a word read as a command word would end.
 static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
     int depth = 0;  // inside $( ), ${ } or $[ ]
     bool backtick = false;
@@ -1010,7 +1012,7 @@ static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
             ++depth;
         } else if ((c == ')' || c == '}' || c == ']') && depth > 0) {
             --depth;
-        } else if ((c == ' ' || c == '\t' || c == '\n') && depth == 0 && !backtick) {
+        } else if (Lexer::is_meta(c) && depth == 0 && !backtick) {
             return true;
         }
     }
