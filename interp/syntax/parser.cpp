@@ -657,6 +657,10 @@ Redirect* Parser::parse_redirect(Token t) {
         }
         r->quoted_delim = quoted;
         r->delim = arena_.str(delim);
+        // A backslash that ends the input stands for itself: written `\\`, as a newline after it would join
+        size_t slashes = 0;
+        while (slashes < raw.size() && raw[raw.size() - 1 - slashes] == '\\') ++slashes;
+        r->delim_text = slashes % 2 ? arena_.str(std::string(raw) + '\\') : arena_.str(raw);
         r->body = arena_.node<Word>(lexer_.pos());
         heredocs_.push_back(r);
     }

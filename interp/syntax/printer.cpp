@@ -658,6 +658,10 @@ private:
         if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
             // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
             target = r.delim;
+        } else if (r.op == RedirOp::HereDoc && !r.delim_text.empty()) {
+            // A quoted one as written too: the delimiter is its text after quote removal, and a
+            // substitution inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite.
+            target = r.delim_text;
         } else if (r.target != nullptr) {
             target = capture([&] { word(r.target); });
         }
