@@ -480,8 +480,10 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
                 intmax_t bi = clamp(y);
                 if (bi == 0) binop_error(a, b, "cannot be divided (remainder) because the divisor is zero");
                 intmax_t ai = clamp(x);
-                if (bi == -1) return Value::number(0);
-                intmax_t r = ai % (bi < 0 ? -bi : bi);
+                if (bi == -1) return Value::number(0);  // INTMAX_MIN % -1 overflows
+                // The remainder takes the dividend's sign whatever the divisor's: no need to negate a negative
+                // divisor (which overflows for INTMAX_MIN, a clamped -1e20).
+                intmax_t r = ai % bi;
                 return Value::number(static_cast<double>(r));
             }
             binop_error(a, b, "cannot be divided");
