@@ -509,7 +509,7 @@ Command* Parser::parse_command() {
         else if (lexer_.at_word("[[")) c = parse_cond();
         else if (lexer_.at_word("function")) return parse_function_kw();
         else if (lexer_.at_word("coproc")) return parse_coproc();
-        else if (is_stop(t) || lexer_.at_word("in")) {
+        else if (is_stop(t) || lexer_.at_word("in") || lexer_.at_word("]]")) {
             error_near(t);
             return nullptr;
         } else

@@ -69,6 +69,7 @@ bool is_reserved_word(std::string_view s) {
     static constexpr std::string_view words[] = {
         "if",   "then",   "else", "elif",   "fi",       "do",   "done",   "case", "esac", "while",
         "until", "for",   "select", "function", "time", "coproc", "{",    "}",    "!",    "[[",
+        "]]",   "in",
     };
     for (std::string_view w : words) {
         if (s == w) return true;
