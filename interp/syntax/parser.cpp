@@ -930,15 +930,48 @@ Command* Parser::parse_simple() {
     return s;
 }
 
-// Scans a subscript starting at the '[' at offset `at`, skipping quotes and escapes. Closed: `pos` is the
-// matching ']'. OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless
-// `newlines` (an assignment word at the start of a command, which bash reads across lines).
+// The offset of what closes the substitution that opens at `i` (`$(`, `${` or a backquote), skipping quotes
+// and escapes and counting nested pairs; `end` when the input ends first.
+static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
+    if (src[i] == '`') {
+        for (uint32_t j = i + 1; j < end; ++j) {
+            if (src[j] == '\\') ++j;
+            else if (src[j] == '`') return j;
+        }
+        return end;
+    }
+    const char open = src[i + 1], close = open == '(' ? ')' : '}';
+    int depth = 0;
+    for (uint32_t j = i + 1; j < end; ++j) {
+        char c = src[j];
+        if (c == '\\') {
+            ++j;
+        } else if (c == '\'' || c == '"') {
+            while (++j < end && src[j] != c)
+                if (c == '"' && src[j] == '\\') ++j;
+            if (j >= end) return end;
+        } else if (c == open) {
+            ++depth;
+        } else if (c == close && --depth == 0) {
+            return j;
+        }
+    }
+    return end;
+}
+
+// Scans a subscript starting at the '[' at offset `at`, skipping quotes, escapes and substitutions (a `]`
+// inside `$(...)`, `${...}` or backquotes does not close it, as in bash). Closed: `pos` is the matching ']'.
+// OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless `newlines`
+// (an assignment word at the start of a command, which bash reads across lines).
 Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const {
     uint32_t end = lexer_.end();
     int depth = 0;
     for (uint32_t i = at; i < end; ++i) {
         char c = src_[i];
-        if (c == '[') {
+        if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
+            i = substitution_end(src_, i, end);
+            if (i >= end) return SubscriptScan::Eof;
+        } else if (c == '[') {
             ++depth;
         } else if (c == ']') {
             if (--depth == 0) {
