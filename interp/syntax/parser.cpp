@@ -840,16 +840,13 @@ Command* Parser::parse_simple() {
             Word* w = nullptr;
             uint32_t close = 0;
             const int sub = command_subscript(close);
-            if (sub == -1) {
-                error(lexer_.pos(), "unexpected EOF while looking for matching `]'");
-                return nullptr;
-            }
-            if (sub < 0) {  // blamed on the line of the open quote, as bash does
+            if (sub < 0) {  // blamed on the line of the bracket or of the open quote, as bash does
                 Pos at = lexer_.pos();
                 at.line += static_cast<uint32_t>(
                     std::count(src_.begin() + lexer_.off(), src_.begin() + close, '\n'));
-                error(at, sub == -2 ? "unexpected EOF while looking for matching `\"'"
-                                    : "unexpected EOF while looking for matching `''");
+                error(at, sub == -1   ? "unexpected EOF while looking for matching `]'"
+                          : sub == -2 ? "unexpected EOF while looking for matching `\"'"
+                                      : "unexpected EOF while looking for matching `''");
                 return nullptr;
             }
             if (sub > 0 && has_word_break(src_, lexer_.off(), close)) {
@@ -1005,14 +1002,15 @@ bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
 int Parser::command_subscript(uint32_t& close) const {
     const uint32_t off = lexer_.off(), end = lexer_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return 0;
-    uint32_t i = off + 1;
-    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
+    // line continuations may split the name and the bracket (`a\` newline `[1]`), as in an assignment
+    uint32_t i = lexer_.skip_cont(off + 1);
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) i = lexer_.skip_cont(i + 1);
     if (i >= end || src_[i] != '[') return 0;
     switch (scan_brackets(i, true, close)) {
         case SubscriptScan::Closed: return 1;
         // bash reads on to the end of the input, and fails there
         case SubscriptScan::OpenQuote: return src_[close] == '"' ? -2 : -3;
-        default: return -1;
+        default: close = i; return -1;  // blamed on the line of the bracket
     }
 }
 
