@@ -704,13 +704,27 @@ void Parser::read_heredoc(Redirect* r) {
     LitBuf lit;
     Pos start = lexer_.pos();
     std::string_view delim = r->delim;
+    // Whether the line at the cursor is the delimiter; `to` is then where it ends. In the body of an unquoted
+    // delimiter, as bash reads it, line continuations are joined first (`E\` newline `OF` ends `<<EOF`).
+    uint32_t to = 0;
     auto at_delim_line = [&]() {
         if (body_to_end_) return false;
-        uint32_t off = lexer_.off();
-        if (lexer_.end() - off < delim.size()) return false;
-        if (src_.substr(off, delim.size()) != delim) return false;
-        int c = lexer_.peek(static_cast<uint32_t>(delim.size()));
-        return c == '\n' || c == -1;
+        const uint32_t end = lexer_.end();
+        uint32_t i = lexer_.off();
+        if (r->quoted_delim) {
+            if (end - i < delim.size() || src_.substr(i, delim.size()) != delim) return false;
+            i += static_cast<uint32_t>(delim.size());
+        } else {
+            for (char d : delim) {
+                i = lexer_.skip_cont(i);
+                if (i >= end || src_[i] != d) return false;
+                ++i;
+            }
+            i = lexer_.skip_cont(i);
+        }
+        if (i < end && src_[i] != '\n') return false;
+        to = i;
+        return true;
     };
     bool last_nl = true;
     bool found = false;
@@ -718,7 +732,7 @@ void Parser::read_heredoc(Redirect* r) {
         if (r->strip_tabs)
             while (lexer_.peek() == '\t') lexer_.advance();
         if (at_delim_line()) {
-            lexer_.advance(static_cast<uint32_t>(delim.size()));
+            lexer_.advance_to(to);
             if (lexer_.peek() == '\n') lexer_.advance();
             last_nl = true;
             found = true;
