@@ -174,6 +174,8 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
         size_t ui = static_cast<size_t>(idx);
         if (ui >= a.size()) {
             if (ui > (1u << 29)) jq_error("Array index too large");
+            // the new elements before they exist: the array is charged once grown, too late for 2 GiB
+            ensure_fits((ui + 1 - a.size()) * sizeof(Value));
             a.resize(ui + 1);
             v.recharge();
         }
