@@ -229,9 +229,11 @@ private:
             const Stmt& s = *stmts[i];
             stmt(s);
             bool last = i + 1 == stmts.size;
+            // A bare `!` (or `! !`) must be followed by a terminator, as bash reads it: `$(echo; ! ;)`.
+            const Pipeline* bare = s.cmd != nullptr ? s.cmd->try_as<Pipeline>() : nullptr;
             if (s.background) {
                 write(" &");
-            } else if (!last || terminate) {
+            } else if (!last || terminate || (bare != nullptr && bare->stages.size == 0)) {
                 write(';');
             }
             if (!last) write(' ');
