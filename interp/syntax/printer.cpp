@@ -202,9 +202,22 @@ private:
                 }
             }
         });
+        // Not when a substitution spans lines: the tabs would be inside it, where the parser keeps them
+        // (bash strips them before it reads the substitution; a deferred one keeps its raw text).
+        bool indent = r.strip_tabs;
+        if (indent && r.body != nullptr && !r.quoted_delim) {
+            for (const Node* p : r.body->parts) {
+                if (p->try_as<Lit>() != nullptr) continue;
+                std::string text = capture([&] { part(p, Ctx::HereDoc); });
+                if (text.find('\n') != std::string::npos) {
+                    indent = false;
+                    break;
+                }
+            }
+        }
         multiline_ = saved_ml;
         if (!body.empty() && body.back() != '\n') body += '\n';
-        if (r.strip_tabs) {
+        if (indent) {
             // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
             std::string indented;
             bool line_start = true;
