@@ -11,6 +11,7 @@
 #include "utils/jq/engine.hpp"
 #include "utils/jq/value.hpp"
 #include "fuzz/fuzz_input.hpp"
+#include "interp/fiber.hpp"
 #include "interp/governor.hpp"
 
 namespace jq = bashkit::utils::jq;
@@ -38,10 +39,7 @@ private:
     int inputs_ = 2;
 };
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    if (size > 4096) return 0;
+void check(const uint8_t* data, size_t size) {
     bashkit::fuzz::Fields in(data, size);
     std::string program(in[0]);
     bashkit::interp::MemoryBudget budget(size_t{64} << 20);
@@ -51,9 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::shared_ptr<jq::Program> prog = jq::parse_program(program, errors, nerrors);
     if (!prog) {
         if (nerrors == 0 || errors.empty()) finding("a parse failure without a message", program);
-        return 0;
+        return;
     }
-    if (!jq::check_program(*prog, {"ENV", "ARGS", "__prog_args"}, errors, nerrors) || nerrors > 0) return 0;
+    if (!jq::check_program(*prog, {"ENV", "ARGS", "__prog_args"}, errors, nerrors) || nerrors > 0) return;
 
     jq::Value input;
     std::string err;
@@ -73,5 +71,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const jq::JqCancelled&) {
     } catch (const bashkit::interp::MemoryLimitExceeded&) {
     }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size > 4096) return 0;
+    // On a stack as large as the shell's evaluation fiber, where jq runs (a pipeline stage's has 64 MiB):
+    // printing a value 10,000 levels deep (jq's limit) takes more than a sanitized build's 8 MiB main stack.
+    bashkit::interp::run_on_eval_stack([&] { check(data, size); });
     return 0;
 }

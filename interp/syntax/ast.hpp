@@ -280,6 +280,9 @@ struct Redirect : NodeOf<NodeKind::Redirect> {
     bool strip_tabs = false;      // <<-
     bool quoted_delim = false;    // any quoting in the delimiter: body is literal
     std::string_view delim;       // the delimiter after quote removal
+    // The delimiter word's source text: printed back as written when quoted, as bash takes the delimiter
+    // from its text (a `...` in it is text, whose reprint would change it).
+    std::string_view delim_text;
     Word* body = nullptr;         // the body: one Lit when quoted_delim, else Lit/ParamExp/CmdSubst/ArithSubst parts
 };
 

@@ -509,7 +509,7 @@ Command* Parser::parse_command() {
         else if (lexer_.at_word("[[")) c = parse_cond();
         else if (lexer_.at_word("function")) return parse_function_kw();
         else if (lexer_.at_word("coproc")) return parse_coproc();
-        else if (is_stop(t) || lexer_.at_word("in")) {
+        else if (is_stop(t) || lexer_.at_word("in") || lexer_.at_word("]]")) {
             error_near(t);
             return nullptr;
         } else
@@ -657,6 +657,10 @@ Redirect* Parser::parse_redirect(Token t) {
         }
         r->quoted_delim = quoted;
         r->delim = arena_.str(delim);
+        // A backslash that ends the input stands for itself: written `\\`, as a newline after it would join
+        size_t slashes = 0;
+        while (slashes < raw.size() && raw[raw.size() - 1 - slashes] == '\\') ++slashes;
+        r->delim_text = slashes % 2 ? arena_.str(std::string(raw) + '\\') : arena_.str(raw);
         r->body = arena_.node<Word>(lexer_.pos());
         heredocs_.push_back(r);
     }
@@ -700,13 +704,27 @@ void Parser::read_heredoc(Redirect* r) {
     LitBuf lit;
     Pos start = lexer_.pos();
     std::string_view delim = r->delim;
+    // Whether the line at the cursor is the delimiter; `to` is then where it ends. In the body of an unquoted
+    // delimiter, as bash reads it, line continuations are joined first (`E\` newline `OF` ends `<<EOF`).
+    uint32_t to = 0;
     auto at_delim_line = [&]() {
         if (body_to_end_) return false;
-        uint32_t off = lexer_.off();
-        if (lexer_.end() - off < delim.size()) return false;
-        if (src_.substr(off, delim.size()) != delim) return false;
-        int c = lexer_.peek(static_cast<uint32_t>(delim.size()));
-        return c == '\n' || c == -1;
+        const uint32_t end = lexer_.end();
+        uint32_t i = lexer_.off();
+        if (r->quoted_delim) {
+            if (end - i < delim.size() || src_.substr(i, delim.size()) != delim) return false;
+            i += static_cast<uint32_t>(delim.size());
+        } else {
+            for (char d : delim) {
+                i = lexer_.skip_cont(i);
+                if (i >= end || src_[i] != d) return false;
+                ++i;
+            }
+            i = lexer_.skip_cont(i);
+        }
+        if (i < end && src_[i] != '\n') return false;
+        to = i;
+        return true;
     };
     bool last_nl = true;
     bool found = false;
@@ -714,7 +732,7 @@ void Parser::read_heredoc(Redirect* r) {
         if (r->strip_tabs)
             while (lexer_.peek() == '\t') lexer_.advance();
         if (at_delim_line()) {
-            lexer_.advance(static_cast<uint32_t>(delim.size()));
+            lexer_.advance_to(to);
             if (lexer_.peek() == '\n') lexer_.advance();
             last_nl = true;
             found = true;
@@ -831,20 +849,18 @@ Command* Parser::parse_simple() {
             if (failed()) return nullptr;
             if (expand_alias(true)) continue;
             // `a[1 + 2]` at the start of a command is one word, as bash reads a subscript there (for an
-            // assignment) across blanks; `a[` with no `]` before the end of the input is a syntax error.
+            // assignment) across blanks and operators (`a[x&y]` too); `a[` with no `]` before the end of the
+            // input is a syntax error.
             Word* w = nullptr;
             uint32_t close = 0;
             const int sub = command_subscript(close);
-            if (sub == -1) {
-                error(lexer_.pos(), "unexpected EOF while looking for matching `]'");
-                return nullptr;
-            }
-            if (sub < 0) {  // blamed on the line of the open quote, as bash does
+            if (sub < 0) {  // blamed on the line of the bracket or of the open quote, as bash does
                 Pos at = lexer_.pos();
                 at.line += static_cast<uint32_t>(
                     std::count(src_.begin() + lexer_.off(), src_.begin() + close, '\n'));
-                error(at, sub == -2 ? "unexpected EOF while looking for matching `\"'"
-                                    : "unexpected EOF while looking for matching `''");
+                error(at, sub == -1   ? "unexpected EOF while looking for matching `]'"
+                          : sub == -2 ? "unexpected EOF while looking for matching `\"'"
+                                      : "unexpected EOF while looking for matching `''");
                 return nullptr;
             }
             if (sub > 0 && has_word_break(src_, lexer_.off(), close)) {
@@ -925,15 +941,48 @@ Command* Parser::parse_simple() {
     return s;
 }
 
-// Scans a subscript starting at the '[' at offset `at`, skipping quotes and escapes. Closed: `pos` is the
-// matching ']'. OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless
-// `newlines` (an assignment word at the start of a command, which bash reads across lines).
+// The offset of what closes the substitution that opens at `i` (`$(`, `${` or a backquote), skipping quotes
+// and escapes and counting nested pairs; `end` when the input ends first.
+static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
+    if (src[i] == '`') {
+        for (uint32_t j = i + 1; j < end; ++j) {
+            if (src[j] == '\\') ++j;
+            else if (src[j] == '`') return j;
+        }
+        return end;
+    }
+    const char open = src[i + 1], close = open == '(' ? ')' : '}';
+    int depth = 0;
+    for (uint32_t j = i + 1; j < end; ++j) {
+        char c = src[j];
+        if (c == '\\') {
+            ++j;
+        } else if (c == '\'' || c == '"') {
+            while (++j < end && src[j] != c)
+                if (c == '"' && src[j] == '\\') ++j;
+            if (j >= end) return end;
+        } else if (c == open) {
+            ++depth;
+        } else if (c == close && --depth == 0) {
+            return j;
+        }
+    }
+    return end;
+}
+
+// Scans a subscript starting at the '[' at offset `at`, skipping quotes, escapes and substitutions (a `]`
+// inside `$(...)`, `${...}` or backquotes does not close it, as in bash). Closed: `pos` is the matching ']'.
+// OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless `newlines`
+// (an assignment word at the start of a command, which bash reads across lines).
 Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const {
     uint32_t end = lexer_.end();
     int depth = 0;
     for (uint32_t i = at; i < end; ++i) {
         char c = src_[i];
-        if (c == '[') {
+        if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
+            i = substitution_end(src_, i, end);
+            if (i >= end) return SubscriptScan::Eof;
+        } else if (c == '[') {
             ++depth;
         } else if (c == ']') {
             if (--depth == 0) {
@@ -967,14 +1016,15 @@ bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
 int Parser::command_subscript(uint32_t& close) const {
     const uint32_t off = lexer_.off(), end = lexer_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return 0;
-    uint32_t i = off + 1;
-    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) ++i;
+    // line continuations may split the name and the bracket (`a\` newline `[1]`), as in an assignment
+    uint32_t i = lexer_.skip_cont(off + 1);
+    while (i < end && is_name_char(static_cast<unsigned char>(src_[i]))) i = lexer_.skip_cont(i + 1);
     if (i >= end || src_[i] != '[') return 0;
     switch (scan_brackets(i, true, close)) {
         case SubscriptScan::Closed: return 1;
         // bash reads on to the end of the input, and fails there
         case SubscriptScan::OpenQuote: return src_[close] == '"' ? -2 : -3;
-        default: return -1;
+        default: close = i; return -1;  // blamed on the line of the bracket
     }
 }
 
@@ -988,7 +1038,8 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
     return w;
 }
 
-// Whether src[from, to) has a blank outside quotes and substitutions, where a word would end.
+// Whether src[from, to) has a blank or an operator byte (; & | ( ) < >) outside quotes and substitutions,
+// where a word read as a command word would end.
 static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
     int depth = 0;  // inside $( ), ${ } or $[ ]
     bool backtick = false;
@@ -1010,7 +1061,7 @@ static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
             ++depth;
         } else if ((c == ')' || c == '}' || c == ']') && depth > 0) {
             --depth;
-        } else if ((c == ' ' || c == '\t' || c == '\n') && depth == 0 && !backtick) {
+        } else if (Lexer::is_meta(c) && depth == 0 && !backtick) {
             return true;
         }
     }

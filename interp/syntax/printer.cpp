@@ -69,6 +69,7 @@ bool is_reserved_word(std::string_view s) {
     static constexpr std::string_view words[] = {
         "if",   "then",   "else", "elif",   "fi",       "do",   "done",   "case", "esac", "while",
         "until", "for",   "select", "function", "time", "coproc", "{",    "}",    "!",    "[[",
+        "]]",   "in",
     };
     for (std::string_view w : words) {
         if (s == w) return true;
@@ -201,9 +202,22 @@ private:
                 }
             }
         });
+        // Not when a substitution spans lines: the tabs would be inside it, where the parser keeps them
+        // (bash strips them before it reads the substitution; a deferred one keeps its raw text).
+        bool indent = r.strip_tabs;
+        if (indent && r.body != nullptr && !r.quoted_delim) {
+            for (const Node* p : r.body->parts) {
+                if (p->try_as<Lit>() != nullptr) continue;
+                std::string text = capture([&] { part(p, Ctx::HereDoc); });
+                if (text.find('\n') != std::string::npos) {
+                    indent = false;
+                    break;
+                }
+            }
+        }
         multiline_ = saved_ml;
         if (!body.empty() && body.back() != '\n') body += '\n';
-        if (r.strip_tabs) {
+        if (indent) {
             // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
             std::string indented;
             bool line_start = true;
@@ -228,9 +242,11 @@ private:
             const Stmt& s = *stmts[i];
             stmt(s);
             bool last = i + 1 == stmts.size;
+            // A bare `!` (or `! !`) must be followed by a terminator, as bash reads it: `$(echo; ! ;)`.
+            const Pipeline* bare = s.cmd != nullptr ? s.cmd->try_as<Pipeline>() : nullptr;
             if (s.background) {
                 write(" &");
-            } else if (!last || terminate) {
+            } else if (!last || terminate || (bare != nullptr && bare->stages.size == 0)) {
                 write(';');
             }
             if (!last) write(' ');
@@ -658,6 +674,10 @@ private:
         if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
             // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
             target = r.delim;
+        } else if (r.op == RedirOp::HereDoc && !r.delim_text.empty()) {
+            // A quoted one as written too: the delimiter is its text after quote removal, and a
+            // substitution inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite.
+            target = r.delim_text;
         } else if (r.target != nullptr) {
             target = capture([&] { word(r.target); });
         }

@@ -42,6 +42,10 @@ TEST(ParserShape, SimpleCommandsAndAssignments) {
         {"arr=(x y [k]=v [j]+=w)", "(cmd (= arr (arr x y [k]=v [j]+=w)))"},
         {"a=", "(cmd (= a (w)))"},
         {"a[1 + 2]=3 b", "(cmd (= a[1 + 2] 3) b)"},
+        // NAME[ at the start of a command: the subscript is read across blanks and operators
+        {"M[a&b] c", "(cmd M[a&b] c)"},
+        {"M[a(b)]x y", "(cmd (w 'M[a(b)]' 'x') y)"},
+        {"x=1 M[#&x]", "(cmd (= x 1) M[#&x])"},
         {"x=(\n  one # c\n  two\n)", "(cmd (= x (arr one two)))"},
         {"echo a=b", "(cmd echo a=b)"},
         {">f", "(cmd (r> f))"},
@@ -58,6 +62,8 @@ TEST(ParserShape, DeclarationUtilities) {
         {"local x=(1) y=$z w", "(cmd local (decl (= x (arr 1))) (decl (= y (w ($ z)))) w)"},
         {"export A=1", "(cmd export (decl (= A 1)))"},
         {"readonly r typeset", "(cmd readonly r typeset)"},
+        // an argument's subscript is not read across an operator: `a[x` ends at the `;`
+        {"declare a[x;y]=1", "(cmd declare a[x) (cmd y]=1)"},
         {"echo a=(1 2)", "ERR line 1: syntax error near unexpected token `('"},
         {"echo a[1]=(1)", "ERR line 1: syntax error near unexpected token `('"},
     });

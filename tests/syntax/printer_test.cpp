@@ -315,6 +315,8 @@ const RoundTripCase kRoundTrips[] = {
     {">file"},
     {"<in cmd"},
     {">f if"},
+    {">f in x"},
+    {">f ]] x"},
     {"2>/dev/null"},
     {"cmd <<<\"here string\" 0<<<x"},
     {"cmd >\"$out\" 2>>'log file'"},

@@ -174,6 +174,8 @@ void setpath_in(Value& v, const std::vector<Value>& path, size_t i, Value nv) {
         size_t ui = static_cast<size_t>(idx);
         if (ui >= a.size()) {
             if (ui > (1u << 29)) jq_error("Array index too large");
+            // the new elements before they exist: the array is charged once grown, too late for 2 GiB
+            ensure_fits((ui + 1 - a.size()) * sizeof(Value));
             a.resize(ui + 1);
             v.recharge();
         }
@@ -480,8 +482,10 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
                 intmax_t bi = clamp(y);
                 if (bi == 0) binop_error(a, b, "cannot be divided (remainder) because the divisor is zero");
                 intmax_t ai = clamp(x);
-                if (bi == -1) return Value::number(0);
-                intmax_t r = ai % (bi < 0 ? -bi : bi);
+                if (bi == -1) return Value::number(0);  // INTMAX_MIN % -1 overflows
+                // The remainder takes the dividend's sign whatever the divisor's: no need to negate a negative
+                // divisor (which overflows for INTMAX_MIN, a clamped -1e20).
+                intmax_t r = ai % bi;
                 return Value::number(static_cast<double>(r));
             }
             binop_error(a, b, "cannot be divided");
