@@ -1,5 +1,4 @@
 // The evaluator's side of arithmetic: variables for interp/arith through ArithHost.
-#include <cctype>
 #include <charconv>
 
 #include "interp/arith.hpp"
@@ -56,13 +55,13 @@ public:
         // What get_scalar() would read, for a variable without magic: dynamic variables (RANDOM counts its
         // reads), namerefs and arrays take the full path.
         const Var* v = ex_.state().vars.find(name);
-        return v && plain(*v) && v->number(out);
+        return v && v->plain() && v->number(out);
     }
 
     Step step(std::string_view name, int64_t delta, int64_t& old) override {
         // peek_number()'s test, then one assignment to the variable found: a loop's `i++` costs one lookup.
         Var* v = ex_.state().vars.find(name);
-        if (!v || !plain(*v) || !v->number(old)) return Step::Declined;
+        if (!v || !v->plain() || !v->number(old)) return Step::Declined;
         int64_t value = arith_detail::add(old, delta);
         return ex_.assign_number(*v, name, value) ? Step::Done : Step::Failed;
     }
@@ -113,11 +112,6 @@ public:
     Outcome expand_failed = Outcome::Ok;
 
 private:
-    // A variable read and written without magic: no dynamic value, no nameref, no array.
-    static bool plain(const Var& v) {
-        return v.set && v.dyn == DynVar::None && !(v.attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc));
-    }
-
     // The subscript as a key: the assoc key, or the decimal index (negative ones are counted from the end by
     // get and set, against the array as it is then). ref.subscript keeps the expanded text, for messages.
     ArithResult<std::string> resolve(ArithRef& ref, const Var* v) {
@@ -221,7 +215,7 @@ Outcome Exec::expand_arith_word(const sx::Word* w, std::string& out, bool keep_s
                     ++depth;
                 else if (c == ']' && depth > 0)
                     --depth;
-                after_name = depth == 0 && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+                after_name = depth == 0 && sx::arith_lex::is_ident_char(c);
             }
             fb.lit(t);
             continue;

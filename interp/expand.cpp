@@ -597,9 +597,7 @@ const std::string* Exec::lone_plain_value(const sx::Word* w) {
     if (pe->op != sx::ParamOp::None || pe->indirect || pe->index || pe->index_all || !valid_name(pe->name))
         return nullptr;
     const Var* v = state_.vars.find(pe->name);
-    if (!v || !v->set || v->dyn != DynVar::None || (v->attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc)))
-        return nullptr;
-    return &v->str();
+    return v && v->plain() ? &v->str() : nullptr;
 }
 
 // The array of a word that is only "${name[@]}" (quoted, no operator) for an indexed or associative array
@@ -623,14 +621,7 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
     if (const Var* arr = lone_quoted_elements(w)) {
         // "${name[@]}" of an array: each element is a field, as it is (what the field builder makes of it,
         // through a copy of the whole list and a field per element).
-        if (arr->is_indexed()) {
-            if (arr->idx) {
-                out.reserve(out.size() + arr->idx->m.size());
-                for (const auto& [k, v] : arr->idx->m) out.push_back(v);
-            }
-        } else if (arr->assoc) {
-            for (const auto& [k, v] : arr->assoc->ordered()) out.push_back(*v);
-        }
+        arr->append_values(out);
         return Outcome::Ok;
     }
     if (const std::string* value = lone_plain_value(w)) {

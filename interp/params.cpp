@@ -183,17 +183,7 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
         v.star = index_all == '*';
         v.display = std::string(name) + "[" + index_all + "]";
         v.array_ref = true;
-        if (var) {
-            if (var->is_indexed()) {
-                if (var->idx)
-                    for (const auto& [k, s] : var->idx->m) v.list.push_back(s);
-            } else if (var->is_assoc()) {
-                if (var->assoc)
-                    for (const auto& [k, s] : var->assoc->ordered()) v.list.push_back(*s);
-            } else if (var->set) {
-                v.list.push_back(var->str());
-            }
-        }
+        if (var) var->append_values(v.list);
         v.set = !v.list.empty();
         return Outcome::Ok;
     }

@@ -106,6 +106,19 @@ const std::string* Var::scalar_value() const {
     return set ? &str_ : nullptr;
 }
 
+void Var::append_values(std::vector<std::string>& out) const {
+    if (is_indexed()) {
+        if (!idx) return;
+        out.reserve(out.size() + idx->m.size());
+        for (const auto& [k, v] : idx->m) out.push_back(v);
+    } else if (is_assoc()) {
+        if (assoc)
+            for (const auto& [k, v] : assoc->ordered()) out.push_back(*v);
+    } else if (set) {
+        out.push_back(str_);
+    }
+}
+
 size_t Var::count() const {
     if (attrs & kAttrIndexed) return idx ? idx->m.size() : 0;
     if (attrs & kAttrAssoc) return assoc ? assoc->size() : 0;

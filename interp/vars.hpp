@@ -113,6 +113,13 @@ struct Var {
     const std::string* scalar_value() const;
     // Element count (1 for a set scalar, 0 for an unset one).
     size_t count() const;
+    // What `"${name[@]}"` lists, appended to out: an array's elements in order (bash's order for an
+    // associative one), a set scalar's value.
+    void append_values(std::vector<std::string>& out) const;
+    // A set scalar without magic (no dynamic value, nameref or array): its text is its value, as it is.
+    bool plain() const {
+        return set && dyn == DynVar::None && !(attrs & (kAttrNameref | kAttrIndexed | kAttrAssoc));
+    }
 
     // The scalar value (or the target name of a nameref). Every change of it goes through str_mut(),
     // set_str() or set_number(), so that the number kept beside it (number()) never goes stale.
