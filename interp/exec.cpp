@@ -447,7 +447,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 return Flow::Normal;
             }
         }
-        Outcome r = glob_deferred(globs, argv);
+        Outcome r = globs.empty() ? Outcome::Ok : glob_deferred(globs, argv);
         if (r == Outcome::Fatal) return Flow::Exit;
         if (r == Outcome::Fail) {
             state_.status = state_.status ? state_.status : 1;
@@ -618,7 +618,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         } else if (r != Outcome::Ok) {
             state_.status = 1;
         } else if (fn) {
-            f = call_function(fn, argv);
+            f = call_function(std::move(fn), argv);
         } else {
             f = run_builtin(*bi, argv, decls);
             if (bi->fn == &builtin_exec && argv.size() == 1) guard.keep();
@@ -675,23 +675,24 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
 
 // ---------------------------------------------------------------- functions
 
-Flow Exec::call_function(const FunctionPtr& fn, std::vector<std::string>& argv) {
+Flow Exec::call_function(FunctionPtr fn_ptr, std::vector<std::string>& argv) {
     if (call_depth_ >= session_.limits.max_call_depth) {
-        error(fn->name + ": maximum function nesting level exceeded (" + std::to_string(session_.limits.max_call_depth) + ")");
+        error(fn_ptr->name + ": maximum function nesting level exceeded (" + std::to_string(session_.limits.max_call_depth) + ")");
         exit_status_ = state_.status = 1;
         return Flow::Exit;
     }
-    CallFrame frame;
-    frame.params.assign(std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end()));
-    frame.funcname = fn->name;
-    frame.source = fn->source;
+    // The frame owns the function for the call (frames may move as calls nest; the function does not).
+    const Function* fn = fn_ptr.get();
+    std::vector<std::string> params(std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end()));
+    CallFrame& frame = state_.frames.emplace_back();  // the last that may throw: nothing to undo before here
+    frame.params = std::move(params);
+    frame.fn = std::move(fn_ptr);
     frame.call_line = lineno_;
     frame.scope = ++state_.scope;
-    state_.frames.push_back(std::move(frame));
     ++call_depth_;
     uint32_t saved_loop = loop_depth_;
     loop_depth_ = 0;
-    OwnerScope owner_scope(*this, fn->owner);  // fn (held by the caller) keeps its tree alive
+    OwnerScope owner_scope(*this, fn->owner);  // fn (held by the frame) keeps its tree alive
     uint32_t saved_line = lineno_;
     auto leave = [&] {
         loop_depth_ = saved_loop;

@@ -94,10 +94,14 @@ inline size_t alias_bytes(std::string_view name, std::string_view value) { retur
 
 struct CallFrame {
     std::vector<std::string> params;  // $1 ...
-    std::string funcname;             // empty for the main script
-    // BASH_SOURCE: where the function was defined; for frames[0], the script file ("main" for a script
-    // read from stdin, empty for -c)
-    std::string source;
+    // The function called (null for frames[0]). The frame holds it, not copies of its name and source: a
+    // call costs no string copy, and a subshell's copy of the frames keeps a redefined function's name.
+    FunctionPtr fn;
+    // frames[0]'s BASH_SOURCE: the script file ("main" for a script read from stdin, empty for -c).
+    std::string script;
+    std::string_view funcname() const { return fn ? std::string_view(fn->name) : std::string_view(); }
+    // BASH_SOURCE: where the function was defined; for frames[0], the script.
+    std::string_view source() const { return fn ? std::string_view(fn->source) : std::string_view(script); }
     uint32_t call_line = 0;           // BASH_LINENO: where this frame was called from
     uint32_t scope = 0;               // variable scope level of its locals
     bool main_entry = false;          // frames[0] of a script file: the debug stack ends with ("main", file, 0)
@@ -452,7 +456,7 @@ public:
     // decls: the assignment arguments of a declaration builtin, for run_builtin.
     Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
                   bool only_builtins = false, const DeclArgs* decls = nullptr);
-    Flow call_function(const FunctionPtr& fn, std::vector<std::string>& argv);
+    Flow call_function(FunctionPtr fn, std::vector<std::string>& argv);
     // In a copy of the state (a subshell): fn runs with a child Exec. Returns the subshell's status.
     template <class Fn>
     int in_subshell(Fn&& fn);
@@ -527,7 +531,7 @@ public:
     // bash's debug stack, innermost first; the views point into state_.frames.
     std::vector<DebugEntry> debug_stack() const;
     // The file whose text runs now (a function defined now gets it as its BASH_SOURCE).
-    const std::string& current_source_file() const;
+    std::string_view current_source_file() const;
     // The name bash puts before its messages: ${BASH_SOURCE[0]} when it is not empty (a function defined by
     // `bash -c` names "environment"), else $0 (source_name_).
     std::string_view error_name() const;

@@ -385,7 +385,7 @@ int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, 
         // from stdin (-c and the API have none)
         CallFrame& main_frame = state.frames.front();
         main_frame.main_entry = src.script_file;
-        main_frame.source = src.script_file ? std::string(src.name) : src.script_input ? "main" : "";
+        main_frame.script = src.script_file ? std::string(src.name) : src.script_input ? "main" : "";
         Exec ex(session, state, session.run_token);
         ex.source_name_ = source_name;
         // bash reads a script one top-level command line at a time and runs it before reading the next.

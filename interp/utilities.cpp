@@ -237,7 +237,7 @@ int Exec::child_shell(std::string_view source, std::span<const std::string> args
     if (args.size() > 1) st.frames.back().params.assign(args.begin() + 1, args.end());
     // The bottom of the debug stack, as in Shell::run: the script file; "main" for stdin; none for -c
     st.frames.back().main_entry = script_file;
-    st.frames.back().source = script_file ? std::string(name) : script_input ? "main" : "";
+    st.frames.back().script = script_file ? std::string(name) : script_input ? "main" : "";
     st.fds[0] = std::move(in);
     st.fds[1] = std::move(out);
     st.fds[2] = std::move(err);

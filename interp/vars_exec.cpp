@@ -75,9 +75,9 @@ std::vector<DebugEntry> Exec::debug_stack() const {
         for (size_t j = f.sourced.size(); j-- > 0;)
             out.push_back({"source", f.sourced[j].file, f.sourced[j].call_line});
         if (i > 0)
-            out.push_back({f.funcname, f.source.empty() ? std::string_view("environment") : f.source, f.call_line});
+            out.push_back({f.funcname(), f.source().empty() ? std::string_view("environment") : f.source(), f.call_line});
         else if (f.main_entry)
-            out.push_back({"main", f.source, 0});
+            out.push_back({"main", f.source(), 0});
     }
     return out;
 }
@@ -87,14 +87,14 @@ std::string_view Exec::error_name() const {
     const CallFrame& f = state_.frames.back();
     std::string_view s;
     if (!f.sourced.empty()) s = f.sourced.back().file;
-    else if (state_.frames.size() > 1) s = f.source.empty() ? std::string_view("environment") : f.source;
-    else if (f.main_entry) s = f.source;
+    else if (state_.frames.size() > 1) s = f.source().empty() ? std::string_view("environment") : f.source();
+    else if (f.main_entry) s = f.source();
     return s.empty() ? std::string_view(source_name_) : s;
 }
 
-const std::string& Exec::current_source_file() const {
+std::string_view Exec::current_source_file() const {
     const CallFrame& f = state_.frames.back();
-    return f.sourced.empty() ? f.source : f.sourced.back().file;
+    return f.sourced.empty() ? f.source() : std::string_view(f.sourced.back().file);
 }
 
 const Var* Exec::lookup(std::string_view name) {
