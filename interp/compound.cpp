@@ -424,8 +424,13 @@ Flow Exec::exec_funcdef(const sx::FuncDef* f) {
     fn->owner = *owner_hold_;
     fn->source = current_source_file();
     fn->line = lineno_;
-    if (it != state_.funcs.end()) fn->attrs = it->second->attrs;
-    state_.funcs.insert_or_assign(std::move(name), std::move(fn));
+    if (it != state_.funcs.end()) {
+        fn->attrs = it->second->attrs;
+        state_.retire_function(std::move(it->second));  // it may be running
+        it->second = std::move(fn);
+    } else {
+        state_.funcs.emplace(std::move(name), std::move(fn));
+    }
     state_.status = 0;
     return Flow::Normal;
 }

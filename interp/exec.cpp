@@ -571,12 +571,12 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         assigns = origin->assigns;
         redirs = origin->redirs;
     }
-    FunctionPtr fn;
+    const Function* fn = nullptr;  // state_.funcs holds it for the call (see call_function)
     const BuiltinInfo* bi = nullptr;
     const RegisteredCommand* rc = nullptr;
     if (!skip_functions && !only_builtins) {
         auto it = state_.funcs.find(name);
-        if (it != state_.funcs.end()) fn = it->second;
+        if (it != state_.funcs.end()) fn = it->second.get();
     }
     if (!fn && !only_builtins) rc = session_.find_custom(name);
     if (!fn && !rc) bi = find_builtin(name);
@@ -618,7 +618,7 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
         } else if (r != Outcome::Ok) {
             state_.status = 1;
         } else if (fn) {
-            f = call_function(std::move(fn), argv);
+            f = call_function(*fn, argv);
         } else {
             f = run_builtin(*bi, argv, decls);
             if (bi->fn == &builtin_exec && argv.size() == 1) guard.keep();
@@ -675,24 +675,24 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
 
 // ---------------------------------------------------------------- functions
 
-Flow Exec::call_function(FunctionPtr fn_ptr, std::vector<std::string>& argv) {
+Flow Exec::call_function(const Function& function, std::vector<std::string>& argv) {
     if (call_depth_ >= session_.limits.max_call_depth) {
-        error(fn_ptr->name + ": maximum function nesting level exceeded (" + std::to_string(session_.limits.max_call_depth) + ")");
+        error(function.name + ": maximum function nesting level exceeded (" + std::to_string(session_.limits.max_call_depth) + ")");
         exit_status_ = state_.status = 1;
         return Flow::Exit;
     }
-    // The frame owns the function for the call (frames may move as calls nest; the function does not).
-    const Function* fn = fn_ptr.get();
+    // state_.funcs owns the function, or state_.retired_funcs once it is unset or redefined during the call.
+    const Function* fn = &function;
     std::vector<std::string> params(std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end()));
     CallFrame& frame = state_.frames.emplace_back();  // the last that may throw: nothing to undo before here
     frame.params = std::move(params);
-    frame.fn = std::move(fn_ptr);
+    frame.fn = fn;
     frame.call_line = lineno_;
     frame.scope = ++state_.scope;
     ++call_depth_;
     uint32_t saved_loop = loop_depth_;
     loop_depth_ = 0;
-    OwnerScope owner_scope(*this, fn->owner);  // fn (held by the frame) keeps its tree alive
+    OwnerScope owner_scope(*this, fn->owner);  // fn keeps its tree alive
     uint32_t saved_line = lineno_;
     auto leave = [&] {
         loop_depth_ = saved_loop;
@@ -703,6 +703,8 @@ Flow Exec::call_function(FunctionPtr fn_ptr, std::vector<std::string>& argv) {
         state_.frames.pop_back();
         --state_.scope;
         lineno_ = saved_line;
+        if (state_.frames.size() == 1 && !state_.retired_funcs.empty()) [[unlikely]]
+            state_.retired_funcs.clear();  // no function runs any more
     };
 
     // A function sees the DEBUG and RETURN traps only when traced (set -T, declare -ft), the ERR trap only

@@ -94,9 +94,10 @@ inline size_t alias_bytes(std::string_view name, std::string_view value) { retur
 
 struct CallFrame {
     std::vector<std::string> params;  // $1 ...
-    // The function called (null for frames[0]). The frame holds it, not copies of its name and source: a
-    // call costs no string copy, and a subshell's copy of the frames keeps a redefined function's name.
-    FunctionPtr fn;
+    // The function called (null for frames[0]), not copies of its name and source: a call copies no string.
+    // Not a FunctionPtr either: counting a reference is two atomic instructions per call once the process has
+    // a second thread (the deadline watch). ShellState::funcs or ::retired_funcs owns it.
+    const Function* fn = nullptr;
     // frames[0]'s BASH_SOURCE: the script file ("main" for a script read from stdin, empty for -c).
     std::string script;
     std::string_view funcname() const { return fn ? std::string_view(fn->name) : std::string_view(); }
@@ -153,7 +154,8 @@ struct Trap {
 // text, JobTable).
 struct ShellState {
     VarStore vars;
-    std::unordered_map<std::string, FunctionPtr, VarStore::Hash, std::equal_to<>> funcs;
+    using FunctionMap = std::unordered_map<std::string, FunctionPtr, VarStore::Hash, std::equal_to<>>;
+    FunctionMap funcs;
     Options opts = default_options();
     std::string cwd = "/";
     std::vector<StreamPtr> fds;
@@ -163,6 +165,19 @@ struct ShellState {
     std::map<std::string, std::string> aliases;
     std::vector<std::string> dirstack;
     std::vector<CallFrame> frames;  // frames[0] is the main script
+    // The functions unset or redefined while a function runs, kept until no function runs: a frame points
+    // at its function without owning it (`f() { unset -f f; echo still here; }`). A copy of the state (a
+    // subshell, a job) copies them with the frames that may point at them.
+    std::vector<FunctionPtr> retired_funcs;
+    // Removes a function (unset -f), uncharging its bytes from the variable budget.
+    void erase_function(FunctionMap::iterator it) {
+        vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
+        retire_function(std::move(it->second));
+        funcs.erase(it);
+    }
+    void retire_function(FunctionPtr f) {
+        if (frames.size() > 1) retired_funcs.push_back(std::move(f));
+    }
     std::map<std::string, std::string> hashed;  // `hash`
     std::shared_ptr<JobTable> jobs = std::make_shared<JobTable>();
     std::string script_name = "bashkit";
@@ -456,7 +471,7 @@ public:
     // decls: the assignment arguments of a declaration builtin, for run_builtin.
     Flow run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions = false,
                   bool only_builtins = false, const DeclArgs* decls = nullptr);
-    Flow call_function(FunctionPtr fn, std::vector<std::string>& argv);
+    Flow call_function(const Function& fn, std::vector<std::string>& argv);
     // In a copy of the state (a subshell): fn runs with a child Exec. Returns the subshell's status.
     template <class Fn>
     int in_subshell(Fn&& fn);

@@ -122,7 +122,7 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
                 args.emplace_back("command_not_found_handle");
                 args.insert(args.end(), argv.begin(), argv.end());
                 in_not_found_handler_ = true;
-                int status = in_subshell([&](Exec& child) { return child.call_function(fn, args); });
+                int status = in_subshell([&](Exec& child) { return child.call_function(*fn, args); });
                 in_not_found_handler_ = false;
                 state_.status = status;
                 return Flow::Normal;

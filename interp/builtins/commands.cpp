@@ -516,7 +516,7 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
         FunctionPtr fn = it->second;
         (void)sh.unset_var("COMPREPLY");  // the function's answer only
         std::vector<std::string> args{func, "compgen", have_word ? word : std::string(), std::string()};
-        Flow f = sh.call_function(fn, args);
+        Flow f = sh.call_function(*fn, args);
         if (f == Flow::Exit) return {sh.state_.status, f};
         if (const Var* cr = sh.lookup("COMPREPLY")) {
             if (cr->is_indexed()) {

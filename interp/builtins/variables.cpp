@@ -40,8 +40,7 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
                     status = 1;
                     continue;
                 }
-                sh.state_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
-                sh.state_.funcs.erase(it);
+                sh.state_.erase_function(it);
             }
             continue;
         }
@@ -126,7 +125,7 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
         if (!valid_name(name)) {
             if (!vars) {
                 // Not a variable name: maybe a function's.
-                if (sh.state_.funcs.erase(name)) sh.state_.vars.add_bytes(-static_cast<int64_t>(function_bytes(name)));
+                if (auto it = sh.state_.funcs.find(name); it != sh.state_.funcs.end()) sh.state_.erase_function(it);
                 continue;
             }
             sh.builtin_error("unset", "`" + name + "': not a valid identifier");
@@ -148,10 +147,7 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
         }
         if (!vars) {
             auto it = sh.state_.funcs.find(name);
-            if (it != sh.state_.funcs.end()) {
-                sh.state_.vars.add_bytes(-static_cast<int64_t>(function_bytes(it->first)));
-                sh.state_.funcs.erase(it);
-            }
+            if (it != sh.state_.funcs.end()) sh.state_.erase_function(it);
         }
     }
     return status;
