@@ -268,9 +268,15 @@ bool Exec::bytes_locale() {
     for (std::string_view name : {std::string_view("LC_ALL"), std::string_view("LC_CTYPE"), std::string_view("LANG")}) {
         const std::string* v = get_scalar(name);
         if (!v || v->empty()) continue;
-        std::string lower;
-        for (char c : *v) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-        return lower.find("utf-8") == std::string::npos && lower.find("utf8") == std::string::npos;
+        // "UTF-8" or "utf8", in any case, anywhere in the value (read in place: called at every pattern match).
+        const std::string& s = *v;
+        auto lower = [&](size_t i) { return static_cast<char>(std::tolower(static_cast<unsigned char>(s[i]))); };
+        for (size_t i = 0; i + 4 <= s.size(); ++i) {
+            if (lower(i) != 'u' || lower(i + 1) != 't' || lower(i + 2) != 'f') continue;
+            size_t j = i + 3 + (s[i + 3] == '-');
+            if (j < s.size() && s[j] == '8') return false;
+        }
+        return true;
     }
     return false;
 }
