@@ -177,6 +177,10 @@ struct ArithOptions {
     // eval() only: the text the tree was parsed from. Messages quote the expression and the error token from
     // it, at the byte offsets the parser gave the nodes (ArithExpr::begin and end).
     std::string_view source;
+    // eval() only, in place of source: the raw word of a script's arithmetic whose expansions are all in
+    // subscripts (syntax::arith_exact), the tree's offsets counted in it as the parser did. Messages quote its
+    // text with each expansion as written, printed when a message needs it.
+    const syntax::Word* source_word = nullptr;
 };
 
 // Parses and evaluates `text` as bash does (the empty or blank text is 0).

@@ -172,14 +172,19 @@ Outcome Exec::arith_report(const ArithError& e, std::string_view prefix, bool fa
     return Outcome::Fail;
 }
 
-Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
+Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, int64_t& out, bool fatal_on_error) {
     Host host(*this);
     std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
     // The tree is evaluated when the raw word is one literal, the text its nodes' offsets point into (so no
-    // ArithWord leaf either). Otherwise bash's way: expand the text, then evaluate it.
-    if (expr && raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit) {
+    // ArithWord leaf either), or when its expansions are all in subscripts (exact: syntax::arith_exact), which
+    // the tree keeps as words to expand as the elements are read. Otherwise bash's way: expand the text, then
+    // evaluate it.
+    if (expr && raw && (exact || (raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit))) {
         ArithOptions o;
-        o.source = raw->parts[0]->as<sx::Lit>()->text;
+        if (raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit)
+            o.source = raw->parts[0]->as<sx::Lit>()->text;
+        else
+            o.source_word = raw;
         auto r = eval(*expr, host, o);
         if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
         out = *r;

@@ -492,9 +492,9 @@ public:
     std::string ifs() const;
 
     // ---- arithmetic (arith_glue.cpp)
-    // Evaluates arithmetic; on an error prints bash's message and returns Fail (or Fatal inside an
-    // expansion, where fatal_on_error is true).
-    Outcome arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
+    // Evaluates arithmetic (exact: the tree may be evaluated as it is, syntax::arith_exact); on an error
+    // prints bash's message and returns Fail (or Fatal inside an expansion, where fatal_on_error is true).
+    Outcome arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, int64_t& out, bool fatal_on_error);
     Outcome arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
     // The text of an arithmetic word, expanded as if in double quotes (as bash expands `$(( ))` and an
     // indexed array's subscript): with keep_single_quotes, '...' stays as written, an arithmetic error.

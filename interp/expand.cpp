@@ -1024,7 +1024,7 @@ Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
 
 Outcome Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
     int64_t v = 0;
-    Outcome r = arith(a->expr, a->raw, v, true);
+    Outcome r = arith(a->expr, a->raw, a->exact, v, true);
     // bash discards the rest of the command line after an error in $(( )) (status 1) and reads the next
     // line; an unset variable under set -u still ends the shell.
     if (r == Outcome::Fatal && state_.status == 1 && !cancel_->cancelled_fast()) discard_line_ = true;
