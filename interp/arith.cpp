@@ -275,8 +275,9 @@ private:
             return fail(pf->op == ArithOp::PostInc ? "++: assignment requires lvalue" : "--: assignment requires lvalue",
                         *pf->operand, Where::After);
         }
-        if (const auto* var = operand.try_as<syntax::ArithVar>();
-            var != nullptr && !var->has_index && c_.noeval == 0 && c_.depth < c_.max_depth) {
+        const auto* var = operand.try_as<syntax::ArithVar>();
+        bool quick = var != nullptr && c_.noeval == 0 && c_.depth < c_.max_depth;
+        if (quick && !var->has_index) {
             int64_t old = 0;
             switch (c_.host.step(var->name, increment ? 1 : -1, old)) {
             case ArithHost::Step::Done: return prefix ? add(old, increment ? 1 : -1) : old;
@@ -285,10 +286,27 @@ private:
             }
         }
         ArithRef ref;
+        bool referenced = false;
+        if (quick && var->has_index) {
+            // The reference is kept for the get()/set() path, its subscript resolved once.
+            var_ref(*var, ref);
+            referenced = true;
+            int64_t old = 0;
+            auto r = c_.host.step_element(ref, increment ? 1 : -1, old);
+            if (!r) {
+                err_ = std::move(r.error());
+                return 0;
+            }
+            switch (*r) {
+            case ArithHost::Step::Done: return prefix ? add(old, increment ? 1 : -1) : old;
+            case ArithHost::Step::Failed: err_ = ArithError{ArithError::Kind::Host, {}}; return 0;
+            case ArithHost::Step::Declined: break;
+            }
+        }
         std::string storage;
         const char* msg = prefix ? "identifier expected after pre-increment or pre-decrement"
                                  : "syntax error: operand expected";
-        if (!reference(operand, ref, storage, msg, prefix ? e : operand)) return 0;
+        if (!referenced && !reference(operand, ref, storage, msg, prefix ? e : operand)) return 0;
         int64_t old = read(ref, operand);
         if (err_) return 0;
         int64_t v = increment ? add(old, 1) : sub(old, 1);
@@ -493,15 +511,24 @@ private:
 
     Blame blame() {
         if (source_word_ == nullptr) return Blame(source_);
-        if (!printed_) printed_ = word_source(*source_word_, pieces_);
-        return Blame(*printed_, &pieces_);
+        return printed_blame();
+    }
+    [[gnu::noinline]] Blame printed_blame() {
+        if (!printed_) {
+            printed_ = std::make_unique<Printed>();
+            printed_->text = word_source(*source_word_, printed_->pieces);
+        }
+        return Blame(printed_->text, &printed_->pieces);
     }
 
     Ctx& c_;
     std::string_view source_;
     const syntax::Word* source_word_;
-    std::optional<std::string> printed_;  // source_word_'s text, once a message needed it
-    std::vector<Piece> pieces_;
+    struct Printed {
+        std::string text;
+        std::vector<Piece> pieces;
+    };
+    std::unique_ptr<Printed> printed_;  // source_word_'s text, once a message needed it
     uint32_t base_nest_;
     uint32_t rec_ = 0;
     std::optional<ArithError> err_;
@@ -644,14 +671,21 @@ ArithResult<int64_t> eval_text(std::string_view text, ArithHost& host, const Ari
     return expr_error(until_nul(text), "expression recursion level exceeded", "");
 }
 
+namespace {
+
+// eval()'s error when no level of nesting is left (out of line: the common path stays small).
+[[gnu::noinline]] ArithError too_deep(const ArithOptions& options) {
+    std::vector<Piece> pieces;
+    std::string text = options.source_word ? word_source(*options.source_word, pieces) : std::string(options.source);
+    return expr_error(until_nul(text), "expression recursion level exceeded", "");
+}
+
+}  // namespace
+
 ArithResult<int64_t> eval(const syntax::ArithExpr& expr, ArithHost& host, const ArithOptions& options) {
     Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
     // Even one operand is a level of nesting.
-    if (c.depth >= c.max_depth || c.nest >= c.max_depth) {
-        std::vector<Piece> pieces;
-        std::string text = options.source_word ? word_source(*options.source_word, pieces) : std::string(options.source);
-        return expr_error(until_nul(text), "expression recursion level exceeded", "");
-    }
+    if (c.depth >= c.max_depth || c.nest >= c.max_depth) return too_deep(options);
     ++c.depth;
     TreeEval te(c, options.source, options.source_word);
     int64_t out = 0;

@@ -154,6 +154,16 @@ struct ArithHost {
         (void)old;
         return Step::Declined;
     }
+    // `a[sub]++`, `--a[sub]`: resolves the subscript into ref (as get() does, so that get() and set() on the same
+    // reference reuse it) and, when the element exists and holds a plain decimal number (or nothing), reads it
+    // into `old` and assigns old + delta in one lookup. Declined: take the get()/set() path. An error resolving
+    // the subscript is returned as get() would return it.
+    virtual ArithResult<Step> step_element(ArithRef& ref, int64_t delta, int64_t& old) {
+        (void)ref;
+        (void)delta;
+        (void)old;
+        return Step::Declined;
+    }
     // Expands an ArithWord leaf of a tree (only used by eval()).
     virtual ArithResult<std::string> expand(const syntax::Word& word) = 0;
     // set -u: an unset variable is an error ("x: unbound variable").
