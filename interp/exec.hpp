@@ -479,6 +479,7 @@ public:
     Outcome param_value(const sx::ParamExp* p, ParamValue& v);
     Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out);
     Outcome arith_subst(const sx::ArithSubst* a, std::string& out);
+    Outcome arith_subst_value(const sx::ArithSubst* a, int64_t& v);  // the value of $(( )), errors reported
     Outcome glob_field(const Field& f, std::vector<std::string>& out);
     // bash expands every word of a command or list before pathname expansion: `echo *.txt $(touch new.txt)`
     // lists new.txt. expand_word_fields called with deferred_globs_ set leaves an empty placeholder in `out`
