@@ -4,6 +4,7 @@
 // All arithmetic is done on uint64_t and converted back, so overflow wraps and never is undefined behaviour.
 #include "interp/arith.hpp"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "interp/arith_impl.hpp"
 #include "interp/syntax/parser.hpp"
+#include "interp/syntax/printer.hpp"
 
 namespace bashkit::interp {
 namespace {
@@ -21,11 +23,50 @@ using namespace arith_detail;
 
 // ---------------------------------------------------------------- the tree evaluator
 
-// Where an error blames the text: offsets from the parser (ArithExpr::begin/end) into the source.
+// Where the parts of a script's arithmetic word stand in the text of its messages: part by part, the
+// offset the tree counts (syntax::arith_part_span) and the offset in the text, and the part's length there.
+struct Piece {
+    uint32_t from;
+    uint32_t at;
+    uint32_t len;
+    bool literal;
+};
+
+// The text messages quote for a tree whose raw word holds expansions (in subscripts): the literals, and each
+// expansion printed back as written (as the interpreter's expansion of the raw text leaves a subscript).
+std::string word_source(const syntax::Word& w, std::vector<Piece>& pieces) {
+    std::string out;
+    uint32_t from = 0;
+    for (uint32_t i = 0; i < w.parts.size; ++i) {
+        const syntax::Node* n = w.parts[i];
+        std::string printed;
+        std::string_view text;
+        if (n->is<syntax::Lit>()) {
+            text = n->as<syntax::Lit>()->text;
+        } else {
+            syntax::Node* one[] = {const_cast<syntax::Node*>(n)};
+            syntax::Word word;
+            word.parts = {one, 1};
+            printed = syntax::print(word);
+            text = printed;
+        }
+        pieces.push_back(Piece{from, static_cast<uint32_t>(out.size()), static_cast<uint32_t>(text.size()),
+                               n->is<syntax::Lit>()});
+        out += text;
+        from += syntax::arith_part_span(w.parts, i);
+    }
+    return out;
+}
+
+// Where an error blames the text: offsets from the parser (ArithExpr::begin/end) into the source, through
+// `pieces` when the tree counts them in a raw word with expansions.
 class Blame {
 public:
-    explicit Blame(std::string_view text) : text_(until_nul(text)) {}
+    explicit Blame(std::string_view text, const std::vector<Piece>* pieces = nullptr)
+        : text_(until_nul(text)), pieces_(pieces) {}
     std::string_view text() const { return text_; }
+    // The text's offset for the tree's offset p.
+    size_t at(size_t p) const { return clamp(p); }
 
     // Where the operand starts (its leftmost token).
     size_t start(const syntax::ArithExpr& e) const { return clamp(e.begin); }
@@ -40,7 +81,16 @@ public:
     }
 
 private:
-    size_t clamp(size_t p) const { return std::min(p, text_.size()); }
+    size_t clamp(size_t p) const { return std::min(map(p), text_.size()); }
+    size_t map(size_t p) const {
+        if (pieces_ == nullptr || pieces_->empty()) return p;
+        auto it = std::upper_bound(pieces_->begin(), pieces_->end(), p,
+                                   [](size_t v, const Piece& x) { return v < x.from; });
+        if (it == pieces_->begin()) return p;
+        --it;
+        size_t d = p - it->from;
+        return it->at + (it->literal ? d : std::min<size_t>(d, it->len));
+    }
     size_t last_token(const syntax::ArithExpr& e) const {
         switch (e.kind) {
         case NodeKind::ArithParen: return end(e) == 0 ? 0 : end(e) - 1;
@@ -55,6 +105,7 @@ private:
     }
 
     std::string_view text_;
+    const std::vector<Piece>* pieces_;
 };
 
 // A stack of nodes that lives in place while short (the usual chain is a few operators long).
@@ -83,8 +134,10 @@ private:
 
 class TreeEval {
 public:
-    // source: the text the tree was parsed from (messages quote it at the nodes' offsets).
-    TreeEval(Ctx& c, std::string_view source) : c_(c), source_(source), base_nest_(c.nest) {}
+    // source: the text the tree was parsed from (messages quote it at the nodes' offsets); source_word: the raw
+    // word instead, when it holds expansions (its text is printed when a message needs it).
+    TreeEval(Ctx& c, std::string_view source, const syntax::Word* source_word = nullptr)
+        : c_(c), source_(source), source_word_(source_word), base_nest_(c.nest) {}
 
     bool run(const syntax::ArithExpr& root, int64_t& out, ArithError& err) {
         int64_t v = ev(root);
@@ -102,14 +155,14 @@ private:
     // Records an error blaming the text from the start of `at` (or from bash's last token after it).
     int64_t fail(std::string_view msg, const syntax::ArithExpr& at, Where where) {
         if (err_) return 0;
-        Blame map(source_);
+        Blame map = blame();
         size_t p = where == Where::Start ? map.start(at) : map.after(at);
         return fail_at(msg, p);
     }
     // Records an error whose token starts at byte p.
     int64_t fail_at(std::string_view msg, size_t p) {
         if (err_) return 0;
-        Blame map(source_);
+        Blame map = blame();
         err_ = expr_error(map.text(), msg, map.text().substr(std::min(p, map.text().size())));
         return 0;
     }
@@ -119,7 +172,7 @@ private:
         if (n.has_value) return n.value;
         int64_t v = 0;
         if (const char* msg = convert_number(n.text, v)) {
-            Blame map(source_);
+            Blame map = blame();
             size_t s = map.start(n);
             size_t e = std::max(map.end(n), s);
             err_ = expr_error(map.text().substr(0, e), msg, map.text().substr(s, e - s));
@@ -222,8 +275,9 @@ private:
             return fail(pf->op == ArithOp::PostInc ? "++: assignment requires lvalue" : "--: assignment requires lvalue",
                         *pf->operand, Where::After);
         }
-        if (const auto* var = operand.try_as<syntax::ArithVar>();
-            var != nullptr && !var->has_index && c_.noeval == 0 && c_.depth < c_.max_depth) {
+        const auto* var = operand.try_as<syntax::ArithVar>();
+        bool quick = var != nullptr && c_.noeval == 0 && c_.depth < c_.max_depth;
+        if (quick && !var->has_index) {
             int64_t old = 0;
             switch (c_.host.step(var->name, increment ? 1 : -1, old)) {
             case ArithHost::Step::Done: return prefix ? add(old, increment ? 1 : -1) : old;
@@ -232,10 +286,27 @@ private:
             }
         }
         ArithRef ref;
+        bool referenced = false;
+        if (quick && var->has_index) {
+            // The reference is kept for the get()/set() path, its subscript resolved once.
+            var_ref(*var, ref);
+            referenced = true;
+            int64_t old = 0;
+            auto r = c_.host.step_element(ref, increment ? 1 : -1, old);
+            if (!r) {
+                err_ = std::move(r.error());
+                return 0;
+            }
+            switch (*r) {
+            case ArithHost::Step::Done: return prefix ? add(old, increment ? 1 : -1) : old;
+            case ArithHost::Step::Failed: err_ = ArithError{ArithError::Kind::Host, {}}; return 0;
+            case ArithHost::Step::Declined: break;
+            }
+        }
         std::string storage;
         const char* msg = prefix ? "identifier expected after pre-increment or pre-decrement"
                                  : "syntax error: operand expected";
-        if (!reference(operand, ref, storage, msg, prefix ? e : operand)) return 0;
+        if (!referenced && !reference(operand, ref, storage, msg, prefix ? e : operand)) return 0;
         int64_t old = read(ref, operand);
         if (err_) return 0;
         int64_t v = increment ? add(old, 1) : sub(old, 1);
@@ -349,8 +420,9 @@ private:
             if (r == 0) {
                 if (c_.noeval == 0) {
                     // bash blames the text after the operator, blanks (not newlines) skipped.
-                    size_t q = b.op_end;
-                    std::string_view t = until_nul(source_);
+                    Blame map = blame();
+                    size_t q = map.at(b.op_end);
+                    std::string_view t = map.text();
                     while (q < t.size() && is_blank(t[q])) ++q;
                     return fail_at("division by 0", q);
                 }
@@ -437,8 +509,26 @@ private:
         return v;
     }
 
+    Blame blame() {
+        if (source_word_ == nullptr) return Blame(source_);
+        return printed_blame();
+    }
+    [[gnu::noinline]] Blame printed_blame() {
+        if (!printed_) {
+            printed_ = std::make_unique<Printed>();
+            printed_->text = word_source(*source_word_, printed_->pieces);
+        }
+        return Blame(printed_->text, &printed_->pieces);
+    }
+
     Ctx& c_;
     std::string_view source_;
+    const syntax::Word* source_word_;
+    struct Printed {
+        std::string text;
+        std::vector<Piece> pieces;
+    };
+    std::unique_ptr<Printed> printed_;  // source_word_'s text, once a message needed it
     uint32_t base_nest_;
     uint32_t rec_ = 0;
     std::optional<ArithError> err_;
@@ -581,14 +671,23 @@ ArithResult<int64_t> eval_text(std::string_view text, ArithHost& host, const Ari
     return expr_error(until_nul(text), "expression recursion level exceeded", "");
 }
 
+namespace {
+
+// eval()'s error when no level of nesting is left (out of line: the common path stays small).
+[[gnu::noinline]] ArithError too_deep(const ArithOptions& options) {
+    std::vector<Piece> pieces;
+    std::string text = options.source_word ? word_source(*options.source_word, pieces) : std::string(options.source);
+    return expr_error(until_nul(text), "expression recursion level exceeded", "");
+}
+
+}  // namespace
+
 ArithResult<int64_t> eval(const syntax::ArithExpr& expr, ArithHost& host, const ArithOptions& options) {
     Ctx c{host, options.max_depth, options.depth.exprs, options.depth.nesting};
     // Even one operand is a level of nesting.
-    if (c.depth >= c.max_depth || c.nest >= c.max_depth) {
-        return expr_error(until_nul(options.source), "expression recursion level exceeded", "");
-    }
+    if (c.depth >= c.max_depth || c.nest >= c.max_depth) return too_deep(options);
     ++c.depth;
-    TreeEval te(c, options.source);
+    TreeEval te(c, options.source, options.source_word);
     int64_t out = 0;
     ArithError err;
     if (!te.run(expr, out, err)) return err;

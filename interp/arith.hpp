@@ -154,6 +154,16 @@ struct ArithHost {
         (void)old;
         return Step::Declined;
     }
+    // `a[sub]++`, `--a[sub]`: resolves the subscript into ref (as get() does, so that get() and set() on the same
+    // reference reuse it) and, when the element exists and holds a plain decimal number (or nothing), reads it
+    // into `old` and assigns old + delta in one lookup. Declined: take the get()/set() path. An error resolving
+    // the subscript is returned as get() would return it.
+    virtual ArithResult<Step> step_element(ArithRef& ref, int64_t delta, int64_t& old) {
+        (void)ref;
+        (void)delta;
+        (void)old;
+        return Step::Declined;
+    }
     // Expands an ArithWord leaf of a tree (only used by eval()).
     virtual ArithResult<std::string> expand(const syntax::Word& word) = 0;
     // set -u: an unset variable is an error ("x: unbound variable").
@@ -177,6 +187,10 @@ struct ArithOptions {
     // eval() only: the text the tree was parsed from. Messages quote the expression and the error token from
     // it, at the byte offsets the parser gave the nodes (ArithExpr::begin and end).
     std::string_view source;
+    // eval() only, in place of source: the raw word of a script's arithmetic whose expansions are all in
+    // subscripts (syntax::arith_exact), the tree's offsets counted in it as the parser did. Messages quote its
+    // text with each expansion as written, printed when a message needs it.
+    const syntax::Word* source_word = nullptr;
 };
 
 // Parses and evaluates `text` as bash does (the empty or blank text is 0).

@@ -22,10 +22,9 @@ public:
             return std::optional<std::string>(*s);
         }
         const Var* v = ex_.lookup(ref.name);
-        auto key = resolve(ref, v);
-        if (!key.ok()) return key.error();
+        if (auto r = resolve(ref, v); !r.ok()) return r.error();
         v = ex_.lookup(ref.name);  // the subscript's expansion or arithmetic may have changed the variables
-        const std::string& k = *key;
+        const std::string& k = *ref.resolved;
         if (v && v->is_assoc()) {
             const std::string* s = v->assoc ? v->assoc->get(k) : nullptr;
             return std::optional<std::string>(s ? *s : std::string());
@@ -73,11 +72,11 @@ public:
         }
         std::string val = to_dec(value);
         const Var* v = ex_.lookup(ref.name);
-        auto key = resolve(ref, v);
-        if (!key.ok()) return key.error();
+        if (auto r = resolve(ref, v); !r.ok()) return r.error();
         v = ex_.lookup(ref.name);
         bool assoc = v && v->is_assoc();
-        std::string k = *key;
+        std::string_view k = *ref.resolved;
+        std::string counted;
         int64_t i = 0;
         if (!assoc && parse_int(k, i) && i < 0) {
             // Counted back from the end (a set scalar is an array of one); before the start, bash reports it
@@ -87,10 +86,48 @@ public:
                 ex_.report_error(std::string(ref.name) + "[" + ref.subscript + "]: bad array subscript");
                 return {};
             }
-            k = to_dec(i);
+            counted = to_dec(i);
+            k = counted;
         }
         if (!ex_.assign_elem(ref.name, k, val, false, !assoc)) return ArithError{ArithError::Kind::Host, {}};
         return {};
+    }
+
+    ArithResult<Step> step_element(ArithRef& ref, int64_t delta, int64_t& old) override {
+        if (auto r = resolve(ref, ex_.lookup(ref.name)); !r.ok()) return r.error();
+        // An array without attributes or magic (readonly, -i and the case attributes, namerefs take set()).
+        constexpr uint16_t kPlain = kAttrIndexed | kAttrAssoc | kAttrExport | kAttrTrace;
+        Var* v = ex_.state().vars.find(ref.name);
+        if (!v || !v->is_array() || v->dyn != DynVar::None || (v->attrs & ~kPlain) != 0) return Step::Declined;
+        const std::string& k = *ref.resolved;
+        std::string* slot = nullptr;
+        if (v->is_assoc()) {
+            if (!v->assoc) return Step::Declined;
+            slot = v->assoc_mut().find(k);
+        } else {
+            int64_t i = 0;
+            if (!v->idx || !parse_int(k, i) || i < 0) return Step::Declined;
+            auto& m = v->idx_mut().m;
+            auto it = m.find(i);
+            if (it != m.end()) slot = &it->second;
+        }
+        int64_t cur = 0;
+        if (!slot || (!slot->empty() && !arith_detail::plain_decimal(*slot, cur))) return Step::Declined;
+        int64_t value = arith_detail::add(cur, delta);
+        char buf[24];
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+        (void)ec;
+        auto n = static_cast<size_t>(end - buf);
+        // The limits of assign_elem (which reports them): the value's size, the bytes it adds.
+        const ExecutionLimits& L = ex_.session().limits;
+        if (n > L.max_variable_bytes) return Step::Declined;
+        if (n > slot->size() && (L.max_total_variable_bytes || !ex_.state().vars.fits(n - slot->size())) &&
+            !ex_.variable_bytes_fit(ref.name, n - slot->size()))
+            return Step::Failed;
+        ex_.state().vars.add_bytes(static_cast<int64_t>(n) - static_cast<int64_t>(slot->size()));
+        slot->assign(buf, n);
+        old = cur;
+        return Step::Done;
     }
 
     ArithResult<std::string> expand(const syntax::Word& word) override {
@@ -114,8 +151,8 @@ public:
 private:
     // The subscript as a key: the assoc key, or the decimal index (negative ones are counted from the end by
     // get and set, against the array as it is then). ref.subscript keeps the expanded text, for messages.
-    ArithResult<std::string> resolve(ArithRef& ref, const Var* v) {
-        if (ref.resolved) return *ref.resolved;
+    ArithResult<void> resolve(ArithRef& ref, const Var* v) {
+        if (ref.resolved) return {};
         std::string sub;
         if (ref.index_word) {
             Outcome r = ex_.expand_word(ref.index_word, sub, false);
@@ -133,8 +170,8 @@ private:
             }
         }
         if (v && v->is_assoc()) {
-            ref.resolved = sub;
-            return sub;
+            ref.resolved = std::move(sub);
+            return {};
         }
         ArithOptions o;
         o.depth = ref.depth;
@@ -142,7 +179,7 @@ private:
         if (!r.ok()) return r.error();
         ref.subscript = std::move(sub);
         ref.resolved = to_dec(*r);
-        return *ref.resolved;
+        return {};
     }
 
     Exec& ex_;
@@ -172,14 +209,19 @@ Outcome Exec::arith_report(const ArithError& e, std::string_view prefix, bool fa
     return Outcome::Fail;
 }
 
-Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error) {
+Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, int64_t& out, bool fatal_on_error) {
     Host host(*this);
     std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
     // The tree is evaluated when the raw word is one literal, the text its nodes' offsets point into (so no
-    // ArithWord leaf either). Otherwise bash's way: expand the text, then evaluate it.
-    if (expr && raw && raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit) {
+    // ArithWord leaf either), or when its expansions are all in subscripts (exact: syntax::arith_exact), which
+    // the tree keeps as words to expand as the elements are read. Otherwise bash's way: expand the text, then
+    // evaluate it.
+    if (expr && raw && (exact || (raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit))) {
         ArithOptions o;
-        o.source = raw->parts[0]->as<sx::Lit>()->text;
+        if (raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit)
+            o.source = raw->parts[0]->as<sx::Lit>()->text;
+        else
+            o.source_word = raw;
         auto r = eval(*expr, host, o);
         if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
         out = *r;

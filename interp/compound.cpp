@@ -236,7 +236,7 @@ Flow Exec::exec_arith_for(const sx::ArithFor* c) {
             v = empty_true ? 1 : 0;
             return Outcome::Ok;
         }
-        return arith(p.expr, p.raw, v, false);
+        return arith(p.expr, p.raw, p.exact, v, false);
     };
     // $LINENO in the condition and the step is the line of `for` (bash), not of the body's last command.
     const uint32_t for_line = c->pos.line + line_offset_;
@@ -374,7 +374,7 @@ Flow Exec::exec_case(const sx::Case* c) {
 Flow Exec::exec_arith_cmd(const sx::ArithCmd* c) {
     if (state_.opts[OptXtrace]) xtrace_line("(( " + arith_trace_text(c->raw) + " ))");
     int64_t v = 0;
-    Outcome r = arith(c->expr, c->raw, v, false);
+    Outcome r = arith(c->expr, c->raw, c->exact, v, false);
     if (r == Outcome::Fatal) return Flow::Exit;
     if (r != Outcome::Ok) {
         state_.status = 1;

@@ -498,6 +498,7 @@ public:
     Outcome param_value(const sx::ParamExp* p, ParamValue& v);
     Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out);
     Outcome arith_subst(const sx::ArithSubst* a, std::string& out);
+    Outcome arith_subst_value(const sx::ArithSubst* a, int64_t& v);  // the value of $(( )), errors reported
     Outcome glob_field(const Field& f, std::vector<std::string>& out);
     // bash expands every word of a command or list before pathname expansion: `echo *.txt $(touch new.txt)`
     // lists new.txt. expand_word_fields called with deferred_globs_ set leaves an empty placeholder in `out`
@@ -511,9 +512,9 @@ public:
     std::string ifs() const;
 
     // ---- arithmetic (arith_glue.cpp)
-    // Evaluates arithmetic; on an error prints bash's message and returns Fail (or Fatal inside an
-    // expansion, where fatal_on_error is true).
-    Outcome arith(const sx::ArithExpr* expr, const sx::Word* raw, int64_t& out, bool fatal_on_error);
+    // Evaluates arithmetic (exact: the tree may be evaluated as it is, syntax::arith_exact); on an error
+    // prints bash's message and returns Fail (or Fatal inside an expansion, where fatal_on_error is true).
+    Outcome arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, int64_t& out, bool fatal_on_error);
     Outcome arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
     // The text of an arithmetic word, expanded as if in double quotes (as bash expands `$(( ))` and an
     // indexed array's subscript): with keep_single_quotes, '...' stays as written, an arithmetic error.

@@ -816,6 +816,33 @@ Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
             return Outcome::Ok;
         }
     }
+    // Literals and arithmetic substitutions (a subscript `k$((i % 100))`): the text is theirs, one after the
+    // other, as the field builder would join them in one word.
+    bool plain = !(tilde && w->parts.size > 0 && w->parts[0]->kind == sx::NodeKind::Lit);
+    for (const sx::Node* p : w->parts) {
+        if (p->kind != sx::NodeKind::Lit && p->kind != sx::NodeKind::ArithSubst) {
+            plain = false;
+            break;
+        }
+    }
+    if (plain) {
+        std::string text;
+        for (const sx::Node* p : w->parts) {
+            if (p->kind == sx::NodeKind::Lit) {
+                text += p->as<sx::Lit>()->text;
+                continue;
+            }
+            int64_t v = 0;
+            Outcome r = arith_subst_value(p->as<sx::ArithSubst>(), v);
+            if (r != Outcome::Ok) return r;
+            char buf[24];
+            auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+            (void)ec;
+            text.append(buf, end);
+        }
+        out = std::move(text);
+        return Outcome::Ok;
+    }
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     for (uint32_t i = 0; i < w->parts.size; ++i) {
         const sx::Node* p = w->parts[i];
@@ -1022,12 +1049,17 @@ Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
     return Outcome::Ok;
 }
 
-Outcome Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
-    int64_t v = 0;
-    Outcome r = arith(a->expr, a->raw, v, true);
+[[gnu::always_inline]] inline Outcome Exec::arith_subst_value(const sx::ArithSubst* a, int64_t& v) {
+    Outcome r = arith(a->expr, a->raw, a->exact, v, true);
     // bash discards the rest of the command line after an error in $(( )) (status 1) and reads the next
     // line; an unset variable under set -u still ends the shell.
     if (r == Outcome::Fatal && state_.status == 1 && !cancel_->cancelled_fast()) discard_line_ = true;
+    return r;
+}
+
+Outcome Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
+    int64_t v = 0;
+    Outcome r = arith_subst_value(a, v);
     if (r != Outcome::Ok) return r;
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // into out's buffer, no temporary string

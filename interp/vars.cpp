@@ -26,6 +26,11 @@ const std::string* AssocArray::get(std::string_view key) const {
     return it == map_.end() ? nullptr : &it->second.value;
 }
 
+std::string* AssocArray::find(std::string_view key) {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second.value;
+}
+
 std::string& AssocArray::slot(std::string_view key, bool* created) {
     auto it = map_.find(key);
     if (it != map_.end()) {

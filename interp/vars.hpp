@@ -68,6 +68,8 @@ struct IndexedArray {
 class AssocArray {
 public:
     const std::string* get(std::string_view key) const;
+    // The value to change in place; nullptr when missing (nothing is created).
+    std::string* find(std::string_view key);
     // Returns the value slot (created empty when missing) and whether it was created.
     std::string& slot(std::string_view key, bool* created = nullptr);
     bool erase(std::string_view key);

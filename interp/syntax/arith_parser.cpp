@@ -118,12 +118,7 @@ public:
                 flat += n->as<Lit>()->text;
                 continue;
             }
-            // An expansion's source bytes: up to the next part when both are on one line (parts are contiguous);
-            // one byte for an expansion over several lines or at the end.
-            uint32_t span = 1;
-            if (i + 1 < parts.size && parts[i + 1]->pos.line == n->pos.line && parts[i + 1]->pos.col > n->pos.col)
-                span = parts[i + 1]->pos.col - n->pos.col;
-            flat.append(span, '\x01');
+            flat.append(arith_part_span(parts, i), '\x01');
             mark_.resize(flat.size(), 0);
             std::fill(mark_.begin() + off, mark_.end(), i + 1);
         }
@@ -796,13 +791,15 @@ private:
 
 }  // namespace
 
-ArithExpr* Parser::arith_from_word(Word* raw) {
+ArithExpr* Parser::arith_from_word(Word* raw, bool* exact) {
+    if (exact) *exact = false;
     if (!raw || failed()) return nullptr;
     if (raw->parts.size == 0) return nullptr;  // empty: the interpreter treats it as 0
     ArithParser ap(*this, raw->parts);
     ArithExpr* e = ap.run();
     // Blank text is 0; a tree with an error is not kept (bash reports it when the text is evaluated).
     if (failed() || ap.failed() || e == nullptr) return nullptr;
+    if (exact) *exact = arith_exact(raw, e);
     return e;
 }
 
@@ -813,6 +810,59 @@ ArithExpr* Parser::parse_arith_text() {
 }
 
 }  // namespace detail
+
+uint32_t arith_part_span(const List<Node*>& parts, uint32_t i) {
+    const Node* n = parts[i];
+    if (n->is<Lit>()) return static_cast<uint32_t>(n->as<Lit>()->text.size());
+    // Parts are contiguous: an expansion runs up to the next part on its line.
+    if (i + 1 < parts.size && parts[i + 1]->pos.line == n->pos.line && parts[i + 1]->pos.col > n->pos.col)
+        return parts[i + 1]->pos.col - n->pos.col;
+    return 1;
+}
+
+bool arith_exact(const Word* raw, const ArithExpr* expr) {
+    if (raw == nullptr || expr == nullptr) return false;
+    for (const Node* n : raw->parts) {
+        switch (n->kind) {
+        case NodeKind::Lit:
+        case NodeKind::ParamExp:
+        case NodeKind::CmdSubst:
+        case NodeKind::ArithSubst:
+        case NodeKind::DblQuoted: break;
+        default: return false;
+        }
+    }
+    // Every expansion in a subscript: no ArithWord leaf.
+    std::vector<const ArithExpr*> todo{expr};
+    while (!todo.empty()) {
+        const ArithExpr* e = todo.back();
+        todo.pop_back();
+        if (e == nullptr) continue;
+        switch (e->kind) {
+        case NodeKind::ArithWord:
+        case NodeKind::ArithError: return false;
+        case NodeKind::ArithParen: todo.push_back(e->as<ArithParen>()->inner); break;
+        case NodeKind::ArithLookahead: todo.push_back(e->as<ArithLookahead>()->operand); break;
+        case NodeKind::ArithUnary: todo.push_back(e->as<ArithUnary>()->operand); break;
+        case NodeKind::ArithPostfix: todo.push_back(e->as<ArithPostfix>()->operand); break;
+        case NodeKind::ArithBinary:
+            todo.push_back(e->as<ArithBinary>()->left);
+            todo.push_back(e->as<ArithBinary>()->right);
+            break;
+        case NodeKind::ArithAssign:
+            todo.push_back(e->as<ArithAssign>()->target);
+            todo.push_back(e->as<ArithAssign>()->value);
+            break;
+        case NodeKind::ArithTernary:
+            todo.push_back(e->as<ArithTernary>()->cond);
+            todo.push_back(e->as<ArithTernary>()->then_expr);
+            todo.push_back(e->as<ArithTernary>()->else_expr);
+            break;
+        default: break;
+        }
+    }
+    return true;
+}
 
 ArithExpr* parse_arith(std::string_view text, Arena& arena, Pos origin) {
     std::string_view src = arena.str(text);

@@ -220,6 +220,7 @@ struct CmdSubst : NodeOf<NodeKind::CmdSubst> {
 };
 struct ArithSubst : NodeOf<NodeKind::ArithSubst> {
     bool bracket = false;      // $[ ] rather than $(( ))
+    bool exact = false;        // expr may be evaluated as it is (see arith_exact in parser.hpp)
     Word* raw = nullptr;       // the source text between the delimiters, with its expansions
     ArithExpr* expr = nullptr; // null when the text does not parse as arithmetic
 };
@@ -365,6 +366,7 @@ struct Select : CommandOf<NodeKind::Select> {
 struct ArithPart {
     Word* raw = nullptr;
     ArithExpr* expr = nullptr;
+    bool exact = false;  // expr may be evaluated as it is (see arith_exact in parser.hpp)
 };
 struct ArithFor : CommandOf<NodeKind::ArithFor> {
     ArithPart init, cond, step;
@@ -387,6 +389,7 @@ struct Case : CommandOf<NodeKind::Case> {
 struct ArithCmd : CommandOf<NodeKind::ArithCmd> {  // (( ... ))
     Word* raw = nullptr;
     ArithExpr* expr = nullptr;
+    bool exact = false;  // expr may be evaluated as it is (see arith_exact in parser.hpp)
 };
 
 struct CondCmd : CommandOf<NodeKind::CondCmd> {  // [[ ... ]]

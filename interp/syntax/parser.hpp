@@ -107,6 +107,19 @@ private:
 // Used by the parser and by the interpreter for text that becomes arithmetic only at run time.
 ArithExpr* parse_arith(std::string_view text, Arena& arena, Pos origin = {1, 1});
 
+// Whether the tree of a script's arithmetic (ArithSubst, ArithCmd, ArithPart: their `exact`) may be evaluated
+// as it is, its raw word's expansions all inside subscripts (the words of ArithVar::index, expanded when the
+// element is read). It is, when the raw word is one literal, or when its other parts are $-expansions or
+// double-quoted strings (whose bytes are a subscript's, or the tree would hold an ArithWord leaf): then the
+// raw text expanded as bash does (expansions in subscripts kept as written) parses to the same tree. Single
+// quotes, which $(( )) keeps and (( )) removes, leave it to the text.
+bool arith_exact(const Word* raw, const ArithExpr* expr);
+
+// Where each part of a script's arithmetic word starts in the text its tree's offsets (ArithExpr::begin and
+// end) count: a literal's bytes as they are; an expansion stands for its source bytes when the next part
+// follows on its line, else for one byte. Returns the count of bytes part i stands for.
+uint32_t arith_part_span(const List<Node*>& parts, uint32_t i);
+
 // Parses text evaluated as arithmetic at run time (let, declare -i, a subscript, a variable's value used as an
 // operand, the expanded text of $(( ))): the bytes as they are, read as bash's evaluator reads them (no
 // expansion; a quote is an ordinary, invalid character; bytes after a NUL are ignored). It never fails: a

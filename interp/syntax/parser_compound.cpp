@@ -156,7 +156,7 @@ Command* Parser::parse_paren_command() {
     }
     ArithCmd* c = arena_.node<ArithCmd>(p);
     c->raw = raw;
-    c->expr = arith_from_word(raw);
+    c->expr = arith_from_word(raw, &c->exact);
     return failed() ? nullptr : c;
 }
 
@@ -320,7 +320,7 @@ Command* Parser::parse_arith_for(Pos p) {
             return nullptr;
         }
         parts[i]->raw = raw;
-        parts[i]->expr = arith_from_word(raw);
+        parts[i]->expr = arith_from_word(raw, &parts[i]->exact);
         if (failed()) return nullptr;
         if (term == ')') closed = true;
     }

@@ -88,8 +88,8 @@ public:
         Depth& operator=(const Depth&) = delete;
     };
 
-    // arithmetic over the parts of a raw word (arith_parser.cpp)
-    ArithExpr* arith_from_word(Word* raw);
+    // arithmetic over the parts of a raw word (arith_parser.cpp); `exact`: see arith_exact()
+    ArithExpr* arith_from_word(Word* raw, bool* exact = nullptr);
 
 private:
     // literal accumulation

@@ -750,7 +750,7 @@ Node* Parser::read_dollar_dparen() {
     }
     ArithSubst* a = arena_.node<ArithSubst>(p);
     a->raw = raw;
-    a->expr = arith_from_word(raw);
+    a->expr = arith_from_word(raw, &a->exact);
     return failed() ? nullptr : a;
 }
 
@@ -833,7 +833,7 @@ Node* Parser::read_arith_bracket() {
     ArithSubst* a = arena_.node<ArithSubst>(p);
     a->bracket = true;
     a->raw = raw;
-    a->expr = arith_from_word(raw);
+    a->expr = arith_from_word(raw, &a->exact);
     return failed() ? nullptr : a;
 }
 

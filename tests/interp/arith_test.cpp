@@ -667,6 +667,46 @@ TEST(ArithTree, MessagesQuoteTheSourceAtTheNodesOffsets) {
               "!a[1+\n1] / 0: division by 0 (error token is \"0\")");
 }
 
+// A script's (( )) whose expansions are all in subscripts: the tree may be evaluated as it is (arith_exact), the
+// subscript words expanded by the host, and messages quote the raw text with each expansion as written, at the
+// offsets the tree counts (an expansion printed shorter than its source moves the rest of the text).
+TEST(ArithTree, ExpansionsInSubscriptsKeepTheTree) {
+    auto command = [](const syntax::ParseResult& pr) -> const syntax::ArithCmd* {
+        if (!pr.ok() || pr.script->body.size != 1) return nullptr;
+        return pr.script->body[0]->cmd->try_as<syntax::ArithCmd>();
+    };
+    MapHost h;
+    h.vars = {{"i", "1"}, {"a[0]", "1"}, {"a[1]", "5"}, {"a[2]", "7"}};
+    auto eval_cmd = [&](const syntax::ArithCmd& c) {
+        ArithOptions o;
+        o.source_word = c.raw;
+        return show(eval(*c.expr, h, o));
+    };
+    syntax::ParseResult ok = syntax::parse("(( a[$i] + a[${i}1-9] * 2 ))\n");
+    const syntax::ArithCmd* c = command(ok);
+    ASSERT_NE(c, nullptr);
+    ASSERT_NE(c->expr, nullptr);
+    EXPECT_TRUE(c->exact);
+    EXPECT_EQ(eval_cmd(*c), "19");
+    syntax::ParseResult div = syntax::parse("(( a[$i]  +  a[\"$i\"] / (a[$((i - 1))]-1) ))\n");
+    c = command(div);
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->exact);
+    EXPECT_EQ(eval_cmd(*c), "!a[$i]  +  a[\"$i\"] / (a[$((i - 1))]-1) : division by 0 (error token is \"(a[$((i - 1))]-1) \")");
+    syntax::ParseResult spaced = syntax::parse("(( a[$(echo   1)] / 0 ))\n");
+    c = command(spaced);
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->exact);
+    EXPECT_EQ(eval_cmd(*c), "!a[$(echo 1)] / 0 : division by 0 (error token is \"0 \")");
+    // An expansion outside a subscript, or single quotes, leave it to the expanded text.
+    for (const char* text : {"(( $i + 1 ))\n", "(( a[$i] + $i ))\n", "(( a['1'] ))\n", "(( a[$i]$i ))\n"}) {
+        syntax::ParseResult pr = syntax::parse(text);
+        c = command(pr);
+        ASSERT_NE(c, nullptr) << text;
+        EXPECT_FALSE(c->exact) << text;
+    }
+}
+
 TEST(ArithTree, ExpansionsAreSubExpressions) {
     syntax::Arena arena;
     MapHost h;
