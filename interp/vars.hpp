@@ -304,24 +304,21 @@ private:
     // cache keyed by the address of the name (names in the syntax tree do not move) skips hashing in loops.
     // Inlined (a hit costs a hash of the address and one compare); a miss calls the map.
     // Two ways per set: with one, two names of a loop that hash alike evicted each other at every round (a
-    // loop's dozen names in 64 entries collide more often than not; `[[ ]]` looked LC_ALL up in the map
-    // at every test).
+    // loop's dozen names in 64 entries collide more often than not; `[[ ]]` looked LC_ALL up in the map at
+    // every test). Only the first way is checked inline (a hit there costs what a direct-mapped cache did);
+    // chain_slow checks the second.
     [[gnu::always_inline]] Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
-        const size_t set = h & (kCacheSize - 2);
-        for (size_t way = 0; way < 2; ++way) {
-            CacheEntry& e = cache_[set + way];
-            if (e.ptr != name.data() || e.len != name.size()) continue;
+        const size_t set = h & (kCacheSize - 1);
+        CacheEntry& e = cache_[2 * set];
+        if (e.ptr == name.data() && e.len == name.size()) {
             if (e.key) {
                 if (same_name(std::string_view(*e.key), name)) return e.chain;
             } else if (e.made == chains_made_ && same_name(std::string_view(e.absent, e.len), name)) {
                 return nullptr;  // still absent: no chain was made since
             }
-            return chain_miss(name, e);  // the same address, now another name or a new chain: refilled
         }
-        // A new name for this set: it takes the first way, the first way's name moves to the second.
-        cache_[set + 1] = cache_[set];
-        return chain_miss(name, cache_[set]);
+        return chain_slow(name, set);
     }
     // The bytes still name the cached chain (a name's address may be reused for another one). Names are
     // short: a loop inline is cheaper than a call to memcmp.
@@ -344,8 +341,9 @@ private:
         char absent[24] = {};  // the absent name's bytes
     };
     Chain* chain_miss(std::string_view name, CacheEntry& e);  // looks name up in the map and caches it
+    Chain* chain_slow(std::string_view name, size_t set);     // the second way, then the map
     static constexpr size_t kCacheSize = 64;
-    std::array<CacheEntry, kCacheSize> cache_{};
+    std::array<CacheEntry, 2 * kCacheSize> cache_{};  // set k: entries 2k (first way) and 2k+1
 
     Map map_;
     uint64_t chains_made_ = 0;  // chains added to map_ (never erased): what an absent entry of the cache checks
