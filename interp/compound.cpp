@@ -329,7 +329,6 @@ Flow Exec::exec_case(const sx::Case* c) {
     if (r == Outcome::Fail) return Flow::Normal;
     PatternOptions po;
     po.nocase = state_.opts[ShNocasematch];
-    po.bytes = bytes_locale();
     po.extglob = true;
     // $? stays as it was until an arm runs (`false; case x in x) echo $?;; esac` prints 1): the case's own
     // status is its last arm's, 0 when none ran or the arm is empty.
@@ -343,6 +342,7 @@ Flow Exec::exec_case(const sx::Case* c) {
             r = expand_pattern(pw, pat);
             if (r == Outcome::Fatal) return Flow::Exit;
             if (r == Outcome::Fail) return Flow::Normal;
+            po.bytes = bytes_locale_for(pat, subject);
             if (pattern_match(pat, subject, po)) {
                 matched = true;
                 break;

@@ -251,7 +251,7 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                 if (state_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + pat);
                 PatternOptions po;
                 po.nocase = state_.opts[ShNocasematch];
-                po.bytes = bytes_locale();
+                po.bytes = bytes_locale_for(pat, left);
                 po.extglob = true;
                 bool m = pattern_match(pat, left, po);
                 result = op == "!=" ? !m : m;

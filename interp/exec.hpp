@@ -557,6 +557,9 @@ public:
     // and not empty: a UTF-8 codeset counts a valid UTF-8 sequence as one character, `C`, `POSIX` or any other
     // name counts bytes (patterns, ${#x}, ${x:o:n}, case changes). With none set the session is UTF-8.
     bool bytes_locale();
+    // bytes_locale() for matching `pattern` against `text`; false without asking when both are ASCII, where
+    // both readings agree (the locale variables are then not looked up at each case arm or [[ == ]]).
+    bool bytes_locale_for(std::string_view pattern, std::string_view text);
     std::string get_str(std::string_view name);  // "" when unset
     // Assignments; false when refused (readonly, limits): a message was printed.
     bool assign(std::string_view name, std::string_view value, bool append = false);

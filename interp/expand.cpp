@@ -938,6 +938,10 @@ Outcome Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
         out.clear();
         return Outcome::Ok;
     }
+    if (std::string_view text; literal_pattern(w, text)) {
+        out.assign(text);
+        return Outcome::Ok;
+    }
     FieldBuilder fb(FieldBuilder::Mode::Pattern, {}, false);
     Outcome r = tilde ? expand_parts_tilde(w->parts, fb, false) : expand_parts(w->parts, fb, false);
     if (r != Outcome::Ok) return r;

@@ -26,6 +26,16 @@ inline bool literal_as_is(const sx::Word* w, std::string_view& text) {
     return true;
 }
 
+// A pattern word that is one unquoted literal, without a tilde or a backslash: its pattern form is its text
+// (case arms like `0)` or `start|stop)`, `[[ $x == *7* ]]`), with no field builder.
+inline bool literal_pattern(const sx::Word* w, std::string_view& text) {
+    if (w->parts.size != 1 || w->parts[0]->kind != sx::NodeKind::Lit) return false;
+    text = w->parts[0]->as<sx::Lit>()->text;
+    for (char c : text)
+        if (c == '~' || c == '\\') return false;
+    return true;
+}
+
 // Bytes that mean something in a pattern (`-` and `^` inside a bracket, `&` in a ${x/p/r} replacement): a
 // quoted one is escaped in the pattern form.
 inline bool pattern_special(char c) {

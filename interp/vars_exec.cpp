@@ -281,6 +281,15 @@ bool Exec::bytes_locale() {
     return false;
 }
 
+bool Exec::bytes_locale_for(std::string_view pattern, std::string_view text) {
+    auto ascii = [](std::string_view s) {
+        for (char c : s)
+            if (static_cast<unsigned char>(c) >= 0x80) return false;
+        return true;
+    };
+    return !(ascii(pattern) && ascii(text)) && bytes_locale();
+}
+
 const std::string* Exec::get_scalar(std::string_view name) {
     const Var* v = lookup(name);
     if (!v) return nullptr;
