@@ -973,13 +973,21 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
 // Scans a subscript starting at the '[' at offset `at`, skipping quotes, escapes and substitutions (a `]`
 // inside `$(...)`, `${...}` or backquotes does not close it, as in bash). Closed: `pos` is the matching ']'.
 // OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless `newlines`
-// (an assignment word at the start of a command, which bash reads across lines).
-Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const {
+// (an assignment word at the start of a command, which bash reads across lines). WordEnd: past the `braces`
+// `}` that end the `${` around it (`in`), the word ends first.
+Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in,
+                                            uint32_t braces) const {
     uint32_t end = lexer_.end();
     int depth = 0;
+    if (in == SubscriptIn::None) braces = 0;
+    const bool limited = braces > 0;
     for (uint32_t i = at; i < end; ++i) {
         char c = src_[i];
-        if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
+        if (limited && braces == 0 && (in == SubscriptIn::Brace ? Lexer::is_meta(c) : c == '"'))
+            return SubscriptScan::WordEnd;
+        if (c == '}' && braces > 0) {
+            --braces;  // bash's reader ends a `${` here; the word may go on
+        } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
             i = substitution_end(src_, i, end);
             if (i >= end) return SubscriptScan::Eof;
         } else if (c == '[') {
@@ -1009,8 +1017,8 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
     return SubscriptScan::Eof;
 }
 
-bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
-    return scan_brackets(at, newlines, close) == SubscriptScan::Closed;
+bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines, SubscriptIn in, uint32_t braces) const {
+    return scan_brackets(at, newlines, close, in, braces) == SubscriptScan::Closed;
 }
 
 int Parser::command_subscript(uint32_t& close) const {
