@@ -983,8 +983,8 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
     const bool limited = braces > 0;
     for (uint32_t i = at; i < end; ++i) {
         char c = src_[i];
-        if (limited && braces == 0 && (in == SubscriptIn::Brace ? Lexer::is_meta(c) : c == '"'))
-            return SubscriptScan::WordEnd;
+        const bool past = limited && braces == 0;  // the word, not the `${`, bounds the subscript here
+        if (past && in == SubscriptIn::Brace && Lexer::is_meta(c)) return SubscriptScan::WordEnd;
         if (c == '}' && braces > 0) {
             --braces;  // bash's reader ends a `${` here; the word may go on
         } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
@@ -1000,9 +1000,14 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
         } else if (c == '\\') {
             ++i;
         } else if (c == '\'' || c == '"') {
+            // Past the `}` of a `${` inside double quotes, the `"` that quotes part of the subscript is where
+            // the reader's double quotes end, and the next one where they open again: a blank or operator
+            // byte between them ends the word (`"${m[1}"x"]}"` is one word, `"${m[1}" x"]}"` is not).
+            const bool reopens = past && in == SubscriptIn::BraceDq && c == '"';
             uint32_t j = i + 1;
             while (j < end && src_[j] != c) {
                 if (c == '"' && src_[j] == '\\') ++j;
+                else if (reopens && Lexer::is_meta(src_[j])) return SubscriptScan::WordEnd;
                 ++j;
             }
             if (j >= end) {

@@ -162,8 +162,9 @@ private:
     // Where the subscript is: an assignment or a command word (None), or the parameter of a `${`, unquoted
     // (Brace) or inside double quotes (BraceDq): bash's reader ends a `${` at its first `}` (nested `${`
     // counted, a plain `{` not), and a subscript may go on past that `}` only as far as the word goes: up to
-    // an unquoted blank or operator byte, or the closing `"` inside double quotes (WordEnd). In a
-    // here-document's body or an arithmetic text, which have no words, it goes on (None).
+    // an unquoted blank or operator byte (WordEnd; inside double quotes, one between a `"` that closes them
+    // and the next that opens them again). In a here-document's body or an arithmetic text, which have no
+    // words, it goes on (None).
     enum class SubscriptIn : uint8_t { None, Brace, BraceDq };
     // `braces`: how many `}` end the `${` around the subscript (nested in operands: `${x:-${a[i]}}`).
     SubscriptScan scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in = SubscriptIn::None,
