@@ -671,13 +671,14 @@ private:
         }
         write(redir_op(r));
         std::string target;
-        if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
-            // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
-            target = r.delim;
-        } else if (r.op == RedirOp::HereDoc && !r.delim_text.empty()) {
-            // A quoted one as written too: the delimiter is its text after quote removal, and a
-            // substitution inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite.
+        if (r.op == RedirOp::HereDoc && !r.delim_text.empty()) {
+            // A delimiter is printed as written: an unquoted one is matched as written, expansions included
+            // (`<<$(x)`), with its line continuations (the tree of a substitution keeps them in its text:
+            // `<<$((\` newline `)x)`); a quoted one is its text after quote removal, and a substitution
+            // inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite.
             target = r.delim_text;
+        } else if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
+            target = r.delim;
         } else if (r.target != nullptr) {
             target = capture([&] { word(r.target); });
         }
