@@ -707,8 +707,11 @@ void Parser::read_heredoc(Redirect* r) {
     // Whether the line at the cursor is the delimiter; `to` is then where it ends. In the body of an unquoted
     // delimiter, as bash reads it, line continuations are joined first (`E\` newline `OF` ends `<<EOF`).
     uint32_t to = 0;
+    // bash compares one line of the body at a time: a delimiter holding a newline (`<<"a` newline `b"`)
+    // never matches, and the body goes on to the end of the input.
+    const bool can_match = delim.find('\n') == std::string_view::npos;
     auto at_delim_line = [&]() {
-        if (body_to_end_) return false;
+        if (body_to_end_ || !can_match) return false;
         const uint32_t end = lexer_.end();
         uint32_t i = lexer_.off();
         if (r->quoted_delim) {

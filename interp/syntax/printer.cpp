@@ -125,7 +125,11 @@ public:
 
     void script(const Script& s) {
         for (uint32_t i = 0; i < s.body.size; ++i) {
-            if (i > 0) newline();
+            if (i > 0 && body_to_end()) {
+                write(s.body[i - 1]->background ? " " : "; ");  // the next line is that body: stay on this one
+            } else if (i > 0) {
+                newline();
+            }
             stmt(*s.body[i]);
             if (s.body[i]->background) write(" &");
         }
@@ -180,11 +184,24 @@ private:
         return saved;
     }
 
+    // Whether a pending here-document's delimiter holds a newline: it never matches a line, and its body
+    // goes on to the end of the input.
+    bool body_to_end() const {
+        for (const Redirect* r : pending_)
+            if (r->delim.find('\n') != std::string_view::npos) return true;
+        return false;
+    }
+
     void flush_heredocs() {
         while (!pending_.empty()) {
             std::vector<const Redirect*> docs;
             docs.swap(pending_);
-            for (const Redirect* r : docs) heredoc_body(*r);
+            for (const Redirect* r : docs) {
+                heredoc_body(*r);
+                // a delimiter holding a newline never matches a line: that body went to the end of the
+                // input, and the here-documents after it are empty (see body_to_end)
+                if (r->delim.find('\n') != std::string_view::npos) break;
+            }
         }
     }
 
@@ -230,6 +247,7 @@ private:
             body += '\t';
         }
         out_ += body;
+        if (r.delim.find('\n') != std::string_view::npos) return;  // no line ends it (see above)
         out_ += r.delim;
         out_ += '\n';
     }
