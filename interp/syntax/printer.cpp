@@ -152,6 +152,7 @@ private:
     int indent_ = 0;
     bool multiline_ = true;    // bodies of compound commands one statement per line
     bool at_line_start_ = false;
+    bool keep_open_docs_ = false;  // printing a here-document delimiter's word: see redirect()
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
 
     // ------------------------------------------------------------ output primitives
@@ -693,7 +694,15 @@ private:
             // A delimiter is printed as written: an unquoted one is matched as written, expansions included
             // (`<<$(x)`), with its line continuations (the tree of a substitution keeps them in its text:
             // `<<$((\` newline `)x)`); a quoted one is its text after quote removal, and a substitution
-            // inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite.
+            // inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite. A here-document
+            // that a substitution in it leaves open (`<<$(<<P)`) has its body after the line, before this
+            // one's, as the parser reads them: printing the word (not kept) makes it pending.
+            if (r.target != nullptr && r.delim_text.find('\n') == std::string_view::npos) {
+                const bool saved = keep_open_docs_;
+                keep_open_docs_ = true;
+                (void)capture([&] { word(r.target); });
+                keep_open_docs_ = saved;
+            }
             target = r.delim_text;
         } else if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
             target = r.delim;
@@ -825,7 +834,12 @@ private:
             out_.insert(start, 1, ' ');
             write(' ');
         }
-        if (!pending_.empty()) newline();
+        if (keep_open_docs_) {  // left open, read after the line that holds the substitution
+            saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
+            pending_.clear();
+        } else if (!pending_.empty()) {
+            newline();
+        }
         write(')');
         multiline_ = saved_ml;
         pending_.swap(saved_pending);
