@@ -110,9 +110,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             }
             if (in_dq) {
                 // inside "${x:-...}": backslash keeps its double-quote meaning
-                // (and \' in a pattern, where single quotes quote)
+                // (and \' in a pattern, where single quotes quote, and \/ in the pattern of ${x/p/r},
+                // where it is a slash of the pattern: "${x//\/a/b}")
                 bool pat = m == WordMode::ParamPat || m == WordMode::ParamPatArg;
-                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat)) {
+                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat) ||
+                    (n == '/' && m == WordMode::ParamPat)) {
                     lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
                     lexer_.advance(2);
                 } else {
