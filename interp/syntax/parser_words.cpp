@@ -795,11 +795,28 @@ Node* Parser::read_cmdsubst_fallback() {
     heredocs_ = std::move(pending);
     lexer_.advance_joined(2);  // $(
     uint32_t from = lexer_.off();
+    Pos inner = lexer_.pos();
     if (!scan_matched_paren(p)) return nullptr;
     CmdSubst* c = arena_.node<CmdSubst>(p);
     c->raw = src_.substr(from, lexer_.off() - from);
+    // bash parses that text alone when it runs: its error is the one to report. Read in place, the body
+    // may go on past the text (a here-document in it reads the lines after it), and the error would
+    // depend on what follows. Not while speculating (an arithmetic text around it may turn out to be a
+    // command substitution, read again): each level would read its text again, 2^n times.
     c->deferred_error = arena_.str(e.message);
     c->deferred_pos = e.pos;
+    if (speculating_ == 0) {
+        Parser sub(arena_, c->raw, opt_, inner, depth_);
+        (void)sub.parse_stmts(false);
+        if (!sub.failed()) {
+            Token t = sub.lexer_.next();
+            if (t.kind != Tok::Eof) sub.error_near(t);
+        }
+        if (sub.failed()) {
+            c->deferred_error = arena_.str(sub.err->message);
+            c->deferred_pos = sub.err->pos;
+        }
+    }
     lexer_.advance();  // )
     return c;
 }

@@ -32,9 +32,11 @@ enum class Ctx : uint8_t {
     Dbl,      // inside "..."
     HereDoc,  // the body of a here-document with an unquoted delimiter
     // The word of ${x-word} and friends inside "..." or a here-document: the parser resolved \ $ ` " and }
-    // there. DblPattern is the pattern of ${x/pattern/...}, where / is resolved too.
+    // there. DblPattern is the pattern of ${x/pattern/...}, where / is resolved too; DblPatArg the other
+    // patterns (${x#p}, ${x^p}) and the replacement. In those two, single quotes quote, and \' is a quote.
     DblArg,
     DblPattern,
+    DblPatArg,
 };
 
 std::string_view redir_op(const Redirect& r) {
@@ -720,7 +722,8 @@ private:
     // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
     // double quotes). A backslash before an ordinary byte of the same Lit stays as it is (`"\n"`).
     void escaped_lit(std::string_view text, Ctx ctx) {
-        bool arg = ctx == Ctx::DblArg || ctx == Ctx::DblPattern;
+        bool arg = ctx == Ctx::DblArg || ctx == Ctx::DblPattern || ctx == Ctx::DblPatArg;
+        bool pat = ctx == Ctx::DblPattern || ctx == Ctx::DblPatArg;
         std::string s;
         s.reserve(text.size());
         for (size_t i = 0; i < text.size(); ++i) {
@@ -731,7 +734,8 @@ private:
                 case '\\': {
                     bool special_next = !has_next || next == '\\' || next == '$' || next == '`' ||
                                         next == '\n' || (next == '"' && ctx != Ctx::HereDoc) ||
-                                        (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern);
+                                        (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern) ||
+                                        (next == '\'' && pat);
                     s += special_next ? "\\\\" : "\\";
                     break;
                 }
@@ -743,6 +747,7 @@ private:
                 case '"': s += ctx == Ctx::HereDoc ? "\"" : "\\\""; break;
                 case '}': s += arg ? "\\}" : "}"; break;
                 case '/': s += ctx == Ctx::DblPattern ? "\\/" : "/"; break;
+                case '\'': s += pat ? "\\'" : "'"; break;
                 default: s += c;
             }
         }
@@ -869,6 +874,7 @@ private:
 
     void param_exp(const ParamExp& p, Ctx ctx) {
         Ctx arg_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblArg;
+        Ctx pat_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPatArg;
         if (!p.braced) {
             write('$');
             write(p.name);
@@ -897,9 +903,9 @@ private:
             word(p.index);
             write(']');
         }
-        auto arg_after = [&](std::string_view op) {
+        auto arg_after = [&](std::string_view op, Ctx c) {
             write(op);
-            word(p.arg, arg_ctx);
+            word(p.arg, c);
         };
         switch (p.op) {
             case ParamOp::None:
@@ -907,14 +913,14 @@ private:
             case ParamOp::PrefixNames:
             case ParamOp::Keys:
                 break;
-            case ParamOp::Default: arg_after(p.colon ? ":-" : "-"); break;
-            case ParamOp::Assign: arg_after(p.colon ? ":=" : "="); break;
-            case ParamOp::Error: arg_after(p.colon ? ":?" : "?"); break;
-            case ParamOp::Alternate: arg_after(p.colon ? ":+" : "+"); break;
-            case ParamOp::RemPrefix: arg_after("#"); break;
-            case ParamOp::RemLongPrefix: arg_after("##"); break;
-            case ParamOp::RemSuffix: arg_after("%"); break;
-            case ParamOp::RemLongSuffix: arg_after("%%"); break;
+            case ParamOp::Default: arg_after(p.colon ? ":-" : "-", arg_ctx); break;
+            case ParamOp::Assign: arg_after(p.colon ? ":=" : "=", arg_ctx); break;
+            case ParamOp::Error: arg_after(p.colon ? ":?" : "?", arg_ctx); break;
+            case ParamOp::Alternate: arg_after(p.colon ? ":+" : "+", arg_ctx); break;
+            case ParamOp::RemPrefix: arg_after("#", pat_ctx); break;
+            case ParamOp::RemLongPrefix: arg_after("##", pat_ctx); break;
+            case ParamOp::RemSuffix: arg_after("%", pat_ctx); break;
+            case ParamOp::RemLongSuffix: arg_after("%%", pat_ctx); break;
             case ParamOp::Replace:
             case ParamOp::ReplaceAll:
             case ParamOp::ReplacePrefix:
@@ -927,7 +933,7 @@ private:
                 word(p.arg, arg_ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPattern);
                 if (p.arg2 != nullptr) {
                     write('/');
-                    word(p.arg2, arg_ctx);
+                    word(p.arg2, pat_ctx);
                 }
                 break;
             }
@@ -943,10 +949,10 @@ private:
                 }
                 break;
             }
-            case ParamOp::UpperFirst: arg_after("^"); break;
-            case ParamOp::UpperAll: arg_after("^^"); break;
-            case ParamOp::LowerFirst: arg_after(","); break;
-            case ParamOp::LowerAll: arg_after(",,"); break;
+            case ParamOp::UpperFirst: arg_after("^", pat_ctx); break;
+            case ParamOp::UpperAll: arg_after("^^", pat_ctx); break;
+            case ParamOp::LowerFirst: arg_after(",", pat_ctx); break;
+            case ParamOp::LowerAll: arg_after(",,", pat_ctx); break;
             case ParamOp::Transform:
                 write('@');
                 if (p.transform != 0) write(p.transform);
