@@ -247,10 +247,10 @@ private:
                 line_start = (c == '\n');
             }
             body.swap(indented);
-            body += '\t';
         }
         out_ += body;
         if (r.delim.find('\n') != std::string_view::npos) return;  // no line ends it (see above)
+        if (indent) out_ += '\t';
         out_ += r.delim;
         out_ += '\n';
     }
