@@ -707,8 +707,11 @@ void Parser::read_heredoc(Redirect* r) {
     // Whether the line at the cursor is the delimiter; `to` is then where it ends. In the body of an unquoted
     // delimiter, as bash reads it, line continuations are joined first (`E\` newline `OF` ends `<<EOF`).
     uint32_t to = 0;
+    // bash compares one line of the body at a time: a delimiter holding a newline (`<<"a` newline `b"`)
+    // never matches, and the body goes on to the end of the input.
+    const bool can_match = delim.find('\n') == std::string_view::npos;
     auto at_delim_line = [&]() {
-        if (body_to_end_) return false;
+        if (body_to_end_ || !can_match) return false;
         const uint32_t end = lexer_.end();
         uint32_t i = lexer_.off();
         if (r->quoted_delim) {
@@ -973,13 +976,21 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
 // Scans a subscript starting at the '[' at offset `at`, skipping quotes, escapes and substitutions (a `]`
 // inside `$(...)`, `${...}` or backquotes does not close it, as in bash). Closed: `pos` is the matching ']'.
 // OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless `newlines`
-// (an assignment word at the start of a command, which bash reads across lines).
-Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const {
+// (an assignment word at the start of a command, which bash reads across lines). WordEnd: past the `braces`
+// `}` that end the `${` around it (`in`), the word ends first.
+Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in,
+                                            uint32_t braces) const {
     uint32_t end = lexer_.end();
     int depth = 0;
+    if (in == SubscriptIn::None) braces = 0;
+    const bool limited = braces > 0;
     for (uint32_t i = at; i < end; ++i) {
         char c = src_[i];
-        if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
+        const bool past = limited && braces == 0;  // the word, not the `${`, bounds the subscript here
+        if (past && in == SubscriptIn::Brace && Lexer::is_meta(c)) return SubscriptScan::WordEnd;
+        if (c == '}' && braces > 0) {
+            --braces;  // bash's reader ends a `${` here; the word may go on
+        } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
             i = substitution_end(src_, i, end);
             if (i >= end) return SubscriptScan::Eof;
         } else if (c == '[') {
@@ -992,9 +1003,14 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
         } else if (c == '\\') {
             ++i;
         } else if (c == '\'' || c == '"') {
+            // Past the `}` of a `${` inside double quotes, the `"` that quotes part of the subscript is where
+            // the reader's double quotes end, and the next one where they open again: a blank or operator
+            // byte between them ends the word (`"${m[1}"x"]}"` is one word, `"${m[1}" x"]}"` is not).
+            const bool reopens = past && in == SubscriptIn::BraceDq && c == '"';
             uint32_t j = i + 1;
             while (j < end && src_[j] != c) {
                 if (c == '"' && src_[j] == '\\') ++j;
+                else if (reopens && Lexer::is_meta(src_[j])) return SubscriptScan::WordEnd;
                 ++j;
             }
             if (j >= end) {
@@ -1009,8 +1025,8 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
     return SubscriptScan::Eof;
 }
 
-bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines) const {
-    return scan_brackets(at, newlines, close) == SubscriptScan::Closed;
+bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines, SubscriptIn in, uint32_t braces) const {
+    return scan_brackets(at, newlines, close, in, braces) == SubscriptScan::Closed;
 }
 
 int Parser::command_subscript(uint32_t& close) const {

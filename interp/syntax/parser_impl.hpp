@@ -158,9 +158,19 @@ private:
     // word_subscript: the subscript ends the word at an unquoted blank, as in an argument of declare
     // (`declare a[ 1 ]=x` is three words); an assignment statement's subscript may hold blanks.
     Assign* try_assignment(bool word_subscript = false);
-    enum class SubscriptScan : uint8_t { Closed, OpenQuote, Newline, Eof };
-    SubscriptScan scan_brackets(uint32_t at, bool newlines, uint32_t& pos) const;
-    bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false) const;
+    enum class SubscriptScan : uint8_t { Closed, OpenQuote, Newline, Eof, WordEnd };
+    // Where the subscript is: an assignment or a command word (None), or the parameter of a `${`, unquoted
+    // (Brace) or inside double quotes (BraceDq): bash's reader ends a `${` at its first `}` (nested `${`
+    // counted, a plain `{` not), and a subscript may go on past that `}` only as far as the word goes: up to
+    // an unquoted blank or operator byte (WordEnd; inside double quotes, one between a `"` that closes them
+    // and the next that opens them again). In a here-document's body or an arithmetic text, which have no
+    // words, it goes on (None).
+    enum class SubscriptIn : uint8_t { None, Brace, BraceDq };
+    // `braces`: how many `}` end the `${` around the subscript (nested in operands: `${x:-${a[i]}}`).
+    SubscriptScan scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in = SubscriptIn::None,
+                                uint32_t braces = 0) const;
+    bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false, SubscriptIn in = SubscriptIn::None,
+                        uint32_t braces = 0) const;
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
     // -1 when the input ends first, -2 or -3 (with `close` at the quote) when it ends inside a double or
@@ -211,6 +221,9 @@ private:
     bool pat_lead_slash_ = false;  // ${x///}: the next ParamPat word starts with a literal '/'
     // Reading an unquoted here-document body: $'..' and $".." inside ${..} stay literal there (bash 5.2).
     bool in_heredoc_body_ = false;
+    bool in_arith_text_ = false;  // reading the text of (( )), $(( )), $[ ] or a for (( )): no word ends there
+    uint32_t brace_depth_ = 0;    // the `${` around the cursor, in the word or text that holds them
+    bool brace_in_dq_ = false;    // whether the outermost of those is inside double quotes
     bool body_to_end_ = false;  // parse_body_text: no delimiter line, no newline added at the end
     uint32_t assign_value_off_ = 0;  // where the value of the last scalar assignment read starts  // the next pipeline starts a $( ) body: `time` is an ordinary word
 };

@@ -110,9 +110,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             }
             if (in_dq) {
                 // inside "${x:-...}": backslash keeps its double-quote meaning
-                // (and \' in a pattern, where single quotes quote)
+                // (and \' in a pattern, where single quotes quote, and \/ in the pattern of ${x/p/r},
+                // where it is a slash of the pattern: "${x//\/a/b}")
                 bool pat = m == WordMode::ParamPat || m == WordMode::ParamPatArg;
-                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat)) {
+                if (n == '$' || n == '`' || n == '"' || n == '\\' || n == '}' || (n == '\'' && pat) ||
+                    (n == '/' && m == WordMode::ParamPat)) {
                     lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
                     lexer_.advance(2);
                 } else {
@@ -472,6 +474,11 @@ Node* Parser::read_brace_param(bool in_dq) {
     // Where the text inside the braces starts: `$` and `{` may be apart (`$\<newline>{`), and line
     // continuations after `{` are not part of it.
     uint32_t body = lexer_.off();
+    if (brace_depth_ == 0) brace_in_dq_ = in_dq;
+    struct Nest {
+        uint32_t& depth;
+        ~Nest() { --depth; }
+    } nest{++brace_depth_};
     ParamExp* pe = arena_.node<ParamExp>(p);
     pe->braced = true;
     auto eof_err = [&]() {
@@ -485,7 +492,11 @@ Node* Parser::read_brace_param(bool in_dq) {
         for (;;) {
             int c = lexer_.peek();
             if (c < 0) return eof_err();
-            if (c == '{') ++depth;
+            // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
+            if (c == '$' && lexer_.peek(1) == '{') {
+                ++depth;
+                lexer_.advance();
+            }
             if (c == '}' && depth-- == 0) break;
             if (c == '\\' && lexer_.peek(1) >= 0) lexer_.advance();
             lexer_.advance();
@@ -526,7 +537,11 @@ Node* Parser::read_brace_param(bool in_dq) {
         lexer_.splice();
         if (lexer_.peek() != '[') return true;
         uint32_t close = 0;
-        if (!scan_subscript(lexer_.off(), close)) return false;
+        // past the `}` of this `${` (and of those around it), only as far as the word goes
+        const SubscriptIn where = in_heredoc_body_ || in_arith_text_ ? SubscriptIn::None
+                                  : brace_in_dq_                     ? SubscriptIn::BraceDq
+                                                                     : SubscriptIn::Brace;
+        if (!scan_subscript(lexer_.off(), close, false, where, brace_depth_)) return false;
         std::string_view in = src_.substr(lexer_.off() + 1, close - lexer_.off() - 1);
         if (in == "@" || in == "*") {
             pe->index_all = in[0];
@@ -670,8 +685,11 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     (void)start;
     ok = false;
     no_time_ = true;
-    bool saved_in_body = in_heredoc_body_;
+    bool saved_in_body = in_heredoc_body_, saved_in_arith = in_arith_text_, saved_in_dq = brace_in_dq_;
+    uint32_t saved_braces = brace_depth_;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
+    in_arith_text_ = false;    // and its words end as a script's, in an arithmetic text or a ${ } too
+    brace_depth_ = 0;
     // A here-document opened before the substitution on its line has its body after that line, not after a
     // newline inside the substitution (`cat <<E; x=$(\n...)`); one the substitution leaves open is read
     // after those, as bash does (it warns).
@@ -685,6 +703,9 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     outer.insert(outer.end(), heredocs_.begin(), heredocs_.end());
     heredocs_.swap(outer);
     in_heredoc_body_ = saved_in_body;
+    in_arith_text_ = saved_in_arith;
+    brace_in_dq_ = saved_in_dq;
+    brace_depth_ = saved_braces;
     no_time_ = false;
     if (failed()) return body;
     // The `)` must be in the text that holds the `$(` (the word goes on there): an alias value expanded
@@ -774,11 +795,28 @@ Node* Parser::read_cmdsubst_fallback() {
     heredocs_ = std::move(pending);
     lexer_.advance_joined(2);  // $(
     uint32_t from = lexer_.off();
+    Pos inner = lexer_.pos();
     if (!scan_matched_paren(p)) return nullptr;
     CmdSubst* c = arena_.node<CmdSubst>(p);
     c->raw = src_.substr(from, lexer_.off() - from);
+    // bash parses that text alone when it runs: its error is the one to report. Read in place, the body
+    // may go on past the text (a here-document in it reads the lines after it), and the error would
+    // depend on what follows. Not while speculating (an arithmetic text around it may turn out to be a
+    // command substitution, read again): each level would read its text again, 2^n times.
     c->deferred_error = arena_.str(e.message);
     c->deferred_pos = e.pos;
+    if (speculating_ == 0) {
+        Parser sub(arena_, c->raw, opt_, inner, depth_);
+        (void)sub.parse_stmts(false);
+        if (!sub.failed()) {
+            Token t = sub.lexer_.next();
+            if (t.kind != Tok::Eof) sub.error_near(t);
+        }
+        if (sub.failed()) {
+            c->deferred_error = arena_.str(sub.err->message);
+            c->deferred_pos = sub.err->pos;
+        }
+    }
     lexer_.advance();  // )
     return c;
 }
@@ -838,6 +876,12 @@ Node* Parser::read_arith_bracket() {
 }
 
 bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
+    struct Keep {
+        bool& flag;
+        bool saved;
+        ~Keep() { flag = saved; }
+    } keep{in_arith_text_, in_arith_text_};
+    in_arith_text_ = true;
     Pos wpos = lexer_.pos();
     Parts parts;
     LitBuf lit;

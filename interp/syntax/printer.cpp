@@ -32,9 +32,11 @@ enum class Ctx : uint8_t {
     Dbl,      // inside "..."
     HereDoc,  // the body of a here-document with an unquoted delimiter
     // The word of ${x-word} and friends inside "..." or a here-document: the parser resolved \ $ ` " and }
-    // there. DblPattern is the pattern of ${x/pattern/...}, where / is resolved too.
+    // there. DblPattern is the pattern of ${x/pattern/...}, where / is resolved too; DblPatArg the other
+    // patterns (${x#p}, ${x^p}) and the replacement. In those two, single quotes quote, and \' is a quote.
     DblArg,
     DblPattern,
+    DblPatArg,
 };
 
 std::string_view redir_op(const Redirect& r) {
@@ -125,7 +127,11 @@ public:
 
     void script(const Script& s) {
         for (uint32_t i = 0; i < s.body.size; ++i) {
-            if (i > 0) newline();
+            if (i > 0 && body_to_end()) {
+                write(s.body[i - 1]->background ? " " : "; ");  // the next line is that body: stay on this one
+            } else if (i > 0) {
+                newline();
+            }
             stmt(*s.body[i]);
             if (s.body[i]->background) write(" &");
         }
@@ -148,6 +154,7 @@ private:
     int indent_ = 0;
     bool multiline_ = true;    // bodies of compound commands one statement per line
     bool at_line_start_ = false;
+    bool keep_open_docs_ = false;  // printing a here-document delimiter's word: see redirect()
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
 
     // ------------------------------------------------------------ output primitives
@@ -180,11 +187,24 @@ private:
         return saved;
     }
 
+    // Whether a pending here-document's delimiter holds a newline: it never matches a line, and its body
+    // goes on to the end of the input.
+    bool body_to_end() const {
+        for (const Redirect* r : pending_)
+            if (r->delim.find('\n') != std::string_view::npos) return true;
+        return false;
+    }
+
     void flush_heredocs() {
         while (!pending_.empty()) {
             std::vector<const Redirect*> docs;
             docs.swap(pending_);
-            for (const Redirect* r : docs) heredoc_body(*r);
+            for (const Redirect* r : docs) {
+                heredoc_body(*r);
+                // a delimiter holding a newline never matches a line: that body went to the end of the
+                // input, and the here-documents after it are empty (see body_to_end)
+                if (r->delim.find('\n') != std::string_view::npos) break;
+            }
         }
     }
 
@@ -227,9 +247,10 @@ private:
                 line_start = (c == '\n');
             }
             body.swap(indented);
-            body += '\t';
         }
         out_ += body;
+        if (r.delim.find('\n') != std::string_view::npos) return;  // no line ends it (see above)
+        if (indent) out_ += '\t';
         out_ += r.delim;
         out_ += '\n';
     }
@@ -671,13 +692,22 @@ private:
         }
         write(redir_op(r));
         std::string target;
-        if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
-            // An unquoted delimiter is matched as written, expansions included (`<<$(x)`): print its text.
-            target = r.delim;
-        } else if (r.op == RedirOp::HereDoc && !r.delim_text.empty()) {
-            // A quoted one as written too: the delimiter is its text after quote removal, and a
-            // substitution inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite.
+        if (r.op == RedirOp::HereDoc && !r.delim_text.empty()) {
+            // A delimiter is printed as written: an unquoted one is matched as written, expansions included
+            // (`<<$(x)`), with its line continuations (the tree of a substitution keeps them in its text:
+            // `<<$((\` newline `)x)`); a quoted one is its text after quote removal, and a substitution
+            // inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite. A here-document
+            // that a substitution in it leaves open (`<<$(<<P)`) has its body after the line, before this
+            // one's, as the parser reads them: printing the word (not kept) makes it pending.
+            if (r.target != nullptr && r.delim_text.find('\n') == std::string_view::npos) {
+                const bool saved = keep_open_docs_;
+                keep_open_docs_ = true;
+                (void)capture([&] { word(r.target); });
+                keep_open_docs_ = saved;
+            }
             target = r.delim_text;
+        } else if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
+            target = r.delim;
         } else if (r.target != nullptr) {
             target = capture([&] { word(r.target); });
         }
@@ -692,7 +722,8 @@ private:
     // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
     // double quotes). A backslash before an ordinary byte of the same Lit stays as it is (`"\n"`).
     void escaped_lit(std::string_view text, Ctx ctx) {
-        bool arg = ctx == Ctx::DblArg || ctx == Ctx::DblPattern;
+        bool arg = ctx == Ctx::DblArg || ctx == Ctx::DblPattern || ctx == Ctx::DblPatArg;
+        bool pat = ctx == Ctx::DblPattern || ctx == Ctx::DblPatArg;
         std::string s;
         s.reserve(text.size());
         for (size_t i = 0; i < text.size(); ++i) {
@@ -703,7 +734,8 @@ private:
                 case '\\': {
                     bool special_next = !has_next || next == '\\' || next == '$' || next == '`' ||
                                         next == '\n' || (next == '"' && ctx != Ctx::HereDoc) ||
-                                        (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern);
+                                        (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern) ||
+                                        (next == '\'' && pat);
                     s += special_next ? "\\\\" : "\\";
                     break;
                 }
@@ -715,6 +747,7 @@ private:
                 case '"': s += ctx == Ctx::HereDoc ? "\"" : "\\\""; break;
                 case '}': s += arg ? "\\}" : "}"; break;
                 case '/': s += ctx == Ctx::DblPattern ? "\\/" : "/"; break;
+                case '\'': s += pat ? "\\'" : "'"; break;
                 default: s += c;
             }
         }
@@ -806,7 +839,12 @@ private:
             out_.insert(start, 1, ' ');
             write(' ');
         }
-        if (!pending_.empty()) newline();
+        if (keep_open_docs_) {  // left open, read after the line that holds the substitution
+            saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
+            pending_.clear();
+        } else if (!pending_.empty()) {
+            newline();
+        }
         write(')');
         multiline_ = saved_ml;
         pending_.swap(saved_pending);
@@ -836,6 +874,7 @@ private:
 
     void param_exp(const ParamExp& p, Ctx ctx) {
         Ctx arg_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblArg;
+        Ctx pat_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPatArg;
         if (!p.braced) {
             write('$');
             write(p.name);
@@ -864,9 +903,9 @@ private:
             word(p.index);
             write(']');
         }
-        auto arg_after = [&](std::string_view op) {
+        auto arg_after = [&](std::string_view op, Ctx c) {
             write(op);
-            word(p.arg, arg_ctx);
+            word(p.arg, c);
         };
         switch (p.op) {
             case ParamOp::None:
@@ -874,14 +913,14 @@ private:
             case ParamOp::PrefixNames:
             case ParamOp::Keys:
                 break;
-            case ParamOp::Default: arg_after(p.colon ? ":-" : "-"); break;
-            case ParamOp::Assign: arg_after(p.colon ? ":=" : "="); break;
-            case ParamOp::Error: arg_after(p.colon ? ":?" : "?"); break;
-            case ParamOp::Alternate: arg_after(p.colon ? ":+" : "+"); break;
-            case ParamOp::RemPrefix: arg_after("#"); break;
-            case ParamOp::RemLongPrefix: arg_after("##"); break;
-            case ParamOp::RemSuffix: arg_after("%"); break;
-            case ParamOp::RemLongSuffix: arg_after("%%"); break;
+            case ParamOp::Default: arg_after(p.colon ? ":-" : "-", arg_ctx); break;
+            case ParamOp::Assign: arg_after(p.colon ? ":=" : "=", arg_ctx); break;
+            case ParamOp::Error: arg_after(p.colon ? ":?" : "?", arg_ctx); break;
+            case ParamOp::Alternate: arg_after(p.colon ? ":+" : "+", arg_ctx); break;
+            case ParamOp::RemPrefix: arg_after("#", pat_ctx); break;
+            case ParamOp::RemLongPrefix: arg_after("##", pat_ctx); break;
+            case ParamOp::RemSuffix: arg_after("%", pat_ctx); break;
+            case ParamOp::RemLongSuffix: arg_after("%%", pat_ctx); break;
             case ParamOp::Replace:
             case ParamOp::ReplaceAll:
             case ParamOp::ReplacePrefix:
@@ -894,7 +933,7 @@ private:
                 word(p.arg, arg_ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPattern);
                 if (p.arg2 != nullptr) {
                     write('/');
-                    word(p.arg2, arg_ctx);
+                    word(p.arg2, pat_ctx);
                 }
                 break;
             }
@@ -910,10 +949,10 @@ private:
                 }
                 break;
             }
-            case ParamOp::UpperFirst: arg_after("^"); break;
-            case ParamOp::UpperAll: arg_after("^^"); break;
-            case ParamOp::LowerFirst: arg_after(","); break;
-            case ParamOp::LowerAll: arg_after(",,"); break;
+            case ParamOp::UpperFirst: arg_after("^", pat_ctx); break;
+            case ParamOp::UpperAll: arg_after("^^", pat_ctx); break;
+            case ParamOp::LowerFirst: arg_after(",", pat_ctx); break;
+            case ParamOp::LowerAll: arg_after(",,", pat_ctx); break;
             case ParamOp::Transform:
                 write('@');
                 if (p.transform != 0) write(p.transform);

@@ -223,6 +223,20 @@ TEST(ParserShape, ParameterExpansions) {
         {"echo ${x:-${y:-z}}", "(cmd echo (w (${}: x def (w (${}: y def z)))))"},
         // bad substitutions are run-time errors in bash: the raw text is kept as the name
         {"echo ${x!} ${}", "(cmd echo (w (${} x!)) (w (${} )))"},
+        // bash's reader ends a `${` at its first `}` (a plain `{` does not nest); the subscript goes on past
+        // it only as far as the word goes: to a blank or an operator byte (in double quotes, between
+        // the `"` that closes them and the next)
+        {"echo <f]} ${a[[3]}", "(cmd echo (w (${} a[[3])) (r< f]}))"},
+        {"echo ${a[1} x]} ${a[1}x<y]}", "(cmd echo (w (${} a[1)) x]} (w (${} a[1) 'x') (r< y]}))"},
+        {"echo ${a[1}]} ${a[1}\"x y\"]} ${a[{1}]} ${a[{1} x]}",
+         "(cmd echo (w (${} a [1}])) (w (${} a [(w '1}' (dq 'x y'))])) (w (${} a [{1}])) (w (${} a[{1)) x]})"},
+        {"echo \"${a[1} x]}\" \"${a[1}\"x\"]}\" \"${a[1}\" x \"]}\"",
+         "(cmd echo (w (dq (${} a [1} x]))) (w (dq (${} a [(w '1}' (dq 'x'))]))) (w (dq (${} a[1))) x (w (dq ']}')))"},
+        // nested in an operand, past the `}` of the `${` around it; in an arithmetic text, which has no words
+        {"echo ${x:-${a[1} x]}} ${x:-${a[1}};]}}",
+         "(cmd echo (w (${}: x def (w (${} a [1} x])))) (w (${}: x def (w (${} a[1))))) (cmd ]}})"},
+        {"echo $(( ${a[1} + 1]} )) $(echo ${a[1} x]})",
+         "(cmd echo (w (arith (w (${} a [1} + 1])))) (w (cs (cmd echo (w (${} a[1)) x]}))))"},
     });
 }
 

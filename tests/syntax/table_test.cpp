@@ -116,6 +116,15 @@ BashResult run_bash_n(const std::string& script) {
         start = nl + 1;
         if (line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
         if (!line.empty() && !is_bash_warning(line)) first_error = line;
+        // a here-document's warning names its delimiter, which may hold newlines: skip its other lines
+        if (is_bash_warning(line) && line.find("(wanted `") != std::string::npos) {
+            while (start < err.size() && !(line.size() >= 2 && line.compare(line.size() - 2, 2, "')") == 0)) {
+                nl = err.find('\n', start);
+                if (nl == std::string::npos) nl = err.size();
+                line = err.substr(start, nl - start);
+                start = nl + 1;
+            }
+        }
     }
     if (code == 0 || code == 2) {
         out.verdict = first_error;
