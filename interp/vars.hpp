@@ -303,10 +303,10 @@ private:
     // The chain of name, or nullptr. Chains are never erased, so a pointer to one stays valid; a small
     // cache keyed by the address of the name (names in the syntax tree do not move) skips hashing in loops.
     // Inlined (a hit costs a hash of the address and one compare); a miss calls the map.
-    // Two ways per set: with one, two names of a loop that hash alike evicted each other at every round (a
-    // loop's dozen names in 64 entries collide more often than not; `[[ ]]` looked LC_ALL up in the map at
-    // every test). Only the first way is checked inline (a hit there costs what a direct-mapped cache did);
-    // chain_slow checks the second.
+    // 32 sets of two ways (the 4 KB that 64 direct-mapped entries took): with one way, two names of a loop
+    // that hash alike evicted each other at every round (a loop's dozen names in 64 entries collide more
+    // often than not; `[[ ]]` looked LC_ALL up in the map at every test). Only the first way is checked
+    // inline (a hit there costs what a direct-mapped cache did); chain_slow checks the second.
     [[gnu::always_inline]] Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
         const size_t set = h & (kCacheSize - 1);
@@ -342,7 +342,7 @@ private:
     };
     Chain* chain_miss(std::string_view name, CacheEntry& e);  // looks name up in the map and caches it
     Chain* chain_slow(std::string_view name, size_t set);     // the second way, then the map
-    static constexpr size_t kCacheSize = 64;
+    static constexpr size_t kCacheSize = 32;
     std::array<CacheEntry, 2 * kCacheSize> cache_{};  // set k: entries 2k (first way) and 2k+1
 
     Map map_;
