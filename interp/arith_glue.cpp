@@ -114,10 +114,8 @@ public:
         int64_t cur = 0;
         if (!slot || (!slot->empty() && !arith_detail::plain_decimal(*slot, cur))) return Step::Declined;
         int64_t value = arith_detail::add(cur, delta);
-        char buf[24];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-        (void)ec;
-        auto n = static_cast<size_t>(end - buf);
+        const DecText text(value);
+        const size_t n = text.len;
         // The limits of assign_elem (which reports them): the value's size, the bytes it adds.
         const ExecutionLimits& L = ex_.session().limits;
         if (n > L.max_variable_bytes) return Step::Declined;
@@ -125,7 +123,7 @@ public:
             !ex_.variable_bytes_fit(ref.name, n - slot->size()))
             return Step::Failed;
         ex_.state().vars.add_bytes(static_cast<int64_t>(n) - static_cast<int64_t>(slot->size()));
-        slot->assign(buf, n);
+        slot->assign(text.view());
         old = cur;
         return Step::Done;
     }

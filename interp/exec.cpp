@@ -22,12 +22,7 @@ namespace bashkit::interp {
 
 // ---------------------------------------------------------------- small helpers
 
-std::string to_dec(int64_t v) {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // two digits per step; 24 bytes always suffice
-    (void)ec;
-    return std::string(buf, end);
-}
+std::string to_dec(int64_t v) { return std::string(DecText(v).view()); }
 
 bool parse_int(std::string_view s, int64_t& out) {
     size_t i = 0, n = s.size();

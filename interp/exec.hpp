@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <bitset>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -858,6 +859,17 @@ std::string line_prefix(std::string_view name, uint32_t line);
 std::string syntax_error_report(const syntax::ParseError& e, std::string_view head, std::string_view text,
                                 uint32_t first_line, bool errexit = false);
 
+// The decimal text of a number, on the stack: an assignment of a counter builds no string.
+struct DecText {
+    explicit DecText(int64_t v) {
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // two digits per step; 24 bytes suffice
+        (void)ec;
+        len = static_cast<size_t>(end - buf);
+    }
+    std::string_view view() const { return {buf, len}; }
+    char buf[24];
+    size_t len;
+};
 // Decimal text of a number.
 std::string to_dec(int64_t v);
 // Parses a decimal integer with optional sign and surrounding blanks (as `test` and `shift` do).

@@ -835,10 +835,7 @@ Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
             int64_t v = 0;
             Outcome r = arith_subst_value(p->as<sx::ArithSubst>(), v);
             if (r != Outcome::Ok) return r;
-            char buf[24];
-            auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-            (void)ec;
-            text.append(buf, end);
+            text.append(DecText(v).view());
         }
         out = std::move(text);
         return Outcome::Ok;
@@ -1065,10 +1062,7 @@ Outcome Exec::arith_subst(const sx::ArithSubst* a, std::string& out) {
     int64_t v = 0;
     Outcome r = arith_subst_value(a, v);
     if (r != Outcome::Ok) return r;
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // into out's buffer, no temporary string
-    (void)ec;
-    out.assign(buf, end);
+    out.assign(DecText(v).view());  // into out's buffer, no temporary string
     return Outcome::Ok;
 }
 

@@ -11,11 +11,17 @@
 
 namespace bashkit::interp {
 
+// A word that is one unquoted literal: true with its text in `text`.
+inline bool one_literal(const sx::Word* w, std::string_view& text) {
+    if (w->parts.size != 1 || w->parts[0]->kind != sx::NodeKind::Lit) return false;
+    text = w->parts[0]->as<sx::Lit>()->text;
+    return true;
+}
+
 // A word that is one literal without a brace, tilde or glob character expands to its text, as it is: true
 // with the text in `text`. (A loop over the bytes: find_first_of calls memchr once per byte of the word.)
 inline bool literal_as_is(const sx::Word* w, std::string_view& text) {
-    if (w->parts.size != 1 || w->parts[0]->kind != sx::NodeKind::Lit) return false;
-    text = w->parts[0]->as<sx::Lit>()->text;
+    if (!one_literal(w, text)) return false;
     for (char c : text)
         switch (c) {
             case '{': case '~': case '*': case '?': case '[':
@@ -29,8 +35,7 @@ inline bool literal_as_is(const sx::Word* w, std::string_view& text) {
 // A pattern word that is one unquoted literal, without a tilde or a backslash: its pattern form is its text
 // (case arms like `0)` or `start|stop)`, `[[ $x == *7* ]]`), with no field builder.
 inline bool literal_pattern(const sx::Word* w, std::string_view& text) {
-    if (w->parts.size != 1 || w->parts[0]->kind != sx::NodeKind::Lit) return false;
-    text = w->parts[0]->as<sx::Lit>()->text;
+    if (!one_literal(w, text)) return false;
     for (char c : text)
         if (c == '~' || c == '\\') return false;
     return true;

@@ -239,14 +239,9 @@ void VarStore::rebalance() {
 VarStore::Chain* VarStore::chain_slow(std::string_view name, size_t set) {
     CacheEntry& first = cache_[2 * set];
     CacheEntry& second = cache_[2 * set + 1];
-    if (second.ptr == name.data() && second.len == name.size()) {
-        if (second.key) {
-            if (same_name(std::string_view(*second.key), name)) return second.chain;
-        } else if (second.made == chains_made_ && same_name(std::string_view(second.absent, second.len), name)) {
-            return nullptr;
-        }
+    if (answers(second, name)) return second.chain;
+    if (second.ptr == name.data() && second.len == name.size())
         return chain_miss(name, second);  // the same address, now another name or a new chain
-    }
     // A name new to the set takes the first way; the first way's name moves to the second (unless the first
     // way held this very address, stale).
     if (first.ptr != name.data() || first.len != name.size()) second = first;

@@ -310,14 +310,8 @@ private:
     [[gnu::always_inline]] Chain* chain(std::string_view name) {
         auto h = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (name.size() * 0x9E37u);
         const size_t set = h & (kCacheSize - 1);
-        CacheEntry& e = cache_[2 * set];
-        if (e.ptr == name.data() && e.len == name.size()) {
-            if (e.key) {
-                if (same_name(std::string_view(*e.key), name)) return e.chain;
-            } else if (e.made == chains_made_ && same_name(std::string_view(e.absent, e.len), name)) {
-                return nullptr;  // still absent: no chain was made since
-            }
-        }
+        const CacheEntry& e = cache_[2 * set];
+        if (answers(e, name)) return e.chain;  // null for a name still absent
         return chain_slow(name, set);
     }
     // The bytes still name the cached chain (a name's address may be reused for another one). Names are
@@ -340,6 +334,13 @@ private:
         uint64_t made = UINT64_MAX;
         char absent[24] = {};  // the absent name's bytes
     };
+    // The entry holds name (the same address and bytes): its chain, or that it was absent when no chain has
+    // been made since.
+    [[gnu::always_inline]] bool answers(const CacheEntry& e, std::string_view name) const {
+        if (e.ptr != name.data() || e.len != name.size()) return false;
+        if (e.key) return same_name(std::string_view(*e.key), name);
+        return e.made == chains_made_ && same_name(std::string_view(e.absent, e.len), name);
+    }
     Chain* chain_miss(std::string_view name, CacheEntry& e);  // looks name up in the map and caches it
     Chain* chain_slow(std::string_view name, size_t set);     // the second way, then the map
     static constexpr size_t kCacheSize = 32;

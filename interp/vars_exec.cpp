@@ -382,11 +382,7 @@ bool Exec::assign_number(std::string_view name, int64_t value) {
 }
 
 bool Exec::assign_number(Var& v, std::string_view name, int64_t value) {
-    // The decimal text on the stack: `i++` assigns without building a string.
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-    (void)ec;
-    return assign_to(v, name, std::string_view(buf, static_cast<size_t>(end - buf)), false, &value);
+    return assign_to(v, name, DecText(value).view(), false, &value);  // `i++` builds no string
 }
 
 bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append, const int64_t* number) {
