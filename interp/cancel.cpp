@@ -140,12 +140,19 @@ void CancelToken::set_deadline(Clock::time_point when, Clock::time_point now) {
     // than the queued entry is left for the thread to re-queue then. So a session's runs, each setting its
     // timeout and clearing it at the end, take the watch's lock once per timeout period, not twice a run;
     // and once a run of the session lasted, the next ones are watched from their start.
-    auto d = when == Clock::time_point::max() ? kNoDeadline : when.time_since_epoch().count();
-    deadline_ns_.store(d);
-    if (d == kNoDeadline) {
-        state_.fetch_and(~kUnwatched, std::memory_order_relaxed);
+    // Disarming is a plain store and leaves kUnwatched as it is (reset() clears it): with no deadline,
+    // cancelled() returns before it looks at the flag, and a watch() finds nothing to queue. A warm
+    // execute("true") is ~600 ns; each locked instruction (a sequentially consistent store, a fetch_and) costs
+    // ~20 ns of it, and a run used to pay six at its two ends (reset, set, disarm), now two (reset() with the
+    // deadline). The watch thread
+    // may still read the old deadline; the same race was there with a sequentially consistent store, and the
+    // expiry it computes is for this run's epoch only.
+    if (when == Clock::time_point::max()) {
+        deadline_ns_.store(kNoDeadline, std::memory_order_release);
         return;
     }
+    auto d = when.time_since_epoch().count();
+    deadline_ns_.store(d);
     auto a = armed_ns_.load();
     if (a != kNoDeadline && a <= d) return;
     // Not queued: the watch takes it up when the run lasts (limits.hpp). The flag is raised after the deadline
@@ -163,11 +170,25 @@ void CancelToken::watch_slow() const {
     (void)DeadlineWatch::instance().arm(this);
 }
 
-void CancelToken::reset() {
-    deadline_ns_.store(kNoDeadline);
+void CancelToken::reset(Clock::time_point when, Clock::time_point now) {
     // A new epoch with clear flags: an expire() computed for the run that ends cannot touch the next one.
+    // With a deadline, as set_deadline() does (the deadline stored first, sequentially consistent, then
+    // armed_ns_ read, then the flag raised), but the flag comes with the new epoch in one exchange: a run's
+    // start costs two locked instructions, not four.
+    uint64_t unwatched = 0;
+    if (when == Clock::time_point::max()) {
+        deadline_ns_.store(kNoDeadline, std::memory_order_release);  // as in disarming (set_deadline)
+    } else {
+        auto d = when.time_since_epoch().count();
+        deadline_ns_.store(d);
+        auto a = armed_ns_.load();
+        if (a == kNoDeadline || a > d) {
+            watch_from_ns_.store(now.time_since_epoch().count() + kWatchAfter, std::memory_order_relaxed);
+            unwatched = kUnwatched;
+        }
+    }
     uint64_t old = state_.load(std::memory_order_relaxed);
-    while (!state_.compare_exchange_weak(old, ((old >> kEpochShift) + 1) << kEpochShift, std::memory_order_relaxed)) {
+    while (!state_.compare_exchange_weak(old, (((old >> kEpochShift) + 1) << kEpochShift) | unwatched)) {
     }
     if (old & kCancelled) ended_cancelled_.fetch_add(1, std::memory_order_relaxed);
 }

@@ -110,8 +110,8 @@ public:
     bool unwatched() const {
         return (state_.load(std::memory_order_relaxed) & kUnwatched) || (parent_ && parent_->unwatched());
     }
-    // Starts a new run: clears the flags and the deadline.
-    void reset();
+    // Starts a new run: clears the flags and sets the deadline (max(): none), as set_deadline() would.
+    void reset(Clock::time_point when = Clock::time_point::max(), Clock::time_point now = {});
     // A token can hang below another one (a background job below the run that started it): it is
     // cancelled when its parent is, and for good once the parent's run ended cancelled. `hold` keeps a parent
     // alive when it is not owned elsewhere.
@@ -162,7 +162,8 @@ public:
 private:
     friend class DeadlineWatch;
     static constexpr uint64_t kCancelled = 1, kTimedOut = 2;
-    // A deadline is set that the timer thread does not watch yet (cleared by watch() and by reset()).
+    // A deadline is set that the timer thread does not watch yet (cleared by watch() and by reset(); disarming
+    // leaves it, see set_deadline()).
     static constexpr uint64_t kUnwatched = 4;
     static constexpr int kEpochShift = 3;
     // How long a deadline may go unwatched: past it, the first clock read queues it with the timer thread.

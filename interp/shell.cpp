@@ -292,12 +292,12 @@ int ShellImpl::close(ByteStream& in, ByteStream& out, ByteStream& err) {
     if (closed) return status;
     closed = true;
     bind_streams(&in, &out, &err);
-    session.run_token.reset();
     // The EXIT trap at the end of the session gets a short grace, never a fresh full timeout (a trap that
     // loops would otherwise hold close() and the destructor for as long again).
     std::chrono::milliseconds grace = kExitTrapGrace;
     if (session.limits.timeout.count() > 0) grace = std::min(grace, session.limits.timeout);
-    session.run_token.set_deadline(CancelToken::Clock::now() + grace);
+    auto now = CancelToken::Clock::now();
+    session.run_token.reset(now + grace, now);
     post_and_wait([&] {
         Exec ex(session, state, session.run_token);
         ex.exit_status_ = state.status;
@@ -366,10 +366,11 @@ int ShellImpl::run(std::string_view script, const Shell::Source& src, ByteStream
 int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out,
                              ByteStream& err) {
     bind_streams(&in, &out, &err);
-    session.run_token.reset();
     if (session.limits.timeout.count() > 0) {
         auto now = CancelToken::Clock::now();
-        session.run_token.set_deadline(now + session.limits.timeout, now);
+        session.run_token.reset(now + session.limits.timeout, now);
+    } else {
+        session.run_token.reset();
     }
     int status = 0;
     std::string source_name(src.name);
