@@ -18,6 +18,35 @@ void regex_escape(std::string& out, std::string_view s) {
     }
 }
 
+// A binary operator of [[ ]] and test, classified once: [[ $i -gt 100 ]] in a loop compared the operator's
+// text with up to twelve strings per round. `=~` is one only in [[ ]].
+enum class BinaryOp { Match, NoMatch, Regex, Less, Greater, FileCompare, Eq, Ne, Lt, Le, Gt, Ge, Unknown };
+
+BinaryOp binary_op(std::string_view op) {
+    using B = BinaryOp;
+    if (op.size() == 1) return op[0] == '=' ? B::Match : op[0] == '<' ? B::Less : op[0] == '>' ? B::Greater : B::Unknown;
+    if (op.size() == 2) return op == "==" ? B::Match : op == "!=" ? B::NoMatch : op == "=~" ? B::Regex : B::Unknown;
+    if (op.size() != 3 || op[0] != '-') return B::Unknown;
+    static constexpr std::pair<std::string_view, BinaryOp> kDashed[] = {
+        {"eq", B::Eq}, {"ne", B::Ne}, {"lt", B::Lt}, {"le", B::Le}, {"gt", B::Gt}, {"ge", B::Ge},
+        {"nt", B::FileCompare}, {"ot", B::FileCompare}, {"ef", B::FileCompare}};
+    for (const auto& [name, kind] : kDashed)
+        if (op[1] == name[0] && op[2] == name[1]) return kind;
+    return B::Unknown;
+}
+
+// An arithmetic comparison (Eq .. Ge).
+bool compare_numbers(BinaryOp op, int64_t a, int64_t b) {
+    switch (op) {
+        case BinaryOp::Eq: return a == b;
+        case BinaryOp::Ne: return a != b;
+        case BinaryOp::Lt: return a < b;
+        case BinaryOp::Le: return a <= b;
+        case BinaryOp::Gt: return a > b;
+        default: return a >= b;  // Ge
+    }
+}
+
 }  // namespace
 
 bool Exec::file_test(char op, const std::string& path_in) {
@@ -244,7 +273,8 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             Outcome r = expand_word(b->left, left, true);
             if (r != Outcome::Ok) return r;
             std::string_view op = b->op;
-            if (op == "==" || op == "=" || op == "!=") {
+            const BinaryOp kind = binary_op(op);
+            if (kind == BinaryOp::Match || kind == BinaryOp::NoMatch) {
                 std::string pat;
                 r = expand_pattern(b->right, pat, true);  // `[[ $x == ~/* ]]`: the tilde expands
                 if (r != Outcome::Ok) return r;
@@ -254,10 +284,10 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                 po.bytes = bytes_locale_for(pat, left);
                 po.extglob = true;
                 bool m = pattern_match(pat, left, po);
-                result = op == "!=" ? !m : m;
+                result = kind == BinaryOp::NoMatch ? !m : m;
                 return Outcome::Ok;
             }
-            if (op == "=~") {
+            if (kind == BinaryOp::Regex) {
                 // Quoted parts of the right side match literally.
                 std::string re;
                 if (b->right) {
@@ -322,15 +352,15 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             r = expand_word(b->right, right, true);
             if (r != Outcome::Ok) return r;
             if (state_.opts[OptXtrace]) xtrace_cond(left + " " + std::string(op) + " " + right);
-            if (op == "<") {
+            if (kind == BinaryOp::Less) {
                 result = left < right;
                 return Outcome::Ok;
             }
-            if (op == ">") {
+            if (kind == BinaryOp::Greater) {
                 result = left > right;
                 return Outcome::Ok;
             }
-            if (op == "-nt" || op == "-ot" || op == "-ef") {
+            if (kind == BinaryOp::FileCompare) {
                 result = file_compare(*this, op, left, right);
                 return Outcome::Ok;
             }
@@ -339,16 +369,11 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
             if (r != Outcome::Ok) return r;
             r = arith_text(right, c, false);
             if (r != Outcome::Ok) return r;
-            if (op == "-eq") result = a == c;
-            else if (op == "-ne") result = a != c;
-            else if (op == "-lt") result = a < c;
-            else if (op == "-le") result = a <= c;
-            else if (op == "-gt") result = a > c;
-            else if (op == "-ge") result = a >= c;
-            else {
+            if (kind == BinaryOp::Unknown) {
                 error("unexpected argument to conditional binary operator");
                 return Outcome::Fail;
             }
+            result = compare_numbers(kind, a, c);
             return Outcome::Ok;
         }
         default:
@@ -383,20 +408,16 @@ struct TestParser {
     }
 
     bool binary(const std::string& a, std::string_view op, const std::string& b) {
-        if (op == "=" || op == "==") return a == b;
-        if (op == "!=") return a != b;
-        if (op == "<") return a < b;
-        if (op == ">") return a > b;
-        if (op == "-nt" || op == "-ot" || op == "-ef") return file_compare(ex, op, a, b);
+        const BinaryOp kind = binary_op(op);
+        if (kind == BinaryOp::Match) return a == b;
+        if (kind == BinaryOp::NoMatch) return a != b;
+        if (kind == BinaryOp::Less) return a < b;
+        if (kind == BinaryOp::Greater) return a > b;
+        if (kind == BinaryOp::FileCompare) return file_compare(ex, op, a, b);
         int64_t x = 0, y = 0;
         if (!int_arg(a, x) || !int_arg(b, y)) return false;
-        if (op == "-eq") return x == y;
-        if (op == "-ne") return x != y;
-        if (op == "-lt") return x < y;
-        if (op == "-le") return x <= y;
-        if (op == "-gt") return x > y;
-        if (op == "-ge") return x >= y;
-        return fail(std::string(op) + ": binary operator expected");
+        if (kind == BinaryOp::Unknown || kind == BinaryOp::Regex) return fail(std::string(op) + ": binary operator expected");
+        return compare_numbers(kind, x, y);
     }
 
     bool unary(std::string_view op, const std::string& a) {
