@@ -49,10 +49,12 @@ bool parse_int(std::string_view s, int64_t& out) {
 }
 
 bool valid_name(std::string_view s) {
-    if (s.empty()) return false;
-    if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-    for (char c : s)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    // ASCII letters, digits and '_' (bash's legal_identifier; no locale has other one-byte letters here): no
+    // call into the locale's tables per byte, since every `$name` of a loop body asks.
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    if (s.empty() || !letter(s[0])) return false;
+    for (char c : s.substr(1))
+        if (!letter(c) && !(c >= '0' && c <= '9')) return false;
     return true;
 }
 
