@@ -111,7 +111,8 @@ public:
         return (state_.load(std::memory_order_relaxed) & kUnwatched) || (parent_ && parent_->unwatched());
     }
     // Starts a new run: clears the flags and sets the deadline (max(): none), as set_deadline() would.
-    void reset(Clock::time_point when = Clock::time_point::max(), Clock::time_point now = {});
+    // `alone`: no other thread of the shell uses the token (no background job alive), see cancel.cpp.
+    void reset(Clock::time_point when = Clock::time_point::max(), Clock::time_point now = {}, bool alone = false);
     // A token can hang below another one (a background job below the run that started it): it is
     // cancelled when its parent is, and for good once the parent's run ended cancelled. `hold` keeps a parent
     // alive when it is not owned elsewhere.

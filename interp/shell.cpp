@@ -366,11 +366,13 @@ int ShellImpl::run(std::string_view script, const Shell::Source& src, ByteStream
 int ShellImpl::run_unguarded(std::string_view script, const Shell::Source& src, ByteStream& in, ByteStream& out,
                              ByteStream& err) {
     bind_streams(&in, &out, &err);
+    // No background job alive (its last use of the token comes before its decrement of live_threads).
+    const bool alone = session.live_threads.load() == 0;
     if (session.limits.timeout.count() > 0) {
         auto now = CancelToken::Clock::now();
-        session.run_token.reset(now + session.limits.timeout, now);
+        session.run_token.reset(now + session.limits.timeout, now, alone);
     } else {
-        session.run_token.reset();
+        session.run_token.reset(CancelToken::Clock::time_point::max(), {}, alone);
     }
     int status = 0;
     std::string source_name(src.name);
