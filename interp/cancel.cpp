@@ -143,10 +143,9 @@ void CancelToken::set_deadline(Clock::time_point when, Clock::time_point now) {
     // Disarming is a plain store and leaves kUnwatched as it is (reset() clears it): with no deadline,
     // cancelled() returns before it looks at the flag, and a watch() finds nothing to queue. A warm
     // execute("true") is ~600 ns; each locked instruction (a sequentially consistent store, a fetch_and) costs
-    // ~20 ns of it, and a run used to pay six at its two ends (reset, set, disarm), now two (reset() with the
-    // deadline). The watch thread
-    // may still read the old deadline; the same race was there with a sequentially consistent store, and the
-    // expiry it computes is for this run's epoch only.
+    // ~15 ns of it, and a run used to pay six at its two ends (reset, set, disarm), now two at most (see
+    // reset()). The watch thread may still read the old deadline; the same race was there with a
+    // sequentially consistent store, and the expiry it computes is for this run's epoch only.
     if (when == Clock::time_point::max()) {
         deadline_ns_.store(kNoDeadline, std::memory_order_release);
         return;
