@@ -15,9 +15,10 @@ void register_commands(interp::CommandRegistry& registry, bool git_config) {
 }
 
 const interp::CommandRegistry& default_registry() {
-    static const interp::CommandRegistry r = [] {
-        interp::CommandRegistry reg;
-        register_commands(reg);
+    // Never destroyed, as utils::all_utilities(): freeing it was 7% of `bashkit -c true`'s instructions.
+    static const interp::CommandRegistry& r = *[] {
+        auto* reg = new interp::CommandRegistry;
+        register_commands(*reg);
         return reg;
     }();
     return r;
