@@ -207,14 +207,79 @@ Outcome Exec::arith_report(const ArithError& e, std::string_view prefix, bool fa
     return Outcome::Fail;
 }
 
+// A constant the parser converted, or a variable that is a plain decimal number (what TreeEval reads through
+// peek_number()); false for anything else (unset, a subscript, a value to evaluate, magic, `unread`).
+bool Exec::quick_operand(const sx::ArithExpr* e, int64_t& out) {
+    if (e == nullptr) return false;
+    if (const auto* n = e->try_as<sx::ArithNum>()) {
+        out = n->value;
+        return n->has_value;
+    }
+    const auto* v = e->try_as<sx::ArithVar>();
+    if (v == nullptr || v->has_index || v->unread) return false;
+    const Var* var = state_.vars.find(v->name);
+    return var && var->plain() && var->number(out);
+}
+
+// `i<n`, `i+1`, `i%4` (operands as quick_operand() reads them, an operator that cannot fail on them) and `i++`,
+// `++i`, `i--`, `--i` on a plain, writable number: the heads and counters of loops, which went through Host,
+// the evaluation context, TreeEval and ArithResult for a few operations, about 500 instructions each. The
+// result and the effect are the tree evaluator's (the same reads, arith_detail's operations, the same
+// assign_number() as Host::step()); any other shape or value declines with nothing done.
+Exec::Quick Exec::quick_arith(const sx::ArithExpr& e, int64_t& out) {
+    using sx::ArithOp;
+    if (const auto* b = e.try_as<sx::ArithBinary>()) {
+        int64_t l = 0, r = 0;
+        if (!quick_operand(b->left, l) || !quick_operand(b->right, r)) return Quick::Declined;
+        switch (b->op) {
+            case ArithOp::Div:
+            case ArithOp::Mod:
+                if (r == 0) return Quick::Declined;  // the evaluator reports it
+                [[fallthrough]];
+            case ArithOp::Lt: case ArithOp::Le: case ArithOp::Gt: case ArithOp::Ge: case ArithOp::Eq:
+            case ArithOp::Ne: case ArithOp::Add: case ArithOp::Sub: case ArithOp::Mul: case ArithOp::BitAnd:
+            case ArithOp::BitOr: case ArithOp::BitXor: case ArithOp::LogAnd: case ArithOp::LogOr:
+                out = arith_detail::apply(b->op, l, r);
+                return Quick::Done;
+            default: return Quick::Declined;
+        }
+    }
+    const sx::ArithExpr* operand = nullptr;
+    bool increment = false, prefix = false;
+    if (const auto* pf = e.try_as<sx::ArithPostfix>()) {
+        operand = pf->operand;
+        increment = pf->op == ArithOp::PostInc;
+    } else if (const auto* un = e.try_as<sx::ArithUnary>();
+               un != nullptr && (un->op == ArithOp::PreInc || un->op == ArithOp::PreDec)) {
+        operand = un->operand;
+        increment = un->op == ArithOp::PreInc;
+        prefix = true;
+    }
+    const auto* v = operand ? operand->try_as<sx::ArithVar>() : nullptr;
+    if (v == nullptr || v->has_index || v->unread) return Quick::Declined;
+    Var* var = state_.vars.find(v->name);
+    int64_t old = 0;
+    if (!var || !var->plain() || var->readonly() || !var->number(old)) return Quick::Declined;
+    int64_t now = increment ? arith_detail::add(old, 1) : arith_detail::sub(old, 1);
+    if (!assign_number(*var, v->name, now)) return Quick::Failed;  // as Host::step's Failed
+    out = prefix ? now : old;
+    return Quick::Done;
+}
+
 Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, int64_t& out, bool fatal_on_error) {
-    Host host(*this);
     std::string_view prefix = fatal_on_error ? std::string_view() : std::string_view("((: ");
     // The tree is evaluated when the raw word is one literal, the text its nodes' offsets point into (so no
     // ArithWord leaf either), or when its expansions are all in subscripts (exact: syntax::arith_exact), which
     // the tree keeps as words to expand as the elements are read. Otherwise bash's way: expand the text, then
     // evaluate it.
     if (expr && raw && (exact || (raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit))) {
+        switch (quick_arith(*expr, out)) {
+            case Quick::Done: return Outcome::Ok;
+            case Quick::Failed:
+                return arith_report(ArithError{ArithError::Kind::Host, {}}, prefix, fatal_on_error, Outcome::Ok);
+            case Quick::Declined: break;
+        }
+        Host host(*this);
         ArithOptions o;
         if (raw->parts.size == 1 && raw->parts[0]->kind == sx::NodeKind::Lit)
             o.source = raw->parts[0]->as<sx::Lit>()->text;
@@ -233,6 +298,7 @@ Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, 
         Outcome e = expand_arith_word(raw, text, fatal_on_error);
         if (e != Outcome::Ok) return e;
     }
+    Host host(*this);
     auto r = eval_text(text, host);
     if (!r.ok()) return arith_report(r.error(), prefix, fatal_on_error, host.expand_failed);
     out = *r;

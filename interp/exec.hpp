@@ -516,6 +516,11 @@ public:
     // Evaluates arithmetic (exact: the tree may be evaluated as it is, syntax::arith_exact); on an error
     // prints bash's message and returns Fail (or Fatal inside an expansion, where fatal_on_error is true).
     Outcome arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, int64_t& out, bool fatal_on_error);
+    // The shapes of a loop's head and counters, evaluated without the evaluator's machinery (arith_glue.cpp);
+    // false, with nothing done, for anything else.
+    enum class Quick { Declined, Done, Failed };
+    Quick quick_arith(const sx::ArithExpr& e, int64_t& out);
+    bool quick_operand(const sx::ArithExpr* e, int64_t& out);
     Outcome arith_text(std::string_view text, int64_t& out, bool fatal_on_error);
     // The text of an arithmetic word, expanded as if in double quotes (as bash expands `$(( ))` and an
     // indexed array's subscript): with keep_single_quotes, '...' stays as written, an arithmetic error.
