@@ -76,7 +76,7 @@ std::vector<std::string> git_env() {
 
 // Runs argv (a full path) with exactly `env`, stdin from `in`, stdout to `out`, stderr to /dev/null; its
 // exit status, or -1. The server's git runs so rather than under sh, env and bash: three processes a request
-// fewer, which on this machine (about 8 ms of CPU time a process) is most of what the server costs.
+// fewer, which on this machine (about 9 ms of CPU time a process) is most of what the server costs.
 int spawn_wait(const std::vector<std::string>& args, const std::vector<std::string>& env, const std::string& in,
                const std::string& out) {
     std::vector<std::string> a = args, e = env;
