@@ -1,12 +1,16 @@
 #include "tests/common/difftable.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -18,8 +22,6 @@
 #include "interp/shell.hpp"
 #include "interp/stream.hpp"
 #include "vfs/memory_fs.hpp"
-
-extern char** environ;
 
 namespace bashkit::testing {
 
@@ -141,6 +143,23 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 
 constexpr const char* kHome = "/home/user";
 
+// Whether child `pid` ends within `limit` (it is left to reap); true as well when that cannot be watched
+// (no pidfd: the caller then waits without a limit).
+bool wait_within(pid_t pid, std::chrono::milliseconds limit) {
+    const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (fd < 0) return true;
+    pollfd p{fd, POLLIN, 0};
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    int n = 0;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        n = poll(&p, 1, static_cast<int>(std::max<long long>(0, left.count())));
+        if (n >= 0 || errno != EINTR) break;
+    }
+    close(fd);
+    return n != 0;
+}
+
 }  // namespace
 
 std::vector<DiffCase> load_diff_cases(const std::string& dir) {
@@ -196,16 +215,22 @@ RunResult run_real(const DiffConfig& config, const DiffCase& c) {
     std::string script = config.prelude + c.script;
     if (config.real_script) script = config.real_script(c, script);
     script = "umask 022; " + script;
-    std::vector<std::string> args = {"/usr/bin/env", "-i", "HOME=" + work.string(), "PATH=/usr/bin:/bin",
-                                     "USER=user"};
-    for (const auto& [k, v] : config.env) args.push_back(k + "=" + v);
-    if (access("/usr/bin/timeout", X_OK) == 0) {
-        args.emplace_back("/usr/bin/timeout");
-        args.emplace_back("20");
+    // bash runs directly with only these variables (no `env -i` process), in its own process group, and
+    // is stopped after 20 s (no `timeout` process): two fewer programs a case, together about 10 ms of CPU
+    // time on the CI machine, over the 5,700 cases of the tables.
+    std::vector<std::pair<std::string, std::string>> vars = {{"HOME", work.string()}, {"PATH", "/usr/bin:/bin"},
+                                                             {"USER", "user"}};
+    for (const auto& kv : config.env) {
+        auto same = std::find_if(vars.begin(), vars.end(), [&](const auto& old) { return old.first == kv.first; });
+        if (same != vars.end()) same->second = kv.second;
+        else vars.push_back(kv);
     }
-    for (const char* a : {"/bin/bash", "-c"}) args.emplace_back(a);
-    args.push_back(script);
-    args.emplace_back("bash");
+    std::vector<std::string> env_strings;
+    for (const auto& [k, v] : vars) env_strings.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> args = {"/bin/bash", "-c", script, "bash"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -218,14 +243,29 @@ RunResult run_real(const DiffConfig& config, const DiffCase& c) {
     posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addchdir_np(&fa, work.c_str());
+    // As under timeout(1): a process group of its own, and the signals it handled back at their defaults.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int sig : {SIGALRM, SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTTIN, SIGTTOU, SIGCHLD}) sigaddset(&defaults, sig);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     if (rc == 0) {
         int st = 0;
+        const bool timed_out = !wait_within(pid, std::chrono::seconds(20));
+        if (timed_out) {
+            kill(-pid, SIGTERM);
+            if (!wait_within(pid, std::chrono::seconds(2))) kill(-pid, SIGKILL);
+        }
         waitpid(pid, &st, 0);
         r.ran = true;
-        r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        r.status = timed_out ? 124 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         r.out = read_host_file(out_path);
         r.err = read_host_file(err_path);
         replace_all(r.out, work.string(), kHome);

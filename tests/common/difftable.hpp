@@ -21,8 +21,9 @@
 //   --- known-difference: <reason> (optional: bashkit is not compared, the real tools still are)
 //
 // Both sides start in an empty working directory seen as /home/user (HOME); the real run's output has its
-// temporary directory replaced by /home/user so that absolute paths compare. The real bash runs under
-// `env -i` with HOME, PATH=/usr/bin:/bin, USER=user, umask 022 and the table's environment.
+// temporary directory replaced by /home/user so that absolute paths compare. The real bash runs
+// with only HOME, PATH=/usr/bin:/bin, USER=user and the table's environment, umask 022, in a process group of
+// its own, and is stopped (status 124, as timeout(1) says) after 20 s.
 //
 // tests/tools/fill_cases fills or refreshes the stdout and status of cases from the real tools, through this
 // same harness (so the filler and the test can never run a case differently).
