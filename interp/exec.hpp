@@ -571,6 +571,10 @@ public:
     bool assign(std::string_view name, std::string_view value, bool append = false);
     bool assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
                      bool key_is_arith_done = false);
+    // assign_elem's last steps, for a variable found and writable: whether an element's value fits the
+    // limits, and storing it at a non-negative index (a scalar becomes element 0 of a new indexed array).
+    bool element_fits(std::string_view name, std::string_view value);
+    bool store_element(Var& v, std::string_view name, int64_t idx, std::string_view value, bool append);
     bool assign_array(std::string_view name, const std::vector<std::string>& values, bool append);
     // A subscript given as text at run time (`${!ref}`, a nameref, `unset`, `test -v`, `printf -v`, `read`,
     // `declare 'a[k]=v'`): bash expands it as a word (parameters, $( ), $(( )), quote removal; no tilde,

@@ -538,12 +538,8 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         report_error(std::string(name) + ": readonly variable");
         return false;
     }
+    if (!element_fits(name, value)) return false;
     const ExecutionLimits& L = session_.limits;
-    if (value.size() + (append ? 0 : 0) > L.max_variable_bytes) {
-        error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
-        return false;
-    }
-    if (!variable_bytes_fit(name, value.size())) return false;
     if (v->is_assoc()) {
         AssocArray& a = v->assoc_mut();
         bool created = false;
@@ -576,6 +572,21 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         }
         idx += n;
     }
+    return store_element(*v, name, idx, value, append);
+}
+
+bool Exec::element_fits(std::string_view name, std::string_view value) {
+    const ExecutionLimits& L = session_.limits;
+    if (value.size() > L.max_variable_bytes) {
+        error(std::string(name) + ": value too large (limit " + std::to_string(L.max_variable_bytes) + " bytes)");
+        return false;
+    }
+    return variable_bytes_fit(name, value.size());
+}
+
+bool Exec::store_element(Var& var, std::string_view name, int64_t idx, std::string_view value, bool append) {
+    const ExecutionLimits& L = session_.limits;
+    Var* v = &var;
     if (!v->is_indexed()) {
         // A scalar becomes element 0 of a new indexed array.
         auto arr = std::make_shared<IndexedArray>();
@@ -905,7 +916,15 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
                 if (!assign_elem(tname, el.value, v2, false)) return state_.status = 1, Outcome::Fail;
                 continue;
             }
-            if (!assign_elem(tname, to_dec(next), el.value, false, true)) return state_.status = 1, Outcome::Fail;
+            // `a+=($i)`: the target found above takes the element directly (no lookup by name, no decimal key
+            // to write and parse back), unless -i may evaluate the value and so create variables, which can
+            // move the target.
+            if (!(target->attrs & (kAttrInteger | kAttrNameref)) && next >= 0) {
+                if (!element_fits(tname, el.value) || !store_element(*target, tname, next, el.value, false))
+                    return state_.status = 1, Outcome::Fail;
+            } else if (!assign_elem(tname, to_dec(next), el.value, false, true)) {
+                return state_.status = 1, Outcome::Fail;
+            }
             ++next;
         }
         return Outcome::Ok;
