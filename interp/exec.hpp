@@ -486,7 +486,8 @@ public:
     const Var* lone_quoted_elements(const sx::Word* w);
     Outcome expand_word_fields(const sx::Word* w, std::vector<std::string>& out);  // split+glob
     Outcome expand_word(const sx::Word* w, std::string& out, bool tilde = true);  // one string, no split/glob
-    Outcome expand_assign_value(const sx::Word* w, std::string& out);  // tilde after = and :
+    // Tilde after = and :. number: set to the value when the word is one `$((...))` (null: not asked).
+    Outcome expand_assign_value(const sx::Word* w, std::string& out, std::optional<int64_t>* number = nullptr);
     Outcome expand_pattern(const sx::Word* w, std::string& out, bool tilde = false);       // pattern form (quoted chars escaped)
     // Here-document body and here-string
     Outcome expand_heredoc(const sx::Redirect* r, std::string& out);
@@ -603,6 +604,10 @@ public:
         std::string index;
         std::string scalar;
         std::vector<Elem> elems;
+        // `x=$((...))`: the scalar is this number's decimal text (the variable keeps the number: no parse of
+        // it at its next arithmetic read).
+        bool has_number = false;
+        int64_t number = 0;
     };
     // assoc: the target is an associative array (-1: as the variable is now), whose `[k]=v` values get no
     // tilde expansion in bash 5.2.

@@ -862,7 +862,7 @@ Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
     return Outcome::Ok;
 }
 
-Outcome Exec::expand_assign_value(const sx::Word* w, std::string& out) {
+Outcome Exec::expand_assign_value(const sx::Word* w, std::string& out, std::optional<int64_t>* number) {
     if (!w) {
         out.clear();
         return Outcome::Ok;
@@ -876,8 +876,14 @@ Outcome Exec::expand_assign_value(const sx::Word* w, std::string& out) {
         }
     }
     // `x=$((x+i))`: one arithmetic substitution is the value (an assignment neither splits nor globs it).
-    if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::ArithSubst)
-        return arith_subst(w->parts[0]->as<sx::ArithSubst>(), out);
+    if (w->parts.size == 1 && w->parts[0]->kind == sx::NodeKind::ArithSubst) {
+        int64_t v = 0;
+        Outcome r = arith_subst_value(w->parts[0]->as<sx::ArithSubst>(), v);
+        if (r != Outcome::Ok) return r;
+        out.assign(DecText(v).view());
+        if (number) *number = v;
+        return Outcome::Ok;
+    }
     FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
     fb.assign_tilde = true;
     Outcome r = expand_parts_tilde(w->parts, fb, true);

@@ -734,8 +734,13 @@ Outcome Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc
         }
         return Outcome::Ok;
     }
-    Outcome r = expand_assign_value(a->value, out.scalar);
+    std::optional<int64_t> number;
+    Outcome r = expand_assign_value(a->value, out.scalar, &number);
     if (r != Outcome::Ok) return r;
+    if (number) {
+        out.has_number = true;
+        out.number = *number;
+    }
     if (a->index) {
         out.has_index = true;
         if (assoc < 0) {
@@ -950,7 +955,13 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         }
         return Outcome::Ok;
     }
-    bool ok = v ? assign_to(*v, name, val.scalar, a->append) : assign(name, val.scalar, a->append);
+    // A number's text (`x=$((...))`) goes in with its number, so that the next arithmetic read does not parse it.
+    const int64_t* number = val.has_number && !a->append ? &val.number : nullptr;
+    if (!v && number) {
+        v = state_.vars.find(name);
+        if (v && v->nameref()) v = nullptr;  // assign() resolves it
+    }
+    bool ok = v ? assign_to(*v, name, val.scalar, a->append, number) : assign(name, val.scalar, a->append);
     if (!ok) {
         state_.status = 1;
         return Outcome::Fail;
