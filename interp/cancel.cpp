@@ -141,7 +141,7 @@ void CancelToken::set_deadline(Clock::time_point when, Clock::time_point now) {
     // timeout and clearing it at the end, take the watch's lock once per timeout period, not twice a run;
     // and once a run of the session lasted, the next ones are watched from their start.
     // Disarming is a plain store and leaves kUnwatched as it is (reset() clears it): with no deadline,
-    // cancelled() returns before it looks at the flag, and a watch() finds nothing to queue. A warm
+    // cancelled() returns before it looks at the flag, and unwatched() and watch() ignore it. A warm
     // execute("true") is ~600 ns; each locked instruction (a sequentially consistent store, a fetch_and) costs
     // ~15 ns of it, and a run used to pay six at its two ends (reset, set, disarm), now two at most (see
     // reset()). The watch thread may still read the old deadline; the same race was there with a

@@ -103,13 +103,11 @@ public:
     // Queues the deadline of this token and of its parents with the timer thread now (starting it), so that
     // cancelled_fast() sees it when it passes: for code that reads only the flag for a long time.
     void watch() const {
-        if (state_.load(std::memory_order_relaxed) & kUnwatched) watch_slow();
+        if (unwatched_self()) watch_slow();
         if (parent_) parent_->watch();
     }
     // Whether this token or a parent has a deadline the timer thread does not watch yet.
-    bool unwatched() const {
-        return (state_.load(std::memory_order_relaxed) & kUnwatched) || (parent_ && parent_->unwatched());
-    }
+    bool unwatched() const { return unwatched_self() || (parent_ && parent_->unwatched()); }
     // Starts a new run: clears the flags and sets the deadline (max(): none), as set_deadline() would.
     // `alone`: no other thread of the shell uses the token (no background job alive), see cancel.cpp.
     void reset(Clock::time_point when = Clock::time_point::max(), Clock::time_point now = {}, bool alone = false);
@@ -164,13 +162,19 @@ private:
     friend class DeadlineWatch;
     static constexpr uint64_t kCancelled = 1, kTimedOut = 2;
     // A deadline is set that the timer thread does not watch yet (cleared by watch() and by reset(); disarming
-    // leaves it, see set_deadline()).
+    // leaves it, see set_deadline(), and unwatched_self() then ignores it).
     static constexpr uint64_t kUnwatched = 4;
     static constexpr int kEpochShift = 3;
     // How long a deadline may go unwatched: past it, the first clock read queues it with the timer thread.
     // Far below any timeout's precision, and above what a short run (a few commands) lasts.
     static constexpr Clock::rep kWatchAfter = std::chrono::nanoseconds(std::chrono::milliseconds(1)).count();
     void watch_slow() const;
+    // The flag counts only with a deadline: disarming leaves it (set_deadline), and a token without a deadline
+    // has nothing to watch.
+    bool unwatched_self() const {
+        return (state_.load(std::memory_order_relaxed) & kUnwatched) &&
+               deadline_ns_.load(std::memory_order_relaxed) != kNoDeadline;
+    }
     // Raises both flags if the run `epoch` is still the current one.
     void expire(uint64_t epoch) const {
         uint64_t cur = state_.load(std::memory_order_relaxed);
