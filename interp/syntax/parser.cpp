@@ -610,9 +610,13 @@ Redirect* Parser::parse_redirect(Token t) {
         return nullptr;
     }
     uint32_t from = lexer_.off();
+    const size_t docs_before = heredocs_.size();
     r->target = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     if (r->op == RedirOp::HereDoc) {
+        // a substitution in the delimiter appends the here-documents it leaves open (parse_subst_body)
+        r->open_docs = arena_.list<Redirect*>(
+            std::vector<Redirect*>(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs_before), heredocs_.end()));
         // The delimiter is the word after quote removal, without any expansion: $'..' gives its decoded
         // value (read from the word's node) and $".." its text, as a quoted part does.
         std::string_view raw = word_text(from);

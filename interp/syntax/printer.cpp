@@ -154,7 +154,6 @@ private:
     int indent_ = 0;
     bool multiline_ = true;    // bodies of compound commands one statement per line
     bool at_line_start_ = false;
-    bool keep_open_docs_ = false;  // printing a here-document delimiter's word: see redirect()
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
 
     // ------------------------------------------------------------ output primitives
@@ -698,13 +697,7 @@ private:
             // `<<$((\` newline `)x)`); a quoted one is its text after quote removal, and a substitution
             // inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite. A here-document
             // that a substitution in it leaves open (`<<$(<<P)`) has its body after the line, before this
-            // one's, as the parser reads them: printing the word (not kept) makes it pending.
-            if (r.target != nullptr && r.delim_text.find('\n') == std::string_view::npos) {
-                const bool saved = keep_open_docs_;
-                keep_open_docs_ = true;
-                (void)capture([&] { word(r.target); });
-                keep_open_docs_ = saved;
-            }
+            // one's, as the parser reads them (see below).
             target = r.delim_text;
         } else if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
             target = r.delim;
@@ -716,7 +709,10 @@ private:
                                 (target[0] == '-' && r.op == RedirOp::HereDoc && !r.strip_tabs)))
             write(' ');
         write(target);
-        if (r.op == RedirOp::HereDoc) pending_.push_back(&r);
+        if (r.op == RedirOp::HereDoc) {
+            if (!r.delim_text.empty()) pending_.insert(pending_.end(), r.open_docs.begin(), r.open_docs.end());
+            pending_.push_back(&r);
+        }
     }
 
     // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
@@ -839,7 +835,9 @@ private:
             out_.insert(start, 1, ' ');
             write(' ');
         }
-        if (keep_open_docs_) {  // left open, read after the line that holds the substitution
+        // A body that goes on to the end of the input (a delimiter holding a newline) would take the `)`:
+        // left open, it is read after the line that holds the substitution, as the parser reads it.
+        if (body_to_end()) {
             saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
             pending_.clear();
         } else if (!pending_.empty()) {
