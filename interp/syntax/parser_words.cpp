@@ -486,6 +486,9 @@ Node* Parser::read_brace_param(bool in_dq) {
         return nullptr;
     };
     // Unrecognised syntax: bash reports "bad substitution" when it runs, so keep the raw text as the name.
+    // Its reader (a matched-pair reader) skips quoted text, backquotes and `$(...)`: a `}` in them does not
+    // end the `${` (`${a"}"}` is one bad substitution; `"${a["}"` runs to the end of the input). `$'...'`
+    // is ANSI-C quoting, with its escapes, outside double quotes only.
     auto bad = [&]() -> Node* {
         if (failed()) return nullptr;
         int depth = 0;
@@ -496,9 +499,32 @@ Node* Parser::read_brace_param(bool in_dq) {
             if (c == '$' && lexer_.peek(1) == '{') {
                 ++depth;
                 lexer_.advance();
+            } else if (c == '$' && lexer_.peek(1) == '(') {
+                Pos q = lexer_.pos();
+                lexer_.advance(2);
+                if (!scan_matched_paren(q)) return nullptr;
+            } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
+                const bool ansi = c == '$';
+                if (ansi) lexer_.advance();
+                c = lexer_.peek();
+                Pos q = lexer_.pos();
+                lexer_.advance();
+                for (;;) {
+                    int d = lexer_.peek();
+                    if (d < 0) {
+                        error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) +
+                                     "'");
+                        return nullptr;
+                    }
+                    if (d == c) break;
+                    if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
+                    lexer_.advance();
+                }
+            } else if (c == '}' && depth-- == 0) {
+                break;
+            } else if (c == '\\' && lexer_.peek(1) >= 0) {
+                lexer_.advance();
             }
-            if (c == '}' && depth-- == 0) break;
-            if (c == '\\' && lexer_.peek(1) >= 0) lexer_.advance();
             lexer_.advance();
         }
         ParamExp* b = arena_.node<ParamExp>(p);
