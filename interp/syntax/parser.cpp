@@ -1161,7 +1161,9 @@ bool Parser::read_array(Assign* as) {
         ArrayElem e;
         e.pos = lexer_.pos();
         uint32_t close = 0;
-        if (c == '[' && scan_subscript(lexer_.off(), close)) {
+        // bash reads the subscript of an element as a matched pair, across blanks and newlines (`[` newline
+        // `3` newline `]=z` is one element)
+        if (c == '[' && scan_subscript(lexer_.off(), close, true)) {
             uint32_t j = close + 1;
             bool app = false;
             if (j < lexer_.end() && src_[j] == '+') {
