@@ -138,6 +138,11 @@ public:
         if (!s.body.empty() || !pending_.empty()) newline();
     }
 
+    // Whether a here-document whose body goes on to the end of the input was printed (see print()).
+    bool saw_body_to_end() const { return saw_body_to_end_; }
+    // The bodies of compound commands on one line, as in a substitution.
+    void one_line_bodies() { multiline_ = false; }
+
     void word(const Word* w, Ctx ctx = Ctx::Plain) {
         if (w == nullptr) return;
         // An argument like `a=(1 2)` of declare keeps its source text in parts; print that. A tree built
@@ -154,6 +159,7 @@ private:
     int indent_ = 0;
     bool multiline_ = true;    // bodies of compound commands one statement per line
     bool at_line_start_ = false;
+    bool saw_body_to_end_ = false;
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
 
     // ------------------------------------------------------------ output primitives
@@ -712,6 +718,7 @@ private:
         if (r.op == RedirOp::HereDoc) {
             if (!r.delim_text.empty()) pending_.insert(pending_.end(), r.open_docs.begin(), r.open_docs.end());
             pending_.push_back(&r);
+            if (body_to_end()) saw_body_to_end_ = true;
         }
     }
 
@@ -1083,7 +1090,14 @@ public:
 std::string print(const Script& script) {
     Printer p;
     p.script(script);
-    return p.take();
+    if (!p.saw_body_to_end()) return p.take();
+    // A here-document whose delimiter holds a newline takes the rest of the input as its body: what follows
+    // it in the script stays on its line (see Printer::script), the ends of the compound commands around it
+    // too (`{ cat <<"a` newline `b"; echo x; }`), so they print on one line.
+    Printer one;
+    one.one_line_bodies();
+    one.script(script);
+    return one.take();
 }
 
 std::string print_one_line(const Command& command) {
