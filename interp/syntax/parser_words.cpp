@@ -827,22 +827,25 @@ Node* Parser::read_cmdsubst_fallback() {
     c->raw = src_.substr(from, lexer_.off() - from);
     // bash parses that text alone when it runs: its error is the one to report. Read in place, the body
     // may go on past the text (a here-document in it reads the lines after it), and the error would
-    // depend on what follows. Not while speculating (an arithmetic text around it may turn out to be a
-    // command substitution, read again): each level would read its text again, 2^n times.
-    c->deferred_error = arena_.str(e.message);
-    c->deferred_pos = e.pos;
-    if (speculating_ == 0) {
+    // depend on what follows. Also while speculating (an arithmetic text around it may turn out to be a
+    // command substitution, read again), or the tree would depend on how the text around it was read
+    // (`$((n)` newline `$((<<'OF'`...: printed back as `$( (n); ...`, it is read without speculation);
+    // remembered by where the text starts, so that each level is not read again, 2^n times.
+    auto found = deferred_memo_->find(c->raw.data());
+    if (found == deferred_memo_->end()) {
+        std::pair<std::string_view, Pos> what{arena_.str(e.message), e.pos};
         Parser sub(arena_, c->raw, opt_, inner, depth_);
+        sub.deferred_memo_ = deferred_memo_;
         (void)sub.parse_stmts(false);
         if (!sub.failed()) {
             Token t = sub.lexer_.next();
             if (t.kind != Tok::Eof) sub.error_near(t);
         }
-        if (sub.failed()) {
-            c->deferred_error = arena_.str(sub.err->message);
-            c->deferred_pos = sub.err->pos;
-        }
+        if (sub.failed()) what = {arena_.str(sub.err->message), sub.err->pos};
+        found = deferred_memo_->emplace(c->raw.data(), what).first;
     }
+    c->deferred_error = found->second.first;
+    c->deferred_pos = found->second.second;
     lexer_.advance();  // )
     return c;
 }
