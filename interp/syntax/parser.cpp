@@ -960,16 +960,21 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
     }
     const char open = src[i + 1], close = open == '(' ? ')' : '}';
     int depth = 0;
+    bool dollar = true;  // the `$` of the opening
     for (uint32_t j = i + 1; j < end; ++j) {
         char c = src[j];
+        const bool after_dollar = dollar;
+        dollar = false;
         if (c == '\\') {
             ++j;
         } else if (c == '\'' || c == '"') {
             while (++j < end && src[j] != c)
                 if (c == '"' && src[j] == '\\') ++j;
             if (j >= end) return end;
-        } else if (c == open) {
-            ++depth;
+        } else if (c == '$') {
+            dollar = true;
+        } else if (c == open && (open == '(' || after_dollar)) {
+            ++depth;  // only a nested `${` nests a `${`, as in bash's reader (`${{}` is one)
         } else if (c == close && --depth == 0) {
             return j;
         }
