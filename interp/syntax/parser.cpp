@@ -736,9 +736,12 @@ void Parser::read_heredoc(Redirect* r) {
     bool last_nl = true;
     bool found = false;
     while (!lexer_.eof() && !failed()) {
-        if (r->strip_tabs)
+        // bash compares a <<- line with the delimiter before stripping its tabs too (`<<-'\t'` ends at a
+        // line holding one tab)
+        const bool before = r->strip_tabs && lexer_.peek() == '\t' && at_delim_line();
+        if (r->strip_tabs && !before)
             while (lexer_.peek() == '\t') lexer_.advance();
-        if (at_delim_line()) {
+        if (before || at_delim_line()) {
             lexer_.advance_to(to);
             if (lexer_.peek() == '\n') lexer_.advance();
             last_nl = true;

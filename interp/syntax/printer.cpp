@@ -229,7 +229,9 @@ private:
         });
         // Not when a substitution spans lines: the tabs would be inside it, where the parser keeps them
         // (bash strips them before it reads the substitution; a deferred one keeps its raw text).
-        bool indent = r.strip_tabs;
+        // Nor when the delimiter starts with a tab: bash compares a line with it before stripping the tabs too,
+        // and a body line after one tab may be the delimiter.
+        bool indent = r.strip_tabs && (r.delim.empty() || r.delim[0] != '\t');
         if (indent && r.body != nullptr && !r.quoted_delim) {
             for (const Node* p : r.body->parts) {
                 if (p->try_as<Lit>() != nullptr) continue;
