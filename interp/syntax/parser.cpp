@@ -1002,6 +1002,7 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
         if (past && in == SubscriptIn::Brace && Lexer::is_meta(c)) return SubscriptScan::WordEnd;
         if (c == '}' && braces > 0) {
             --braces;  // bash's reader ends a `${` here; the word may go on
+            if (in == SubscriptIn::Own) return SubscriptScan::WordEnd;
         } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
             i = substitution_end(src_, i, end);
             if (i >= end) return SubscriptScan::Eof;

@@ -223,6 +223,12 @@ Node* Parser::read_dquote(bool locale) {
     lexer_.advance_joined(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
+    struct Keep {
+        uint32_t& braces;
+        uint32_t saved;
+        ~Keep() { braces = saved; }
+    } keep{dq_braces_, dq_braces_};
+    dq_braces_ = brace_depth_;
     Parts parts;
     LitBuf lit;
     for (;;) {
@@ -564,7 +570,11 @@ Node* Parser::read_brace_param(bool in_dq) {
         if (lexer_.peek() != '[') return true;
         uint32_t close = 0;
         // past the `}` of this `${` (and of those around it), only as far as the word goes
+        // In double quotes inside another `${` (`"${x:-"${a[1]}"}"`), the word that bounds the subscript is
+        // those quotes' text, which a `"` may close or open (the reader's nested quotes): the subscript ends
+        // with its own `${` there.
         const SubscriptIn where = in_heredoc_body_ || in_arith_text_ ? SubscriptIn::None
+                                  : dq_braces_ > 0                   ? SubscriptIn::Own
                                   : brace_in_dq_                     ? SubscriptIn::BraceDq
                                                                      : SubscriptIn::Brace;
         if (!scan_subscript(lexer_.off(), close, false, where, brace_depth_)) return false;
@@ -712,7 +722,8 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     ok = false;
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_, saved_in_arith = in_arith_text_, saved_in_dq = brace_in_dq_;
-    uint32_t saved_braces = brace_depth_;
+    uint32_t saved_braces = brace_depth_, saved_dq_braces = dq_braces_;
+    dq_braces_ = 0;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     in_arith_text_ = false;    // and its words end as a script's, in an arithmetic text or a ${ } too
     brace_depth_ = 0;
@@ -732,6 +743,7 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     in_arith_text_ = saved_in_arith;
     brace_in_dq_ = saved_in_dq;
     brace_depth_ = saved_braces;
+    dq_braces_ = saved_dq_braces;
     no_time_ = false;
     if (failed()) return body;
     // The `)` must be in the text that holds the `$(` (the word goes on there): an alias value expanded
