@@ -368,6 +368,21 @@ private:
         // A reserved word is an ordinary word after a redirection (`>f if`): keep the redirections first.
         bool redirs_first = s.assigns.empty() && !s.words.empty() && starts_as_reserved(s.words[0]) &&
                             !s.redirs.empty();
+        // So too when a word leaves open a here-document whose body goes on to the end of the input
+        // (`<<n $(<<"` newline `")`): printed after them, the here-documents of the redirections would be
+        // read after that body, and empty.
+        bool docs = false;
+        for (const Redirect* r : s.redirs) docs = docs || r->op == RedirOp::HereDoc;
+        if (!redirs_first && docs) {
+            std::vector<const Redirect*> saved;
+            saved.swap(pending_);
+            (void)capture([&] {
+                for (const Assign* a : s.assigns) assign(*a);
+                for (const Word* w : s.words) word(w);
+            });
+            redirs_first = body_to_end();
+            pending_.swap(saved);
+        }
         bool first = true;
         auto sep = [&] {
             if (!first) write(' ');
