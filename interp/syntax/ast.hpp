@@ -284,6 +284,11 @@ struct Redirect : NodeOf<NodeKind::Redirect> {
     // The delimiter word's source text: printed back as written when quoted, as bash takes the delimiter
     // from its text (a `...` in it is text, whose reprint would change it).
     std::string_view delim_text;
+    // The here-documents that a substitution in the delimiter leaves open (`<<$(<<P)`): their bodies come
+    // after the line, before this one's, as the parser reads them. The printer, which writes the delimiter
+    // as written, cannot tell them from the ones the substitution's own lines close (`<<$(<<P` newline
+    // ...`P` newline `)`).
+    List<Redirect*> open_docs;
     Word* body = nullptr;         // the body: one Lit when quoted_delim, else Lit/ParamExp/CmdSubst/ArithSubst parts
 };
 

@@ -610,9 +610,13 @@ Redirect* Parser::parse_redirect(Token t) {
         return nullptr;
     }
     uint32_t from = lexer_.off();
+    const size_t docs_before = heredocs_.size();
     r->target = read_word(WordMode::Normal);
     if (failed()) return nullptr;
     if (r->op == RedirOp::HereDoc) {
+        // a substitution in the delimiter appends the here-documents it leaves open (parse_subst_body)
+        r->open_docs = arena_.list<Redirect*>(
+            std::vector<Redirect*>(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs_before), heredocs_.end()));
         // The delimiter is the word after quote removal, without any expansion: $'..' gives its decoded
         // value (read from the word's node) and $".." its text, as a quoted part does.
         std::string_view raw = word_text(from);
@@ -732,9 +736,12 @@ void Parser::read_heredoc(Redirect* r) {
     bool last_nl = true;
     bool found = false;
     while (!lexer_.eof() && !failed()) {
-        if (r->strip_tabs)
+        // bash compares a <<- line with the delimiter before stripping its tabs too (`<<-'\t'` ends at a
+        // line holding one tab)
+        const bool before = r->strip_tabs && lexer_.peek() == '\t' && at_delim_line();
+        if (r->strip_tabs && !before)
             while (lexer_.peek() == '\t') lexer_.advance();
-        if (at_delim_line()) {
+        if (before || at_delim_line()) {
             lexer_.advance_to(to);
             if (lexer_.peek() == '\n') lexer_.advance();
             last_nl = true;
@@ -956,16 +963,21 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
     }
     const char open = src[i + 1], close = open == '(' ? ')' : '}';
     int depth = 0;
+    bool dollar = true;  // the `$` of the opening
     for (uint32_t j = i + 1; j < end; ++j) {
         char c = src[j];
+        const bool after_dollar = dollar;
+        dollar = false;
         if (c == '\\') {
             ++j;
         } else if (c == '\'' || c == '"') {
             while (++j < end && src[j] != c)
                 if (c == '"' && src[j] == '\\') ++j;
             if (j >= end) return end;
-        } else if (c == open) {
-            ++depth;
+        } else if (c == '$') {
+            dollar = true;
+        } else if (c == open && (open == '(' || after_dollar)) {
+            ++depth;  // only a nested `${` nests a `${`, as in bash's reader (`${{}` is one)
         } else if (c == close && --depth == 0) {
             return j;
         }
@@ -990,6 +1002,7 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
         if (past && in == SubscriptIn::Brace && Lexer::is_meta(c)) return SubscriptScan::WordEnd;
         if (c == '}' && braces > 0) {
             --braces;  // bash's reader ends a `${` here; the word may go on
+            if (in == SubscriptIn::Own) return SubscriptScan::WordEnd;
         } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
             i = substitution_end(src_, i, end);
             if (i >= end) return SubscriptScan::Eof;
@@ -1157,7 +1170,9 @@ bool Parser::read_array(Assign* as) {
         ArrayElem e;
         e.pos = lexer_.pos();
         uint32_t close = 0;
-        if (c == '[' && scan_subscript(lexer_.off(), close)) {
+        // bash reads the subscript of an element as a matched pair, across blanks and newlines (`[` newline
+        // `3` newline `]=z` is one element)
+        if (c == '[' && scan_subscript(lexer_.off(), close, true)) {
             uint32_t j = close + 1;
             bool app = false;
             if (j < lexer_.end() && src_[j] == '+') {

@@ -165,7 +165,8 @@ private:
     // an unquoted blank or operator byte (WordEnd; inside double quotes, one between a `"` that closes them
     // and the next that opens them again). In a here-document's body or an arithmetic text, which have no
     // words, it goes on (None).
-    enum class SubscriptIn : uint8_t { None, Brace, BraceDq };
+    // Own: the `}` of its own `${` ends the subscript (a `${` in double quotes inside another `${`).
+    enum class SubscriptIn : uint8_t { None, Brace, BraceDq, Own };
     // `braces`: how many `}` end the `${` around the subscript (nested in operands: `${x:-${a[i]}}`).
     SubscriptScan scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in = SubscriptIn::None,
                                 uint32_t braces = 0) const;
@@ -213,6 +214,13 @@ private:
         return (uint64_t(lexer_.save().frame) << 33) | (uint64_t(off) << 1) | (in_dq ? 1 : 0);
     }
     void memo_put(uint32_t off, bool in_dq, Node* n);
+    // The error of a `$((` text that is a command substitution, read alone (read_cmdsubst_fallback), by
+    // where the text starts: the same under any speculation around it, and read once, shared with the
+    // parsers of those texts (theirs are views of the same source), or each level would read the texts
+    // inside it again, 2^n times.
+    using DeferredMemo = std::unordered_map<const char*, std::pair<std::string_view, Pos>>;
+    DeferredMemo own_deferred_memo_;
+    DeferredMemo* deferred_memo_ = &own_deferred_memo_;
 
     std::vector<Redirect*> heredocs_;
     bool heredoc_eof_ = false;  // a here-document ran to the end of input
@@ -224,6 +232,7 @@ private:
     bool in_arith_text_ = false;  // reading the text of (( )), $(( )), $[ ] or a for (( )): no word ends there
     uint32_t brace_depth_ = 0;    // the `${` around the cursor, in the word or text that holds them
     bool brace_in_dq_ = false;    // whether the outermost of those is inside double quotes
+    uint32_t dq_braces_ = 0;      // how many of those are around the innermost double quotes at the cursor
     bool body_to_end_ = false;  // parse_body_text: no delimiter line, no newline added at the end
     uint32_t assign_value_off_ = 0;  // where the value of the last scalar assignment read starts  // the next pipeline starts a $( ) body: `time` is an ordinary word
 };

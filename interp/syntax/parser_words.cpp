@@ -223,6 +223,12 @@ Node* Parser::read_dquote(bool locale) {
     lexer_.advance_joined(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
+    struct Keep {
+        uint32_t& braces;
+        uint32_t saved;
+        ~Keep() { braces = saved; }
+    } keep{dq_braces_, dq_braces_};
+    dq_braces_ = brace_depth_;
     Parts parts;
     LitBuf lit;
     for (;;) {
@@ -486,6 +492,9 @@ Node* Parser::read_brace_param(bool in_dq) {
         return nullptr;
     };
     // Unrecognised syntax: bash reports "bad substitution" when it runs, so keep the raw text as the name.
+    // Its reader (a matched-pair reader) skips quoted text, backquotes and `$(...)`: a `}` in them does not
+    // end the `${` (`${a"}"}` is one bad substitution; `"${a["}"` runs to the end of the input). `$'...'`
+    // is ANSI-C quoting, with its escapes, outside double quotes only.
     auto bad = [&]() -> Node* {
         if (failed()) return nullptr;
         int depth = 0;
@@ -496,9 +505,32 @@ Node* Parser::read_brace_param(bool in_dq) {
             if (c == '$' && lexer_.peek(1) == '{') {
                 ++depth;
                 lexer_.advance();
+            } else if (c == '$' && lexer_.peek(1) == '(') {
+                Pos q = lexer_.pos();
+                lexer_.advance(2);
+                if (!scan_matched_paren(q)) return nullptr;
+            } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
+                const bool ansi = c == '$';
+                if (ansi) lexer_.advance();
+                c = lexer_.peek();
+                Pos q = lexer_.pos();
+                lexer_.advance();
+                for (;;) {
+                    int d = lexer_.peek();
+                    if (d < 0) {
+                        error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) +
+                                     "'");
+                        return nullptr;
+                    }
+                    if (d == c) break;
+                    if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
+                    lexer_.advance();
+                }
+            } else if (c == '}' && depth-- == 0) {
+                break;
+            } else if (c == '\\' && lexer_.peek(1) >= 0) {
+                lexer_.advance();
             }
-            if (c == '}' && depth-- == 0) break;
-            if (c == '\\' && lexer_.peek(1) >= 0) lexer_.advance();
             lexer_.advance();
         }
         ParamExp* b = arena_.node<ParamExp>(p);
@@ -538,7 +570,11 @@ Node* Parser::read_brace_param(bool in_dq) {
         if (lexer_.peek() != '[') return true;
         uint32_t close = 0;
         // past the `}` of this `${` (and of those around it), only as far as the word goes
+        // In double quotes inside another `${` (`"${x:-"${a[1]}"}"`), the word that bounds the subscript is
+        // those quotes' text, which a `"` may close or open (the reader's nested quotes): the subscript ends
+        // with its own `${` there.
         const SubscriptIn where = in_heredoc_body_ || in_arith_text_ ? SubscriptIn::None
+                                  : dq_braces_ > 0                   ? SubscriptIn::Own
                                   : brace_in_dq_                     ? SubscriptIn::BraceDq
                                                                      : SubscriptIn::Brace;
         if (!scan_subscript(lexer_.off(), close, false, where, brace_depth_)) return false;
@@ -686,7 +722,8 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     ok = false;
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_, saved_in_arith = in_arith_text_, saved_in_dq = brace_in_dq_;
-    uint32_t saved_braces = brace_depth_;
+    uint32_t saved_braces = brace_depth_, saved_dq_braces = dq_braces_;
+    dq_braces_ = 0;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     in_arith_text_ = false;    // and its words end as a script's, in an arithmetic text or a ${ } too
     brace_depth_ = 0;
@@ -706,6 +743,7 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     in_arith_text_ = saved_in_arith;
     brace_in_dq_ = saved_in_dq;
     brace_depth_ = saved_braces;
+    dq_braces_ = saved_dq_braces;
     no_time_ = false;
     if (failed()) return body;
     // The `)` must be in the text that holds the `$(` (the word goes on there): an alias value expanded
@@ -801,22 +839,25 @@ Node* Parser::read_cmdsubst_fallback() {
     c->raw = src_.substr(from, lexer_.off() - from);
     // bash parses that text alone when it runs: its error is the one to report. Read in place, the body
     // may go on past the text (a here-document in it reads the lines after it), and the error would
-    // depend on what follows. Not while speculating (an arithmetic text around it may turn out to be a
-    // command substitution, read again): each level would read its text again, 2^n times.
-    c->deferred_error = arena_.str(e.message);
-    c->deferred_pos = e.pos;
-    if (speculating_ == 0) {
+    // depend on what follows. Also while speculating (an arithmetic text around it may turn out to be a
+    // command substitution, read again), or the tree would depend on how the text around it was read
+    // (`$((n)` newline `$((<<'OF'`...: printed back as `$( (n); ...`, it is read without speculation);
+    // remembered by where the text starts, so that each level is not read again, 2^n times.
+    auto found = deferred_memo_->find(c->raw.data());
+    if (found == deferred_memo_->end()) {
+        std::pair<std::string_view, Pos> what{arena_.str(e.message), e.pos};
         Parser sub(arena_, c->raw, opt_, inner, depth_);
+        sub.deferred_memo_ = deferred_memo_;
         (void)sub.parse_stmts(false);
         if (!sub.failed()) {
             Token t = sub.lexer_.next();
             if (t.kind != Tok::Eof) sub.error_near(t);
         }
-        if (sub.failed()) {
-            c->deferred_error = arena_.str(sub.err->message);
-            c->deferred_pos = sub.err->pos;
-        }
+        if (sub.failed()) what = {arena_.str(sub.err->message), sub.err->pos};
+        found = deferred_memo_->emplace(c->raw.data(), what).first;
     }
+    c->deferred_error = found->second.first;
+    c->deferred_pos = found->second.second;
     lexer_.advance();  // )
     return c;
 }

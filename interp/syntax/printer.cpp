@@ -138,6 +138,11 @@ public:
         if (!s.body.empty() || !pending_.empty()) newline();
     }
 
+    // Whether a here-document whose body goes on to the end of the input was printed (see print()).
+    bool saw_body_to_end() const { return saw_body_to_end_; }
+    // The bodies of compound commands on one line, as in a substitution.
+    void one_line_bodies() { multiline_ = false; }
+
     void word(const Word* w, Ctx ctx = Ctx::Plain) {
         if (w == nullptr) return;
         // An argument like `a=(1 2)` of declare keeps its source text in parts; print that. A tree built
@@ -154,7 +159,7 @@ private:
     int indent_ = 0;
     bool multiline_ = true;    // bodies of compound commands one statement per line
     bool at_line_start_ = false;
-    bool keep_open_docs_ = false;  // printing a here-document delimiter's word: see redirect()
+    bool saw_body_to_end_ = false;
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
 
     // ------------------------------------------------------------ output primitives
@@ -224,7 +229,9 @@ private:
         });
         // Not when a substitution spans lines: the tabs would be inside it, where the parser keeps them
         // (bash strips them before it reads the substitution; a deferred one keeps its raw text).
-        bool indent = r.strip_tabs;
+        // Nor when the delimiter starts with a tab: bash compares a line with it before stripping the tabs too,
+        // and a body line after one tab may be the delimiter.
+        bool indent = r.strip_tabs && (r.delim.empty() || r.delim[0] != '\t');
         if (indent && r.body != nullptr && !r.quoted_delim) {
             for (const Node* p : r.body->parts) {
                 if (p->try_as<Lit>() != nullptr) continue;
@@ -361,6 +368,21 @@ private:
         // A reserved word is an ordinary word after a redirection (`>f if`): keep the redirections first.
         bool redirs_first = s.assigns.empty() && !s.words.empty() && starts_as_reserved(s.words[0]) &&
                             !s.redirs.empty();
+        // So too when a word leaves open a here-document whose body goes on to the end of the input
+        // (`<<n $(<<"` newline `")`): printed after them, the here-documents of the redirections would be
+        // read after that body, and empty.
+        bool docs = false;
+        for (const Redirect* r : s.redirs) docs = docs || r->op == RedirOp::HereDoc;
+        if (!redirs_first && docs) {
+            std::vector<const Redirect*> saved;
+            saved.swap(pending_);
+            (void)capture([&] {
+                for (const Assign* a : s.assigns) assign(*a);
+                for (const Word* w : s.words) word(w);
+            });
+            redirs_first = body_to_end();
+            pending_.swap(saved);
+        }
         bool first = true;
         auto sep = [&] {
             if (!first) write(' ');
@@ -698,13 +720,7 @@ private:
             // `<<$((\` newline `)x)`); a quoted one is its text after quote removal, and a substitution
             // inside it (`<<'E'`cat <<F``) is text that printing its node would rewrite. A here-document
             // that a substitution in it leaves open (`<<$(<<P)`) has its body after the line, before this
-            // one's, as the parser reads them: printing the word (not kept) makes it pending.
-            if (r.target != nullptr && r.delim_text.find('\n') == std::string_view::npos) {
-                const bool saved = keep_open_docs_;
-                keep_open_docs_ = true;
-                (void)capture([&] { word(r.target); });
-                keep_open_docs_ = saved;
-            }
+            // one's, as the parser reads them (see below).
             target = r.delim_text;
         } else if (r.op == RedirOp::HereDoc && !r.quoted_delim && !r.delim.empty()) {
             target = r.delim;
@@ -716,7 +732,11 @@ private:
                                 (target[0] == '-' && r.op == RedirOp::HereDoc && !r.strip_tabs)))
             write(' ');
         write(target);
-        if (r.op == RedirOp::HereDoc) pending_.push_back(&r);
+        if (r.op == RedirOp::HereDoc) {
+            if (!r.delim_text.empty()) pending_.insert(pending_.end(), r.open_docs.begin(), r.open_docs.end());
+            pending_.push_back(&r);
+            if (body_to_end()) saw_body_to_end_ = true;
+        }
     }
 
     // Lit text inside "..." or an unquoted here-document body, where the parser resolved \ $ ` (and " in
@@ -839,7 +859,9 @@ private:
             out_.insert(start, 1, ' ');
             write(' ');
         }
-        if (keep_open_docs_) {  // left open, read after the line that holds the substitution
+        // A body that goes on to the end of the input (a delimiter holding a newline) would take the `)`:
+        // left open, it is read after the line that holds the substitution, as the parser reads it.
+        if (body_to_end()) {
             saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
             pending_.clear();
         } else if (!pending_.empty()) {
@@ -1085,7 +1107,14 @@ public:
 std::string print(const Script& script) {
     Printer p;
     p.script(script);
-    return p.take();
+    if (!p.saw_body_to_end()) return p.take();
+    // A here-document whose delimiter holds a newline takes the rest of the input as its body: what follows
+    // it in the script stays on its line (see Printer::script), the ends of the compound commands around it
+    // too (`{ cat <<"a` newline `b"; echo x; }`), so they print on one line.
+    Printer one;
+    one.one_line_bodies();
+    one.script(script);
+    return one.take();
 }
 
 std::string print_one_line(const Command& command) {
