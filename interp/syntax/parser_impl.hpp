@@ -37,6 +37,19 @@ enum class WordMode : uint8_t {
 
 enum class ArithEnd : uint8_t { DParen, Bracket, ForPart, Whole };
 
+// Sets a variable for a scope and gives its old value back at the scope's end.
+template <class T>
+struct Restore {
+    Restore(T& ref, T value) : ref_(ref), saved_(ref) { ref_ = value; }
+    ~Restore() { ref_ = saved_; }
+    Restore(const Restore&) = delete;
+    Restore& operator=(const Restore&) = delete;
+
+private:
+    T& ref_;
+    T saved_;
+};
+
 class Parser {
 public:
     // eof_line: the line an "unexpected end of file" blames; 0 counts the lines of src.

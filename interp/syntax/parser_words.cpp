@@ -223,12 +223,7 @@ Node* Parser::read_dquote(bool locale) {
     lexer_.advance_joined(locale ? 2 : 1);  // $" or "
     Depth d(*this, p);
     if (!d.ok) return nullptr;
-    struct Keep {
-        uint32_t& braces;
-        uint32_t saved;
-        ~Keep() { braces = saved; }
-    } keep{dq_braces_, dq_braces_};
-    dq_braces_ = brace_depth_;
+    Restore<uint32_t> keep(dq_braces_, brace_depth_);
     Parts parts;
     LitBuf lit;
     for (;;) {
@@ -917,12 +912,7 @@ Node* Parser::read_arith_bracket() {
 }
 
 bool Parser::read_arith_raw(ArithEnd end, Pos start, Word*& out, char* term) {
-    struct Keep {
-        bool& flag;
-        bool saved;
-        ~Keep() { flag = saved; }
-    } keep{in_arith_text_, in_arith_text_};
-    in_arith_text_ = true;
+    Restore<bool> keep(in_arith_text_, true);
     Pos wpos = lexer_.pos();
     Parts parts;
     LitBuf lit;
