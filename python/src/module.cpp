@@ -90,7 +90,7 @@ public:
     // True once the posted job has returned (then the worker no longer touches it). Spins first for at most
     // kSpin of the whole wait, then sleeps up to for_at_most.
     bool wait_finished(std::chrono::milliseconds for_at_most) {
-        if (spin_until([&] { return finished_.load(std::memory_order_acquire); })) return true;
+        if (spin(spin_left_, [&] { return finished_.load(std::memory_order_acquire); })) return true;
         std::unique_lock lock(mu_);
         waiting_.store(true);
         bool done = cv_.wait_for(lock, for_at_most, [&] { return finished_.load(); });
@@ -116,32 +116,25 @@ private:
         __builtin_ia32_pause();
         if ((i & 15) == 15) sched_yield();
     }
-    // Spins while done() is false, for at most spin_left_ (the rest is kept for the next call).
+    // Spins while done() is false, for at most `budget` (what is left of it is kept for the next call).
     template <class Done>
-    bool spin_until(Done done) {
-        if (spin_left_.count() <= 0) return done();
+    static bool spin(std::chrono::nanoseconds& budget, Done done) {
         auto start = std::chrono::steady_clock::now();
-        for (unsigned i = 0;; ++i) {
+        for (unsigned i = 0; budget.count() > 0; ++i) {
             if (done()) return true;
             relax(i);
             if ((i & 63) == 63) {
                 auto spent = std::chrono::steady_clock::now() - start;
-                if (spent >= spin_left_) {
-                    spin_left_ = {};
-                    return done();
-                }
+                if (spent >= budget) budget = {};
             }
         }
+        return done();
     }
     void loop() {
         for (;;) {
             std::function<void()>* job = nullptr;
-            auto start = std::chrono::steady_clock::now();
-            for (unsigned i = 0; !(job = job_.exchange(nullptr)); ++i) {
-                relax(i);
-                if ((i & 63) == 63 && std::chrono::steady_clock::now() - start >= kWorkerSpin) break;
-            }
-            if (!job) {
+            std::chrono::nanoseconds budget = kWorkerSpin;
+            if (!spin(budget, [&] { return (job = job_.exchange(nullptr)) != nullptr; })) {
                 std::unique_lock lock(mu_);
                 sleeping_.store(true);
                 cv_.wait(lock, [&] { return (job = job_.exchange(nullptr)) != nullptr; });
