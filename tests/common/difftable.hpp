@@ -23,7 +23,7 @@
 // Both sides start in an empty working directory seen as /home/user (HOME); the real run's output has its
 // temporary directory replaced by /home/user so that absolute paths compare. The real bash runs
 // with only HOME, PATH=/usr/bin:/bin, USER=user and the table's environment, umask 022, in a process group of
-// its own, and is stopped (status 124, as timeout(1) says) after 20 s.
+// its own, and is stopped (status 124, as timeout(1) says) after 20 s. bashkit's run is stopped after 60 s.
 //
 // tests/tools/fill_cases fills or refreshes the stdout and status of cases from the real tools, through this
 // same harness (so the filler and the test can never run a case differently).
