@@ -43,8 +43,8 @@ public:
         if (!v) return std::optional<std::string>();
         if (v->is_indexed()) {
             if (!v->idx) return std::optional<std::string>(std::string());
-            auto it = v->idx->m.find(i);
-            return std::optional<std::string>(it == v->idx->m.end() ? std::string() : it->second);
+            const std::string* s = v->idx->get(i);
+            return std::optional<std::string>(s ? *s : std::string());
         }
         if (i == 0 && v->set) return std::optional<std::string>(v->str());
         return std::optional<std::string>(std::string());
@@ -107,9 +107,7 @@ public:
         } else {
             int64_t i = 0;
             if (!v->idx || !parse_int(k, i) || i < 0) return Step::Declined;
-            auto& m = v->idx_mut().m;
-            auto it = m.find(i);
-            if (it != m.end()) slot = &it->second;
+            slot = v->idx_mut().find(i);
         }
         int64_t cur = 0;
         if (!slot || (!slot->empty() && !arith_detail::plain_decimal(*slot, cur))) return Step::Declined;

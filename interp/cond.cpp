@@ -147,7 +147,7 @@ bool Exec::unary_test(std::string_view op, const std::string& arg, bool& known) 
                     }
                 }
                 if (!v) return false;
-                if (indexed) return v->idx && v->idx->m.count(i) > 0;
+                if (indexed) return v->idx && v->idx->get(i);
                 return i == 0 && v->set;
             }
             if (arg == "#" || arg == "?" || arg == "$" || arg == "-" || arg == "0") return true;
@@ -337,11 +337,11 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                     if (result)
                         for (size_t i = 0; i < spans.size(); ++i) {
                             if (spans[i].matched())
-                                arr->m[static_cast<int64_t>(i)] =
+                                arr->slot(static_cast<int64_t>(i)) =
                                     left.substr(static_cast<size_t>(spans[i].begin),
                                                 static_cast<size_t>(spans[i].end - spans[i].begin));
                             else
-                                arr->m[static_cast<int64_t>(i)] = "";
+                                arr->slot(static_cast<int64_t>(i)) = "";
                         }
                     v.idx = std::move(arr);
                     v.set = true;

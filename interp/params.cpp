@@ -233,10 +233,9 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
         if (!var) return Outcome::Ok;
         if (var->is_indexed()) {
             if (!var->idx) return Outcome::Ok;
-            auto it = var->idx->m.find(i);
-            if (it != var->idx->m.end()) {
+            if (const std::string* s = var->idx->get(i)) {
                 v.set = true;
-                v.scalar = it->second;
+                v.scalar = *s;
             }
             return Outcome::Ok;
         }
@@ -454,7 +453,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
         const Var* var = lookup(p->name);
         if (var) {
             if (var->is_indexed() && var->idx)
-                for (const auto& [k, s] : var->idx->m) v.list.push_back(to_dec(k));
+                for (const auto& [k, s] : *var->idx) v.list.push_back(to_dec(k));
             else if (var->is_assoc() && var->assoc)
                 for (const auto& [k, s] : var->assoc->ordered()) v.list.push_back(*k);
             else if (!var->is_array() && var->set)
@@ -842,7 +841,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                     const Var* var = lookup(v.var_name);
                     std::vector<std::pair<int64_t, std::string>> elems;
                     if (var && var->is_indexed() && var->idx)
-                        for (const auto& [k, s] : var->idx->m) elems.emplace_back(k, s);
+                        for (const auto& [k, s] : *var->idx) elems.emplace_back(k, s);
                     else if (var && var->is_assoc() && var->assoc) {
                         int64_t k = 0;
                         for (const auto& [kk, s] : var->assoc->ordered()) elems.emplace_back(k++, *s);
@@ -1008,7 +1007,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 if (v.is_list && var && var->is_array()) {
                     std::vector<std::string> items;
                     if (var->is_indexed() && var->idx)
-                        for (const auto& [k, s] : var->idx->m) {
+                        for (const auto& [k, s] : *var->idx) {
                             items.push_back(to_dec(k));
                             items.push_back(s);
                         }

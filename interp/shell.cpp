@@ -253,7 +253,7 @@ ShellImpl::ShellImpl(vfs::FileSystem& fs, const CommandRegistry& registry, Shell
         v.attrs = kAttrIndexed | kAttrReadonly;
         v.idx = std::make_shared<IndexedArray>();
         const char* parts[] = {"5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"};
-        for (int i = 0; i < 6; ++i) v.idx->m[i] = parts[i];
+        for (int i = 0; i < 6; ++i) v.idx->slot(i) = parts[i];
         v.set = true;
     }
     Exec::install_dynamic_vars(state);

@@ -145,7 +145,7 @@ std::string state_to_json(const ShellState& st) {
         if (v->is_indexed()) {
             json elems = json::array();
             if (v->idx)
-                for (const auto& [k, val] : v->idx->m) elems.push_back(json::array({k, val}));
+                for (const auto& [k, val] : *v->idx) elems.push_back(json::array({k, val}));
             e["indexed"] = std::move(elems);
         } else if (v->is_assoc()) {
             json elems = json::array();
@@ -245,7 +245,7 @@ void state_from_json(std::string_view text, ShellState& out) {
                 for (const json& p : member(e, "indexed", json::value_t::array)) {
                     if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_string())
                         bad("array " + name + ": expected [index, value] pairs");
-                    arr->m[p[0].get<int64_t>()] = p[1].get<std::string>();
+                    arr->slot(p[0].get<int64_t>()) = p[1].get<std::string>();
                 }
                 v.idx = std::move(arr);
             } else if (v.is_assoc()) {

@@ -97,6 +97,44 @@ AssocArray& Var::assoc_mut() {
     return *assoc;
 }
 
+const std::string* IndexedArray::get(int64_t i) const {
+    if (i >= 0 && static_cast<uint64_t>(i) < dense_.size()) return &dense_[static_cast<size_t>(i)];
+    if (sparse_.empty()) return nullptr;
+    auto it = sparse_.find(i);
+    return it == sparse_.end() ? nullptr : &it->second;
+}
+
+std::string& IndexedArray::slot(int64_t i, bool* created) {
+    if (created) *created = false;
+    if (i >= 0 && static_cast<uint64_t>(i) < dense_.size()) return dense_[static_cast<size_t>(i)];
+    if (static_cast<uint64_t>(i) == dense_.size()) {
+        if (created) *created = true;
+        dense_.emplace_back();
+        // The new element may close the gap to the map's first elements: they join the vector.
+        while (!sparse_.empty() && static_cast<uint64_t>(sparse_.begin()->first) == dense_.size()) {
+            auto node = sparse_.extract(sparse_.begin());
+            dense_.push_back(std::move(node.mapped()));
+        }
+        return dense_[static_cast<size_t>(i)];
+    }
+    auto [it, inserted] = sparse_.try_emplace(i);
+    if (created) *created = inserted;
+    return it->second;
+}
+
+bool IndexedArray::erase(int64_t i) {
+    if (i >= 0 && static_cast<uint64_t>(i) < dense_.size()) {
+        // The elements after it keep their indices: they move to the map (once; an array unset from its
+        // front stays sparse).
+        auto hint = sparse_.begin();
+        for (size_t k = static_cast<size_t>(i) + 1; k < dense_.size(); ++k)
+            hint = std::next(sparse_.emplace_hint(hint, static_cast<int64_t>(k), std::move(dense_[k])));
+        dense_.resize(static_cast<size_t>(i));
+        return true;
+    }
+    return sparse_.erase(i) > 0;
+}
+
 void Var::parse_number() const {
     num_state_ = arith_detail::plain_decimal(str_, num_) ? kNumKnown : kNumNot;
 }
@@ -104,8 +142,7 @@ void Var::parse_number() const {
 const std::string* Var::scalar_value() const {
     if (attrs & kAttrIndexed) {
         if (!idx) return nullptr;
-        auto it = idx->m.find(0);
-        return it == idx->m.end() ? nullptr : &it->second;
+        return idx->get(0);
     }
     if (attrs & kAttrAssoc) return assoc ? assoc->get("0") : nullptr;
     return set ? &str_ : nullptr;
@@ -114,8 +151,8 @@ const std::string* Var::scalar_value() const {
 void Var::append_values(std::vector<std::string>& out) const {
     if (is_indexed()) {
         if (!idx) return;
-        out.reserve(out.size() + idx->m.size());
-        for (const auto& [k, v] : idx->m) out.push_back(v);
+        out.reserve(out.size() + idx->size());
+        for (const auto& [k, v] : *idx) out.push_back(v);
     } else if (is_assoc()) {
         if (assoc)
             for (const auto& [k, v] : assoc->ordered()) out.push_back(*v);
@@ -125,7 +162,7 @@ void Var::append_values(std::vector<std::string>& out) const {
 }
 
 size_t Var::count() const {
-    if (attrs & kAttrIndexed) return idx ? idx->m.size() : 0;
+    if (attrs & kAttrIndexed) return idx ? idx->size() : 0;
     if (attrs & kAttrAssoc) return assoc ? assoc->size() : 0;
     return set ? 1 : 0;
 }
@@ -133,7 +170,7 @@ size_t Var::count() const {
 size_t var_bytes(const Var& v) {
     size_t n = v.str().size();
     if (v.idx)
-        for (const auto& [k, s] : v.idx->m) n += s.size() + kElemOverhead;
+        for (const auto& [k, s] : *v.idx) n += s.size() + kElemOverhead;
     if (v.assoc)
         for (const auto& [k, s] : v.assoc->ordered()) n += k->size() + s->size() + kElemOverhead;
     return n;

@@ -57,10 +57,65 @@ enum class DynVar : uint8_t {
     BashCommand,
 };
 
-// Sparse indexed array.
-struct IndexedArray {
-    std::map<int64_t, std::string> m;
-    int64_t next_index() const { return m.empty() ? 0 : m.rbegin()->first + 1; }
+// Sparse indexed array. Most arrays a script builds are dense from 0 (`a+=(x)`, `mapfile`, `read -a`): those
+// elements live in a vector, indexed by their subscript; the others in an ordered map. Invariant: the map's
+// keys are all above dense_.size() (never equal: an element that closes the gap moves to the vector), so the
+// vector holds exactly the elements 0..dense_.size()-1 and iteration is the vector, then the map.
+class IndexedArray {
+public:
+    // An element seen through an iterator: `for (const auto& [index, value] : array)`.
+    struct Element {
+        int64_t first;
+        const std::string& second;
+    };
+    class const_iterator {
+    public:
+        using value_type = Element;
+        using difference_type = std::ptrdiff_t;
+        Element operator*() const {
+            if (pos_ < a_->dense_.size()) return {static_cast<int64_t>(pos_), a_->dense_[pos_]};
+            return {it_->first, it_->second};
+        }
+        const_iterator& operator++() {
+            if (pos_ < a_->dense_.size()) ++pos_;
+            else ++it_;
+            return *this;
+        }
+        bool operator==(const const_iterator& o) const { return pos_ == o.pos_ && it_ == o.it_; }
+
+    private:
+        friend class IndexedArray;
+        const_iterator(const IndexedArray* a, size_t pos, std::map<int64_t, std::string>::const_iterator it)
+            : a_(a), pos_(pos), it_(it) {}
+        const IndexedArray* a_;
+        size_t pos_;
+        std::map<int64_t, std::string>::const_iterator it_;
+    };
+    const_iterator begin() const { return {this, 0, sparse_.begin()}; }
+    const_iterator end() const { return {this, dense_.size(), sparse_.end()}; }
+
+    // The element at index i (i >= 0), nullptr when missing.
+    const std::string* get(int64_t i) const;
+    std::string* find(int64_t i) { return const_cast<std::string*>(std::as_const(*this).get(i)); }
+    // The element at index i (i >= 0), created empty when missing; `created` says which. The reference is
+    // good until the next change of the array.
+    std::string& slot(int64_t i, bool* created = nullptr);
+    // Removes the element at index i; false when it was missing.
+    bool erase(int64_t i);
+    void clear() {
+        dense_.clear();
+        sparse_.clear();
+    }
+    size_t size() const { return dense_.size() + sparse_.size(); }
+    bool empty() const { return dense_.empty() && sparse_.empty(); }
+    // One past the highest index (where `a+=(x)` appends).
+    int64_t next_index() const {
+        return sparse_.empty() ? static_cast<int64_t>(dense_.size()) : sparse_.rbegin()->first + 1;
+    }
+
+private:
+    std::vector<std::string> dense_;
+    std::map<int64_t, std::string> sparse_;
 };
 
 // Associative array, iterated in the order bash 5.2 iterates its hash table (FNV-1 buckets, newest first

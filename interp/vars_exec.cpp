@@ -113,14 +113,14 @@ const Var* Exec::lookup(std::string_view name) {
                     int64_t k = 0;
                     for (const DebugEntry& e : debug_stack()) {
                         if (v->dyn == DynVar::Funcname)
-                            arr->m[k++] = std::string(e.funcname);
+                            arr->slot(k++) = std::string(e.funcname);
                         else if (v->dyn == DynVar::BashSource)
-                            arr->m[k++] = std::string(e.source);
+                            arr->slot(k++) = std::string(e.source);
                         else
-                            arr->m[k++] = to_dec(e.line);
+                            arr->slot(k++) = to_dec(e.line);
                     }
                 }
-                if (arr->m.empty()) return nullptr;
+                if (arr->empty()) return nullptr;
                 scratch_.idx = std::move(arr);
                 scratch_.set = true;
                 return &scratch_;
@@ -129,14 +129,14 @@ const Var* Exec::lookup(std::string_view name) {
                 scratch_.attrs = kAttrIndexed;
                 scratch_.idx = std::make_shared<IndexedArray>();
                 int64_t k = 0;
-                for (int v : state_.pipestatus) scratch_.idx->m.emplace_hint(scratch_.idx->m.end(), k++, to_dec(v));
+                for (int v : state_.pipestatus) scratch_.idx->slot(k++) = to_dec(v);
                 scratch_.set = true;
                 return &scratch_;
             }
             case DynVar::Groups: {
                 scratch_.attrs = kAttrIndexed;
                 scratch_.idx = std::make_shared<IndexedArray>();
-                scratch_.idx->m[0] = to_dec(session_.id.gid);
+                scratch_.idx->slot(0) = to_dec(session_.id.gid);
                 scratch_.set = true;
                 return &scratch_;
             }
@@ -174,8 +174,7 @@ const Var* Exec::lookup(std::string_view name) {
                 if (arith_text(sub, i, false) != Outcome::Ok) return nullptr;
                 if (arr->is_indexed() && arr->idx) {
                     if (i < 0) i += arr->idx->next_index();
-                    auto it = arr->idx->m.find(i);
-                    if (it != arr->idx->m.end()) val = &it->second;
+                    val = arr->idx->get(i);
                 } else if (i == 0 && arr->set) {
                     val = &arr->str();
                 }
@@ -347,20 +346,19 @@ static bool convert_value(Exec& ex, uint16_t attrs, const std::string* old, std:
         // A bad expression ends the assigning command's line (assign_arith_error_); bash names the builtin
         // that assigned.
         std::string prefix = ex.running_builtin_ ? std::string(ex.running_builtin_) + ": " : std::string();
+        // `+=` reads the old value before the expression runs, as bash does (`x+='x=7'` adds 7 to the old x),
+        // and `old` may not survive the expression (an assignment to the same array can move its elements).
+        int64_t o = 0;
+        if (append && old && ex.arith_text_prefixed(*old, o, prefix) != Outcome::Ok) {
+            ex.assign_arith_error_ = true;
+            return false;
+        }
         int64_t v = 0;
         if (ex.arith_text_prefixed(value, v, prefix) != Outcome::Ok) {
             ex.assign_arith_error_ = true;
             return false;
         }
-        if (append && old) {
-            int64_t o = 0;
-            if (ex.arith_text_prefixed(*old, o, prefix) != Outcome::Ok) {
-                ex.assign_arith_error_ = true;
-                return false;
-            }
-            v = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(v));
-        }
-        out = to_dec(v);
+        out = to_dec(static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(v)));
         return true;
     }
     if (append && old) {
@@ -590,28 +588,25 @@ bool Exec::store_element(Var& var, std::string_view name, int64_t idx, std::stri
     if (!v->is_indexed()) {
         // A scalar becomes element 0 of a new indexed array.
         auto arr = std::make_shared<IndexedArray>();
-        if (v->set) arr->m[0] = std::move(v->str_mut());
+        if (v->set) arr->slot(0) = std::move(v->str_mut());
         v->str_mut().clear();
         v->idx = std::move(arr);
         v->attrs |= kAttrIndexed;
         v->dyn = DynVar::None;
     }
-    IndexedArray& a = v->idx_mut();
-    auto it = a.m.find(idx);
-    bool created = it == a.m.end();
-    if (created && a.m.size() >= L.max_array_entries) {
+    const std::string* old = v->idx_mut().get(idx);
+    if (!old && v->idx->size() >= L.max_array_entries) {
         error(std::string(name) + ": too many array elements (limit " + std::to_string(L.max_array_entries) + ")");
         return false;
     }
     std::string out;
-    if (!convert_value(*this, v->attrs, created ? nullptr : &it->second, value, append, out)) return false;
-    if (created) {
-        state_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
-        a.m.emplace_hint(a.m.end(), idx, std::move(out));
-    } else {
-        state_.vars.add_bytes(static_cast<int64_t>(out.size()) - static_cast<int64_t>(it->second.size()));
-        it->second = std::move(out);
-    }
+    if (!convert_value(*this, v->attrs, old, value, append, out)) return false;
+    // The slot is found again: an integer array's expression may have changed the array.
+    bool created = false;
+    std::string& slot = v->idx_mut().slot(idx, &created);
+    state_.vars.add_bytes(static_cast<int64_t>(out.size()) +
+                          (created ? static_cast<int64_t>(kElemOverhead) : -static_cast<int64_t>(slot.size())));
+    slot = std::move(out);
     v->set = true;
     return true;
 }
@@ -630,17 +625,17 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
     if (!v->is_indexed()) {
         v->attrs |= kAttrIndexed;
         v->idx = std::make_shared<IndexedArray>();
-        if (append && v->set) v->idx->m[0] = v->str();
+        if (append && v->set) v->idx->slot(0) = v->str();
         v->str_mut().clear();
         v->dyn = DynVar::None;
     }
     IndexedArray& a = v->idx_mut();
     if (!append) {
         state_.vars.add_bytes(-static_cast<int64_t>(var_bytes(*v)));
-        a.m.clear();
+        a.clear();
     }
     int64_t next = a.next_index();
-    if (a.m.size() + values.size() > session_.limits.max_array_entries) {
+    if (a.size() + values.size() > session_.limits.max_array_entries) {
         error(std::string(name) + ": too many array elements (limit " + std::to_string(session_.limits.max_array_entries) + ")");
         return false;
     }
@@ -651,7 +646,7 @@ bool Exec::assign_array(std::string_view name, const std::vector<std::string>& v
         std::string out;
         if (!convert_value(*this, v->attrs, nullptr, s, false, out)) return false;
         state_.vars.add_bytes(static_cast<int64_t>(out.size() + kElemOverhead));
-        a.m.emplace_hint(a.m.end(), next++, std::move(out));
+        a.slot(next++) = std::move(out);
     }
     v->set = true;
     return true;
@@ -807,7 +802,7 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         if (created) t = &state_.vars.lookup_or_create(name);
         if (!t->is_array()) {
             auto arr = std::make_shared<IndexedArray>();
-            if (t->set && t->dyn == DynVar::None) arr->m[0] = std::move(t->str_mut());
+            if (t->set && t->dyn == DynVar::None) arr->slot(0) = std::move(t->str_mut());
             t->str_mut().clear();
             t->idx = std::move(arr);
             t->attrs |= kAttrIndexed;
@@ -874,7 +869,7 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
             target->set = true;
         } else if (!target->is_array()) {
             auto arr = std::make_shared<IndexedArray>();
-            if (target->set) arr->m[0] = target->str();
+            if (target->set) arr->slot(0) = target->str();
             target->str_mut().clear();
             target->idx = std::move(arr);
             target->attrs |= kAttrIndexed;

@@ -521,7 +521,7 @@ BuiltinResult builtin_compgen(BuiltinContext& ctx) {
         if (const Var* cr = sh.lookup("COMPREPLY")) {
             if (cr->is_indexed()) {
                 if (cr->idx)
-                    for (const auto& [k, v] : cr->idx->m) replies.push_back(v);
+                    for (const auto& [k, v] : *cr->idx) replies.push_back(v);
             } else if (const std::string* one = cr->scalar_value()) {
                 replies.push_back(*one);
             }

@@ -40,7 +40,7 @@ std::string array_body(const Var& v) {
     std::string out = "(";
     bool first = true;
     if (v.is_indexed() && v.idx) {
-        for (const auto& [k, s] : v.idx->m) {
+        for (const auto& [k, s] : *v.idx) {
             if (!first) out += ' ';
             first = false;
             out += "[" + to_dec(k) + "]=" + quote_declare_value(s);
@@ -330,7 +330,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
         if (add & kAttrLower) newattrs &= static_cast<uint16_t>(~kAttrUpper);
         if ((add & kAttrIndexed) && !v->is_indexed()) {
             auto arr = std::make_shared<IndexedArray>();
-            if (v->set) arr->m[0] = v->str();
+            if (v->set) arr->slot(0) = v->str();
             v->str_mut().clear();
             v->idx = std::move(arr);
         }
@@ -353,7 +353,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 v->attrs |= kAttrIndexed;
                 v->idx = std::make_shared<IndexedArray>();
                 // `declare s+=(x)` at the top level keeps the scalar as [0]; in a function bash starts anew
-                if (as->append && v->set && scope == 0) v->idx->m[0] = v->str();
+                if (as->append && v->set && scope == 0) v->idx->slot(0) = v->str();
                 v->str_mut().clear();
             }
             Outcome r = sh.do_assign(as, scope == 0 && !global ? (sh.state_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.state_.vars.scope_of(base))) : scope, 0, &preval);

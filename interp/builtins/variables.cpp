@@ -103,10 +103,9 @@ BuiltinResult builtin_unset(BuiltinContext& ctx) {
                     }
                     k += n;
                 }
-                auto it = arr.m.find(k);
-                if (it != arr.m.end()) {
-                    sh.state_.vars.add_bytes(-static_cast<int64_t>(it->second.size() + kElemOverhead));
-                    arr.m.erase(it);
+                if (const std::string* old = arr.get(k)) {
+                    sh.state_.vars.add_bytes(-static_cast<int64_t>(old->size() + kElemOverhead));
+                    arr.erase(k);
                 }
             } else {
                 // A scalar is an array of one element: [0] unsets it, another subscript is an error.
