@@ -338,8 +338,16 @@ Flow Exec::exec_case(const sx::Case* c) {
         const sx::CaseItem& item = c->items[i];
         bool matched = false;
         for (const sx::Word* pw : item.patterns) {
+            // An arm like `0)` or `start|stop)` matches its own text only: compared as it is.
+            if (std::string_view text; !po.nocase && literal_exact(pw, text)) {
+                if (text == subject) {
+                    matched = true;
+                    break;
+                }
+                continue;
+            }
             std::string pat;
-            r = expand_pattern(pw, pat);
+            r = expand_pattern(pw, pat, true);  // `~)`: the tilde expands
             if (r == Outcome::Fatal) return Flow::Exit;
             if (r == Outcome::Fail) return Flow::Normal;
             po.bytes = bytes_locale_for(pat, subject);

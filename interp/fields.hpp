@@ -41,6 +41,20 @@ inline bool literal_pattern(const sx::Word* w, std::string_view& text) {
     return true;
 }
 
+// A pattern word that matches only its own text, byte for byte (`0)`, `start)`): one unquoted literal with
+// no tilde, backslash, glob or extglob character.
+inline bool literal_exact(const sx::Word* w, std::string_view& text) {
+    if (!one_literal(w, text)) return false;
+    for (char c : text)
+        switch (c) {
+            case '~': case '\\': case '*': case '?': case '[': case '(':
+                return false;
+            default:
+                break;
+        }
+    return true;
+}
+
 // Bytes that mean something in a pattern (`-` and `^` inside a bracket, `&` in a ${x/p/r} replacement): a
 // quoted one is escaped in the pattern form.
 inline bool pattern_special(char c) {
