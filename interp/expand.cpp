@@ -627,8 +627,18 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
     if (const std::string* value = lone_plain_value(w)) {
         // A lone `$name` of a plain variable whose value neither splits nor globs: that value is the one
         // field (none when empty), what the field builder below would make of it in ten times the work.
-        std::string_view ifs = ifs_set ? std::string_view(iv->str()) : std::string_view(" \t\n");
-        if (value->find_first_of(ifs) == std::string::npos && value->find_first_of("*?[") == std::string::npos) {
+        // One pass over the value (find_first_of calls memchr once per byte of it, twice).
+        const std::string_view ifs = ifs_set ? std::string_view(iv->str()) : std::string_view(" \t\n");
+        const bool default_ifs = ifs == " \t\n";
+        bool plain = true;
+        for (char c : *value) {
+            if (c == '*' || c == '?' || c == '[' ||
+                (default_ifs ? c == ' ' || c == '\t' || c == '\n' : ifs.find(c) != std::string_view::npos)) {
+                plain = false;
+                break;
+            }
+        }
+        if (plain) {
             if (!value->empty()) out.push_back(*value);
             return Outcome::Ok;
         }

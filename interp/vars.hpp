@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/strings.hpp"
+
 #include "interp/governor.hpp"
 
 namespace bashkit::interp {
@@ -140,10 +142,7 @@ private:
         uint64_t seq = 0;
         uint32_t hash = 0;
     };
-    struct Hash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    };
+    using Hash = base::NameHash;
     std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;
     uint64_t seq_ = 0;
     uint32_t buckets_ = 1024;
@@ -236,10 +235,7 @@ public:
         uint32_t scope = 0;
         Var var;
     };
-    struct Hash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    };
+    using Hash = base::NameHash;
     using Chain = std::vector<Binding>;
     using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
 
