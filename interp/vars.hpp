@@ -333,6 +333,13 @@ public:
 
     // Every visible variable (innermost bindings), sorted by name.
     std::vector<std::pair<const std::string*, const Var*>> visible() const;
+    // f(name, var) for every visible variable, in no particular order (no list, no sort: what a command's
+    // environment needs, which sorts only the exported ones).
+    template <class F>
+    void for_each_visible(F&& f) const {
+        for (const auto& [name, c] : map_)
+            if (!c.empty()) f(name, c.back().var);
+    }
     // Visible names starting with prefix, sorted.
     std::vector<std::string> names_with_prefix(std::string_view prefix) const;
 

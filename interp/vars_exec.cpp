@@ -965,18 +965,17 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
 }
 
 Environment Exec::build_env(const std::vector<std::pair<std::string, std::string>>* extra) {
+    // Environment sorts what it is given: the exported variables are gathered in the table's order.
     std::vector<std::pair<std::string, std::string>> vars;
-    for (const auto& [name, v] : state_.vars.visible()) {
-        if (!(v->attrs & kAttrExport)) continue;
-        if (v->is_array()) continue;
-        if (v->dyn != DynVar::None) {
-            const Var* d = lookup(*name);
-            if (d && d->set) vars.emplace_back(*name, d->str());
-            continue;
+    state_.vars.for_each_visible([&](const std::string& name, const Var& v) {
+        if (!(v.attrs & kAttrExport) || v.is_array()) return;
+        if (v.dyn != DynVar::None) {
+            const Var* d = lookup(name);
+            if (d && d->set) vars.emplace_back(name, d->str());
+            return;
         }
-        if (!v->set) continue;
-        vars.emplace_back(*name, v->str());
-    }
+        if (v.set) vars.emplace_back(name, v.str());
+    });
     if (extra)
         for (const auto& e : *extra) vars.push_back(e);
     return Environment(std::move(vars));
