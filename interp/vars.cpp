@@ -181,9 +181,10 @@ size_t var_bytes(const Var& v) {
 Var* VarStore::find_at(std::string_view name, uint32_t scope) {
     auto it = map_.find(name);
     if (it == map_.end()) return nullptr;
-    for (auto b = it->second.rbegin(); b != it->second.rend(); ++b) {
-        if (b->scope == scope) return &b->var;
-        if (b->scope < scope) break;
+    Chain& c = it->second;
+    for (size_t i = c.size(); i-- > 0;) {
+        if (c[i].scope == scope) return &c[i].var;
+        if (c[i].scope < scope) break;
     }
     return nullptr;
 }
@@ -220,7 +221,7 @@ Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) 
         return c[pos - 1].var;
     }
     if (created) *created = true;
-    c.insert(c.begin() + static_cast<ptrdiff_t>(pos), Binding{scope, Var{}});
+    c.insert(pos, Binding{scope, Var{}});
     if (scope > 0) {
         if (scope_names_.size() <= scope) scope_names_.resize(scope + 1);
         scope_names_[scope].push_back(it->first);

@@ -236,7 +236,40 @@ public:
         Var var;
     };
     using Hash = base::NameHash;
-    using Chain = std::vector<Binding>;
+    // A name's bindings, ordered by scope, innermost last. Almost every name has one (a global): it is kept
+    // inline, so that a copy of the store (every subshell, pipeline stage and command substitution makes one)
+    // allocates nothing for it beyond the table's node.
+    class Chain {
+    public:
+        bool empty() const { return size_ == 0; }
+        size_t size() const { return size_; }
+        Binding& operator[](size_t i) { return i == 0 ? first_ : more_[i - 1]; }
+        const Binding& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
+        Binding& back() { return (*this)[size_ - 1]; }
+        const Binding& back() const { return (*this)[size_ - 1]; }
+        void push_back(Binding b) { insert(size_, std::move(b)); }
+        void pop_back() {
+            if (--size_ == 0) first_ = Binding{};
+            else more_.pop_back();
+        }
+        // b goes at index pos (0 <= pos <= size()).
+        void insert(size_t pos, Binding b) {
+            if (size_ == 0) {
+                first_ = std::move(b);
+            } else if (pos == 0) {
+                more_.insert(more_.begin(), std::move(first_));
+                first_ = std::move(b);
+            } else {
+                more_.insert(more_.begin() + static_cast<std::ptrdiff_t>(pos - 1), std::move(b));
+            }
+            ++size_;
+        }
+
+    private:
+        Binding first_;
+        std::vector<Binding> more_;
+        uint32_t size_ = 0;
+    };
     using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
 
     VarStore() = default;
