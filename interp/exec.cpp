@@ -375,6 +375,7 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     last_cmdsubst_status_ = -1;
     if (!in_trap_) current_simple_ = c;
     std::vector<std::string> argv;
+    ArgvLease lease(*this, argv, !c->words.empty());
     DeclArgs decls;
     std::string decl_last_arg;  // $_ when the last word is an assignment argument
     if (!c->words.empty()) {

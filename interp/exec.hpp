@@ -698,6 +698,30 @@ public:
     uint32_t call_depth_ = 0;
     uint32_t subshell_depth_ = 0;
     uint32_t eval_depth_ = 0;
+    // The words of a simple command, in a vector whose buffer the next command reuses (a small pool, for
+    // the commands of functions a command calls): an allocation and a free less per command.
+    static constexpr size_t kArgvPool = 8;
+    std::vector<std::vector<std::string>> argv_pool_;
+    struct ArgvLease {
+        // `argv` takes a pooled buffer when the command has words (an assignment-only command needs none).
+        ArgvLease(Exec& e, std::vector<std::string>& v, bool words) : ex(e), argv(v) {
+            if (!words) return;
+            if (ex.argv_pool_.capacity() < kArgvPool) ex.argv_pool_.reserve(kArgvPool);  // the destructor never allocates
+            if (!ex.argv_pool_.empty()) {
+                argv = std::move(ex.argv_pool_.back());
+                ex.argv_pool_.pop_back();
+            }
+        }
+        ~ArgvLease() {
+            if (argv.capacity() == 0 || argv.capacity() > 64 || ex.argv_pool_.size() >= ex.argv_pool_.capacity()) return;
+            argv.clear();
+            ex.argv_pool_.push_back(std::move(argv));
+        }
+        ArgvLease(const ArgvLease&) = delete;
+        ArgvLease& operator=(const ArgvLease&) = delete;
+        Exec& ex;
+        std::vector<std::string>& argv;
+    };
     uint32_t loop_depth_ = 0;
     // bash's indirection level: nesting of $( ), eval, source and trap actions; the xtrace prefix repeats the
     // first character of PS4 once more for each level.

@@ -236,38 +236,41 @@ public:
         Var var;
     };
     using Hash = base::NameHash;
-    // A name's bindings, ordered by scope, innermost last. Almost every name has one (a global): it is kept
-    // inline, so that a copy of the store (every subshell, pipeline stage and command substitution makes one)
-    // allocates nothing for it beyond the table's node.
+    // A name's bindings, ordered by scope, innermost last. Almost every name has one (a global), and every
+    // read wants the innermost: that one is kept inline (`top_`), the outer ones in a vector. A copy of the
+    // store (every subshell, pipeline stage and command substitution makes one) then allocates nothing for a
+    // name beyond the table's node, and a read costs no branch.
     class Chain {
     public:
         bool empty() const { return size_ == 0; }
         size_t size() const { return size_; }
-        Binding& operator[](size_t i) { return i == 0 ? first_ : more_[i - 1]; }
-        const Binding& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
-        Binding& back() { return (*this)[size_ - 1]; }
-        const Binding& back() const { return (*this)[size_ - 1]; }
-        void push_back(Binding b) { insert(size_, std::move(b)); }
+        Binding& operator[](size_t i) { return i + 1 == size_ ? top_ : outer_[i]; }
+        const Binding& operator[](size_t i) const { return i + 1 == size_ ? top_ : outer_[i]; }
+        Binding& back() { return top_; }
+        const Binding& back() const { return top_; }
+        void push_back(Binding b) {
+            if (size_ > 0) outer_.push_back(std::move(top_));
+            top_ = std::move(b);
+            ++size_;
+        }
         void pop_back() {
-            if (--size_ == 0) first_ = Binding{};
-            else more_.pop_back();
+            if (--size_ == 0) {
+                top_ = Binding{};
+            } else {
+                top_ = std::move(outer_.back());
+                outer_.pop_back();
+            }
         }
         // b goes at index pos (0 <= pos <= size()).
         void insert(size_t pos, Binding b) {
-            if (size_ == 0) {
-                first_ = std::move(b);
-            } else if (pos == 0) {
-                more_.insert(more_.begin(), std::move(first_));
-                first_ = std::move(b);
-            } else {
-                more_.insert(more_.begin() + static_cast<std::ptrdiff_t>(pos - 1), std::move(b));
-            }
+            if (pos == size_) return push_back(std::move(b));
+            outer_.insert(outer_.begin() + static_cast<std::ptrdiff_t>(pos), std::move(b));
             ++size_;
         }
 
     private:
-        Binding first_;
-        std::vector<Binding> more_;
+        Binding top_;
+        std::vector<Binding> outer_;
         uint32_t size_ = 0;
     };
     using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
