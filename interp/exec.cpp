@@ -399,7 +399,11 @@ Flow Exec::exec_simple(const sx::Simple* c) {
             if (w->decl_assign) defer_globs = false;
         for (uint32_t i = 0; i < c->words.size; ++i) {
             const sx::Word* w = c->words[i];
-            if (w->decl_assign && !argv.empty() && is_decl_cmd()) {
+            // An assignment argument that brace expansion makes several words of is several plain words,
+            // which the builtin reads as assignments (`declare x={1..4}` sets x=4; `s+={1,2}` appends both).
+            // Not a list: `declare -A h=([k]={p,q})` expands its elements.
+            if (w->decl_assign && !argv.empty() && is_decl_cmd() &&
+                (w->decl_assign->is_array || !brace_splits(w))) {
                 if (decls.nodes.size() < argv.size()) {
                     decls.nodes.resize(argv.size(), nullptr);
                     decls.values.resize(argv.size());

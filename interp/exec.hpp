@@ -510,6 +510,9 @@ public:
     Outcome glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out);
     Outcome proc_subst(const sx::ProcSubst* p, std::string& path);
     Outcome brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out);
+    // Whether brace expansion (when on) makes several words of w; false too when it fails (the word's own
+    // expansion then reports it).
+    bool brace_splits(const sx::Word* w);
     std::string tilde_prefix(std::string_view user, bool& ok);
     std::string ifs() const;
 

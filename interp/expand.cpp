@@ -398,6 +398,12 @@ BSeq word_items(const sx::Word* w) {
 
 }  // namespace
 
+bool Exec::brace_splits(const sx::Word* w) {
+    if (!state_.opts[OptBraceexpand] || !lit_has_brace(w)) return false;
+    std::vector<std::vector<std::pair<const sx::Node*, std::string>>> words;
+    return brace_words(w, words) == Outcome::Ok && words.size() > 1;
+}
+
 Outcome Exec::brace_words(const sx::Word* w, std::vector<std::vector<std::pair<const sx::Node*, std::string>>>& out) {
     BSeq items = word_items(w);
     std::vector<BSeq> results;
@@ -646,7 +652,9 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
     std::string ifs_val;
     if (ifs_set) ifs_val = iv->str();
 
-    auto expand_segments = [&](const std::vector<SegmentView>& segs) -> Outcome {
+    // braced: a word brace expansion made, which bash no longer sees as assignment-like (`echo q=~/{a,b}`
+    // keeps its tildes).
+    auto expand_segments = [&](const std::vector<SegmentView>& segs, bool braced) -> Outcome {
         FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set);
         for (size_t i = 0; i < segs.size(); ++i) {
             const SegmentView& sg = segs[i];
@@ -663,7 +671,7 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
             }
             if (!sg.part) {
                 std::string_view text = sg.text;
-                if (i == 0 && assignment_like_prefix(text) > 0) {
+                if (i == 0 && !braced && assignment_like_prefix(text) > 0) {
                     // bash (outside POSIX mode) expands `~` after the `=` and each ':' of an argument that
                     // looks like an assignment: `echo PATH=~/bin:~/x`.
                     size_t eq = assignment_like_prefix(text);
@@ -757,7 +765,7 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
                 }
                 views.push_back({part, text});
             }
-            r = expand_segments(views);
+            r = expand_segments(views, words.size() > 1);
             if (r != Outcome::Ok) return r;
             if (out.size() > session_.limits.max_array_entries) {
                 error("expansion: too many words");
@@ -775,7 +783,7 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
         else
             views.push_back({p, {}});
     }
-    return expand_segments(views);
+    return expand_segments(views, false);
 }
 
 Outcome Exec::glob_deferred(std::vector<std::pair<size_t, Field>>& globs, std::vector<std::string>& out) {
