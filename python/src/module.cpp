@@ -4,25 +4,28 @@
 // Threads and signals. Every call that may run a command (execute, call_tool, open and close with their
 // hooks, read_file, write_file) releases the GIL, so other Python threads go on meanwhile; a hook written in
 // Python takes the GIL back for its own call. Any thread may call SandboxSession.cancel().
-// Ctrl-C: Python runs signal handlers only in the main thread, and only between bytecodes, so a command
-// started from the main thread runs on a worker thread while the main thread waits for it, waking every
-// 50 ms to take the GIL and call PyErr_CheckSignals(). When a handler raises (KeyboardInterrupt for SIGINT)
-// the session is cancelled (again at each wake-up, until the command ends: a cancel that comes before the
-// command starts is not kept), and the exception is raised once the command has ended. This keeps Python's
-// own SIGINT handler in place (no handler of ours to install or restore) and works for any handler the
-// program sets. From other threads a command runs on the calling thread: they get no signals anyway.
+// Commands run on the calling thread. Ctrl-C: Python runs signal handlers only in the main thread, and only
+// between bytecodes; while a command started from the main thread runs, a SIGINT that Python's own C handler
+// trips (a real one, or _thread.interrupt_main()) cancels the session through the signal watch below, and the
+// Python handler runs once the command has ended (KeyboardInterrupt by default). No handler of ours is
+// installed. A SIGINT cancels the command whatever the program's Python handler for it does; the handlers
+// of other signals run once the command has ended, as after any long C call.
 //
 // Object lifetime. A SandboxHook subclass written in Python is held by C++ (the sandbox, its sessions)
 // through a shared_ptr that also keeps a reference to the Python object, so its overrides stay reachable
 // for as long as C++ may call them. A session keeps its sandbox alive (py::keep_alive).
+#include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
+#include <unistd.h>
 #include <pybind11/chrono.h>
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <csignal>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -33,6 +36,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "interp/syntax/analyze.hpp"
@@ -56,139 +60,151 @@ using nlohmann::json;
 // ------------------------------------------------------------------------------------------ threads
 
 unsigned long g_main_thread = 0;
-constexpr auto kSignalPoll = std::chrono::milliseconds(50);
+constexpr auto kCancelAgain = std::chrono::milliseconds(50);
 
-// The worker that runs the main thread's commands: one thread for the process, started on first use (a new
-// thread per command cost about 80 us of a warm execute). Only the main thread posts to it, and waits.
-// Handing a command over and back through a condition variable alone cost two futex wakes, about 10 us of a
-// warm execute("true") (C++ alone: 0.6 us). So each side spins a little before it sleeps: the worker for
-// kWorkerSpin after a command (a script's next execute usually comes within microseconds), the main thread
-// for kSpin for the command to end. A side that sleeps says so (sleeping_/waiting_), and the other side takes
-// the lock to wake it only then: the flag is set before the sleeper checks its condition again, and the
-// condition is published before the waker reads the flag (both sequentially consistent), so one of the two
-// sees the other. Spinning costs at most kSpin of a core per command, on a thread that would idle anyway.
-class MainWorker {
+// Ctrl-C while a command runs on the main thread. Python's C-level handler stays in place: it trips the
+// signal and writes the signal's number to the interpreter's "wakeup fd". From the first main-thread command
+// on, that fd is this watch's pipe (signal.set_wakeup_fd; its C counterpart is not exported), and the watch's
+// thread, blocked reading the pipe, passes each byte on to the program's own wakeup fd (asyncio's, when set)
+// and, for SIGINT during a command, cancels the session, again every 50 ms until the command ends (a cancel
+// that comes before the command has started is not kept). This covers a real signal and _thread.interrupt_main() alike (both go through the trip). The
+// Python handler itself runs once the command has returned (PyErr_CheckSignals), raising KeyboardInterrupt.
+// Until this watch, a main-thread command was handed to a worker thread so that the main thread could poll
+// for signals: that hop cost 5 us of a warm execute("true") on an idle machine and hundreds of us on a
+// loaded one.
+class SignalWatch {
 public:
-    static MainWorker& instance() {
-        static MainWorker* w = [] {
-            // A forked child has no worker thread: it starts its own.
+    // nullptr when the pipe or the thread cannot be made: commands then run without the watch.
+    static SignalWatch* instance() {
+        static const bool registered = [] {
+            // A forked child has no watch thread: it starts its own.
             pthread_atfork(nullptr, nullptr, [] { current() = nullptr; });
-            return nullptr;
+            return true;
         }();
-        (void)w;
-        if (!current()) current() = new MainWorker;  // never destroyed: the thread waits on it until exit
-        return *current();
+        (void)registered;
+        if (!current()) current() = make();  // never destroyed: the thread reads the pipe until exit
+        return current();
     }
-    void post(std::function<void()>* job) {
-        finished_.store(false);
-        job_.store(job);
-        if (sleeping_.load()) {
+    // Main thread, GIL held. Throws what set_wakeup_fd raises.
+    void begin(SandboxSession* s) {
+        // The pipe stays the wakeup fd between commands (the watch passes every byte on). The program may
+        // have set its own fd since the last command (asyncio does): then that one becomes the fd bytes are
+        // passed on to. set_wakeup_fd costs two system calls, a few microseconds, so a command that follows
+        // the last one within 100 ms (a script's loop of executes) does not put the pipe back.
+        auto now = std::chrono::steady_clock::now();
+        if (!installed_ || now - last_end_ >= kReinstall) {
+            int old = set_wakeup_fd()(write_fd_).cast<int>();
+            if (old != write_fd_) forward_.store(old);
+            installed_ = true;
+        }
+        std::lock_guard lock(mu_);
+        session_ = s;
+        ++generation_;
+    }
+    // Main thread; throws nothing.
+    void end() noexcept {
+        last_end_ = std::chrono::steady_clock::now();
+        try {
             std::lock_guard lock(mu_);
+            session_ = nullptr;
             cv_.notify_all();
+        } catch (...) {
         }
     }
-    // True once the posted job has returned (then the worker no longer touches it). Spins first for at most
-    // kSpin of the whole wait, then sleeps up to for_at_most.
-    bool wait_finished(std::chrono::milliseconds for_at_most) {
-        if (spin(spin_left_, [&] { return finished_.load(std::memory_order_acquire); })) return true;
-        std::unique_lock lock(mu_);
-        waiting_.store(true);
-        bool done = cv_.wait_for(lock, for_at_most, [&] { return finished_.load(); });
-        waiting_.store(false);
-        return done;
-    }
-    // Starts the spin budget of one command's wait (wait_finished may be called several times per command).
-    void start_wait() { spin_left_ = kSpin; }
 
 private:
-    // A warm execute("true") is ~1 us in C++ and a Python loop's next call comes ~2 us after the last: the
-    // spins cover short commands and the gap between them, not a pipeline (~20 us) or longer.
-    static constexpr auto kSpin = std::chrono::microseconds(10);        // the main thread, per command
-    static constexpr auto kWorkerSpin = std::chrono::microseconds(20);  // the worker, after a command
-    MainWorker() { std::thread([this] { loop(); }).detach(); }
-    static MainWorker*& current() {
-        static MainWorker* w = nullptr;
+    SignalWatch(int read_fd, int write_fd) : read_fd_(read_fd), write_fd_(write_fd) {}
+    static py::object& set_wakeup_fd() {
+        static auto* f = new py::object(py::module_::import("signal").attr("set_wakeup_fd"));  // kept to the end
+        return *f;
+    }
+    static SignalWatch*& current() {
+        static SignalWatch* w = nullptr;
         return w;
     }
-    // One round of a spin: a pause, and every 16th round a yield, so that on a machine with fewer free cores
-    // than spinning threads (or one core) the thread that has the work gets the CPU.
-    static void relax(unsigned i) {
-        __builtin_ia32_pause();
-        if ((i & 15) == 15) sched_yield();
-    }
-    // Spins while done() is false, for at most `budget` (what is left of it is kept for the next call).
-    template <class Done>
-    static bool spin(std::chrono::nanoseconds& budget, Done done) {
-        auto start = std::chrono::steady_clock::now();
-        for (unsigned i = 0; budget.count() > 0; ++i) {
-            if (done()) return true;
-            relax(i);
-            if ((i & 63) == 63) {
-                auto spent = std::chrono::steady_clock::now() - start;
-                if (spent >= budget) budget = {};
-            }
+    static SignalWatch* make() {
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) != 0) return nullptr;
+        // The signal handler must never block on a full pipe.
+        if (fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK) != 0) {
+            close(fds[0]);
+            close(fds[1]);
+            return nullptr;
         }
-        return done();
+        auto* w = new SignalWatch(fds[0], fds[1]);
+        try {
+            std::thread([w] { w->loop(); }).detach();
+        } catch (...) {
+            close(fds[0]);
+            close(fds[1]);
+            delete w;
+            return nullptr;
+        }
+        return w;
     }
-    void loop() {
-        for (;;) {
-            std::function<void()>* job = nullptr;
-            std::chrono::nanoseconds budget = kWorkerSpin;
-            if (!spin(budget, [&] { return (job = job_.exchange(nullptr)) != nullptr; })) {
+    // A thread entry: nothing it calls throws but the locks, which end it.
+    void loop() noexcept {
+        try {
+            unsigned char buf[64];
+            for (;;) {
+                ssize_t n = read(read_fd_, buf, sizeof buf);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) return;
+                if (int fwd = forward_.load(); fwd >= 0) (void)!write(fwd, buf, static_cast<size_t>(n));
+                if (std::find(buf, buf + n, static_cast<unsigned char>(SIGINT)) == buf + n) continue;
                 std::unique_lock lock(mu_);
-                sleeping_.store(true);
-                cv_.wait(lock, [&] { return (job = job_.exchange(nullptr)) != nullptr; });
-                sleeping_.store(false);
+                const uint64_t gen = generation_;
+                while (session_ && generation_ == gen) {
+                    session_->cancel();
+                    cv_.wait_for(lock, kCancelAgain);
+                }
             }
-            (*job)();  // a packaged_task: what it throws goes to its future
-            finished_.store(true);
-            if (waiting_.load()) {
-                std::lock_guard lock(mu_);
-                cv_.notify_all();
-            }
+        } catch (...) {
         }
     }
+    static constexpr auto kReinstall = std::chrono::milliseconds(100);
+    bool installed_ = false;                            // main thread only
+    std::chrono::steady_clock::time_point last_end_{};  // main thread only
+    const int read_fd_;
+    const int write_fd_;
+    std::atomic<int> forward_{-1};  // the program's own wakeup fd, -1 for none
     std::mutex mu_;
     std::condition_variable cv_;
-    std::atomic<std::function<void()>*> job_{nullptr};
-    std::atomic<bool> finished_{true};
-    std::atomic<bool> sleeping_{false};  // the worker sleeps on cv_ (or is about to)
-    std::atomic<bool> waiting_{false};   // the main thread sleeps on cv_ (or is about to)
-    std::chrono::nanoseconds spin_left_{};  // the main thread's; only it touches it
+    SandboxSession* session_ = nullptr;  // the main thread's command's session, under mu_
+    uint64_t generation_ = 0;            // one more per command, under mu_
 };
 
-// Runs f with the GIL released; from the main thread, on the worker while watching for signals (see above).
+// Runs f with the GIL released, on the calling thread; on the main thread, with the Ctrl-C watch above.
 template <class F>
 auto run_released(SandboxSession& s, F f) -> decltype(f()) {
-    if (PyThread_get_thread_ident() != g_main_thread) {
+    SignalWatch* watch = PyThread_get_thread_ident() == g_main_thread ? SignalWatch::instance() : nullptr;
+    if (!watch) {
         py::gil_scoped_release release;
         return f();
     }
-    std::packaged_task<decltype(f())()> task(std::move(f));
-    auto done = task.get_future();
-    std::function<void()> job = [&task] { task(); };
-    MainWorker& worker = MainWorker::instance();
-    worker.start_wait();
-    worker.post(&job);
-    std::optional<py::error_already_set> interrupted;
-    {
-        py::gil_scoped_release release;
-        while (!worker.wait_finished(kSignalPoll)) {
-            if (!interrupted) {
-                py::gil_scoped_acquire acquire;
-                if (PyErr_CheckSignals() != 0) interrupted.emplace();
-            }
-            if (interrupted) s.cancel();
+    watch->begin(&s);
+    struct Watching {
+        SignalWatch* w;
+        ~Watching() { w->end(); }
+    } watching{watch};
+    auto after = [] {
+        // A signal that came during the command: its Python handler runs now (KeyboardInterrupt for SIGINT).
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    };
+    if constexpr (std::is_void_v<decltype(f())>) {
+        {
+            py::gil_scoped_release release;
+            f();
         }
+        after();
+    } else {
+        auto result = [&] {
+            py::gil_scoped_release release;
+            return f();
+        }();
+        after();
+        return result;
     }
-    if (interrupted) {
-        try {
-            (void)done.get();
-        } catch (...) {
-        }
-        throw *interrupted;
-    }
-    return done.get();
 }
 
 bool finalizing() {

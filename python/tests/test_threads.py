@@ -92,6 +92,52 @@ def test_keyboard_interrupt_cancels_execute(session):
     assert session.execute("echo after").stdout == "after\n"
 
 
+def test_ctrl_c_reaches_the_programs_own_wakeup_fd_and_cancels(session):
+    # A program (asyncio does this) may set its own wakeup fd: a SIGINT during a command still cancels the
+    # command, and the program's fd still receives the signal's byte.
+    import socket
+
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    b.setblocking(False)
+    old = signal.set_wakeup_fd(a.fileno())
+    try:
+        time.sleep(0.15)  # after a pause, the next command looks at the wakeup fd again
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        t0 = time.monotonic()
+        try:
+            session.execute("sleep 30")
+            raise AssertionError("execute was not interrupted")
+        except KeyboardInterrupt:
+            pass
+        finally:
+            timer.cancel()
+        assert time.monotonic() - t0 < 10
+        time.sleep(0.1)
+        assert signal.SIGINT in b.recv(16)
+        assert session.execute("echo after").stdout == "after\n"
+    finally:
+        signal.set_wakeup_fd(old)
+        a.close()
+        b.close()
+
+
+def test_a_signal_between_commands_interrupts_nothing(session):
+    # The watch only cancels a command that runs: a SIGINT handled between two commands is the program's.
+    got = []
+    previous = signal.signal(signal.SIGINT, lambda *_: got.append(1))
+    try:
+        session.execute("true")
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.1)
+        r = session.execute("sleep 0.2; echo ok")
+        assert r.stdout == "ok\n" and r.exit_code == 0 and not r.cancelled
+        assert got == [1]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_ctrl_c_in_a_real_process(tmp_path):
     script = textwrap.dedent("""
         import sys, bashkit
