@@ -311,6 +311,9 @@ Flow Exec::exec_command(const sx::Command* cmd) {
             state_.status = 1;
             return after_command(cmd);
         }
+        // A redirection's error is on its own line (`done > f`); the command's own expansions (a `for`
+        // list, a `case` word) are on the command's first line again.
+        if (cmd->pos.line) lineno_ = cmd->pos.line + line_offset_;
     }
     Flow f = Flow::Normal;
     bool check = false;
