@@ -573,8 +573,10 @@ public:
     std::string get_str(std::string_view name);  // "" when unset
     // Assignments; false when refused (readonly, limits): a message was printed.
     bool assign(std::string_view name, std::string_view value, bool append = false);
+    // written: the subscript as the script wrote it, which a `bad array subscript` message shows instead of
+    // key (`a[$i]=x`, as bash reports an assignment statement's).
     bool assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
-                     bool key_is_arith_done = false);
+                     bool key_is_arith_done = false, std::string_view written = {});
     // assign_elem's last steps, for a variable found and writable: whether an element's value fits the
     // limits, and storing it at a non-negative index (a scalar becomes element 0 of a new indexed array).
     bool element_fits(std::string_view name, std::string_view value);

@@ -497,7 +497,7 @@ bool Exec::assign(std::string_view name, std::string_view value, bool append) {
 }
 
 bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_view value, bool append,
-                       bool key_is_arith_done) {
+                       bool key_is_arith_done, std::string_view written) {
     Var* v = state_.vars.find(name);
     std::string resolved;
     if (v && (v->attrs & kAttrNameref)) {
@@ -524,7 +524,8 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         int64_t idx = 0;
         if (!index_of(idx)) return false;
         if (idx < 0) {
-            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            report_error(std::string(name) + "[" + std::string(written.empty() ? key : written) +
+                         "]: bad array subscript");
             return false;
         }
         new_key = to_dec(idx);
@@ -565,7 +566,8 @@ bool Exec::assign_elem(std::string_view name, std::string_view key, std::string_
         // and the variable stays as it was.
         int64_t n = v->is_indexed() ? (v->idx ? v->idx->next_index() : 0) : (v->set ? 1 : 0);
         if (idx + n < 0) {
-            report_error(std::string(name) + "[" + std::string(key) + "]: bad array subscript");
+            report_error(std::string(name) + "[" + std::string(written.empty() ? key : written) +
+                         "]: bad array subscript");
             return false;
         }
         idx += n;
@@ -896,6 +898,10 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
                     if (arith_text(el.key, kk, true) != Outcome::Ok) return Outcome::Fatal;
                     Var* cur = state_.vars.find(tname);
                     if (kk < 0 && cur && cur->idx) kk += cur->idx->next_index();
+                    if (kk < 0) {  // bash names the element as written, its key expanded: `[-5]=q`
+                        report_error("[" + el.key + (el.append ? "]+=" : "]=") + el.value + ": bad array subscript");
+                        return state_.status = 1, Outcome::Fail;
+                    }
                     if (!assign_elem(tname, to_dec(kk), el.value, el.append, true)) return state_.status = 1, Outcome::Fail;
                     next = kk + 1;
                 }
@@ -938,7 +944,9 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
                 discard_line_ = exit_status_ == 1 && state_.script_input;  // as a bad subscript in an expansion
                 return Outcome::Fatal;
             }
-            if (!assign_elem(name, to_dec(k), val.scalar, a->append, true)) {
+            // A statement's message shows the subscript as written (`a[$i]`), a declaration's as expanded.
+            const std::string written = running_builtin_ ? std::string() : sx::print(*a->index);
+            if (!assign_elem(name, to_dec(k), val.scalar, a->append, true, written)) {
                 state_.status = 1;
                 return Outcome::Fail;
             }
