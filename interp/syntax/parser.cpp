@@ -432,7 +432,7 @@ Command* Parser::parse_pipeline() {
                 lexer_.advance_joined(2);
                 t = lexer_.next();
             }
-        } else if (lexer_.at_word("!")) {
+        } else if (at_bang()) {
             lexer_.advance_joined(1);
             negated = !negated;
             t = lexer_.next();
@@ -461,7 +461,7 @@ Command* Parser::parse_pipeline() {
             // After `|`, `!` is a reserved word that cannot start a pipeline stage; so is `time` once two
             // newlines separate it from the `|` (bash's time_command_acceptable looks back two tokens).
             Token s = lexer_.next();
-            if (s.kind == Tok::Word && (lexer_.at_word("!") || (newlines >= 2 && lexer_.at_word("time")))) {
+            if (s.kind == Tok::Word && (at_bang() || (newlines >= 2 && lexer_.at_word("time")))) {
                 error_near(s);
                 return nullptr;
             }

@@ -550,7 +550,7 @@ CondExpr* Parser::cond_term() {
         error(t.pos, "syntax error near unexpected token `]]'");
         return nullptr;
     }
-    if (lexer_.at_word("!")) {
+    if (at_bang()) {
         lexer_.advance_joined(1);
         CondExpr* e = cond_term();
         if (!e) return nullptr;

@@ -154,6 +154,9 @@ private:
     Command* parse_funcdef_body(FuncDef* f);
     Command* parse_coproc();
     bool at_compound_start();
+    // At the reserved word `!`: with extglob, `!(` starts a pattern word instead (`!(*.txt)` is a command
+    // word, and in `[[ ]]` an operand), as bash's reader takes it before it looks for reserved words.
+    bool at_bang() const { return lexer_.at_word("!") && !(opt_.extglob && lexer_.peekj(1) == '('); }
     // Alias expansion of the word at the cursor (bash's alias_expand_token): at command position, or
     // after an alias whose value ends with a blank. True when the word was replaced by its value.
     bool expand_alias(bool command_position);
