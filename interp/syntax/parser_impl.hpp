@@ -230,11 +230,16 @@ private:
         return (uint64_t(lexer_.save().frame) << 33) | (uint64_t(off) << 1) | (in_dq ? 1 : 0);
     }
     void memo_put(uint32_t off, bool in_dq, Node* n);
-    // The error of a `$((` text that is a command substitution, read alone (read_cmdsubst_fallback), by
-    // where the text starts: the same under any speculation around it, and read once, shared with the
-    // parsers of those texts (theirs are views of the same source), or each level would read the texts
-    // inside it again, 2^n times.
-    using DeferredMemo = std::unordered_map<const char*, std::pair<std::string_view, Pos>>;
+    // A `$((` text that is a command substitution, read alone (read_cmdsubst_fallback): its body, or the
+    // error kept for run time. By where the text starts: the same under any speculation around it, and
+    // read once, shared with the parsers of those texts (theirs are views of the same source), or each level
+    // would read the texts inside it again, 2^n times.
+    struct DeferredText {
+        List<Stmt*> body;
+        std::string_view error;
+        Pos pos;
+    };
+    using DeferredMemo = std::unordered_map<const char*, DeferredText>;
     DeferredMemo own_deferred_memo_;
     DeferredMemo* deferred_memo_ = &own_deferred_memo_;
 

@@ -808,51 +808,43 @@ Node* Parser::read_dollar_dparen() {
     return failed() ? nullptr : a;
 }
 
-// After `$((` that is not arithmetic, bash reads the text up to the matching `)` and parses it as a
-// command substitution only when it runs. We parse it now when we can and otherwise keep the text with
-// the error for run time; only an unterminated text is a syntax error.
+// After `$((` that is not arithmetic, bash reads the text up to the matching `)` (as a quoted text, not as
+// commands: a here-document in it reads no line, `$((cat <<E` newline `)` newline ... ends at that `)`) and
+// parses it as a command substitution only when it runs, alone. So do we: the text's body is its parse
+// alone, or when it does not parse, the error kept for run time; only an unterminated text is a syntax
+// error. Read in place, the body could go on past the text (a here-document in it would read the lines
+// after it), and the tree would depend on what follows.
 Node* Parser::read_cmdsubst_fallback() {
     Pos p = lexer_.pos();
-    LexState st = lexer_.save();
-    uint32_t end = lexer_.end();
-    std::vector<Redirect*> pending = heredocs_;
-    ++speculating_;
-    Node* n = read_cmdsubst();
-    --speculating_;
-    if (n && !failed()) return n;
-    if (!err) return nullptr;
-    ParseError e = std::move(*err);
-    err.reset();
-    lexer_.set_end(end);
-    lexer_.restore(st);
-    heredocs_ = std::move(pending);
     lexer_.advance_joined(2);  // $(
     uint32_t from = lexer_.off();
     Pos inner = lexer_.pos();
     if (!scan_matched_paren(p)) return nullptr;
     CmdSubst* c = arena_.node<CmdSubst>(p);
     c->raw = src_.substr(from, lexer_.off() - from);
-    // bash parses that text alone when it runs: its error is the one to report. Read in place, the body
-    // may go on past the text (a here-document in it reads the lines after it), and the error would
-    // depend on what follows. Also while speculating (an arithmetic text around it may turn out to be a
-    // command substitution, read again), or the tree would depend on how the text around it was read
-    // (`$((n)` newline `$((<<'OF'`...: printed back as `$( (n); ...`, it is read without speculation);
-    // remembered by where the text starts, so that each level is not read again, 2^n times.
+    // Remembered by where the text starts, so that a text read again under speculation (an arithmetic
+    // text around it may turn out to be a command substitution) is not parsed again, 2^n times.
     auto found = deferred_memo_->find(c->raw.data());
     if (found == deferred_memo_->end()) {
-        std::pair<std::string_view, Pos> what{arena_.str(e.message), e.pos};
+        DeferredText what;
         Parser sub(arena_, c->raw, opt_, inner, depth_);
         sub.deferred_memo_ = deferred_memo_;
-        (void)sub.parse_stmts(false);
+        Stmts body = sub.parse_stmts(false);
         if (!sub.failed()) {
             Token t = sub.lexer_.next();
             if (t.kind != Tok::Eof) sub.error_near(t);
         }
-        if (sub.failed()) what = {arena_.str(sub.err->message), sub.err->pos};
+        if (sub.failed()) {
+            what.error = arena_.str(sub.err->message);
+            what.pos = sub.err->pos;
+        } else {
+            what.body = arena_.list<Stmt*>(body);
+        }
         found = deferred_memo_->emplace(c->raw.data(), what).first;
     }
-    c->deferred_error = found->second.first;
-    c->deferred_pos = found->second.second;
+    c->body = found->second.body;
+    c->deferred_error = found->second.error;
+    c->deferred_pos = found->second.pos;
     lexer_.advance();  // )
     return c;
 }

@@ -805,8 +805,9 @@ private:
             case NodeKind::ParamExp: param_exp(*n->as<ParamExp>(), ctx); return;
             case NodeKind::CmdSubst: {
                 const CmdSubst& c = *n->as<CmdSubst>();
-                if (!c.deferred_error.empty()) {
-                    // A body bash only parses when it runs: printed exactly as written.
+                if (!c.deferred_error.empty() || (!c.backquote && !c.raw.empty())) {
+                    // A body bash only parses when it runs (a `$((` text that is not arithmetic, whose end
+                    // bash finds by its parentheses alone): printed exactly as written.
                     write(c.backquote ? "`" : "$(");
                     write(c.raw);
                     write(c.backquote ? "`" : ")");
