@@ -953,6 +953,11 @@ Command* Parser::parse_simple() {
 
 // The offset of what closes the substitution that opens at `i` (`$(`, `${` or a backquote), skipping quotes
 // and escapes and counting nested pairs; `end` when the input ends first.
+// Whether src[i] starts `$(` that is not `$((`.
+static bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end) {
+    return src[i] == '$' && i + 2 < end && src[i + 1] == '(' && src[i + 2] != '(';
+}
+
 static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
     if (src[i] == '`') {
         for (uint32_t j = i + 1; j < end; ++j) {
@@ -990,8 +995,28 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
 // OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless `newlines`
 // (an assignment word at the start of a command, which bash reads across lines). WordEnd: past the `braces`
 // `}` that end the `${` around it (`in`), the word ends first.
+std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
+    if (failed() || at < lexer_.off()) return std::nullopt;
+    const LexState st = lexer_.save();
+    const std::vector<Redirect*> docs = heredocs_;
+    const size_t warned = unterminated_heredocs_.size();
+    const bool docs_eof = heredoc_eof_;
+    lexer_.advance_to(at);
+    ++speculating_;
+    Node* n = read_dollar(in_dq);  // remembered: the word's own read finds it again
+    --speculating_;
+    std::optional<uint32_t> close;
+    if (n && !failed()) close = lexer_.off() - 1;
+    err.reset();
+    lexer_.restore(st);
+    heredocs_ = docs;
+    unterminated_heredocs_.resize(warned);
+    heredoc_eof_ = docs_eof;
+    return close;
+}
+
 Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in,
-                                            uint32_t braces) const {
+                                            uint32_t braces) {
     uint32_t end = lexer_.end();
     int depth = 0;
     if (in == SubscriptIn::None) braces = 0;
@@ -1004,7 +1029,8 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
             --braces;  // bash's reader ends a `${` here; the word may go on
             if (in == SubscriptIn::Own) return SubscriptScan::WordEnd;
         } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
-            i = substitution_end(src_, i, end);
+            const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, false) : std::nullopt;
+            i = cs ? *cs : substitution_end(src_, i, end);
             if (i >= end) return SubscriptScan::Eof;
         } else if (c == '[') {
             ++depth;
@@ -1022,8 +1048,14 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
             const bool reopens = past && in == SubscriptIn::BraceDq && c == '"';
             uint32_t j = i + 1;
             while (j < end && src_[j] != c) {
-                if (c == '"' && src_[j] == '\\') ++j;
-                else if (reopens && Lexer::is_meta(src_[j])) return SubscriptScan::WordEnd;
+                if (c == '"' && src_[j] == '\\') {
+                    ++j;
+                } else if (c == '"' && is_cmdsubst(src_, j, end)) {
+                    // its text may hold a `"` (or a here-document's lines): it ends at its own `)`
+                    if (std::optional<uint32_t> cs = cmdsubst_end(j, true)) j = *cs;
+                } else if (reopens && Lexer::is_meta(src_[j])) {
+                    return SubscriptScan::WordEnd;
+                }
                 ++j;
             }
             if (j >= end) {
@@ -1038,11 +1070,11 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
     return SubscriptScan::Eof;
 }
 
-bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines, SubscriptIn in, uint32_t braces) const {
+bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines, SubscriptIn in, uint32_t braces) {
     return scan_brackets(at, newlines, close, in, braces) == SubscriptScan::Closed;
 }
 
-int Parser::command_subscript(uint32_t& close) const {
+int Parser::command_subscript(uint32_t& close) {
     const uint32_t off = lexer_.off(), end = lexer_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return 0;
     // line continuations may split the name and the bracket (`a\` newline `[1]`), as in an assignment

@@ -420,17 +420,21 @@ Node* Parser::read_ansic() {
     return q;
 }
 
-Node* Parser::memo_get(uint32_t off, bool in_dq) {
+Node* Parser::memo_get(uint32_t off, bool in_dq, bool docs) {
     if (memo_.empty()) return nullptr;
     auto it = memo_.find(memo_key(off, in_dq));
     if (it == memo_.end()) return nullptr;
     lexer_.restore(it->second.end);
+    if (docs) heredocs_.insert(heredocs_.end(), it->second.docs.begin(), it->second.docs.end());
     return it->second.node;
 }
 
-void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
+void Parser::memo_put(uint32_t off, bool in_dq, Node* n, size_t docs_before) {
     if (speculating_ == 0 || !n || failed()) return;
-    memo_[memo_key(off, in_dq)] = Memo{n, lexer_.save()};
+    Memo m{n, lexer_.save(), {}};
+    if (heredocs_.size() > docs_before)
+        m.docs.assign(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs_before), heredocs_.end());
+    memo_[memo_key(off, in_dq)] = std::move(m);
 }
 
 Node* Parser::read_dollar(bool in_dq) {
@@ -439,12 +443,13 @@ Node* Parser::read_dollar(bool in_dq) {
     uint32_t off = lexer_.off();
     if (n == '{' || n == '(' || n == '[') {
         if (Node* m = memo_get(off, in_dq)) return m;
+        const size_t docs_before = heredocs_.size();
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
         else if (n == '[') r = read_arith_bracket();
         else if (lexer_.peekj(2) == '(') r = read_dollar_dparen();
         else r = read_cmdsubst();
-        memo_put(off, in_dq, r);
+        memo_put(off, in_dq, r, docs_before);
         return r;
     }
     if (!in_dq && n == '\'') return read_ansic();
@@ -866,7 +871,7 @@ bool Parser::scan_matched_paren(Pos open) {
         } else if (c == '(') {
             ++depth;
         } else if (c == '$' && lexer_.peek(1) == '(') {
-            if (memo_get(lexer_.off(), false)) continue;  // a substitution already read: jump over it
+            if (memo_get(lexer_.off(), false, false)) continue;  // a substitution already read: jump over it
             lexer_.advance();
             continue;
         } else if (c == '\\') {
