@@ -143,6 +143,7 @@ struct Command;
 struct ArithExpr;
 struct CondExpr;
 struct Assign;
+struct Redirect;
 
 // ---------------------------------------------------------------- word parts
 
@@ -219,6 +220,10 @@ struct CmdSubst : NodeOf<NodeKind::CmdSubst> {
     std::string_view deferred_error;
     Pos deferred_pos;
     std::string_view raw;
+    // For that `$((` text: the here-documents that the substitutions in it leave open (`$(($(<<E))x)`,
+    // read while it was tried as arithmetic, as bash's reader reads them): their bodies come after the
+    // line, which the printer, writing the text as written, must know.
+    List<Redirect*> open_docs;
 };
 struct ArithSubst : NodeOf<NodeKind::ArithSubst> {
     bool bracket = false;      // $[ ] rather than $(( ))

@@ -798,6 +798,7 @@ Node* Parser::read_dollar_dparen() {
     LexState st = lexer_.save();
     lexer_.advance_joined(3);
     Word* raw = nullptr;
+    const size_t docs = heredocs_.size();
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
@@ -805,7 +806,11 @@ Node* Parser::read_dollar_dparen() {
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lexer_.restore(st);
-        return read_cmdsubst_fallback();
+        Node* n = read_cmdsubst_fallback();
+        if (n && heredocs_.size() > docs)
+            n->as<CmdSubst>()->open_docs = arena_.list<Redirect*>(
+                std::vector<Redirect*>(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs), heredocs_.end()));
+        return n;
     }
     ArithSubst* a = arena_.node<ArithSubst>(p);
     a->raw = raw;

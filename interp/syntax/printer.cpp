@@ -811,6 +811,7 @@ private:
                     write(c.backquote ? "`" : "$(");
                     write(c.raw);
                     write(c.backquote ? "`" : ")");
+                    pending_.insert(pending_.end(), c.open_docs.begin(), c.open_docs.end());
                 } else if (c.backquote) {
                     backquote(c.body, ctx);
                 } else {
