@@ -704,6 +704,9 @@ void Parser::read_heredocs() {
 void Parser::read_heredoc(Redirect* r) {
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = true;
+    // bash reads a body as text: the here-documents a substitution in it leaves open (`$(<<E)`, which we
+    // parse) read no line
+    const size_t docs = heredocs_.size();
     Parts parts;
     LitBuf lit;
     Pos start = lexer_.pos();
@@ -817,6 +820,7 @@ void Parser::read_heredoc(Redirect* r) {
     body->parts = arena_.list<Node*>(parts);
     r->body = body;
     in_heredoc_body_ = saved_in_body;
+    if (heredocs_.size() > docs) heredocs_.resize(docs);
 }
 
 Word* Parser::parse_body_text() {

@@ -807,7 +807,7 @@ Node* Parser::read_dollar_dparen() {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lexer_.restore(st);
         Node* n = read_cmdsubst_fallback();
-        if (n && heredocs_.size() > docs)
+        if (n && heredocs_.size() > docs && !in_heredoc_body_)  // a body's are dropped (read_heredoc)
             n->as<CmdSubst>()->open_docs = arena_.list<Redirect*>(
                 std::vector<Redirect*>(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs), heredocs_.end()));
         return n;
