@@ -204,6 +204,8 @@ private:
     Node* read_ansic();
     Node* read_dollar(bool in_dq);
     Node* read_brace_param(bool in_dq);
+    Node* read_brace_parts(bool in_dq);
+    bool skip_brace_text(Pos open, bool in_dq);
     Node* read_cmdsubst();
     Node* read_dollar_dparen();
     Node* read_cmdsubst_fallback();

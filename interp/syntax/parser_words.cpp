@@ -471,7 +471,83 @@ Node* Parser::read_dollar(bool in_dq) {
     return nullptr;
 }
 
+// Moves to the `}` that ends the `${` opened at p (the cursor inside it) as bash's reader finds it when it
+// reads the word (a matched-pair reader): it skips quoted text, backquotes and `$(...)`, so a `}` in them
+// does not end the `${` (`${a"}"}` is one), and only a nested `${` nests. `$'...'` is ANSI-C quoting, with
+// its escapes, outside double quotes only. False with an error when the input ends first.
+bool Parser::skip_brace_text(Pos p, bool in_dq) {
+    int depth = 0;
+    for (;;) {
+        int c = lexer_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching `}'");
+            return false;
+        }
+        // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
+        if (c == '$' && lexer_.peek(1) == '{') {
+            ++depth;
+            lexer_.advance();
+        } else if (c == '$' && lexer_.peek(1) == '(') {
+            Pos q = lexer_.pos();
+            lexer_.advance(2);
+            if (!scan_matched_paren(q)) return false;
+        } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
+            const bool ansi = c == '$';
+            if (ansi) lexer_.advance();
+            c = lexer_.peek();
+            Pos q = lexer_.pos();
+            lexer_.advance();
+            for (;;) {
+                int d = lexer_.peek();
+                if (d < 0) {
+                    error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) +
+                                 "'");
+                    return false;
+                }
+                if (d == c) break;
+                if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
+                lexer_.advance();
+            }
+        } else if (c == '}' && depth-- == 0) {
+            break;
+        } else if (c == '\\' && lexer_.peek(1) >= 0) {
+            lexer_.advance();
+        }
+        lexer_.advance();
+    }
+    return true;
+}
+
+// A `${` whose text, read as its parts are, runs past the `}` that ends it when bash reads the word
+// (`${y:-${a[1} x]}`: the subscript of the inner one takes that `}`, as bash's expansion does, and the
+// input ends before another): bash reads the word and fails only when it expands it ("bad substitution").
+// So do we, when the parts read to the end of the input: the text up to that `}` is kept as a bad
+// substitution. Any other error is the word's.
 Node* Parser::read_brace_param(bool in_dq) {
+    const LexState st = lexer_.save();
+    const size_t docs = heredocs_.size();
+    Node* n = read_brace_parts(in_dq);
+    if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
+    ParseError e = std::move(*err);
+    err.reset();
+    lexer_.restore(st);
+    if (heredocs_.size() > docs) heredocs_.resize(docs);
+    Pos p = lexer_.pos();
+    lexer_.advance_joined(2);
+    lexer_.splice();
+    uint32_t body = lexer_.off();
+    if (!skip_brace_text(p, in_dq)) {
+        err = std::move(e);
+        return nullptr;
+    }
+    ParamExp* b = arena_.node<ParamExp>(p);
+    b->braced = true;
+    b->name = src_.substr(body, lexer_.off() - body);
+    lexer_.advance();
+    return b;
+}
+
+Node* Parser::read_brace_parts(bool in_dq) {
     Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
@@ -496,43 +572,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     // end the `${` (`${a"}"}` is one bad substitution; `"${a["}"` runs to the end of the input). `$'...'`
     // is ANSI-C quoting, with its escapes, outside double quotes only.
     auto bad = [&]() -> Node* {
-        if (failed()) return nullptr;
-        int depth = 0;
-        for (;;) {
-            int c = lexer_.peek();
-            if (c < 0) return eof_err();
-            // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
-            if (c == '$' && lexer_.peek(1) == '{') {
-                ++depth;
-                lexer_.advance();
-            } else if (c == '$' && lexer_.peek(1) == '(') {
-                Pos q = lexer_.pos();
-                lexer_.advance(2);
-                if (!scan_matched_paren(q)) return nullptr;
-            } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
-                const bool ansi = c == '$';
-                if (ansi) lexer_.advance();
-                c = lexer_.peek();
-                Pos q = lexer_.pos();
-                lexer_.advance();
-                for (;;) {
-                    int d = lexer_.peek();
-                    if (d < 0) {
-                        error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) +
-                                     "'");
-                        return nullptr;
-                    }
-                    if (d == c) break;
-                    if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
-                    lexer_.advance();
-                }
-            } else if (c == '}' && depth-- == 0) {
-                break;
-            } else if (c == '\\' && lexer_.peek(1) >= 0) {
-                lexer_.advance();
-            }
-            lexer_.advance();
-        }
+        if (failed() || !skip_brace_text(p, in_dq)) return nullptr;
         ParamExp* b = arena_.node<ParamExp>(p);
         b->braced = true;
         b->name = src_.substr(body, lexer_.off() - body);
