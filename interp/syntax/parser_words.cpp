@@ -556,6 +556,8 @@ Node* Parser::read_brace_parts(bool in_dq) {
     // Where the text inside the braces starts: `$` and `{` may be apart (`$\<newline>{`), and line
     // continuations after `{` are not part of it.
     uint32_t body = lexer_.off();
+    const LexState body_at = lexer_.save();
+    const size_t docs = heredocs_.size();
     if (brace_depth_ == 0) brace_in_dq_ = in_dq;
     struct Nest {
         uint32_t& depth;
@@ -571,8 +573,13 @@ Node* Parser::read_brace_parts(bool in_dq) {
     // Its reader (a matched-pair reader) skips quoted text, backquotes and `$(...)`: a `}` in them does not
     // end the `${` (`${a"}"}` is one bad substitution; `"${a["}"` runs to the end of the input). `$'...'`
     // is ANSI-C quoting, with its escapes, outside double quotes only.
+    // The text ends where bash's reader ends it, from its start: the parts read may have gone past that `}`
+    // (`${a[}] <}`: the subscript takes it, as bash's expansion does).
     auto bad = [&]() -> Node* {
-        if (failed() || !skip_brace_text(p, in_dq)) return nullptr;
+        if (failed()) return nullptr;
+        lexer_.restore(body_at);
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        if (!skip_brace_text(p, in_dq)) return nullptr;
         ParamExp* b = arena_.node<ParamExp>(p);
         b->braced = true;
         b->name = src_.substr(body, lexer_.off() - body);
