@@ -833,8 +833,6 @@ Word* Parser::parse_body_text() {
 
 // ---------------------------------------------------------------- simple commands
 
-static bool has_word_break(std::string_view src, uint32_t from, uint32_t to);
-
 Command* Parser::parse_simple() {
     Token t = lexer_.next();
     Simple* s = arena_.node<Simple>(t.pos);
@@ -877,7 +875,7 @@ Command* Parser::parse_simple() {
                                       : "unexpected EOF while looking for matching `''");
                 return nullptr;
             }
-            if (sub > 0 && has_word_break(src_, lexer_.off(), close)) {
+            if (sub > 0 && has_word_break(lexer_.off(), close)) {
                 w = read_range_word(lexer_.off(), close + 1);
                 if (failed()) return nullptr;
                 const int c = lexer_.peek();
@@ -1104,13 +1102,21 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
 }
 
 // Whether src[from, to) has a blank or an operator byte (; & | ( ) < >) outside quotes and substitutions,
-// where a word read as a command word would end.
-static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
+// where a word read as a command word would end. A `$(...)` is read as commands to find its `)` (its
+// here-documents' lines, or a `"` in it, are its own).
+bool Parser::has_word_break(uint32_t from, uint32_t to) {
+    const std::string_view src = src_;
     int depth = 0;  // inside $( ), ${ } or $[ ]
     bool backtick = false;
     char quote = 0;
     for (uint32_t i = from; i < to; ++i) {
         char c = src[i];
+        if (quote != '\'' && depth == 0 && !backtick && is_cmdsubst(src, i, to)) {
+            if (std::optional<uint32_t> cs = cmdsubst_end(i, quote == '"')) {
+                i = *cs;
+                continue;
+            }
+        }
         if (c == '\\' && quote != '\'') {
             ++i;
         } else if (quote) {
@@ -1145,7 +1151,7 @@ Assign* Parser::try_assignment(bool word_subscript) {
     bool has_index = false;
     if (i < end && src_[i] == '[') {
         if (!scan_subscript(i, close, !word_subscript)) return nullptr;
-        if (word_subscript && has_word_break(src_, i + 1, close)) return nullptr;
+        if (word_subscript && has_word_break(i + 1, close)) return nullptr;
         has_index = true;
         i = lexer_.skip_cont(close + 1);
     }

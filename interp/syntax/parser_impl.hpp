@@ -192,6 +192,7 @@ private:
     // bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E` newline
     // `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
     std::optional<uint32_t> cmdsubst_end(uint32_t at, bool in_dq);
+    bool has_word_break(uint32_t from, uint32_t to);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
     // -1 when the input ends first, -2 or -3 (with `close` at the quote) when it ends inside a double or
