@@ -1055,6 +1055,10 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
                 } else if (c == '"' && is_cmdsubst(src_, j, end)) {
                     // its text may hold a `"` (or a here-document's lines): it ends at its own `)`
                     if (std::optional<uint32_t> cs = cmdsubst_end(j, true)) j = *cs;
+                } else if (c == '"' && src_[j] == '$' && j + 1 < end && src_[j + 1] == '{') {
+                    // so may a `${...}` (`"${"]"}"`), which bash's reader reads as one
+                    j = substitution_end(src_, j, end);
+                    if (j >= end) return SubscriptScan::Eof;
                 } else if (reopens && Lexer::is_meta(src_[j])) {
                     return SubscriptScan::WordEnd;
                 }
@@ -1119,6 +1123,8 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
         }
         if (c == '\\' && quote != '\'') {
             ++i;
+        } else if (quote == '"' && c == '$' && i + 1 < to && src[i + 1] == '{') {
+            i = substitution_end(src, i, to);  // a `"` in it is its own
         } else if (quote) {
             if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {
