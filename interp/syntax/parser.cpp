@@ -977,9 +977,9 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
         dollar = false;
         if (c == '\\') {
             ++j;
-        } else if (c == '\'' || c == '"') {
+        } else if (c == '\'' || c == '"' || c == '`') {  // a backquoted text is skipped too (`${`}]`}`)
             while (++j < end && src[j] != c)
-                if (c == '"' && src[j] == '\\') ++j;
+                if (c != '\'' && src[j] == '\\') ++j;
             if (j >= end) return end;
         } else if (c == '$') {
             dollar = true;
