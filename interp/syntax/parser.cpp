@@ -1000,6 +1000,7 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
 std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
     if (failed() || at < lexer_.off()) return std::nullopt;
     const LexState st = lexer_.save();
+    const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const std::vector<Redirect*> docs = heredocs_;
     const size_t warned = unterminated_heredocs_.size();
     const bool docs_eof = heredoc_eof_;
@@ -1010,6 +1011,7 @@ std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
     std::optional<uint32_t> close;
     if (n && !failed()) close = lexer_.off() - 1;
     err.reset();
+    lexer_.set_end(end);
     lexer_.restore(st);
     heredocs_ = docs;
     unterminated_heredocs_.resize(warned);

@@ -525,11 +525,13 @@ bool Parser::skip_brace_text(Pos p, bool in_dq) {
 // substitution. Any other error is the word's.
 Node* Parser::read_brace_param(bool in_dq) {
     const LexState st = lexer_.save();
+    const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
     Node* n = read_brace_parts(in_dq);
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
     ParseError e = std::move(*err);
     err.reset();
+    lexer_.set_end(end);
     lexer_.restore(st);
     if (heredocs_.size() > docs) heredocs_.resize(docs);
     Pos p = lexer_.pos();
