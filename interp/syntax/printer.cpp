@@ -603,7 +603,12 @@ private:
     void func_def(const FuncDef& f) {
         if (f.keyword) write("function ");
         write(f.name);
-        if (f.parens || !f.keyword) write("()");
+        if (f.parens || !f.keyword) {
+            // `$ ()` and `a@ ()` (with extglob) would be a substitution and a pattern without the blank
+            if (!f.name.empty() && std::string_view("$@*+?!=").find(f.name.back()) != std::string_view::npos)
+                write(' ');
+            write("()");
+        }
         write(' ');
         command(f.body);
     }
