@@ -143,6 +143,7 @@ struct Command;
 struct ArithExpr;
 struct CondExpr;
 struct Assign;
+struct Redirect;
 
 // ---------------------------------------------------------------- word parts
 
@@ -213,10 +214,16 @@ struct CmdSubst : NodeOf<NodeKind::CmdSubst> {
     // substitution after `$((` turned out not to be arithmetic, e.g. $((x)+1). Then body is empty,
     // deferred_error is the message ("syntax error near unexpected token `+1'"), deferred_pos the place
     // it blames, and raw the source between the delimiters exactly as written (print it back verbatim
-    // between `$(` and `)`, or between backquotes). All three are empty/zero when the body parsed.
+    // between `$(` and `)`, or between backquotes). All three are empty/zero when the body parsed, but
+    // for that `$((` text: bash finds its end by its parentheses and parses it alone, so raw is kept (and
+    // printed) whether its body parsed or not.
     std::string_view deferred_error;
     Pos deferred_pos;
     std::string_view raw;
+    // For that `$((` text: the here-documents that the substitutions in it leave open (`$(($(<<E))x)`,
+    // read while it was tried as arithmetic, as bash's reader reads them): their bodies come after the
+    // line, which the printer, writing the text as written, must know.
+    List<Redirect*> open_docs;
 };
 struct ArithSubst : NodeOf<NodeKind::ArithSubst> {
     bool bracket = false;      // $[ ] rather than $(( ))

@@ -432,7 +432,7 @@ Command* Parser::parse_pipeline() {
                 lexer_.advance_joined(2);
                 t = lexer_.next();
             }
-        } else if (lexer_.at_word("!")) {
+        } else if (at_bang()) {
             lexer_.advance_joined(1);
             negated = !negated;
             t = lexer_.next();
@@ -461,7 +461,7 @@ Command* Parser::parse_pipeline() {
             // After `|`, `!` is a reserved word that cannot start a pipeline stage; so is `time` once two
             // newlines separate it from the `|` (bash's time_command_acceptable looks back two tokens).
             Token s = lexer_.next();
-            if (s.kind == Tok::Word && (lexer_.at_word("!") || (newlines >= 2 && lexer_.at_word("time")))) {
+            if (s.kind == Tok::Word && (at_bang() || (newlines >= 2 && lexer_.at_word("time")))) {
                 error_near(s);
                 return nullptr;
             }
@@ -704,6 +704,9 @@ void Parser::read_heredocs() {
 void Parser::read_heredoc(Redirect* r) {
     bool saved_in_body = in_heredoc_body_;
     in_heredoc_body_ = true;
+    // bash reads a body as text: the here-documents a substitution in it leaves open (`$(<<E)`, which we
+    // parse) read no line
+    const size_t docs = heredocs_.size();
     Parts parts;
     LitBuf lit;
     Pos start = lexer_.pos();
@@ -817,6 +820,7 @@ void Parser::read_heredoc(Redirect* r) {
     body->parts = arena_.list<Node*>(parts);
     r->body = body;
     in_heredoc_body_ = saved_in_body;
+    if (heredocs_.size() > docs) heredocs_.resize(docs);
 }
 
 Word* Parser::parse_body_text() {
@@ -828,8 +832,6 @@ Word* Parser::parse_body_text() {
 }
 
 // ---------------------------------------------------------------- simple commands
-
-static bool has_word_break(std::string_view src, uint32_t from, uint32_t to);
 
 Command* Parser::parse_simple() {
     Token t = lexer_.next();
@@ -873,7 +875,7 @@ Command* Parser::parse_simple() {
                                       : "unexpected EOF while looking for matching `''");
                 return nullptr;
             }
-            if (sub > 0 && has_word_break(src_, lexer_.off(), close)) {
+            if (sub > 0 && has_word_break(lexer_.off(), close)) {
                 w = read_range_word(lexer_.off(), close + 1);
                 if (failed()) return nullptr;
                 const int c = lexer_.peek();
@@ -953,6 +955,11 @@ Command* Parser::parse_simple() {
 
 // The offset of what closes the substitution that opens at `i` (`$(`, `${` or a backquote), skipping quotes
 // and escapes and counting nested pairs; `end` when the input ends first.
+// Whether src[i] starts `$(` that is not `$((`.
+static bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end) {
+    return src[i] == '$' && i + 2 < end && src[i + 1] == '(' && src[i + 2] != '(';
+}
+
 static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
     if (src[i] == '`') {
         for (uint32_t j = i + 1; j < end; ++j) {
@@ -970,9 +977,9 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
         dollar = false;
         if (c == '\\') {
             ++j;
-        } else if (c == '\'' || c == '"') {
+        } else if (c == '\'' || c == '"' || c == '`') {  // a backquoted text is skipped too (`${`}]`}`)
             while (++j < end && src[j] != c)
-                if (c == '"' && src[j] == '\\') ++j;
+                if (c != '\'' && src[j] == '\\') ++j;
             if (j >= end) return end;
         } else if (c == '$') {
             dollar = true;
@@ -990,8 +997,30 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
 // OpenQuote: the input ends inside the quote at `pos`. A newline ends the scan (Newline) unless `newlines`
 // (an assignment word at the start of a command, which bash reads across lines). WordEnd: past the `braces`
 // `}` that end the `${` around it (`in`), the word ends first.
+std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
+    if (failed() || at < lexer_.off()) return std::nullopt;
+    const LexState st = lexer_.save();
+    const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
+    const std::vector<Redirect*> docs = heredocs_;
+    const size_t warned = unterminated_heredocs_.size();
+    const bool docs_eof = heredoc_eof_;
+    lexer_.advance_to(at);
+    ++speculating_;
+    Node* n = read_dollar(in_dq);  // remembered: the word's own read finds it again
+    --speculating_;
+    std::optional<uint32_t> close;
+    if (n && !failed()) close = lexer_.off() - 1;
+    err.reset();
+    lexer_.set_end(end);
+    lexer_.restore(st);
+    heredocs_ = docs;
+    unterminated_heredocs_.resize(warned);
+    heredoc_eof_ = docs_eof;
+    return close;
+}
+
 Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in,
-                                            uint32_t braces) const {
+                                            uint32_t braces) {
     uint32_t end = lexer_.end();
     int depth = 0;
     if (in == SubscriptIn::None) braces = 0;
@@ -1004,7 +1033,8 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
             --braces;  // bash's reader ends a `${` here; the word may go on
             if (in == SubscriptIn::Own) return SubscriptScan::WordEnd;
         } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
-            i = substitution_end(src_, i, end);
+            const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, false) : std::nullopt;
+            i = cs ? *cs : substitution_end(src_, i, end);
             if (i >= end) return SubscriptScan::Eof;
         } else if (c == '[') {
             ++depth;
@@ -1022,8 +1052,18 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
             const bool reopens = past && in == SubscriptIn::BraceDq && c == '"';
             uint32_t j = i + 1;
             while (j < end && src_[j] != c) {
-                if (c == '"' && src_[j] == '\\') ++j;
-                else if (reopens && Lexer::is_meta(src_[j])) return SubscriptScan::WordEnd;
+                if (c == '"' && src_[j] == '\\') {
+                    ++j;
+                } else if (c == '"' && is_cmdsubst(src_, j, end)) {
+                    // its text may hold a `"` (or a here-document's lines): it ends at its own `)`
+                    if (std::optional<uint32_t> cs = cmdsubst_end(j, true)) j = *cs;
+                } else if (c == '"' && src_[j] == '$' && j + 1 < end && src_[j + 1] == '{') {
+                    // so may a `${...}` (`"${"]"}"`), which bash's reader reads as one
+                    j = substitution_end(src_, j, end);
+                    if (j >= end) return SubscriptScan::Eof;
+                } else if (reopens && Lexer::is_meta(src_[j])) {
+                    return SubscriptScan::WordEnd;
+                }
                 ++j;
             }
             if (j >= end) {
@@ -1038,11 +1078,11 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
     return SubscriptScan::Eof;
 }
 
-bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines, SubscriptIn in, uint32_t braces) const {
+bool Parser::scan_subscript(uint32_t at, uint32_t& close, bool newlines, SubscriptIn in, uint32_t braces) {
     return scan_brackets(at, newlines, close, in, braces) == SubscriptScan::Closed;
 }
 
-int Parser::command_subscript(uint32_t& close) const {
+int Parser::command_subscript(uint32_t& close) {
     const uint32_t off = lexer_.off(), end = lexer_.end();
     if (off >= end || !is_name_start(static_cast<unsigned char>(src_[off]))) return 0;
     // line continuations may split the name and the bracket (`a\` newline `[1]`), as in an assignment
@@ -1068,15 +1108,25 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
 }
 
 // Whether src[from, to) has a blank or an operator byte (; & | ( ) < >) outside quotes and substitutions,
-// where a word read as a command word would end.
-static bool has_word_break(std::string_view src, uint32_t from, uint32_t to) {
+// where a word read as a command word would end. A `$(...)` is read as commands to find its `)` (its
+// here-documents' lines, or a `"` in it, are its own).
+bool Parser::has_word_break(uint32_t from, uint32_t to) {
+    const std::string_view src = src_;
     int depth = 0;  // inside $( ), ${ } or $[ ]
     bool backtick = false;
     char quote = 0;
     for (uint32_t i = from; i < to; ++i) {
         char c = src[i];
+        if (quote != '\'' && depth == 0 && !backtick && is_cmdsubst(src, i, to)) {
+            if (std::optional<uint32_t> cs = cmdsubst_end(i, quote == '"')) {
+                i = *cs;
+                continue;
+            }
+        }
         if (c == '\\' && quote != '\'') {
             ++i;
+        } else if (quote == '"' && c == '$' && i + 1 < to && src[i + 1] == '{') {
+            i = substitution_end(src, i, to);  // a `"` in it is its own
         } else if (quote) {
             if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {
@@ -1109,7 +1159,7 @@ Assign* Parser::try_assignment(bool word_subscript) {
     bool has_index = false;
     if (i < end && src_[i] == '[') {
         if (!scan_subscript(i, close, !word_subscript)) return nullptr;
-        if (word_subscript && has_word_break(src_, i + 1, close)) return nullptr;
+        if (word_subscript && has_word_break(i + 1, close)) return nullptr;
         has_index = true;
         i = lexer_.skip_cont(close + 1);
     }

@@ -142,11 +142,14 @@ Command* Parser::parse_paren_command() {
     LexState st = lexer_.save();
     lexer_.advance_joined(2);
     Word* raw = nullptr;
+    const size_t docs = heredocs_.size();
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
     if (failed()) return nullptr;
     if (!ok) {
+        // the here-documents its substitutions left open are left open again as the subshell reads them
+        heredocs_.resize(docs);
         // bash quirk: when the `)` that ended the arithmetic attempt is the last byte of the input (but
         // for a final newline), bash counts that last line twice in its end-of-file error
         uint32_t at = lexer_.off() + 1;
@@ -550,7 +553,7 @@ CondExpr* Parser::cond_term() {
         error(t.pos, "syntax error near unexpected token `]]'");
         return nullptr;
     }
-    if (lexer_.at_word("!")) {
+    if (at_bang()) {
         lexer_.advance_joined(1);
         CondExpr* e = cond_term();
         if (!e) return nullptr;

@@ -154,6 +154,9 @@ private:
     Command* parse_funcdef_body(FuncDef* f);
     Command* parse_coproc();
     bool at_compound_start();
+    // At the reserved word `!`: with extglob, `!(` starts a pattern word instead (`!(*.txt)` is a command
+    // word, and in `[[ ]]` an operand), as bash's reader takes it before it looks for reserved words.
+    bool at_bang() const { return lexer_.at_word("!") && !(opt_.extglob && lexer_.peekj(1) == '('); }
     // Alias expansion of the word at the cursor (bash's alias_expand_token): at command position, or
     // after an alias whose value ends with a blank. True when the word was replaced by its value.
     bool expand_alias(bool command_position);
@@ -182,14 +185,19 @@ private:
     enum class SubscriptIn : uint8_t { None, Brace, BraceDq, Own };
     // `braces`: how many `}` end the `${` around the subscript (nested in operands: `${x:-${a[i]}}`).
     SubscriptScan scan_brackets(uint32_t at, bool newlines, uint32_t& pos, SubscriptIn in = SubscriptIn::None,
-                                uint32_t braces = 0) const;
+                                uint32_t braces = 0);
     bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false, SubscriptIn in = SubscriptIn::None,
-                        uint32_t braces = 0) const;
+                        uint32_t braces = 0);
+    // The offset of the `)` that closes the `$(` at `at` (at or after the cursor), read as commands, as
+    // bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E` newline
+    // `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
+    std::optional<uint32_t> cmdsubst_end(uint32_t at, bool in_dq);
+    bool has_word_break(uint32_t from, uint32_t to);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
     // -1 when the input ends first, -2 or -3 (with `close` at the quote) when it ends inside a double or
     // single quote of the subscript (bash reads on to the end there too), 0 when it is not NAME[.
-    int command_subscript(uint32_t& close) const;
+    int command_subscript(uint32_t& close);
     Word* read_range_word(uint32_t from, uint32_t to);
     bool read_array(Assign* as);
     Node* read_squote();
@@ -197,6 +205,8 @@ private:
     Node* read_ansic();
     Node* read_dollar(bool in_dq);
     Node* read_brace_param(bool in_dq);
+    Node* read_brace_parts(bool in_dq);
+    bool skip_brace_text(Pos open, bool in_dq);
     Node* read_cmdsubst();
     Node* read_dollar_dparen();
     Node* read_cmdsubst_fallback();
@@ -216,22 +226,31 @@ private:
     // Source bytes [from, to) without line continuations (arena-copied only when there are some).
     std::string_view joined(uint32_t from, uint32_t to);  // the text of a one-Lit word, else ""
 
+    // A substitution read while speculating, by where it starts: the node, where it ends, and the
+    // here-documents it left open (read after its line: a read that finds it again leaves them open too).
     struct Memo {
         Node* node;
         LexState end;
+        std::vector<Redirect*> docs;
     };
     std::unordered_map<uint64_t, Memo> memo_;
     uint32_t speculating_ = 0;
-    Node* memo_get(uint32_t off, bool in_dq);
+    // `docs`: leave its here-documents open again (not for a text bash does not read as commands)
+    Node* memo_get(uint32_t off, bool in_dq, bool docs = true);
     uint64_t memo_key(uint32_t off, bool in_dq) const {
         return (uint64_t(lexer_.save().frame) << 33) | (uint64_t(off) << 1) | (in_dq ? 1 : 0);
     }
-    void memo_put(uint32_t off, bool in_dq, Node* n);
-    // The error of a `$((` text that is a command substitution, read alone (read_cmdsubst_fallback), by
-    // where the text starts: the same under any speculation around it, and read once, shared with the
-    // parsers of those texts (theirs are views of the same source), or each level would read the texts
-    // inside it again, 2^n times.
-    using DeferredMemo = std::unordered_map<const char*, std::pair<std::string_view, Pos>>;
+    void memo_put(uint32_t off, bool in_dq, Node* n, size_t docs_before);
+    // A `$((` text that is a command substitution, read alone (read_cmdsubst_fallback): its body, or the
+    // error kept for run time. By where the text starts: the same under any speculation around it, and
+    // read once, shared with the parsers of those texts (theirs are views of the same source), or each level
+    // would read the texts inside it again, 2^n times.
+    struct DeferredText {
+        List<Stmt*> body;
+        std::string_view error;
+        Pos pos;
+    };
+    using DeferredMemo = std::unordered_map<const char*, DeferredText>;
     DeferredMemo own_deferred_memo_;
     DeferredMemo* deferred_memo_ = &own_deferred_memo_;
 

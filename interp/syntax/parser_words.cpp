@@ -420,17 +420,21 @@ Node* Parser::read_ansic() {
     return q;
 }
 
-Node* Parser::memo_get(uint32_t off, bool in_dq) {
+Node* Parser::memo_get(uint32_t off, bool in_dq, bool docs) {
     if (memo_.empty()) return nullptr;
     auto it = memo_.find(memo_key(off, in_dq));
     if (it == memo_.end()) return nullptr;
     lexer_.restore(it->second.end);
+    if (docs) heredocs_.insert(heredocs_.end(), it->second.docs.begin(), it->second.docs.end());
     return it->second.node;
 }
 
-void Parser::memo_put(uint32_t off, bool in_dq, Node* n) {
+void Parser::memo_put(uint32_t off, bool in_dq, Node* n, size_t docs_before) {
     if (speculating_ == 0 || !n || failed()) return;
-    memo_[memo_key(off, in_dq)] = Memo{n, lexer_.save()};
+    Memo m{n, lexer_.save(), {}};
+    if (heredocs_.size() > docs_before)
+        m.docs.assign(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs_before), heredocs_.end());
+    memo_[memo_key(off, in_dq)] = std::move(m);
 }
 
 Node* Parser::read_dollar(bool in_dq) {
@@ -439,12 +443,13 @@ Node* Parser::read_dollar(bool in_dq) {
     uint32_t off = lexer_.off();
     if (n == '{' || n == '(' || n == '[') {
         if (Node* m = memo_get(off, in_dq)) return m;
+        const size_t docs_before = heredocs_.size();
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
         else if (n == '[') r = read_arith_bracket();
         else if (lexer_.peekj(2) == '(') r = read_dollar_dparen();
         else r = read_cmdsubst();
-        memo_put(off, in_dq, r);
+        memo_put(off, in_dq, r, docs_before);
         return r;
     }
     if (!in_dq && n == '\'') return read_ansic();
@@ -466,7 +471,85 @@ Node* Parser::read_dollar(bool in_dq) {
     return nullptr;
 }
 
+// Moves to the `}` that ends the `${` opened at p (the cursor inside it) as bash's reader finds it when it
+// reads the word (a matched-pair reader): it skips quoted text, backquotes and `$(...)`, so a `}` in them
+// does not end the `${` (`${a"}"}` is one), and only a nested `${` nests. `$'...'` is ANSI-C quoting, with
+// its escapes, outside double quotes only. False with an error when the input ends first.
+bool Parser::skip_brace_text(Pos p, bool in_dq) {
+    int depth = 0;
+    for (;;) {
+        int c = lexer_.peek();
+        if (c < 0) {
+            error(p, "unexpected EOF while looking for matching `}'");
+            return false;
+        }
+        // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
+        if (c == '$' && lexer_.peek(1) == '{') {
+            ++depth;
+            lexer_.advance();
+        } else if (c == '$' && lexer_.peek(1) == '(') {
+            Pos q = lexer_.pos();
+            lexer_.advance(2);
+            if (!scan_matched_paren(q)) return false;
+        } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
+            const bool ansi = c == '$';
+            if (ansi) lexer_.advance();
+            c = lexer_.peek();
+            Pos q = lexer_.pos();
+            lexer_.advance();
+            for (;;) {
+                int d = lexer_.peek();
+                if (d < 0) {
+                    error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) +
+                                 "'");
+                    return false;
+                }
+                if (d == c) break;
+                if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
+                lexer_.advance();
+            }
+        } else if (c == '}' && depth-- == 0) {
+            break;
+        } else if (c == '\\' && lexer_.peek(1) >= 0) {
+            lexer_.advance();
+        }
+        lexer_.advance();
+    }
+    return true;
+}
+
+// A `${` whose text, read as its parts are, runs past the `}` that ends it when bash reads the word
+// (`${y:-${a[1} x]}`: the subscript of the inner one takes that `}`, as bash's expansion does, and the
+// input ends before another): bash reads the word and fails only when it expands it ("bad substitution").
+// So do we, when the parts read to the end of the input: the text up to that `}` is kept as a bad
+// substitution. Any other error is the word's.
 Node* Parser::read_brace_param(bool in_dq) {
+    const LexState st = lexer_.save();
+    const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
+    const size_t docs = heredocs_.size();
+    Node* n = read_brace_parts(in_dq);
+    if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
+    ParseError e = std::move(*err);
+    err.reset();
+    lexer_.set_end(end);
+    lexer_.restore(st);
+    if (heredocs_.size() > docs) heredocs_.resize(docs);
+    Pos p = lexer_.pos();
+    lexer_.advance_joined(2);
+    lexer_.splice();
+    uint32_t body = lexer_.off();
+    if (!skip_brace_text(p, in_dq)) {
+        err = std::move(e);
+        return nullptr;
+    }
+    ParamExp* b = arena_.node<ParamExp>(p);
+    b->braced = true;
+    b->name = src_.substr(body, lexer_.off() - body);
+    lexer_.advance();
+    return b;
+}
+
+Node* Parser::read_brace_parts(bool in_dq) {
     Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
@@ -475,6 +558,8 @@ Node* Parser::read_brace_param(bool in_dq) {
     // Where the text inside the braces starts: `$` and `{` may be apart (`$\<newline>{`), and line
     // continuations after `{` are not part of it.
     uint32_t body = lexer_.off();
+    const LexState body_at = lexer_.save();
+    const size_t docs = heredocs_.size();
     if (brace_depth_ == 0) brace_in_dq_ = in_dq;
     struct Nest {
         uint32_t& depth;
@@ -490,44 +575,13 @@ Node* Parser::read_brace_param(bool in_dq) {
     // Its reader (a matched-pair reader) skips quoted text, backquotes and `$(...)`: a `}` in them does not
     // end the `${` (`${a"}"}` is one bad substitution; `"${a["}"` runs to the end of the input). `$'...'`
     // is ANSI-C quoting, with its escapes, outside double quotes only.
+    // The text ends where bash's reader ends it, from its start: the parts read may have gone past that `}`
+    // (`${a[}] <}`: the subscript takes it, as bash's expansion does).
     auto bad = [&]() -> Node* {
         if (failed()) return nullptr;
-        int depth = 0;
-        for (;;) {
-            int c = lexer_.peek();
-            if (c < 0) return eof_err();
-            // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
-            if (c == '$' && lexer_.peek(1) == '{') {
-                ++depth;
-                lexer_.advance();
-            } else if (c == '$' && lexer_.peek(1) == '(') {
-                Pos q = lexer_.pos();
-                lexer_.advance(2);
-                if (!scan_matched_paren(q)) return nullptr;
-            } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
-                const bool ansi = c == '$';
-                if (ansi) lexer_.advance();
-                c = lexer_.peek();
-                Pos q = lexer_.pos();
-                lexer_.advance();
-                for (;;) {
-                    int d = lexer_.peek();
-                    if (d < 0) {
-                        error(q, std::string("unexpected EOF while looking for matching `") + static_cast<char>(c) +
-                                     "'");
-                        return nullptr;
-                    }
-                    if (d == c) break;
-                    if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
-                    lexer_.advance();
-                }
-            } else if (c == '}' && depth-- == 0) {
-                break;
-            } else if (c == '\\' && lexer_.peek(1) >= 0) {
-                lexer_.advance();
-            }
-            lexer_.advance();
-        }
+        lexer_.restore(body_at);
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        if (!skip_brace_text(p, in_dq)) return nullptr;
         ParamExp* b = arena_.node<ParamExp>(p);
         b->braced = true;
         b->name = src_.substr(body, lexer_.off() - body);
@@ -793,6 +847,7 @@ Node* Parser::read_dollar_dparen() {
     LexState st = lexer_.save();
     lexer_.advance_joined(3);
     Word* raw = nullptr;
+    const size_t docs = heredocs_.size();
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
@@ -800,7 +855,11 @@ Node* Parser::read_dollar_dparen() {
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lexer_.restore(st);
-        return read_cmdsubst_fallback();
+        Node* n = read_cmdsubst_fallback();
+        if (n && heredocs_.size() > docs && !in_heredoc_body_)  // a body's are dropped (read_heredoc)
+            n->as<CmdSubst>()->open_docs = arena_.list<Redirect*>(
+                std::vector<Redirect*>(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs), heredocs_.end()));
+        return n;
     }
     ArithSubst* a = arena_.node<ArithSubst>(p);
     a->raw = raw;
@@ -808,51 +867,43 @@ Node* Parser::read_dollar_dparen() {
     return failed() ? nullptr : a;
 }
 
-// After `$((` that is not arithmetic, bash reads the text up to the matching `)` and parses it as a
-// command substitution only when it runs. We parse it now when we can and otherwise keep the text with
-// the error for run time; only an unterminated text is a syntax error.
+// After `$((` that is not arithmetic, bash reads the text up to the matching `)` (as a quoted text, not as
+// commands: a here-document in it reads no line, `$((cat <<E` newline `)` newline ... ends at that `)`) and
+// parses it as a command substitution only when it runs, alone. So do we: the text's body is its parse
+// alone, or when it does not parse, the error kept for run time; only an unterminated text is a syntax
+// error. Read in place, the body could go on past the text (a here-document in it would read the lines
+// after it), and the tree would depend on what follows.
 Node* Parser::read_cmdsubst_fallback() {
     Pos p = lexer_.pos();
-    LexState st = lexer_.save();
-    uint32_t end = lexer_.end();
-    std::vector<Redirect*> pending = heredocs_;
-    ++speculating_;
-    Node* n = read_cmdsubst();
-    --speculating_;
-    if (n && !failed()) return n;
-    if (!err) return nullptr;
-    ParseError e = std::move(*err);
-    err.reset();
-    lexer_.set_end(end);
-    lexer_.restore(st);
-    heredocs_ = std::move(pending);
     lexer_.advance_joined(2);  // $(
     uint32_t from = lexer_.off();
     Pos inner = lexer_.pos();
     if (!scan_matched_paren(p)) return nullptr;
     CmdSubst* c = arena_.node<CmdSubst>(p);
     c->raw = src_.substr(from, lexer_.off() - from);
-    // bash parses that text alone when it runs: its error is the one to report. Read in place, the body
-    // may go on past the text (a here-document in it reads the lines after it), and the error would
-    // depend on what follows. Also while speculating (an arithmetic text around it may turn out to be a
-    // command substitution, read again), or the tree would depend on how the text around it was read
-    // (`$((n)` newline `$((<<'OF'`...: printed back as `$( (n); ...`, it is read without speculation);
-    // remembered by where the text starts, so that each level is not read again, 2^n times.
+    // Remembered by where the text starts, so that a text read again under speculation (an arithmetic
+    // text around it may turn out to be a command substitution) is not parsed again, 2^n times.
     auto found = deferred_memo_->find(c->raw.data());
     if (found == deferred_memo_->end()) {
-        std::pair<std::string_view, Pos> what{arena_.str(e.message), e.pos};
+        DeferredText what;
         Parser sub(arena_, c->raw, opt_, inner, depth_);
         sub.deferred_memo_ = deferred_memo_;
-        (void)sub.parse_stmts(false);
+        Stmts body = sub.parse_stmts(false);
         if (!sub.failed()) {
             Token t = sub.lexer_.next();
             if (t.kind != Tok::Eof) sub.error_near(t);
         }
-        if (sub.failed()) what = {arena_.str(sub.err->message), sub.err->pos};
+        if (sub.failed()) {
+            what.error = arena_.str(sub.err->message);
+            what.pos = sub.err->pos;
+        } else {
+            what.body = arena_.list<Stmt*>(body);
+        }
         found = deferred_memo_->emplace(c->raw.data(), what).first;
     }
-    c->deferred_error = found->second.first;
-    c->deferred_pos = found->second.second;
+    c->body = found->second.body;
+    c->deferred_error = found->second.error;
+    c->deferred_pos = found->second.pos;
     lexer_.advance();  // )
     return c;
 }
@@ -874,7 +925,7 @@ bool Parser::scan_matched_paren(Pos open) {
         } else if (c == '(') {
             ++depth;
         } else if (c == '$' && lexer_.peek(1) == '(') {
-            if (memo_get(lexer_.off(), false)) continue;  // a substitution already read: jump over it
+            if (memo_get(lexer_.off(), false, false)) continue;  // a substitution already read: jump over it
             lexer_.advance();
             continue;
         } else if (c == '\\') {

@@ -603,7 +603,12 @@ private:
     void func_def(const FuncDef& f) {
         if (f.keyword) write("function ");
         write(f.name);
-        if (f.parens || !f.keyword) write("()");
+        if (f.parens || !f.keyword) {
+            // `$ ()` and `a@ ()` (with extglob) would be a substitution and a pattern without the blank
+            if (!f.name.empty() && std::string_view("$@*+?!=").find(f.name.back()) != std::string_view::npos)
+                write(' ');
+            write("()");
+        }
         write(' ');
         command(f.body);
     }
@@ -805,11 +810,13 @@ private:
             case NodeKind::ParamExp: param_exp(*n->as<ParamExp>(), ctx); return;
             case NodeKind::CmdSubst: {
                 const CmdSubst& c = *n->as<CmdSubst>();
-                if (!c.deferred_error.empty()) {
-                    // A body bash only parses when it runs: printed exactly as written.
+                if (!c.deferred_error.empty() || (!c.backquote && !c.raw.empty())) {
+                    // A body bash only parses when it runs (a `$((` text that is not arithmetic, whose end
+                    // bash finds by its parentheses alone): printed exactly as written.
                     write(c.backquote ? "`" : "$(");
                     write(c.raw);
                     write(c.backquote ? "`" : ")");
+                    pending_.insert(pending_.end(), c.open_docs.begin(), c.open_docs.end());
                 } else if (c.backquote) {
                     backquote(c.body, ctx);
                 } else {
