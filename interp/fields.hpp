@@ -44,14 +44,9 @@ inline bool literal_pattern(const sx::Word* w, std::string_view& text) {
 // A pattern word that matches only its own text, byte for byte (`0)`, `start)`): one unquoted literal with
 // no tilde, backslash, glob or extglob character.
 inline bool literal_exact(const sx::Word* w, std::string_view& text) {
-    if (!one_literal(w, text)) return false;
+    if (!literal_pattern(w, text)) return false;
     for (char c : text)
-        switch (c) {
-            case '~': case '\\': case '*': case '?': case '[': case '(':
-                return false;
-            default:
-                break;
-        }
+        if (c == '*' || c == '?' || c == '[' || c == '(') return false;
     return true;
 }
 
