@@ -308,7 +308,7 @@ Outcome Exec::arith(const sx::ArithExpr* expr, const sx::Word* raw, bool exact, 
 // k='a]+c[b' or k='$(cmd)', `((c[$k]++))` counts under that very key, where expanding it into the text made
 // the first more of the expression and ran the command of the second.
 Outcome Exec::expand_arith_word(const sx::Word* w, std::string& out, bool keep_single_quotes) {
-    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
     uint32_t depth = 0;       // brackets open in a subscript being copied as written
     bool after_name = false;  // the text so far ends with a name's character
     for (const sx::Node* p : w->parts) {

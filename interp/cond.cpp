@@ -309,7 +309,7 @@ Outcome Exec::eval_cond(const sx::CondExpr* e, bool& result) {
                         first = false;
                         bool q = p->kind == sx::NodeKind::SglQuoted || p->kind == sx::NodeKind::DblQuoted ||
                                  p->kind == sx::NodeKind::Escaped || p->kind == sx::NodeKind::AnsiCQuoted;
-                        FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+                        FieldBuilder fb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
                         r = expand_part(p, fb, false);
                         if (r != Outcome::Ok) return r;
                         if (q)

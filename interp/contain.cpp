@@ -77,18 +77,19 @@ Flow Exec::command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept {
     }
 }
 
-bool Exec::charge_words(const std::vector<std::string>& words, MemoryCharge& held) {
+bool Exec::charge_words(const std::vector<std::string>& words, size_t extra, MemoryCharge& held) {
     if (words.size() > session_.limits.max_array_entries) {
         error(words[0] + ": too many arguments (limit " + std::to_string(session_.limits.max_array_entries) + ")");
         state_.status = 1;
         return false;
     }
-    size_t bytes = 0;
-    for (const std::string& w : words) bytes += w.size() + sizeof(std::string);
+    // What the strings hold (their capacity: a word built by appending has room to spare).
+    size_t bytes = extra;
+    for (const std::string& w : words) bytes += w.capacity() + sizeof(std::string);
     if (bytes < kWordsChargeFloor) return true;
     held = MemoryCharge(&session_.memory);
     if (!held.try_add(bytes)) {
-        error(words[0] + ": " + memory_limit_message(session_.memory.limit()));
+        error((words.empty() ? std::string("bashkit") : words[0]) + ": " + memory_limit_message(session_.memory.limit()));
         state_.status = 1;
         return false;
     }

@@ -380,7 +380,6 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     std::vector<std::string> argv;
     ArgvLease lease(*this, argv, !c->words.empty());
     DeclArgs decls;
-    std::string decl_last_arg;  // $_ when the last word is an assignment argument
     if (!c->words.empty()) {
         argv.reserve(c->words.size);
         // Declaration utilities (declare, local, export, readonly...) take assignment arguments. Whether the
@@ -425,13 +424,6 @@ Flow Exec::exec_simple(const sx::Simple* c) {
                 // set -x shows an array argument's value as it is expanded, before the command line.
                 if (value.is_array && state_.opts[OptXtrace])
                     xtrace_line(xtrace_assign_text(w->decl_assign, value, assoc, true));
-                // $_ is the word as expanded: `name=value`, or the name of an array assignment.
-                std::string name(w->decl_assign->name);
-                if (!value.is_array) {
-                    if (value.has_index) name += "[" + value.index + "]";
-                    name += (w->decl_assign->append ? "+=" : "=") + value.scalar;
-                }
-                decl_last_arg = std::move(name);
                 argv.emplace_back(w->decl_assign->name);
                 decls.nodes.push_back(w->decl_assign);
                 decls.values.push_back(std::move(value));
@@ -462,14 +454,19 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     }
     // The words are held for as long as the command runs (a function's frame keeps them as $@):
     // `f() { f "$@" "$@"; }` doubles them at each call. Large argument lists are charged to the budget.
+    // With them: the values of a declaration's assignment arguments, and the copy of the last word that $_
+    // keeps.
     MemoryCharge argv_charge;
-    bool big_words = argv.size() > 8;
+    size_t extra = 0;
+    if (!argv.empty() && !decls.node(argv.size() - 1)) extra = argv.back().size();
+    for (const AssignValue& v : decls.values) extra += v.scalar.capacity();
+    bool big_words = argv.size() > 8 || extra >= 16384;
     if (!big_words && argv.size() > 1) {
         size_t bytes = 0;
         for (const std::string& w : argv) bytes += w.size();
         big_words = bytes >= 16384;
     }
-    if (big_words && !charge_words(argv, argv_charge)) return Flow::Normal;
+    if (big_words && !charge_words(argv, extra, argv_charge)) return Flow::Normal;
 
     if (argv.empty()) {
         // Assignments and redirections only.
@@ -508,10 +505,14 @@ Flow Exec::exec_simple(const sx::Simple* c) {
 
     if (state_.opts[OptXtrace]) xtrace_simple(c, argv, decls);
 
-    if (decls.node(argv.size() - 1)) state_.last_arg = std::move(decl_last_arg);
-    else state_.last_arg = argv.back();
+    // $_ is the command's last word once the command is done, as in bash: a function's body still sees the
+    // one before the call (the copy is charged with the words, charge_words).
+    const size_t last = argv.size() - 1;
+    const bool decl_last = decls.node(last) != nullptr;
+    std::string last_arg = decl_last ? std::string() : argv.back();
     size_t procsubs = procsubst_fds_.size();
     Flow f = run_argv(argv, c, false, false, decls.nodes.empty() ? nullptr : &decls);
+    state_.last_arg = decl_last ? decl_word_text(*decls.node(last), decls.values[last]) : std::move(last_arg);
     // Process substitutions live as long as the command that uses them.
     while (procsubst_fds_.size() > procsubs) {
         set_fd(procsubst_fds_.back(), nullptr);
@@ -566,6 +567,18 @@ bool temp_elem_refused(Exec& ex, const sx::Assign* a) {
     return true;
 }
 }  // namespace
+
+std::string Exec::decl_word_text(const sx::Assign& a, const AssignValue& value) {
+    std::string text(a.name);
+    if (value.is_array) return text;
+    size_t n = text.size() + (value.has_index ? value.index.size() + 2 : 0) + 2 + value.scalar.size();
+    // Made after the command, beside the value it copies: the name alone when that copy does not fit.
+    if (n >= (64u << 10) && !session_.memory.fits(n)) return text;
+    text.reserve(n);
+    if (value.has_index) text.append("[").append(value.index).append("]");
+    text.append(a.append ? "+=" : "=").append(value.scalar);
+    return text;
+}
 
 Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bool skip_functions,
                     bool only_builtins, const DeclArgs* decls) {

@@ -628,6 +628,9 @@ public:
         const AssignValue* value(size_t i) const { return node(i) && i < values.size() ? &values[i] : nullptr; }
     };
     void xtrace_simple(const sx::Simple* c, const std::vector<std::string>& argv, const DeclArgs& decls);
+    // $_ after a declaration whose last word is an assignment argument: that word as expanded (`name=value`,
+    // the name of an array assignment).
+    std::string decl_word_text(const sx::Assign& a, const AssignValue& value);
     Outcome do_assign(const sx::Assign* a, uint32_t scope_override = UINT32_MAX, uint16_t add_attrs = 0,
                  const AssignValue* pre = nullptr);
     Outcome assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t add_attrs, const AssignValue* pre);
@@ -858,9 +861,9 @@ public:
                           traps_running_};
     }
     void unwind_to(const UnwindMark& m) noexcept;
-    // Charges a large argument list to the budget for as long as `held` lives; false (status 1, message)
-    // when it does not fit or has more than max_array_entries words.
-    bool charge_words(const std::vector<std::string>& words, MemoryCharge& held);
+    // Charges a large argument list (and `extra` bytes held with it) to the budget for as long as `held`
+    // lives; false (status 1, message) when it does not fit or has more than max_array_entries words.
+    bool charge_words(const std::vector<std::string>& words, size_t extra, MemoryCharge& held);
     Flow command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept;
 };
 

@@ -29,7 +29,8 @@ static size_t utf8_char_len(std::string_view s, size_t i) {
     return len;
 }
 
-FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set) : mode_(mode) {
+FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set, MemoryBudget* budget)
+    : mode_(mode), held_(budget) {
     if (mode != Mode::Fields) return;
     if (!ifs_set) ifs = " \t\n";
     ifs_empty_ = ifs.empty();
@@ -49,6 +50,7 @@ FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set) : mode
 }
 
 void FieldBuilder::append(std::string_view s, bool is_quoted) {
+    grow(s.size());
     Field& f = cur_;
     if (mode_ == Mode::Single) {
         f.text.append(s);
@@ -99,6 +101,7 @@ void FieldBuilder::quoted(std::string_view s) {
 }
 
 void FieldBuilder::raw_pattern(std::string_view pat, std::string_view text) {
+    grow(pat.size() + text.size());
     Field& f = cur_;
     if (mode_ != Mode::Single) {
         if (!f.diverged) {
@@ -133,6 +136,31 @@ void FieldBuilder::soft_break() {
     }
     if (active_) end_field();
     after_ws_ = false;
+}
+
+void FieldBuilder::expansion(std::string&& s, bool is_quoted) {
+    Field& f = cur_;
+    if (f.text.empty() && !f.diverged && !f.glob && (is_quoted || mode_ == Mode::Single)) {
+        // The same as appending it (quoted text in a field without a pattern form; any text in Single mode)
+        // when the text keeps no pattern-special byte.
+        bool plain = mode_ == Mode::Single;
+        if (!plain) {
+            plain = true;
+            for (char c : s)
+                if (pattern_special(c)) {
+                    plain = false;
+                    break;
+                }
+        }
+        if (plain) {
+            grow(s.size());
+            f.text = std::move(s);
+            if (is_quoted || !f.text.empty()) active_ = true;
+            if (!f.text.empty() || is_quoted) after_ws_ = false;
+            return;
+        }
+    }
+    expansion(std::string_view(s), is_quoted);
 }
 
 void FieldBuilder::expansion(std::string_view s, bool is_quoted) {
@@ -519,7 +547,7 @@ Outcome Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
             std::string out;
             Outcome r = command_subst(p->as<sx::CmdSubst>()->body, out);
             if (r != Outcome::Ok) return r;
-            fb.expansion(out, quoted);
+            fb.expansion(std::move(out), quoted);
             return Outcome::Ok;
         }
         case sx::NodeKind::ArithSubst: {
@@ -547,7 +575,7 @@ Outcome Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
                     pat.push_back('|');
                     text.push_back('|');
                 }
-                FieldBuilder sub(FieldBuilder::Mode::Pattern, {}, false);
+                FieldBuilder sub(FieldBuilder::Mode::Pattern, {}, false, &session_.memory);
                 Outcome r = expand_parts(g->alternatives[i]->parts, sub, quoted);
                 if (r != Outcome::Ok) return r;
                 text += sub.text();
@@ -655,7 +683,7 @@ Outcome Exec::expand_word_fields(const sx::Word* w, std::vector<std::string>& ou
     // braced: a word brace expansion made, which bash no longer sees as assignment-like (`echo q=~/{a,b}`
     // keeps its tildes).
     auto expand_segments = [&](const std::vector<SegmentView>& segs, bool braced) -> Outcome {
-        FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set);
+        FieldBuilder fb(FieldBuilder::Mode::Fields, ifs_val, ifs_set, &session_.memory);
         for (size_t i = 0; i < segs.size(); ++i) {
             const SegmentView& sg = segs[i];
             if (sg.var) {
@@ -858,7 +886,7 @@ Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
         out = std::move(text);
         return Outcome::Ok;
     }
-    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
     for (uint32_t i = 0; i < w->parts.size; ++i) {
         const sx::Node* p = w->parts[i];
         if (i == 0 && tilde && p->kind == sx::NodeKind::Lit) {
@@ -902,7 +930,7 @@ Outcome Exec::expand_assign_value(const sx::Word* w, std::string& out, std::opti
         if (number) *number = v;
         return Outcome::Ok;
     }
-    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
     fb.assign_tilde = true;
     Outcome r = expand_parts_tilde(w->parts, fb, true);
     if (r != Outcome::Ok) return r;
@@ -963,7 +991,7 @@ Outcome Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
         out.assign(text);
         return Outcome::Ok;
     }
-    FieldBuilder fb(FieldBuilder::Mode::Pattern, {}, false);
+    FieldBuilder fb(FieldBuilder::Mode::Pattern, {}, false, &session_.memory);
     Outcome r = tilde ? expand_parts_tilde(w->parts, fb, false) : expand_parts(w->parts, fb, false);
     if (r != Outcome::Ok) return r;
     out = fb.take_pattern();
@@ -971,7 +999,7 @@ Outcome Exec::expand_pattern(const sx::Word* w, std::string& out, bool tilde) {
 }
 
 Outcome Exec::expand_heredoc_text(const sx::Word* body, std::string& out) {
-    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
     Outcome e = expand_parts(body->parts, fb, true);
     if (e != Outcome::Ok) return e;
     out = std::move(fb.text());
@@ -986,7 +1014,7 @@ Outcome Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
             if (p->kind == sx::NodeKind::Lit) out.append(p->as<sx::Lit>()->text);
         return Outcome::Ok;
     }
-    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false);
+    FieldBuilder fb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
     Outcome e = expand_parts(r->body->parts, fb, true);
     if (e != Outcome::Ok) return e;
     out = std::move(fb.text());

@@ -72,7 +72,12 @@ public:
         Pattern,  // one string in pattern form: case patterns, [[ == ]], ${x#p}
     };
 
-    FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set);
+    // budget: the session's memory budget (null: not charged). Past kBudgetCheckFloor bytes, what the builder
+    // holds is charged to it as it grows, until the builder is destroyed (then the words are charged where
+    // they are held: a command's words, a variable's value): a word that does not fit in what is left throws
+    // MemoryLimitExceeded before it is built (`f() { f "$*$*"; }` built a word the size of the whole budget
+    // on top of it), and words built at once by parallel jobs are counted together.
+    FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set, MemoryBudget* budget);
 
     Mode mode() const { return mode_; }
     bool splitting() const { return mode_ == Mode::Fields; }
@@ -84,6 +89,9 @@ public:
     // The result of an expansion: split by IFS when unquoted in Fields mode; glob characters active when
     // unquoted.
     void expansion(std::string_view s, bool is_quoted);
+    // The same, taking the text's buffer when it is the whole field so far (a lone `$(cmd)` in an
+    // assignment or quotes: no copy of a large output).
+    void expansion(std::string&& s, bool is_quoted);
     // Raw pattern text (extglob groups): goes into the pattern form unescaped, marks the field as a glob.
     void raw_pattern(std::string_view pat, std::string_view text);
     // A quoted part was seen (so "" makes an empty field).
@@ -110,6 +118,12 @@ public:
     bool assign_tilde = false;
 
 private:
+    static constexpr size_t kBudgetCheckFloor = 64u << 10;
+    // Counts n more bytes built; past the floor charges them (MemoryLimitExceeded when they do not fit).
+    void grow(size_t n) {
+        built_ += n;
+        if (built_ >= kBudgetCheckFloor) held_.add(built_ - held_.held());
+    }
     void append(std::string_view s, bool is_quoted);
     void end_field();
     bool is_ifs_ws(unsigned char c) const { return ifs_ws_[c]; }
@@ -124,6 +138,8 @@ private:
     }
 
     Mode mode_;
+    size_t built_ = 0;  // bytes appended so far (text and pattern form alike)
+    MemoryCharge held_;  // on the budget: built_, once past the floor
     Field cur_;
     bool active_ = false;
     // After a field ended by IFS white space (a following non-white delimiter joins it).

@@ -15,7 +15,18 @@ struct ParamValue {
     bool star = false;     // joined with IFS[0] when quoted
     bool set = false;      // scalar: the parameter is set
     std::string scalar;
+    // The elements of a list form. The positional parameters are borrowed, not copied (each "$@" of a large
+    // argument list copied it whole); own() copies them before a change.
     std::vector<std::string> list;
+    const std::vector<std::string>* borrowed = nullptr;
+    const std::vector<std::string>& items() const { return borrowed ? *borrowed : list; }
+    std::vector<std::string>& own() {
+        if (borrowed) {
+            list = *borrowed;
+            borrowed = nullptr;
+        }
+        return list;
+    }
     std::string display;   // the name for messages: "x", "a[1]", "$1"
     bool array_ref = false;  // the name refers to an array as a whole (for @A, @a)
     std::string var_name;    // the variable behind it, when there is one
@@ -121,8 +132,8 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
             case '*':
                 v.is_list = true;
                 v.star = name[0] == '*';
-                v.list = ex.params();
-                v.set = !v.list.empty();
+                v.borrowed = &ex.params();
+                v.set = !v.borrowed->empty();
                 return Outcome::Ok;
             case '#':
                 v.set = true;
@@ -292,7 +303,7 @@ Outcome Exec::param_value(const sx::ParamExp* p, ParamValue& v) {
         std::string target = iv.scalar;
         if (iv.is_list) {
             target.clear();
-            for (size_t i = 0; i < iv.list.size(); ++i) target += (i ? " " : "") + iv.list[i];
+            for (size_t i = 0; i < iv.items().size(); ++i) target += (i ? " " : "") + iv.items()[i];
         }
         // A nameref: ${!ref} gives the name it refers to.
         if (!p->index && !p->index_all && valid_name(p->name)) {
@@ -343,36 +354,38 @@ void emit(FieldBuilder& fb, const ParamValue& v, bool quoted, const std::string&
     if (fb.mode() != FieldBuilder::Mode::Fields || (quoted && v.star)) {
         std::string sep = v.star ? (ifs_set ? ifs_val.substr(0, ifs_val.empty() ? 0 : 1) : " ") : " ";
         if (v.star && ifs_set && !ifs_val.empty()) sep = ifs_val.substr(0, char_len(ifs_val, 0));  // a character
-        std::string joined;
-        for (size_t i = 0; i < v.list.size(); ++i) {
-            if (i) joined += sep;
-            joined += v.list[i];
+        // Element by element, as the joined text would be (an empty list still makes "" when quoted): a
+        // join would copy the whole list first.
+        fb.expansion(std::string_view(), quoted);
+        const std::vector<std::string>& items = v.items();
+        for (size_t i = 0; i < items.size(); ++i) {
+            if (i) fb.expansion(sep, quoted);
+            fb.expansion(items[i], quoted);
         }
-        fb.expansion(joined, quoted);
         if (quoted) fb.mark_quoted();
         return;
     }
     if (quoted) {
-        for (size_t i = 0; i < v.list.size(); ++i) {
+        for (size_t i = 0; i < v.items().size(); ++i) {
             if (i) fb.hard_break();
-            fb.expansion(v.list[i], true);
+            fb.expansion(v.items()[i], true);
         }
         return;
     }
-    for (size_t i = 0; i < v.list.size(); ++i) {
+    for (size_t i = 0; i < v.items().size(); ++i) {
         if (i) fb.soft_break();
-        fb.expansion(v.list[i], false);
+        fb.expansion(v.items()[i], false);
     }
 }
 
 // Unquoted ${!prefix*} and ${!a[*]} with an empty IFS: bash joins the names into one field (with nothing
 // between the names of variables, with a space between the keys), where $* and ${a[*]} stay separate fields.
 void unsplit_star_join(ParamValue& v, bool quoted, const std::string& ifs_val, bool ifs_set, std::string_view sep) {
-    if (quoted || !v.star || !ifs_set || !ifs_val.empty() || v.list.empty()) return;
+    if (quoted || !v.star || !ifs_set || !ifs_val.empty() || v.items().empty()) return;
     std::string joined;
-    for (size_t i = 0; i < v.list.size(); ++i) {
+    for (size_t i = 0; i < v.items().size(); ++i) {
         if (i) joined += sep;
-        joined += v.list[i];
+        joined += v.items()[i];
     }
     v.is_list = false;
     v.set = true;
@@ -470,16 +483,16 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
 
     using Op = sx::ParamOp;
     Op op = p->op;
-    bool is_set = v.is_list ? !v.list.empty() : v.set;
+    bool is_set = v.is_list ? !v.items().empty() : v.set;
     // A list is null when its elements joined make an empty string: "${a[*]:-w}" with IFS= and a=("" "")
     // uses w; "${a[@]:-w}" and the unquoted forms do not (the elements are joined with a space).
     bool is_null = v.scalar.empty();
     if (v.is_list) {
         bool empty_sep = quoted && v.star && ifs_set && ifs_val.empty();
-        is_null = std::all_of(v.list.begin(), v.list.end(), [](const std::string& e) { return e.empty(); }) &&
-                  (v.list.size() <= 1 || empty_sep);
+        is_null = std::all_of(v.items().begin(), v.items().end(), [](const std::string& e) { return e.empty(); }) &&
+                  (v.items().size() <= 1 || empty_sep);
         // Through ${!ref} with ref='a[@]', bash's : test sees only whether there are elements.
-        if (p->indirect) is_null = v.list.empty();
+        if (p->indirect) is_null = v.items().empty();
     }
 
     if (op == Op::Default || op == Op::Assign || op == Op::Error || op == Op::Alternate) {
@@ -530,7 +543,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
         // Assign
         std::string val;
         if (p->arg && quoted) {  // "${v:=~}": no tilde expansion inside double quotes
-            FieldBuilder vb(FieldBuilder::Mode::Single, {}, false);
+            FieldBuilder vb(FieldBuilder::Mode::Single, {}, false, &session_.memory);
             r = expand_parts(p->arg->parts, vb, true);
             if (r != Outcome::Ok) return r;
             val = std::move(vb.text());
@@ -547,7 +560,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             target = iv.scalar;
             if (iv.is_list) {
                 target.clear();
-                for (size_t i = 0; i < iv.list.size(); ++i) target += (i ? " " : "") + iv.list[i];
+                for (size_t i = 0; i < iv.items().size(); ++i) target += (i ? " " : "") + iv.items()[i];
             }
             if (!valid_name(target)) {  // an element (ref='a[1]') cannot be assigned this way
                 report_error(target + ": invalid variable name");
@@ -612,7 +625,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             emit(fb, v, quoted, ifs_val, ifs_set);
             return Outcome::Ok;
         case Op::Length: {
-            size_t n = v.is_list ? v.list.size() : bytes_locale() ? v.scalar.size() : count_chars(v.scalar);
+            size_t n = v.is_list ? v.items().size() : bytes_locale() ? v.scalar.size() : count_chars(v.scalar);
             fb.expansion(to_dec(static_cast<int64_t>(n)), quoted);
             return Outcome::Ok;
         }
@@ -649,7 +662,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 }
             };
             if (v.is_list)
-                for (auto& s : v.list) apply(s);
+                for (auto& s : v.own()) apply(s);
             else
                 apply(v.scalar);
             emit(fb, v, quoted, ifs_val, ifs_set);
@@ -781,7 +794,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 s = std::move(out);
             };
             if (v.is_list) {
-                for (auto& s : v.list) {
+                for (auto& s : v.own()) {
                     if (too_big || cancel_->cancelled()) break;
                     apply(s);
                 }
@@ -817,10 +830,8 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 bool positional = p->name == "@" || p->name == "*";
                 if (positional && !p->indirect) {
                     // $0 is element 0.
-                    std::vector<std::string> all;
-                    all.push_back(state_.script_name);
-                    for (auto& s : v.list) all.push_back(s);
-                    int64_t n = static_cast<int64_t>(all.size());
+                    const std::vector<std::string>& params = v.items();
+                    int64_t n = static_cast<int64_t>(params.size()) + 1;
                     if (off < 0) off += n;
                     if (off < 0 || off > n) off = n;
                     int64_t end = n;
@@ -833,9 +844,8 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                         }
                         end = std::min<int64_t>(n, off + len);
                     }
-                    if (off == 0 && v.list.size() + 1 == all.size() && false) {
-                    }
-                    for (int64_t i = off; i < end; ++i) out.push_back(all[static_cast<size_t>(i)]);
+                    for (int64_t i = off; i < end; ++i)
+                        out.push_back(i == 0 ? state_.script_name : params[static_cast<size_t>(i - 1)]);
                 } else {
                     // Array: by index.
                     const Var* var = lookup(v.var_name);
@@ -866,6 +876,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                         ++taken;
                     }
                 }
+                v.borrowed = nullptr;
                 v.list = std::move(out);
                 emit(fb, v, quoted, ifs_val, ifs_set);
                 return Outcome::Ok;
@@ -928,7 +939,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 s = std::move(out);
             };
             if (v.is_list)
-                for (auto& s : v.list) apply(s);
+                for (auto& s : v.own()) apply(s);
             else
                 apply(v.scalar);
             emit(fb, v, quoted, ifs_val, ifs_set);
@@ -965,7 +976,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
             if (t == 'a') {
                 std::string a = attr_letters(var);
                 if (v.is_list) {
-                    for (auto& s : v.list) s = a;
+                    for (auto& s : v.own()) s = a;
                 } else {
                     // the attributes of a declared variable, set or not (`declare -A A; ${A@a}` is A)
                     v.scalar = var ? a : std::string();
@@ -1017,6 +1028,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                             items.push_back(*s);
                         }
                     if (t == 'k') {
+                        v.borrowed = nullptr;
                         v.list = std::move(items);
                         emit(fb, v, quoted, ifs_val, ifs_set);
                         return Outcome::Ok;
@@ -1032,7 +1044,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                     return Outcome::Ok;
                 }
                 if (v.is_list) {
-                    for (auto& s : v.list) s = quote_for_reuse(s, QuoteStyle::Single);
+                    for (auto& s : v.own()) s = quote_for_reuse(s, QuoteStyle::Single);
                 } else if (is_set) {
                     v.scalar = quote_for_reuse(v.scalar, QuoteStyle::Single);
                 }
@@ -1045,7 +1057,7 @@ Outcome Exec::expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted)
                 return Outcome::Ok;
             }
             if (v.is_list)
-                for (auto& s : v.list) one(s);
+                for (auto& s : v.own()) one(s);
             else
                 one(v.scalar);
             emit(fb, v, quoted, ifs_val, ifs_set);

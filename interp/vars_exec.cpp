@@ -383,6 +383,11 @@ bool Exec::assign_number(Var& v, std::string_view name, int64_t value) {
     return assign_to(v, name, DecText(value).view(), false, &value);  // `i++` builds no string
 }
 
+namespace {
+// Values from this size on are checked against the budget as a whole while they are made (assign_to).
+constexpr size_t kLargeValueBytes = 64u << 10;
+}  // namespace
+
 bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append, const int64_t* number) {
     if (v.readonly()) {
         report_error(std::string(name) + ": readonly variable");
@@ -403,6 +408,12 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
     if (new_size > old_size && (L.max_total_variable_bytes || !state_.vars.fits(new_size - old_size)) &&
         !variable_bytes_fit(name, new_size - old_size))
         return false;
+    // A large value is made beside the old one (a copy, or an append that reallocates): for that moment both
+    // are held, so the whole new value must fit in what the budget has left.
+    if (new_size >= kLargeValueBytes && !state_.vars.fits(new_size)) {
+        error(std::string(name) + ": " + memory_limit_message(session_.memory.limit()));
+        return false;
+    }
     if (v.dyn != DynVar::None) {
         // Assigning a dynamic variable: RANDOM seeds, SECONDS restarts; the others lose their magic.
         if (v.dyn == DynVar::Random) {
@@ -813,7 +824,18 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         if (created) t->set = true;
     }
     if (!pre) {
-        Outcome r = eval_assign_value(a, own);
+        // A value too large for the budget (the word is charged as it is built) is the assignment's error,
+        // as when the variable's store refuses it: `y=$y$y` in a loop ends the line.
+        const UnwindMark mark = unwind_mark();
+        Outcome r;
+        try {
+            r = eval_assign_value(a, own);
+        } catch (const MemoryLimitExceeded& e) {
+            unwind_to(mark);
+            report_error(std::string(name) + ": " + memory_limit_message(e.limit()));
+            state_.status = 1;
+            return Outcome::Fail;
+        }
         if (r != Outcome::Ok) return r;
         pre = &own;
     }

@@ -249,11 +249,12 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             continue;
         }
         // The value is expanded before the binding exists (`local a=("${a[@]}")` reads the outer a).
-        Exec::AssignValue preval;
-        if (const Exec::AssignValue* pre = as ? ctx.decls->value(i) : nullptr) {
-            preval = *pre;
-        } else if (as) {
-            Outcome r = sh.eval_assign_value(as, preval, (add & kAttrAssoc) ? 1 : -1);
+        // Expanded by the command line (ctx.decls, not copied: a value may be large) or here.
+        Exec::AssignValue own_value;
+        const Exec::AssignValue* preval = as ? ctx.decls->value(i) : nullptr;
+        if (!preval && as) {
+            preval = &own_value;
+            Outcome r = sh.eval_assign_value(as, own_value, (add & kAttrAssoc) ? 1 : -1);
             if (r == Outcome::Fatal) {
                 return {1, Flow::Exit};
             }
@@ -263,8 +264,8 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
             }
         }
         // declare -n NAME=VALUE: VALUE must name a variable or an element, else nothing changes.
-        if ((add & kAttrNameref) && !(remove & kAttrNameref) && (has_value || (as && !preval.is_array))) {
-            const std::string& target = as ? preval.scalar : value;
+        if ((add & kAttrNameref) && !(remove & kAttrNameref) && (has_value || (as && !preval->is_array))) {
+            const std::string& target = as ? preval->scalar : value;
             if (target.empty()) {
                 sh.builtin_error(cmd, "`': not a valid identifier");
                 status = 1;
@@ -356,7 +357,7 @@ BuiltinResult declare_impl(BuiltinContext& ctx, std::string_view cmd, bool local
                 if (as->append && v->set && scope == 0) v->idx->slot(0) = v->str();
                 v->str_mut().clear();
             }
-            Outcome r = sh.do_assign(as, scope == 0 && !global ? (sh.state_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.state_.vars.scope_of(base))) : scope, 0, &preval);
+            Outcome r = sh.do_assign(as, scope == 0 && !global ? (sh.state_.vars.scope_of(base) < 0 ? 0 : static_cast<uint32_t>(sh.state_.vars.scope_of(base))) : scope, 0, preval);
             if (r == Outcome::Fatal) {
                 return {1, Flow::Exit};
             }

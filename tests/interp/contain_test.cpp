@@ -137,6 +137,25 @@ TEST(Contain, UtilitiesSeeTheSessionBudget) {
     EXPECT_EQ(r.out, "held\n0\n");
 }
 
+// A word is checked against the budget as its expansion builds it: one that would not fit in what is left
+// fails before it is built, even where nothing would charge it afterwards (a [[ ]] operand, a case word).
+TEST(Contain, AWordLargerThanTheRestOfTheBudgetIsNotBuilt) {
+    ContainFixture f;
+    ShellOptions o;
+    o.limits.max_memory_bytes = 16u << 20;
+    Shell sh(f.fs, f.reg, o);
+    auto r = sh.run("x=0123456789abcdef; for i in {1..18}; do x=$x$x; done; echo ${#x}; "
+                    "[[ \"$x$x$x$x\" == q ]]; echo $?; case $x$x$x$x in q) ;; esac; echo $?; "
+                    "[[ \"$x\" == q ]]; echo $?; echo ok");
+    EXPECT_EQ(r.out, "4194304\n1\n1\n1\nok\n");
+    // Two failures (the 16 MiB words); the 4 MiB operand beside the 4 MiB variable fits.
+    size_t count = 0;
+    for (size_t at = r.err.find("memory limit exceeded (16 MiB)"); at != std::string::npos;
+         at = r.err.find("memory limit exceeded (16 MiB)", at + 1))
+        ++count;
+    EXPECT_EQ(count, 2u) << r.err;
+}
+
 TEST(Contain, OneBudgetForSubshellsAndJobs) {
     ContainFixture f;
     ShellOptions o;

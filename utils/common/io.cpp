@@ -1,5 +1,6 @@
 #include "utils/common/io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -162,6 +163,17 @@ bool LineReader::fill() {
     return true;
 }
 
+namespace {
+// Throws interp::MemoryLimitExceeded when `s` cannot take `more` bytes within what is left of the budget m:
+// past 1 MiB, a regrowth holds the old buffer beside the new one, twice as large, while it copies, and both
+// must fit (the caller charges what it keeps).
+void check_growth(interp::MemoryBudget* m, const std::string& s, size_t more) {
+    const size_t need = s.size() + more;
+    if (!m || need <= s.capacity() || need <= (size_t{1} << 20)) return;
+    if (!m->fits(s.capacity() + std::max(need, 2 * s.capacity()))) throw interp::MemoryLimitExceeded(m->limit());
+}
+}  // namespace
+
 bool LineReader::next(std::string_view& line, bool& terminated) {
     acc_.clear();
     bool have_acc = false;
@@ -174,6 +186,7 @@ bool LineReader::next(std::string_view& line, bool& terminated) {
                 pos_ += len + 1;
                 terminated = true;
                 if (have_acc) {
+                    check_growth(in_.memory(), acc_, len);
                     acc_.append(start, len);
                     line = acc_;
                 } else {
@@ -181,13 +194,10 @@ bool LineReader::next(std::string_view& line, bool& terminated) {
                 }
                 return true;
             }
+            check_growth(in_.memory(), acc_, end_ - pos_);
             acc_.append(start, end_ - pos_);
             have_acc = true;
             pos_ = end_;
-            if (acc_.size() > (size_t{1} << 20)) {
-                interp::MemoryBudget* m = in_.memory();
-                if (m && !m->fits(acc_.capacity())) throw interp::MemoryLimitExceeded(m->limit());
-            }
         }
         if (!fill()) {
             if (have_acc) {
@@ -219,7 +229,12 @@ vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& s
 
 vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
     // A regular file's size is known: one allocation instead of a string doubling as it fills.
-    if (const int64_t size = in.file_size(); size > 0) out.reserve(out.size() + static_cast<size_t>(size) + 1);
+    if (const int64_t size = in.file_size(); size > 0) {
+        const size_t need = out.size() + static_cast<size_t>(size) + 1;
+        if (ctx.memory && need > (size_t{1} << 20) && !ctx.memory->fits(need))
+            throw interp::MemoryLimitExceeded(ctx.memory->limit());
+        out.reserve(need);
+    }
     size_t chunk = 64 * 1024;
     for (;;) {
         // A writer that never blocks (`yes | pr`) keeps reads returning data: the token is checked here too.
@@ -227,6 +242,7 @@ vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
         size_t old = out.size();
         size_t want = chunk;
         if (out.capacity() > old && out.capacity() - old < want) want = out.capacity() - old;  // no regrowth
+        check_growth(ctx.memory, out, want);  // what is left of the session's budget
         out.resize(old + want);
         auto r = in.read(out.data() + old, want);
         out.resize(old + r.n);
@@ -234,9 +250,6 @@ vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
         // An end of input after a cancel may be the writer stopping on it: the input is incomplete.
         if (r.n == 0) return ctx.cancelled() ? vfs::Errc::cancelled : vfs::Errc::ok;
         if (chunk < (1u << 20)) chunk *= 2;
-        // Refuse to read past what is left of the session's budget (the caller holds what it keeps).
-        if (ctx.memory && out.size() > (size_t{1} << 20) && !ctx.memory->fits(out.capacity()))
-            throw interp::MemoryLimitExceeded(ctx.memory->limit());
     }
 }
 
