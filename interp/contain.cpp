@@ -70,6 +70,18 @@ Flow Exec::command_threw(const sx::Command* cmd, const UnwindMark& m) noexcept {
     unwind_to(m);
     state_.status = 1;
     try {
+        // An assignment statement whose value did not fit (its word is charged as it is built) fails as when
+        // the variable's store refuses a value: named, and the rest of the line discarded (`y=$y$y` in an
+        // endless loop ends it).
+        if (cmd && cmd->kind == sx::NodeKind::Simple) {
+            const auto* s = cmd->as<sx::Simple>();
+            if (s->words.empty() && s->assigns.size == 1) {
+                error(std::string(s->assigns[0]->name) + ": " + text);
+                exit_status_ = 1;
+                discard_line_ = true;
+                return Flow::Exit;
+            }
+        }
         error(text);
         return after_command(cmd);
     } catch (...) {

@@ -506,13 +506,14 @@ Flow Exec::exec_simple(const sx::Simple* c) {
     if (state_.opts[OptXtrace]) xtrace_simple(c, argv, decls);
 
     // $_ is the command's last word once the command is done, as in bash: a function's body still sees the
-    // one before the call (the copy is charged with the words, charge_words).
+    // one before the call (a copy of the last word is charged with the words, charge_words).
+    // The command leaves its last word in place (call_function copies it to the parameters rather than
+    // moving it): assigned here, it reuses the capacity of the one before.
     const size_t last = argv.size() - 1;
-    const bool decl_last = decls.node(last) != nullptr;
-    std::string last_arg = decl_last ? std::string() : argv.back();
     size_t procsubs = procsubst_fds_.size();
     Flow f = run_argv(argv, c, false, false, decls.nodes.empty() ? nullptr : &decls);
-    state_.last_arg = decl_last ? decl_word_text(*decls.node(last), decls.values[last]) : std::move(last_arg);
+    if (const sx::Assign* a = decls.node(last)) state_.last_arg = decl_word_text(*a, decls.values[last]);
+    else state_.last_arg = argv[last];
     // Process substitutions live as long as the command that uses them.
     while (procsubst_fds_.size() > procsubs) {
         set_fd(procsubst_fds_.back(), nullptr);
@@ -701,7 +702,13 @@ Flow Exec::call_function(const Function& function, std::vector<std::string>& arg
     }
     // state_.funcs owns the function, or state_.retired_funcs once it is unset or redefined during the call.
     const Function* fn = &function;
-    std::vector<std::string> params(std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end()));
+    // The last word is copied, not moved: the caller sets $_ from it once the call is done.
+    std::vector<std::string> params;
+    if (argv.size() > 1) {
+        params.reserve(argv.size() - 1);
+        params.insert(params.end(), std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end() - 1));
+        params.push_back(argv.back());
+    }
     CallFrame& frame = state_.frames.emplace_back();  // the last that may throw: nothing to undo before here
     frame.params = std::move(params);
     frame.fn = fn;

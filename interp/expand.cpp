@@ -30,7 +30,7 @@ static size_t utf8_char_len(std::string_view s, size_t i) {
 }
 
 FieldBuilder::FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set, MemoryBudget* budget)
-    : mode_(mode), held_(budget) {
+    : mode_(mode), budget_(budget) {
     if (mode != Mode::Fields) return;
     if (!ifs_set) ifs = " \t\n";
     ifs_empty_ = ifs.empty();

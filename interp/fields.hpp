@@ -78,6 +78,11 @@ public:
     // MemoryLimitExceeded before it is built (`f() { f "$*$*"; }` built a word the size of the whole budget
     // on top of it), and words built at once by parallel jobs are counted together.
     FieldBuilder(Mode mode, std::string_view ifs, bool ifs_set, MemoryBudget* budget);
+    ~FieldBuilder() {
+        if (held_) budget_->release(held_);
+    }
+    FieldBuilder(const FieldBuilder&) = delete;
+    FieldBuilder& operator=(const FieldBuilder&) = delete;
 
     Mode mode() const { return mode_; }
     bool splitting() const { return mode_ == Mode::Fields; }
@@ -122,7 +127,10 @@ private:
     // Counts n more bytes built; past the floor charges them (MemoryLimitExceeded when they do not fit).
     void grow(size_t n) {
         built_ += n;
-        if (built_ >= kBudgetCheckFloor) held_.add(built_ - held_.held());
+        if (built_ >= kBudgetCheckFloor && budget_) [[unlikely]] {
+            budget_->charge(built_ - held_);
+            held_ = built_;
+        }
     }
     void append(std::string_view s, bool is_quoted);
     void end_field();
@@ -138,8 +146,9 @@ private:
     }
 
     Mode mode_;
+    MemoryBudget* budget_;
     size_t built_ = 0;  // bytes appended so far (text and pattern form alike)
-    MemoryCharge held_;  // on the budget: built_, once past the floor
+    size_t held_ = 0;   // charged to budget_: built_, once past the floor
     Field cur_;
     bool active_ = false;
     // After a field ended by IFS white space (a following non-white delimiter joins it).

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 #include "interp/builtins/builtin.hpp"
 #include "interp/dev_fs.hpp"
@@ -148,8 +149,11 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
             return Flow::Normal;
         }
     }
-    if (name.find('/') == std::string::npos) argv[0] = path;  // $0 of a script found through PATH is its path
+    // $0 of a script found through PATH is its path (put back after: the caller sets $_ from argv).
+    std::string invoked;
+    if (name.find('/') == std::string::npos) invoked = std::exchange(argv[0], path);
     state_.status = run_script_file(path, argv, env);
+    if (!invoked.empty()) argv[0] = std::move(invoked);
     if (cancel_->cancelled_fast()) return cancelled_flow();
     return Flow::Normal;
 }

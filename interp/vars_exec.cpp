@@ -824,18 +824,7 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
         if (created) t->set = true;
     }
     if (!pre) {
-        // A value too large for the budget (the word is charged as it is built) is the assignment's error,
-        // as when the variable's store refuses it: `y=$y$y` in a loop ends the line.
-        const UnwindMark mark = unwind_mark();
-        Outcome r;
-        try {
-            r = eval_assign_value(a, own);
-        } catch (const MemoryLimitExceeded& e) {
-            unwind_to(mark);
-            report_error(std::string(name) + ": " + memory_limit_message(e.limit()));
-            state_.status = 1;
-            return Outcome::Fail;
-        }
+        Outcome r = eval_assign_value(a, own);
         if (r != Outcome::Ok) return r;
         pre = &own;
     }
