@@ -239,7 +239,8 @@ Outcome run_one(const Script& s, const Mode& mode, const std::vector<std::string
     if (killed) why << "hung (killed after " << o.seconds << " s, " << cpu << " s of CPU); ";
     else if (took > allowed) why << "took " << o.seconds << " s (" << cpu << " s of CPU); ";
     if (WIFSIGNALED(status)) why << "died of signal " << WTERMSIG(status) << "; ";
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) why << "an exception crossed the API; ";
+    // (The runners' status 3; the CLI's status is the script's own: jq's compile errors are 3.)
+    else if (mode.answers_ok && WIFEXITED(status) && WEXITSTATUS(status) == 3) why << "an exception crossed the API; ";
     max_rss_kib += mode.extra_rss_kib;
     if (o.rss_kib > max_rss_kib) why << "peak RSS " << o.rss_kib / 1024 << " MiB > " << max_rss_kib / 1024 << " MiB; ";
     if (mode.answers_ok && !out_tail.ends_with("ok\n")) {

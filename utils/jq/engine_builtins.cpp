@@ -29,6 +29,15 @@ Value append_path(const Value& path, const Value& key) {
 
 namespace {
 
+// a + b in one allocation of the final size (a copy of a grown by appending held a, the copy and the grown
+// buffer at once: four times a's size for `. + .`)
+std::string concat(std::string_view a, std::string_view b) {
+    std::string r;
+    r.reserve(a.size() + b.size());
+    r.append(a).append(b);
+    return r;
+}
+
 size_t utf8_count(std::string_view s) {
     size_t n = 0;
     for (unsigned char c : s)
@@ -391,7 +400,7 @@ Value binop(const std::string& op, const Value& a, const Value& b) {
             if (a.is_number() && b.is_number()) return Value::number(a.num() + b.num());
             if (a.is_string() && b.is_string()) {
                 ensure_fits(a.str().size() + b.str().size());
-                return Value::string(std::string(a.str()).append(b.str()));
+                return Value::string(concat(a.str(), b.str()));
             }
             if (a.is_array() && b.is_array()) {
                 ensure_fits((a.arr().size() + b.arr().size()) * sizeof(Value));

@@ -494,6 +494,9 @@ bool Interp::eval(const Node* n, const Value& in, const Value* path, const EnvP&
                 // the growing array is charged as it grows (the finished array charges itself)
                 interp::MemoryCharge held(current_budget());
                 each(n->kids[0], in, env, [&](Value&& v) {
+                    // A regrowth holds the old buffer beside the new one, twice as large, while it moves the
+                    // elements: charged for that time, before it happens.
+                    if (out.size() == out.capacity() && out.size() >= 1024) held.set(out.capacity() * 3 * sizeof(Value));
                     out.push_back(std::move(v));
                     if ((out.size() & 1023) == 0) held.set(out.capacity() * sizeof(Value));
                     return true;
