@@ -46,6 +46,13 @@ struct ContainFixture {
     }
 };
 
+// Options with a memory budget of `bytes` for the session.
+ShellOptions with_budget(size_t bytes) {
+    ShellOptions o;
+    o.limits.max_memory_bytes = bytes;
+    return o;
+}
+
 void add_throwers(Shell& sh) {
     sh.add_command("boom", "boom: throws", [](CommandContext&) -> int { throw std::runtime_error("kaboom"); });
     sh.add_command("oom", "oom: throws bad_alloc", [](CommandContext&) -> int { throw std::bad_alloc(); });
@@ -124,9 +131,7 @@ TEST(Contain, NextRunBehavesAsIfNothingHappened) {
 
 TEST(Contain, UtilitiesSeeTheSessionBudget) {
     ContainFixture f;
-    ShellOptions o;
-    o.limits.max_memory_bytes = 64u << 20;
-    Shell sh(f.fs, f.reg, o);
+    Shell sh(f.fs, f.reg, with_budget(64u << 20));
     auto r = sh.run("hog 8; echo $?");
     EXPECT_EQ(r.out, "held\n0\n");
     r = sh.run("hog 100; echo $?");
@@ -141,9 +146,7 @@ TEST(Contain, UtilitiesSeeTheSessionBudget) {
 // fails before it is built, even where nothing would charge it afterwards (a [[ ]] operand, a case word).
 TEST(Contain, AWordLargerThanTheRestOfTheBudgetIsNotBuilt) {
     ContainFixture f;
-    ShellOptions o;
-    o.limits.max_memory_bytes = 16u << 20;
-    Shell sh(f.fs, f.reg, o);
+    Shell sh(f.fs, f.reg, with_budget(16u << 20));
     auto r = sh.run("x=0123456789abcdef; for i in {1..18}; do x=$x$x; done; echo ${#x}; "
                     "[[ \"$x$x$x$x\" == q ]]; echo $?; case $x$x$x$x in q) ;; esac; echo $?; "
                     "[[ \"$x\" == q ]]; echo $?; echo ok");
@@ -158,9 +161,7 @@ TEST(Contain, AWordLargerThanTheRestOfTheBudgetIsNotBuilt) {
 
 TEST(Contain, OneBudgetForSubshellsAndJobs) {
     ContainFixture f;
-    ShellOptions o;
-    o.limits.max_memory_bytes = 16u << 20;
-    Shell sh(f.fs, f.reg, o);
+    Shell sh(f.fs, f.reg, with_budget(16u << 20));
     // 8 MiB in the parent; a subshell copy of it does not fit beside it.
     auto r = sh.run("x=0123456789abcdef; for i in {1..19}; do x=$x$x; done; echo ${#x}; (echo sub ${#x}); echo $?; "
                     "echo ok");
@@ -178,8 +179,7 @@ TEST(Contain, OneBudgetForSubshellsAndJobs) {
 
 TEST(Contain, DoublingIsStoppedByTheBudget) {
     ContainFixture f;
-    ShellOptions o;
-    o.limits.max_memory_bytes = 16u << 20;
+    ShellOptions o = with_budget(16u << 20);
     o.limits.timeout = 20s;
     Shell sh(f.fs, f.reg, o);
     auto t0 = std::chrono::steady_clock::now();
@@ -203,9 +203,7 @@ TEST(Contain, DoublingIsStoppedByTheBudget) {
 
 TEST(Contain, PipeBuffersAreChargedToTheBudget) {
     ContainFixture f;
-    ShellOptions o;
-    o.limits.max_memory_bytes = 1u << 20;  // room for about 15 pipe buffers of 64 KiB
-    Shell sh(f.fs, f.reg, o);
+    Shell sh(f.fs, f.reg, with_budget(1u << 20));  // room for about 15 pipe buffers of 64 KiB
     const size_t base = sh.memory().used();
     std::string long_pipeline = "echo hi";
     for (int i = 0; i < 20; ++i) long_pipeline += " | cat";
