@@ -161,6 +161,7 @@ private:
     bool at_line_start_ = false;
     bool saw_body_to_end_ = false;
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
+    bool in_body_ = false;  // printing an unquoted here-document's body
 
     // ------------------------------------------------------------ output primitives
 
@@ -216,6 +217,8 @@ private:
     void heredoc_body(const Redirect& r) {
         bool saved_ml = multiline_;
         multiline_ = false;
+        const bool saved_in_body = in_body_;
+        in_body_ = !r.quoted_delim;
         std::string body = capture([&] {
             if (r.body == nullptr) return;
             for (const Node* p : r.body->parts) {
@@ -243,6 +246,7 @@ private:
             }
         }
         multiline_ = saved_ml;
+        in_body_ = saved_in_body;
         if (!body.empty() && body.back() != '\n') body += '\n';
         if (indent) {
             // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
@@ -852,6 +856,19 @@ private:
         }
     }
 
+    // The here-documents of a substitution, before its closing parenthesis. In a here-document's body, where
+    // those left open read no line (`$(<<P)`: bash reads the body line by line first), empty ones are left
+    // open: their delimiter line could end the body around them (`<<P` newline `$(<<P)`).
+    void close_docs() {
+        bool empty = in_body_;
+        for (const Redirect* r : pending_) empty = empty && (r->body == nullptr || r->body->parts.empty());
+        if (empty) {
+            pending_.clear();
+        } else {
+            newline();
+        }
+    }
+
     // $( ) and <( ) >( ): one line, its own here-document queue flushed before the closing parenthesis.
     void substitution(std::string_view open, const List<Stmt*>& body) {
         std::vector<const Redirect*> saved_pending;
@@ -872,7 +889,7 @@ private:
             saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
             pending_.clear();
         } else if (!pending_.empty()) {
-            newline();
+            close_docs();
         }
         write(')');
         multiline_ = saved_ml;
@@ -888,7 +905,7 @@ private:
         multiline_ = false;
         std::string inner = capture([&] {
             list_inline(body, false);
-            if (!pending_.empty()) newline();
+            if (!pending_.empty()) close_docs();
         });
         multiline_ = saved_ml;
         pending_.swap(saved_pending);
