@@ -162,6 +162,7 @@ private:
     bool saw_body_to_end_ = false;
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
     bool in_body_ = false;  // printing an unquoted here-document's body
+    std::vector<std::string_view> body_delims_;  // the delimiters of the bodies being printed, outermost first
 
     // ------------------------------------------------------------ output primitives
 
@@ -214,11 +215,13 @@ private:
         }
     }
 
-    void heredoc_body(const Redirect& r) {
+    // `delim_line`: false for a body that runs to the end of a backquoted text (see close_docs)
+    void heredoc_body(const Redirect& r, bool delim_line = true) {
         bool saved_ml = multiline_;
         multiline_ = false;
         const bool saved_in_body = in_body_;
         in_body_ = !r.quoted_delim;
+        body_delims_.push_back(r.delim);
         std::string body = capture([&] {
             if (r.body == nullptr) return;
             for (const Node* p : r.body->parts) {
@@ -247,6 +250,7 @@ private:
         }
         multiline_ = saved_ml;
         in_body_ = saved_in_body;
+        body_delims_.pop_back();
         if (!body.empty() && body.back() != '\n') body += '\n';
         if (indent) {
             // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
@@ -260,6 +264,7 @@ private:
             body.swap(indented);
         }
         out_ += body;
+        if (!delim_line) return;
         if (r.delim.find('\n') != std::string_view::npos) return;  // no line ends it (see above)
         if (indent) out_ += '\t';
         out_ += r.delim;
@@ -859,14 +864,37 @@ private:
     // The here-documents of a substitution, before its closing parenthesis. In a here-document's body, where
     // those left open read no line (`$(<<P)`: bash reads the body line by line first), empty ones are left
     // open: their delimiter line could end the body around them (`<<P` newline `$(<<P)`).
-    void close_docs() {
+    // In a backquoted text in a body, a here-document whose delimiter is the body's ran to the end of the text
+    // (its delimiter line would have ended the body): its delimiter line is left out, and the ones after it
+    // are empty (`<<E` newline `` `<<E `` newline `` i` ``).
+    void close_docs(bool backquoted = false) {
         bool empty = in_body_;
         for (const Redirect* r : pending_) empty = empty && (r->body == nullptr || r->body->parts.empty());
         if (empty) {
             pending_.clear();
-        } else {
-            newline();
+            return;
         }
+        auto clashes = [&](const Redirect* r) {
+            for (std::string_view d : body_delims_)
+                if (d == r->delim) return true;
+            return false;
+        };
+        bool clash = false;
+        if (backquoted)
+            for (const Redirect* r : pending_) clash = clash || clashes(r);
+        if (!clash) {
+            newline();
+            return;
+        }
+        std::vector<const Redirect*> docs;
+        docs.swap(pending_);
+        out_ += '\n';
+        for (const Redirect* r : docs) {
+            const bool last = clashes(r);
+            heredoc_body(*r, !last);
+            if (last || r->delim.find('\n') != std::string_view::npos) break;
+        }
+        at_line_start_ = true;
     }
 
     // $( ) and <( ) >( ): one line, its own here-document queue flushed before the closing parenthesis.
@@ -905,7 +933,7 @@ private:
         multiline_ = false;
         std::string inner = capture([&] {
             list_inline(body, false);
-            if (!pending_.empty()) close_docs();
+            if (!pending_.empty()) close_docs(true);
         });
         multiline_ = saved_ml;
         pending_.swap(saved_pending);
