@@ -475,18 +475,25 @@ Node* Parser::read_dollar(bool in_dq) {
 // reads the word (a matched-pair reader): it skips quoted text, backquotes and `$(...)`, so a `}` in them
 // does not end the `${` (`${a"}"}` is one), and only a nested `${` nests. `$'...'` is ANSI-C quoting, with
 // its escapes, outside double quotes only. False with an error when the input ends first.
-bool Parser::skip_brace_text(Pos p, bool in_dq) {
+bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
     int depth = 0;
     for (;;) {
         int c = lexer_.peek();
         if (c < 0) {
-            error(p, "unexpected EOF while looking for matching `}'");
+            error(p, std::string("unexpected EOF while looking for matching `") + close + "'");
             return false;
         }
-        // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
-        if (c == '$' && lexer_.peek(1) == '{') {
+        // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`); `$[` is a pair of its
+        // own, in which a `[` nests (`${$[}]}` is one)
+        if (c == '$' && (lexer_.peek(1) == '{' || lexer_.peek(1) == '[')) {
+            Pos q = lexer_.pos();
+            Depth d(*this, q);
+            if (!d.ok) return false;
+            const char inner = lexer_.peek(1) == '{' ? '}' : ']';
+            lexer_.advance(2);
+            if (!skip_brace_text(q, in_dq, inner)) return false;
+        } else if (close == ']' && c == '[') {
             ++depth;
-            lexer_.advance();
         } else if (c == '$' && lexer_.peek(1) == '(') {
             Pos q = lexer_.pos();
             lexer_.advance(2);
@@ -508,7 +515,7 @@ bool Parser::skip_brace_text(Pos p, bool in_dq) {
                 if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
                 lexer_.advance();
             }
-        } else if (c == '}' && depth-- == 0) {
+        } else if (c == close && depth-- == 0) {
             break;
         } else if (c == '\\' && lexer_.peek(1) >= 0) {
             lexer_.advance();
