@@ -534,7 +534,32 @@ Node* Parser::read_brace_param(bool in_dq) {
     const LexState st = lexer_.save();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
+    const bool word_bound = !in_dq && brace_depth_ == 0 && !in_heredoc_body_ && !in_arith_text_;
     Node* n = read_brace_parts(in_dq);
+    if (n && word_bound) {
+        // The parts may go on past the `}` bash's reader ends the `${` at, but only as far as the word goes
+        // (`${H[}]: <}`: the word is `${H[}]:`, whose expansion finds no `}`; the parts took ` <}`).
+        const LexState after = lexer_.save();
+        lexer_.restore(st);
+        Pos p = lexer_.pos();
+        lexer_.advance_joined(2);
+        lexer_.splice();
+        const uint32_t body = lexer_.off();
+        const bool closed = skip_brace_text(p, in_dq);
+        err.reset();
+        lexer_.set_end(end);
+        const uint32_t close = lexer_.off();
+        if (!closed || close + 1 >= after.off || !has_word_break(close + 1, after.off - 1)) {
+            lexer_.restore(after);
+            return n;
+        }
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        ParamExp* b = arena_.node<ParamExp>(p);
+        b->braced = true;
+        b->name = src_.substr(body, close - body);
+        lexer_.advance();
+        return b;
+    }
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
     ParseError e = std::move(*err);
     err.reset();
