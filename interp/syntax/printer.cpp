@@ -215,7 +215,8 @@ private:
         }
     }
 
-    // `delim_line`: false for a body that runs to the end of a backquoted text (see close_docs)
+    // `delim_line`: false for a body that runs to the end of a backquoted text, whose end ends its last line
+    // (see close_docs)
     void heredoc_body(const Redirect& r, bool delim_line = true) {
         bool saved_ml = multiline_;
         multiline_ = false;
@@ -263,8 +264,13 @@ private:
             }
             body.swap(indented);
         }
+        if (!delim_line) {
+            // the text's end ends the last line (the parser adds its newline back)
+            if (body.size() >= 2 && body.back() == '\n' && body[body.size() - 2] != '\n') body.pop_back();
+            out_ += body;
+            return;
+        }
         out_ += body;
-        if (!delim_line) return;
         if (r.delim.find('\n') != std::string_view::npos) return;  // no line ends it (see above)
         if (indent) out_ += '\t';
         out_ += r.delim;
@@ -864,9 +870,11 @@ private:
     // The here-documents of a substitution, before its closing parenthesis. In a here-document's body, where
     // those left open read no line (`$(<<P)`: bash reads the body line by line first), empty ones are left
     // open: their delimiter line could end the body around them (`<<P` newline `$(<<P)`).
-    // In a backquoted text in a body, a here-document whose delimiter is the body's ran to the end of the text
-    // (its delimiter line would have ended the body): its delimiter line is left out, and the ones after it
-    // are empty (`<<E` newline `` `<<E `` newline `` i` ``).
+    // In a here-document's body, a line of a backquoted text that is the body's delimiter would end the body
+    // around it: the last here-document of the text runs to its end, without its delimiter line, and its
+    // last line takes the closing backquote (`<<i` newline `` `<<E `` newline `` i` ``: its `i` line would
+    // end i's body). So does the first whose delimiter is the body's (it ran to the end there: the line would
+    // have ended the body), and the ones after it are empty.
     void close_docs(bool backquoted = false) {
         bool empty = in_body_;
         for (const Redirect* r : pending_) empty = empty && (r->body == nullptr || r->body->parts.empty());
@@ -874,27 +882,25 @@ private:
             pending_.clear();
             return;
         }
+        if (!backquoted || !in_body_) {
+            newline();
+            return;
+        }
         auto clashes = [&](const Redirect* r) {
             for (std::string_view d : body_delims_)
                 if (d == r->delim) return true;
             return false;
         };
-        bool clash = false;
-        if (backquoted)
-            for (const Redirect* r : pending_) clash = clash || clashes(r);
-        if (!clash) {
-            newline();
-            return;
-        }
         std::vector<const Redirect*> docs;
         docs.swap(pending_);
         out_ += '\n';
-        for (const Redirect* r : docs) {
-            const bool last = clashes(r);
+        for (size_t i = 0; i < docs.size(); ++i) {
+            const Redirect* r = docs[i];
+            const bool last = i + 1 == docs.size() || clashes(r) || r->delim.find('\n') != std::string_view::npos;
             heredoc_body(*r, !last);
-            if (last || r->delim.find('\n') != std::string_view::npos) break;
+            if (last) break;
         }
-        at_line_start_ = true;
+        at_line_start_ = !out_.empty() && out_.back() == '\n';
     }
 
     // $( ) and <( ) >( ): one line, its own here-document queue flushed before the closing parenthesis.
