@@ -446,9 +446,25 @@ private:
         for (uint32_t i = 0; i < p.stages.size; ++i) {
             if (i > 0) write(i - 1 < p.stderr_too.size && p.stderr_too[i - 1] ? " |& " : " | ");
             else sep();
+            const size_t start = out_.size();
             command(p.stages[i]);
+            // bash takes a `--` right after `time` (or `time -p`), and a `-p` right after `time`, as part of
+            // the time prefix: a command that starts with one gets a `--` before it (`time -- --`).
+            if (i == 0 && p.timed && !p.negated && (starts_with_token(start, "--") ||
+                                                    (!p.time_posix && starts_with_token(start, "-p"))))
+                out_.insert(start, "-- ");
         }
         redirs(p.redirs);
+    }
+
+    // Whether the output from `start` on starts with the unquoted word `w`.
+    bool starts_with_token(size_t start, std::string_view w) const {
+        if (out_.compare(start, w.size(), w) != 0) return false;
+        const size_t end = start + w.size();
+        if (end >= out_.size()) return true;
+        const char c = out_[end];
+        return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
+               c == '<' || c == '>';
     }
 
     void and_or(const AndOr& a) {
