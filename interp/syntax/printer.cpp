@@ -891,6 +891,18 @@ private:
     // last line takes the closing backquote (`<<i` newline `` `<<E `` newline `` i` ``: its `i` line would
     // end i's body). So does the first whose delimiter is the body's (it ran to the end there: the line would
     // have ended the body), and the ones after it are empty.
+    // Whether a pending here-document's delimiter is that of a body being printed, and it is not empty
+    // (close_docs leaves the empty ones of a body open).
+    bool clashing_docs() const {
+        if (!in_body_) return false;
+        bool empty = true, clash = false;
+        for (const Redirect* r : pending_) {
+            empty = empty && (r->body == nullptr || r->body->parts.empty());
+            for (std::string_view d : body_delims_) clash = clash || d == r->delim;
+        }
+        return clash && !empty;
+    }
+
     void close_docs(bool backquoted = false) {
         bool empty = in_body_;
         for (const Redirect* r : pending_) empty = empty && (r->body == nullptr || r->body->parts.empty());
@@ -935,7 +947,9 @@ private:
         }
         // A body that goes on to the end of the input (a delimiter holding a newline) would take the `)`:
         // left open, it is read after the line that holds the substitution, as the parser reads it.
-        if (body_to_end()) {
+        // So is one whose delimiter line would end a here-document body around it: it read the lines after
+        // the substitution's line in a backquoted text (`` `$(<<P)`` newline `` x` `` in P's body).
+        if (body_to_end() || clashing_docs()) {
             saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
             pending_.clear();
         } else if (!pending_.empty()) {
