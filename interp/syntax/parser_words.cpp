@@ -495,9 +495,15 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
         } else if (close == ']' && c == '[') {
             ++depth;
         } else if (c == '$' && lexer_.peek(1) == '(') {
-            Pos q = lexer_.pos();
-            lexer_.advance(2);
-            if (!scan_matched_paren(q)) return false;
+            // read as commands where it is a command substitution (its here-documents' lines are its own)
+            std::optional<uint32_t> cs = lexer_.peek(2) != '(' ? cmdsubst_end(lexer_.off(), in_dq) : std::nullopt;
+            if (cs) {
+                lexer_.advance_to(*cs);
+            } else {
+                Pos q = lexer_.pos();
+                lexer_.advance(2);
+                if (!scan_matched_paren(q)) return false;
+            }
         } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
             const bool ansi = c == '$';
             if (ansi) lexer_.advance();
@@ -512,6 +518,9 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                     return false;
                 }
                 if (d == c) break;
+                if (c == '"' && d == '$' && lexer_.peek(1) == '(' && lexer_.peek(2) != '(') {
+                    if (std::optional<uint32_t> cs = cmdsubst_end(lexer_.off(), true)) lexer_.advance_to(*cs);
+                }
                 if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
                 lexer_.advance();
             }
