@@ -162,6 +162,7 @@ private:
     bool saw_body_to_end_ = false;
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
     bool in_body_ = false;  // printing an unquoted here-document's body
+    bool pad_ = false;      // a blank after the opening of each substitution (see heredoc_body)
     std::vector<std::string_view> body_delims_;  // the delimiters of the bodies being printed, outermost first
 
     // ------------------------------------------------------------ output primitives
@@ -215,6 +216,24 @@ private:
         }
     }
 
+    // Whether a line of `body` would end the body of `r`.
+    static bool has_delim_line(std::string_view body, const Redirect& r) {
+        if (r.delim.find('\n') != std::string_view::npos) return false;
+        size_t i = 0;
+        while (i < body.size()) {
+            size_t nl = body.find('\n', i);
+            if (nl == std::string_view::npos) nl = body.size();
+            std::string_view line = body.substr(i, nl - i);
+            if (line == r.delim) return true;
+            if (r.strip_tabs) {
+                while (!line.empty() && line[0] == '\t') line.remove_prefix(1);
+                if (line == r.delim) return true;
+            }
+            i = nl + 1;
+        }
+        return false;
+    }
+
     // `delim_line`: false for a body that runs to the end of a backquoted text, whose end ends its last line
     // (see close_docs)
     void heredoc_body(const Redirect& r, bool delim_line = true) {
@@ -223,17 +242,29 @@ private:
         const bool saved_in_body = in_body_;
         in_body_ = !r.quoted_delim;
         body_delims_.push_back(r.delim);
-        std::string body = capture([&] {
-            if (r.body == nullptr) return;
-            for (const Node* p : r.body->parts) {
-                const Lit* lit = p->try_as<Lit>();
-                if (lit != nullptr && r.quoted_delim) {
-                    out_ += lit->text;
-                } else {
-                    part(p, Ctx::HereDoc);
+        const size_t queued = pending_.size();
+        auto print_body = [&] {
+            return capture([&] {
+                if (r.body == nullptr) return;
+                for (const Node* p : r.body->parts) {
+                    const Lit* lit = p->try_as<Lit>();
+                    if (lit != nullptr && r.quoted_delim) {
+                        out_ += lit->text;
+                    } else {
+                        part(p, Ctx::HereDoc);
+                    }
                 }
-            }
-        });
+            });
+        };
+        std::string body = print_body();
+        // A substitution printed in its canonical form may make a line that is the delimiter (`` `newline` ``
+        // in the body of <<``, printed ``): printed again with a blank after each opening.
+        if (!r.quoted_delim && has_delim_line(body, r) && !pad_) {
+            pending_.resize(queued);
+            pad_ = true;
+            body = print_body();
+            pad_ = false;
+        }
         // Not when a substitution spans lines: the tabs would be inside it, where the parser keeps them
         // (bash strips them before it reads the substitution; a deferred one keeps its raw text).
         // Nor when the delimiter starts with a tab: bash compares a line with it before stripping the tabs too,
@@ -938,6 +969,7 @@ private:
         bool saved_ml = multiline_;
         multiline_ = false;
         write(open);
+        if (pad_) write(' ');
         size_t start = out_.size();
         list_inline(body, false);
         if (out_.size() > start && out_[start] == '(') {
@@ -973,7 +1005,7 @@ private:
         });
         multiline_ = saved_ml;
         pending_.swap(saved_pending);
-        std::string s = "`";
+        std::string s = pad_ ? "` " : "`";
         for (char c : inner) {
             if (c == '\\' || c == '`' || (c == '"' && ctx == Ctx::Dbl)) s += '\\';
             s += c;
