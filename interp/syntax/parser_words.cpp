@@ -495,8 +495,10 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
         } else if (close == ']' && c == '[') {
             ++depth;
         } else if (c == '$' && lexer_.peek(1) == '(') {
-            // read as commands where it is a command substitution (its here-documents' lines are its own)
-            std::optional<uint32_t> cs = lexer_.peek(2) != '(' ? cmdsubst_end(lexer_.off(), in_dq) : std::nullopt;
+            // read as commands where it is a command substitution (its here-documents' lines are its own);
+            // not while speculating (see read_brace_param)
+            std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
+                                             ? cmdsubst_end(lexer_.off(), in_dq) : std::nullopt;
             if (cs) {
                 lexer_.advance_to(*cs);
             } else {
@@ -518,7 +520,7 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                     return false;
                 }
                 if (d == c) break;
-                if (c == '"' && d == '$' && lexer_.peek(1) == '(' && lexer_.peek(2) != '(') {
+                if (c == '"' && d == '$' && lexer_.peek(1) == '(' && lexer_.peek(2) != '(' && speculating_ == 0) {
                     if (std::optional<uint32_t> cs = cmdsubst_end(lexer_.off(), true)) lexer_.advance_to(*cs);
                 }
                 if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
@@ -543,7 +545,9 @@ Node* Parser::read_brace_param(bool in_dq) {
     const LexState st = lexer_.save();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
-    const bool word_bound = !in_dq && brace_depth_ == 0 && !in_heredoc_body_ && !in_arith_text_;
+    // Not while speculating: a speculative read is remembered and found again by the word's own read, and
+    // the scan below reads the `$( )` in the text as commands, speculating in turn (2^n at n levels).
+    const bool word_bound = !in_dq && brace_depth_ == 0 && !in_heredoc_body_ && !in_arith_text_ && speculating_ == 0;
     Node* n = read_brace_parts(in_dq);
     if (n && word_bound) {
         // The parts may go on past the `}` bash's reader ends the `${` at, but only as far as the word goes
