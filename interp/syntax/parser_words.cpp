@@ -780,7 +780,8 @@ Node* Parser::read_brace_parts(bool in_dq) {
         else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
         if (pe->op != ParamOp::Replace) lexer_.advance_joined(1);
         // Like bash, a pattern of ${x//pat/rep} that starts with '/' keeps it: `${x////c}` replaces
-        // each '/' with c.
+        // each '/' with c. Line continuations before it vanish (`${x//\` newline `/}` is `${x///}`).
+        lexer_.splice();
         pat_lead_slash_ = pe->op == ParamOp::ReplaceAll && lexer_.peek() == '/';
         pe->arg = arg(WordMode::ParamPat);
         if (lexer_.peek() == '/') {
