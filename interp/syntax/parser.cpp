@@ -1161,6 +1161,8 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
             ++i;
         } else if (quote == '"' && c == '$' && i + 1 < to && src[i + 1] == '{') {
             i = substitution_end(src, i, to);  // a `"` in it is its own
+        } else if (quote == '"' && c == '`') {
+            i = substitution_end(src, i, to);  // so is one in a backquoted text (`"`" "`"`)
         } else if (quote) {
             if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {
