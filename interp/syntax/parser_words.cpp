@@ -520,8 +520,17 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                     return false;
                 }
                 if (d == c) break;
-                if (c == '"' && d == '$' && lexer_.peek(1) == '(' && lexer_.peek(2) != '(' && speculating_ == 0) {
-                    if (std::optional<uint32_t> cs = cmdsubst_end(lexer_.off(), true)) lexer_.advance_to(*cs);
+                if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
+                    // a `"` in it is its own: read as commands, else skipped to its matching `)`
+                    std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
+                                                     ? cmdsubst_end(lexer_.off(), true) : std::nullopt;
+                    if (cs) {
+                        lexer_.advance_to(*cs);
+                    } else {
+                        Pos r = lexer_.pos();
+                        lexer_.advance(2);
+                        if (!scan_matched_paren(r)) return false;
+                    }
                 }
                 if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
                 lexer_.advance();
