@@ -163,7 +163,7 @@ private:
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
     bool in_body_ = false;  // printing an unquoted here-document's body
     bool pad_ = false;      // a blank after the opening of each substitution (see heredoc_body)
-    std::vector<std::string_view> body_delims_;  // the delimiters of the bodies being printed, outermost first
+    std::vector<const Redirect*> bodies_;  // the here-documents whose bodies are being printed, outermost first
 
     // ------------------------------------------------------------ output primitives
 
@@ -241,7 +241,7 @@ private:
         multiline_ = false;
         const bool saved_in_body = in_body_;
         in_body_ = !r.quoted_delim;
-        body_delims_.push_back(r.delim);
+        bodies_.push_back(&r);
         const size_t queued = pending_.size();
         auto print_body = [&] {
             return capture([&] {
@@ -282,7 +282,7 @@ private:
         }
         multiline_ = saved_ml;
         in_body_ = saved_in_body;
-        body_delims_.pop_back();
+        bodies_.pop_back();
         if (!body.empty() && body.back() != '\n') body += '\n';
         if (indent) {
             // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
@@ -922,6 +922,16 @@ private:
     // last line takes the closing backquote (`<<i` newline `` `<<E `` newline `` i` ``: its `i` line would
     // end i's body). So does the first whose delimiter is the body's (it ran to the end there: the line would
     // have ended the body), and the ones after it are empty.
+    // Whether the delimiter line printed for `r` (a <<- one indented with a tab) would end a body being printed.
+    bool ends_a_body(const Redirect& r) const {
+        const bool tab = r.strip_tabs && !r.delim.empty() && r.delim[0] != '\t';
+        for (const Redirect* b : bodies_) {
+            if (b == &r) continue;
+            if (b->delim == r.delim && (!tab || b->strip_tabs)) return true;
+        }
+        return false;
+    }
+
     // Whether a pending here-document's delimiter is that of a body being printed, and it is not empty
     // (close_docs leaves the empty ones of a body open).
     bool clashing_docs() const {
@@ -929,7 +939,7 @@ private:
         bool empty = true, clash = false;
         for (const Redirect* r : pending_) {
             empty = empty && (r->body == nullptr || r->body->parts.empty());
-            for (std::string_view d : body_delims_) clash = clash || d == r->delim;
+            clash = clash || ends_a_body(*r);
         }
         return clash && !empty;
     }
@@ -945,11 +955,7 @@ private:
             newline();
             return;
         }
-        auto clashes = [&](const Redirect* r) {
-            for (std::string_view d : body_delims_)
-                if (d == r->delim) return true;
-            return false;
-        };
+        auto clashes = [&](const Redirect* r) { return ends_a_body(*r); };
         std::vector<const Redirect*> docs;
         docs.swap(pending_);
         out_ += '\n';
