@@ -520,7 +520,14 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                     return false;
                 }
                 if (d == c) break;
-                if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
+                if (c == '"' && d == '$' && lexer_.peek(1) == '{') {
+                    // a nested `${` is a pair of its own in double quotes too (`"${x:"${"}" ...`)
+                    Pos r = lexer_.pos();
+                    Depth dd(*this, r);
+                    if (!dd.ok) return false;
+                    lexer_.advance(2);
+                    if (!skip_brace_text(r, true)) return false;
+                } else if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
                     // a `"` in it is its own: read as commands, else skipped to its matching `)`
                     std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
                                                      ? cmdsubst_end(lexer_.off(), true) : std::nullopt;
