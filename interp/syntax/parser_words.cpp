@@ -990,6 +990,13 @@ bool Parser::scan_matched_paren(Pos open) {
             if (memo_get(lexer_.off(), false, false)) continue;  // a substitution already read: jump over it
             lexer_.advance();
             continue;
+        } else if (c == '$' && lexer_.peek(1) == '{') {
+            // a pair of its own, as in bash's reader: a `)` in it does not count (`$(${)}}`)
+            Pos q = lexer_.pos();
+            Depth d(*this, q);
+            if (!d.ok) return false;
+            lexer_.advance(2);
+            if (!skip_brace_text(q, false)) return false;
         } else if (c == '\\') {
             if (lexer_.peek(1) >= 0) lexer_.advance();
         } else if (c == '\'' || c == '"' || c == '`') {
