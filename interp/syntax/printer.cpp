@@ -955,15 +955,24 @@ private:
             newline();
             return;
         }
-        auto clashes = [&](const Redirect* r) { return ends_a_body(*r); };
         std::vector<const Redirect*> docs;
         docs.swap(pending_);
         out_ += '\n';
         for (size_t i = 0; i < docs.size(); ++i) {
             const Redirect* r = docs[i];
-            const bool last = i + 1 == docs.size() || clashes(r) || r->delim.find('\n') != std::string_view::npos;
-            heredoc_body(*r, !last);
-            if (last) break;
+            if (i + 1 < docs.size() && r->delim.find('\n') == std::string_view::npos) {
+                // printed with its delimiter line unless a line of it would end a body around it (then it
+                // ran to the end of the text: that line was the text's last)
+                std::string text = capture([&] { heredoc_body(*r, true); });
+                bool clash = false;
+                for (const Redirect* b : bodies_) clash = clash || has_delim_line(text, *b);
+                if (!clash) {
+                    out_ += text;
+                    continue;
+                }
+            }
+            heredoc_body(*r, false);
+            break;
         }
         at_line_start_ = !out_.empty() && out_.back() == '\n';
     }
