@@ -589,6 +589,38 @@ Node* Parser::read_brace_param(bool in_dq) {
         lexer_.advance();
         return b;
     }
+    if (n && in_arith_text_ && !in_heredoc_body_) {
+        // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
+        // that end too (`$((${a[})) <]}`: the subscript took `)) <]`).
+        const LexState after = lexer_.save();
+        lexer_.restore(st);
+        Pos p = lexer_.pos();
+        lexer_.advance_joined(2);
+        lexer_.splice();
+        const uint32_t body = lexer_.off();
+        const bool closed = skip_brace_text(p, in_dq);
+        err.reset();
+        lexer_.set_end(end);
+        const uint32_t close = lexer_.off();
+        bool past = false;
+        int depth = 0;
+        for (uint32_t i = close + 1; closed && i + 1 < after.off && !past; ++i) {
+            const char c = src_[i];
+            if (c == '\\') ++i;
+            else if (c == '(') ++depth;
+            else if (c == ')' && depth-- == 0) past = true;
+        }
+        if (!past) {
+            lexer_.restore(after);
+            return n;
+        }
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        ParamExp* b = arena_.node<ParamExp>(p);
+        b->braced = true;
+        b->name = src_.substr(body, close - body);
+        lexer_.advance();
+        return b;
+    }
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
     ParseError e = std::move(*err);
     err.reset();
