@@ -711,16 +711,13 @@ void Parser::read_heredoc(Redirect* r) {
     LitBuf lit;
     Pos start = lexer_.pos();
     std::string_view delim = r->delim;
-    // Whether the line at the cursor is the delimiter; `to` is then where it ends. In the body of an unquoted
-    // delimiter, as bash reads it, line continuations are joined first (`E\` newline `OF` ends `<<EOF`).
-    uint32_t to = 0;
     // bash compares one line of the body at a time: a delimiter holding a newline (`<<"a` newline `b"`)
     // never matches, and the body goes on to the end of the input.
     const bool can_match = delim.find('\n') == std::string_view::npos;
-    auto at_delim_line = [&]() {
-        if (body_to_end_ || !can_match) return false;
+    // Whether the line at offset i is the delimiter; `to` is then where it ends. In the body of an unquoted
+    // delimiter, as bash reads it, line continuations are joined first (`E\` newline `OF` ends `<<EOF`).
+    auto delim_line_at = [&](uint32_t i, uint32_t& to) {
         const uint32_t end = lexer_.end();
-        uint32_t i = lexer_.off();
         if (r->quoted_delim) {
             if (end - i < delim.size() || src_.substr(i, delim.size()) != delim) return false;
             i += static_cast<uint32_t>(delim.size());
@@ -736,21 +733,51 @@ void Parser::read_heredoc(Redirect* r) {
         to = i;
         return true;
     };
-    bool last_nl = true;
+    // bash reads the body line by line up to the delimiter line and only then reads the substitutions in
+    // it: a substitution in the body never runs past that line (`$(echo` newline `EOF` newline `)` ends
+    // the body at EOF). So the body's end is found first, and the body is read within it. The delimiter
+    // line starts at `body_end`; the cursor goes on at `after`.
+    const uint32_t end = lexer_.end();
+    uint32_t body_end = end, after = end;
     bool found = false;
-    while (!lexer_.eof() && !failed()) {
-        // bash compares a <<- line with the delimiter before stripping its tabs too (`<<-'\t'` ends at a
-        // line holding one tab)
-        const bool before = r->strip_tabs && lexer_.peek() == '\t' && at_delim_line();
-        if (r->strip_tabs && !before)
-            while (lexer_.peek() == '\t') lexer_.advance();
-        if (before || at_delim_line()) {
-            lexer_.advance_to(to);
-            if (lexer_.peek() == '\n') lexer_.advance();
-            last_nl = true;
-            found = true;
-            break;
+    if (!body_to_end_ && can_match) {
+        uint32_t i = lexer_.off();
+        while (i < end) {
+            uint32_t to = 0;
+            // bash compares a <<- line with the delimiter before stripping its tabs too (`<<-'\t'` ends at
+            // a line holding one tab)
+            bool match = r->strip_tabs && src_[i] == '\t' && delim_line_at(i, to);
+            if (!match) {
+                uint32_t j = i;
+                if (r->strip_tabs)
+                    while (j < end && src_[j] == '\t') ++j;
+                match = delim_line_at(j, to);
+            }
+            if (match) {
+                body_end = i;
+                after = to < end && src_[to] == '\n' ? to + 1 : to;
+                found = true;
+                break;
+            }
+            // to the end of the line; in an unquoted body a backslash takes the byte after it (a newline:
+            // a line continuation; `\\` newline ends the line)
+            while (i < end) {
+                const char c = src_[i];
+                if (c == '\\' && !r->quoted_delim && i + 1 < end) {
+                    i += 2;
+                    continue;
+                }
+                ++i;
+                if (c == '\n') break;
+            }
         }
+    }
+    lexer_.set_end(body_end);
+    bool last_nl = true;
+    while (!lexer_.eof() && !failed()) {
+        if (r->strip_tabs)
+            while (lexer_.peek() == '\t') lexer_.advance();
+        if (lexer_.eof()) break;
         if (r->quoted_delim) {
             uint32_t off = lexer_.off();
             const void* nl = std::memchr(src_.data() + off, '\n', lexer_.end() - off);
@@ -803,6 +830,13 @@ void Parser::read_heredoc(Redirect* r) {
                 continue;
             }
             lit_char(lit);
+        }
+    }
+    if (!failed()) {
+        lexer_.set_end(end);
+        if (found) {
+            lexer_.advance_to(after);
+            last_nl = true;
         }
     }
     if (body_to_end_) last_nl = true;
@@ -1127,6 +1161,8 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
             ++i;
         } else if (quote == '"' && c == '$' && i + 1 < to && src[i + 1] == '{') {
             i = substitution_end(src, i, to);  // a `"` in it is its own
+        } else if (quote == '"' && c == '`') {
+            i = substitution_end(src, i, to);  // so is one in a backquoted text (`"`" "`"`)
         } else if (quote) {
             if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {

@@ -206,7 +206,9 @@ private:
     Node* read_dollar(bool in_dq);
     Node* read_brace_param(bool in_dq);
     Node* read_brace_parts(bool in_dq);
-    bool skip_brace_text(Pos open, bool in_dq);
+    // Skips the text of a `${` (or, with close `]`, of a `$[` inside one) up to its closing byte, as bash's
+    // matched-pair reader does; the cursor ends at that byte.
+    bool skip_brace_text(Pos open, bool in_dq, char close = '}');
     Node* read_cmdsubst();
     Node* read_dollar_dparen();
     Node* read_cmdsubst_fallback();

@@ -475,22 +475,37 @@ Node* Parser::read_dollar(bool in_dq) {
 // reads the word (a matched-pair reader): it skips quoted text, backquotes and `$(...)`, so a `}` in them
 // does not end the `${` (`${a"}"}` is one), and only a nested `${` nests. `$'...'` is ANSI-C quoting, with
 // its escapes, outside double quotes only. False with an error when the input ends first.
-bool Parser::skip_brace_text(Pos p, bool in_dq) {
+bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
     int depth = 0;
     for (;;) {
         int c = lexer_.peek();
         if (c < 0) {
-            error(p, "unexpected EOF while looking for matching `}'");
+            error(p, std::string("unexpected EOF while looking for matching `") + close + "'");
             return false;
         }
-        // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`)
-        if (c == '$' && lexer_.peek(1) == '{') {
-            ++depth;
-            lexer_.advance();
-        } else if (c == '$' && lexer_.peek(1) == '(') {
+        // only a nested `${` nests, as in bash (`${a[{1} x]}` ends at the first `}`); `$[` is a pair of its
+        // own, in which a `[` nests (`${$[}]}` is one)
+        if (c == '$' && (lexer_.peek(1) == '{' || lexer_.peek(1) == '[')) {
             Pos q = lexer_.pos();
+            Depth d(*this, q);
+            if (!d.ok) return false;
+            const char inner = lexer_.peek(1) == '{' ? '}' : ']';
             lexer_.advance(2);
-            if (!scan_matched_paren(q)) return false;
+            if (!skip_brace_text(q, in_dq, inner)) return false;
+        } else if (close == ']' && c == '[') {
+            ++depth;
+        } else if (c == '$' && lexer_.peek(1) == '(') {
+            // read as commands where it is a command substitution (its here-documents' lines are its own);
+            // not while speculating (see read_brace_param)
+            std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
+                                             ? cmdsubst_end(lexer_.off(), in_dq) : std::nullopt;
+            if (cs) {
+                lexer_.advance_to(*cs);
+            } else {
+                Pos q = lexer_.pos();
+                lexer_.advance(2);
+                if (!scan_matched_paren(q)) return false;
+            }
         } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
             const bool ansi = c == '$';
             if (ansi) lexer_.advance();
@@ -505,10 +520,29 @@ bool Parser::skip_brace_text(Pos p, bool in_dq) {
                     return false;
                 }
                 if (d == c) break;
+                if (c == '"' && d == '$' && lexer_.peek(1) == '{') {
+                    // a nested `${` is a pair of its own in double quotes too (`"${x:"${"}" ...`)
+                    Pos r = lexer_.pos();
+                    Depth dd(*this, r);
+                    if (!dd.ok) return false;
+                    lexer_.advance(2);
+                    if (!skip_brace_text(r, true)) return false;
+                } else if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
+                    // a `"` in it is its own: read as commands, else skipped to its matching `)`
+                    std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
+                                                     ? cmdsubst_end(lexer_.off(), true) : std::nullopt;
+                    if (cs) {
+                        lexer_.advance_to(*cs);
+                    } else {
+                        Pos r = lexer_.pos();
+                        lexer_.advance(2);
+                        if (!scan_matched_paren(r)) return false;
+                    }
+                }
                 if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
                 lexer_.advance();
             }
-        } else if (c == '}' && depth-- == 0) {
+        } else if (c == close && depth-- == 0) {
             break;
         } else if (c == '\\' && lexer_.peek(1) >= 0) {
             lexer_.advance();
@@ -527,7 +561,66 @@ Node* Parser::read_brace_param(bool in_dq) {
     const LexState st = lexer_.save();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
+    // Not while speculating: a speculative read is remembered and found again by the word's own read, and
+    // the scan below reads the `$( )` in the text as commands, speculating in turn (2^n at n levels).
+    const bool word_bound = !in_dq && brace_depth_ == 0 && !in_heredoc_body_ && !in_arith_text_ && speculating_ == 0;
     Node* n = read_brace_parts(in_dq);
+    if (n && word_bound) {
+        // The parts may go on past the `}` bash's reader ends the `${` at, but only as far as the word goes
+        // (`${H[}]: <}`: the word is `${H[}]:`, whose expansion finds no `}`; the parts took ` <}`).
+        const LexState after = lexer_.save();
+        lexer_.restore(st);
+        Pos p = lexer_.pos();
+        lexer_.advance_joined(2);
+        lexer_.splice();
+        const uint32_t body = lexer_.off();
+        const bool closed = skip_brace_text(p, in_dq);
+        err.reset();
+        lexer_.set_end(end);
+        const uint32_t close = lexer_.off();
+        if (!closed || close + 1 >= after.off || !has_word_break(close + 1, after.off - 1)) {
+            lexer_.restore(after);
+            return n;
+        }
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        ParamExp* b = arena_.node<ParamExp>(p);
+        b->braced = true;
+        b->name = src_.substr(body, close - body);
+        lexer_.advance();
+        return b;
+    }
+    if (n && in_arith_text_ && !in_heredoc_body_) {
+        // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
+        // that end too (`$((${a[})) <]}`: the subscript took `)) <]`).
+        const LexState after = lexer_.save();
+        lexer_.restore(st);
+        Pos p = lexer_.pos();
+        lexer_.advance_joined(2);
+        lexer_.splice();
+        const uint32_t body = lexer_.off();
+        const bool closed = skip_brace_text(p, in_dq);
+        err.reset();
+        lexer_.set_end(end);
+        const uint32_t close = lexer_.off();
+        bool past = false;
+        int depth = 0;
+        for (uint32_t i = close + 1; closed && i + 1 < after.off && !past; ++i) {
+            const char c = src_[i];
+            if (c == '\\') ++i;
+            else if (c == '(') ++depth;
+            else if (c == ')' && depth-- == 0) past = true;
+        }
+        if (!past) {
+            lexer_.restore(after);
+            return n;
+        }
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        ParamExp* b = arena_.node<ParamExp>(p);
+        b->braced = true;
+        b->name = src_.substr(body, close - body);
+        lexer_.advance();
+        return b;
+    }
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
     ParseError e = std::move(*err);
     err.reset();
@@ -735,7 +828,8 @@ Node* Parser::read_brace_parts(bool in_dq) {
         else if (n == '%') pe->op = ParamOp::ReplaceSuffix;
         if (pe->op != ParamOp::Replace) lexer_.advance_joined(1);
         // Like bash, a pattern of ${x//pat/rep} that starts with '/' keeps it: `${x////c}` replaces
-        // each '/' with c.
+        // each '/' with c. Line continuations before it vanish (`${x//\` newline `/}` is `${x///}`).
+        lexer_.splice();
         pat_lead_slash_ = pe->op == ParamOp::ReplaceAll && lexer_.peek() == '/';
         pe->arg = arg(WordMode::ParamPat);
         if (lexer_.peek() == '/') {
@@ -928,6 +1022,13 @@ bool Parser::scan_matched_paren(Pos open) {
             if (memo_get(lexer_.off(), false, false)) continue;  // a substitution already read: jump over it
             lexer_.advance();
             continue;
+        } else if (c == '$' && lexer_.peek(1) == '{') {
+            // a pair of its own, as in bash's reader: a `)` in it does not count (`$(${)}}`)
+            Pos q = lexer_.pos();
+            Depth d(*this, q);
+            if (!d.ok) return false;
+            lexer_.advance(2);
+            if (!skip_brace_text(q, false)) return false;
         } else if (c == '\\') {
             if (lexer_.peek(1) >= 0) lexer_.advance();
         } else if (c == '\'' || c == '"' || c == '`') {

@@ -161,6 +161,9 @@ private:
     bool at_line_start_ = false;
     bool saw_body_to_end_ = false;
     std::vector<const Redirect*> pending_;  // here-documents waiting for the next newline
+    bool in_body_ = false;  // printing an unquoted here-document's body
+    bool pad_ = false;      // a blank after the opening of each substitution (see heredoc_body)
+    std::vector<const Redirect*> bodies_;  // the here-documents whose bodies are being printed, outermost first
 
     // ------------------------------------------------------------ output primitives
 
@@ -213,20 +216,55 @@ private:
         }
     }
 
-    void heredoc_body(const Redirect& r) {
+    // Whether a line of `body` would end the body of `r`.
+    static bool has_delim_line(std::string_view body, const Redirect& r) {
+        if (r.delim.find('\n') != std::string_view::npos) return false;
+        size_t i = 0;
+        while (i < body.size()) {
+            size_t nl = body.find('\n', i);
+            if (nl == std::string_view::npos) nl = body.size();
+            std::string_view line = body.substr(i, nl - i);
+            if (line == r.delim) return true;
+            if (r.strip_tabs) {
+                while (!line.empty() && line[0] == '\t') line.remove_prefix(1);
+                if (line == r.delim) return true;
+            }
+            i = nl + 1;
+        }
+        return false;
+    }
+
+    // `delim_line`: false for a body that runs to the end of a backquoted text, whose end ends its last line
+    // (see close_docs)
+    void heredoc_body(const Redirect& r, bool delim_line = true) {
         bool saved_ml = multiline_;
         multiline_ = false;
-        std::string body = capture([&] {
-            if (r.body == nullptr) return;
-            for (const Node* p : r.body->parts) {
-                const Lit* lit = p->try_as<Lit>();
-                if (lit != nullptr && r.quoted_delim) {
-                    out_ += lit->text;
-                } else {
-                    part(p, Ctx::HereDoc);
+        const bool saved_in_body = in_body_;
+        in_body_ = !r.quoted_delim;
+        bodies_.push_back(&r);
+        const size_t queued = pending_.size();
+        auto print_body = [&] {
+            return capture([&] {
+                if (r.body == nullptr) return;
+                for (const Node* p : r.body->parts) {
+                    const Lit* lit = p->try_as<Lit>();
+                    if (lit != nullptr && r.quoted_delim) {
+                        out_ += lit->text;
+                    } else {
+                        part(p, Ctx::HereDoc);
+                    }
                 }
-            }
-        });
+            });
+        };
+        std::string body = print_body();
+        // A substitution printed in its canonical form may make a line that is the delimiter (`` `newline` ``
+        // in the body of <<``, printed ``): printed again with a blank after each opening.
+        if (!r.quoted_delim && has_delim_line(body, r) && !pad_) {
+            pending_.resize(queued);
+            pad_ = true;
+            body = print_body();
+            pad_ = false;
+        }
         // Not when a substitution spans lines: the tabs would be inside it, where the parser keeps them
         // (bash strips them before it reads the substitution; a deferred one keeps its raw text).
         // Nor when the delimiter starts with a tab: bash compares a line with it before stripping the tabs too,
@@ -243,6 +281,8 @@ private:
             }
         }
         multiline_ = saved_ml;
+        in_body_ = saved_in_body;
+        bodies_.pop_back();
         if (!body.empty() && body.back() != '\n') body += '\n';
         if (indent) {
             // bash strips leading tabs of every line of a <<- body, so indenting with one tab is harmless.
@@ -254,6 +294,12 @@ private:
                 line_start = (c == '\n');
             }
             body.swap(indented);
+        }
+        if (!delim_line) {
+            // the text's end ends the last line (the parser adds its newline back)
+            if (body.size() >= 2 && body.back() == '\n' && body[body.size() - 2] != '\n') body.pop_back();
+            out_ += body;
+            return;
         }
         out_ += body;
         if (r.delim.find('\n') != std::string_view::npos) return;  // no line ends it (see above)
@@ -431,9 +477,25 @@ private:
         for (uint32_t i = 0; i < p.stages.size; ++i) {
             if (i > 0) write(i - 1 < p.stderr_too.size && p.stderr_too[i - 1] ? " |& " : " | ");
             else sep();
+            const size_t start = out_.size();
             command(p.stages[i]);
+            // bash takes a `--` right after `time` (or `time -p`), and a `-p` right after `time`, as part of
+            // the time prefix: a command that starts with one gets a `--` before it (`time -- --`).
+            if (i == 0 && p.timed && !p.negated && (starts_with_token(start, "--") ||
+                                                    (!p.time_posix && starts_with_token(start, "-p"))))
+                out_.insert(start, "-- ");
         }
         redirs(p.redirs);
+    }
+
+    // Whether the output from `start` on starts with the unquoted word `w`.
+    bool starts_with_token(size_t start, std::string_view w) const {
+        if (out_.compare(start, w.size(), w) != 0) return false;
+        const size_t end = start + w.size();
+        if (end >= out_.size()) return true;
+        const char c = out_[end];
+        return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' ||
+               c == '<' || c == '>';
     }
 
     void and_or(const AndOr& a) {
@@ -852,6 +914,69 @@ private:
         }
     }
 
+    // The here-documents of a substitution, before its closing parenthesis. In a here-document's body, where
+    // those left open read no line (`$(<<P)`: bash reads the body line by line first), empty ones are left
+    // open: their delimiter line could end the body around them (`<<P` newline `$(<<P)`).
+    // In a here-document's body, a line of a backquoted text that is the body's delimiter would end the body
+    // around it: the last here-document of the text runs to its end, without its delimiter line, and its
+    // last line takes the closing backquote (`<<i` newline `` `<<E `` newline `` i` ``: its `i` line would
+    // end i's body). So does the first whose delimiter is the body's (it ran to the end there: the line would
+    // have ended the body), and the ones after it are empty.
+    // Whether the delimiter line printed for `r` (a <<- one indented with a tab) would end a body being printed.
+    bool ends_a_body(const Redirect& r) const {
+        const bool tab = r.strip_tabs && !r.delim.empty() && r.delim[0] != '\t';
+        for (const Redirect* b : bodies_) {
+            if (b == &r) continue;
+            if (b->delim == r.delim && (!tab || b->strip_tabs)) return true;
+        }
+        return false;
+    }
+
+    // Whether a pending here-document's delimiter is that of a body being printed, and it is not empty
+    // (close_docs leaves the empty ones of a body open).
+    bool clashing_docs() const {
+        if (!in_body_) return false;
+        bool empty = true, clash = false;
+        for (const Redirect* r : pending_) {
+            empty = empty && (r->body == nullptr || r->body->parts.empty());
+            clash = clash || ends_a_body(*r);
+        }
+        return clash && !empty;
+    }
+
+    void close_docs(bool backquoted = false) {
+        bool empty = in_body_;
+        for (const Redirect* r : pending_) empty = empty && (r->body == nullptr || r->body->parts.empty());
+        if (empty) {
+            pending_.clear();
+            return;
+        }
+        if (!backquoted || !in_body_) {
+            newline();
+            return;
+        }
+        std::vector<const Redirect*> docs;
+        docs.swap(pending_);
+        out_ += '\n';
+        for (size_t i = 0; i < docs.size(); ++i) {
+            const Redirect* r = docs[i];
+            if (i + 1 < docs.size() && r->delim.find('\n') == std::string_view::npos) {
+                // printed with its delimiter line unless a line of it would end a body around it (then it
+                // ran to the end of the text: that line was the text's last)
+                std::string text = capture([&] { heredoc_body(*r, true); });
+                bool clash = false;
+                for (const Redirect* b : bodies_) clash = clash || has_delim_line(text, *b);
+                if (!clash) {
+                    out_ += text;
+                    continue;
+                }
+            }
+            heredoc_body(*r, false);
+            break;
+        }
+        at_line_start_ = !out_.empty() && out_.back() == '\n';
+    }
+
     // $( ) and <( ) >( ): one line, its own here-document queue flushed before the closing parenthesis.
     void substitution(std::string_view open, const List<Stmt*>& body) {
         std::vector<const Redirect*> saved_pending;
@@ -859,6 +984,7 @@ private:
         bool saved_ml = multiline_;
         multiline_ = false;
         write(open);
+        if (pad_) write(' ');
         size_t start = out_.size();
         list_inline(body, false);
         if (out_.size() > start && out_[start] == '(') {
@@ -868,11 +994,13 @@ private:
         }
         // A body that goes on to the end of the input (a delimiter holding a newline) would take the `)`:
         // left open, it is read after the line that holds the substitution, as the parser reads it.
-        if (body_to_end()) {
+        // So is one whose delimiter line would end a here-document body around it: it read the lines after
+        // the substitution's line in a backquoted text (`` `$(<<P)`` newline `` x` `` in P's body).
+        if (body_to_end() || clashing_docs()) {
             saved_pending.insert(saved_pending.end(), pending_.begin(), pending_.end());
             pending_.clear();
         } else if (!pending_.empty()) {
-            newline();
+            close_docs();
         }
         write(')');
         multiline_ = saved_ml;
@@ -888,11 +1016,11 @@ private:
         multiline_ = false;
         std::string inner = capture([&] {
             list_inline(body, false);
-            if (!pending_.empty()) newline();
+            if (!pending_.empty()) close_docs(true);
         });
         multiline_ = saved_ml;
         pending_.swap(saved_pending);
-        std::string s = "`";
+        std::string s = pad_ ? "` " : "`";
         for (char c : inner) {
             if (c == '\\' || c == '`' || (c == '"' && ctx == Ctx::Dbl)) s += '\\';
             s += c;
