@@ -565,46 +565,54 @@ Node* Parser::read_brace_param(bool in_dq) {
     // the scan below reads the `$( )` in the text as commands, speculating in turn (2^n at n levels).
     const bool word_bound = !in_dq && brace_depth_ == 0 && !in_heredoc_body_ && !in_arith_text_ && speculating_ == 0;
     Node* n = read_brace_parts(in_dq);
+    // The `${` read again as bash's reader reads it, to the `}` it ends at: its start, the offset of its text,
+    // whether that `}` was found, and its offset.
+    struct Rescan {
+        Pos p;
+        uint32_t body;
+        bool closed;
+        uint32_t close;
+    };
+    auto rescan = [&] {
+        lexer_.restore(st);
+        Rescan r{lexer_.pos(), 0, false, 0};
+        lexer_.advance_joined(2);
+        lexer_.splice();
+        r.body = lexer_.off();
+        r.closed = skip_brace_text(r.p, in_dq);
+        err.reset();
+        lexer_.set_end(end);
+        r.close = lexer_.off();
+        return r;
+    };
+    // The `${` as a bad substitution whose text ends at that `}` (an error when it runs, as in bash).
+    auto cut = [&](const Rescan& r) -> Node* {
+        if (heredocs_.size() > docs) heredocs_.resize(docs);
+        ParamExp* b = arena_.node<ParamExp>(r.p);
+        b->braced = true;
+        b->name = src_.substr(r.body, r.close - r.body);
+        lexer_.advance();
+        return b;
+    };
     if (n && word_bound) {
         // The parts may go on past the `}` bash's reader ends the `${` at, but only as far as the word goes
         // (`${H[}]: <}`: the word is `${H[}]:`, whose expansion finds no `}`; the parts took ` <}`).
         const LexState after = lexer_.save();
-        lexer_.restore(st);
-        Pos p = lexer_.pos();
-        lexer_.advance_joined(2);
-        lexer_.splice();
-        const uint32_t body = lexer_.off();
-        const bool closed = skip_brace_text(p, in_dq);
-        err.reset();
-        lexer_.set_end(end);
-        const uint32_t close = lexer_.off();
-        if (!closed || close + 1 >= after.off || !has_word_break(close + 1, after.off - 1)) {
+        const Rescan r = rescan();
+        if (!r.closed || r.close + 1 >= after.off || !has_word_break(r.close + 1, after.off - 1)) {
             lexer_.restore(after);
             return n;
         }
-        if (heredocs_.size() > docs) heredocs_.resize(docs);
-        ParamExp* b = arena_.node<ParamExp>(p);
-        b->braced = true;
-        b->name = src_.substr(body, close - body);
-        lexer_.advance();
-        return b;
+        return cut(r);
     }
     if (n && in_arith_text_ && !in_heredoc_body_) {
         // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
         // that end too (`$((${a[})) <]}`: the subscript took `)) <]`).
         const LexState after = lexer_.save();
-        lexer_.restore(st);
-        Pos p = lexer_.pos();
-        lexer_.advance_joined(2);
-        lexer_.splice();
-        const uint32_t body = lexer_.off();
-        const bool closed = skip_brace_text(p, in_dq);
-        err.reset();
-        lexer_.set_end(end);
-        const uint32_t close = lexer_.off();
+        const Rescan r = rescan();
         bool past = false;
         int depth = 0;
-        for (uint32_t i = close + 1; closed && i + 1 < after.off && !past; ++i) {
+        for (uint32_t i = r.close + 1; r.closed && i + 1 < after.off && !past; ++i) {
             const char c = src_[i];
             if (c == '\\') ++i;
             else if (c == '(') ++depth;
@@ -614,12 +622,7 @@ Node* Parser::read_brace_param(bool in_dq) {
             lexer_.restore(after);
             return n;
         }
-        if (heredocs_.size() > docs) heredocs_.resize(docs);
-        ParamExp* b = arena_.node<ParamExp>(p);
-        b->braced = true;
-        b->name = src_.substr(body, close - body);
-        lexer_.advance();
-        return b;
+        return cut(r);
     }
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
     ParseError e = std::move(*err);
