@@ -101,7 +101,7 @@ bool Exec::charge_words(const std::vector<std::string>& words, size_t extra, Mem
     if (bytes < kWordsChargeFloor) return true;
     held = MemoryCharge(&session_.memory);
     if (!held.try_add(bytes)) {
-        error((words.empty() ? std::string("bashkit") : words[0]) + ": " + memory_limit_message(session_.memory.limit()));
+        error(words[0] + ": " + memory_limit_message(session_.memory.limit()));
         state_.status = 1;
         return false;
     }

@@ -140,25 +140,15 @@ void FieldBuilder::soft_break() {
 
 void FieldBuilder::expansion(std::string&& s, bool is_quoted) {
     Field& f = cur_;
-    if (f.text.empty() && !f.diverged && !f.glob && (is_quoted || mode_ == Mode::Single)) {
-        // The same as appending it (quoted text in a field without a pattern form; any text in Single mode)
-        // when the text keeps no pattern-special byte.
-        bool plain = mode_ == Mode::Single;
-        if (!plain) {
-            plain = true;
-            for (char c : s)
-                if (pattern_special(c)) {
-                    plain = false;
-                    break;
-                }
-        }
-        if (plain) {
-            grow(s.size());
-            f.text = std::move(s);
-            if (is_quoted || !f.text.empty()) active_ = true;
-            if (!f.text.empty() || is_quoted) after_ws_ = false;
-            return;
-        }
+    // The same as appending it to an empty field without a pattern form: any text in Single mode, quoted
+    // text without a pattern-special byte otherwise (which would start the pattern form).
+    if (f.text.empty() && !f.diverged && (is_quoted || mode_ == Mode::Single) &&
+        (mode_ == Mode::Single || std::none_of(s.begin(), s.end(), pattern_special))) {
+        grow(s.size());
+        f.text = std::move(s);
+        if (is_quoted || !f.text.empty()) active_ = true;
+        if (!f.text.empty() || is_quoted) after_ws_ = false;
+        return;
     }
     expansion(std::string_view(s), is_quoted);
 }
