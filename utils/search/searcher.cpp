@@ -402,13 +402,10 @@ SearchResult search_input(const SearchConfig& cfg, const ReadFn& read, std::stri
                     for (char* p = fresh; p < fresh + got; ++p)
                         if (*p == '\0') *p = '\n';
             }
+            // The bytes kept from before hold no end of line (they follow the last one processed): only the
+            // fresh ones are searched, or a long line read in small pieces would be scanned again per piece.
+            const void* last = memrchr(fresh, cfg.eol, got);
             have += got;
-            const void* last = nullptr;
-            for (size_t k = have; k > 0; --k)
-                if (buf[k - 1] == cfg.eol) {
-                    last = &buf[k - 1];
-                    break;
-                }
             if (!last) continue;
             upto = static_cast<size_t>(static_cast<const char*>(last) - buf.data()) + 1;
         }
