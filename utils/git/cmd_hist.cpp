@@ -21,7 +21,6 @@ void flush_big(Invocation& s, std::string& out) {
     }
 }
 
-std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
 
 bool in_specs(const std::string& p, const std::vector<std::string>& specs) {
     if (specs.empty()) return true;
@@ -47,7 +46,7 @@ struct Side {
 std::string blob_of(Repo& repo, const Side& side, const std::string& path, const std::pair<uint32_t, std::string>& v) {
     if (v.first == 0160000) return "Subproject commit " + v.second + "\n";
     if (side.worktree) {
-        auto st = repo.fs.lstat(abs_of(repo, path));
+        auto st = repo.fs.lstat(repo.abs_of(path));
         if (!st) return "";
         return read_work_blob(repo, path, *st);
     }
@@ -248,7 +247,7 @@ static Flat work_flat(Repo& repo, const Flat& index) {
     for (auto& e : entries) {
         check_cancel(repo.ctx);
         if (e.stage() != 0) continue;
-        auto st = repo.fs.lstat(abs_of(repo, e.path));
+        auto st = repo.fs.lstat(repo.abs_of(e.path));
         if (!st || st->is_directory()) continue;
         uint32_t mode = git_mode_of(*st);
         if (!repo.config.get_bool("core.filemode", true) && st->is_regular()) mode = e.mode;

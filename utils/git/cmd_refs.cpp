@@ -9,7 +9,6 @@ std::string stat_summary(int files, int ins, int del);
 
 namespace {
 
-std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
 
 
 bool valid_branch_name(const std::string& n) {
@@ -139,7 +138,7 @@ int checkout_paths(Invocation& s, Repo& repo, const std::string& source, const s
             if (!(spec.empty() || path == spec || (path.starts_with(spec) && path[spec.size()] == '/'))) continue;
             matched = true;
             Object o = repo.read_typed(v.second, ObjType::blob);
-            std::string ap = abs_of(repo, path);
+            std::string ap = repo.abs_of(path);
             std::string dir = vfs::path_dirname(ap);
             (void)repo.fs.mkdir_all(dir, 0755);
             (void)repo.fs.unlink(ap);
@@ -592,7 +591,7 @@ int cmd_ls_files(Invocation& s, const Args& a) {
             else o += show(e.path) + end;
         }
         if (modified || deleted) {
-            auto st = repo.fs.lstat(abs_of(repo, e.path));
+            auto st = repo.fs.lstat(repo.abs_of(e.path));
             if (deleted && !st) o += show(e.path) + end;
             if (modified && (!st || !entry_unchanged(repo, e, *st, im))) o += show(e.path) + end;
         }
@@ -1136,7 +1135,7 @@ int cmd_restore(Invocation& s, const Args& a) {
             for (auto& [k, v] : tree) {
                 if (!(spec.empty() || k == spec || (k.starts_with(spec) && k[spec.size()] == '/'))) continue;
                 Object o = repo.read_typed(v.second, ObjType::blob);
-                std::string ap = abs_of(repo, k);
+                std::string ap = repo.abs_of(k);
                 (void)repo.fs.mkdir_all(vfs::path_dirname(ap), 0755);
                 (void)repo.fs.unlink(ap);
                 if (v.first == 0120000) (void)repo.fs.symlink(o.data, ap);
@@ -1168,7 +1167,7 @@ int cmd_mv(Invocation& s, const Args& a) {
     std::string dst_arg = args.back();
     args.pop_back();
     std::string dst = to_repo_path(repo, dst_arg);
-    auto dst_st = repo.fs.stat(abs_of(repo, dst));
+    auto dst_st = repo.fs.stat(repo.abs_of(dst));
     bool into_dir = (dst_st && dst_st->is_directory()) || dst.empty();
     if (args.size() > 1 && !into_dir) throw Fatal{"destination '" + dst_arg + "' is not a directory"};
     auto index = repo.read_index();
@@ -1180,7 +1179,7 @@ int cmd_mv(Invocation& s, const Args& a) {
         std::string base = src.substr(src.rfind('/') + 1);
         std::string to = into_dir ? (dst.empty() ? base : dst + "/" + base) : dst;
         std::string shown_to = into_dir ? (dst_arg.ends_with("/") ? dst_arg : dst_arg + "/") + base : dst_arg;
-        auto st = repo.fs.lstat(abs_of(repo, src));
+        auto st = repo.fs.lstat(repo.abs_of(src));
         auto fail = [&](const std::string& why) {
             if (skip_errors) return;
             throw Fatal{why + ", source=" + src_arg + ", destination=" + shown_to};
@@ -1200,7 +1199,7 @@ int cmd_mv(Invocation& s, const Args& a) {
             fail("can not move directory into itself");
             continue;
         }
-        if (repo.fs.lstat(abs_of(repo, to))) {
+        if (repo.fs.lstat(repo.abs_of(to))) {
             if (!force || st->is_directory()) {
                 fail("destination exists");
                 continue;
@@ -1214,8 +1213,8 @@ int cmd_mv(Invocation& s, const Args& a) {
         check_cancel(repo.ctx);
         if (verbose || dry) s.out("Renaming " + src + " to " + to + "\n");
         if (dry) continue;
-        (void)repo.fs.unlink(abs_of(repo, to));
-        if (auto r = repo.fs.rename(abs_of(repo, src), abs_of(repo, to)); !r)
+        (void)repo.fs.unlink(repo.abs_of(to));
+        if (auto r = repo.fs.rename(repo.abs_of(src), repo.abs_of(to)); !r)
             throw Fatal{"renaming '" + src + "' failed: " + std::string(vfs::error_message(r.error()))};
         std::vector<IndexEntry> moved;
         for (auto it = idx.begin(); it != idx.end();) {
@@ -1392,7 +1391,7 @@ int cmd_stash(Invocation& s, const Args& a) {
             changed.push_back(p);
             auto ie = idx.find(p);
             auto h = head_flat.find(p);
-            auto st = repo.fs.lstat(abs_of(repo, p));
+            auto st = repo.fs.lstat(repo.abs_of(p));
             bool dirty = false;
             if (ie != idx.end()) {
                 if (h == head_flat.end() || h->second.second != ie->second.oid) dirty = true;
@@ -1415,7 +1414,7 @@ int cmd_stash(Invocation& s, const Args& a) {
         for (auto& p : changed) {
             check_cancel(repo.ctx);
             auto t = wt.find(p);
-            std::string ap = abs_of(repo, p);
+            std::string ap = repo.abs_of(p);
             if (t == wt.end()) {
                 (void)repo.fs.unlink(ap);
                 continue;
@@ -1444,7 +1443,7 @@ int cmd_stash(Invocation& s, const Args& a) {
                     idx.erase(p);
                     continue;
                 }
-                auto st = repo.fs.lstat(abs_of(repo, p));
+                auto st = repo.fs.lstat(repo.abs_of(p));
                 IndexEntry e;
                 if (st && Repo::hash(ObjType::blob, read_work_blob(repo, p, *st)) == x->second.second) e = entry_from_stat(p, *st, x->second.second);
                 else e.path = p, e.oid = x->second.second, e.flags = uint16_t(std::min<size_t>(p.size(), 0xfff));
@@ -1491,7 +1490,7 @@ int cmd_stash(Invocation& s, const Args& a) {
     int64_t im = index_mtime(repo);
     for (auto& e : index) {
         check_cancel(repo.ctx);
-        auto fst = repo.fs.lstat(abs_of(repo, e.path));
+        auto fst = repo.fs.lstat(repo.abs_of(e.path));
         if (!fst || fst->is_directory()) continue;
         if (entry_unchanged(repo, e, *fst, im)) {
             work.push_back(e);

@@ -8,7 +8,6 @@ namespace bashkit::utils::git {
 
 namespace {
 
-std::string abs_of(Repo& r, const std::string& rel) { return r.worktree == "/" ? "/" + rel : r.worktree + "/" + rel; }
 
 bool under(const std::string& path, const std::string& spec) {
     if (spec.empty()) return true;
@@ -29,19 +28,19 @@ void walk_files(Repo& repo, Ignore& ign, const std::string& dir, bool force, std
                 const std::set<std::string>& tracked, int depth) {
     check_cancel(repo.ctx);
     if (depth > 256) return;
-    auto entries = repo.fs.readdir(dir.empty() ? repo.worktree : abs_of(repo, dir.substr(0, dir.size() - 1)));
+    auto entries = repo.fs.readdir(dir.empty() ? repo.worktree : repo.abs_of(dir.substr(0, dir.size() - 1)));
     if (!entries) return;
     std::vector<std::string> names;
     for (auto& e : *entries) names.push_back(e.name);
     std::sort(names.begin(), names.end());
     for (auto& n : names) {
         std::string rel = dir + n;
-        auto st = repo.fs.lstat(abs_of(repo, rel));
+        auto st = repo.fs.lstat(repo.abs_of(rel));
         if (!st) continue;
         if (st->is_directory()) {
             if (n == ".git") continue;
             if (!force && ign.ignored(rel, true)) continue;
-            if (repo.fs.stat(abs_of(repo, rel) + "/.git")) continue;  // a nested repository
+            if (repo.fs.stat(repo.abs_of(rel) + "/.git")) continue;  // a nested repository
             walk_files(repo, ign, rel + "/", force, out, tracked, depth + 1);
         } else if (tracked.count(rel) || force || !ign.ignored(rel, false)) {
             out.push_back(rel);
@@ -82,7 +81,7 @@ static int stage(Invocation& s, Repo& repo, std::vector<std::string> specs, bool
         const std::string& spec = specs[k];
         bool matched = false;
         if (!has_glob(spec)) {
-            auto st = spec.empty() ? repo.fs.lstat(repo.worktree) : repo.fs.lstat(abs_of(repo, spec));
+            auto st = spec.empty() ? repo.fs.lstat(repo.worktree) : repo.fs.lstat(repo.abs_of(spec));
             if (st && st->is_directory()) {
                 std::vector<std::string> found;
                 walk_files(repo, ign, spec.empty() ? "" : spec + "/", force, found, tracked);
@@ -111,7 +110,7 @@ static int stage(Invocation& s, Repo& repo, std::vector<std::string> specs, bool
         check_cancel(repo.ctx);
         bool in_spec = false;
         for (auto& sp : specs) in_spec = in_spec || spec_match(it->first, sp);
-        if (in_spec && !repo.fs.lstat(abs_of(repo, it->first))) {
+        if (in_spec && !repo.fs.lstat(repo.abs_of(it->first))) {
             if (verbose || dry_run) s.out("remove '" + it->first + "'\n");
             removed.push_back(it->first);
             it = idx.erase(it);
@@ -122,7 +121,7 @@ static int stage(Invocation& s, Repo& repo, std::vector<std::string> specs, bool
     for (auto& f : files) {
         check_cancel(repo.ctx);
         if (update_only && !tracked.count(f)) continue;
-        auto st = repo.fs.lstat(abs_of(repo, f));
+        auto st = repo.fs.lstat(repo.abs_of(f));
         if (!st || st->is_directory()) continue;
         if (!verify_path(f)) throw Fatal{"invalid path '" + f + "'"};
         auto it = idx.find(f);
@@ -234,7 +233,7 @@ int cmd_rm(Invocation& s, const Args& a) {
             if (!to_remove.count(e.path)) continue;
             auto h = head.find(e.path);
             bool index_differs = h == head.end() || h->second.second != e.oid || h->second.first != e.mode;
-            auto st = repo.fs.lstat(abs_of(repo, e.path));
+            auto st = repo.fs.lstat(repo.abs_of(e.path));
             bool work_differs = st && !st->is_directory() && !entry_unchanged(repo, e, *st, im);
             if (cached) {
                 if (index_differs && work_differs && h != head.end()) both.push_back(e.path);
@@ -266,11 +265,11 @@ int cmd_rm(Invocation& s, const Args& a) {
         if (!quiet) s.out("rm '" + p + "'\n");
         if (dry_run) continue;
         if (!cached) {
-            (void)repo.fs.unlink(abs_of(repo, p));
+            (void)repo.fs.unlink(repo.abs_of(p));
             std::string d = p;
             for (size_t sl = d.rfind('/'); sl != std::string::npos; sl = d.rfind('/')) {
                 d = d.substr(0, sl);
-                if (!repo.fs.rmdir(abs_of(repo, d))) break;
+                if (!repo.fs.rmdir(repo.abs_of(d))) break;
             }
         }
     }

@@ -46,6 +46,13 @@ constexpr uint64_t kMaxConfigBytes = 16u << 20;
 std::string sha1_raw(std::string_view data);  // 20 bytes
 std::string to_hex(std::string_view raw);
 std::string from_hex(std::string_view hex);  // 40 hex -> 20 bytes; empty when not hex
+// Appends v as 4 bytes, most significant first (the index's and the pack index's integers).
+inline void put32(std::string& out, uint32_t v) {
+    out += char(v >> 24);
+    out += char(v >> 16);
+    out += char(v >> 8);
+    out += char(v);
+}
 bool is_hex_oid(std::string_view s);
 extern const std::string kNullOid;        // 40 zeros
 extern const std::string kEmptyTreeOid;   // 4b825dc...
@@ -149,6 +156,8 @@ public:
     std::string gitdir;    // absolute
     std::string worktree;  // absolute; empty when bare
     std::string prefix;    // cwd relative to the work tree ("" or "sub/dir/")
+    // The absolute path of `rel`, a path relative to the work tree.
+    std::string abs_of(const std::string& rel) const { return worktree == "/" ? "/" + rel : worktree + "/" + rel; }
     Config config;         // system < global < repo < -c
 
     // objects

@@ -349,12 +349,6 @@ uint32_t be32(std::string_view d, size_t at) {
     const auto* p = reinterpret_cast<const unsigned char*>(d.data() + at);
     return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
 }
-void put32(std::string& o, uint32_t v) {
-    o += char(v >> 24);
-    o += char(v >> 16);
-    o += char(v >> 8);
-    o += char(v);
-}
 
 struct PackEntry {
     uint64_t off = 0, data_off = 0, end = 0, size = 0, base_off = 0;

@@ -675,12 +675,6 @@ Signature Repo::identity(bool committer, bool strict) {
 static uint32_t be32(const unsigned char* p) {
     return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
 }
-static void put32(std::string& s, uint32_t v) {
-    s += char(v >> 24);
-    s += char(v >> 16);
-    s += char(v >> 8);
-    s += char(v);
-}
 
 std::vector<IndexEntry> Repo::read_index(std::unordered_map<std::string, std::string>* cache_tree) {
     std::vector<IndexEntry> out;
