@@ -851,6 +851,21 @@ Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
             out.assign(p->as<sx::SglQuoted>()->text);
             return Outcome::Ok;
         }
+        // `$x`, `${x}`, `"$x"` (a `[[ ]]` operand, a `case` subject): a set ordinary scalar is its own text,
+        // without a field builder. Past the builder's budget floor the general path charges the copy.
+        if (p->kind == sx::NodeKind::DblQuoted && p->as<sx::DblQuoted>()->parts.size == 1)
+            p = p->as<sx::DblQuoted>()->parts[0];
+        if (p->kind == sx::NodeKind::ParamExp) {
+            const auto* pe = p->as<sx::ParamExp>();
+            if (pe->op == sx::ParamOp::None && !pe->indirect && !pe->index && !pe->index_all &&
+                valid_name(pe->name)) {
+                const Var* v = state_.vars.find(pe->name);
+                if (v && v->plain() && v->str().size() < FieldBuilder::kBudgetCheckFloor) {
+                    out.assign(v->str());
+                    return Outcome::Ok;
+                }
+            }
+        }
     }
     // Literals and arithmetic substitutions (a subscript `k$((i % 100))`): the text is theirs, one after the
     // other, as the field builder would join them in one word.
