@@ -1,7 +1,9 @@
 // I/O builtins: echo, printf, read, mapfile/readarray.
 #include <algorithm>
+#include <bitset>
 #include <chrono>
 #include <cstring>
+#include <span>
 
 #include "interp/builtins/builtin.hpp"
 #include "interp/exec.hpp"
@@ -206,7 +208,8 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
             }
         }
     }
-    std::vector<std::string> names(a.begin() + static_cast<ptrdiff_t>(i), a.end());
+    // (a view of the arguments: a read per line of a `while read` loop copied them)
+    const std::span<const std::string> names(a.begin() + static_cast<ptrdiff_t>(i), a.end());
     // The -a name is a plain name (no subscript); an empty one is refused too, as bash does.
     if (has_array && !valid_name(array)) return sh.builtin_error("read", "`" + array + "': not a valid identifier");
     for (const auto& n : names) {
@@ -228,7 +231,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
 
     // Read the raw input.
     std::string line;
-    std::vector<bool> quoted;  // per byte of line: escaped by a backslash
+    std::vector<bool> quoted;  // per byte of line: escaped by a backslash (empty with -r: none is)
     bool eof = false;
     if (nchars == 0) {
         // read -n 0: succeeds without reading.
@@ -295,8 +298,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
             else eof = true;
             std::erase(chunk, '\0');  // bash drops NUL bytes (they would end its C strings)
             if (raw) {
-                line += chunk;
-                quoted.resize(line.size(), false);
+                line = std::move(chunk);
                 break;
             }
             // Backslash processing: \x is x (quoted); a backslash before the delimiter continues the line.
@@ -327,12 +329,20 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
     if (line.size() > sh.session_.limits.max_variable_bytes) line.resize(sh.session_.limits.max_variable_bytes);
     (void)prompt;
 
-    const Var* ifsv = sh.state_.vars.find("IFS");
-    std::string ifs = ifsv && ifsv->set ? ifsv->str() : std::string(" \t\n");
-    auto is_ifs = [&](size_t k) { return !quoted[k] && ifs.find(line[k]) != std::string::npos; };
+    // The bytes of IFS, and those of them that are IFS white space, as sets (one test per byte of the line).
+    std::bitset<256> ifs_set, ifs_ws;
+    {
+        const Var* ifsv = sh.state_.vars.find("IFS");
+        for (char c : ifsv && ifsv->set ? std::string_view(ifsv->str()) : std::string_view(" \t\n")) {
+            ifs_set.set(static_cast<unsigned char>(c));
+            if (c == ' ' || c == '\t' || c == '\n') ifs_ws.set(static_cast<unsigned char>(c));
+        }
+    }
+    auto is_ifs = [&](size_t k) {
+        return ifs_set[static_cast<unsigned char>(line[k])] && (quoted.empty() || !quoted[k]);
+    };
     auto is_ws = [&](size_t k) {
-        char c = line[k];
-        return is_ifs(k) && (c == ' ' || c == '\t' || c == '\n');
+        return ifs_ws[static_cast<unsigned char>(line[k])] && (quoted.empty() || !quoted[k]);
     };
     auto status = eof ? 1 : 0;
 
