@@ -272,8 +272,9 @@ bool Parser::is_stop(const Token& t) const {
     case Tok::Word: {
         int c = lexer_.peek();  // the first bytes of the stop words, or a line continuation before one
         if (c != 't' && c != 'e' && c != 'f' && c != 'd' && c != '}' && c != '\\') return false;
+        // Only the words that start with that byte (all of them after a line continuation).
         for (auto w : kStopWords)
-            if (lexer_.at_word(w)) return true;
+            if ((c == '\\' || w[0] == c) && lexer_.at_word(w)) return true;
         return false;
     }
     default: return false;
