@@ -145,7 +145,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
         return true;
     };
     for (; i < a.size(); ++i) {
-        const std::string& s = a[i];
+        const std::string_view s = a[i];
         if (s == "--") {
             ++i;
             break;
@@ -158,7 +158,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
             } else if (std::strchr("adinNptu", c)) {
                 std::string arg;
                 if (k + 1 < s.size()) {
-                    arg = s.substr(k + 1);
+                    arg = std::string(s.substr(k + 1));
                 } else {
                     if (!need(i, c)) return 2;
                     arg = a[++i];
@@ -213,7 +213,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
     // The -a name is a plain name (no subscript); an empty one is refused too, as bash does.
     if (has_array && !valid_name(array)) return sh.builtin_error("read", "`" + array + "': not a valid identifier");
     for (const auto& n : names) {
-        std::string base = n.substr(0, n.find('['));
+        const std::string_view base = std::string_view(n).substr(0, n.find('['));
         if (!valid_name(base)) return sh.builtin_error("read", "`" + n + "': not a valid identifier");
     }
     StreamPtr src = sh.fd(fdn);
