@@ -256,6 +256,29 @@ private:
     DeferredMemo own_deferred_memo_;
     DeferredMemo* deferred_memo_ = &own_deferred_memo_;
 
+    // A `${` whose parts read to the end of the input, read as a bad substitution (read_brace_param), by
+    // where it starts and all its reading depends on. The `${` around it then reads to the end too, is
+    // read as one in turn, and the one around that reads the inner ones again, each level twice (2^n).
+    struct BraceFallbackKey {
+        uint32_t frame, off, end, braces, dq_braces, docs;
+        uint8_t flags;
+        bool operator==(const BraceFallbackKey&) const = default;
+    };
+    struct BraceFallbackHash {
+        size_t operator()(const BraceFallbackKey& k) const {
+            uint64_t h = (uint64_t(k.frame) << 32 | k.off) * 0x9E3779B97F4A7C15ull;
+            h ^= (uint64_t(k.end) << 32 | k.braces) + (h << 6) + (h >> 2);
+            h ^= (uint64_t(k.dq_braces) << 40 | uint64_t(k.docs) << 8 | k.flags) + (h << 6) + (h >> 2);
+            return size_t(h);
+        }
+    };
+    struct BraceFallback {
+        Node* node;
+        LexState end;
+    };
+    std::unordered_map<BraceFallbackKey, BraceFallback, BraceFallbackHash> brace_fallbacks_;
+    BraceFallbackKey brace_fallback_key(bool in_dq) const;
+
     std::vector<Redirect*> heredocs_;
     bool heredoc_eof_ = false;  // a here-document ran to the end of input
     uint32_t eof_line_ = 1;

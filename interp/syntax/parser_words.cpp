@@ -557,7 +557,24 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
 // input ends before another): bash reads the word and fails only when it expands it ("bad substitution").
 // So do we, when the parts read to the end of the input: the text up to that `}` is kept as a bad
 // substitution. Any other error is the word's.
+Parser::BraceFallbackKey Parser::brace_fallback_key(bool in_dq) const {
+    const LexState at = lexer_.save();
+    return {at.frame,
+            at.off,
+            lexer_.end(),
+            brace_depth_,
+            dq_braces_,
+            static_cast<uint32_t>(heredocs_.size()),
+            static_cast<uint8_t>((in_dq ? 1 : 0) | (in_heredoc_body_ ? 2 : 0) | (in_arith_text_ ? 4 : 0) |
+                                 (brace_in_dq_ ? 8 : 0) | (speculating_ ? 16 : 0))};
+}
+
 Node* Parser::read_brace_param(bool in_dq) {
+    const BraceFallbackKey key = brace_fallback_key(in_dq);
+    if (auto it = brace_fallbacks_.find(key); it != brace_fallbacks_.end()) {
+        lexer_.restore(it->second.end);
+        return it->second.node;
+    }
     const LexState st = lexer_.save();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
@@ -625,6 +642,11 @@ Node* Parser::read_brace_param(bool in_dq) {
         return cut(r);
     }
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
+    // Inside another `${` of the same word or text, that one reads to the end too (as bash's expansion
+    // finds no `}` for it either: `${a-x${b[}]:y}` is a bad substitution as a whole) and is read as the bad
+    // substitution: read here, the one around it would go on after this one's `}` and read the `${` after
+    // it to the end again, and the one around that again, each level twice (2^n at n levels).
+    if (brace_depth_ > 0) return nullptr;
     ParseError e = std::move(*err);
     err.reset();
     lexer_.set_end(end);
@@ -642,6 +664,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     b->braced = true;
     b->name = src_.substr(body, lexer_.off() - body);
     lexer_.advance();
+    brace_fallbacks_.emplace(key, BraceFallback{b, lexer_.save()});
     return b;
 }
 
