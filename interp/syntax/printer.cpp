@@ -13,6 +13,7 @@
 // as quotes. Only the text of Lit parts inside double quotes and unquoted here-document bodies is
 // re-escaped, because the parser resolved the escapes there.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -416,17 +417,29 @@ private:
                             !s.redirs.empty();
         // So too when a word leaves open a here-document whose body goes on to the end of the input
         // (`<<n $(<<"` newline `")`): printed after them, the here-documents of the redirections would be
-        // read after that body, and empty.
+        // read after that body, and empty. Not when that word came first (`$(<<"` newline `") <<n`: that
+        // body took the rest, n's is empty).
         bool docs = false;
         for (const Redirect* r : s.redirs) docs = docs || r->op == RedirOp::HereDoc;
         if (!redirs_first && docs) {
             std::vector<const Redirect*> saved;
             saved.swap(pending_);
+            std::optional<Pos> open_at;  // where the first word that leaves such a body open starts
             (void)capture([&] {
-                for (const Assign* a : s.assigns) assign(*a);
-                for (const Word* w : s.words) word(w);
+                for (const Assign* a : s.assigns) {
+                    assign(*a);
+                    if (!open_at && body_to_end()) open_at = a->pos;
+                }
+                for (const Word* w : s.words) {
+                    word(w);
+                    if (!open_at && body_to_end()) open_at = w->pos;
+                }
             });
-            redirs_first = body_to_end();
+            auto before = [](Pos a, Pos b) {
+                return a.line == 0 || b.line == 0 || a.line < b.line || (a.line == b.line && a.col < b.col);
+            };
+            for (const Redirect* r : s.redirs)
+                redirs_first = redirs_first || (open_at && r->op == RedirOp::HereDoc && before(r->pos, *open_at));
             pending_.swap(saved);
         }
         bool first = true;
