@@ -212,7 +212,9 @@ private:
     Node* read_cmdsubst();
     Node* read_dollar_dparen();
     Node* read_cmdsubst_fallback();
-    bool scan_matched_paren(Pos open);
+    // `brace_pairs`: a `${` is a pair in which a `)` does not count (not in a `$((` text: bash's reader finds
+    // its end by its parentheses alone)
+    bool scan_matched_paren(Pos open, bool brace_pairs = true);
     Node* read_arith_bracket();
     Node* read_backtick(bool in_dq);
     Node* read_procsubst();

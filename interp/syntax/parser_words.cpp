@@ -972,6 +972,16 @@ Node* Parser::read_dollar_dparen() {
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
     if (failed()) return nullptr;
+    if (ok) {
+        // bash's reader finds the end of the text first, by its parentheses alone: a `)` in a `${` counts
+        // (`$(( ${a:-)} ))` ends at the first `)` of `))`, and is a command substitution)
+        const LexState after = lexer_.save();
+        lexer_.restore(st);
+        lexer_.advance_joined(2);
+        if (!scan_matched_paren(p, false)) return nullptr;
+        ok = lexer_.off() + 1 == after.off;
+        lexer_.restore(after);
+    }
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lexer_.restore(st);
@@ -998,7 +1008,7 @@ Node* Parser::read_cmdsubst_fallback() {
     lexer_.advance_joined(2);  // $(
     uint32_t from = lexer_.off();
     Pos inner = lexer_.pos();
-    if (!scan_matched_paren(p)) return nullptr;
+    if (!scan_matched_paren(p, false)) return nullptr;
     CmdSubst* c = arena_.node<CmdSubst>(p);
     c->raw = src_.substr(from, lexer_.off() - from);
     // Remembered by where the text starts, so that a text read again under speculation (an arithmetic
@@ -1031,7 +1041,7 @@ Node* Parser::read_cmdsubst_fallback() {
 // Moves to the `)` that closes a substitution opened before the cursor, skipping quotes, escapes,
 // backquotes and nested parentheses as bash's parse_matched_pair does; at the end of input reports the
 // innermost open construct.
-bool Parser::scan_matched_paren(Pos open) {
+bool Parser::scan_matched_paren(Pos open, bool brace_pairs) {
     uint32_t depth = 0;
     for (;;) {
         int c = lexer_.peek();
@@ -1048,7 +1058,7 @@ bool Parser::scan_matched_paren(Pos open) {
             if (memo_get(lexer_.off(), false, false)) continue;  // a substitution already read: jump over it
             lexer_.advance();
             continue;
-        } else if (c == '$' && lexer_.peek(1) == '{') {
+        } else if (brace_pairs && c == '$' && lexer_.peek(1) == '{') {
             // a pair of its own, as in bash's reader: a `)` in it does not count (`$(${)}}`)
             Pos q = lexer_.pos();
             Depth d(*this, q);
