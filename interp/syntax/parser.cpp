@@ -1040,7 +1040,8 @@ std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
     const bool docs_eof = heredoc_eof_;
     lexer_.advance_to(at);
     ++speculating_;
-    Node* n = read_dollar(in_dq);  // remembered: the word's own read finds it again
+    // remembered: the word's own read finds it again
+    Node* n = src_[at] == '$' ? read_dollar(in_dq) : read_procsubst();
     --speculating_;
     std::optional<uint32_t> close;
     if (n && !failed()) close = lexer_.off() - 1;

@@ -188,9 +188,9 @@ private:
                                 uint32_t braces = 0);
     bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false, SubscriptIn in = SubscriptIn::None,
                         uint32_t braces = 0);
-    // The offset of the `)` that closes the `$(` at `at` (at or after the cursor), read as commands, as
-    // bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E` newline
-    // `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
+    // The offset of the `)` that closes the `$(` (or `<(`, `>(`) at `at` (at or after the cursor), read as
+    // commands, as bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E`
+    // newline `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
     std::optional<uint32_t> cmdsubst_end(uint32_t at, bool in_dq);
     bool has_word_break(uint32_t from, uint32_t to);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
@@ -210,6 +210,7 @@ private:
     // matched-pair reader does; the cursor ends at that byte.
     bool skip_brace_text(Pos open, bool in_dq, char close = '}');
     Node* read_cmdsubst();
+    Node* read_procsubst_body();
     Node* read_dollar_dparen();
     Node* read_cmdsubst_fallback();
     // `brace_pairs`: a `${` is a pair in which a `)` does not count (not in a `$((` text: bash's reader finds

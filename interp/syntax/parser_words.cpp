@@ -506,6 +506,18 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                 lexer_.advance(2);
                 if (!scan_matched_paren(q)) return false;
             }
+        } else if ((c == '<' || c == '>') && lexer_.peek(1) == '(') {
+            // a process substitution is read as commands too (`${a:-<(echo })}` is one); in double quotes,
+            // where it is text, its parentheses are still a pair
+            std::optional<uint32_t> ps =
+                !in_dq && speculating_ == 0 ? cmdsubst_end(lexer_.off(), false) : std::nullopt;
+            if (ps) {
+                lexer_.advance_to(*ps);
+            } else {
+                Pos q = lexer_.pos();
+                lexer_.advance(2);
+                if (!scan_matched_paren(q)) return false;
+            }
         } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
             const bool ansi = c == '$';
             if (ansi) lexer_.advance();
@@ -946,6 +958,15 @@ Node* Parser::read_cmdsubst() {
 }
 
 Node* Parser::read_procsubst() {
+    const uint32_t off = lexer_.off();
+    if (Node* m = memo_get(off, false)) return m;
+    const size_t docs_before = heredocs_.size();
+    Node* r = read_procsubst_body();
+    memo_put(off, false, r, docs_before);
+    return r;
+}
+
+Node* Parser::read_procsubst_body() {
     Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
