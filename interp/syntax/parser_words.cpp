@@ -117,6 +117,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                     (n == '/' && m == WordMode::ParamPat)) {
                     lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
                     lexer_.advance(2);
+                } else if (n == '\'' && m == WordMode::ParamArg && !sq_open) {
+                    // "${x-\'}": the quote is escaped for bash's reader (it opens no pair), and both stay
+                    lit_char(lit);
+                    lit_char(lit);
                 } else {
                     lit_char(lit);
                 }
