@@ -40,6 +40,18 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
     bool lead_slash = pat_lead_slash_;
     pat_lead_slash_ = false;
     bool sq_open = false;  // inside '..' of a double-quoted ${x-word}
+    // Where those quotes close, as bash's reader finds them (the next quote: no escapes there). A
+    // substitution or quotes in them are read within them (`"${x-'${\'}"`: the `'` ends the `${` bash's
+    // reader skips as text; read past it, the `${` would take it).
+    uint32_t sq_close = 0;
+    auto in_sq = [&](auto read) -> Node* {
+        if (!sq_open || sq_close >= lexer_.end()) return read();
+        const uint32_t end = lexer_.end();
+        lexer_.set_end(sq_close);
+        Node* q = read();
+        lexer_.set_end(end);
+        return q;
+    };
     int ternary = 0;       // ParamOff: '?' waiting for their ':'
     for (;;) {
         if (failed()) break;
@@ -138,6 +150,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 // "${x-'a}'}": the quotes stay in the value, and a } between them (expansions still
                 // happen there) does not end the word
                 sq_open = !sq_open;
+                if (sq_open) {
+                    const size_t q = src_.find('\'', lexer_.off() + 1);
+                    sq_close = q == std::string_view::npos || q > lexer_.end() ? lexer_.end()
+                                                                               : static_cast<uint32_t>(q);
+                }
                 break;
             }
             // bash 5.2: inside double quotes, single quotes quote only in the pattern and replacement
@@ -148,11 +165,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             continue;
         case '"':
             lit_flush(lit, parts);
-            if (Node* q = read_dquote(false)) parts.push_back(q);
+            if (Node* q = in_sq([&] { return read_dquote(false); })) parts.push_back(q);
             continue;
         case '`':
             lit_flush(lit, parts);
-            if (Node* q = read_backtick(false)) parts.push_back(q);
+            if (Node* q = in_sq([&] { return read_backtick(false); })) parts.push_back(q);
             continue;
         case '$': {
             Pos p = lexer_.pos();
@@ -162,10 +179,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 // In the word of a ${..} inside double quotes, $'..' is ANSI-C quoting and $".." a
                 // translated string (bash's extquote, on by default); in a here-document body they stay text.
                 if (in_heredoc_body_) break;
-                q = n == '\'' ? read_ansic() : read_dquote(true);
+                q = in_sq([&] { return n == '\'' ? read_ansic() : read_dquote(true); });
             } else {
                 // read_dollar reads $'..' and $".." outside double quotes only
-                q = read_dollar(in_dq);
+                q = in_sq([&] { return read_dollar(in_dq); });
             }
             if (q) {
                 lit_flush(lit, parts);
