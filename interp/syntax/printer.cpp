@@ -1053,11 +1053,19 @@ private:
     const std::vector<bool>* sq_plan_ = nullptr;
     size_t sq_plan_at_ = 0;
 
-    static std::vector<bool> plan_quote_pairs(const Word* w) {
-        // the quotes of the word's text: 'b' a bare one (always pairs), 'p' one after a backslash
+    std::vector<bool> plan_quote_pairs(const Word* w) {
+        // the quotes of the word's text: 'b' a bare one (always pairs), 'p' one after a backslash; 'x' a
+        // part printed with a quote in it, which must not be inside a pair (the pair would end there)
         std::string q;
         for (uint32_t i = 0; w && i < w->parts.size; ++i) {
-            if (w->parts[i]->kind != NodeKind::Lit) continue;
+            if (w->parts[i]->kind != NodeKind::Lit) {
+                std::vector<const Redirect*> saved;
+                saved.swap(pending_);
+                const std::string text = capture([&] { part(w->parts[i], Ctx::DblArg); });
+                pending_.swap(saved);
+                if (text.find('\'') != std::string::npos) q += 'x';
+                continue;
+            }
             std::string_view t = w->parts[i]->as<Lit>()->text;
             for (size_t j = 0; j < t.size(); ++j) {
                 if (t[j] == '\\' && j + 1 < t.size() && t[j + 1] == '\'') {
@@ -1072,6 +1080,10 @@ private:
         std::vector<std::array<bool, 2>> closes(q.size() + 1);
         closes[q.size()] = {true, false};
         for (size_t i = q.size(); i-- > 0;) {
+            if (q[i] == 'x') {
+                closes[i] = {closes[i + 1][0], false};
+                continue;
+            }
             for (int st = 0; st < 2; ++st) {
                 const bool pairs = closes[i + 1][1 - st];
                 // a bare quote pairs; after a backslash it pairs when open, and may or may not when closed
@@ -1081,6 +1093,7 @@ private:
         std::vector<bool> plan;
         int st = 0;
         for (size_t i = 0; i < q.size(); ++i) {
+            if (q[i] == 'x') continue;
             if (q[i] == 'b' || st == 1) {
                 if (q[i] == 'p') plan.push_back(false);
                 st = 1 - st;
