@@ -237,6 +237,7 @@ private:
         Node* node;
         LexState end;
         std::vector<Redirect*> docs;
+        uint32_t text_end;  // the end of the text it was read in (narrowed in a subscript): found only there
     };
     std::unordered_map<uint64_t, Memo> memo_;
     uint32_t speculating_ = 0;

@@ -444,7 +444,7 @@ Node* Parser::read_ansic() {
 Node* Parser::memo_get(uint32_t off, bool in_dq, bool docs) {
     if (memo_.empty()) return nullptr;
     auto it = memo_.find(memo_key(off, in_dq));
-    if (it == memo_.end()) return nullptr;
+    if (it == memo_.end() || it->second.text_end != lexer_.end()) return nullptr;
     lexer_.restore(it->second.end);
     if (docs) heredocs_.insert(heredocs_.end(), it->second.docs.begin(), it->second.docs.end());
     return it->second.node;
@@ -452,7 +452,7 @@ Node* Parser::memo_get(uint32_t off, bool in_dq, bool docs) {
 
 void Parser::memo_put(uint32_t off, bool in_dq, Node* n, size_t docs_before) {
     if (speculating_ == 0 || !n || failed()) return;
-    Memo m{n, lexer_.save(), {}};
+    Memo m{n, lexer_.save(), {}, lexer_.end()};
     if (heredocs_.size() > docs_before)
         m.docs.assign(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs_before), heredocs_.end());
     memo_[memo_key(off, in_dq)] = std::move(m);
