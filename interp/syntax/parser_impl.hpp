@@ -2,9 +2,11 @@
 // (compound commands, [[ ]]), parser_words.cpp (words) and arith_parser.cpp.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -192,6 +194,10 @@ private:
     // commands, as bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E`
     // newline `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
     std::optional<uint32_t> cmdsubst_end(uint32_t at, bool in_dq);
+    // Its answers, by frame, offset, end of the text and in_dq: one that does not parse is not remembered
+    // by the reading (memo_), and each subscript scan around it would read it again (2^n at n levels of
+    // `$( M["`).
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool>, std::optional<uint32_t>> cmdsubst_ends_;
     bool has_word_break(uint32_t from, uint32_t to);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
