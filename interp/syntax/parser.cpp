@@ -1034,6 +1034,8 @@ static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end)
 // `}` that end the `${` around it (`in`), the word ends first.
 std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
     if (failed() || at < lexer_.off()) return std::nullopt;
+    const auto key = std::make_tuple(lexer_.save().frame, at, lexer_.end(), in_dq);
+    if (auto it = cmdsubst_ends_.find(key); it != cmdsubst_ends_.end()) return it->second;
     const LexState st = lexer_.save();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const std::vector<Redirect*> docs = heredocs_;
@@ -1041,7 +1043,8 @@ std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
     const bool docs_eof = heredoc_eof_;
     lexer_.advance_to(at);
     ++speculating_;
-    Node* n = read_dollar(in_dq);  // remembered: the word's own read finds it again
+    // remembered: the word's own read finds it again
+    Node* n = src_[at] == '$' ? read_dollar(in_dq) : read_procsubst();
     --speculating_;
     std::optional<uint32_t> close;
     if (n && !failed()) close = lexer_.off() - 1;
@@ -1051,6 +1054,7 @@ std::optional<uint32_t> Parser::cmdsubst_end(uint32_t at, bool in_dq) {
     heredocs_ = docs;
     unterminated_heredocs_.resize(warned);
     heredoc_eof_ = docs_eof;
+    cmdsubst_ends_.emplace(key, close);
     return close;
 }
 

@@ -2,9 +2,11 @@
 // (compound commands, [[ ]]), parser_words.cpp (words) and arith_parser.cpp.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -188,10 +190,14 @@ private:
                                 uint32_t braces = 0);
     bool scan_subscript(uint32_t at, uint32_t& close, bool newlines = false, SubscriptIn in = SubscriptIn::None,
                         uint32_t braces = 0);
-    // The offset of the `)` that closes the `$(` at `at` (at or after the cursor), read as commands, as
-    // bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E` newline
-    // `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
+    // The offset of the `)` that closes the `$(` (or `<(`, `>(`) at `at` (at or after the cursor), read as
+    // commands, as bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E`
+    // newline `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
     std::optional<uint32_t> cmdsubst_end(uint32_t at, bool in_dq);
+    // Its answers, by frame, offset, end of the text and in_dq: one that does not parse is not remembered
+    // by the reading (memo_), and each subscript scan around it would read it again (2^n at n levels of
+    // `$( M["`).
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool>, std::optional<uint32_t>> cmdsubst_ends_;
     bool has_word_break(uint32_t from, uint32_t to);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
@@ -210,9 +216,12 @@ private:
     // matched-pair reader does; the cursor ends at that byte.
     bool skip_brace_text(Pos open, bool in_dq, char close = '}');
     Node* read_cmdsubst();
+    Node* read_procsubst_body();
     Node* read_dollar_dparen();
     Node* read_cmdsubst_fallback();
-    bool scan_matched_paren(Pos open);
+    // `brace_pairs`: a `${` is a pair in which a `)` does not count (not in a `$((` text: bash's reader finds
+    // its end by its parentheses alone)
+    bool scan_matched_paren(Pos open, bool brace_pairs = true);
     Node* read_arith_bracket();
     Node* read_backtick(bool in_dq);
     Node* read_procsubst();
@@ -234,6 +243,7 @@ private:
         Node* node;
         LexState end;
         std::vector<Redirect*> docs;
+        uint32_t text_end;  // the end of the text it was read in (narrowed in a subscript): found only there
     };
     std::unordered_map<uint64_t, Memo> memo_;
     uint32_t speculating_ = 0;
@@ -255,6 +265,29 @@ private:
     using DeferredMemo = std::unordered_map<const char*, DeferredText>;
     DeferredMemo own_deferred_memo_;
     DeferredMemo* deferred_memo_ = &own_deferred_memo_;
+
+    // A `${` whose parts read to the end of the input, read as a bad substitution (read_brace_param), by
+    // where it starts and all its reading depends on. The `${` around it then reads to the end too, is
+    // read as one in turn, and the one around that reads the inner ones again, each level twice (2^n).
+    struct BraceFallbackKey {
+        uint32_t frame, off, end, braces, dq_braces, docs;
+        uint8_t flags;
+        bool operator==(const BraceFallbackKey&) const = default;
+    };
+    struct BraceFallbackHash {
+        size_t operator()(const BraceFallbackKey& k) const {
+            uint64_t h = (uint64_t(k.frame) << 32 | k.off) * 0x9E3779B97F4A7C15ull;
+            h ^= (uint64_t(k.end) << 32 | k.braces) + (h << 6) + (h >> 2);
+            h ^= (uint64_t(k.dq_braces) << 40 | uint64_t(k.docs) << 8 | k.flags) + (h << 6) + (h >> 2);
+            return size_t(h);
+        }
+    };
+    struct BraceFallback {
+        Node* node;
+        LexState end;
+    };
+    std::unordered_map<BraceFallbackKey, BraceFallback, BraceFallbackHash> brace_fallbacks_;
+    BraceFallbackKey brace_fallback_key(bool in_dq) const;
 
     std::vector<Redirect*> heredocs_;
     bool heredoc_eof_ = false;  // a here-document ran to the end of input

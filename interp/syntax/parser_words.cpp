@@ -40,6 +40,18 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
     bool lead_slash = pat_lead_slash_;
     pat_lead_slash_ = false;
     bool sq_open = false;  // inside '..' of a double-quoted ${x-word}
+    // Where those quotes close, as bash's reader finds them (the next quote: no escapes there). A
+    // substitution or quotes in them are read within them (`"${x-'${\'}"`: the `'` ends the `${` bash's
+    // reader skips as text; read past it, the `${` would take it).
+    uint32_t sq_close = 0;
+    auto in_sq = [&](auto read) -> Node* {
+        if (!sq_open || sq_close >= lexer_.end()) return read();
+        const uint32_t end = lexer_.end();
+        lexer_.set_end(sq_close);
+        Node* q = read();
+        lexer_.set_end(end);
+        return q;
+    };
     int ternary = 0;       // ParamOff: '?' waiting for their ':'
     for (;;) {
         if (failed()) break;
@@ -117,6 +129,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                     (n == '/' && m == WordMode::ParamPat)) {
                     lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
                     lexer_.advance(2);
+                } else if (n == '\'' && m == WordMode::ParamArg && !sq_open) {
+                    // "${x-\'}": the quote is escaped for bash's reader (it opens no pair), and both stay
+                    lit_char(lit);
+                    lit_char(lit);
                 } else {
                     lit_char(lit);
                 }
@@ -134,6 +150,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 // "${x-'a}'}": the quotes stay in the value, and a } between them (expansions still
                 // happen there) does not end the word
                 sq_open = !sq_open;
+                if (sq_open) {
+                    const size_t q = src_.find('\'', lexer_.off() + 1);
+                    sq_close = q == std::string_view::npos || q > lexer_.end() ? lexer_.end()
+                                                                               : static_cast<uint32_t>(q);
+                }
                 break;
             }
             // bash 5.2: inside double quotes, single quotes quote only in the pattern and replacement
@@ -144,11 +165,11 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
             continue;
         case '"':
             lit_flush(lit, parts);
-            if (Node* q = read_dquote(false)) parts.push_back(q);
+            if (Node* q = in_sq([&] { return read_dquote(false); })) parts.push_back(q);
             continue;
         case '`':
             lit_flush(lit, parts);
-            if (Node* q = read_backtick(false)) parts.push_back(q);
+            if (Node* q = in_sq([&] { return read_backtick(false); })) parts.push_back(q);
             continue;
         case '$': {
             Pos p = lexer_.pos();
@@ -158,10 +179,10 @@ Word* Parser::read_word(WordMode m, bool in_dq) {
                 // In the word of a ${..} inside double quotes, $'..' is ANSI-C quoting and $".." a
                 // translated string (bash's extquote, on by default); in a here-document body they stay text.
                 if (in_heredoc_body_) break;
-                q = n == '\'' ? read_ansic() : read_dquote(true);
+                q = in_sq([&] { return n == '\'' ? read_ansic() : read_dquote(true); });
             } else {
                 // read_dollar reads $'..' and $".." outside double quotes only
-                q = read_dollar(in_dq);
+                q = in_sq([&] { return read_dollar(in_dq); });
             }
             if (q) {
                 lit_flush(lit, parts);
@@ -423,7 +444,7 @@ Node* Parser::read_ansic() {
 Node* Parser::memo_get(uint32_t off, bool in_dq, bool docs) {
     if (memo_.empty()) return nullptr;
     auto it = memo_.find(memo_key(off, in_dq));
-    if (it == memo_.end()) return nullptr;
+    if (it == memo_.end() || it->second.text_end != lexer_.end()) return nullptr;
     lexer_.restore(it->second.end);
     if (docs) heredocs_.insert(heredocs_.end(), it->second.docs.begin(), it->second.docs.end());
     return it->second.node;
@@ -431,7 +452,7 @@ Node* Parser::memo_get(uint32_t off, bool in_dq, bool docs) {
 
 void Parser::memo_put(uint32_t off, bool in_dq, Node* n, size_t docs_before) {
     if (speculating_ == 0 || !n || failed()) return;
-    Memo m{n, lexer_.save(), {}};
+    Memo m{n, lexer_.save(), {}, lexer_.end()};
     if (heredocs_.size() > docs_before)
         m.docs.assign(heredocs_.begin() + static_cast<std::ptrdiff_t>(docs_before), heredocs_.end());
     memo_[memo_key(off, in_dq)] = std::move(m);
@@ -506,6 +527,18 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                 lexer_.advance(2);
                 if (!scan_matched_paren(q)) return false;
             }
+        } else if ((c == '<' || c == '>') && lexer_.peek(1) == '(') {
+            // a process substitution is read as commands too (`${a:-<(echo })}` is one); in double quotes,
+            // where it is text, its parentheses are still a pair
+            std::optional<uint32_t> ps =
+                !in_dq && speculating_ == 0 ? cmdsubst_end(lexer_.off(), false) : std::nullopt;
+            if (ps) {
+                lexer_.advance_to(*ps);
+            } else {
+                Pos q = lexer_.pos();
+                lexer_.advance(2);
+                if (!scan_matched_paren(q)) return false;
+            }
         } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
             const bool ansi = c == '$';
             if (ansi) lexer_.advance();
@@ -557,7 +590,24 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
 // input ends before another): bash reads the word and fails only when it expands it ("bad substitution").
 // So do we, when the parts read to the end of the input: the text up to that `}` is kept as a bad
 // substitution. Any other error is the word's.
+Parser::BraceFallbackKey Parser::brace_fallback_key(bool in_dq) const {
+    const LexState at = lexer_.save();
+    return {at.frame,
+            at.off,
+            lexer_.end(),
+            brace_depth_,
+            dq_braces_,
+            static_cast<uint32_t>(heredocs_.size()),
+            static_cast<uint8_t>((in_dq ? 1 : 0) | (in_heredoc_body_ ? 2 : 0) | (in_arith_text_ ? 4 : 0) |
+                                 (brace_in_dq_ ? 8 : 0) | (speculating_ ? 16 : 0))};
+}
+
 Node* Parser::read_brace_param(bool in_dq) {
+    const BraceFallbackKey key = brace_fallback_key(in_dq);
+    if (auto it = brace_fallbacks_.find(key); it != brace_fallbacks_.end()) {
+        lexer_.restore(it->second.end);
+        return it->second.node;
+    }
     const LexState st = lexer_.save();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
@@ -625,6 +675,11 @@ Node* Parser::read_brace_param(bool in_dq) {
         return cut(r);
     }
     if (n || !err || err->message.rfind("unexpected EOF", 0) != 0) return n;
+    // Inside another `${` of the same word or text, that one reads to the end too (as bash's expansion
+    // finds no `}` for it either: `${a-x${b[}]:y}` is a bad substitution as a whole) and is read as the bad
+    // substitution: read here, the one around it would go on after this one's `}` and read the `${` after
+    // it to the end again, and the one around that again, each level twice (2^n at n levels).
+    if (brace_depth_ > 0) return nullptr;
     ParseError e = std::move(*err);
     err.reset();
     lexer_.set_end(end);
@@ -642,6 +697,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     b->braced = true;
     b->name = src_.substr(body, lexer_.off() - body);
     lexer_.advance();
+    brace_fallbacks_.emplace(key, BraceFallback{b, lexer_.save()});
     return b;
 }
 
@@ -923,6 +979,15 @@ Node* Parser::read_cmdsubst() {
 }
 
 Node* Parser::read_procsubst() {
+    const uint32_t off = lexer_.off();
+    if (Node* m = memo_get(off, false)) return m;
+    const size_t docs_before = heredocs_.size();
+    Node* r = read_procsubst_body();
+    memo_put(off, false, r, docs_before);
+    return r;
+}
+
+Node* Parser::read_procsubst_body() {
     Pos p = lexer_.pos();
     Depth d(*this, p);
     if (!d.ok) return nullptr;
@@ -949,6 +1014,16 @@ Node* Parser::read_dollar_dparen() {
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
     if (failed()) return nullptr;
+    if (ok) {
+        // bash's reader finds the end of the text first, by its parentheses alone: a `)` in a `${` counts
+        // (`$(( ${a:-)} ))` ends at the first `)` of `))`, and is a command substitution)
+        const LexState after = lexer_.save();
+        lexer_.restore(st);
+        lexer_.advance_joined(2);
+        if (!scan_matched_paren(p, false)) return nullptr;
+        ok = lexer_.off() + 1 == after.off;
+        lexer_.restore(after);
+    }
     if (!ok) {
         // $( (...) ... ): a command substitution whose body starts with a subshell
         lexer_.restore(st);
@@ -975,7 +1050,7 @@ Node* Parser::read_cmdsubst_fallback() {
     lexer_.advance_joined(2);  // $(
     uint32_t from = lexer_.off();
     Pos inner = lexer_.pos();
-    if (!scan_matched_paren(p)) return nullptr;
+    if (!scan_matched_paren(p, false)) return nullptr;
     CmdSubst* c = arena_.node<CmdSubst>(p);
     c->raw = src_.substr(from, lexer_.off() - from);
     // Remembered by where the text starts, so that a text read again under speculation (an arithmetic
@@ -1008,7 +1083,7 @@ Node* Parser::read_cmdsubst_fallback() {
 // Moves to the `)` that closes a substitution opened before the cursor, skipping quotes, escapes,
 // backquotes and nested parentheses as bash's parse_matched_pair does; at the end of input reports the
 // innermost open construct.
-bool Parser::scan_matched_paren(Pos open) {
+bool Parser::scan_matched_paren(Pos open, bool brace_pairs) {
     uint32_t depth = 0;
     for (;;) {
         int c = lexer_.peek();
@@ -1025,7 +1100,7 @@ bool Parser::scan_matched_paren(Pos open) {
             if (memo_get(lexer_.off(), false, false)) continue;  // a substitution already read: jump over it
             lexer_.advance();
             continue;
-        } else if (c == '$' && lexer_.peek(1) == '{') {
+        } else if (brace_pairs && c == '$' && lexer_.peek(1) == '{') {
             // a pair of its own, as in bash's reader: a `)` in it does not count (`$(${)}}`)
             Pos q = lexer_.pos();
             Depth d(*this, q);

@@ -12,7 +12,9 @@
 // Word parts are printed as the AST records them: Lit verbatim, Escaped as a backslash and the byte, quotes
 // as quotes. Only the text of Lit parts inside double quotes and unquoted here-document bodies is
 // re-escaped, because the parser resolved the escapes there.
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -416,17 +418,29 @@ private:
                             !s.redirs.empty();
         // So too when a word leaves open a here-document whose body goes on to the end of the input
         // (`<<n $(<<"` newline `")`): printed after them, the here-documents of the redirections would be
-        // read after that body, and empty.
+        // read after that body, and empty. Not when that word came first (`$(<<"` newline `") <<n`: that
+        // body took the rest, n's is empty).
         bool docs = false;
         for (const Redirect* r : s.redirs) docs = docs || r->op == RedirOp::HereDoc;
         if (!redirs_first && docs) {
             std::vector<const Redirect*> saved;
             saved.swap(pending_);
+            std::optional<Pos> open_at;  // where the first word that leaves such a body open starts
             (void)capture([&] {
-                for (const Assign* a : s.assigns) assign(*a);
-                for (const Word* w : s.words) word(w);
+                for (const Assign* a : s.assigns) {
+                    assign(*a);
+                    if (!open_at && body_to_end()) open_at = a->pos;
+                }
+                for (const Word* w : s.words) {
+                    word(w);
+                    if (!open_at && body_to_end()) open_at = w->pos;
+                }
             });
-            redirs_first = body_to_end();
+            auto before = [](Pos a, Pos b) {
+                return a.line == 0 || b.line == 0 || a.line < b.line || (a.line == b.line && a.col < b.col);
+            };
+            for (const Redirect* r : s.redirs)
+                redirs_first = redirs_first || (open_at && r->op == RedirOp::HereDoc && before(r->pos, *open_at));
             pending_.swap(saved);
         }
         bool first = true;
@@ -823,6 +837,8 @@ private:
                                         next == '\n' || (next == '"' && ctx != Ctx::HereDoc) ||
                                         (next == '}' && arg) || (next == '/' && ctx == Ctx::DblPattern) ||
                                         (next == '\'' && pat);
+                    if (next == '\'' && ctx == Ctx::DblArg && sq_plan_)
+                        special_next = sq_plan_at_ < sq_plan_->size() && (*sq_plan_)[sq_plan_at_++];
                     s += special_next ? "\\\\" : "\\";
                     break;
                 }
@@ -1029,7 +1045,85 @@ private:
         write(s);
     }
 
+    // In the word of "${x-word}" a `'` opens or closes a pair in which a `}` does not end it; `\'` is a
+    // backslash and a quote that opens none, and so is `\\'` but for its quote, which does. The value keeps
+    // both bytes either way, so the printer chooses, for each `\'` of the value, whether its quote pairs,
+    // such that the quotes are closed at the `}`: plan_quote_pairs gives that choice (true: printed `\\'`,
+    // pairing) for each, in order.
+    const std::vector<bool>* sq_plan_ = nullptr;
+    size_t sq_plan_at_ = 0;
+
+    std::vector<bool> plan_quote_pairs(const Word* w) {
+        // the quotes of the word's text: 'b' a bare one (always pairs), 'p' one after a backslash; 'x' a
+        // part printed with a quote in it, which must not be inside a pair (the pair would end there)
+        std::string q;
+        for (uint32_t i = 0; w && i < w->parts.size; ++i) {
+            if (w->parts[i]->kind != NodeKind::Lit) {
+                std::vector<const Redirect*> saved;
+                saved.swap(pending_);
+                const std::string text = capture([&] { part(w->parts[i], Ctx::DblArg); });
+                pending_.swap(saved);
+                if (text.find('\'') != std::string::npos) q += 'x';
+                continue;
+            }
+            std::string_view t = w->parts[i]->as<Lit>()->text;
+            for (size_t j = 0; j < t.size(); ++j) {
+                if (t[j] == '\\' && j + 1 < t.size() && t[j + 1] == '\'') {
+                    q += 'p';
+                    ++j;
+                } else if (t[j] == '\'') {
+                    q += 'b';
+                }
+            }
+        }
+        // closes[i][s]: from quote i in state s (1: open), the quotes can end closed
+        std::vector<std::array<bool, 2>> closes(q.size() + 1);
+        closes[q.size()] = {true, false};
+        for (size_t i = q.size(); i-- > 0;) {
+            if (q[i] == 'x') {
+                closes[i] = {closes[i + 1][0], false};
+                continue;
+            }
+            for (int st = 0; st < 2; ++st) {
+                const bool pairs = closes[i + 1][1 - st];
+                // a bare quote pairs; after a backslash it pairs when open, and may or may not when closed
+                closes[i][st] = q[i] == 'b' || st == 1 ? pairs : pairs || closes[i + 1][st];
+            }
+        }
+        std::vector<bool> plan;
+        int st = 0;
+        for (size_t i = 0; i < q.size(); ++i) {
+            if (q[i] == 'x') continue;
+            if (q[i] == 'b' || st == 1) {
+                if (q[i] == 'p') plan.push_back(false);
+                st = 1 - st;
+            } else {
+                const bool pair = !closes[i + 1][0];
+                plan.push_back(pair);
+                if (pair) st = 1;
+            }
+        }
+        return plan;
+    }
+
     void param_exp(const ParamExp& p, Ctx ctx) {
+        struct KeepPlan {
+            Printer& pr;
+            const std::vector<bool>* plan;
+            size_t at;
+            ~KeepPlan() {
+                pr.sq_plan_ = plan;
+                pr.sq_plan_at_ = at;
+            }
+        } keep{*this, sq_plan_, sq_plan_at_};
+        sq_plan_ = nullptr;
+        std::vector<bool> plan;
+        if (ctx != Ctx::Plain && (p.op == ParamOp::Default || p.op == ParamOp::Assign || p.op == ParamOp::Error ||
+                                  p.op == ParamOp::Alternate)) {
+            plan = plan_quote_pairs(p.arg);
+            sq_plan_ = &plan;
+            sq_plan_at_ = 0;
+        }
         Ctx arg_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblArg;
         Ctx pat_ctx = ctx == Ctx::Plain ? Ctx::Plain : Ctx::DblPatArg;
         if (!p.braced) {
