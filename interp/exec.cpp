@@ -849,6 +849,31 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     return f;
 }
 
+Flow Exec::run_subst_text(std::string_view text, uint32_t base_line) {
+    sx::ParseOptions po;
+    po.extglob = true;
+    sx::ScriptReader reader(std::make_shared<const std::string>(text), po);
+    line_offset_ = base_line > 0 ? base_line - 1 : 0;
+    while (!reader.at_end()) {
+        reader.options().aliases = parse_aliases();
+        auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
+        if (!unit->ok()) {
+            // (the offending line is shown under set -e too, unlike a script's own syntax error)
+            const sx::ParseError& e = *unit->error;
+            write_err(syntax_error_report(e,
+                                          std::string(error_name()) + ": command substitution: line " +
+                                              std::to_string(base_line + e.pos.line - 1) + ": ",
+                                          text, 1, false));
+            state_.status = 2;
+            return Flow::Normal;
+        }
+        Flow f = run_script(*unit->script, unit);
+        if (line_discarded(f)) f = Flow::Normal;
+        if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+}
+
 void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit, std::string_view text, uint32_t first_line) {
     if (unit.unterminated_heredocs.empty()) return;
     // bash blames the line of the input's last byte (the end of input closed the here-document).

@@ -498,7 +498,13 @@ public:
     Outcome expand_part(const sx::Node* part, FieldBuilder& fb, bool quoted);
     Outcome expand_param(const sx::ParamExp* p, FieldBuilder& fb, bool quoted);
     Outcome param_value(const sx::ParamExp* p, ParamValue& v);
-    Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out);
+    // deferred: a substitution whose text did not parse when the script was read (bash parses a backquoted
+    // text, and a `$((` text that is a command substitution, when it runs): its text runs, line by line,
+    // up to the line that does not parse (run_subst_text).
+    Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out, const sx::CmdSubst* deferred = nullptr);
+    // Runs `text` one command line at a time; a line that does not parse is reported as bash reports it
+    // ("NAME: command substitution: line N: ...", N counted from base_line) and ends it with status 2.
+    Flow run_subst_text(std::string_view text, uint32_t base_line);
     Outcome arith_subst(const sx::ArithSubst* a, std::string& out);
     Outcome arith_subst_value(const sx::ArithSubst* a, int64_t& v);  // the value of $(( )), errors reported
     Outcome glob_field(const Field& f, std::vector<std::string>& out);

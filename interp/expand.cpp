@@ -535,7 +535,8 @@ Outcome Exec::expand_part(const sx::Node* p, FieldBuilder& fb, bool quoted) {
             return expand_param(p->as<sx::ParamExp>(), fb, quoted);
         case sx::NodeKind::CmdSubst: {
             std::string out;
-            Outcome r = command_subst(p->as<sx::CmdSubst>()->body, out);
+            const auto* cs = p->as<sx::CmdSubst>();
+            Outcome r = command_subst(cs->body, out, cs->deferred_error.empty() ? nullptr : cs);
             if (r != Outcome::Ok) return r;
             fb.expansion(std::move(out), quoted);
             return Outcome::Ok;
@@ -1028,7 +1029,7 @@ Outcome Exec::expand_heredoc(const sx::Redirect* r, std::string& out) {
 
 // ---------------------------------------------------------------- substitutions
 
-Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
+Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out, const sx::CmdSubst* deferred) {
     if (subshell_depth_ + 1 > session_.limits.max_subshell_depth) {
         error("command substitution: maximum nesting depth exceeded (" +
               std::to_string(session_.limits.max_subshell_depth) + ")");
@@ -1073,12 +1074,17 @@ Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out) {
         }
     }
     auto sink = std::make_shared<StringSink>(session_.limits.max_variable_bytes + 1, &session_.memory);
+    // bash numbers a deferred text's lines from the line where the substitution ends.
+    const uint32_t base_line =
+        deferred ? deferred->pos.line + line_offset_ +
+                       static_cast<uint32_t>(std::count(deferred->raw.begin(), deferred->raw.end(), '\n'))
+                 : 0;
     int status = in_subshell([&](Exec& child) {
         child.subshell_depth_ = subshell_depth_ + 1;
         child.set_fd(1, sink);
         child.xtrace_level_ = xtrace_level_ + 1;
         if (!child.state_.opts[ShInheritErrexit]) child.state_.opts[OptErrexit] = false;
-        return child.exec_list(body);
+        return deferred ? child.run_subst_text(deferred->deferred_text, base_line) : child.exec_list(body);
     });
     if (sink->over_budget()) {
         // The budget is full: the command fails, the shell goes on.

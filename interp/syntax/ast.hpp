@@ -219,6 +219,9 @@ struct CmdSubst : NodeOf<NodeKind::CmdSubst> {
     // printed) whether its body parsed or not.
     std::string_view deferred_error;
     Pos deferred_pos;
+    // With deferred_error: the text to parse when the substitution runs (a backquoted text with its
+    // backslash escapes resolved; raw for a `$((` text).
+    std::string_view deferred_text;
     std::string_view raw;
     // For that `$((` text: the here-documents that the substitutions in it leave open (`$(($(<<E))x)`,
     // read while it was tried as arithmetic, as bash's reader reads them): their bodies come after the

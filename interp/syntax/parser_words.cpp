@@ -1076,6 +1076,7 @@ Node* Parser::read_cmdsubst_fallback() {
     c->body = found->second.body;
     c->deferred_error = found->second.error;
     c->deferred_pos = found->second.pos;
+    if (!c->deferred_error.empty()) c->deferred_text = c->raw;
     lexer_.advance();  // )
     return c;
 }
@@ -1273,7 +1274,8 @@ Node* Parser::read_backtick(bool in_dq) {
         text += static_cast<char>(c);
         lexer_.advance();
     }
-    Parser sub(arena_, arena_.str(text), opt_, inner, depth_);
+    const std::string_view body_text = arena_.str(text);
+    Parser sub(arena_, body_text, opt_, inner, depth_);
     Stmts body = sub.parse_stmts(false);
     if (!sub.failed()) {
         Token t = sub.lexer_.next();
@@ -1285,6 +1287,7 @@ Node* Parser::read_backtick(bool in_dq) {
         // bash parses backquoted text only when it runs: the error belongs to run time
         c->deferred_error = arena_.str(sub.err->message);
         c->deferred_pos = sub.err->pos;
+        c->deferred_text = body_text;
         c->raw = src_.substr(raw_from, lexer_.off() - 1 - raw_from);
         return c;
     }
