@@ -215,6 +215,10 @@ private:
     // Skips the text of a `${` (or, with close `]`, of a `$[` inside one) up to its closing byte, as bash's
     // matched-pair reader does; the cursor ends at that byte.
     bool skip_brace_text(Pos open, bool in_dq, char close = '}');
+    // Moves past the `$(`, `<(` or `>(` at the cursor, at the byte where cmdsubst_end() finds its `)` when
+    // `commands` (it is read as commands) and no read is speculative, else at its matching `)` as
+    // scan_matched_paren() finds it.
+    bool skip_paren_text(bool commands, bool in_dq);
     Node* read_cmdsubst();
     Node* read_procsubst_body();
     Node* read_dollar_dparen();

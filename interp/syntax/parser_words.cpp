@@ -516,29 +516,12 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
         } else if (close == ']' && c == '[') {
             ++depth;
         } else if (c == '$' && lexer_.peek(1) == '(') {
-            // read as commands where it is a command substitution (its here-documents' lines are its own);
-            // not while speculating (see read_brace_param)
-            std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
-                                             ? cmdsubst_end(lexer_.off(), in_dq) : std::nullopt;
-            if (cs) {
-                lexer_.advance_to(*cs);
-            } else {
-                Pos q = lexer_.pos();
-                lexer_.advance(2);
-                if (!scan_matched_paren(q)) return false;
-            }
+            // read as commands where it is a command substitution (its here-documents' lines are its own)
+            if (!skip_paren_text(lexer_.peek(2) != '(', in_dq)) return false;
         } else if ((c == '<' || c == '>') && lexer_.peek(1) == '(') {
             // a process substitution is read as commands too (`${a:-<(echo })}` is one); in double quotes,
             // where it is text, its parentheses are still a pair
-            std::optional<uint32_t> ps =
-                !in_dq && speculating_ == 0 ? cmdsubst_end(lexer_.off(), false) : std::nullopt;
-            if (ps) {
-                lexer_.advance_to(*ps);
-            } else {
-                Pos q = lexer_.pos();
-                lexer_.advance(2);
-                if (!scan_matched_paren(q)) return false;
-            }
+            if (!skip_paren_text(!in_dq, false)) return false;
         } else if (c == '\'' || c == '"' || c == '`' || (c == '$' && lexer_.peek(1) == '\'' && !in_dq)) {
             const bool ansi = c == '$';
             if (ansi) lexer_.advance();
@@ -562,15 +545,7 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
                     if (!skip_brace_text(r, true)) return false;
                 } else if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
                     // a `"` in it is its own: read as commands, else skipped to its matching `)`
-                    std::optional<uint32_t> cs = lexer_.peek(2) != '(' && speculating_ == 0
-                                                     ? cmdsubst_end(lexer_.off(), true) : std::nullopt;
-                    if (cs) {
-                        lexer_.advance_to(*cs);
-                    } else {
-                        Pos r = lexer_.pos();
-                        lexer_.advance(2);
-                        if (!scan_matched_paren(r)) return false;
-                    }
+                    if (!skip_paren_text(lexer_.peek(2) != '(', true)) return false;
                 }
                 if (d == '\\' && (c != '\'' || ansi) && lexer_.peek(1) >= 0) lexer_.advance();
                 lexer_.advance();
@@ -583,6 +558,19 @@ bool Parser::skip_brace_text(Pos p, bool in_dq, char close) {
         lexer_.advance();
     }
     return true;
+}
+
+bool Parser::skip_paren_text(bool commands, bool in_dq) {
+    // not while speculating (see read_brace_param)
+    if (commands && speculating_ == 0) {
+        if (std::optional<uint32_t> end = cmdsubst_end(lexer_.off(), in_dq)) {
+            lexer_.advance_to(*end);
+            return true;
+        }
+    }
+    Pos open = lexer_.pos();
+    lexer_.advance(2);
+    return scan_matched_paren(open);
 }
 
 // A `${` whose text, read as its parts are, runs past the `}` that ends it when bash reads the word
