@@ -790,7 +790,8 @@ Flow Exec::call_function(const Function& function, std::vector<std::string>& arg
 
 // ---------------------------------------------------------------- eval / source
 
-Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name) {
+Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name,
+                      uint32_t subst_line) {
     if (eval_depth_ + 1 > session_.limits.max_eval_depth) {
         error("maximum eval/source nesting depth exceeded (" + std::to_string(session_.limits.max_eval_depth) + ")");
         state_.status = 1;
@@ -801,11 +802,11 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     // One top-level command line at a time, as bash: the lines before a syntax error run.
     sx::ScriptReader reader(std::make_shared<const std::string>(text), po);
     ++eval_depth_;
-    uint32_t base_line = lineno_;
+    uint32_t base_line = subst_line ? subst_line : lineno_;
     // Line numbers inside eval continue from the eval command's line.
     // (It replaces the offset of the text running the eval: lineno_ already counts it.)
     const uint32_t saved_offset = line_offset_;
-    if (is_eval && base_line > 0) line_offset_ = base_line - 1;
+    if ((is_eval || subst_line) && base_line > 0) line_offset_ = base_line - 1;
     Flow f = Flow::Normal;
     while (!reader.at_end()) {
         const size_t unit_start = reader.offset();
@@ -818,11 +819,13 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
             write_err(shown);
         }
         if (!unit->ok()) {
-            // bash: "NAME: eval: line N: ..." (N counted from the eval's line), a sourced file's own name.
+            // bash: "NAME: eval: line N: ..." (N counted from the eval's line), "NAME: command substitution:
+            // line N: ...", a sourced file's own name.
             const sx::ParseError& e = *unit->error;
-            std::string head = is_eval ? std::string(error_name()) + ": eval: line " +
-                                             std::to_string(base_line + e.pos.line - 1) + ": "
-                                       : line_prefix(dash_c_name.empty() ? name : dash_c_name, e.pos.line);
+            std::string head = is_eval || subst_line
+                                   ? std::string(error_name()) + (subst_line ? ": command substitution" : ": eval") +
+                                         ": line " + std::to_string(base_line + e.pos.line - 1) + ": "
+                                   : line_prefix(dash_c_name.empty() ? name : dash_c_name, e.pos.line);
             const bool errexit = state_.opts[OptErrexit];
             write_err(syntax_error_report(e, head, text, 1, errexit));
             if (errexit) {  // bash's parser_error ends the shell (a subshell) with status 2
@@ -847,31 +850,6 @@ Flow Exec::run_source(std::string_view text, std::string_view name, bool is_eval
     --eval_depth_;
     lineno_ = base_line;
     return f;
-}
-
-Flow Exec::run_subst_text(std::string_view text, uint32_t base_line) {
-    sx::ParseOptions po;
-    po.extglob = true;
-    sx::ScriptReader reader(std::make_shared<const std::string>(text), po);
-    line_offset_ = base_line > 0 ? base_line - 1 : 0;
-    while (!reader.at_end()) {
-        reader.options().aliases = parse_aliases();
-        auto unit = std::make_shared<sx::ParseResult>(std::move(reader.next().result));
-        if (!unit->ok()) {
-            // (the offending line is shown under set -e too, unlike a script's own syntax error)
-            const sx::ParseError& e = *unit->error;
-            write_err(syntax_error_report(e,
-                                          std::string(error_name()) + ": command substitution: line " +
-                                              std::to_string(base_line + e.pos.line - 1) + ": ",
-                                          text, 1, false));
-            state_.status = 2;
-            return Flow::Normal;
-        }
-        Flow f = run_script(*unit->script, unit);
-        if (line_discarded(f)) f = Flow::Normal;
-        if (f != Flow::Normal) return f;
-    }
-    return Flow::Normal;
 }
 
 void Exec::warn_unterminated_heredocs(const sx::ParseResult& unit, std::string_view text, uint32_t first_line) {

@@ -386,7 +386,11 @@ public:
     // Parses and runs source text (eval, source, traps). Syntax errors print and give status 2 (or 1).
     // dash_c_name: a `bash -c` run in-process ("bash: -c"): it names its syntax errors so, and an error in
     // [[ ]] leaves $? as it was.
-    Flow run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name = {});
+    // subst_line: the text of a command substitution bash parses when it runs (a backquoted text, a `$((`
+    // text that is a command substitution), whose lines are numbered from that line, the one the
+    // substitution ends on; its syntax errors are "NAME: command substitution: line N: ...".
+    Flow run_source(std::string_view text, std::string_view name, bool is_eval, std::string_view dash_c_name = {},
+                    uint32_t subst_line = 0);
     // bash's warning for each here-document of `unit` that the end of input closed.
     // text: the whole input the unit was read from, whose first line is first_line.
     void warn_unterminated_heredocs(const sx::ParseResult& unit, std::string_view text, uint32_t first_line);
@@ -500,11 +504,8 @@ public:
     Outcome param_value(const sx::ParamExp* p, ParamValue& v);
     // deferred: a substitution whose text did not parse when the script was read (bash parses a backquoted
     // text, and a `$((` text that is a command substitution, when it runs): its text runs, line by line,
-    // up to the line that does not parse (run_subst_text).
+    // up to the line that does not parse (run_source's subst_line).
     Outcome command_subst(sx::List<sx::Stmt*> body, std::string& out, const sx::CmdSubst* deferred = nullptr);
-    // Runs `text` one command line at a time; a line that does not parse is reported as bash reports it
-    // ("NAME: command substitution: line N: ...", N counted from base_line) and ends it with status 2.
-    Flow run_subst_text(std::string_view text, uint32_t base_line);
     Outcome arith_subst(const sx::ArithSubst* a, std::string& out);
     Outcome arith_subst_value(const sx::ArithSubst* a, int64_t& v);  // the value of $(( )), errors reported
     Outcome glob_field(const Field& f, std::vector<std::string>& out);

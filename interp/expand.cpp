@@ -1084,7 +1084,8 @@ Outcome Exec::command_subst(sx::List<sx::Stmt*> body, std::string& out, const sx
         child.set_fd(1, sink);
         child.xtrace_level_ = xtrace_level_ + 1;
         if (!child.state_.opts[ShInheritErrexit]) child.state_.opts[OptErrexit] = false;
-        return deferred ? child.run_subst_text(deferred->deferred_text, base_line) : child.exec_list(body);
+        return deferred ? child.run_source(deferred->deferred_text, child.source_name_, false, {}, base_line)
+                        : child.exec_list(body);
     });
     if (sink->over_budget()) {
         // The budget is full: the command fails, the shell goes on.
