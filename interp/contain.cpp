@@ -10,11 +10,6 @@
 
 namespace bashkit::interp {
 
-namespace {
-// Argument lists smaller than this are not charged (the call depth bounds what they can hold together).
-constexpr size_t kWordsChargeFloor = 64u << 10;
-}  // namespace
-
 std::string Exec::exception_text() const noexcept {
     try {
         try {
@@ -98,7 +93,8 @@ bool Exec::charge_words(const std::vector<std::string>& words, size_t extra, Mem
     // What the strings hold (their capacity: a word built by appending has room to spare).
     size_t bytes = extra;
     for (const std::string& w : words) bytes += w.capacity() + sizeof(std::string);
-    if (bytes < kWordsChargeFloor) return true;
+    // (smaller lists are not charged: the call depth bounds what they can hold together)
+    if (bytes < kBudgetCheckFloor) return true;
     held = MemoryCharge(&session_.memory);
     if (!held.try_add(bytes)) {
         error(words[0] + ": " + memory_limit_message(session_.memory.limit()));

@@ -574,7 +574,7 @@ std::string Exec::decl_word_text(const sx::Assign& a, const AssignValue& value) 
     if (value.is_array) return text;
     size_t n = text.size() + (value.has_index ? value.index.size() + 2 : 0) + 2 + value.scalar.size();
     // Made after the command, beside the value it copies: the name alone when that copy does not fit.
-    if (n >= (64u << 10) && !session_.memory.fits(n)) return text;
+    if (n >= kBudgetCheckFloor && !session_.memory.fits(n)) return text;
     text.reserve(n);
     if (value.has_index) text.append("[").append(value.index).append("]");
     text.append(a.append ? "+=" : "=").append(value.scalar);

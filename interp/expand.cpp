@@ -861,7 +861,7 @@ Outcome Exec::expand_word(const sx::Word* w, std::string& out, bool tilde) {
             if (pe->op == sx::ParamOp::None && !pe->indirect && !pe->index && !pe->index_all &&
                 valid_name(pe->name)) {
                 const Var* v = state_.vars.find(pe->name);
-                if (v && v->plain() && v->str().size() < FieldBuilder::kBudgetCheckFloor) {
+                if (v && v->plain() && v->str().size() < kBudgetCheckFloor) {
                     out.assign(v->str());
                     return Outcome::Ok;
                 }

@@ -122,9 +122,6 @@ public:
     // Building the value of an assignment: a `~` after an unquoted ':' inside ${x-word} expands too.
     bool assign_tilde = false;
 
-    // What a builder builds before it charges the budget.
-    static constexpr size_t kBudgetCheckFloor = 64u << 10;
-
 private:
     // Counts n more bytes built; past the floor charges them (MemoryLimitExceeded when they do not fit).
     void grow(size_t n) {

@@ -40,6 +40,11 @@ private:
     size_t limit_;
 };
 
+// Words, argument lists and variable values from this size on are checked against the session's budget as
+// they are made (the field builder, charge_words, assign_to); below it the check would cost more than the
+// copy it guards.
+inline constexpr size_t kBudgetCheckFloor = 64u << 10;
+
 // Thread-safe: any thread of the session charges and releases.
 class MemoryBudget {
 public:

@@ -383,11 +383,6 @@ bool Exec::assign_number(Var& v, std::string_view name, int64_t value) {
     return assign_to(v, name, DecText(value).view(), false, &value);  // `i++` builds no string
 }
 
-namespace {
-// Values from this size on are checked against the budget as a whole while they are made (assign_to).
-constexpr size_t kLargeValueBytes = 64u << 10;
-}  // namespace
-
 bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool append, const int64_t* number) {
     if (v.readonly()) {
         report_error(std::string(name) + ": readonly variable");
@@ -410,7 +405,7 @@ bool Exec::assign_to(Var& v, std::string_view name, std::string_view value, bool
         return false;
     // A large value is made beside the old one (a copy, or an append that reallocates): for that moment both
     // are held, so the whole new value must fit in what the budget has left.
-    if (new_size >= kLargeValueBytes && !state_.vars.fits(new_size)) {
+    if (new_size >= kBudgetCheckFloor && !state_.vars.fits(new_size)) {
         error(std::string(name) + ": " + memory_limit_message(session_.memory.limit()));
         return false;
     }
