@@ -230,10 +230,8 @@ vfs::Errc seed_from_file(CommandContext& ctx, std::string_view name, uint64_t& s
 vfs::Errc read_all(CommandContext& ctx, Input& in, std::string& out) {
     // A regular file's size is known: one allocation instead of a string doubling as it fills.
     if (const int64_t size = in.file_size(); size > 0) {
-        const size_t need = out.size() + static_cast<size_t>(size) + 1;
-        if (ctx.memory && need > (size_t{1} << 20) && !ctx.memory->fits(need))
-            throw interp::MemoryLimitExceeded(ctx.memory->limit());
-        out.reserve(need);
+        check_growth(ctx.memory, out, static_cast<size_t>(size) + 1);
+        out.reserve(out.size() + static_cast<size_t>(size) + 1);
     }
     size_t chunk = 64 * 1024;
     for (;;) {
