@@ -178,10 +178,39 @@ size_t var_bytes(const Var& v) {
 
 // ---------------------------------------------------------------- VarStore
 
+VarStore::NameTable::NameTable(const NameTable& o) : slots_(o.slots_) {
+    chunks_.reserve(o.chunks_.size());
+    for (size_t i = 0; i < o.size_; ++i) {
+        if (i % kChunk == 0) chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));
+        new (at(i)) Entry(*o.at(i));
+        ++size_;  // after the copy: a copy that throws leaves only whole entries to destroy
+    }
+}
+
+VarStore::NameTable::Entry& VarStore::NameTable::add(std::string_view name, size_t hash) {
+    if ((size_ + 1) * 2 > slots_.size()) {
+        // The index doubles (64 slots at first) and is rebuilt from the entries' hashes.
+        slots_.assign(std::max<size_t>(64, slots_.size() * 2), 0);
+        for (size_t i = 0; i < size_; ++i) place(i);
+    }
+    if (size_ % kChunk == 0 && size_ / kChunk == chunks_.size()) chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));
+    Entry* e = new (at(size_)) Entry{std::string(name), hash, Chain{}};
+    ++size_;
+    place(size_ - 1);
+    return *e;
+}
+
+void VarStore::NameTable::place(size_t i) {
+    const size_t mask = slots_.size() - 1;
+    size_t k = at(i)->hash & mask;
+    while (slots_[k] != 0) k = (k + 1) & mask;  // ends: the index is at most half full
+    slots_[k] = static_cast<uint32_t>(i + 1);
+}
+
 Var* VarStore::find_at(std::string_view name, uint32_t scope) {
-    auto it = map_.find(name);
-    if (it == map_.end()) return nullptr;
-    Chain& c = it->second;
+    NameTable::Entry* e = table_.find(name);
+    if (!e) return nullptr;
+    Chain& c = e->chain;
     for (size_t i = c.size(); i-- > 0;) {
         if (c[i].scope == scope) return &c[i].var;
         if (c[i].scope < scope) break;
@@ -190,15 +219,15 @@ Var* VarStore::find_at(std::string_view name, uint32_t scope) {
 }
 
 int64_t VarStore::scope_of(std::string_view name) const {
-    auto it = map_.find(name);
-    if (it == map_.end() || it->second.empty()) return -1;
-    return it->second.back().scope;
+    const NameTable::Entry* e = table_.find(name);
+    if (!e || e->chain.empty()) return -1;
+    return e->chain.back().scope;
 }
 
 Var& VarStore::lookup_or_create(std::string_view name) {
     Chain* cp = chain(name);
     if (!cp) {
-        cp = &map_.emplace(std::string(name), Chain{}).first->second;
+        cp = &table_.add(name, Hash{}(name)).chain;
         ++chains_made_;
     }
     Chain& c = *cp;
@@ -207,12 +236,13 @@ Var& VarStore::lookup_or_create(std::string_view name) {
 }
 
 Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) {
-    auto it = map_.find(name);
-    if (it == map_.end()) {
-        it = map_.emplace(std::string(name), Chain{}).first;
+    const size_t hash = Hash{}(name);
+    NameTable::Entry* e = table_.find(name, hash);
+    if (!e) {
+        e = &table_.add(name, hash);
         ++chains_made_;
     }
-    Chain& c = it->second;
+    Chain& c = e->chain;
     // Bindings are ordered by scope; find the place for `scope`.
     size_t pos = c.size();
     while (pos > 0 && c[pos - 1].scope > scope) --pos;
@@ -224,7 +254,7 @@ Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) 
     c.insert(pos, Binding{scope, Var{}});
     if (scope > 0) {
         if (scope_names_.size() <= scope) scope_names_.resize(scope + 1);
-        scope_names_[scope].push_back(it->first);
+        scope_names_[scope].push_back(e->name);
     }
     return c[pos].var;
 }
@@ -232,9 +262,9 @@ Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) 
 Var& VarStore::global(std::string_view name) { return declare_at(name, 0); }
 
 bool VarStore::unset(std::string_view name, uint32_t current_scope) {
-    auto it = map_.find(name);
-    if (it == map_.end() || it->second.empty()) return false;
-    Chain& c = it->second;
+    NameTable::Entry* e = table_.find(name);
+    if (!e || e->chain.empty()) return false;
+    Chain& c = e->chain;
     Binding& b = c.back();
     add_bytes(-static_cast<int64_t>(var_bytes(b.var)));
     if (b.scope == current_scope && current_scope > 0) {
@@ -287,8 +317,8 @@ VarStore::Chain* VarStore::chain_slow(std::string_view name, size_t set) {
 }
 
 VarStore::Chain* VarStore::chain_miss(std::string_view name, CacheEntry& e) {
-    auto it = map_.find(name);
-    if (it == map_.end()) {
+    NameTable::Entry* found = table_.find(name);
+    if (!found) {
         // Remembered as absent until a chain is made, for a short name (its bytes are kept to check it).
         if (name.size() <= sizeof e.absent) {
             e = CacheEntry{name.data(), name.size(), nullptr, nullptr, chains_made_};
@@ -296,8 +326,8 @@ VarStore::Chain* VarStore::chain_miss(std::string_view name, CacheEntry& e) {
         }
         return nullptr;
     }
-    e = CacheEntry{name.data(), name.size(), &it->second, &it->first};
-    return &it->second;
+    e = CacheEntry{name.data(), name.size(), &found->chain, &found->name};
+    return &found->chain;
 }
 
 void VarStore::charge_copy() {
@@ -310,9 +340,9 @@ void VarStore::charge_copy() {
 void VarStore::pop_scope(uint32_t scope) {
     if (scope == 0 || scope >= scope_names_.size()) return;
     for (const std::string& name : scope_names_[scope]) {
-        auto it = map_.find(name);
-        if (it == map_.end()) continue;
-        Chain& c = it->second;
+        NameTable::Entry* e = table_.find(name);
+        if (!e) continue;
+        Chain& c = e->chain;
         if (!c.empty() && c.back().scope == scope) {
             add_bytes(-static_cast<int64_t>(var_bytes(c.back().var)));
             c.pop_back();
@@ -323,18 +353,19 @@ void VarStore::pop_scope(uint32_t scope) {
 
 std::vector<std::pair<const std::string*, const Var*>> VarStore::visible() const {
     std::vector<std::pair<const std::string*, const Var*>> out;
-    out.reserve(map_.size());
-    for (const auto& [name, c] : map_)
-        if (!c.empty()) out.emplace_back(&name, &c.back().var);
+    out.reserve(table_.size());
+    table_.for_each([&](const NameTable::Entry& e) {
+        if (!e.chain.empty()) out.emplace_back(&e.name, &e.chain.back().var);
+    });
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
     return out;
 }
 
 std::vector<std::string> VarStore::names_with_prefix(std::string_view prefix) const {
     std::vector<std::string> out;
-    for (const auto& [name, c] : map_)
-        if (!c.empty() && name.size() >= prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
-            out.push_back(name);
+    table_.for_each([&](const NameTable::Entry& e) {
+        if (!e.chain.empty() && e.name.starts_with(prefix)) out.push_back(e.name);
+    });
     std::sort(out.begin(), out.end());
     return out;
 }

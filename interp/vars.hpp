@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -273,7 +274,79 @@ public:
         std::vector<Binding> outer_;
         uint32_t size_ = 0;
     };
-    using Map = std::unordered_map<std::string, Chain, Hash, std::equal_to<>>;
+    // The name -> chain table. Its entries live in fixed chunks and never move, nor are they erased: a Chain*
+    // (the lookup cache's), a name (scope_names_' source) and a Var& a caller holds stay valid. An
+    // open-addressing index of entry numbers finds them. A copy (every subshell, pipeline stage and command
+    // substitution makes one) costs an allocation per chunk and one for the index, and the entries' own
+    // copies: a node-based map allocated a node for each of the forty-odd names of a fresh shell, most of a
+    // two-stage pipeline's cost.
+    class NameTable {
+    public:
+        struct Entry {
+            std::string name;
+            size_t hash = 0;
+            Chain chain;
+        };
+        NameTable() = default;
+        NameTable(const NameTable& o);
+        NameTable& operator=(const NameTable& o) {
+            if (this != &o) {
+                NameTable copy(o);
+                *this = std::move(copy);
+            }
+            return *this;
+        }
+        NameTable(NameTable&& o) noexcept
+            : chunks_(std::move(o.chunks_)), slots_(std::move(o.slots_)), size_(std::exchange(o.size_, 0)) {}
+        NameTable& operator=(NameTable&& o) noexcept {
+            if (this != &o) {
+                destroy();
+                chunks_ = std::move(o.chunks_);
+                slots_ = std::move(o.slots_);
+                size_ = std::exchange(o.size_, 0);
+            }
+            return *this;
+        }
+        ~NameTable() { destroy(); }
+
+        size_t size() const { return size_; }
+        // The entry of name (hash: Hash{}(name)), or nullptr.
+        Entry* find(std::string_view name, size_t hash) const {
+            if (slots_.empty()) return nullptr;
+            const size_t mask = slots_.size() - 1;
+            // Ends: the index is at most half full.
+            for (size_t i = hash & mask;; i = (i + 1) & mask) {
+                uint32_t s = slots_[i];
+                if (s == 0) return nullptr;
+                Entry* e = at(s - 1);
+                if (e->hash == hash && e->name == name) return e;
+            }
+        }
+        Entry* find(std::string_view name) const { return find(name, Hash{}(name)); }
+        // A new entry for name, which has none.
+        Entry& add(std::string_view name, size_t hash);
+        template <class F>
+        void for_each(F&& f) const {
+            for (size_t i = 0; i < size_; ++i) f(*at(i));
+        }
+
+    private:
+        static constexpr size_t kChunk = 32;
+        struct Chunk {
+            alignas(Entry) unsigned char bytes[sizeof(Entry) * kChunk];
+        };
+        Entry* at(size_t i) const {
+            return std::launder(reinterpret_cast<Entry*>(chunks_[i / kChunk]->bytes)) + i % kChunk;
+        }
+        void place(size_t i);  // index entry i
+        void destroy() {
+            for (size_t i = size_; i-- > 0;) at(i)->~Entry();
+            size_ = 0;
+        }
+        std::vector<std::unique_ptr<Chunk>> chunks_;
+        std::vector<uint32_t> slots_;  // entry number + 1, 0 when free; a power of two, at most half full
+        size_t size_ = 0;
+    };
 
     VarStore() = default;
     ~VarStore() { release_all(); }
@@ -281,13 +354,13 @@ public:
     // holds its own charge on the session's budget (its scalars are real copies; its arrays are shared until
     // written, and a write copies them): MemoryLimitExceeded when the budget cannot hold it.
     VarStore(const VarStore& o)
-        : map_(o.map_), scope_names_(o.scope_names_), total_bytes_(o.total_bytes_), budget_(o.budget_) {
+        : table_(o.table_), scope_names_(o.scope_names_), total_bytes_(o.total_bytes_), budget_(o.budget_) {
         charge_copy();
     }
     VarStore& operator=(const VarStore& o) {
         if (this != &o) {
             release_all();
-            map_ = o.map_;
+            table_ = o.table_;
             scope_names_ = o.scope_names_;
             total_bytes_ = o.total_bytes_;
             budget_ = o.budget_;
@@ -297,7 +370,7 @@ public:
         return *this;
     }
     VarStore(VarStore&& o) noexcept
-        : map_(std::move(o.map_)),
+        : table_(std::move(o.table_)),
           scope_names_(std::move(o.scope_names_)),
           total_bytes_(o.total_bytes_),
           budget_(o.budget_),
@@ -308,7 +381,7 @@ public:
     VarStore& operator=(VarStore&& o) noexcept {
         if (this != &o) {
             release_all();
-            map_ = std::move(o.map_);
+            table_ = std::move(o.table_);
             scope_names_ = std::move(o.scope_names_);
             total_bytes_ = std::exchange(o.total_bytes_, 0);
             budget_ = o.budget_;
@@ -345,9 +418,9 @@ public:
         return &c->back().var;
     }
     const Var* find(std::string_view name) const {
-        auto it = map_.find(name);
-        if (it == map_.end() || it->second.empty()) return nullptr;
-        return &it->second.back().var;
+        const NameTable::Entry* e = table_.find(name);
+        if (!e || e->chain.empty()) return nullptr;
+        return &e->chain.back().var;
     }
     // The binding of name at exactly `scope`, or nullptr.
     Var* find_at(std::string_view name, uint32_t scope);
@@ -373,8 +446,9 @@ public:
     // environment needs, which sorts only the exported ones).
     template <class F>
     void for_each_visible(F&& f) const {
-        for (const auto& [name, c] : map_)
-            if (!c.empty()) f(name, c.back().var);
+        table_.for_each([&](const NameTable::Entry& e) {
+            if (!e.chain.empty()) f(e.name, e.chain.back().var);
+        });
     }
     // Visible names starting with prefix, sorted.
     std::vector<std::string> names_with_prefix(std::string_view prefix) const;
@@ -440,8 +514,8 @@ private:
     static constexpr size_t kCacheSize = 32;
     std::array<CacheEntry, 2 * kCacheSize> cache_{};  // set k: entries 2k (first way) and 2k+1
 
-    Map map_;
-    uint64_t chains_made_ = 0;  // chains added to map_ (never erased): what an absent entry of the cache checks
+    NameTable table_;
+    uint64_t chains_made_ = 0;  // chains added to table_ (never erased): what an absent entry of the cache checks
     // Names bound at each scope > 0, to pop them.
     std::vector<std::vector<std::string>> scope_names_;
     size_t total_bytes_ = 0;
