@@ -80,4 +80,21 @@ void BM_SandboxEphemeralOpenExecuteClose(benchmark::State& state) {
 }
 BENCHMARK(BM_SandboxEphemeralOpenExecuteClose)->Unit(benchmark::kMicrosecond);
 
+// A warm sandbox session (what the Python module and the server call): `true` and a two-stage pipeline.
+void sandbox_warm(benchmark::State& state, const std::string& command) {
+    bashkit::sandbox::BashkitSandboxOptions o;
+    o.ephemeral = true;
+    bashkit::sandbox::BashkitSandbox sb(o);
+    bashkit::sandbox::SandboxSession s = sb.open();
+    (void)s.execute(command);
+    for (auto _ : state) {
+        auto r = s.execute(command);
+        if (r.exit_code != 0) state.SkipWithError(r.stderr_.c_str());
+    }
+}
+void BM_SandboxTrueWarm(benchmark::State& state) { sandbox_warm(state, "true"); }
+BENCHMARK(BM_SandboxTrueWarm)->Unit(benchmark::kMicrosecond);
+void BM_SandboxPipelineWarm(benchmark::State& state) { sandbox_warm(state, "echo hi | wc -c"); }
+BENCHMARK(BM_SandboxPipelineWarm)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
