@@ -737,6 +737,7 @@ public:
         Exec& ex;
         std::vector<std::string>& argv;
     };
+    std::vector<AssignValue::Elem> spare_elems_;  // see assign_node
     uint32_t loop_depth_ = 0;
     // bash's indirection level: nesting of $( ), eval, source and trap actions; the xtrace prefix repeats the
     // first character of PS4 once more for each level.

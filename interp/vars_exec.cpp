@@ -607,6 +607,18 @@ bool Exec::store_element(Var& var, std::string_view name, int64_t idx, std::stri
         error(std::string(name) + ": too many array elements (limit " + std::to_string(L.max_array_entries) + ")");
         return false;
     }
+    if (!(v->attrs & (kAttrInteger | kAttrUpper | kAttrLower | kAttrCapital))) {
+        // No conversion: the value goes straight into its slot.
+        bool created = false;
+        std::string& slot = v->idx_mut().slot(idx, &created);
+        const size_t before = slot.size();
+        if (append) slot.append(value);
+        else slot.assign(value);
+        state_.vars.add_bytes(static_cast<int64_t>(slot.size()) - static_cast<int64_t>(before) +
+                              (created ? static_cast<int64_t>(kElemOverhead) : 0));
+        v->set = true;
+        return true;
+    }
     std::string out;
     if (!convert_value(*this, v->attrs, old, value, append, out)) return false;
     // The slot is found again: an integer array's expression may have changed the array.
@@ -672,7 +684,12 @@ bool Exec::unset_var(std::string_view name) {
 }
 
 Outcome Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc) {
-    out = AssignValue{};
+    // (cleared, not replaced: out's element list may be the evaluator's spare one, see assign_node)
+    out.is_array = out.has_index = out.has_number = false;
+    out.number = 0;
+    out.index.clear();
+    out.scalar.clear();
+    out.elems.clear();
     if (a->is_array) {
         out.is_array = true;
         if (assoc < 0) {
@@ -725,6 +742,7 @@ Outcome Exec::eval_assign_value(const sx::Assign* a, AssignValue& out, int assoc
                 out.elems.push_back(std::move(e));
             } else {
                 std::vector<std::string> vals;
+                ArgvLease lease(*this, vals, el.value != nullptr);  // a pooled buffer: `a+=($i)` in a loop
                 Outcome r = el.value ? expand_word_fields(el.value, vals) : Outcome::Ok;
                 if (r != Outcome::Ok) return r;
                 for (auto& v : vals) {
@@ -796,6 +814,18 @@ Outcome Exec::assign_node(const sx::Assign* a, uint32_t scope_override, uint16_t
     std::string_view name = resolved.empty() ? a->name : std::string_view(resolved);
     // The value is expanded before the binding exists: `local a=("${a[@]}")` and `x=$x cmd` see the outer x.
     AssignValue own;
+    // A list's elements go in the evaluator's spare vector, handed back at the end: `a+=($i)` in a loop
+    // allocates no list per round.
+    struct SpareElems {
+        Exec& ex;
+        std::vector<AssignValue::Elem>& elems;
+        ~SpareElems() {
+            if (elems.capacity() == 0 || elems.capacity() > 64) return;
+            elems.clear();
+            ex.spare_elems_ = std::move(elems);
+        }
+    } spare{*this, own.elems};
+    if (a->is_array) own.elems = std::move(spare_elems_);
     if (!pre && a->is_array && !a->index && scope_override == UINT32_MAX) {
         // Except `name=(...)` on its own line: bash makes name an array first, so the values see it (a
         // $(declare -p name) among them). A readonly name fails before they are expanded; a new name is an
