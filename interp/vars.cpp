@@ -180,10 +180,15 @@ size_t var_bytes(const Var& v) {
 
 VarStore::NameTable::NameTable(const NameTable& o) : slots_(o.slots_) {
     chunks_.reserve(o.chunks_.size());
-    for (size_t i = 0; i < o.size_; ++i) {
-        if (i % kChunk == 0) chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));
-        new (at(i)) Entry(*o.at(i));
-        ++size_;  // after the copy: a copy that throws leaves only whole entries to destroy
+    try {
+        for (size_t i = 0; i < o.size_; ++i) {
+            if (i % kChunk == 0) chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));
+            new (at(i)) Entry(*o.at(i));
+            ++size_;  // after the copy: only whole entries are destroyed
+        }
+    } catch (...) {
+        destroy();  // a constructor that throws runs no destructor of its own
+        throw;
     }
 }
 
