@@ -231,6 +231,13 @@ static Outcome named_value(Exec& ex, std::string_view name, const sx::Word* inde
                 if (!length) {
                     ex.report_error(std::string(name) + ": bad array subscript");
                     v.bad_subscript = true;
+                    // With set -e bash exits there, before the command runs, whatever the context (the
+                    // condition of an `if`, the left of `||`: errexit's exemptions do not apply) and with
+                    // no ERR trap; without it the expansion is empty and the command runs.
+                    if (ex.state().opts[OptErrexit]) {
+                        ex.exit_status_ = 1;
+                        return Outcome::Fatal;
+                    }
                     return Outcome::Ok;
                 }
                 if (!var) return Outcome::Ok;  // ${#unset[-1]} is 0
