@@ -370,7 +370,7 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
         while (p < line.size() && is_ws(p)) ++p;
         size_t b = p;
         while (p < line.size() && !is_ifs(p)) ++p;
-        std::string w = line.substr(b, p - b);
+        std::string_view w = std::string_view(line).substr(b, p - b);
         while (p < line.size() && is_ws(p)) ++p;
         if (p < line.size() && is_ifs(p) && !is_ws(p)) {
             ++p;
@@ -382,28 +382,28 @@ BuiltinResult builtin_read(BuiltinContext& ctx) {
 
     if (!array.empty()) {
         std::vector<std::string> words;
-        while (pos < line.size()) words.push_back(next_word(pos));
+        while (pos < line.size()) words.emplace_back(next_word(pos));
         Var* v = sh.lookup_mut(array);
         if (v && v->readonly()) return sh.builtin_error("read", array + ": readonly variable");
         if (!sh.assign_array(array, words, false)) return 1;
         return status;
     }
     for (size_t k = 0; k < names.size(); ++k) {
-        std::string val;
+        std::string_view val;  // a view of line: no copy before the assignment's own
         if (k + 1 == names.size()) {
             size_t start = pos;
             size_t p = pos;
-            std::string w = next_word(p);
+            std::string_view w = next_word(p);
             if (p >= line.size()) {
                 val = w;
             } else {
                 size_t end = line.size();
                 while (end > start && is_ws(end - 1)) --end;
-                val = line.substr(start, end - start);
+                val = std::string_view(line).substr(start, end - start);
             }
             pos = line.size();
         } else {
-            val = pos < line.size() ? next_word(pos) : std::string();
+            val = pos < line.size() ? next_word(pos) : std::string_view();
         }
         const std::string& n = names[k];
         size_t lb = n.find('[');
