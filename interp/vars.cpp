@@ -212,6 +212,15 @@ void VarStore::NameTable::place(size_t i) {
     slots_[k] = static_cast<uint32_t>(i + 1);
 }
 
+VarStore::NameTable::Entry& VarStore::new_entry(std::string_view name, size_t hash) {
+    const size_t bytes = name.size() + kEntryOverhead;
+    if (budget_ && !fits(bytes)) throw MemoryLimitExceeded(budget_->limit());
+    NameTable::Entry& e = table_.add(name, hash);
+    add_bytes(static_cast<int64_t>(bytes));
+    ++chains_made_;
+    return e;
+}
+
 Var* VarStore::find_at(std::string_view name, uint32_t scope) {
     NameTable::Entry* e = table_.find(name);
     if (!e) return nullptr;
@@ -231,10 +240,7 @@ int64_t VarStore::scope_of(std::string_view name) const {
 
 Var& VarStore::lookup_or_create(std::string_view name) {
     Chain* cp = chain(name);
-    if (!cp) {
-        cp = &table_.add(name, Hash{}(name)).chain;
-        ++chains_made_;
-    }
+    if (!cp) cp = &new_entry(name, Hash{}(name)).chain;
     Chain& c = *cp;
     if (c.empty()) c.push_back(Binding{0, Var{}});
     return c.back().var;
@@ -243,10 +249,7 @@ Var& VarStore::lookup_or_create(std::string_view name) {
 Var& VarStore::declare_at(std::string_view name, uint32_t scope, bool* created) {
     const size_t hash = Hash{}(name);
     NameTable::Entry* e = table_.find(name, hash);
-    if (!e) {
-        e = &table_.add(name, hash);
-        ++chains_made_;
-    }
+    if (!e) e = &new_entry(name, hash);
     Chain& c = e->chain;
     // Bindings are ordered by scope; find the place for `scope`.
     size_t pos = c.size();

@@ -509,6 +509,11 @@ private:
         if (e.key) return same_name(std::string_view(*e.key), name);
         return e.made == chains_made_ && same_name(std::string_view(e.absent, e.len), name);
     }
+    // A new name's entry. Entries stay for the session (they are never erased), so their bytes are charged
+    // like a value's: a script that makes names without end (`declare v$i=1` in a loop) stops at the budget
+    // (MemoryLimitExceeded: the command fails) instead of growing past it.
+    NameTable::Entry& new_entry(std::string_view name, size_t hash);
+    static constexpr size_t kEntryOverhead = sizeof(NameTable::Entry) + 2 * sizeof(uint32_t);
     Chain* chain_miss(std::string_view name, CacheEntry& e);  // looks name up in the map and caches it
     Chain* chain_slow(std::string_view name, size_t set);     // the second way, then the map
     static constexpr size_t kCacheSize = 32;
