@@ -128,7 +128,9 @@ Flow Exec::exec_external(std::vector<std::string>& argv, const Environment& env)
                 state_.status = status;
                 return Flow::Normal;
             }
-            error(name + ": command not found");
+            // A name with an unprintable character is shown as $'...', as bash shows it.
+            const bool utf8 = !bytes_locale();
+            error((needs_ansi_c_quoting(name, utf8) ? ansi_c_quote(name, utf8) : name) + ": command not found");
             state_.status = 127;
             return Flow::Normal;
         }

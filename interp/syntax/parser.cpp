@@ -875,9 +875,16 @@ Command* Parser::parse_simple() {
     SmallVec<Word*, 8> words;
     SmallVec<Redirect*, 4> redirs;
     bool decl = false;
+    // bash's line for the command (its $LINENO and its errors): where bash's parser stands once it has read
+    // the token after the command's first element, to the end of that token: `echo "a` newline `b" $LINENO`
+    // is on line 2, `echo $LINENO "a` newline `b"` on line 1.
+    uint32_t line = 0;
     for (;;) {
         if (failed()) return nullptr;
+        const size_t elements = assigns.size() + words.size() + redirs.size();
+        if (elements == 2 && line == 0) line = lexer_.pos().line;  // the end of a second word
         t = lexer_.next();
+        if (elements == 1 && line == 0 && t.kind != Tok::Word) line = t.pos.line;  // an operator, the end
         if (is_redir_tok(t.kind)) {
             Redirect* r = parse_redirect(t);
             if (!r) return nullptr;
@@ -985,6 +992,7 @@ Command* Parser::parse_simple() {
     s->assigns = arena_.list<Assign*>(assigns);
     s->words = arena_.list<Word*>(words);
     s->redirs = arena_.list<Redirect*>(redirs);
+    if (line > s->pos.line) s->pos.line = line;
     return s;
 }
 
