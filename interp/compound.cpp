@@ -159,7 +159,8 @@ Flow Exec::exec_for(const sx::For* c) {
         return Flow::Normal;
     }
     LoopRun loop(*this);
-    state_.status = 0;
+    // The body's first $? is the status before the loop, or of the list's last command substitution, as in
+    // bash (`false; for w in a; do echo $?; done` prints 1); an empty list leaves 0.
     int body_status = 0;
     const uint32_t for_line = c->pos.line + line_offset_;
     for (const std::string& item : items) {
