@@ -666,6 +666,14 @@ Flow Exec::run_argv(std::vector<std::string>& argv, const sx::Simple* origin, bo
     RedirGuard guard(*this);
     if (!redirs.empty()) {
         Outcome r = apply_redirs(redirs, &guard);
+        if (r == Outcome::Fatal && !only_builtins && !cancel_->cancelled_fast()) {
+            // bash expands the redirections of a command it runs as a process in the child it forked for
+            // it: an expansion error that ends a shell (set -u, ${x:?}) ends only that child, and its
+            // status is the command's (`set -u; cat <<< "$u"; echo $?` prints 127 with -c).
+            state_.status = exit_status_;
+            exit_status_ = 0;
+            return Flow::Normal;
+        }
         if (r == Outcome::Fatal) return Flow::Exit;
         if (r != Outcome::Ok) {
             state_.status = 1;

@@ -817,7 +817,8 @@ public:
             discard_line_ = true;  // an interactive shell goes on with the next line
             return 1;
         }
-        return (is_subshell_ && !dash_c_top_) || state_.script_input ? 1 : 127;
+        // (with set -e on, bash's -c shell exits 1 too)
+        return (is_subshell_ && !dash_c_top_) || state_.script_input || state_.opts[OptErrexit] ? 1 : 127;
     }
     bool dash_c_top_ = false;  // the top level of an in-process `bash -c` (not one of its subshells)
     bool line_discarded(Flow f) {
