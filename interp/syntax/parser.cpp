@@ -1152,11 +1152,10 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
 bool Parser::has_word_break(uint32_t from, uint32_t to) {
     const std::string_view src = src_;
     int depth = 0;  // inside $( ), ${ } or $[ ]
-    bool backtick = false;
     char quote = 0;
     for (uint32_t i = from; i < to; ++i) {
         char c = src[i];
-        if (quote != '\'' && depth == 0 && !backtick && is_cmdsubst(src, i, to)) {
+        if (quote != '\'' && depth == 0 && is_cmdsubst(src, i, to)) {
             if (std::optional<uint32_t> cs = cmdsubst_end(i, quote == '"')) {
                 i = *cs;
                 continue;
@@ -1166,14 +1165,14 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
             ++i;
         } else if (quote == '"' && c == '$' && i + 1 < to && src[i + 1] == '{') {
             i = substitution_end(src, i, to);  // a `"` in it is its own
-        } else if (quote == '"' && c == '`') {
-            i = substitution_end(src, i, to);  // so is one in a backquoted text (`"`" "`"`)
+        } else if (quote != '\'' && c == '`') {
+            // so is one in a backquoted text, read to its closing backquote past escaped bytes only, as bash's
+            // reader reads it, in double quotes or not (`"`" "`"`, `` c[`\\'` ] `` is one word)
+            i = substitution_end(src, i, to);
         } else if (quote) {
             if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {
             quote = c;
-        } else if (c == '`') {
-            backtick = !backtick;
         } else if (c == '$' && i + 1 < to && (src[i + 1] == '(' || src[i + 1] == '{' || src[i + 1] == '[')) {
             ++depth;
             ++i;
@@ -1181,7 +1180,7 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
             ++depth;
         } else if ((c == ')' || c == '}' || c == ']') && depth > 0) {
             --depth;
-        } else if (Lexer::is_meta(c) && depth == 0 && !backtick) {
+        } else if (Lexer::is_meta(c) && depth == 0) {
             return true;
         }
     }
