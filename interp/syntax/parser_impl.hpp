@@ -199,6 +199,13 @@ private:
     // `$( M["`).
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool>, std::optional<uint32_t>> cmdsubst_ends_;
     bool has_word_break(uint32_t from, uint32_t to);
+    uint32_t word_break(uint32_t from, uint32_t to, char quote = 0);
+    // The end of a `${` in double quotes as bash's expansion finds it when it takes the quoted text out of the
+    // word (parser.cpp): the offset of its `}`, of the closing `"` of a quoted text, of a subscript's `]`, or
+    // `to` when the input ends first.
+    uint32_t dq_brace_end(uint32_t from, uint32_t to, uint32_t depth = 0);
+    uint32_t dq_text_end(uint32_t from, uint32_t to, uint32_t depth);
+    uint32_t expansion_subscript_end(uint32_t at, uint32_t to, uint32_t depth);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
     // -1 when the input ends first, -2 or -3 (with `close` at the quote) when it ends inside a double or
