@@ -803,6 +803,10 @@ void Parser::read_heredoc(Redirect* r) {
                     lexer_.advance(2);
                     continue;
                 }
+                if (n == '\\' && lexer_.peek(2) == '\'') {
+                    escaped_backslash(lit, parts);
+                    continue;
+                }
                 if (n == '$' || n == '`' || n == '\\') {
                     lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
                     lexer_.advance(2);

@@ -118,6 +118,7 @@ private:
     void lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p);
     void lit_add_str(LitBuf& l, std::string_view s, Pos p);
     void lit_flush(LitBuf& l, Parts& parts);
+    void escaped_backslash(LitBuf& l, Parts& parts);  // `\\` before a quote in double quotes or a body
     void lit_char(LitBuf& l) {  // adds the byte at the cursor and advances
         lit_add(l, lexer_.off(), 1, lexer_.pos());
         lexer_.advance();

@@ -239,6 +239,18 @@ Node* Parser::read_squote() {
     return s;
 }
 
+// `\\'` in double quotes or a here-document's body: the backslash is an Escaped part, apart from the Lit of a
+// `\'`, the same text: bash's expansion reads them apart when it reads a `${` again past the `}` its reader
+// ended it at, where the quote opens a pair in the first only (`"${x-${a[}]}\\'}"` is a bad substitution,
+// `"${x-${a[}]}\'}"` is not), and the printer writes each as it was.
+void Parser::escaped_backslash(LitBuf& lit, Parts& parts) {
+    lit_flush(lit, parts);
+    Escaped* e = arena_.node<Escaped>(lexer_.pos());
+    e->text = src_.substr(lexer_.off() + 1, 1);
+    parts.push_back(e);
+    lexer_.advance(2);
+}
+
 Node* Parser::read_dquote(bool locale) {
     Pos p = lexer_.pos();
     lexer_.advance_joined(locale ? 2 : 1);  // $" or "
@@ -262,6 +274,10 @@ Node* Parser::read_dquote(bool locale) {
             int n = lexer_.peek(1);
             if (n == '\n') {
                 lexer_.advance(2);
+                continue;
+            }
+            if (n == '\\' && lexer_.peek(2) == '\'') {
+                escaped_backslash(lit, parts);
                 continue;
             }
             if (n == '$' || n == '`' || n == '"' || n == '\\') {
