@@ -1149,7 +1149,13 @@ bool Parser::scan_matched_paren(Pos open, bool brace_pairs) {
                     return false;
                 }
                 if (d == c) break;
-                if (d == '\\' && c != '\'' && lexer_.peek(1) >= 0) lexer_.advance();
+                if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
+                    // a `"` in it is its own, and so are its here-documents' lines (`$(("$(<<E` newline `"`
+                    // newline `E` newline `)"))`): read as commands, else skipped to its matching `)`
+                    if (!skip_paren_text(lexer_.peek(2) != '(', true)) return false;
+                } else if (d == '\\' && c != '\'' && lexer_.peek(1) >= 0) {
+                    lexer_.advance();
+                }
                 lexer_.advance();
             }
         }
