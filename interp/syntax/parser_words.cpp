@@ -659,30 +659,29 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
         return cut(r);
     }
-    if (n && in_dq && brace_depth_ == 0 && !in_heredoc_body_ && !in_arith_text_ && speculating_ == 0) {
+    if (n && in_dq && brace_depth_ == 0 && !in_heredoc_body_ && speculating_ == 0) {
         // In double quotes bash's expansion takes the quoted text out of the word (as far as its reader reads
         // the word) with its own reading of each `${` in it (dq_brace_end), then reads the `${` in that text
         // alone: past the `}` its reader ends it at, the parts may go on only within that text (`"${a[1}"x"]}"`:
         // the subscript `1}"x"`; `"${u:-${a[}"x"]}}"`: the text ends at the last `"`). Else it is a bad
         // substitution of the reader's text (`"${y:${a[}]}" <"}"`: the text ends at the `"` after the `${y:`'s
-        // last `}`; the parts took `" <"}`).
+        // last `}`; the parts took `" <"}`). So in an arithmetic text too (`$["${u-${a[}]}"] <"}"`), where
+        // the check below follows.
         const LexState after = lexer_.save();
         const Rescan r = rescan();
-        if (!r.closed || r.close + 1 >= after.off) {
-            lexer_.restore(after);
-            return n;
+        bool within = !r.closed || r.close + 1 >= after.off;
+        if (!within) {
+            const uint32_t word_end = word_break(r.close + 1, end, '"');
+            const LexState at_close = lexer_.save();
+            lexer_.restore(st);  // where its `$( )` are read as commands
+            const uint32_t close = dq_brace_end(r.body, word_end);
+            const uint32_t text_end = close < word_end ? dq_text_end(close + 1, word_end, 0) : word_end;
+            within = after.off <= text_end;
+            lexer_.restore(at_close);
         }
-        const uint32_t word_end = word_break(r.close + 1, end, '"');
-        const LexState at_close = lexer_.save();
-        lexer_.restore(st);  // where its `$( )` are read as commands
-        const uint32_t close = dq_brace_end(r.body, word_end);
-        const uint32_t text_end = close < word_end ? dq_text_end(close + 1, word_end, 0) : word_end;
-        if (after.off <= text_end) {
-            lexer_.restore(after);
-            return n;
-        }
-        lexer_.restore(at_close);
-        return cut(r);
+        if (!within) return cut(r);
+        lexer_.restore(after);
+        if (!in_arith_text_) return n;
     }
     if (n && in_arith_text_ && !in_heredoc_body_) {
         // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
