@@ -479,7 +479,10 @@ Node* Parser::read_dollar(bool in_dq) {
     int n = lexer_.peekj(1);
     uint32_t off = lexer_.off();
     if (n == '{' || n == '(' || n == '[') {
-        if (Node* m = memo_get(off, in_dq)) return m;
+        // Not a `${` read where read_brace_param checks its parts' end (outside speculation, at the outermost
+        // level): a speculative read did not check it (`${a[};]}` after a `$(` read past it took `;`).
+        const bool checked = n == '{' && speculating_ == 0 && brace_depth_ == 0;
+        if (Node* m = checked ? nullptr : memo_get(off, in_dq)) return m;
         const size_t docs_before = heredocs_.size();
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
