@@ -308,6 +308,8 @@ private:
     bool pat_lead_slash_ = false;  // ${x///}: the next ParamPat word starts with a literal '/'
     // Reading an unquoted here-document body: $'..' and $".." inside ${..} stay literal there (bash 5.2).
     bool in_heredoc_body_ = false;
+    // Set when a `${` directly in an arithmetic text read to the end of the input (read_dollar_dparen).
+    bool arith_brace_eof_ = false;
     bool in_arith_text_ = false;  // reading the text of (( )), $(( )), $[ ] or a for (( )): no word ends there
     uint32_t brace_depth_ = 0;    // the `${` around the cursor, in the word or text that holds them
     bool brace_in_dq_ = false;    // whether the outermost of those is inside double quotes

@@ -722,6 +722,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     uint32_t body = lexer_.off();
     if (!skip_brace_text(p, in_dq)) {
         err = std::move(e);
+        if (in_arith_text_) arith_brace_eof_ = true;  // see read_dollar_dparen
         return nullptr;
     }
     ParamExp* b = arena_.node<ParamExp>(p);
@@ -1041,10 +1042,24 @@ Node* Parser::read_dollar_dparen() {
     lexer_.advance_joined(3);
     Word* raw = nullptr;
     const size_t docs = heredocs_.size();
+    const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
+    const bool outer_eof = arith_brace_eof_;
+    arith_brace_eof_ = false;
     ++speculating_;
     bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
     --speculating_;
-    if (failed()) return nullptr;
+    const bool brace_eof = arith_brace_eof_;
+    arith_brace_eof_ = outer_eof;
+    if (failed()) {
+        // A `${` in the text whose reading ran to the end of the input (`$((${))` at its end): bash's reader
+        // does not pair a `${` there and ends the text by its parentheses alone, and the `${` fails only when
+        // it runs. Read as a text that is not arithmetic, below: the error is kept for run time, as it is
+        // when a `}` after the text ends that reading (`<$((${)) y[})]`).
+        if (!brace_eof) return nullptr;
+        err.reset();
+        lexer_.set_end(end);
+        ok = false;
+    }
     if (ok) {
         // bash's reader finds the end of the text first, by its parentheses alone: a `)` in a `${` counts
         // (`$(( ${a:-)} ))` ends at the first `)` of `))`, and is a command substitution)
