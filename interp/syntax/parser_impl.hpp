@@ -310,6 +310,7 @@ private:
     bool in_heredoc_body_ = false;
     // Set when a `${` directly in an arithmetic text read to the end of the input (read_dollar_dparen).
     bool arith_brace_eof_ = false;
+    bool in_dparen_text_ = false;  // reading the text of a $(( )) (read_dollar_dparen), not in a $( ) in it
     bool in_arith_text_ = false;  // reading the text of (( )), $(( )), $[ ] or a for (( )): no word ends there
     uint32_t brace_depth_ = 0;    // the `${` around the cursor, in the word or text that holds them
     bool brace_in_dq_ = false;    // whether the outermost of those is inside double quotes

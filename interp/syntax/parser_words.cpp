@@ -616,6 +616,7 @@ Node* Parser::read_brace_param(bool in_dq) {
         return it->second.node;
     }
     const LexState st = lexer_.save();
+    const Pos st_pos = lexer_.pos();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
     // Not while speculating: a speculative read is remembered and found again by the word's own read, and
@@ -685,6 +686,43 @@ Node* Parser::read_brace_param(bool in_dq) {
         if (!within) return cut(r);
         lexer_.restore(after);
         if (!in_arith_text_) return n;
+    }
+    if (n && !in_dq && in_dparen_text_ && in_arith_text_ && brace_depth_ == 0 && !in_heredoc_body_) {
+        // bash's reader does not pair a `${` in a `$((` text (outside double quotes), which it ends by its
+        // parentheses alone: parts that read past a `)` closing the parentheses around the `${` went past the
+        // end of that text (or of a group in it), whatever `}` they found after it (`<$((${)) y[})]`). The
+        // `$((` text is then read as one that is not arithmetic (read_dollar_dparen), its error kept for run
+        // time.
+        const LexState after = lexer_.save();
+        const uint32_t from = st.off + 2, to = after.off;
+        int depth = 0;
+        bool past = false;
+        uint32_t i = from;
+        for (; i + 1 < to && !past; ++i) {
+            const char c = src_[i];
+            if (c == '\\') {
+                ++i;
+            } else if (c == '\'' || c == '"') {
+                while (++i + 1 < to && src_[i] != c)
+                    if (c == '"' && src_[i] == '\\') ++i;
+            } else if (c == '(') {
+                ++depth;
+            } else if (c == ')' && depth-- == 0) {
+                past = true;
+            }
+        }
+        // unless the `}` bash's reader ends it at comes first (`$((${a[})) <]}`: cut there, below)
+        if (past) {
+            const uint32_t paren = i - 1;
+            const Rescan r = rescan();
+            lexer_.restore(after);
+            past = !r.closed || r.close > paren;
+        }
+        if (past) {
+            arith_brace_eof_ = true;
+            error(st_pos, "unexpected EOF while looking for matching `}'");
+            return nullptr;
+        }
     }
     if (n && in_arith_text_ && !in_heredoc_body_) {
         // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
@@ -957,6 +995,7 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_, saved_in_arith = in_arith_text_, saved_in_dq = brace_in_dq_;
     uint32_t saved_braces = brace_depth_, saved_dq_braces = dq_braces_;
+    Restore<bool> no_dparen(in_dparen_text_, false);
     dq_braces_ = 0;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     in_arith_text_ = false;    // and its words end as a script's, in an arithmetic text or a ${ } too
@@ -1046,7 +1085,11 @@ Node* Parser::read_dollar_dparen() {
     const bool outer_eof = arith_brace_eof_;
     arith_brace_eof_ = false;
     ++speculating_;
-    bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    bool ok = false;
+    {
+        Restore<bool> in_text(in_dparen_text_, true);
+        ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    }
     --speculating_;
     const bool brace_eof = arith_brace_eof_;
     arith_brace_eof_ = outer_eof;
