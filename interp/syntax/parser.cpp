@@ -995,11 +995,11 @@ Command* Parser::parse_simple() {
 // The offset of what closes the substitution that opens at `i` (`$(`, `${` or a backquote), skipping quotes
 // and escapes and counting nested pairs; `end` when the input ends first.
 // Whether src[i] starts `$(` that is not `$((`.
-static bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end) {
+bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end) {
     return src[i] == '$' && i + 2 < end && src[i + 1] == '(' && src[i + 2] != '(';
 }
 
-static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
+uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
     if (src[i] == '`') {
         for (uint32_t j = i + 1; j < end; ++j) {
             if (src[j] == '\\') ++j;

@@ -52,6 +52,11 @@ private:
     T saved_;
 };
 
+// Whether src[i] starts `$(` that is not `$((`; the offset of what closes the substitution opened at `i`
+// (`$(`, `${` or a backquote), skipping quotes and escapes, `end` when the input ends first (parser.cpp).
+bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end);
+uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end);
+
 class Parser {
 public:
     // eof_line: the line an "unexpected end of file" blames; 0 counts the lines of src.
@@ -310,6 +315,7 @@ private:
     bool in_heredoc_body_ = false;
     // Set when a `${` directly in an arithmetic text read to the end of the input (read_dollar_dparen).
     bool arith_brace_eof_ = false;
+    bool in_bracket_text_ = false;  // reading the text of a $[ ] (read_arith_bracket), not in a $( ) in it
     bool in_dparen_text_ = false;  // reading the text of a $(( )) (read_dollar_dparen), not in a $( ) in it
     bool in_arith_text_ = false;  // reading the text of (( )), $(( )), $[ ] or a for (( )): no word ends there
     uint32_t brace_depth_ = 0;    // the `${` around the cursor, in the word or text that holds them

@@ -725,17 +725,20 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
     }
     if (n && in_arith_text_ && !in_heredoc_body_) {
-        // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
-        // that end too (`$((${a[})) <]}`: the subscript took `)) <]`).
+        // In an arithmetic text, whose end bash's reader finds first by its parentheses (by its brackets in
+        // a `$[` text), the parts stop at that end too (`$((${a[})) <]}`: the subscript took `)) <]`;
+        // `$[${H[}]:] <}`: the offset took `] <`).
         const LexState after = lexer_.save();
         const Rescan r = rescan();
+        const bool brackets = in_bracket_text_ && !in_dq && brace_depth_ == 0;  // directly in a `$[` text
+        const char open = brackets ? '[' : '(', close = brackets ? ']' : ')';
         bool past = false;
         int depth = 0;
         for (uint32_t i = r.close + 1; r.closed && i + 1 < after.off && !past; ++i) {
             const char c = src_[i];
             if (c == '\\') ++i;
-            else if (c == '(') ++depth;
-            else if (c == ')' && depth-- == 0) past = true;
+            else if (c == open) ++depth;
+            else if (c == close && depth-- == 0) past = true;
         }
         if (!past) {
             lexer_.restore(after);
@@ -995,7 +998,7 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_, saved_in_arith = in_arith_text_, saved_in_dq = brace_in_dq_;
     uint32_t saved_braces = brace_depth_, saved_dq_braces = dq_braces_;
-    Restore<bool> no_dparen(in_dparen_text_, false);
+    Restore<bool> no_dparen(in_dparen_text_, false), no_bracket(in_bracket_text_, false);
     dq_braces_ = 0;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     in_arith_text_ = false;    // and its words end as a script's, in an arithmetic text or a ${ } too
@@ -1087,7 +1090,7 @@ Node* Parser::read_dollar_dparen() {
     ++speculating_;
     bool ok = false;
     {
-        Restore<bool> in_text(in_dparen_text_, true);
+        Restore<bool> in_text(in_dparen_text_, true), not_bracket(in_bracket_text_, false);
         ok = read_arith_raw(ArithEnd::DParen, p, raw);
     }
     --speculating_;
@@ -1228,8 +1231,48 @@ Node* Parser::read_arith_bracket() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     lexer_.advance_joined(2);
+    // bash's reader ends the text by its brackets alone, skipping quoted text and substitutions but pairing
+    // no `${` (`$[${x:-]}` ends at that `]`): one that runs to the end of the input so is an error
+    // (`$[${H[}]:`, `$[${x:-[}]`), whatever the `${`'s own reading finds.
+    {
+        const uint32_t end = lexer_.end();
+        int depth = 0;
+        bool closed = false;
+        for (uint32_t i = lexer_.off(); i < end && !closed; ++i) {
+            const char c = src_[i];
+            if (c == '\\') {
+                ++i;
+            } else if (c == '\'') {
+                while (++i < end && src_[i] != c) {}
+            } else if (c == '"') {
+                // a `${` or `$(` in it is a pair of its own (`$["${u:-${a[}"x"]}}"]`)
+                while (++i < end && src_[i] != c) {
+                    if (src_[i] == '\\') {
+                        ++i;
+                    } else if (src_[i] == '`' || (src_[i] == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
+                        const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, true) : std::nullopt;
+                        i = cs ? *cs : substitution_end(src_, i, end);
+                    }
+                }
+            } else if (c == '`' || (c == '$' && i + 1 < end && src_[i + 1] == '(')) {
+                const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, false) : std::nullopt;
+                i = cs ? *cs : substitution_end(src_, i, end);
+            } else if (c == '[') {
+                ++depth;
+            } else if (c == ']' && depth-- == 0) {
+                closed = true;
+            }
+        }
+        if (!closed) {
+            error(p, "unexpected EOF while looking for matching `]'");
+            return nullptr;
+        }
+    }
     Word* raw = nullptr;
-    if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
+    {
+        Restore<bool> in_text(in_bracket_text_, true), not_dparen(in_dparen_text_, false);
+        if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
+    }
     ArithSubst* a = arena_.node<ArithSubst>(p);
     a->bracket = true;
     a->raw = raw;
