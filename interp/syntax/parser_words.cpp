@@ -1216,6 +1216,13 @@ bool Parser::scan_matched_paren(Pos open, bool brace_pairs) {
                     // a `"` in it is its own, and so are its here-documents' lines (`$(("$(<<E` newline `"`
                     // newline `E` newline `)"))`): read as commands, else skipped to its matching `)`
                     if (!skip_paren_text(lexer_.peek(2) != '(', true)) return false;
+                } else if (c == '"' && d == '$' && lexer_.peek(1) == '{') {
+                    // a `${` in double quotes is a pair of its own too (`$(("${"))` runs to the end)
+                    Pos r = lexer_.pos();
+                    Depth dd(*this, r);
+                    if (!dd.ok) return false;
+                    lexer_.advance(2);
+                    if (!skip_brace_text(r, true)) return false;
                 } else if (d == '\\' && c != '\'' && lexer_.peek(1) >= 0) {
                     lexer_.advance();
                 }
