@@ -67,8 +67,9 @@ std::optional<std::string> literal(const Word& w) {
             case NodeKind::AnsiCQuoted: v += p->as<AnsiCQuoted>()->value; break;
             case NodeKind::DblQuoted:
                 for (const Node* q : p->as<DblQuoted>()->parts) {
-                    if (!q->is<Lit>()) return std::nullopt;
-                    v += q->as<Lit>()->text;
+                    if (q->is<Lit>()) v += q->as<Lit>()->text;
+                    else if (q->is<Escaped>()) v += q->as<Escaped>()->text;  // `\\` before a quote
+                    else return std::nullopt;
                 }
                 break;
             default: return std::nullopt;

@@ -803,6 +803,10 @@ void Parser::read_heredoc(Redirect* r) {
                     lexer_.advance(2);
                     continue;
                 }
+                if (n == '\\' && lexer_.peek(2) == '\'') {
+                    escaped_backslash(lit, parts);
+                    continue;
+                }
                 if (n == '$' || n == '`' || n == '\\') {
                     lit_add(lit, lexer_.off() + 1, 1, lexer_.pos());
                     lexer_.advance(2);
@@ -999,11 +1003,11 @@ Command* Parser::parse_simple() {
 // The offset of what closes the substitution that opens at `i` (`$(`, `${` or a backquote), skipping quotes
 // and escapes and counting nested pairs; `end` when the input ends first.
 // Whether src[i] starts `$(` that is not `$((`.
-static bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end) {
+bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end) {
     return src[i] == '$' && i + 2 < end && src[i + 1] == '(' && src[i + 2] != '(';
 }
 
-static uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
+uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end) {
     if (src[i] == '`') {
         for (uint32_t j = i + 1; j < end; ++j) {
             if (src[j] == '\\') ++j;
@@ -1157,14 +1161,15 @@ Word* Parser::read_range_word(uint32_t from, uint32_t to) {
 // Whether src[from, to) has a blank or an operator byte (; & | ( ) < >) outside quotes and substitutions,
 // where a word read as a command word would end. A `$(...)` is read as commands to find its `)` (its
 // here-documents' lines, or a `"` in it, are its own).
-bool Parser::has_word_break(uint32_t from, uint32_t to) {
+bool Parser::has_word_break(uint32_t from, uint32_t to) { return word_break(from, to) < to; }
+
+// The offset of the first such byte (`to` when there is none), the scan starting inside `quote` (0, or `"`).
+uint32_t Parser::word_break(uint32_t from, uint32_t to, char quote) {
     const std::string_view src = src_;
     int depth = 0;  // inside $( ), ${ } or $[ ]
-    bool backtick = false;
-    char quote = 0;
     for (uint32_t i = from; i < to; ++i) {
         char c = src[i];
-        if (quote != '\'' && depth == 0 && !backtick && is_cmdsubst(src, i, to)) {
+        if (quote != '\'' && depth == 0 && is_cmdsubst(src, i, to)) {
             if (std::optional<uint32_t> cs = cmdsubst_end(i, quote == '"')) {
                 i = *cs;
                 continue;
@@ -1174,14 +1179,14 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
             ++i;
         } else if (quote == '"' && c == '$' && i + 1 < to && src[i + 1] == '{') {
             i = substitution_end(src, i, to);  // a `"` in it is its own
-        } else if (quote == '"' && c == '`') {
-            i = substitution_end(src, i, to);  // so is one in a backquoted text (`"`" "`"`)
+        } else if (quote != '\'' && c == '`') {
+            // so is one in a backquoted text, read to its closing backquote past escaped bytes only, as bash's
+            // reader reads it, in double quotes or not (`"`" "`"`, `` c[`\\'` ] `` is one word)
+            i = substitution_end(src, i, to);
         } else if (quote) {
             if (c == quote) quote = 0;
         } else if (c == '\'' || c == '"') {
             quote = c;
-        } else if (c == '`') {
-            backtick = !backtick;
         } else if (c == '$' && i + 1 < to && (src[i + 1] == '(' || src[i + 1] == '{' || src[i + 1] == '[')) {
             ++depth;
             ++i;
@@ -1189,11 +1194,134 @@ bool Parser::has_word_break(uint32_t from, uint32_t to) {
             ++depth;
         } else if ((c == ')' || c == '}' || c == ']') && depth > 0) {
             --depth;
-        } else if (Lexer::is_meta(c) && depth == 0 && !backtick) {
-            return true;
+        } else if (Lexer::is_meta(c) && depth == 0) {
+            return i;
         }
     }
-    return false;
+    return to;
+}
+
+// bash's expansion takes a double-quoted text out of its word with its own reading of each `${` in it, which
+// ends where its reader ends it but for one thing: a subscript right after a name where the `${` has read no
+// operator (at its start, or nested after a word's text: `${u:-x${a[`) is skipped to its matching `]`, a `}`
+// and quotes in it included (`"${a[1}"x"]}"` has the subscript `1}"x"`); after an operator it is not
+// (`"${y:${a[}]}"`: the text is `${y:${a[}]}`, and its `${y:` has no `}` of its own). Backquoted text, `$( )`
+// (read as commands where it is a command substitution), `<( )`, and quoted text are skipped; only a nested
+// `${` nests. `from` is the offset after the `${`; nesting deeper than bash's 32 levels of state, or than
+// kMaxScanDepth quoted texts, is read as at the outermost level.
+namespace {
+enum class DolBrace : uint8_t { Param, Op, Word, Quote };
+constexpr uint32_t kMaxScanDepth = 256;
+bool is_dolbrace_op(char c) {
+    return c == '#' || c == '%' || c == '^' || c == ',' || c == '~' || c == ':' || c == '-' || c == '=' ||
+           c == '?' || c == '+' || c == '/';
+}
+}  // namespace
+
+uint32_t Parser::dq_brace_end(uint32_t from, uint32_t to, uint32_t depth) {
+    const std::string_view src = src_;
+    if (depth > kMaxScanDepth) return to;
+    DolBrace state = DolBrace::Param;
+    std::vector<DolBrace> outer;  // the state of each `${` around a nested one, to go back to at its `}`
+    for (uint32_t i = from; i < to; ++i) {
+        const char c = src[i];
+        if (c == '\\') {
+            ++i;
+            continue;
+        }
+        if (c == '$' && i + 1 < to && src[i + 1] == '{') {
+            outer.push_back(state);
+            if (state == DolBrace::Quote || state == DolBrace::Word) state = DolBrace::Param;
+            ++i;
+            continue;
+        }
+        if (c == '}') {
+            if (outer.empty()) return i;
+            state = outer.size() < 32 ? outer.back() : DolBrace::Param;
+            outer.pop_back();
+            continue;
+        }
+        if (c == '`' || ((c == '$' || c == '<' || c == '>') && i + 1 < to && src[i + 1] == '(')) {
+            const std::optional<uint32_t> cs =
+                c == '`' || (c == '$' && !is_cmdsubst(src, i, to)) ? std::nullopt : cmdsubst_end(i, true);
+            i = cs ? *cs : substitution_end(src, i, to);
+            continue;
+        }
+        if (c == '"') {
+            i = dq_text_end(i + 1, to, depth + 1);
+            continue;
+        }
+        if (c == '\'') {
+            while (++i < to && src[i] != '\'') {}
+            continue;
+        }
+        char at = c;
+        if (c == '[' && state == DolBrace::Param) {
+            const uint32_t close = expansion_subscript_end(i, to, depth + 1);
+            if (close < to) {
+                i = close;
+                at = ']';
+            }
+        }
+        const bool not_first = i > from;  // as bash's `(i - *sindex) > 1` after the byte
+        if (state == DolBrace::Param && not_first && (at == '%' || at == '#' || at == '/' || at == '^' || at == ','))
+            state = DolBrace::Quote;
+        else if (state == DolBrace::Param && is_dolbrace_op(at))
+            state = DolBrace::Op;
+        else if (state == DolBrace::Op && !is_dolbrace_op(at))
+            state = DolBrace::Word;
+    }
+    return to;
+}
+
+// The offset of the `"` that ends a double-quoted text going on at `from`, as that reading skips it.
+uint32_t Parser::dq_text_end(uint32_t from, uint32_t to, uint32_t depth) {
+    const std::string_view src = src_;
+    if (depth > kMaxScanDepth) return to;
+    for (uint32_t i = from; i < to; ++i) {
+        const char c = src[i];
+        if (c == '"') return i;
+        if (c == '\\') {
+            ++i;
+        } else if (c == '`') {
+            i = substitution_end(src, i, to);
+        } else if (c == '$' && i + 1 < to && src[i + 1] == '{') {
+            i = dq_brace_end(i + 2, to, depth + 1);
+        } else if (c == '$' && i + 1 < to && src[i + 1] == '(') {
+            const std::optional<uint32_t> cs = is_cmdsubst(src, i, to) ? cmdsubst_end(i, true) : std::nullopt;
+            i = cs ? *cs : substitution_end(src, i, to);
+        }
+    }
+    return to;
+}
+
+// The offset of the `]` that matches the `[` at `at`, as that reading skips a subscript: `[ ]` pairs nest,
+// and quoted text, backquoted text and substitutions are skipped.
+uint32_t Parser::expansion_subscript_end(uint32_t at, uint32_t to, uint32_t depth) {
+    const std::string_view src = src_;
+    if (depth > kMaxScanDepth) return to;
+    int count = 0;
+    for (uint32_t i = at; i < to; ++i) {
+        const char c = src[i];
+        if (c == '\\') {
+            ++i;
+        } else if (c == '`') {
+            i = substitution_end(src, i, to);
+        } else if (c == '[') {
+            ++count;
+        } else if (c == ']') {
+            if (--count == 0) return i;
+        } else if (c == '\'') {
+            while (++i < to && src[i] != '\'') {}
+        } else if (c == '"') {
+            i = dq_text_end(i + 1, to, depth + 1);
+        } else if (c == '$' && i + 1 < to && src[i + 1] == '{') {
+            i = dq_brace_end(i + 2, to, depth + 1);
+        } else if (c == '$' && i + 1 < to && src[i + 1] == '(') {
+            i = substitution_end(src, i, to);
+        }
+    }
+    return to;
 }
 
 Assign* Parser::try_assignment(bool word_subscript) {

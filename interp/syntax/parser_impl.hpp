@@ -52,6 +52,11 @@ private:
     T saved_;
 };
 
+// Whether src[i] starts `$(` that is not `$((`; the offset of what closes the substitution opened at `i`
+// (`$(`, `${` or a backquote), skipping quotes and escapes, `end` when the input ends first (parser.cpp).
+bool is_cmdsubst(std::string_view src, uint32_t i, uint32_t end);
+uint32_t substitution_end(std::string_view src, uint32_t i, uint32_t end);
+
 class Parser {
 public:
     // eof_line: the line an "unexpected end of file" blames; 0 counts the lines of src.
@@ -118,6 +123,7 @@ private:
     void lit_add(LitBuf& l, uint32_t off, uint32_t n, Pos p);
     void lit_add_str(LitBuf& l, std::string_view s, Pos p);
     void lit_flush(LitBuf& l, Parts& parts);
+    void escaped_backslash(LitBuf& l, Parts& parts);  // `\\` before a quote in double quotes or a body
     void lit_char(LitBuf& l) {  // adds the byte at the cursor and advances
         lit_add(l, lexer_.off(), 1, lexer_.pos());
         lexer_.advance();
@@ -199,6 +205,13 @@ private:
     // `$( M["`).
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool>, std::optional<uint32_t>> cmdsubst_ends_;
     bool has_word_break(uint32_t from, uint32_t to);
+    uint32_t word_break(uint32_t from, uint32_t to, char quote = 0);
+    // The end of a `${` in double quotes as bash's expansion finds it when it takes the quoted text out of the
+    // word (parser.cpp): the offset of its `}`, of the closing `"` of a quoted text, of a subscript's `]`, or
+    // `to` when the input ends first.
+    uint32_t dq_brace_end(uint32_t from, uint32_t to, uint32_t depth = 0);
+    uint32_t dq_text_end(uint32_t from, uint32_t to, uint32_t depth);
+    uint32_t expansion_subscript_end(uint32_t at, uint32_t to, uint32_t depth);
     // The word at the cursor when it starts `NAME[` at the start of a simple command, where bash reads the
     // subscript up to its matching `]` across blanks and newlines: 1 with `close` set when it is closed,
     // -1 when the input ends first, -2 or -3 (with `close` at the quote) when it ends inside a double or
@@ -300,6 +313,10 @@ private:
     bool pat_lead_slash_ = false;  // ${x///}: the next ParamPat word starts with a literal '/'
     // Reading an unquoted here-document body: $'..' and $".." inside ${..} stay literal there (bash 5.2).
     bool in_heredoc_body_ = false;
+    // Set when a `${` directly in an arithmetic text read to the end of the input (read_dollar_dparen).
+    bool arith_brace_eof_ = false;
+    bool in_bracket_text_ = false;  // reading the text of a $[ ] (read_arith_bracket), not in a $( ) in it
+    bool in_dparen_text_ = false;  // reading the text of a $(( )) (read_dollar_dparen), not in a $( ) in it
     bool in_arith_text_ = false;  // reading the text of (( )), $(( )), $[ ] or a for (( )): no word ends there
     uint32_t brace_depth_ = 0;    // the `${` around the cursor, in the word or text that holds them
     bool brace_in_dq_ = false;    // whether the outermost of those is inside double quotes

@@ -239,6 +239,18 @@ Node* Parser::read_squote() {
     return s;
 }
 
+// `\\'` in double quotes or a here-document's body: the backslash is an Escaped part, apart from the Lit of a
+// `\'`, the same text: bash's expansion reads them apart when it reads a `${` again past the `}` its reader
+// ended it at, where the quote opens a pair in the first only (`"${x-${a[}]}\\'}"` is a bad substitution,
+// `"${x-${a[}]}\'}"` is not), and the printer writes each as it was.
+void Parser::escaped_backslash(LitBuf& lit, Parts& parts) {
+    lit_flush(lit, parts);
+    Escaped* e = arena_.node<Escaped>(lexer_.pos());
+    e->text = src_.substr(lexer_.off() + 1, 1);
+    parts.push_back(e);
+    lexer_.advance(2);
+}
+
 Node* Parser::read_dquote(bool locale) {
     Pos p = lexer_.pos();
     lexer_.advance_joined(locale ? 2 : 1);  // $" or "
@@ -262,6 +274,10 @@ Node* Parser::read_dquote(bool locale) {
             int n = lexer_.peek(1);
             if (n == '\n') {
                 lexer_.advance(2);
+                continue;
+            }
+            if (n == '\\' && lexer_.peek(2) == '\'') {
+                escaped_backslash(lit, parts);
                 continue;
             }
             if (n == '$' || n == '`' || n == '"' || n == '\\') {
@@ -463,7 +479,10 @@ Node* Parser::read_dollar(bool in_dq) {
     int n = lexer_.peekj(1);
     uint32_t off = lexer_.off();
     if (n == '{' || n == '(' || n == '[') {
-        if (Node* m = memo_get(off, in_dq)) return m;
+        // Not a `${` read where read_brace_param checks its parts' end (outside speculation, at the outermost
+        // level): a speculative read did not check it (`${a[};]}` after a `$(` read past it took `;`).
+        const bool checked = n == '{' && speculating_ == 0 && brace_depth_ == 0;
+        if (Node* m = checked ? nullptr : memo_get(off, in_dq)) return m;
         const size_t docs_before = heredocs_.size();
         Node* r = nullptr;
         if (n == '{') r = read_brace_param(in_dq);
@@ -597,6 +616,7 @@ Node* Parser::read_brace_param(bool in_dq) {
         return it->second.node;
     }
     const LexState st = lexer_.save();
+    const Pos st_pos = lexer_.pos();
     const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
     const size_t docs = heredocs_.size();
     // Not while speculating: a speculative read is remembered and found again by the word's own read, and
@@ -643,18 +663,82 @@ Node* Parser::read_brace_param(bool in_dq) {
         }
         return cut(r);
     }
-    if (n && in_arith_text_ && !in_heredoc_body_) {
-        // In an arithmetic text, whose end bash's reader finds first by its parentheses, the parts stop at
-        // that end too (`$((${a[})) <]}`: the subscript took `)) <]`).
+    if (n && in_dq && brace_depth_ == 0 && !in_heredoc_body_ && speculating_ == 0) {
+        // In double quotes bash's expansion takes the quoted text out of the word (as far as its reader reads
+        // the word) with its own reading of each `${` in it (dq_brace_end), then reads the `${` in that text
+        // alone: past the `}` its reader ends it at, the parts may go on only within that text (`"${a[1}"x"]}"`:
+        // the subscript `1}"x"`; `"${u:-${a[}"x"]}}"`: the text ends at the last `"`). Else it is a bad
+        // substitution of the reader's text (`"${y:${a[}]}" <"}"`: the text ends at the `"` after the `${y:`'s
+        // last `}`; the parts took `" <"}`). So in an arithmetic text too (`$["${u-${a[}]}"] <"}"`), where
+        // the check below follows.
         const LexState after = lexer_.save();
         const Rescan r = rescan();
+        bool within = !r.closed || r.close + 1 >= after.off;
+        if (!within) {
+            const uint32_t word_end = word_break(r.close + 1, end, '"');
+            const LexState at_close = lexer_.save();
+            lexer_.restore(st);  // where its `$( )` are read as commands
+            const uint32_t close = dq_brace_end(r.body, word_end);
+            const uint32_t text_end = close < word_end ? dq_text_end(close + 1, word_end, 0) : word_end;
+            within = after.off <= text_end;
+            lexer_.restore(at_close);
+        }
+        if (!within) return cut(r);
+        lexer_.restore(after);
+        if (!in_arith_text_) return n;
+    }
+    if (n && !in_dq && in_dparen_text_ && in_arith_text_ && brace_depth_ == 0 && !in_heredoc_body_) {
+        // bash's reader does not pair a `${` in a `$((` text (outside double quotes), which it ends by its
+        // parentheses alone: parts that read past a `)` closing the parentheses around the `${` went past the
+        // end of that text (or of a group in it), whatever `}` they found after it (`<$((${)) y[})]`). The
+        // `$((` text is then read as one that is not arithmetic (read_dollar_dparen), its error kept for run
+        // time.
+        const LexState after = lexer_.save();
+        const uint32_t from = st.off + 2, to = after.off;
+        int depth = 0;
+        bool past = false;
+        uint32_t i = from;
+        for (; i + 1 < to && !past; ++i) {
+            const char c = src_[i];
+            if (c == '\\') {
+                ++i;
+            } else if (c == '\'' || c == '"') {
+                while (++i + 1 < to && src_[i] != c)
+                    if (c == '"' && src_[i] == '\\') ++i;
+            } else if (c == '(') {
+                ++depth;
+            } else if (c == ')' && depth-- == 0) {
+                past = true;
+            }
+        }
+        // unless the `}` bash's reader ends it at comes first (`$((${a[})) <]}`: cut there, below)
+        if (past) {
+            const uint32_t paren = i - 1;
+            const Rescan r = rescan();
+            lexer_.restore(after);
+            past = !r.closed || r.close > paren;
+        }
+        if (past) {
+            arith_brace_eof_ = true;
+            error(st_pos, "unexpected EOF while looking for matching `}'");
+            return nullptr;
+        }
+    }
+    if (n && in_arith_text_ && !in_heredoc_body_) {
+        // In an arithmetic text, whose end bash's reader finds first by its parentheses (by its brackets in
+        // a `$[` text), the parts stop at that end too (`$((${a[})) <]}`: the subscript took `)) <]`;
+        // `$[${H[}]:] <}`: the offset took `] <`).
+        const LexState after = lexer_.save();
+        const Rescan r = rescan();
+        const bool brackets = in_bracket_text_ && !in_dq && brace_depth_ == 0;  // directly in a `$[` text
+        const char open = brackets ? '[' : '(', close = brackets ? ']' : ')';
         bool past = false;
         int depth = 0;
         for (uint32_t i = r.close + 1; r.closed && i + 1 < after.off && !past; ++i) {
             const char c = src_[i];
             if (c == '\\') ++i;
-            else if (c == '(') ++depth;
-            else if (c == ')' && depth-- == 0) past = true;
+            else if (c == open) ++depth;
+            else if (c == close && depth-- == 0) past = true;
         }
         if (!past) {
             lexer_.restore(after);
@@ -679,6 +763,7 @@ Node* Parser::read_brace_param(bool in_dq) {
     uint32_t body = lexer_.off();
     if (!skip_brace_text(p, in_dq)) {
         err = std::move(e);
+        if (in_arith_text_) arith_brace_eof_ = true;  // see read_dollar_dparen
         return nullptr;
     }
     ParamExp* b = arena_.node<ParamExp>(p);
@@ -913,6 +998,7 @@ Stmts Parser::parse_subst_body(Pos start, bool& ok) {
     no_time_ = true;
     bool saved_in_body = in_heredoc_body_, saved_in_arith = in_arith_text_, saved_in_dq = brace_in_dq_;
     uint32_t saved_braces = brace_depth_, saved_dq_braces = dq_braces_;
+    Restore<bool> no_dparen(in_dparen_text_, false), no_bracket(in_bracket_text_, false);
     dq_braces_ = 0;
     in_heredoc_body_ = false;  // a $( ) in a here-document body is a script of its own
     in_arith_text_ = false;    // and its words end as a script's, in an arithmetic text or a ${ } too
@@ -998,10 +1084,28 @@ Node* Parser::read_dollar_dparen() {
     lexer_.advance_joined(3);
     Word* raw = nullptr;
     const size_t docs = heredocs_.size();
+    const uint32_t end = lexer_.end();  // an error moves it to the end of the text (force_eof)
+    const bool outer_eof = arith_brace_eof_;
+    arith_brace_eof_ = false;
     ++speculating_;
-    bool ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    bool ok = false;
+    {
+        Restore<bool> in_text(in_dparen_text_, true), not_bracket(in_bracket_text_, false);
+        ok = read_arith_raw(ArithEnd::DParen, p, raw);
+    }
     --speculating_;
-    if (failed()) return nullptr;
+    const bool brace_eof = arith_brace_eof_;
+    arith_brace_eof_ = outer_eof;
+    if (failed()) {
+        // A `${` in the text whose reading ran to the end of the input (`$((${))` at its end): bash's reader
+        // does not pair a `${` there and ends the text by its parentheses alone, and the `${` fails only when
+        // it runs. Read as a text that is not arithmetic, below: the error is kept for run time, as it is
+        // when a `}` after the text ends that reading (`<$((${)) y[})]`).
+        if (!brace_eof) return nullptr;
+        err.reset();
+        lexer_.set_end(end);
+        ok = false;
+    }
     if (ok) {
         // bash's reader finds the end of the text first, by its parentheses alone: a `)` in a `${` counts
         // (`$(( ${a:-)} ))` ends at the first `)` of `))`, and is a command substitution)
@@ -1108,7 +1212,20 @@ bool Parser::scan_matched_paren(Pos open, bool brace_pairs) {
                     return false;
                 }
                 if (d == c) break;
-                if (d == '\\' && c != '\'' && lexer_.peek(1) >= 0) lexer_.advance();
+                if (c == '"' && d == '$' && lexer_.peek(1) == '(') {
+                    // a `"` in it is its own, and so are its here-documents' lines (`$(("$(<<E` newline `"`
+                    // newline `E` newline `)"))`): read as commands, else skipped to its matching `)`
+                    if (!skip_paren_text(lexer_.peek(2) != '(', true)) return false;
+                } else if (c == '"' && d == '$' && lexer_.peek(1) == '{') {
+                    // a `${` in double quotes is a pair of its own too (`$(("${"))` runs to the end)
+                    Pos r = lexer_.pos();
+                    Depth dd(*this, r);
+                    if (!dd.ok) return false;
+                    lexer_.advance(2);
+                    if (!skip_brace_text(r, true)) return false;
+                } else if (d == '\\' && c != '\'' && lexer_.peek(1) >= 0) {
+                    lexer_.advance();
+                }
                 lexer_.advance();
             }
         }
@@ -1121,8 +1238,48 @@ Node* Parser::read_arith_bracket() {
     Depth d(*this, p);
     if (!d.ok) return nullptr;
     lexer_.advance_joined(2);
+    // bash's reader ends the text by its brackets alone, skipping quoted text and substitutions but pairing
+    // no `${` (`$[${x:-]}` ends at that `]`): one that runs to the end of the input so is an error
+    // (`$[${H[}]:`, `$[${x:-[}]`), whatever the `${`'s own reading finds.
+    {
+        const uint32_t end = lexer_.end();
+        int depth = 0;
+        bool closed = false;
+        for (uint32_t i = lexer_.off(); i < end && !closed; ++i) {
+            const char c = src_[i];
+            if (c == '\\') {
+                ++i;
+            } else if (c == '\'') {
+                while (++i < end && src_[i] != c) {}
+            } else if (c == '"') {
+                // a `${` or `$(` in it is a pair of its own (`$["${u:-${a[}"x"]}}"]`)
+                while (++i < end && src_[i] != c) {
+                    if (src_[i] == '\\') {
+                        ++i;
+                    } else if (src_[i] == '`' || (src_[i] == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
+                        const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, true) : std::nullopt;
+                        i = cs ? *cs : substitution_end(src_, i, end);
+                    }
+                }
+            } else if (c == '`' || (c == '$' && i + 1 < end && src_[i + 1] == '(')) {
+                const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, false) : std::nullopt;
+                i = cs ? *cs : substitution_end(src_, i, end);
+            } else if (c == '[') {
+                ++depth;
+            } else if (c == ']' && depth-- == 0) {
+                closed = true;
+            }
+        }
+        if (!closed) {
+            error(p, "unexpected EOF while looking for matching `]'");
+            return nullptr;
+        }
+    }
     Word* raw = nullptr;
-    if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
+    {
+        Restore<bool> in_text(in_bracket_text_, true), not_dparen(in_dparen_text_, false);
+        if (!read_arith_raw(ArithEnd::Bracket, p, raw) || failed()) return nullptr;
+    }
     ArithSubst* a = arena_.node<ArithSubst>(p);
     a->bracket = true;
     a->raw = raw;

@@ -421,6 +421,9 @@ const RoundTripCase kRoundTrips[] = {
     // extglob
     {"echo @(a|b) !(x) *(y) +(z) ?(w)", true},
     {"case $f in *.@(jpg|png)) echo img;; esac", true},
+    // a `${` read while the `$(` before it was read speculatively past its `)` (with extglob, `!(` took it)
+    // is read again at the word's own read, which checks the end of its parts (`;` ends the word)
+    {"${$(${x:${x%!(}})${a[}};]}${a[};]}", true},
     // larger scripts
     {"#!/bin/bash\n# comment\nset -euo pipefail\n\nmain() {\n  local n=${1:-3}\n  for ((i = 0; i < n; i++)); do\n"
      "    if (( i % 2 )); then\n      echo \"odd $i\"\n    else\n      case $i in\n        0) echo zero ;;\n"
