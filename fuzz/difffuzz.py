@@ -22,6 +22,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -421,14 +422,25 @@ def run_one(bashkit, script, timeout=10):
             else:
                 cmd = [bashkit, '--mount', f'{d}:/w', '--cwd', '/w', '--timeout', str(timeout), '-c', script, 'bash']
                 cwd = tmp
+            # The umask is the process's, not a command of the script: a `umask 022; ` before it was a command
+            # bash ran first ($PIPESTATUS, $_ and $? differed from the start). Each run is a process group of
+            # its own, killed whole at the end: a runaway job or subshell of bash's outlived the timeout of
+            # its parent and kept a core busy for the rest of the run.
+            p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, umask=0o022, start_new_session=True)
+            status = None
             try:
-                # The umask is the process's, not a command of the script: a `umask 022; ` before it was a command
-                # bash ran first ($PIPESTATUS, $_ and $? differed from the start).
-                p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout + 5,
-                                   umask=0o022)
-                out, err, status = p.stdout, p.stderr.decode(errors='replace'), p.returncode
+                out, err_bytes = p.communicate(timeout=timeout + 5)
+                err, status = err_bytes.decode(errors='replace'), p.returncode
             except subprocess.TimeoutExpired:
                 out, err, status = b'', 'TIMEOUT', -1
+            finally:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                if status == -1:
+                    p.communicate()
             # Leave everything removable.
             for root, dirs, _ in os.walk(d):
                 for x in dirs:
