@@ -215,6 +215,10 @@ private:
     // std::string::assign goes through _M_replace and its overlap checks, about 90 instructions; a loop
     // counter's new value has the old one's length and is copied in place.
     void copy_in(std::string_view text) {
+        if (text.empty()) {  // (its data may be null, which memcpy must not be given)
+            str_.clear();
+            return;
+        }
         const char* d = str_.data();
         bool disjoint = text.data() + text.size() <= d || text.data() >= d + str_.capacity();
         if (text.size() <= str_.size() && disjoint) {
