@@ -1084,8 +1084,7 @@ Parser::SubscriptScan Parser::scan_brackets(uint32_t at, bool newlines, uint32_t
             --braces;  // bash's reader ends a `${` here; the word may go on
             if (in == SubscriptIn::Own) return SubscriptScan::WordEnd;
         } else if (c == '`' || (c == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
-            const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, false) : std::nullopt;
-            i = cs ? *cs : substitution_end(src_, i, end);
+            i = subst_text_end(i, end, false);
             if (i >= end) return SubscriptScan::Eof;
         } else if (c == '[') {
             ++depth;
@@ -1242,9 +1241,7 @@ uint32_t Parser::dq_brace_end(uint32_t from, uint32_t to, uint32_t depth) {
             continue;
         }
         if (c == '`' || ((c == '$' || c == '<' || c == '>') && i + 1 < to && src[i + 1] == '(')) {
-            const std::optional<uint32_t> cs =
-                c == '`' || (c == '$' && !is_cmdsubst(src, i, to)) ? std::nullopt : cmdsubst_end(i, true);
-            i = cs ? *cs : substitution_end(src, i, to);
+            i = subst_text_end(i, to, true);
             continue;
         }
         if (c == '"') {
@@ -1274,6 +1271,13 @@ uint32_t Parser::dq_brace_end(uint32_t from, uint32_t to, uint32_t depth) {
     return to;
 }
 
+uint32_t Parser::subst_text_end(uint32_t i, uint32_t end, bool in_dq) {
+    const std::string_view src = src_;
+    const bool commands = src[i] == '$' ? is_cmdsubst(src, i, end) : src[i] == '<' || src[i] == '>';
+    const std::optional<uint32_t> cs = commands ? cmdsubst_end(i, in_dq) : std::nullopt;
+    return cs ? *cs : substitution_end(src, i, end);
+}
+
 // The offset of the `"` that ends a double-quoted text going on at `from`, as that reading skips it.
 uint32_t Parser::dq_text_end(uint32_t from, uint32_t to, uint32_t depth) {
     const std::string_view src = src_;
@@ -1288,8 +1292,7 @@ uint32_t Parser::dq_text_end(uint32_t from, uint32_t to, uint32_t depth) {
         } else if (c == '$' && i + 1 < to && src[i + 1] == '{') {
             i = dq_brace_end(i + 2, to, depth + 1);
         } else if (c == '$' && i + 1 < to && src[i + 1] == '(') {
-            const std::optional<uint32_t> cs = is_cmdsubst(src, i, to) ? cmdsubst_end(i, true) : std::nullopt;
-            i = cs ? *cs : substitution_end(src, i, to);
+            i = subst_text_end(i, to, true);
         }
     }
     return to;

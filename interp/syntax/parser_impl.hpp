@@ -200,6 +200,9 @@ private:
     // commands, as bash's reader of a subscript reads it (a here-document in it reads its lines: `a[$(cat <<E`
     // newline `]` newline `E` newline `)]`); nullopt when it does not parse there. The cursor does not move.
     std::optional<uint32_t> cmdsubst_end(uint32_t at, bool in_dq);
+    // The offset of what closes the substitution at `i` (`$(`, `<(`, `>(`, `${`, a backquote): a `$(`, `<(` or
+    // `>(` read as commands (cmdsubst_end) where it parses, anything else as substitution_end() finds it.
+    uint32_t subst_text_end(uint32_t i, uint32_t end, bool in_dq);
     // Its answers, by frame, offset, end of the text and in_dq: one that does not parse is not remembered
     // by the reading (memo_), and each subscript scan around it would read it again (2^n at n levels of
     // `$( M["`).

@@ -1257,13 +1257,11 @@ Node* Parser::read_arith_bracket() {
                     if (src_[i] == '\\') {
                         ++i;
                     } else if (src_[i] == '`' || (src_[i] == '$' && i + 1 < end && (src_[i + 1] == '(' || src_[i + 1] == '{'))) {
-                        const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, true) : std::nullopt;
-                        i = cs ? *cs : substitution_end(src_, i, end);
+                        i = subst_text_end(i, end, true);
                     }
                 }
             } else if (c == '`' || (c == '$' && i + 1 < end && src_[i + 1] == '(')) {
-                const std::optional<uint32_t> cs = is_cmdsubst(src_, i, end) ? cmdsubst_end(i, false) : std::nullopt;
-                i = cs ? *cs : substitution_end(src_, i, end);
+                i = subst_text_end(i, end, false);
             } else if (c == '[') {
                 ++depth;
             } else if (c == ']' && depth-- == 0) {
